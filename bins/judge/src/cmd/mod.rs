@@ -1,0 +1,10 @@
+//! One module per subcommand.
+
+pub mod sandbox;
+pub mod schema;
+
+/// Prints an error with its chain of causes on stderr.
+#[allow(clippy::print_stderr)]
+pub fn report_error(err: &anyhow::Error) {
+    eprintln!("judge: error: {err:#}");
+}

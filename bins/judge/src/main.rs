@@ -1,0 +1,45 @@
+//! `judge`: the command-line front door of verdict. Thin: it parses arguments, reads files and
+//! composes the library crates; every decision lives in a crate.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// verdict: a judge and evaluation engine.
+#[derive(Debug, Parser)]
+#[command(name = "judge", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Write one JSON Schema per top-level wire type into a directory.
+    Schema(cmd::schema::Args),
+    /// Run one command in the sandbox and print its outcome as JSON.
+    Sandbox(cmd::sandbox::Args),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("VERDICT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Schema(args) => cmd::schema::run(args),
+        Command::Sandbox(args) => cmd::sandbox::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            cmd::report_error(&err);
+            ExitCode::from(2)
+        }
+    }
+}

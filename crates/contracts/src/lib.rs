@@ -1,0 +1,1 @@
+//! verdict-contracts (being built).

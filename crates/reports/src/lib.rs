@@ -1,0 +1,1 @@
+//! verdict-reports (being built).

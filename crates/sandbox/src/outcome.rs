@@ -1,0 +1,60 @@
+//! What happened and what it cost: plain data; judge statuses are decided elsewhere.
+
+use serde::Serialize;
+
+/// How a run ended and what it used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SandboxOutcome {
+    /// Exit code or terminating signal of the main process.
+    pub exit: ExitKind,
+    /// CPU time (user+sys of all processes) in milliseconds.
+    pub cpu_time_ms: u64,
+    /// Wall-clock time in milliseconds.
+    pub wall_time_ms: u64,
+    /// Peak resident memory in KiB.
+    pub peak_memory_kb: u64,
+    /// Bytes the program wrote to its stdout and stderr files.
+    pub output_bytes: u64,
+    /// The limit that ended or spoiled the run, if any, with its evidence.
+    pub limit_hit: Option<LimitHit>,
+    /// The isolation that was actually in force.
+    pub isolation: IsolationLevel,
+}
+
+/// Exit of the main process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitKind {
+    /// Exited normally with this code.
+    Exited(i32),
+    /// Killed by this signal number.
+    Signaled(i32),
+}
+
+/// A limit that was hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitHit {
+    /// CPU time over the limit (cgroup/rusage reading or SIGXCPU).
+    CpuTime,
+    /// Wall clock over the limit.
+    WallTime,
+    /// Memory: an OOM kill counted by the cgroup, or a peak over the limit.
+    Memory,
+    /// Output: SIGXFSZ / EFBIG or the sandbox's own output cap.
+    Output,
+    /// The process/thread limit refused a fork or clone.
+    Processes,
+}
+
+/// The isolation that was in force for a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IsolationLevel {
+    /// Namespaces, a private root and a cgroup v1 hierarchy.
+    FullCgroupV1,
+    /// Namespaces, a private root and a cgroup v2 hierarchy.
+    FullCgroupV2,
+    /// rlimits and wait4 rusage only: no namespaces or cgroups were usable.
+    RlimitOnly,
+}

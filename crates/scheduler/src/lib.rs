@@ -1,0 +1,1 @@
+//! verdict-scheduler (being built).

@@ -1,0 +1,1 @@
+//! verdict-scripts (being built).
