@@ -1,0 +1,570 @@
+//! The programming judge's wire format: `Submission` in, `JudgeReport` out
+//! (`seeds/judge-request-format.md`). Field names and strings are exactly the contract's.
+
+use crate::reports::{GoogleTestReport, MemoryReport, StaticReport};
+use crate::score::Score;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A judge request: one submission of one problem with its judge tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Submission {
+    /// The kind of submission; this judge implements `programming`.
+    pub sub_type: SubType,
+    /// Which platform sent the request.
+    pub category: String,
+    /// The problem id; the judge caches per problem.
+    pub prob_id: String,
+    /// The submission id.
+    pub sub_id: String,
+    /// When the problem last changed; a newer value refreshes the problem's cache.
+    pub updated_at: i64,
+    /// The judge tasks, in order.
+    pub judge_tasks: Vec<JudgeTask>,
+    /// The problem's standard test data.
+    #[serde(default)]
+    pub test_data: Vec<TestDatum>,
+    /// The submitted program.
+    pub submission: Program,
+    /// The standard program (for random tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard: Option<Program>,
+    /// The random input generator (for random tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random: Option<Program>,
+    /// The custom comparator (for `compare_script: ""`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Program>,
+}
+
+/// The kind of a submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SubType {
+    /// A programming problem (the one kind this judge implements).
+    Programming,
+    /// A program-output problem.
+    Output,
+    /// A multiple-choice problem.
+    Choice,
+    /// A fill-in-the-program problem.
+    ProgramBlankFilling,
+}
+
+impl SubType {
+    /// The contract's string for this kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubType::Programming => "programming",
+            SubType::Output => "output",
+            SubType::Choice => "choice",
+            SubType::ProgramBlankFilling => "program_blank_filling",
+        }
+    }
+}
+
+/// One judge task: compile, a standard/random test, a memory test, a Google Test or a static test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct JudgeTask {
+    /// The check script.
+    pub check_script: CheckScript,
+    /// The run script (`null` for compile and static tasks).
+    #[serde(default)]
+    pub run_script: Option<RunScript>,
+    /// The compare script (`null` for compile and static tasks; `""` for the custom comparator).
+    #[serde(default)]
+    pub compare_script: Option<CompareScript>,
+    /// Whether the task generates random test data.
+    #[serde(default)]
+    pub is_random: bool,
+    /// Index into `test_data`; `-1` or `null` when the task uses no standard datum.
+    #[serde(default)]
+    pub testcase_id: Option<i64>,
+    /// Index of the task this one depends on; `-1` for none.
+    #[serde(default = "minus_one")]
+    pub depends_on: i64,
+    /// When the dependency lets this task run.
+    #[serde(default)]
+    pub depends_cond: Option<DependsCond>,
+    /// Memory limit in KB; `-1` or `null` for none.
+    #[serde(default)]
+    pub memory_limit: Option<i64>,
+    /// Time limit in milliseconds.
+    pub time_limit: i64,
+    /// Output (file write) limit in KB; `-1` or `null` for none.
+    #[serde(default)]
+    pub file_limit: Option<i64>,
+    /// Process limit; `-1` or `null` for none.
+    #[serde(default)]
+    pub proc_limit: Option<i64>,
+    /// Extra arguments for the program (e.g. `--gtest_also_run_disabled_tests`).
+    #[serde(default)]
+    pub run_args: Option<Vec<String>>,
+}
+
+fn minus_one() -> i64 {
+    -1
+}
+
+/// `Some(v)` for a set limit, `None` for `null` or `-1`.
+fn limit(value: Option<i64>) -> Option<u64> {
+    value.and_then(|v| u64::try_from(v).ok())
+}
+
+impl JudgeTask {
+    /// The test datum index, if the task uses one.
+    pub fn testcase(&self) -> Option<usize> {
+        self.testcase_id.and_then(|v| usize::try_from(v).ok())
+    }
+    /// The index of the parent task, if any.
+    pub fn parent(&self) -> Option<usize> {
+        usize::try_from(self.depends_on).ok()
+    }
+    /// The memory limit in KB, if set.
+    pub fn memory_limit_kb(&self) -> Option<u64> {
+        limit(self.memory_limit)
+    }
+    /// The output limit in KB, if set.
+    pub fn file_limit_kb(&self) -> Option<u64> {
+        limit(self.file_limit)
+    }
+    /// The process limit, if set.
+    pub fn proc_limit(&self) -> Option<u64> {
+        limit(self.proc_limit)
+    }
+    /// The time limit in milliseconds (a negative value counts as none).
+    pub fn time_limit_ms(&self) -> Option<u64> {
+        u64::try_from(self.time_limit).ok()
+    }
+    /// The extra run arguments.
+    pub fn run_args(&self) -> &[String] {
+        self.run_args.as_deref().unwrap_or(&[])
+    }
+}
+
+/// A check script id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckScript {
+    /// Compile the submission (and the standard, random and compare programs).
+    Compile,
+    /// Run a test.
+    Standard,
+    /// Static analysis.
+    Static,
+}
+
+/// A run script id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunScript {
+    /// Run the program on the test datum.
+    Standard,
+    /// Run the Google Test binary.
+    Gtest,
+    /// Run the program under valgrind memcheck.
+    Valgrind,
+}
+
+/// A compare script id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum CompareScript {
+    /// Lines compared with runs of blanks as one; trailing blanks and blank lines ignored.
+    #[serde(rename = "diff-ign-space")]
+    DiffIgnSpace,
+    /// Byte-exact comparison; whitespace-only differences are a Presentation Error.
+    #[serde(rename = "diff-all")]
+    DiffAll,
+    /// The memory test's report decides.
+    #[serde(rename = "valgrind")]
+    Valgrind,
+    /// The Google Test report decides.
+    #[serde(rename = "gtest")]
+    Gtest,
+    /// The problem's custom comparator (`Submission.compare`).
+    #[serde(rename = "")]
+    Custom,
+}
+
+/// When a dependent task may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum DependsCond {
+    /// The parent is `Accepted`.
+    Accepted,
+    /// The parent did not exceed its time limit (nor fail to compile, compare or generate).
+    NotTimeLimit,
+    /// The parent scored above zero.
+    PartialCorrect,
+}
+
+/// One group of the problem's standard test data.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TestDatum {
+    /// Input files; `testdata.in` is the program's standard input.
+    #[serde(default)]
+    pub inputs: Vec<Asset>,
+    /// Expected output files; `testdata.out` is compared with the program's standard output.
+    #[serde(default)]
+    pub outputs: Vec<Asset>,
+}
+
+/// The name of the input asset fed as standard input.
+pub const STDIN_ASSET: &str = "testdata.in";
+/// The name of the output asset compared with standard output.
+pub const STDOUT_ASSET: &str = "testdata.out";
+
+/// A file: inline text, a remote URL or a path on the judge machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Asset {
+    /// Where the content comes from.
+    #[serde(rename = "type")]
+    pub kind: AssetKind,
+    /// The relative path of the file inside the box.
+    pub name: String,
+    /// The content, for `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The URL fetched by HTTP GET, for `remote`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The path on the judge machine, for `local`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+impl Asset {
+    /// A `text` asset.
+    pub fn text(name: impl Into<String>, text: impl Into<String>) -> Self {
+        Asset {
+            kind: AssetKind::Text,
+            name: name.into(),
+            text: Some(text.into()),
+            url: None,
+            path: None,
+        }
+    }
+}
+
+/// The kind of an asset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AssetKind {
+    /// Inline text.
+    Text,
+    /// Downloaded by HTTP GET.
+    Remote,
+    /// A file on the judge machine.
+    Local,
+}
+
+/// A program; today always source code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Program {
+    /// Source code to compile (or interpret).
+    SourceCode(SourceCode),
+}
+
+impl Program {
+    /// The source code of the program.
+    pub fn source(&self) -> &SourceCode {
+        match self {
+            Program::SourceCode(source) => source,
+        }
+    }
+}
+
+/// Source code in one language.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SourceCode {
+    /// The language (or `make` for a custom build).
+    pub language: Language,
+    /// Java/Kotlin/Scala main class or Python entry script; `null` means the first source file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry_point: Option<String>,
+    /// The source files; the first is the main file when `entry_point` is null.
+    pub source_files: Vec<Asset>,
+    /// Header and helper files.
+    #[serde(default)]
+    pub assist_files: Vec<Asset>,
+    /// Extra compiler arguments, appended to the language's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile_command: Option<Vec<String>>,
+}
+
+/// The contract's languages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum Language {
+    Ada,
+    Awk,
+    Bash,
+    C,
+    Cpp,
+    Csharp,
+    Fortran95,
+    Fsharp,
+    Go,
+    Haskell,
+    Java,
+    Js,
+    Kotlin,
+    Lua,
+    Make,
+    Pas,
+    Perl,
+    Python2,
+    Python3,
+    R,
+    Ruby,
+    Rust,
+    Scala,
+    Swift,
+    Vbnet,
+}
+
+impl Language {
+    /// Every language of the contract, in the contract's order.
+    pub const ALL: [Language; 25] = [
+        Language::Ada,
+        Language::Awk,
+        Language::Bash,
+        Language::C,
+        Language::Cpp,
+        Language::Csharp,
+        Language::Fortran95,
+        Language::Fsharp,
+        Language::Go,
+        Language::Haskell,
+        Language::Java,
+        Language::Js,
+        Language::Kotlin,
+        Language::Lua,
+        Language::Make,
+        Language::Pas,
+        Language::Perl,
+        Language::Python2,
+        Language::Python3,
+        Language::R,
+        Language::Ruby,
+        Language::Rust,
+        Language::Scala,
+        Language::Swift,
+        Language::Vbnet,
+    ];
+
+    /// The contract's string for this language.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Ada => "ada",
+            Language::Awk => "awk",
+            Language::Bash => "bash",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Csharp => "csharp",
+            Language::Fortran95 => "fortran95",
+            Language::Fsharp => "fsharp",
+            Language::Go => "go",
+            Language::Haskell => "haskell",
+            Language::Java => "java",
+            Language::Js => "js",
+            Language::Kotlin => "kotlin",
+            Language::Lua => "lua",
+            Language::Make => "make",
+            Language::Pas => "pas",
+            Language::Perl => "perl",
+            Language::Python2 => "python2",
+            Language::Python3 => "python3",
+            Language::R => "r",
+            Language::Ruby => "ruby",
+            Language::Rust => "rust",
+            Language::Scala => "scala",
+            Language::Swift => "swift",
+            Language::Vbnet => "vbnet",
+        }
+    }
+
+    /// The language named by a contract string.
+    pub fn from_name(name: &str) -> Option<Language> {
+        Language::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The judge's answer to a Submission.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct JudgeReport {
+    /// As in the request.
+    pub sub_type: String,
+    /// As in the request.
+    pub category: String,
+    /// As in the request.
+    pub prob_id: String,
+    /// As in the request.
+    pub sub_id: String,
+    /// One result per judge task, in task order; empty when the request is invalid.
+    pub results: Vec<JudgeTaskResult>,
+    /// Why the request is invalid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The result of one judge task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct JudgeTaskResult {
+    /// The verdict.
+    pub status: JudgeStatus,
+    /// The score, `"n/d"`.
+    pub score: Score,
+    /// CPU time in milliseconds.
+    pub run_time: u64,
+    /// Peak resident memory in KB.
+    pub memory_used: u64,
+    /// The detailed report of gtest, memory and static tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<TaskReport>,
+    /// The task's log: the compiler's message, a system error's reason, or judge notes.
+    pub error_log: String,
+}
+
+impl JudgeTaskResult {
+    /// A result with this status, its default score, no cost and this log.
+    pub fn with_status(status: JudgeStatus, error_log: impl Into<String>) -> Self {
+        JudgeTaskResult {
+            status,
+            score: if status == JudgeStatus::Accepted { Score::FULL } else { Score::ZERO },
+            run_time: 0,
+            memory_used: 0,
+            report: None,
+            error_log: error_log.into(),
+        }
+    }
+}
+
+/// A task's detailed report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TaskReport {
+    /// A Google Test report.
+    GoogleTest(GoogleTestReport),
+    /// A static-analysis report (oclint's shape).
+    Static(StaticReport),
+    /// A valgrind memcheck report.
+    Memory(MemoryReport),
+}
+
+/// A judge task's status, spelled exactly as the contract does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[allow(missing_docs)]
+pub enum JudgeStatus {
+    Pending,
+    Running,
+    Accepted,
+    #[serde(rename = "Partial Correct")]
+    PartialCorrect,
+    #[serde(rename = "Compilation Error")]
+    CompilationError,
+    #[serde(rename = "Executable Compilation Error")]
+    ExecutableCompilationError,
+    #[serde(rename = "Dependency Not Satisfied")]
+    DependencyNotSatisfied,
+    #[serde(rename = "Wrong Answer")]
+    WrongAnswer,
+    #[serde(rename = "Runtime Error")]
+    RuntimeError,
+    #[serde(rename = "Time Limit Exceeded")]
+    TimeLimitExceeded,
+    #[serde(rename = "Memory Limit Exceeded")]
+    MemoryLimitExceeded,
+    #[serde(rename = "Output Limit Exceeded")]
+    OutputLimitExceeded,
+    #[serde(rename = "Presentation Error")]
+    PresentationError,
+    #[serde(rename = "Restrict Function")]
+    RestrictFunction,
+    #[serde(rename = "Out of Contest Time")]
+    OutOfContestTime,
+    Compiling,
+    #[serde(rename = "Segmentation Fault")]
+    SegmentationFault,
+    #[serde(rename = "Floating Point Error")]
+    FloatingPointError,
+    #[serde(rename = "Random Gen Error")]
+    RandomGenError,
+    #[serde(rename = "Compare Error")]
+    CompareError,
+    #[serde(rename = "System Error")]
+    SystemError,
+}
+
+impl JudgeStatus {
+    /// Every status, in the contract's order.
+    pub const ALL: [JudgeStatus; 21] = [
+        JudgeStatus::Pending,
+        JudgeStatus::Running,
+        JudgeStatus::Accepted,
+        JudgeStatus::PartialCorrect,
+        JudgeStatus::CompilationError,
+        JudgeStatus::ExecutableCompilationError,
+        JudgeStatus::DependencyNotSatisfied,
+        JudgeStatus::WrongAnswer,
+        JudgeStatus::RuntimeError,
+        JudgeStatus::TimeLimitExceeded,
+        JudgeStatus::MemoryLimitExceeded,
+        JudgeStatus::OutputLimitExceeded,
+        JudgeStatus::PresentationError,
+        JudgeStatus::RestrictFunction,
+        JudgeStatus::OutOfContestTime,
+        JudgeStatus::Compiling,
+        JudgeStatus::SegmentationFault,
+        JudgeStatus::FloatingPointError,
+        JudgeStatus::RandomGenError,
+        JudgeStatus::CompareError,
+        JudgeStatus::SystemError,
+    ];
+
+    /// The contract's string for this status.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JudgeStatus::Pending => "Pending",
+            JudgeStatus::Running => "Running",
+            JudgeStatus::Accepted => "Accepted",
+            JudgeStatus::PartialCorrect => "Partial Correct",
+            JudgeStatus::CompilationError => "Compilation Error",
+            JudgeStatus::ExecutableCompilationError => "Executable Compilation Error",
+            JudgeStatus::DependencyNotSatisfied => "Dependency Not Satisfied",
+            JudgeStatus::WrongAnswer => "Wrong Answer",
+            JudgeStatus::RuntimeError => "Runtime Error",
+            JudgeStatus::TimeLimitExceeded => "Time Limit Exceeded",
+            JudgeStatus::MemoryLimitExceeded => "Memory Limit Exceeded",
+            JudgeStatus::OutputLimitExceeded => "Output Limit Exceeded",
+            JudgeStatus::PresentationError => "Presentation Error",
+            JudgeStatus::RestrictFunction => "Restrict Function",
+            JudgeStatus::OutOfContestTime => "Out of Contest Time",
+            JudgeStatus::Compiling => "Compiling",
+            JudgeStatus::SegmentationFault => "Segmentation Fault",
+            JudgeStatus::FloatingPointError => "Floating Point Error",
+            JudgeStatus::RandomGenError => "Random Gen Error",
+            JudgeStatus::CompareError => "Compare Error",
+            JudgeStatus::SystemError => "System Error",
+        }
+    }
+
+    /// Whether the task is still waiting or running.
+    pub fn is_in_progress(self) -> bool {
+        matches!(self, JudgeStatus::Pending | JudgeStatus::Running | JudgeStatus::Compiling)
+    }
+}
+
+impl std::fmt::Display for JudgeStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
