@@ -1,0 +1,467 @@
+//! The built-in comparators `diff-all` and `diff-ign-space` over files, readers and memory.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use super::CompareError;
+use super::engine::{self, Comparison, Difference, Which};
+use super::source::{ReadSource, Side, SliceSource, Snippet};
+use super::verdict::{CompareOutcome, CompareVerdict, escape_bytes};
+
+/// Bytes read from each input at a time.
+pub const CHUNK_SIZE: usize = 64 * 1024;
+
+/// A built-in comparator, named as in a judge task's `compare_script`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BuiltinComparator {
+    /// `diff-all`: identical is Accepted, equal after normalisation Presentation Error, else Wrong Answer.
+    DiffAll,
+    /// `diff-ign-space`: equal after normalisation (GNU `diff -b -B`) is Accepted, else Wrong Answer.
+    DiffIgnSpace,
+}
+
+impl BuiltinComparator {
+    /// The comparator for a `compare_script` name, `None` for any other name.
+    pub fn from_script(name: &str) -> Option<Self> {
+        match name {
+            "diff-all" => Some(Self::DiffAll),
+            "diff-ign-space" => Some(Self::DiffIgnSpace),
+            _ => None,
+        }
+    }
+
+    /// The `compare_script` name of this comparator.
+    pub fn script_name(self) -> &'static str {
+        match self {
+            Self::DiffAll => "diff-all",
+            Self::DiffIgnSpace => "diff-ign-space",
+        }
+    }
+
+    /// Compares a program's output file with the expected answer file.
+    pub fn compare_files(
+        self,
+        output: &Path,
+        answer: &Path,
+    ) -> Result<CompareOutcome, CompareError> {
+        let open = |path: &Path| {
+            File::open(path).map_err(|source| CompareError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        let (out_file, ans_file) = (open(output)?, open(answer)?);
+        self.run_readers(out_file, ans_file, CHUNK_SIZE)
+            .map_err(|(which, source)| CompareError::Io {
+                path: match which {
+                    Which::Output => output.to_path_buf(),
+                    Which::Answer => answer.to_path_buf(),
+                },
+                source,
+            })
+    }
+
+    /// Compares two readers (output, answer) in one streaming pass with bounded buffers.
+    pub fn compare_readers<O: Read, A: Read>(
+        self,
+        output: O,
+        answer: A,
+    ) -> Result<CompareOutcome, CompareError> {
+        self.run_readers(output, answer, CHUNK_SIZE)
+            .map_err(|(which, source)| CompareError::Read {
+                side: match which {
+                    Which::Output => "program output",
+                    Which::Answer => "expected answer",
+                },
+                source,
+            })
+    }
+
+    /// Streams two readers with an explicit chunk size (tests use tiny ones).
+    pub(crate) fn run_readers<O: Read, A: Read>(
+        self,
+        output: O,
+        answer: A,
+        chunk: usize,
+    ) -> Result<CompareOutcome, (Which, std::io::Error)> {
+        let mut out = Side::new(ReadSource(output), chunk);
+        let mut ans = Side::new(ReadSource(answer), chunk);
+        engine::compare(&mut out, &mut ans).map(|comparison| self.outcome(&comparison))
+    }
+
+    /// Compares output and answer held in memory (same algorithm as the streaming variants).
+    pub fn compare_bytes(self, output: &[u8], answer: &[u8]) -> CompareOutcome {
+        self.compare_bytes_chunked(output, answer, CHUNK_SIZE)
+    }
+
+    /// [`Self::compare_bytes`] with an explicit chunk size (tests use tiny ones).
+    pub(crate) fn compare_bytes_chunked(
+        self,
+        output: &[u8],
+        answer: &[u8],
+        chunk: usize,
+    ) -> CompareOutcome {
+        let mut out = Side::new(SliceSource(output), chunk);
+        let mut ans = Side::new(SliceSource(answer), chunk);
+        match engine::compare(&mut out, &mut ans) {
+            Ok(comparison) => self.outcome(&comparison),
+            Err((_, never)) => match never {},
+        }
+    }
+
+    /// Turns one pass's findings into this comparator's verdict and message.
+    fn outcome(self, comparison: &Comparison) -> CompareOutcome {
+        match (&comparison.difference, comparison.first_exact_difference) {
+            (Some(difference), _) => {
+                CompareOutcome::new(CompareVerdict::WrongAnswer, describe(difference))
+            }
+            (None, Some(line)) if self == Self::DiffAll => CompareOutcome::new(
+                CompareVerdict::PresentationError,
+                format!("output differs from the answer only in white space or blank lines, first at line {line}"),
+            ),
+            (None, _) => CompareOutcome::new(CompareVerdict::Accepted, ""),
+        }
+    }
+}
+
+/// The Wrong Answer message: where, and both lines around the first difference.
+fn describe(difference: &Difference) -> String {
+    let place = if difference.output_line == difference.answer_line {
+        format!("line {}", difference.output_line)
+    } else {
+        format!(
+            "line {} of the output (line {} of the answer)",
+            difference.output_line, difference.answer_line
+        )
+    };
+    format!(
+        "wrong answer at {place}: expected {}, got {}",
+        show(difference.answer.as_ref()),
+        show(difference.output.as_ref()),
+    )
+}
+
+/// A snippet as a quoted, escaped string, `end of file` when absent.
+fn show(snippet: Option<&Snippet>) -> String {
+    match snippet {
+        None => "end of file".to_owned(),
+        Some(snippet) => format!(
+            "\"{}{}{}\"",
+            if snippet.cut_before { "…" } else { "" },
+            escape_bytes(&snippet.bytes),
+            if snippet.cut_after { "…" } else { "" },
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BuiltinComparator::{DiffAll, DiffIgnSpace};
+    use super::*;
+    use crate::compare::MESSAGE_LIMIT;
+    use crate::compare::normalize::is_blank;
+    use proptest::prelude::*;
+
+    /// Chunk sizes that put buffer boundaries everywhere, and the real one.
+    const CHUNKS: [usize; 6] = [1, 2, 3, 7, 64, CHUNK_SIZE];
+
+    /// Compares with every chunk size, both in memory and through a reader, and checks they agree.
+    fn check(kind: BuiltinComparator, output: &[u8], answer: &[u8]) -> CompareOutcome {
+        let first = kind.compare_bytes_chunked(output, answer, CHUNKS[0]);
+        for chunk in CHUNKS {
+            assert_eq!(kind.compare_bytes_chunked(output, answer, chunk), first, "chunk {chunk}");
+            let streamed = kind.run_readers(output, answer, chunk);
+            assert_eq!(streamed.ok().as_ref(), Some(&first), "reader, chunk {chunk}");
+        }
+        assert!(first.message.len() <= MESSAGE_LIMIT);
+        first
+    }
+
+    fn verdicts(output: &[u8], answer: &[u8]) -> (CompareVerdict, CompareVerdict) {
+        (
+            check(DiffAll, output, answer).verdict,
+            check(DiffIgnSpace, output, answer).verdict,
+        )
+    }
+
+    use CompareVerdict::{Accepted as AC, PresentationError as PE, WrongAnswer as WA};
+
+    #[test]
+    fn identical_files_are_accepted_by_both() {
+        assert_eq!(verdicts(b"1 2\n3\n", b"1 2\n3\n"), (AC, AC));
+    }
+
+    #[test]
+    fn empty_files_are_accepted() {
+        assert_eq!(verdicts(b"", b""), (AC, AC));
+    }
+
+    #[test]
+    fn crlf_is_ignored_by_both() {
+        assert_eq!(verdicts(b"1 2\r\n", b"1 2\n"), (AC, AC));
+        assert_eq!(verdicts(b"1 2\n3\n", b"1 2\r\n3\r\n"), (AC, AC));
+    }
+
+    #[test]
+    fn lone_carriage_return_is_a_blank_not_a_newline() {
+        assert_eq!(verdicts(b"1\r2\n", b"1\n2\n"), (WA, WA));
+        assert_eq!(verdicts(b"1\r2\n", b"1 2\n"), (PE, AC));
+        assert_eq!(verdicts(b"1 2\r", b"1 2\n"), (PE, AC));
+    }
+
+    #[test]
+    fn carriage_return_before_crlf_is_kept() {
+        // "\r\r\n" folds to "\r\n": a trailing blank, so only a presentation difference.
+        assert_eq!(verdicts(b"a\r\r\n", b"a\n"), (PE, AC));
+        assert_eq!(verdicts(b"a\r\r\n", b"a\r\n"), (PE, AC));
+        assert_eq!(verdicts(b"\r\r\n", b"\r\n"), (PE, AC));
+    }
+
+    #[test]
+    fn missing_final_newline_is_a_presentation_error() {
+        assert_eq!(verdicts(b"1 2", b"1 2\n"), (PE, AC));
+        assert_eq!(verdicts(b"1 2\n", b"1 2"), (PE, AC));
+    }
+
+    #[test]
+    fn trailing_blanks_are_a_presentation_error() {
+        assert_eq!(verdicts(b"1 2 \t\n", b"1 2\n"), (PE, AC));
+    }
+
+    #[test]
+    fn blank_lines_are_a_presentation_error() {
+        assert_eq!(verdicts(b"\n1\n\n\n2\n\n", b"1\n2\n"), (PE, AC));
+        assert_eq!(verdicts(b"1\n \t \n2\n", b"1\n2\n"), (PE, AC));
+    }
+
+    #[test]
+    fn runs_of_blanks_count_as_one() {
+        assert_eq!(verdicts(b"1  \t 2\n", b"1 2\n"), (PE, AC));
+        assert_eq!(verdicts(b"1\x0b2\x0c3\n", b"1 2 3\n"), (PE, AC));
+    }
+
+    #[test]
+    fn removing_a_blank_between_tokens_is_wrong() {
+        assert_eq!(verdicts(b"ab\n", b"a b\n"), (WA, WA));
+    }
+
+    #[test]
+    fn leading_blanks_matter_in_presence_not_amount() {
+        assert_eq!(verdicts(b"   a\n", b" a\n"), (PE, AC));
+        assert_eq!(verdicts(b"  a\n", b"a\n"), (WA, WA));
+        assert_eq!(verdicts(b"\ta\n", b"a\n"), (WA, WA));
+    }
+
+    #[test]
+    fn only_white_space_equals_empty() {
+        assert_eq!(verdicts(b" \n\t\r\n\n", b""), (PE, AC));
+        assert_eq!(verdicts(b"", b"\n"), (PE, AC));
+        assert_eq!(verdicts(b"  ", b""), (PE, AC));
+    }
+
+    #[test]
+    fn empty_output_against_content_is_wrong() {
+        assert_eq!(verdicts(b"", b"1\n"), (WA, WA));
+        assert_eq!(verdicts(b"1\n", b""), (WA, WA));
+    }
+
+    #[test]
+    fn different_tokens_are_wrong() {
+        assert_eq!(verdicts(b"1 2 4\n", b"1 2 3\n"), (WA, WA));
+        assert_eq!(verdicts(b"1 2\n", b"1 2 3\n"), (WA, WA));
+        assert_eq!(verdicts(b"1\n2\n", b"1 2\n"), (WA, WA));
+    }
+
+    #[test]
+    fn nul_and_binary_bytes_are_ordinary_content() {
+        assert_eq!(verdicts(b"\0\xff\xfe\n", b"\0\xff\xfe\n"), (AC, AC));
+        assert_eq!(verdicts(b"\0 \xff\n", b"\0  \xff"), (PE, AC));
+        assert_eq!(verdicts(b"\0\n", b"\x01\n"), (WA, WA));
+        assert_eq!(verdicts(b"a\0b\n", b"a b\n"), (WA, WA));
+    }
+
+    #[test]
+    fn invalid_utf8_in_messages_does_not_panic() {
+        let outcome = check(DiffAll, b"\xff\xc3(\n", b"\xe2\x28\xa1\n");
+        assert_eq!(outcome.verdict, WA);
+        assert!(outcome.message.contains('\u{fffd}'), "{}", outcome.message);
+    }
+
+    #[test]
+    fn lines_longer_than_the_buffer_compare_correctly() {
+        let long: Vec<u8> = (0..200_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut spaced = long.clone();
+        spaced.extend_from_slice(b"   \n");
+        assert_eq!(
+            DiffAll.compare_bytes_chunked(&spaced, &long, 1000).verdict,
+            PE
+        );
+        let mut wrong = long.clone();
+        wrong[150_000] = b'#';
+        let outcome = DiffIgnSpace.compare_bytes_chunked(&wrong, &long, 1000);
+        assert_eq!(outcome.verdict, WA);
+        assert!(outcome.message.len() <= MESSAGE_LIMIT);
+        assert!(outcome.message.contains("…"), "{}", outcome.message);
+        assert!(outcome.message.contains('#'), "{}", outcome.message);
+    }
+
+    #[test]
+    fn wrong_answer_message_names_the_line_and_both_texts() {
+        let outcome = check(DiffAll, b"1\n2\n3 5\n", b"1\n2\n3 4\n");
+        assert_eq!(
+            outcome.message,
+            "wrong answer at line 3: expected \"3 4\", got \"3 5\""
+        );
+    }
+
+    #[test]
+    fn wrong_answer_message_after_skipped_blank_lines_gives_both_line_numbers() {
+        let outcome = check(DiffIgnSpace, b"\n\n1\nx\n", b"1\r\ny\r\n");
+        assert_eq!(
+            outcome.message,
+            "wrong answer at line 4 of the output (line 2 of the answer): expected \"y\", got \"x\""
+        );
+    }
+
+    #[test]
+    fn wrong_answer_message_at_end_of_output() {
+        let outcome = check(DiffIgnSpace, b"1\n", b"1\n2\n");
+        assert_eq!(
+            outcome.message,
+            "wrong answer at line 2: expected \"2\", got end of file"
+        );
+        let outcome = check(DiffIgnSpace, b"1 2\n", b"1\n");
+        assert_eq!(
+            outcome.message,
+            "wrong answer at line 1: expected \"1\", got \"1 2\""
+        );
+    }
+
+    #[test]
+    fn presentation_error_message_names_the_first_layout_difference() {
+        let outcome = check(DiffAll, b"1\n2 \n3\n", b"1\n2\n3\n");
+        assert_eq!(outcome.verdict, PE);
+        assert!(outcome.message.ends_with("first at line 2"), "{}", outcome.message);
+        assert_eq!(check(DiffIgnSpace, b"1\n2 \n3\n", b"1\n2\n3\n").message, "");
+    }
+
+    #[test]
+    fn compare_files_reads_both_files_and_names_a_missing_one() {
+        let dir = tempfile::tempdir().ok();
+        let Some(dir) = dir else { return };
+        let (out, ans) = (dir.path().join("out"), dir.path().join("ans"));
+        assert!(std::fs::write(&out, b"1 2\r\n").is_ok());
+        assert!(std::fs::write(&ans, b"1 2\n").is_ok());
+        let outcome = DiffAll.compare_files(&out, &ans);
+        assert_eq!(outcome.ok().map(|o| o.verdict), Some(AC));
+        let missing = dir.path().join("missing");
+        let err = DiffAll.compare_files(&out, &missing).err();
+        assert!(
+            err.is_some_and(|e| e.to_string().contains("missing")),
+            "missing file must be an error naming it"
+        );
+    }
+
+    #[test]
+    fn script_names_round_trip() {
+        for kind in [DiffAll, DiffIgnSpace] {
+            assert_eq!(BuiltinComparator::from_script(kind.script_name()), Some(kind));
+        }
+        assert_eq!(BuiltinComparator::from_script("gtest"), None);
+    }
+
+    /// The reference: GNU `diff -b -B` normal form, written the obvious way.
+    fn reference_normalise(bytes: &[u8]) -> Vec<Vec<u8>> {
+        let canonical = fold_crlf(bytes);
+        canonical
+            .split(|&b| b == b'\n')
+            .filter(|line| !line.iter().all(|&b| is_blank(b)))
+            .map(|line| {
+                let mut out = Vec::new();
+                if line.first().is_some_and(|&b| is_blank(b)) {
+                    out.push(b' ');
+                }
+                let words: Vec<&[u8]> = line
+                    .split(|&b| is_blank(b))
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                out.extend(words.join(&b' '));
+                out
+            })
+            .collect()
+    }
+
+    fn fold_crlf(bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len());
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                continue;
+            }
+            out.push(b);
+        }
+        out
+    }
+
+    fn reference(kind: BuiltinComparator, output: &[u8], answer: &[u8]) -> CompareVerdict {
+        let equal = reference_normalise(output) == reference_normalise(answer);
+        match (kind, equal) {
+            (_, false) => WA,
+            (DiffIgnSpace, true) => AC,
+            (DiffAll, true) if fold_crlf(output) == fold_crlf(answer) => AC,
+            (DiffAll, true) => PE,
+        }
+    }
+
+    fn text() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(
+            prop::sample::select(vec![b'a', b'b', b' ', b' ', b'\t', b'\r', b'\n', b'\n', 0]),
+            0..40,
+        )
+    }
+
+    /// An answer and an output made from it by a few edits (mostly white space).
+    fn near_pair() -> impl Strategy<Value = (Vec<u8>, Vec<u8>)> {
+        let edit = (
+            any::<prop::sample::Index>(),
+            prop::sample::select(vec![b' ', b'\t', b'\r', b'\n', b'a']),
+            any::<bool>(),
+        );
+        (text(), prop::collection::vec(edit, 0..4)).prop_map(|(answer, edits)| {
+            let mut output = answer.clone();
+            for (at, byte, insert) in edits {
+                if insert {
+                    let i = at.index(output.len() + 1);
+                    output.insert(i, byte);
+                } else if !output.is_empty() {
+                    output.remove(at.index(output.len()));
+                }
+            }
+            (output, answer)
+        })
+    }
+
+    fn pair() -> impl Strategy<Value = (Vec<u8>, Vec<u8>)> {
+        prop_oneof![(text(), text()), near_pair()]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn streaming_matches_the_reference((output, answer) in pair(), chunk in 1usize..12) {
+            for kind in [DiffAll, DiffIgnSpace] {
+                let got = kind.compare_bytes_chunked(&output, &answer, chunk);
+                prop_assert_eq!(got.verdict, reference(kind, &output, &answer));
+                prop_assert_eq!(&got, &kind.compare_bytes(&output, &answer));
+            }
+        }
+
+        #[test]
+        fn diff_all_and_diff_ign_space_agree((output, answer) in pair()) {
+            let all = DiffAll.compare_bytes(&output, &answer).verdict;
+            let ign = DiffIgnSpace.compare_bytes(&output, &answer).verdict;
+            prop_assert_eq!(ign == AC, all == AC || all == PE);
+        }
+    }
+}

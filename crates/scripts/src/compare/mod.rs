@@ -1,0 +1,93 @@
+//! Output comparison for the judge: the built-in `diff-all` and `diff-ign-space` comparators
+//! and the interpretation of custom comparators (judge-system 4.0 and testlib protocols).
+//!
+//! # Built-in comparators
+//!
+//! Both read the program's output and the expected answer side by side in 64 KiB chunks, in one
+//! pass, in linear time and constant memory; they never run `diff`. The in-memory variant
+//! ([`BuiltinComparator::compare_bytes`]) runs the very same code over slices.
+//!
+//! ## Canonical form (both comparators)
+//!
+//! A `\r` immediately followed by `\n` is dropped (files written on Windows). Nothing else
+//! changes: a lone `\r`, NUL bytes and invalid UTF-8 are ordinary bytes.
+//!
+//! ## Normalised form (GNU `diff -b -B`)
+//!
+//! A *blank* is space, tab, `\r`, vertical tab (0x0B) or form feed (0x0C): ASCII white space
+//! other than `\n`. The file is split into lines at `\n` (a last line without `\n` is still a
+//! line). Then:
+//!
+//! 1. a line made only of blanks (or empty) is removed (`-B`);
+//! 2. blanks at the end of a line are removed (`-b`);
+//! 3. every other run of blanks becomes one space (`-b`). This includes a run at the *start* of a
+//!    line: as with GNU `diff -b`, `"  a"` equals `" a"` but not `"a"`, just as `"a  b"` equals
+//!    `"a b"` but not `"ab"`. The presence of a blank is significant, its amount is not;
+//! 4. each remaining line ends with `\n` (so a missing final newline does not matter).
+//!
+//! Two files are *equal after normalisation* when their normalised forms are byte-identical.
+//!
+//! ## Verdicts
+//!
+//! - `diff-all`: canonical forms identical: Accepted; else normalised forms equal:
+//!   Presentation Error (a missing final newline, trailing blanks, extra blank lines, runs of
+//!   blanks); else Wrong Answer.
+//! - `diff-ign-space`: normalised forms equal: Accepted; else Wrong Answer.
+//!
+//! So `diff-all` Accepted implies `diff-ign-space` Accepted, and `diff-all` gives Presentation
+//! Error exactly when `diff-ign-space` accepts an output that is not identical.
+//!
+//! On Wrong Answer the message names the first differing line of each file (line numbers of
+//! the original files, which differ when blank lines were skipped) and shows both lines around
+//! the difference, escaped and cut to 64 bytes either side, e.g.
+//! `wrong answer at line 3: expected "1 2 3", got "1 2 4"`. Messages stay under 1 KiB.
+//!
+//! # Custom comparators
+//!
+//! [`ComparatorProtocol`] selects how a custom comparator is called and read;
+//! [`judge_system_argv`] / [`testlib_argv`] build its command line and
+//! [`interpret_judge_system`] / [`interpret_testlib`] turn its exit and feedback into an outcome.
+//! Running it (in the sandbox) is the pipeline's job.
+//!
+//! # Compare Error is a verdict
+//!
+//! A comparator that misbehaves (unexpected exit code, crash, limit hit, malformed `score.txt`)
+//! yields `Ok` with [`CompareVerdict::CompareError`] and the reason as the message: the judge did
+//! its job. [`CompareError`] (the `Err` side) is only for the judge failing to read its own files.
+
+mod builtin;
+mod custom;
+mod engine;
+mod normalize;
+mod source;
+mod verdict;
+
+use std::path::PathBuf;
+
+pub use builtin::{BuiltinComparator, CHUNK_SIZE};
+pub use custom::{
+    ComparatorExit, ComparatorProtocol, JudgeSystemPaths, TestlibPaths,
+    detect_protocol, interpret_judge_system, interpret_testlib, judge_system_argv, testlib_argv,
+};
+pub use verdict::{CompareOutcome, CompareVerdict, MESSAGE_LIMIT, REPORT_LIMIT};
+
+/// Why the judge could not compare (never a verdict about the program).
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// A file could not be opened or read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A reader given to [`BuiltinComparator::compare_readers`] failed.
+    #[error("cannot read the {side}: {source}")]
+    Read {
+        /// `"program output"` or `"expected answer"`.
+        side: &'static str,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
