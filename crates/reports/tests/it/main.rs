@@ -1,0 +1,1 @@
+//! Parses every committed fixture (real tool output, see scripts/regen-report-fixtures.sh).
