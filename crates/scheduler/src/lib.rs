@@ -1,1 +1,29 @@
-//! verdict-scheduler (being built).
+//! verdict-scheduler: the programming judge's pipeline, the per-problem cache and the Agent Lab
+//! engine. It decides *when* things run; `verdict-scripts` decides *what* runs and
+//! `verdict-sandbox` runs it.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use verdict_scheduler::{Judge, JudgeConfig};
+//! let judge = Judge::new(JudgeConfig::default())?;
+//! let submission = verdict_contracts::parse_submission(&std::fs::read_to_string("submission.json")?)?;
+//! let report = judge.judge(submission).await;
+//! println!("{}", serde_json::to_string(&report)?);
+//! # Ok(()) }
+//! ```
+
+mod assets;
+mod cache;
+mod conditions;
+mod config;
+mod error;
+mod pipeline;
+mod tasks;
+
+pub use assets::{AssetError, AssetFetcher};
+pub use cache::{ProblemCache, ProblemHandle};
+pub use conditions::dependency_holds;
+pub use config::{CompileConfig, GeneratorConfig, JudgeConfig, RemoteConfig};
+pub use error::JudgeError;
+pub use pipeline::{Judge, TaskUpdate};
+pub use tasks::random::random_seed;

@@ -1,4 +1,17 @@
-//! verdict-scripts (being built).
+//! verdict-scripts: language profiles, the judge's compile/run/compare steps and the Task
+//! Oracle harnesses. Every step runs user code through `verdict-sandbox`; this crate decides
+//! what to run and what its outcome means, the scheduler decides when.
+
+mod error;
+pub mod judge;
+pub mod language;
+
+pub use error::ScriptError;
+pub use judge::classify::{RunFailure, classify_run, signal_name};
+pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_vars};
+pub use judge::files::{BoxFile, join_inside, log_text, read_capped, write_inside};
+pub use judge::run::{RunLimits, RunOutput, RunRequest, run_program, sandbox_limits};
+pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
 
 pub mod compare;
 

@@ -1,0 +1,285 @@
+//! The per-problem cache (design #14).
+//!
+//! Each problem (`category`, `prob_id`) has at most one current version, keyed by `updated_at`,
+//! in `cache_dir/<problem key>/<updated_at>/`. Items in it (compiled standard, random and
+//! compare programs, materialised test data) are filled once, atomically (a temporary directory
+//! renamed into place), under a per-problem lock. A newer `updated_at` replaces the entry; the
+//! old version's directory is removed only when the last submission using it lets it go, so
+//! submissions of the old version finish safely. A submission that arrives with an *older*
+//! `updated_at` than the cached one gets a private directory, removed after it. The total size
+//! is bounded: least recently used problems are evicted.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The per-problem cache.
+#[derive(Debug)]
+pub struct ProblemCache {
+    dir: PathBuf,
+    max_bytes: u64,
+    state: Mutex<CacheState>,
+}
+
+#[derive(Debug, Default)]
+struct CacheState {
+    problems: HashMap<String, ProblemEntry>,
+    clock: u64,
+}
+
+#[derive(Debug)]
+struct ProblemEntry {
+    version: i64,
+    dir: Arc<VersionDir>,
+    lock: Arc<Mutex<()>>,
+    last_used: u64,
+    bytes: u64,
+}
+
+/// One version directory; removed on drop once replaced or evicted.
+#[derive(Debug)]
+struct VersionDir {
+    path: PathBuf,
+    stale: AtomicBool,
+}
+
+impl Drop for VersionDir {
+    fn drop(&mut self) {
+        if self.stale.load(Ordering::Acquire) {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// A submission's hold on one problem version of the cache.
+#[derive(Debug, Clone)]
+pub struct ProblemHandle {
+    dir: Arc<VersionDir>,
+    lock: Arc<Mutex<()>>,
+    key: String,
+}
+
+impl ProblemCache {
+    /// Opens (creating) the cache directory.
+    pub fn open(dir: &Path, max_bytes: u64) -> std::io::Result<ProblemCache> {
+        std::fs::create_dir_all(dir)?;
+        Ok(ProblemCache { dir: dir.to_owned(), max_bytes, state: Mutex::new(CacheState::default()) })
+    }
+
+    fn state(&self) -> MutexGuard<'_, CacheState> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The cache key of a problem: a short hash of its category and id.
+    pub fn key(category: &str, prob_id: &str) -> String {
+        let hash = blake3::hash(format!("{category}\0{prob_id}").as_bytes());
+        hash.to_hex()[..24].to_owned()
+    }
+
+    /// A hold on the problem's version `updated_at`, creating or replacing the entry as needed.
+    pub fn problem(&self, category: &str, prob_id: &str, updated_at: i64) -> std::io::Result<ProblemHandle> {
+        let key = Self::key(category, prob_id);
+        let mut state = self.state();
+        state.clock += 1;
+        let now = state.clock;
+        if let Some(entry) = state.problems.get_mut(&key) {
+            if entry.version == updated_at {
+                entry.last_used = now;
+                return Ok(ProblemHandle { dir: entry.dir.clone(), lock: entry.lock.clone(), key });
+            }
+            if entry.version > updated_at {
+                let path = self.dir.join(&key).join(format!("old-{updated_at}-{}", uuid::Uuid::now_v7()));
+                std::fs::create_dir_all(&path)?;
+                let dir = Arc::new(VersionDir { path, stale: AtomicBool::new(true) });
+                return Ok(ProblemHandle { dir, lock: Arc::new(Mutex::new(())), key });
+            }
+        }
+        let problem_dir = self.dir.join(&key);
+        let path = problem_dir.join(updated_at.to_string());
+        std::fs::create_dir_all(&path)?;
+        let in_use = state.problems.get(&key).map(|e| e.dir.path.clone());
+        remove_other_versions(&problem_dir, &path, in_use.as_deref());
+        let bytes = dir_size(&path);
+        let dir = Arc::new(VersionDir { path, stale: AtomicBool::new(false) });
+        let lock = Arc::new(Mutex::new(()));
+        let entry = ProblemEntry { version: updated_at, dir: dir.clone(), lock: lock.clone(), last_used: now, bytes };
+        if let Some(old) = state.problems.insert(key.clone(), entry) {
+            old.dir.stale.store(true, Ordering::Release);
+        }
+        Ok(ProblemHandle { dir, lock, key })
+    }
+
+    /// The path of `item` in the problem's version, filled by `fill` (into a fresh directory) the first time.
+    pub fn get_or_fill<E>(
+        &self,
+        handle: &ProblemHandle,
+        item: &str,
+        fill: impl FnOnce(&Path) -> Result<(), E>,
+    ) -> Result<PathBuf, E>
+    where
+        E: From<std::io::Error>,
+    {
+        let target = handle.dir.path.join(item);
+        let _guard = handle.lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if target.is_dir() {
+            self.touch(handle, 0);
+            return Ok(target);
+        }
+        let temp = handle.dir.path.join(format!(".tmp-{item}-{}", uuid::Uuid::now_v7()));
+        std::fs::create_dir_all(&temp)?;
+        if let Err(err) = fill(&temp) {
+            let _ = std::fs::remove_dir_all(&temp);
+            let _ = std::fs::remove_dir_all(temp.with_extension("logs"));
+            return Err(err);
+        }
+        std::fs::rename(&temp, &target)?;
+        self.touch(handle, dir_size(&target));
+        Ok(target)
+    }
+
+    /// Marks a problem used and adds `bytes` to its size, then evicts over the bound.
+    fn touch(&self, handle: &ProblemHandle, bytes: u64) {
+        let mut state = self.state();
+        state.clock += 1;
+        let now = state.clock;
+        if let Some(entry) = state.problems.get_mut(&handle.key) {
+            if Arc::ptr_eq(&entry.dir, &handle.dir) {
+                entry.last_used = now;
+                entry.bytes += bytes;
+            }
+        }
+        let mut total: u64 = state.problems.values().map(|e| e.bytes).sum();
+        while total > self.max_bytes {
+            let victim = state
+                .problems
+                .iter()
+                .filter(|(key, _)| **key != handle.key)
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(key, _)| key.clone());
+            let Some(victim) = victim else { break };
+            if let Some(entry) = state.problems.remove(&victim) {
+                entry.dir.stale.store(true, Ordering::Release);
+                total = total.saturating_sub(entry.bytes);
+            }
+        }
+    }
+
+    /// The total size of the current entries, in bytes.
+    pub fn size_bytes(&self) -> u64 {
+        self.state().problems.values().map(|e| e.bytes).sum()
+    }
+}
+
+impl ProblemHandle {
+    /// The version directory (for tests and diagnostics).
+    pub fn path(&self) -> &Path {
+        &self.dir.path
+    }
+}
+
+/// Removes version directories of a problem left by an earlier process (not `keep`, not `in_use`).
+fn remove_other_versions(problem_dir: &Path, keep: &Path, in_use: Option<&Path>) {
+    let Ok(entries) = std::fs::read_dir(problem_dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let leftover = name.to_string_lossy().chars().all(|c| c.is_ascii_digit() || c == '-');
+        if path != keep && Some(path.as_path()) != in_use && leftover {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+/// The size of a directory tree in bytes (links not followed).
+fn dir_size(path: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else { return 0 };
+    entries
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&entry.path()),
+            Ok(t) if t.is_file() => entry.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fill_with(bytes: usize) -> impl FnOnce(&Path) -> std::io::Result<()> {
+        move |dir| std::fs::write(dir.join("f"), vec![b'x'; bytes])
+    }
+
+    #[test]
+    fn an_item_is_filled_once_per_version() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = ProblemCache::open(root.path(), 1 << 30).unwrap();
+        let handle = cache.problem("c", "p", 1).unwrap();
+        let mut calls = 0;
+        for _ in 0..3 {
+            let path = cache
+                .get_or_fill(&handle, "standard", |dir| {
+                    calls += 1;
+                    fill_with(10)(dir)
+                })
+                .unwrap();
+            assert!(path.join("f").is_file());
+        }
+        assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn a_newer_version_replaces_the_old_after_its_users_finish() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = ProblemCache::open(root.path(), 1 << 30).unwrap();
+        let old = cache.problem("c", "p", 1).unwrap();
+        let old_item = cache.get_or_fill(&old, "standard", fill_with(10)).unwrap();
+        let new = cache.problem("c", "p", 2).unwrap();
+        assert_ne!(old.path(), new.path());
+        assert!(old_item.is_dir(), "a running submission keeps its version");
+        drop(old);
+        assert!(!old_item.exists(), "the replaced version goes with its last user");
+        let again = cache.problem("c", "p", 2).unwrap();
+        assert_eq!(again.path(), new.path());
+    }
+
+    #[test]
+    fn an_older_request_gets_a_private_directory() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = ProblemCache::open(root.path(), 1 << 30).unwrap();
+        let current = cache.problem("c", "p", 5).unwrap();
+        let older = cache.problem("c", "p", 4).unwrap();
+        assert_ne!(current.path(), older.path());
+        let private = older.path().to_owned();
+        drop(older);
+        assert!(!private.exists());
+        assert!(current.path().exists());
+    }
+
+    #[test]
+    fn the_least_recently_used_problem_is_evicted_over_the_bound() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = ProblemCache::open(root.path(), 150).unwrap();
+        let a = cache.problem("c", "a", 1).unwrap();
+        cache.get_or_fill(&a, "x", fill_with(100)).unwrap();
+        let a_path = a.path().to_owned();
+        drop(a);
+        let b = cache.problem("c", "b", 1).unwrap();
+        cache.get_or_fill(&b, "x", fill_with(100)).unwrap();
+        assert!(!a_path.exists(), "a was least recently used");
+        assert!(cache.size_bytes() <= 150);
+    }
+
+    #[test]
+    fn a_failed_fill_leaves_nothing_behind() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = ProblemCache::open(root.path(), 1 << 30).unwrap();
+        let handle = cache.problem("c", "p", 1).unwrap();
+        let err = cache.get_or_fill(&handle, "x", |_| Err(std::io::Error::other("boom")));
+        assert!(err.is_err());
+        let left: Vec<_> = std::fs::read_dir(handle.path()).unwrap().collect();
+        assert!(left.is_empty());
+    }
+}

@@ -1,0 +1,159 @@
+//! The judge's configuration: one typed struct, read from TOML with unknown keys rejected.
+
+use serde::Deserialize;
+use std::path::PathBuf;
+use verdict_scripts::CompileLimits;
+
+/// Everything a `Judge` needs to know about its host.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JudgeConfig {
+    /// Where submissions are judged (one directory each, removed afterwards).
+    pub work_dir: PathBuf,
+    /// Where the per-problem cache lives.
+    pub cache_dir: PathBuf,
+    /// The cache's size bound in MiB (least recently used problems are evicted).
+    pub cache_max_mb: u64,
+    /// How many sandboxed runs may go on at once (default: the number of cores).
+    pub parallelism: usize,
+    /// Limits for compilers.
+    pub compile: CompileConfig,
+    /// Limits for random generators and standard programs producing random tests.
+    pub generator: GeneratorConfig,
+    /// Host directories from which `local` assets may be read.
+    pub local_roots: Vec<PathBuf>,
+    /// How `remote` assets are fetched.
+    pub remote: RemoteConfig,
+    /// Output cap in KB for tasks whose `file_limit` is -1 or null (protects the disk).
+    pub global_output_cap_kb: u64,
+    /// Language profile overrides, table by table (see docs/languages.md).
+    pub languages: Option<toml::Table>,
+    /// Fail at start-up instead of falling back to rlimit-only isolation.
+    pub require_isolation: bool,
+}
+
+/// Limits for compilers.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CompileConfig {
+    /// CPU time in milliseconds.
+    pub time_ms: u64,
+    /// Wall time in milliseconds.
+    pub wall_ms: u64,
+    /// Memory in KB.
+    pub memory_kb: u64,
+    /// Output in KB.
+    pub output_kb: u64,
+    /// Processes and threads.
+    pub processes: u32,
+}
+
+/// Limits for random generators, standard programs and comparators.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GeneratorConfig {
+    /// CPU time in milliseconds (at least the task's own limit is given).
+    pub time_ms: u64,
+    /// Memory in KB.
+    pub memory_kb: u64,
+    /// Output in KB.
+    pub output_kb: u64,
+    /// Processes and threads.
+    pub processes: u64,
+}
+
+/// How `remote` assets are fetched.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RemoteConfig {
+    /// Whether remote assets may be fetched at all.
+    pub enabled: bool,
+    /// Hosts allowed (empty: any host).
+    pub allow_hosts: Vec<String>,
+    /// Timeout of one fetch in milliseconds.
+    pub timeout_ms: u64,
+    /// Largest asset in KB.
+    pub max_kb: u64,
+}
+
+impl Default for JudgeConfig {
+    fn default() -> Self {
+        let base = std::env::temp_dir().join("verdict");
+        JudgeConfig {
+            work_dir: base.join("work"),
+            cache_dir: base.join("cache"),
+            cache_max_mb: 2048,
+            parallelism: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            compile: CompileConfig::default(),
+            generator: GeneratorConfig::default(),
+            local_roots: Vec::new(),
+            remote: RemoteConfig::default(),
+            global_output_cap_kb: 256 * 1024,
+            languages: None,
+            require_isolation: false,
+        }
+    }
+}
+
+impl Default for CompileConfig {
+    fn default() -> Self {
+        let d = CompileLimits::default();
+        CompileConfig {
+            time_ms: d.cpu_time_ms,
+            wall_ms: d.wall_time_ms,
+            memory_kb: d.memory_kb,
+            output_kb: d.output_bytes / 1024,
+            processes: d.processes,
+        }
+    }
+}
+
+impl CompileConfig {
+    /// As the scripts crate takes them.
+    pub fn limits(&self) -> CompileLimits {
+        CompileLimits {
+            cpu_time_ms: self.time_ms,
+            wall_time_ms: self.wall_ms,
+            memory_kb: self.memory_kb,
+            output_bytes: self.output_kb.saturating_mul(1024),
+            processes: self.processes,
+        }
+    }
+}
+
+impl Default for GeneratorConfig {
+    fn default() -> Self {
+        GeneratorConfig { time_ms: 10_000, memory_kb: 1024 * 1024, output_kb: 256 * 1024, processes: 16 }
+    }
+}
+
+impl Default for RemoteConfig {
+    fn default() -> Self {
+        RemoteConfig { enabled: true, allow_hosts: Vec::new(), timeout_ms: 30_000, max_kb: 256 * 1024 }
+    }
+}
+
+impl JudgeConfig {
+    /// A config from TOML text; unknown keys are errors naming the key.
+    pub fn from_toml(text: &str) -> Result<JudgeConfig, toml::de::Error> {
+        toml::from_str(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let err = JudgeConfig::from_toml("paralelism = 3\n").unwrap_err();
+        assert!(err.to_string().contains("paralelism"), "{err}");
+    }
+
+    #[test]
+    fn partial_tables_keep_defaults() {
+        let config = JudgeConfig::from_toml("[compile]\ntime_ms = 5000\n").unwrap();
+        assert_eq!(config.compile.time_ms, 5000);
+        assert_eq!(config.compile.memory_kb, CompileConfig::default().memory_kb);
+    }
+}

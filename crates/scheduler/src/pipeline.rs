@@ -1,0 +1,221 @@
+//! The judge pipeline: one `Judge` per process, one `SubmissionRun` per submission.
+//!
+//! Tasks form a forest through `depends_on` (always an earlier task). Every task waits for its
+//! parent's result, checks its `depends_cond`, then takes a run permit (the bounded pool) and
+//! runs on a blocking thread. Independent tasks therefore run in parallel; the report is
+//! complete and in task order.
+
+use crate::assets::AssetFetcher;
+use crate::cache::{ProblemCache, ProblemHandle};
+use crate::conditions::dependency_holds;
+use crate::config::JudgeConfig;
+use crate::error::JudgeError;
+use crate::tasks;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use tokio::sync::{Semaphore, mpsc, watch};
+use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
+use verdict_sandbox::{Sandbox, SandboxConfig};
+use verdict_scripts::LanguageProfiles;
+
+/// A finished task, sent as soon as it is known (for streaming front ends).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskUpdate {
+    /// The task's index in `judge_tasks`.
+    pub index: usize,
+    /// Its result.
+    pub result: JudgeTaskResult,
+}
+
+/// The judge: configuration, sandbox, language profiles, cache and run pool, shared by all submissions.
+#[derive(Debug, Clone)]
+pub struct Judge {
+    inner: Arc<JudgeShared>,
+}
+
+/// What every submission of a `Judge` shares.
+#[derive(Debug)]
+pub(crate) struct JudgeShared {
+    pub config: JudgeConfig,
+    pub sandbox: Sandbox,
+    pub profiles: LanguageProfiles,
+    pub cache: ProblemCache,
+    pub assets: AssetFetcher,
+    permits: Semaphore,
+}
+
+impl Judge {
+    /// A judge from its configuration: sets up the sandbox, the cache and the language profiles.
+    pub fn new(config: JudgeConfig) -> Result<Judge, JudgeError> {
+        let profiles = LanguageProfiles::from_toml(verdict_scripts::language::BUILTIN_PROFILES, config.languages.as_ref())?;
+        let sandbox_config = SandboxConfig {
+            require_isolation: config.require_isolation,
+            global_output_cap: config.global_output_cap_kb.saturating_mul(1024),
+            ..SandboxConfig::default()
+        };
+        let sandbox = Sandbox::new(sandbox_config)?;
+        std::fs::create_dir_all(&config.work_dir).map_err(|e| JudgeError::io("create", &config.work_dir, e))?;
+        let cache = ProblemCache::open(&config.cache_dir, config.cache_max_mb.saturating_mul(1024 * 1024))
+            .map_err(|e| JudgeError::io("open cache", &config.cache_dir, e))?;
+        let assets = AssetFetcher::new(&config.local_roots, config.remote.clone());
+        let permits = Semaphore::new(config.parallelism.max(1));
+        let inner = JudgeShared { config, sandbox, profiles, cache, assets, permits };
+        Ok(Judge { inner: Arc::new(inner) })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &JudgeConfig {
+        &self.inner.config
+    }
+
+    /// The language profiles in force.
+    pub fn profiles(&self) -> &LanguageProfiles {
+        &self.inner.profiles
+    }
+
+    /// The sandbox (for front ends that run other things through it).
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.inner.sandbox
+    }
+
+    /// Judges a submission: validates it, runs every task, and returns the complete report.
+    pub async fn judge(&self, submission: Submission) -> JudgeReport {
+        self.judge_with_updates(submission, None).await
+    }
+
+    /// Like [`Judge::judge`], also sending each task's result on `updates` as soon as it is known.
+    pub async fn judge_with_updates(
+        &self,
+        submission: Submission,
+        updates: Option<mpsc::UnboundedSender<TaskUpdate>>,
+    ) -> JudgeReport {
+        if let Err(invalid) = submission.validate() {
+            return invalid.into_report();
+        }
+        let header = |results| JudgeReport {
+            sub_type: submission.sub_type.as_str().to_owned(),
+            category: submission.category.clone(),
+            prob_id: submission.prob_id.clone(),
+            sub_id: submission.sub_id.clone(),
+            results,
+            message: None,
+        };
+        let count = submission.judge_tasks.len();
+        let run = match SubmissionRun::new(self.inner.clone(), submission.clone()) {
+            Ok(run) => Arc::new(run),
+            Err(err) => {
+                tracing::error!(sub_id = %submission.sub_id, "cannot start judging: {err}");
+                let failed = JudgeTaskResult::with_status(JudgeStatus::SystemError, err.to_string());
+                let results = vec![failed; count];
+                if let Some(tx) = &updates {
+                    for (index, result) in results.iter().enumerate() {
+                        let _ = tx.send(TaskUpdate { index, result: result.clone() });
+                    }
+                }
+                return header(results);
+            }
+        };
+        let channels: Vec<_> = (0..count).map(|_| watch::channel(None::<JudgeTaskResult>)).collect();
+        let receivers: Vec<_> = channels.iter().map(|(_, rx)| rx.clone()).collect();
+        let mut handles = Vec::with_capacity(count);
+        for (index, (tx, _)) in channels.into_iter().enumerate() {
+            let parent = submission.judge_tasks[index].parent().map(|p| receivers[p].clone());
+            let run = run.clone();
+            let updates = updates.clone();
+            handles.push(tokio::spawn(async move {
+                let result = run_one(run, index, parent).await;
+                if let Some(updates) = &updates {
+                    let _ = updates.send(TaskUpdate { index, result: result.clone() });
+                }
+                let _ = tx.send(Some(result.clone()));
+                result
+            }));
+        }
+        let mut results = Vec::with_capacity(count);
+        for handle in handles {
+            results.push(handle.await.unwrap_or_else(|err| {
+                JudgeTaskResult::with_status(JudgeStatus::SystemError, format!("judge task panicked: {err}"))
+            }));
+        }
+        header(results)
+    }
+}
+
+/// Waits for the parent, checks the condition, then runs the task on the pool.
+async fn run_one(
+    run: Arc<SubmissionRun>,
+    index: usize,
+    parent: Option<watch::Receiver<Option<JudgeTaskResult>>>,
+) -> JudgeTaskResult {
+    if let Some(mut parent) = parent {
+        let parent_result = match parent.wait_for(Option::is_some).await {
+            Ok(value) => value.clone(),
+            Err(_) => None,
+        };
+        let cond = run.submission.judge_tasks[index].depends_cond;
+        let holds = parent_result.as_ref().is_some_and(|r| dependency_holds(cond, r));
+        if !holds {
+            let depends_on = run.submission.judge_tasks[index].depends_on;
+            let why = match parent_result {
+                Some(r) => format!("task {depends_on} ended {}; this task needs {}", r.status, cond_text(cond)),
+                None => format!("task {depends_on} did not finish"),
+            };
+            return JudgeTaskResult::with_status(JudgeStatus::DependencyNotSatisfied, why);
+        }
+    }
+    let Ok(_permit) = run.shared.permits.acquire().await else {
+        return JudgeTaskResult::with_status(JudgeStatus::SystemError, "the judge is shutting down");
+    };
+    let worker = run.clone();
+    match tokio::task::spawn_blocking(move || tasks::execute(&worker, index)).await {
+        Ok(result) => result,
+        Err(err) => JudgeTaskResult::with_status(JudgeStatus::SystemError, format!("judge task panicked: {err}")),
+    }
+}
+
+fn cond_text(cond: Option<verdict_contracts::DependsCond>) -> &'static str {
+    match cond {
+        Some(verdict_contracts::DependsCond::PartialCorrect) => "PARTIAL_CORRECT (a score above zero)",
+        Some(verdict_contracts::DependsCond::NotTimeLimit) => "NOT_TIME_LIMIT",
+        _ => "ACCEPTED",
+    }
+}
+
+/// One submission being judged: its request, its work directory, and what its tasks share.
+#[derive(Debug)]
+pub(crate) struct SubmissionRun {
+    pub shared: Arc<JudgeShared>,
+    pub submission: Submission,
+    pub problem: ProblemHandle,
+    work: tempfile::TempDir,
+    pub submission_build: OnceLock<tasks::compile::BuildResult>,
+}
+
+impl SubmissionRun {
+    fn new(shared: Arc<JudgeShared>, submission: Submission) -> Result<Self, JudgeError> {
+        let prefix: String = submission.sub_id.chars().filter(|c| c.is_ascii_alphanumeric()).take(32).collect();
+        let work = tempfile::Builder::new()
+            .prefix(&format!("sub-{prefix}-"))
+            .tempdir_in(&shared.config.work_dir)
+            .map_err(|e| JudgeError::io("create work dir in", &shared.config.work_dir, e))?;
+        let problem = shared
+            .cache
+            .problem(&submission.category, &submission.prob_id, submission.updated_at)
+            .map_err(|e| JudgeError::io("open cache entry in", &shared.config.cache_dir, e))?;
+        Ok(SubmissionRun { shared, submission, problem, work, submission_build: OnceLock::new() })
+    }
+
+    /// A fresh directory under this submission's work directory.
+    pub fn fresh_dir(&self, label: &str) -> Result<PathBuf, JudgeError> {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{label}-"))
+            .tempdir_in(self.work.path())
+            .map_err(|e| JudgeError::io("create dir in", self.work.path(), e))?;
+        Ok(dir.keep())
+    }
+
+    /// This submission's work directory.
+    pub fn work_dir(&self) -> &std::path::Path {
+        self.work.path()
+    }
+}

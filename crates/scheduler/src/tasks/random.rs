@@ -1,0 +1,120 @@
+//! Random tests (design #7): the `random` program writes the input from a seed derived from
+//! `sub_id` and the task index (a rerun is reproducible); `standard` writes the expected output.
+//! Any failure of those two is `Random Gen Error`.
+
+use super::compile::{BuildResult, problem_build};
+use super::data::TestFiles;
+use crate::error::JudgeError;
+use crate::pipeline::SubmissionRun;
+use std::path::Path;
+use verdict_contracts::{JudgeStatus, JudgeTaskResult, Program, STDIN_ASSET, STDOUT_ASSET};
+use verdict_scripts::{BoxFile, Build, RunLimits, RunRequest, classify_run, log_text, read_capped, run_program};
+
+/// A generated test, or the task's final result when generation failed.
+#[derive(Debug)]
+pub enum Generated {
+    /// The test's files.
+    Test(TestFiles),
+    /// Generation failed: `Random Gen Error` (or System Error) with the reason.
+    Failed(JudgeTaskResult),
+}
+
+/// The seed given to the generator as argv[1]: a hash of the submission id and the task index.
+pub fn random_seed(sub_id: &str, index: usize) -> u32 {
+    let hash = blake3::hash(format!("{sub_id}:{index}").as_bytes());
+    let bytes = hash.as_bytes();
+    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+}
+
+/// Generates the input and expected output of random task `index` into `dir`.
+pub fn generate(run: &SubmissionRun, index: usize, dir: &Path) -> Result<Generated, JudgeError> {
+    let sub = &run.submission;
+    let fail = |reason: String| Ok(Generated::Failed(JudgeTaskResult::with_status(JudgeStatus::RandomGenError, reason)));
+    let (Some(random), Some(standard)) = (&sub.random, &sub.standard) else {
+        return fail("a random test needs both the random and the standard program".into());
+    };
+    let random = match build_of(run, "random", random) {
+        Ok(build) => build,
+        Err(result) => return Ok(Generated::Failed(result)),
+    };
+    let standard = match build_of(run, "standard", standard) {
+        Ok(build) => build,
+        Err(result) => return Ok(Generated::Failed(result)),
+    };
+    let config = &run.shared.config.generator;
+    let task = &sub.judge_tasks[index];
+    let limits = RunLimits {
+        time_ms: config.time_ms.max(task.time_limit_ms().unwrap_or(0)),
+        wall_ms: None,
+        memory_kb: Some(config.memory_kb),
+        output_kb: Some(config.output_kb),
+        processes: Some(config.processes),
+    };
+    let seed = random_seed(&sub.sub_id, index).to_string();
+    let gen_dir = dir.join("random");
+    let args = [seed.clone()];
+    let request = RunRequest { build: &random, args: &args, stdin: None, files: &[], limits };
+    let input = match run_step(run, &request, &gen_dir, "random")? {
+        Ok(stdout) => stdout,
+        Err(reason) => return fail(format!("{reason} (seed {seed})")),
+    };
+    let std_dir = dir.join("standard");
+    let request = RunRequest { build: &standard, args: &[], stdin: Some(&input), files: &[], limits };
+    let answer = match run_step(run, &request, &std_dir, "standard")? {
+        Ok(stdout) => stdout,
+        Err(reason) => return fail(format!("{reason} (seed {seed})")),
+    };
+    Ok(Generated::Test(TestFiles {
+        stdin: Some(input.clone()),
+        inputs: vec![BoxFile { name: STDIN_ASSET.to_owned(), source: input }],
+        expected: vec![(STDOUT_ASSET.to_owned(), answer)],
+    }))
+}
+
+/// A cached problem build, or the task's failed result.
+fn build_of(run: &SubmissionRun, role: &str, program: &Program) -> Result<Build, JudgeTaskResult> {
+    match problem_build(run, role, program) {
+        BuildResult::Built(build) => Ok(build),
+        BuildResult::Failed(log) => Err(JudgeTaskResult::with_status(
+            JudgeStatus::RandomGenError,
+            format!("the {role} program did not compile:\n{log}"),
+        )),
+        BuildResult::Broken(reason) => Err(JudgeTaskResult::with_status(JudgeStatus::SystemError, reason)),
+    }
+}
+
+/// Runs a generator step; `Ok(Ok(stdout path))` when it exited 0 within its limits.
+fn run_step(
+    run: &SubmissionRun,
+    request: &RunRequest<'_>,
+    dir: &Path,
+    role: &str,
+) -> Result<Result<std::path::PathBuf, String>, JudgeError> {
+    std::fs::create_dir_all(dir).map_err(|e| JudgeError::io("create", dir, e))?;
+    let output = run_program(&run.shared.sandbox, request, dir)?;
+    let stderr = read_capped(&output.stderr, 4096)?;
+    let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
+    match classify_run(&output.outcome, &request.limits, &String::from_utf8_lossy(&stderr), &[]) {
+        None => Ok(Ok(output.stdout)),
+        Some(failure) => {
+            let mut reason = format!("the {role} program failed: {} ({})", failure.status, failure.reason);
+            if !stderr.is_empty() {
+                reason.push_str("\nstderr:\n");
+                reason.push_str(&log_text(&stderr, 2048));
+            }
+            Ok(Err(reason))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::random_seed;
+
+    #[test]
+    fn seeds_are_reproducible_and_differ_per_task() {
+        assert_eq!(random_seed("sub-1", 3), random_seed("sub-1", 3));
+        assert_ne!(random_seed("sub-1", 3), random_seed("sub-1", 4));
+        assert_ne!(random_seed("sub-1", 3), random_seed("sub-2", 3));
+    }
+}

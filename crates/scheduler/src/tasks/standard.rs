@@ -1,0 +1,76 @@
+//! Standard and random tests: run the submission on a test, classify, compare.
+
+use super::compare::{CompareSummary, compare_outputs};
+use super::compile::{BuildResult, submission_build};
+use super::data::{TestFiles, datum_files};
+use super::random::{Generated, generate};
+use crate::error::JudgeError;
+use crate::pipeline::SubmissionRun;
+use verdict_contracts::{JudgeStatus, JudgeTask, JudgeTaskResult};
+use verdict_scripts::{RunLimits, RunRequest, classify_run, log_text, read_capped, run_program};
+
+/// How much of a failing program's stderr goes into `error_log`.
+const STDERR_EXCERPT: usize = 2048;
+
+/// The run limits of a task (design #1-#4, #19), with the judge's global output cap for `-1`.
+pub fn task_limits(task: &JudgeTask, global_output_cap_kb: u64) -> RunLimits {
+    RunLimits {
+        time_ms: task.time_limit_ms().unwrap_or(1000),
+        wall_ms: None,
+        memory_kb: task.memory_limit_kb(),
+        output_kb: Some(task.file_limit_kb().unwrap_or(global_output_cap_kb)),
+        processes: task.proc_limit(),
+    }
+}
+
+/// A standard or random test.
+pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult, JudgeError> {
+    let task = &run.submission.judge_tasks[index];
+    let build = match submission_build(run) {
+        BuildResult::Built(build) => build,
+        BuildResult::Failed(log) => return Ok(JudgeTaskResult::with_status(JudgeStatus::CompilationError, log.clone())),
+        BuildResult::Broken(reason) => return Ok(JudgeTaskResult::with_status(JudgeStatus::SystemError, reason.clone())),
+    };
+    let run_dir = run.fresh_dir(&format!("task{index}"))?;
+    let test = if task.is_random {
+        match generate(run, index, &run_dir)? {
+            Generated::Test(test) => test,
+            Generated::Failed(result) => return Ok(result),
+        }
+    } else {
+        match task.testcase() {
+            Some(datum) => datum_files(run, datum)?,
+            None => TestFiles::default(),
+        }
+    };
+    let limits = task_limits(task, run.shared.config.global_output_cap_kb);
+    let request = RunRequest {
+        build,
+        args: task.run_args(),
+        stdin: test.stdin.as_deref(),
+        files: &test.inputs,
+        limits,
+    };
+    let output = run_program(&run.shared.sandbox, &request, &run_dir)?;
+    let stderr = read_capped(&output.stderr, 64 * 1024)?;
+    let stderr_text = String::from_utf8_lossy(&stderr);
+    let outcome = &output.outcome;
+    let mut result = if let Some(failure) = classify_run(outcome, &limits, &stderr_text, &build.profile.memory_error_patterns) {
+        let mut log = failure.reason;
+        if !stderr.is_empty() && failure.status != JudgeStatus::OutputLimitExceeded {
+            log.push_str("\nstderr:\n");
+            log.push_str(&log_text(&stderr, STDERR_EXCERPT));
+        }
+        JudgeTaskResult::with_status(failure.status, log)
+    } else {
+        let CompareSummary { status, score, log } = compare_outputs(run, task, &test, &output, &run_dir)?;
+        let mut result = JudgeTaskResult::with_status(status, log);
+        result.score = score;
+        result
+    };
+    result.run_time = outcome.cpu_time_ms;
+    result.memory_used = outcome.peak_memory_kb;
+    let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
+    let _ = std::fs::remove_dir_all(&run_dir);
+    Ok(result)
+}

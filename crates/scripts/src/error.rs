@@ -1,0 +1,37 @@
+//! The crate's error type: the judge itself could not do its job (never a verdict).
+
+use std::path::PathBuf;
+
+/// Why a script step could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    /// The sandbox could not run a command.
+    #[error(transparent)]
+    Sandbox(#[from] verdict_sandbox::SandboxError),
+    /// A file of the judge's own could not be read or written.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The path involved.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A file name would leave the box.
+    #[error("file name {0:?} must be a relative path without '..'")]
+    BadName(String),
+    /// The language profiles are invalid.
+    #[error("language profiles: {0}")]
+    Profiles(String),
+    /// The language has no profile or its toolchain is missing.
+    #[error("{0}")]
+    Toolchain(String),
+}
+
+impl ScriptError {
+    /// An I/O error with the action and path involved.
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        ScriptError::Io { action, path: path.into(), source }
+    }
+}

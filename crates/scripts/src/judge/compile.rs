@@ -1,0 +1,167 @@
+//! Compiling a program (or syntax-checking an interpreted one) in the sandbox.
+
+use super::files::{BoxFile, log_text, open_up_dirs, place_files, read_capped};
+use crate::language::{LanguageProfile, TemplateVars, class_name_of};
+use crate::ScriptError;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use verdict_contracts::{Language, SourceCode};
+use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxLimits, SandboxSpec, StdioSpec};
+
+/// The most of a compiler's output kept in `error_log`.
+pub const COMPILE_LOG_MAX: usize = 16 * 1024;
+
+/// Limits for compilers (their own, not the task's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileLimits {
+    /// CPU time in milliseconds.
+    pub cpu_time_ms: u64,
+    /// Wall time in milliseconds.
+    pub wall_time_ms: u64,
+    /// Resident memory in KiB.
+    pub memory_kb: u64,
+    /// Bytes the compiler may write (objects, binaries, messages).
+    pub output_bytes: u64,
+    /// Processes and threads.
+    pub processes: u32,
+}
+
+impl Default for CompileLimits {
+    fn default() -> Self {
+        CompileLimits {
+            cpu_time_ms: 20_000,
+            wall_time_ms: 40_000,
+            memory_kb: 2 * 1024 * 1024,
+            output_bytes: 256 * 1024 * 1024,
+            processes: 64,
+        }
+    }
+}
+
+/// A compiled (or checked) program, ready to run in fresh boxes.
+#[derive(Debug, Clone)]
+pub struct Build {
+    /// The host directory holding the build (copied into each run box).
+    pub dir: PathBuf,
+    /// The language.
+    pub language: Language,
+    /// Its profile.
+    pub profile: Arc<LanguageProfile>,
+    /// The template values fixed at compile time (main file, class, ...).
+    pub vars: TemplateVars,
+}
+
+/// What a compile step gave.
+#[derive(Debug, Clone)]
+pub enum CompileOutcome {
+    /// The program is built.
+    Built {
+        /// The build.
+        build: Build,
+        /// The compiler's messages (warnings), bounded.
+        log: String,
+    },
+    /// The program did not compile; the log says why.
+    Failed {
+        /// The compiler's messages and the reason, bounded.
+        log: String,
+    },
+}
+
+/// The template values of a source program: its files, main file and main class.
+pub fn source_vars(source: &SourceCode, profile: &LanguageProfile) -> TemplateVars {
+    let names: Vec<String> = source.source_files.iter().map(|a| a.name.clone()).collect();
+    let first = names.first().cloned().unwrap_or_default();
+    let (main, main_class) = match (&source.entry_point, profile.entry_is_file) {
+        (Some(entry), true) => (entry.clone(), class_name_of(entry)),
+        (Some(entry), false) => (first.clone(), entry.clone()),
+        (None, _) => (first.clone(), class_name_of(&first)),
+    };
+    let sources = match &profile.sources_glob {
+        Some(suffix) => names.into_iter().filter(|n| n.ends_with(suffix.as_str())).collect(),
+        None => names,
+    };
+    TemplateVars {
+        sources,
+        main,
+        main_class,
+        extra: source.compile_command.clone().unwrap_or_default(),
+        memory_mb: None,
+        heap_mb: profile.default_heap_mb,
+    }
+}
+
+/// Compiles `source` into `build_dir` (created) with `files` (sources and assist files) placed in it.
+pub fn compile(
+    sandbox: &Sandbox,
+    language: Language,
+    profile: Arc<LanguageProfile>,
+    source: &SourceCode,
+    files: &[BoxFile],
+    build_dir: &Path,
+    limits: &CompileLimits,
+) -> Result<CompileOutcome, ScriptError> {
+    std::fs::create_dir_all(build_dir).map_err(|e| ScriptError::io("create", build_dir, e))?;
+    place_files(build_dir, files)?;
+    open_up_dirs(build_dir)?;
+    let vars = source_vars(source, &profile);
+    let Some(template) = profile.compile_template() else {
+        let build = Build { dir: build_dir.to_owned(), language, profile, vars };
+        return Ok(CompileOutcome::Built { build, log: String::new() });
+    };
+    let argv = vars.expand(template);
+    let logs = build_dir.with_extension("logs");
+    std::fs::create_dir_all(&logs).map_err(|e| ScriptError::io("create", &logs, e))?;
+    let (out_path, err_path) = (logs.join("stdout"), logs.join("stderr"));
+    let spec = SandboxSpec {
+        program: PathBuf::from(&argv[0]),
+        args: argv[1..].iter().map(Into::into).collect(),
+        env: profile.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        box_dir: build_dir.to_owned(),
+        stdin: StdioSpec::Null,
+        stdout: StdioSpec::File(out_path.clone()),
+        stderr: StdioSpec::File(err_path.clone()),
+        limits: SandboxLimits {
+            cpu_time_ms: Some(limits.cpu_time_ms),
+            wall_time_ms: Some(limits.wall_time_ms),
+            memory_kb: Some(limits.memory_kb),
+            output_bytes: Some(limits.output_bytes),
+            processes: Some(limits.processes + profile.extra_processes),
+            open_files: Some(512),
+            stack_kb: None,
+        },
+        read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
+        writable_mounts: Vec::new(),
+    };
+    let outcome = sandbox.run(&spec)?;
+    let mut raw = read_capped(&out_path, COMPILE_LOG_MAX as u64 + 1)?;
+    raw.extend(read_capped(&err_path, COMPILE_LOG_MAX as u64 + 1)?);
+    let _ = std::fs::remove_dir_all(&logs);
+    let mut log = log_text(&raw, COMPILE_LOG_MAX);
+    let box_prefix = format!("{}/", build_dir.display());
+    log = log.replace(&box_prefix, "");
+    let failure = match (outcome.limit_hit, outcome.exit) {
+        (Some(LimitHit::CpuTime | LimitHit::WallTime), _) => Some("the compiler exceeded its time limit".to_owned()),
+        (Some(LimitHit::Memory), _) => Some("the compiler exceeded its memory limit".to_owned()),
+        (Some(LimitHit::Output), _) => Some("the compiler exceeded its output limit".to_owned()),
+        (Some(LimitHit::Processes), _) => Some("the compiler exceeded its process limit".to_owned()),
+        (None, ExitKind::Exited(0)) => None,
+        (None, ExitKind::Exited(code)) if log.trim().is_empty() => Some(format!("the compiler exited with code {code}")),
+        (None, ExitKind::Exited(_)) => Some(String::new()),
+        (None, ExitKind::Signaled(sig)) => Some(format!("the compiler was killed by signal {sig}")),
+    };
+    if let Some(reason) = failure {
+        if !reason.is_empty() {
+            log = if log.trim().is_empty() { reason } else { format!("{log}\n{reason}") };
+        }
+        return Ok(CompileOutcome::Failed { log });
+    }
+    if let Some(required) = &profile.required_output {
+        if !build_dir.join(required).is_file() {
+            log.push_str(&format!("\nthe build did not produce `{required}`"));
+            return Ok(CompileOutcome::Failed { log: log.trim_start().to_owned() });
+        }
+    }
+    let build = Build { dir: build_dir.to_owned(), language, profile, vars };
+    Ok(CompileOutcome::Built { build, log })
+}

@@ -1,0 +1,126 @@
+//! Putting files into a box: every name is checked to stay inside it.
+
+use crate::ScriptError;
+use std::path::{Component, Path, PathBuf};
+
+/// A host file to place into a box under a relative name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoxFile {
+    /// The relative path inside the box.
+    pub name: String,
+    /// The host file holding the content.
+    pub source: PathBuf,
+}
+
+/// The path of `name` under `dir`, or an error when the name is absolute or has `..`.
+pub fn join_inside(dir: &Path, name: &str) -> Result<PathBuf, ScriptError> {
+    let rel = Path::new(name);
+    let clean = !name.is_empty()
+        && !name.contains('\0')
+        && rel.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !clean {
+        return Err(ScriptError::BadName(name.to_owned()));
+    }
+    Ok(dir.join(rel))
+}
+
+/// Writes `bytes` to `dir/name`, creating parent directories.
+pub fn write_inside(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ScriptError> {
+    let path = join_inside(dir, name)?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| ScriptError::io("create", parent, e))?;
+    }
+    std::fs::write(&path, bytes).map_err(|e| ScriptError::io("write", &path, e))?;
+    Ok(path)
+}
+
+/// Copies each file into `dir` under its name.
+pub fn place_files(dir: &Path, files: &[BoxFile]) -> Result<(), ScriptError> {
+    for file in files {
+        let path = join_inside(dir, &file.name)?;
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| ScriptError::io("create", parent, e))?;
+        }
+        std::fs::copy(&file.source, &path).map_err(|e| ScriptError::io("copy", &file.source, e))?;
+    }
+    Ok(())
+}
+
+/// Copies a directory tree (regular files and directories only; links are skipped).
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), ScriptError> {
+    std::fs::create_dir_all(to).map_err(|e| ScriptError::io("create", to, e))?;
+    let entries = std::fs::read_dir(from).map_err(|e| ScriptError::io("read", from, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| ScriptError::io("read", from, e))?;
+        let kind = entry.file_type().map_err(|e| ScriptError::io("stat", entry.path(), e))?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target).map_err(|e| ScriptError::io("copy", entry.path(), e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Makes every directory under `dir` (and `dir`) writable by the box's user, so that compilers
+/// and programs can write into the directories the judge created (e.g. Java package dirs).
+pub fn open_up_dirs(dir: &Path) -> Result<(), ScriptError> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).map_err(|e| ScriptError::io("chmod", dir, e))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| ScriptError::io("read", dir, e))?;
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            open_up_dirs(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads at most `max` bytes of a host file the judge wrote (stdout/stderr captures).
+pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ScriptError> {
+    use std::io::Read;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(ScriptError::io("open", path, e)),
+    };
+    let mut out = Vec::new();
+    file.take(max).read_to_end(&mut out).map_err(|e| ScriptError::io("read", path, e))?;
+    Ok(out)
+}
+
+/// Text for a log: lossy UTF-8, cut to `max` bytes on a character boundary with a note.
+pub fn log_text(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if text.len() <= max {
+        return text.into_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n... ({} more bytes)", &text[..end], text.len() - end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_leave_the_box_are_refused() {
+        let dir = Path::new("/box");
+        for bad in ["/etc/passwd", "../x", "a/../../x", "", "a\0b"] {
+            assert!(join_inside(dir, bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(join_inside(dir, "cn/org/Main.java").unwrap(), Path::new("/box/cn/org/Main.java"));
+    }
+
+    #[test]
+    fn log_text_is_cut_on_a_char_boundary() {
+        let s = "é".repeat(10);
+        let cut = log_text(s.as_bytes(), 5);
+        assert!(cut.starts_with("éé"));
+        assert!(cut.contains("more bytes"));
+    }
+}

@@ -1,0 +1,100 @@
+//! Running a built program once, in a fresh box, on one test's input.
+
+use super::compile::Build;
+use super::files::{BoxFile, copy_tree, open_up_dirs, place_files};
+use crate::language::heap_mb_for;
+use crate::ScriptError;
+use std::path::{Path, PathBuf};
+use verdict_sandbox::{Sandbox, SandboxLimits, SandboxOutcome, SandboxSpec, StdioSpec};
+
+/// The limits of a test run, in the contract's units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RunLimits {
+    /// CPU time in milliseconds (`time_limit`).
+    pub time_ms: u64,
+    /// Wall time in milliseconds; `None` means 2 x time + 1 s (design #1).
+    pub wall_ms: Option<u64>,
+    /// Memory in KB (`memory_limit`), if set.
+    pub memory_kb: Option<u64>,
+    /// Output in KB (`file_limit`), if set.
+    pub output_kb: Option<u64>,
+    /// Processes and threads (`proc_limit`), if set.
+    pub processes: Option<u64>,
+}
+
+impl RunLimits {
+    /// The wall-clock limit: the one set, or 2 x the time limit + 1 s.
+    pub fn wall_ms(&self) -> u64 {
+        self.wall_ms.unwrap_or(self.time_ms.saturating_mul(2).saturating_add(1000))
+    }
+}
+
+/// One run of a built program.
+#[derive(Debug, Clone)]
+pub struct RunRequest<'a> {
+    /// The program.
+    pub build: &'a Build,
+    /// Arguments appended to the profile's run command.
+    pub args: &'a [String],
+    /// A host file fed as standard input.
+    pub stdin: Option<&'a Path>,
+    /// Input files placed into the box.
+    pub files: &'a [BoxFile],
+    /// The limits.
+    pub limits: RunLimits,
+}
+
+/// A finished run: the sandbox's outcome and where its outputs are.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// What happened and what it cost.
+    pub outcome: SandboxOutcome,
+    /// The box the program ran in (its written files are there).
+    pub box_dir: PathBuf,
+    /// The captured standard output.
+    pub stdout: PathBuf,
+    /// The captured standard error.
+    pub stderr: PathBuf,
+}
+
+/// Runs the program in a fresh box under `run_dir` (created; the caller removes it).
+pub fn run_program(sandbox: &Sandbox, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError> {
+    let box_dir = run_dir.join("box");
+    copy_tree(&request.build.dir, &box_dir)?;
+    place_files(&box_dir, request.files)?;
+    open_up_dirs(&box_dir)?;
+    let (stdout, stderr) = (run_dir.join("stdout"), run_dir.join("stderr"));
+    let profile = &request.build.profile;
+    let mut vars = request.build.vars.clone();
+    vars.memory_mb = request.limits.memory_kb.map(|kb| kb / 1024);
+    vars.heap_mb = heap_mb_for(request.limits.memory_kb, profile.default_heap_mb);
+    let mut argv = vars.expand(&profile.run);
+    argv.extend(request.args.iter().cloned());
+    let spec = SandboxSpec {
+        program: PathBuf::from(&argv[0]),
+        args: argv[1..].iter().map(Into::into).collect(),
+        env: profile.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        box_dir: box_dir.clone(),
+        stdin: request.stdin.map_or(StdioSpec::Null, |p| StdioSpec::File(p.to_owned())),
+        stdout: StdioSpec::File(stdout.clone()),
+        stderr: StdioSpec::File(stderr.clone()),
+        limits: sandbox_limits(&request.limits, profile.extra_processes),
+        read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
+        writable_mounts: Vec::new(),
+    };
+    let outcome = sandbox.run(&spec)?;
+    Ok(RunOutput { outcome, box_dir, stdout, stderr })
+}
+
+/// The sandbox limits for a test run: CPU = time limit, wall per design #1, memory and output as given.
+pub fn sandbox_limits(limits: &RunLimits, extra_processes: u32) -> SandboxLimits {
+    SandboxLimits {
+        cpu_time_ms: Some(limits.time_ms),
+        wall_time_ms: Some(limits.wall_ms()),
+        memory_kb: limits.memory_kb,
+        output_bytes: limits.output_kb.map(|kb| kb.saturating_mul(1024)),
+        processes: limits.processes.map(|p| u32::try_from(p).unwrap_or(u32::MAX).saturating_add(extra_processes)),
+        open_files: Some(256),
+        stack_kb: None,
+    }
+}
