@@ -33,9 +33,9 @@
 //! announced by `[==========] Running N tests` that never started count as failed too
 //! (they cannot be named from the console, so `report` lists only the ones seen).
 
+use crate::ReportError;
 use crate::paths::strip_box_prefix;
 use crate::xml::{Element, Item, Stream};
-use crate::ReportError;
 use std::path::Path;
 use verdict_contracts::{GoogleTestFailureCase, GoogleTestReport};
 
@@ -87,7 +87,10 @@ fn count_case(case: &Element, report: &mut GoogleTestReport) -> Result<(), Repor
         .children
         .iter()
         .filter(|c| c.name == "failure" || c.name == "error")
-        .map(|f| f.attr("message").map_or_else(|| f.text.clone(), str::to_owned))
+        .map(|f| {
+            f.attr("message")
+                .map_or_else(|| f.text.clone(), str::to_owned)
+        })
         .collect();
     if !failures.is_empty() {
         bump(&mut report.error_cases)?;
@@ -115,6 +118,9 @@ pub fn parse_gtest_stdout(stdout: &str) -> GoogleTestReport {
     let mut announced: Option<u32> = None;
     let mut started: u32 = 0;
     let mut current: Option<(String, Vec<&str>)> = None;
+    // gtest prints "[ DISABLED ] name" only for disabled tests of suites that run, and
+    // "YOU HAVE N DISABLED TESTS" (all of them) at the end of a complete run.
+    let (mut disabled_seen, mut disabled_announced) = (0u32, 0u32);
     for raw in stdout.lines() {
         let line = raw.trim_end_matches('\r');
         if let Some(rest) = line.strip_prefix("[==========] Running ") {
@@ -143,7 +149,9 @@ pub fn parse_gtest_stdout(stdout: &str) -> GoogleTestReport {
                 report.disabled_cases = report.disabled_cases.saturating_add(1);
             }
         } else if line.starts_with("[ DISABLED ] ") {
-            report.disabled_cases = report.disabled_cases.saturating_add(1);
+            disabled_seen = disabled_seen.saturating_add(1);
+        } else if let Some(n) = disabled_total(line) {
+            disabled_announced = n;
         } else if let Some((_, output)) = current.as_mut() {
             output.push(line);
         }
@@ -157,11 +165,23 @@ pub fn parse_gtest_stdout(stdout: &str) -> GoogleTestReport {
         push_failure(&mut report, &name, None, &output, &note);
     }
     report.error_cases = report.error_cases.saturating_add(unstarted);
+    report.disabled_cases = report
+        .disabled_cases
+        .saturating_add(disabled_seen.max(disabled_announced));
     report.total_cases = report
         .pass_cases
         .saturating_add(report.error_cases)
         .saturating_add(report.disabled_cases);
     report
+}
+
+/// N from the closing line `  YOU HAVE N DISABLED TESTS` (or `TEST`).
+fn disabled_total(line: &str) -> Option<u32> {
+    let rest = line.trim().strip_prefix("YOU HAVE ")?;
+    let (n, tail) = rest.split_once(' ')?;
+    tail.starts_with("DISABLED TEST")
+        .then(|| n.parse().ok())
+        .flatten()
 }
 
 /// Whether a result line (`Suite.case, where ... (N ms)`) closes the running test.
@@ -182,7 +202,13 @@ fn param_of(rest: &str) -> Option<String> {
     Some(param.to_owned())
 }
 
-fn push_failure(report: &mut GoogleTestReport, full: &str, param: Option<String>, output: &[&str], note: &str) {
+fn push_failure(
+    report: &mut GoogleTestReport,
+    full: &str,
+    param: Option<String>,
+    output: &[&str],
+    note: &str,
+) {
     let (suite, case) = full.split_once('.').unwrap_or((full, ""));
     let mut lines: Vec<String> = output
         .iter()
@@ -218,7 +244,10 @@ boom]]></failure>
     #[test]
     fn failure_message_comes_from_the_attribute() {
         let r = parse_gtest_xml(ONE).unwrap();
-        assert_eq!((r.total_cases, r.pass_cases, r.error_cases, r.disabled_cases), (1, 0, 1, 0));
+        assert_eq!(
+            (r.total_cases, r.pass_cases, r.error_cases, r.disabled_cases),
+            (1, 0, 1, 0)
+        );
         assert_eq!(r.report[0].message, "t.cpp:3\nboom");
         assert_eq!(r.report[0].param, None);
     }
@@ -227,7 +256,10 @@ boom]]></failure>
     fn truncated_report_is_an_error() {
         for cut in [20, 60, 120, 200, ONE.len() - 14] {
             let err = parse_gtest_xml(&ONE[..cut]).unwrap_err();
-            assert!(matches!(err, ReportError::Truncated { .. } | ReportError::Xml { .. }), "{cut}: {err}");
+            assert!(
+                matches!(err, ReportError::Truncated { .. } | ReportError::Xml { .. }),
+                "{cut}: {err}"
+            );
         }
     }
 
@@ -242,10 +274,22 @@ boom]]></failure>
 
     #[test]
     fn not_gtest_xml_is_rejected() {
-        assert!(matches!(parse_gtest_xml(""), Err(ReportError::WrongRoot { .. })));
-        assert!(matches!(parse_gtest_xml("<valgrindoutput/>"), Err(ReportError::WrongRoot { .. })));
-        assert!(matches!(parse_gtest_xml("not xml at all"), Err(ReportError::WrongRoot { .. })));
-        assert!(matches!(parse_gtest_xml("<testsuites><a></b></testsuites>"), Err(ReportError::Xml { .. })));
+        assert!(matches!(
+            parse_gtest_xml(""),
+            Err(ReportError::WrongRoot { .. })
+        ));
+        assert!(matches!(
+            parse_gtest_xml("<valgrindoutput/>"),
+            Err(ReportError::WrongRoot { .. })
+        ));
+        assert!(matches!(
+            parse_gtest_xml("not xml at all"),
+            Err(ReportError::WrongRoot { .. })
+        ));
+        assert!(matches!(
+            parse_gtest_xml("<testsuites><a></b></testsuites>"),
+            Err(ReportError::Xml { .. })
+        ));
     }
 
     #[test]
@@ -268,9 +312,12 @@ boom]]></failure>
                    [ RUN      ] P/A.c/1\nx.cpp:4: Failure\nbad\n\
                    [  FAILED  ] P/A.c/1, where GetParam() = 1 (0 ms)\n\
                    [ DISABLED ] A.DISABLED_d\n\
-                   [  FAILED  ] P/A.c/1, where GetParam() = 1\n";
+                   [  FAILED  ] P/A.c/1, where GetParam() = 1\n\n  YOU HAVE 1 DISABLED TEST\n";
         let r = parse_gtest_stdout(out);
-        assert_eq!((r.total_cases, r.pass_cases, r.error_cases, r.disabled_cases), (3, 1, 1, 1));
+        assert_eq!(
+            (r.total_cases, r.pass_cases, r.error_cases, r.disabled_cases),
+            (3, 1, 1, 1)
+        );
         assert_eq!(r.report[0].suite, "P/A");
         assert_eq!(r.report[0].case, "c/1");
         assert_eq!(r.report[0].param.as_deref(), Some("1"));

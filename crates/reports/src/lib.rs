@@ -56,11 +56,11 @@ pub use gtest::{parse_gtest_stdout, parse_gtest_xml, parse_gtest_xml_in_box};
 pub use paths::relative_to_box;
 pub use score::{gtest_score, memory_score, static_score};
 pub use static_analysis::{
-    CLANG_TIDY_URL, CPPCHECK_URL, StaticTool, build_static_report, clang_tidy_priority, cppcheck_priority,
-    parse_clang_tidy, parse_cppcheck_xml,
+    CLANG_TIDY_URL, CPPCHECK_URL, StaticTool, build_static_report, clang_tidy_priority,
+    cppcheck_priority, parse_clang_tidy, parse_cppcheck_xml,
 };
 pub use valgrind::parse_valgrind_xml;
 pub use verdict_contracts::{
-    GoogleTestFailureCase, GoogleTestReport, MemoryError, MemoryReport, PriorityCount, Score, StackFrame,
-    StaticReport, StaticSummary, Violation,
+    GoogleTestFailureCase, GoogleTestReport, MemoryError, MemoryReport, PriorityCount, Score,
+    StackFrame, StaticReport, StaticSummary, Violation,
 };

@@ -42,7 +42,10 @@ mod tests {
     #[test]
     fn outside_the_box_is_kept() {
         let b = Path::new("/tmp/box");
-        assert_eq!(relative_to_box("/usr/include/stdio.h", b), "/usr/include/stdio.h");
+        assert_eq!(
+            relative_to_box("/usr/include/stdio.h", b),
+            "/usr/include/stdio.h"
+        );
         assert_eq!(relative_to_box("/tmp/boxer/a.cpp", b), "/tmp/boxer/a.cpp");
     }
 

@@ -37,7 +37,10 @@ fn tenths(deducted: u32) -> Score {
     match 10u32.saturating_sub(deducted) {
         10 => Score::FULL,
         0 => Score::ZERO,
-        n => Score { numerator: n, denominator: 10 },
+        n => Score {
+            numerator: n,
+            denominator: 10,
+        },
     }
 }
 
@@ -56,7 +59,13 @@ mod tests {
 
     #[test]
     fn gtest_score_is_passed_over_total() {
-        let r = GoogleTestReport { total_cases: 20, pass_cases: 1, error_cases: 18, disabled_cases: 1, report: vec![] };
+        let r = GoogleTestReport {
+            total_cases: 20,
+            pass_cases: 1,
+            error_cases: 18,
+            disabled_cases: 1,
+            report: vec![],
+        };
         assert_eq!(gtest_score(&r).to_string(), "1/20");
         assert_eq!(gtest_score(&GoogleTestReport::default()).to_string(), "0/1");
     }

@@ -34,9 +34,9 @@
 //! repeated for each translation unit that includes it) are kept once, and findings are
 //! sorted by path, line and column.
 
+use crate::ReportError;
 use crate::paths::relative_to_box;
 use crate::xml::{Element, Item, Stream, number};
-use crate::ReportError;
 use std::collections::BTreeSet;
 use std::path::Path;
 use verdict_contracts::{PriorityCount, StaticReport, StaticSummary, Violation};
@@ -110,7 +110,9 @@ fn cppcheck_violation(error: &Element, box_dir: &Path) -> Result<Option<Violatio
         .or_else(|| error.attr("file0"))
         .unwrap_or_default();
     let position = |name: &str| -> Result<u32, ReportError> {
-        location.and_then(|l| l.attr(name)).map_or(Ok(0), |v| number(v, CPPCHECK, "location"))
+        location
+            .and_then(|l| l.attr(name))
+            .map_or(Ok(0), |v| number(v, CPPCHECK, "location"))
     };
     let line = position("line")?;
     let column = position("column")?;
@@ -130,7 +132,10 @@ fn cppcheck_violation(error: &Element, box_dir: &Path) -> Result<Option<Violatio
 /// Parses clang-tidy's console output (`file:line:col: warning: message [check]`) into
 /// violations; notes, source excerpts and summary lines are skipped.
 pub fn parse_clang_tidy(text: &str, box_dir: &Path) -> Vec<Violation> {
-    let violations = text.lines().filter_map(|line| clang_tidy_line(line.trim_end_matches('\r'), box_dir)).collect();
+    let violations = text
+        .lines()
+        .filter_map(|line| clang_tidy_line(line.trim_end_matches('\r'), box_dir))
+        .collect();
     tidy_up(violations)
 }
 
@@ -139,15 +144,25 @@ pub fn clang_tidy_priority(check: &str, severity: &str) -> u8 {
     if severity != "warning" {
         return 1;
     }
-    if ["clang-analyzer-core.", "clang-analyzer-cplusplus.", "clang-analyzer-unix."]
-        .iter()
-        .any(|p| check.starts_with(p))
+    if [
+        "clang-analyzer-core.",
+        "clang-analyzer-cplusplus.",
+        "clang-analyzer-unix.",
+    ]
+    .iter()
+    .any(|p| check.starts_with(p))
     {
         return 1;
     }
-    if ["clang-analyzer-", "bugprone-", "cert-", "cppcoreguidelines-", "clang-diagnostic-"]
-        .iter()
-        .any(|p| check.starts_with(p))
+    if [
+        "clang-analyzer-",
+        "bugprone-",
+        "cert-",
+        "cppcoreguidelines-",
+        "clang-diagnostic-",
+    ]
+    .iter()
+    .any(|p| check.starts_with(p))
     {
         return 2;
     }
@@ -157,7 +172,10 @@ pub fn clang_tidy_priority(check: &str, severity: &str) -> u8 {
 fn clang_tidy_line(line: &str, box_dir: &Path) -> Option<Violation> {
     let (head, severity, rest) = [": warning: ", ": error: ", ": fatal error: "]
         .iter()
-        .find_map(|marker| line.split_once(marker).map(|(h, r)| (h, marker.trim_matches([':', ' ']), r)))?;
+        .find_map(|marker| {
+            line.split_once(marker)
+                .map(|(h, r)| (h, marker.trim_matches([':', ' ']), r))
+        })?;
     // head is "path:line:col"; the path itself may contain ':'.
     let (path_line, column) = head.rsplit_once(':')?;
     let (path, line_no) = path_line.rsplit_once(':')?;
@@ -170,12 +188,18 @@ fn clang_tidy_line(line: &str, box_dir: &Path) -> Option<Violation> {
             let check = check.split(',').next().unwrap_or(check);
             (message, check.to_owned())
         }
-        _ => (rest, format!("clang-diagnostic-{}", severity.replace(' ', "-"))),
+        _ => (
+            rest,
+            format!("clang-diagnostic-{}", severity.replace(' ', "-")),
+        ),
     };
     let category = ["clang-analyzer", "clang-diagnostic"]
         .iter()
         .find(|p| check.starts_with(*p))
-        .map_or_else(|| check.split('-').next().unwrap_or_default().to_owned(), |p| (*p).to_owned());
+        .map_or_else(
+            || check.split('-').next().unwrap_or_default().to_owned(),
+            |p| (*p).to_owned(),
+        );
     Some(Violation {
         path: relative_to_box(path, box_dir),
         priority: clang_tidy_priority(&check, severity),
@@ -194,10 +218,23 @@ fn tidy_up(violations: Vec<Violation>) -> Vec<Violation> {
     let mut seen = BTreeSet::new();
     let mut kept: Vec<Violation> = violations
         .into_iter()
-        .filter(|v| seen.insert((v.path.clone(), v.start_line, v.start_column, v.rule.clone(), v.message.clone())))
+        .filter(|v| {
+            seen.insert((
+                v.path.clone(),
+                v.start_line,
+                v.start_column,
+                v.rule.clone(),
+                v.message.clone(),
+            ))
+        })
         .collect();
     kept.sort_by(|a, b| {
-        (&a.path, a.start_line, a.start_column, &a.rule).cmp(&(&b.path, b.start_line, b.start_column, &b.rule))
+        (&a.path, a.start_line, a.start_column, &a.rule).cmp(&(
+            &b.path,
+            b.start_line,
+            b.start_column,
+            &b.rule,
+        ))
     });
     kept
 }
@@ -223,7 +260,10 @@ pub fn build_static_report(
     let violations = tidy_up(violations);
     let count = |p: u8| {
         let n = violations.iter().filter(|v| v.priority == p).count();
-        PriorityCount { number: u32::try_from(n).unwrap_or(u32::MAX), priority: p }
+        PriorityCount {
+            number: u32::try_from(n).unwrap_or(u32::MAX),
+            priority: p,
+        }
     };
     let files: BTreeSet<&str> = violations.iter().map(|v| v.path.as_str()).collect();
     let with_violations = u32::try_from(files.len()).unwrap_or(u32::MAX);
@@ -259,13 +299,22 @@ mod tests {
         assert_eq!(v[0].message, "x is [y] bad");
         assert_eq!(v[0].rule, "bugprone-foo");
         assert_eq!((v[0].priority, v[0].category.as_str()), (2, "bugprone"));
-        assert_eq!((v[1].rule.as_str(), v[1].priority, v[1].start_line), ("clang-diagnostic-error", 1, 1));
-        assert_eq!((v[2].rule.as_str(), v[2].message.as_str()), ("clang-diagnostic-error", "no brackets"));
+        assert_eq!(
+            (v[1].rule.as_str(), v[1].priority, v[1].start_line),
+            ("clang-diagnostic-error", 1, 1)
+        );
+        assert_eq!(
+            (v[2].rule.as_str(), v[2].message.as_str()),
+            ("clang-diagnostic-error", "no brackets")
+        );
     }
 
     #[test]
     fn clang_tidy_garbage_is_ignored() {
-        assert!(parse_clang_tidy("a:b:c: warning: x [y]\n: warning: \n\u{0}", Path::new("/")).is_empty());
+        assert!(
+            parse_clang_tidy("a:b:c: warning: x [y]\n: warning: \n\u{0}", Path::new("/"))
+                .is_empty()
+        );
     }
 
     #[test]
@@ -274,12 +323,27 @@ mod tests {
         assert_eq!(cppcheck_priority("virtualDestructor", "error"), Some(2));
         assert_eq!(cppcheck_priority("uninitvar", "warning"), Some(2));
         assert_eq!(cppcheck_priority("passedByValue", "performance"), Some(3));
-        assert_eq!(cppcheck_priority("missingIncludeSystem", "information"), None);
+        assert_eq!(
+            cppcheck_priority("missingIncludeSystem", "information"),
+            None
+        );
         assert_eq!(cppcheck_priority("syntaxError", "error"), None);
-        assert_eq!(clang_tidy_priority("clang-analyzer-core.NullDereference", "warning"), 1);
-        assert_eq!(clang_tidy_priority("clang-analyzer-security.insecureAPI.strcpy", "warning"), 2);
-        assert_eq!(clang_tidy_priority("cppcoreguidelines-virtual-class-destructor", "warning"), 2);
-        assert_eq!(clang_tidy_priority("performance-unnecessary-value-param", "warning"), 3);
+        assert_eq!(
+            clang_tidy_priority("clang-analyzer-core.NullDereference", "warning"),
+            1
+        );
+        assert_eq!(
+            clang_tidy_priority("clang-analyzer-security.insecureAPI.strcpy", "warning"),
+            2
+        );
+        assert_eq!(
+            clang_tidy_priority("cppcoreguidelines-virtual-class-destructor", "warning"),
+            2
+        );
+        assert_eq!(
+            clang_tidy_priority("performance-unnecessary-value-param", "warning"),
+            3
+        );
         assert_eq!(clang_tidy_priority("readability-x", "error"), 1);
     }
 
@@ -290,15 +354,25 @@ mod tests {
         assert!(parse_cppcheck_xml("<results><errors>", b).is_err());
         assert!(parse_cppcheck_xml("Checking a.cpp ...", b).is_err());
         let bad_line = "<results><errors><error id=\"x\" severity=\"error\" msg=\"m\"><location file=\"a\" line=\"z\" column=\"1\"/></error></errors></results>";
-        assert!(matches!(parse_cppcheck_xml(bad_line, b), Err(ReportError::BadValue { .. })));
+        assert!(matches!(
+            parse_cppcheck_xml(bad_line, b),
+            Err(ReportError::BadValue { .. })
+        ));
     }
 
     #[test]
     fn summary_lists_all_three_priorities() {
-        let tool = StaticTool { url: CPPCHECK_URL.into(), version: "cppcheck 2.10".into() };
+        let tool = StaticTool {
+            url: CPPCHECK_URL.into(),
+            version: "cppcheck 2.10".into(),
+        };
         let r = build_static_report(Vec::new(), 2, &tool, 7);
-        let counts: Vec<(u32, u8)> =
-            r.summary.number_of_violations_with_priority.iter().map(|c| (c.number, c.priority)).collect();
+        let counts: Vec<(u32, u8)> = r
+            .summary
+            .number_of_violations_with_priority
+            .iter()
+            .map(|c| (c.number, c.priority))
+            .collect();
         assert_eq!(counts, [(0, 1), (0, 2), (0, 3)]);
         assert_eq!(r.summary.number_of_files_with_violations, 0);
         assert_eq!(r.timestamp, 7);

@@ -19,9 +19,9 @@
 //! A document that stops before `</valgrindoutput>` (valgrind killed at a limit) is
 //! [`ReportError::Truncated`].
 
+use crate::ReportError;
 use crate::paths::relative_to_box;
 use crate::xml::{Element, Item, Stream, number};
-use crate::ReportError;
 use std::path::Path;
 use verdict_contracts::{MemoryError, MemoryReport, StackFrame};
 
@@ -31,7 +31,10 @@ const TOOL: &str = "valgrind";
 pub fn parse_valgrind_xml(xml: &str, box_dir: &Path) -> Result<MemoryReport, ReportError> {
     let mut stream = Stream::new(xml, TOOL);
     stream.expect_root("valgrindoutput")?;
-    let mut report = MemoryReport { tool: TOOL.to_owned(), ..MemoryReport::default() };
+    let mut report = MemoryReport {
+        tool: TOOL.to_owned(),
+        ..MemoryReport::default()
+    };
     loop {
         match stream.next_item()? {
             // Only top-level children of <valgrindoutput> (depth 2 once opened).
@@ -46,7 +49,10 @@ pub fn parse_valgrind_xml(xml: &str, box_dir: &Path) -> Result<MemoryReport, Rep
                 }
                 "preamble" => {
                     let preamble = stream.subtree(element, empty)?;
-                    if let Some(version) = preamble.children_named("line").find_map(|l| version_of(&l.text)) {
+                    if let Some(version) = preamble
+                        .children_named("line")
+                        .find_map(|l| version_of(&l.text))
+                    {
                         report.tool = version;
                     }
                 }
@@ -74,7 +80,11 @@ fn version_of(line: &str) -> Option<String> {
 }
 
 fn memory_error(error: &Element, box_dir: &Path) -> Result<MemoryError, ReportError> {
-    let kind = error.child_text("kind").unwrap_or_default().trim().to_owned();
+    let kind = error
+        .child_text("kind")
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
     let xwhat = error.child("xwhat");
     let mut what = error
         .child_text("what")
@@ -93,7 +103,10 @@ fn memory_error(error: &Element, box_dir: &Path) -> Result<MemoryError, ReportEr
             .transpose()
     };
     let stack = match error.child("stack") {
-        Some(stack) => stack.children_named("frame").map(|f| frame(f, box_dir)).collect::<Result<_, _>>()?,
+        Some(stack) => stack
+            .children_named("frame")
+            .map(|f| frame(f, box_dir))
+            .collect::<Result<_, _>>()?,
         None => Vec::new(),
     };
     Ok(MemoryError {
@@ -106,12 +119,20 @@ fn memory_error(error: &Element, box_dir: &Path) -> Result<MemoryError, ReportEr
 }
 
 fn frame(frame: &Element, box_dir: &Path) -> Result<StackFrame, ReportError> {
-    let text = |name: &str| frame.child_text(name).map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+    let text = |name: &str| {
+        frame
+            .child_text(name)
+            .map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty())
+    };
     let file = text("file").map(|file| match text("dir") {
         Some(dir) if !file.starts_with('/') => relative_to_box(&format!("{dir}/{file}"), box_dir),
         _ => relative_to_box(&file, box_dir),
     });
-    let line = frame.child_text("line").map(|l| number(l, TOOL, "line number")).transpose()?;
+    let line = frame
+        .child_text("line")
+        .map(|l| number(l, TOOL, "line number"))
+        .transpose()?;
     Ok(StackFrame {
         function: text("fn"),
         file,
@@ -148,7 +169,10 @@ mod tests {
     fn every_prefix_is_an_error_not_a_panic() {
         let end = DOC.trim_end().len();
         for cut in 0..end {
-            assert!(parse_valgrind_xml(&DOC[..cut], Path::new("/b")).is_err(), "{cut}");
+            assert!(
+                parse_valgrind_xml(&DOC[..cut], Path::new("/b")).is_err(),
+                "{cut}"
+            );
         }
         assert!(parse_valgrind_xml(&DOC[..end], Path::new("/b")).is_ok());
     }
@@ -156,11 +180,17 @@ mod tests {
     #[test]
     fn bad_numbers_are_errors() {
         let doc = DOC.replace("<line>4</line>", "<line>four</line>");
-        assert!(matches!(parse_valgrind_xml(&doc, Path::new("/b")), Err(ReportError::BadValue { .. })));
+        assert!(matches!(
+            parse_valgrind_xml(&doc, Path::new("/b")),
+            Err(ReportError::BadValue { .. })
+        ));
     }
 
     #[test]
     fn gtest_xml_is_not_valgrind_xml() {
-        assert!(matches!(parse_valgrind_xml("<testsuites/>", Path::new("/b")), Err(ReportError::WrongRoot { .. })));
+        assert!(matches!(
+            parse_valgrind_xml("<testsuites/>", Path::new("/b")),
+            Err(ReportError::WrongRoot { .. })
+        ));
     }
 }

@@ -22,7 +22,10 @@ pub(crate) struct Element {
 impl Element {
     /// The value of attribute `key`.
     pub fn attr(&self, key: &str) -> Option<&str> {
-        self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The first child named `name`.
@@ -66,7 +69,12 @@ impl<'a> Stream<'a> {
     pub fn new(xml: &'a str, tool: &'static str) -> Self {
         let mut reader = Reader::from_str(xml);
         reader.config_mut().check_end_names = true;
-        Stream { reader, tool, open: Vec::new(), seen_root: false }
+        Stream {
+            reader,
+            tool,
+            open: Vec::new(),
+            seen_root: false,
+        }
     }
 
     /// How many elements are open.
@@ -75,7 +83,11 @@ impl<'a> Stream<'a> {
     }
 
     fn xml_error(&self, source: quick_xml::Error) -> ReportError {
-        ReportError::Xml { tool: self.tool, position: self.reader.error_position(), source }
+        ReportError::Xml {
+            tool: self.tool,
+            position: self.reader.error_position(),
+            source,
+        }
     }
 
     fn element(&self, start: &BytesStart<'_>) -> Result<Element, ReportError> {
@@ -90,7 +102,12 @@ impl<'a> Stream<'a> {
                 .into_owned();
             attrs.push((key, value));
         }
-        Ok(Element { name, attrs, children: Vec::new(), text: String::new() })
+        Ok(Element {
+            name,
+            attrs,
+            children: Vec::new(),
+            text: String::new(),
+        })
     }
 
     /// The next item of the document.
@@ -102,12 +119,18 @@ impl<'a> Stream<'a> {
                     let element = self.element(&start)?;
                     self.open.push(element.name.clone());
                     self.seen_root = true;
-                    return Ok(Item::Open { element, empty: false });
+                    return Ok(Item::Open {
+                        element,
+                        empty: false,
+                    });
                 }
                 Event::Empty(start) => {
                     let element = self.element(&start)?;
                     self.seen_root = true;
-                    return Ok(Item::Open { element, empty: true });
+                    return Ok(Item::Open {
+                        element,
+                        empty: true,
+                    });
                 }
                 Event::End(_) => {
                     self.open.pop();
@@ -116,7 +139,10 @@ impl<'a> Stream<'a> {
                 Event::Text(text) => return Ok(Item::Text(text.xml10_content().into_owned())),
                 Event::CData(data) => return Ok(Item::Text(data.xml10_content().into_owned())),
                 Event::GeneralRef(reference) => {
-                    let resolved = match reference.resolve_char_ref().map_err(|e| self.xml_error(e))? {
+                    let resolved = match reference
+                        .resolve_char_ref()
+                        .map_err(|e| self.xml_error(e))?
+                    {
                         Some(c) => c.to_string(),
                         None => {
                             let name = reference.xml10_content();
@@ -136,10 +162,16 @@ impl<'a> Stream<'a> {
                 }
                 Event::Eof => {
                     if let Some(element) = self.open.last() {
-                        return Err(ReportError::Truncated { tool: self.tool, element: element.clone() });
+                        return Err(ReportError::Truncated {
+                            tool: self.tool,
+                            element: element.clone(),
+                        });
                     }
                     if !self.seen_root {
-                        return Err(ReportError::Truncated { tool: self.tool, element: "document".into() });
+                        return Err(ReportError::Truncated {
+                            tool: self.tool,
+                            element: "document".into(),
+                        });
                     }
                     return Ok(Item::End);
                 }
@@ -156,14 +188,20 @@ impl<'a> Stream<'a> {
         }
         loop {
             match self.next_item()? {
-                Item::Open { element: child, empty } => {
+                Item::Open {
+                    element: child,
+                    empty,
+                } => {
                     let child = self.subtree(child, empty)?;
                     element.children.push(child);
                 }
                 Item::Text(text) => element.text.push_str(&text),
                 Item::Close => return Ok(element),
                 Item::End => {
-                    return Err(ReportError::Truncated { tool: self.tool, element: element.name });
+                    return Err(ReportError::Truncated {
+                        tool: self.tool,
+                        element: element.name,
+                    });
                 }
             }
         }
@@ -210,7 +248,11 @@ pub(crate) fn number<T: std::str::FromStr>(
     tool: &'static str,
     what: &'static str,
 ) -> Result<T, ReportError> {
-    value.trim().parse().map_err(|_| ReportError::BadValue { tool, what, value: value.to_owned() })
+    value.trim().parse().map_err(|_| ReportError::BadValue {
+        tool,
+        what,
+        value: value.to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -236,7 +278,10 @@ mod tests {
     #[test]
     fn unclosed_root_is_truncated() {
         let err = root("<a><b>text</b>").unwrap_err();
-        assert!(matches!(err, ReportError::Truncated { ref element, .. } if element == "a"), "{err}");
+        assert!(
+            matches!(err, ReportError::Truncated { ref element, .. } if element == "a"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -254,10 +299,19 @@ mod tests {
     #[test]
     fn wrong_or_missing_root_is_reported() {
         let mut s = Stream::new("<b/>", "test");
-        assert!(matches!(s.expect_root("a"), Err(ReportError::WrongRoot { .. })));
+        assert!(matches!(
+            s.expect_root("a"),
+            Err(ReportError::WrongRoot { .. })
+        ));
         let mut s = Stream::new("", "test");
-        assert!(matches!(s.expect_root("a"), Err(ReportError::WrongRoot { .. })));
+        assert!(matches!(
+            s.expect_root("a"),
+            Err(ReportError::WrongRoot { .. })
+        ));
         let mut s = Stream::new("   ", "test");
-        assert!(matches!(s.expect_root("a"), Err(ReportError::WrongRoot { .. })));
+        assert!(matches!(
+            s.expect_root("a"),
+            Err(ReportError::WrongRoot { .. })
+        ));
     }
 }
