@@ -118,7 +118,9 @@ impl BuiltinComparator {
             }
             (None, Some(line)) if self == Self::DiffAll => CompareOutcome::new(
                 CompareVerdict::PresentationError,
-                format!("output differs from the answer only in white space or blank lines, first at line {line}"),
+                format!(
+                    "output differs from the answer only in white space or blank lines, first at line {line}"
+                ),
             ),
             (None, _) => CompareOutcome::new(CompareVerdict::Accepted, ""),
         }
@@ -170,9 +172,17 @@ mod tests {
     fn check(kind: BuiltinComparator, output: &[u8], answer: &[u8]) -> CompareOutcome {
         let first = kind.compare_bytes_chunked(output, answer, CHUNKS[0]);
         for chunk in CHUNKS {
-            assert_eq!(kind.compare_bytes_chunked(output, answer, chunk), first, "chunk {chunk}");
+            assert_eq!(
+                kind.compare_bytes_chunked(output, answer, chunk),
+                first,
+                "chunk {chunk}"
+            );
             let streamed = kind.run_readers(output, answer, chunk);
-            assert_eq!(streamed.ok().as_ref(), Some(&first), "reader, chunk {chunk}");
+            assert_eq!(
+                streamed.ok().as_ref(),
+                Some(&first),
+                "reader, chunk {chunk}"
+            );
         }
         assert!(first.message.len() <= MESSAGE_LIMIT);
         first
@@ -342,7 +352,11 @@ mod tests {
     fn presentation_error_message_names_the_first_layout_difference() {
         let outcome = check(DiffAll, b"1\n2 \n3\n", b"1\n2\n3\n");
         assert_eq!(outcome.verdict, PE);
-        assert!(outcome.message.ends_with("first at line 2"), "{}", outcome.message);
+        assert!(
+            outcome.message.ends_with("first at line 2"),
+            "{}",
+            outcome.message
+        );
         assert_eq!(check(DiffIgnSpace, b"1\n2 \n3\n", b"1\n2\n3\n").message, "");
     }
 
@@ -366,7 +380,10 @@ mod tests {
     #[test]
     fn script_names_round_trip() {
         for kind in [DiffAll, DiffIgnSpace] {
-            assert_eq!(BuiltinComparator::from_script(kind.script_name()), Some(kind));
+            assert_eq!(
+                BuiltinComparator::from_script(kind.script_name()),
+                Some(kind)
+            );
         }
         assert_eq!(BuiltinComparator::from_script("gtest"), None);
     }

@@ -51,7 +51,9 @@ pub enum ComparatorExit {
 }
 
 /// Picks testlib when any source `#include`s `testlib.h`, else judge-system.
-pub fn detect_protocol<N: AsRef<str>, T: AsRef<str>>(source_files: &[(N, T)]) -> ComparatorProtocol {
+pub fn detect_protocol<N: AsRef<str>, T: AsRef<str>>(
+    source_files: &[(N, T)],
+) -> ComparatorProtocol {
     let includes_testlib = source_files
         .iter()
         .any(|(_, text)| text.as_ref().lines().any(includes_testlib_h));
@@ -191,7 +193,9 @@ fn exit_code(exit: &ComparatorExit) -> Result<i32, CompareOutcome> {
 fn parse_score(bytes: &[u8]) -> Result<CompareVerdict, String> {
     let malformed = || {
         let shown = super::verdict::escape_bytes(&bytes[..bytes.len().min(64)]);
-        format!("malformed score.txt \"{shown}\" (expected \"numerator denominator\" with 0 <= numerator <= denominator, denominator > 0)")
+        format!(
+            "malformed score.txt \"{shown}\" (expected \"numerator denominator\" with 0 <= numerator <= denominator, denominator > 0)"
+        )
     };
     let text = std::str::from_utf8(bytes).map_err(|_| malformed())?;
     let mut fields = text.split_ascii_whitespace();
@@ -235,7 +239,9 @@ fn parse_points(message: &str) -> Result<CompareVerdict, String> {
         .lines()
         .find_map(|line| line.trim_start().strip_prefix("points "))
         .and_then(|rest| rest.split_ascii_whitespace().next())
-        .ok_or_else(|| format!("checker exited 7 (points) without a \"points X\" message: {message}"))?;
+        .ok_or_else(|| {
+            format!("checker exited 7 (points) without a \"points X\" message: {message}")
+        })?;
     let bad = || format!("checker gave invalid points \"{value}\" (expected X in [0, 1] or N/D)");
     if let Some((n, d)) = value.split_once('/') {
         if let (Ok(n), Ok(d)) = (n.parse::<u64>(), d.parse::<u64>()) {
@@ -244,12 +250,16 @@ fn parse_points(message: &str) -> Result<CompareVerdict, String> {
         let (Ok(n), Ok(d)) = (n.parse::<f64>(), d.parse::<f64>()) else {
             return Err(bad());
         };
-        if !(d > 0.0) {
+        if d.is_nan() || d <= 0.0 {
             return Err(bad());
         }
         return ratio_verdict(n / d).ok_or_else(bad);
     }
-    value.parse::<f64>().ok().and_then(ratio_verdict).ok_or_else(bad)
+    value
+        .parse::<f64>()
+        .ok()
+        .and_then(ratio_verdict)
+        .ok_or_else(bad)
 }
 
 /// A ratio in `[0, 1]` as thousandths, reduced; strictly partial ratios stay strictly partial.
@@ -272,4 +282,239 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
         (a, b) = (b, a % b);
     }
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CompareVerdict::{Accepted, PresentationError, WrongAnswer};
+
+    const NO_FILES: &[(&str, &[u8])] = &[];
+
+    fn js(code: i32, files: &[(&str, &[u8])]) -> CompareOutcome {
+        interpret_judge_system(&ComparatorExit::Code(code), files)
+    }
+
+    #[test]
+    fn judge_system_exit_codes_map_to_verdicts() {
+        assert_eq!(js(42, NO_FILES).verdict, Accepted);
+        assert_eq!(js(43, NO_FILES).verdict, WrongAnswer);
+        assert_eq!(js(44, NO_FILES).verdict, PresentationError);
+    }
+
+    #[test]
+    fn judge_system_partial_reads_score_txt() {
+        let outcome = js(54, &[("score.txt", b"3 10\n")]);
+        assert_eq!(
+            outcome.verdict,
+            CompareVerdict::PartialCorrect {
+                numerator: 3,
+                denominator: 10
+            }
+        );
+        assert_eq!(outcome.verdict.score(), "3/10");
+        assert_eq!(js(54, &[("score.txt", b"10 10")]).verdict, Accepted);
+        assert_eq!(js(54, &[("score.txt", b"0 10")]).verdict, WrongAnswer);
+    }
+
+    #[test]
+    fn judge_system_malformed_or_missing_score_is_a_compare_error() {
+        for bad in [
+            &b""[..],
+            b"3",
+            b"3/10",
+            b"11 10",
+            b"1 0",
+            b"-1 10",
+            b"1 2 3",
+            b"1.5 3",
+            b"\xff 2",
+        ] {
+            let outcome = js(54, &[("score.txt", bad)]);
+            assert_eq!(outcome.verdict, CompareVerdict::CompareError, "{bad:?}");
+            assert!(outcome.message.contains("score.txt"), "{}", outcome.message);
+        }
+        let missing = js(54, NO_FILES);
+        assert_eq!(missing.verdict, CompareVerdict::CompareError);
+        assert!(missing.message.contains("without score.txt"));
+    }
+
+    #[test]
+    fn judge_system_report_txt_becomes_the_report() {
+        let outcome = js(
+            43,
+            &[("report.txt", b"line 3: expected 4"), ("other", b"x")],
+        );
+        assert_eq!(outcome.report.as_deref(), Some("line 3: expected 4"));
+        assert_eq!(js(42, NO_FILES).report, None);
+        let huge = vec![b'x'; REPORT_LIMIT * 2];
+        let outcome = js(42, &[("report.txt", &huge[..])]);
+        assert!(outcome.report.is_some_and(|r| r.len() <= REPORT_LIMIT));
+    }
+
+    #[test]
+    fn judge_system_other_exits_are_compare_errors() {
+        for exit in [
+            ComparatorExit::Code(0),
+            ComparatorExit::Code(1),
+            ComparatorExit::Code(-1),
+            ComparatorExit::Signal(11),
+            ComparatorExit::LimitHit("time".to_owned()),
+        ] {
+            let outcome = interpret_judge_system(&exit, NO_FILES);
+            assert_eq!(outcome.verdict, CompareVerdict::CompareError, "{exit:?}");
+            assert!(!outcome.message.is_empty());
+        }
+        let outcome = interpret_judge_system(&ComparatorExit::Signal(9), NO_FILES);
+        assert_eq!(outcome.message, "comparator was killed by signal 9");
+        let outcome = interpret_judge_system(&ComparatorExit::LimitHit("memory".into()), NO_FILES);
+        assert_eq!(outcome.message, "comparator exceeded its memory limit");
+    }
+
+    fn tl(code: i32, message: &str) -> CompareOutcome {
+        interpret_testlib(&ComparatorExit::Code(code), message)
+    }
+
+    #[test]
+    fn testlib_exit_codes_map_to_verdicts() {
+        assert_eq!(tl(0, "ok 3 numbers").verdict, Accepted);
+        assert_eq!(tl(0, "ok 3 numbers").message, "ok 3 numbers");
+        assert_eq!(tl(1, "wrong answer 1st differs").verdict, WrongAnswer);
+        assert_eq!(tl(2, "wrong output format").verdict, PresentationError);
+        assert_eq!(
+            tl(4, "wrong output format Extra information").verdict,
+            PresentationError
+        );
+        assert_eq!(
+            tl(8, "wrong output format Unexpected end of file").verdict,
+            PresentationError
+        );
+        let fail = tl(3, "FAIL answer file is empty");
+        assert_eq!(fail.verdict, CompareVerdict::CompareError);
+        assert_eq!(fail.message, "checker failed: FAIL answer file is empty");
+        for code in [5, 6, 9, 42, -1] {
+            assert_eq!(tl(code, "").verdict, CompareVerdict::CompareError, "{code}");
+        }
+        let crashed = interpret_testlib(&ComparatorExit::Signal(6), "");
+        assert_eq!(crashed.verdict, CompareVerdict::CompareError);
+    }
+
+    #[test]
+    fn testlib_points_map_to_fractions() {
+        let partial = |numerator, denominator| CompareVerdict::PartialCorrect {
+            numerator,
+            denominator,
+        };
+        assert_eq!(tl(7, "points 0.5 half done").verdict, partial(1, 2));
+        assert_eq!(tl(7, "points 0.333").verdict, partial(333, 1000));
+        assert_eq!(tl(7, "points 0.25\n").verdict, partial(1, 4));
+        assert_eq!(tl(7, "points 0.0001").verdict, partial(1, 1000));
+        assert_eq!(tl(7, "points 0.9999").verdict, partial(999, 1000));
+        assert_eq!(tl(7, "points 1").verdict, Accepted);
+        assert_eq!(tl(7, "points 0").verdict, WrongAnswer);
+        assert_eq!(tl(7, "points 3/7").verdict, partial(3, 7));
+        assert_eq!(tl(7, "points 30.5/61").verdict, partial(1, 2));
+        assert_eq!(tl(7, "checking...\npoints 0.5").verdict, partial(1, 2));
+    }
+
+    #[test]
+    fn testlib_bad_points_are_compare_errors() {
+        for message in [
+            "",
+            "partially",
+            "points",
+            "points x",
+            "points 1.5",
+            "points -0.5",
+            "points NaN",
+            "points inf",
+            "points 8/7",
+            "points 1/0",
+            "points 1.0/0.0",
+        ] {
+            let outcome = tl(7, message);
+            assert_eq!(outcome.verdict, CompareVerdict::CompareError, "{message:?}");
+        }
+    }
+
+    #[test]
+    fn detect_protocol_finds_testlib_includes() {
+        let testlib = [
+            "#include \"testlib.h\"",
+            "#include <testlib.h>",
+            "  #  include   \"../lib/testlib.h\"",
+            "int x;\n#include<testlib.h>\nint main() {}",
+        ];
+        for text in testlib {
+            assert_eq!(
+                detect_protocol(&[("chk.cpp", "int y;"), ("check.cpp", text)]),
+                ComparatorProtocol::Testlib,
+                "{text}"
+            );
+        }
+        let other = [
+            "#include <stdio.h>",
+            "// #include \"testlib.h\"",
+            "#include \"mytestlib.h\"",
+            "#include \"testlib.hpp\"",
+            "#include \"testlib.h",
+            "",
+        ];
+        for text in other {
+            assert_eq!(
+                detect_protocol(&[("compare.cpp", text)]),
+                ComparatorProtocol::JudgeSystem,
+                "{text}"
+            );
+        }
+        assert_eq!(
+            detect_protocol::<&str, &str>(&[]),
+            ComparatorProtocol::JudgeSystem
+        );
+    }
+
+    #[test]
+    fn argv_builders_put_paths_in_protocol_order() {
+        let js = judge_system_argv(
+            Path::new("/box/compare"),
+            &JudgeSystemPaths {
+                input_dir: "/box/in".into(),
+                user_output_dir: "/box/out".into(),
+                answer_dir: "/box/ans".into(),
+                feedback_dir: "/box/feedback".into(),
+            },
+        );
+        assert_eq!(
+            js,
+            [
+                "/box/compare",
+                "/box/in",
+                "/box/out",
+                "/box/ans",
+                "/box/feedback"
+            ]
+            .map(OsString::from)
+        );
+        let mut paths = TestlibPaths {
+            input_file: "in.txt".into(),
+            output_file: "out.txt".into(),
+            answer_file: "ans.txt".into(),
+            result_file: None,
+        };
+        let tl = testlib_argv(Path::new("./checker"), &paths);
+        assert_eq!(
+            tl,
+            ["./checker", "in.txt", "out.txt", "ans.txt"].map(OsString::from)
+        );
+        paths.result_file = Some("result.txt".into());
+        assert_eq!(testlib_argv(Path::new("./checker"), &paths).len(), 5);
+    }
+
+    #[test]
+    fn protocol_names_are_kebab_case() {
+        let json = serde_json::to_string(&ComparatorProtocol::JudgeSystem).ok();
+        assert_eq!(json.as_deref(), Some("\"judge-system\""));
+        let parsed: Option<ComparatorProtocol> = serde_json::from_str("\"testlib\"").ok();
+        assert_eq!(parsed, Some(ComparatorProtocol::Testlib));
+    }
 }

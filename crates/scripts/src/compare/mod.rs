@@ -66,8 +66,8 @@ use std::path::PathBuf;
 
 pub use builtin::{BuiltinComparator, CHUNK_SIZE};
 pub use custom::{
-    ComparatorExit, ComparatorProtocol, JudgeSystemPaths, TestlibPaths,
-    detect_protocol, interpret_judge_system, interpret_testlib, judge_system_argv, testlib_argv,
+    ComparatorExit, ComparatorProtocol, JudgeSystemPaths, TestlibPaths, detect_protocol,
+    interpret_judge_system, interpret_testlib, judge_system_argv, testlib_argv,
 };
 pub use verdict::{CompareOutcome, CompareVerdict, MESSAGE_LIMIT, REPORT_LIMIT};
 
