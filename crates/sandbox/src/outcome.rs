@@ -17,6 +17,8 @@ pub struct SandboxOutcome {
     pub output_bytes: u64,
     /// The limit that ended or spoiled the run, if any, with its evidence.
     pub limit_hit: Option<LimitHit>,
+    /// What shows the limit was hit (e.g. `memory.oom_control oom_kill 1`), when one was.
+    pub evidence: Option<String>,
     /// The isolation that was actually in force.
     pub isolation: IsolationLevel,
 }

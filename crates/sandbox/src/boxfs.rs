@@ -1,0 +1,377 @@
+//! Host-side access to box directories that never follows a path the sandbox could have planted.
+//!
+//! Everything is resolved with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+//! RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)` from a descriptor of the box directory, which is
+//! itself opened with `O_NOFOLLOW`: a symlink planted by the program (say `output.txt ->
+//! /etc/passwd`), a `..` or a mount crossing makes the call fail instead of reaching the host.
+
+use crate::SandboxError;
+use std::ffi::CString;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+use crate::sys;
+
+const RESOLVE: u64 = sys::RESOLVE_BENEATH
+    | sys::RESOLVE_NO_SYMLINKS
+    | sys::RESOLVE_NO_MAGICLINKS
+    | sys::RESOLVE_NO_XDEV;
+
+fn io_err(op: &'static str, path: &Path, source: std::io::Error) -> SandboxError {
+    SandboxError::Io {
+        op,
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn cstr(path: &Path) -> Result<CString, SandboxError> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| SandboxError::BadPath {
+        path: path.to_owned(),
+        reason: "contains a NUL byte".into(),
+    })
+}
+
+/// Checks that `rel` is a plain relative path (no root, no `..`).
+pub(crate) fn check_relative(rel: &Path) -> Result<(), SandboxError> {
+    let ok = !rel.as_os_str().is_empty()
+        && rel
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if ok {
+        Ok(())
+    } else {
+        Err(SandboxError::BadPath {
+            path: rel.to_owned(),
+            reason: "must be relative to the box without `..`".into(),
+        })
+    }
+}
+
+/// Opens the box directory itself (not following a symlink in its last component).
+pub(crate) fn open_box(box_dir: &Path) -> Result<OwnedFd, SandboxError> {
+    let c = cstr(box_dir)?;
+    // SAFETY: c is a valid NUL-terminated path.
+    let fd = unsafe {
+        libc::open(
+            c.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io_err(
+            "open box dir",
+            box_dir,
+            std::io::Error::last_os_error(),
+        ));
+    }
+    // SAFETY: fd is a freshly opened descriptor owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// openat2 beneath `dir` with no symlink following.
+pub(crate) fn open_beneath(
+    dir: RawFd,
+    rel: &Path,
+    flags: i32,
+    mode: u32,
+) -> std::io::Result<OwnedFd> {
+    let c = CString::new(rel.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: c is NUL-terminated.
+    let fd = unsafe { sys::openat2(dir, c.as_ptr(), flags | libc::O_CLOEXEC, mode, RESOLVE) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a freshly opened descriptor owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Opens a regular file of the box for reading, without following any symlink the sandboxed
+/// program could have planted; FIFOs, devices and directories are refused.
+pub fn open_box_file(box_dir: &Path, relative_name: &Path) -> Result<File, SandboxError> {
+    check_relative(relative_name)?;
+    let full = box_dir.join(relative_name);
+    let dir = open_box(box_dir)?;
+    let fd = open_beneath(
+        dir.as_raw_fd(),
+        relative_name,
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY,
+        0,
+    )
+    .map_err(|e| io_err("open box file", &full, e))?;
+    let file = File::from(fd);
+    let meta = file
+        .metadata()
+        .map_err(|e| io_err("stat box file", &full, e))?;
+    if !meta.file_type().is_file() {
+        return Err(SandboxError::BadPath {
+            path: full,
+            reason: "not a regular file".into(),
+        });
+    }
+    Ok(file)
+}
+
+/// Reads a regular file of the box (at most `max_bytes`, else [`SandboxError::FileTooLarge`]),
+/// never following a symlink the sandboxed program could have planted.
+pub fn read_box_file(
+    box_dir: &Path,
+    relative_name: &Path,
+    max_bytes: u64,
+) -> Result<Vec<u8>, SandboxError> {
+    let file = open_box_file(box_dir, relative_name)?;
+    let full = box_dir.join(relative_name);
+    let mut buf = Vec::new();
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|e| io_err("read box file", &full, e))?;
+    if buf.len() as u64 > max_bytes {
+        return Err(SandboxError::FileTooLarge {
+            path: full,
+            limit: max_bytes,
+        });
+    }
+    Ok(buf)
+}
+
+/// Creates (replacing whatever is there, symlink or hard link included) a file beneath `dir`
+/// for the sandbox to write into.
+pub(crate) fn create_output_beneath(dir: RawFd, rel: &Path) -> std::io::Result<OwnedFd> {
+    let (parent, name) = match (rel.parent(), rel.file_name()) {
+        (Some(p), Some(n)) => (p, n),
+        _ => return Err(std::io::Error::from_raw_os_error(libc::EINVAL)),
+    };
+    let parent_fd;
+    let pfd = if parent.as_os_str().is_empty() {
+        dir
+    } else {
+        parent_fd = open_beneath(dir, parent, libc::O_PATH | libc::O_DIRECTORY, 0)?;
+        parent_fd.as_raw_fd()
+    };
+    let cname = CString::new(name.as_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: cname is NUL-terminated; unlinkat never follows a symlink in the last component.
+    let r = unsafe { libc::unlinkat(pfd, cname.as_ptr(), 0) };
+    if r < 0 && sys::errno() != libc::ENOENT {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: cname is NUL-terminated.
+    let fd = unsafe {
+        libc::openat(
+            pfd,
+            cname.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0o644 as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a freshly opened descriptor owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn remove_contents(dir: OwnedFd, path: &Path, dev: u64) -> Result<(), SandboxError> {
+    let mut d = nix::dir::Dir::from_fd(dir).map_err(|e| io_err("read dir", path, e.into()))?;
+    let dfd = d.as_raw_fd();
+    let mut names: Vec<(CString, bool)> = Vec::new();
+    for entry in d.iter() {
+        let entry = entry.map_err(|e| io_err("read dir", path, e.into()))?;
+        let name = entry.file_name();
+        if name.to_bytes() == b"." || name.to_bytes() == b".." {
+            continue;
+        }
+        let is_dir = matches!(entry.file_type(), Some(nix::dir::Type::Directory));
+        names.push((name.to_owned(), is_dir));
+    }
+    for (name, is_dir) in names {
+        let child = path.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
+        if is_dir {
+            // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
+            let fd = unsafe {
+                libc::openat(
+                    dfd,
+                    name.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
+            };
+            if fd >= 0 {
+                // SAFETY: fd is freshly opened and owned here.
+                let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+                let st =
+                    nix::sys::stat::fstat(&owned).map_err(|e| io_err("stat", &child, e.into()))?;
+                if st.st_dev as u64 != dev {
+                    return Err(SandboxError::BadPath {
+                        path: child,
+                        reason: "a mount point inside the box".into(),
+                    });
+                }
+                remove_contents(owned, &child, dev)?;
+            }
+            // SAFETY: name is NUL-terminated.
+            if unsafe { libc::unlinkat(dfd, name.as_ptr(), libc::AT_REMOVEDIR) } < 0 {
+                return Err(io_err(
+                    "remove dir",
+                    &child,
+                    std::io::Error::last_os_error(),
+                ));
+            }
+        } else {
+            // SAFETY: name is NUL-terminated; unlinkat removes a symlink itself, not its target.
+            if unsafe { libc::unlinkat(dfd, name.as_ptr(), 0) } < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() == Some(libc::EISDIR) {
+                    // The type was unknown from readdir: retry as a directory.
+                    // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
+                    let fd = unsafe {
+                        libc::openat(
+                            dfd,
+                            name.as_ptr(),
+                            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                        )
+                    };
+                    if fd >= 0 {
+                        // SAFETY: fd is freshly opened and owned here.
+                        remove_contents(unsafe { OwnedFd::from_raw_fd(fd) }, &child, dev)?;
+                    }
+                    // SAFETY: name is NUL-terminated.
+                    if unsafe { libc::unlinkat(dfd, name.as_ptr(), libc::AT_REMOVEDIR) } < 0 {
+                        return Err(io_err(
+                            "remove dir",
+                            &child,
+                            std::io::Error::last_os_error(),
+                        ));
+                    }
+                } else {
+                    return Err(io_err("remove file", &child, e));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes a box directory and everything in it without following any symlink inside it and
+/// without crossing into another file system.
+pub fn remove_box_dir(box_dir: &Path) -> Result<(), SandboxError> {
+    let fd = match open_box(box_dir) {
+        Ok(fd) => fd,
+        Err(SandboxError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let st = nix::sys::stat::fstat(&fd).map_err(|e| io_err("stat", box_dir, e.into()))?;
+    remove_contents(fd, box_dir, st.st_dev as u64)?;
+    std::fs::remove_dir(box_dir).map_err(|e| io_err("remove dir", box_dir, e))
+}
+
+/// `box_dir/rel` if `path` is relative, else `path`; and the part beneath `box_dir` if any.
+pub(crate) fn split_box_path(box_dir: &Path, path: &Path) -> (PathBuf, Option<PathBuf>) {
+    if path.is_relative() {
+        return (box_dir.join(path), Some(path.to_owned()));
+    }
+    match path.strip_prefix(box_dir) {
+        Ok(rel) if !rel.as_os_str().is_empty() => (path.to_owned(), Some(rel.to_owned())),
+        _ => (path.to_owned(), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn read_box_file_refuses_planted_symlinks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("ok.txt"), b"fine").expect("write");
+        symlink("/etc/passwd", dir.path().join("out.txt")).expect("symlink");
+        std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+        symlink("/etc", dir.path().join("link")).expect("symlink");
+        assert_eq!(
+            read_box_file(dir.path(), Path::new("ok.txt"), 10).expect("read"),
+            b"fine"
+        );
+        assert!(read_box_file(dir.path(), Path::new("out.txt"), 1 << 20).is_err());
+        assert!(read_box_file(dir.path(), Path::new("link/passwd"), 1 << 20).is_err());
+        assert!(read_box_file(dir.path(), Path::new("../x"), 10).is_err());
+        assert!(read_box_file(dir.path(), Path::new("/etc/passwd"), 10).is_err());
+        assert!(matches!(
+            read_box_file(dir.path(), Path::new("ok.txt"), 2),
+            Err(SandboxError::FileTooLarge { .. })
+        ));
+        assert!(read_box_file(dir.path(), Path::new("sub"), 10).is_err());
+    }
+
+    #[test]
+    fn read_box_file_refuses_fifos_without_blocking() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        nix::unistd::mkfifo(
+            &dir.path().join("fifo"),
+            nix::sys::stat::Mode::from_bits_truncate(0o644),
+        )
+        .expect("mkfifo");
+        assert!(read_box_file(dir.path(), Path::new("fifo"), 10).is_err());
+    }
+
+    #[test]
+    fn remove_box_dir_does_not_follow_symlinks() {
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("keep"), b"x").expect("write");
+        let parent = tempfile::tempdir().expect("tempdir");
+        let b = parent.path().join("box");
+        std::fs::create_dir_all(b.join("a/b")).expect("mkdir");
+        std::fs::write(b.join("a/b/f"), b"y").expect("write");
+        symlink(outside.path(), b.join("a/evil")).expect("symlink");
+        symlink(outside.path().join("keep"), b.join("evil2")).expect("symlink");
+        remove_box_dir(&b).expect("remove");
+        assert!(!b.exists());
+        assert!(outside.path().join("keep").exists());
+        remove_box_dir(&b).expect("removing a missing box is fine");
+    }
+
+    #[test]
+    fn create_output_replaces_a_planted_symlink() {
+        let outside = tempfile::tempdir().expect("tempdir");
+        let target = outside.path().join("victim");
+        std::fs::write(&target, b"precious").expect("write");
+        let b = tempfile::tempdir().expect("tempdir");
+        symlink(&target, b.path().join("out")).expect("symlink");
+        let d = open_box(b.path()).expect("open");
+        let fd = create_output_beneath(d.as_raw_fd(), Path::new("out")).expect("create");
+        drop(fd);
+        assert_eq!(std::fs::read(&target).expect("read"), b"precious");
+        assert!(
+            b.path()
+                .join("out")
+                .symlink_metadata()
+                .expect("meta")
+                .is_file()
+        );
+    }
+
+    #[test]
+    fn split_box_path_recognises_paths_in_the_box() {
+        let b = Path::new("/srv/box1");
+        assert_eq!(
+            split_box_path(b, Path::new("out.txt")),
+            (
+                PathBuf::from("/srv/box1/out.txt"),
+                Some(PathBuf::from("out.txt"))
+            )
+        );
+        assert_eq!(
+            split_box_path(b, Path::new("/srv/box1/a/o")),
+            (PathBuf::from("/srv/box1/a/o"), Some(PathBuf::from("a/o")))
+        );
+        assert_eq!(
+            split_box_path(b, Path::new("/tmp/x")),
+            (PathBuf::from("/tmp/x"), None)
+        );
+    }
+}

@@ -1,0 +1,326 @@
+//! Small cgroup v1 and v2 layer: detection, one fresh cgroup per run, limits, readings, removal.
+//!
+//! v1 (`memory`, `pids`, `cpuacct` hierarchies): `memory.limit_in_bytes` and
+//! `memory.memsw.limit_in_bytes` (no swap), `pids.max`, `cpuacct.usage`,
+//! `memory.max_usage_in_bytes` (peak), `memory.oom_control` (`oom_kill` counter), `pids.events`.
+//! v2 (one hierarchy with `memory` and `pids` enabled): `memory.max`, `memory.swap.max` 0,
+//! `pids.max`, `cpu.stat` (`usage_usec`), `memory.peak`, `memory.events` (`oom_kill`),
+//! `pids.events`, `cgroup.kill`.
+
+use crate::SandboxError;
+use std::fs::{self, File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
+
+/// The cgroup hierarchy found at start-up.
+#[derive(Debug, Clone)]
+pub(crate) enum Hierarchy {
+    /// v1: the parent directories made under each controller.
+    V1 {
+        memory: PathBuf,
+        pids: PathBuf,
+        cpuacct: PathBuf,
+        memsw: bool,
+    },
+    /// v2: the parent directory (controllers enabled for its children).
+    V2 { parent: PathBuf },
+}
+
+fn is_cgroup2(path: &Path) -> bool {
+    nix::sys::statfs::statfs(path)
+        .map(|s| s.filesystem_type().0 as i64 == CGROUP2_SUPER_MAGIC)
+        .unwrap_or(false)
+}
+
+fn write_file(path: &Path, value: &str) -> Result<(), SandboxError> {
+    fs::write(path, value).map_err(|source| SandboxError::Cgroup {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+fn mkdir(path: &Path) -> Result<(), SandboxError> {
+    match fs::create_dir(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
+        Err(source) => Err(SandboxError::Cgroup {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Whether a v2 `cgroup.controllers` line lists both `memory` and `pids`.
+pub(crate) fn v2_has_controllers(controllers: &str) -> bool {
+    let names: Vec<&str> = controllers.split_whitespace().collect();
+    names.contains(&"memory") && names.contains(&"pids")
+}
+
+/// Detects a usable hierarchy under `mount` (normally `/sys/fs/cgroup`) and makes `name` in it.
+pub(crate) fn detect(mount: &Path, name: &str) -> Result<Hierarchy, String> {
+    if is_cgroup2(mount) {
+        let controllers = fs::read_to_string(mount.join("cgroup.controllers"))
+            .map_err(|e| format!("cgroup2 at {}: {e}", mount.display()))?;
+        if !v2_has_controllers(&controllers) {
+            return Err(format!(
+                "cgroup2 at {} lacks the memory and pids controllers",
+                mount.display()
+            ));
+        }
+        let parent = mount.join(name);
+        let enable = |dir: &Path| {
+            write_file(&dir.join("cgroup.subtree_control"), "+memory +pids")
+                .map_err(|e| e.to_string())
+        };
+        enable(mount)?;
+        mkdir(&parent).map_err(|e| e.to_string())?;
+        enable(&parent)?;
+        return Ok(Hierarchy::V2 { parent });
+    }
+    let ctl = |c: &str, probe: &str| -> Result<PathBuf, String> {
+        let dir = mount.join(c);
+        if !dir.join(probe).exists() {
+            return Err(format!("no cgroup v1 {c} controller at {}", dir.display()));
+        }
+        let parent = dir.join(name);
+        mkdir(&parent).map_err(|e| e.to_string())?;
+        Ok(parent)
+    };
+    let memory = ctl("memory", "memory.limit_in_bytes")?;
+    let pids = ctl("pids", "cgroup.procs")?;
+    let cpuacct = ctl("cpuacct", "cpuacct.usage")?;
+    if !pids.join("pids.max").exists() {
+        return Err("cgroup v1 pids hierarchy has no pids.max".into());
+    }
+    let memsw = memory.join("memory.memsw.limit_in_bytes").exists();
+    Ok(Hierarchy::V1 {
+        memory,
+        pids,
+        cpuacct,
+        memsw,
+    })
+}
+
+/// Readings of a finished run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Readings {
+    pub cpu_ns: u64,
+    pub peak_bytes: u64,
+    pub oom_kills: u64,
+    pub pids_max_events: u64,
+}
+
+/// The cgroup(s) of one run.
+#[derive(Debug)]
+pub(crate) struct RunCgroup {
+    v2: bool,
+    dirs: Vec<PathBuf>,
+    /// `cgroup.procs` of every hierarchy, opened for the child to write `0` into.
+    procs: Vec<File>,
+    /// `cpuacct.usage` (v1) or `cpu.stat` (v2), kept open for polling.
+    cpu: File,
+}
+
+/// Parses a `key value` line file (`memory.events`, `cpu.stat`, `pids.events`,
+/// `memory.oom_control`) and returns the value of `key`.
+pub(crate) fn keyed_value(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let mut it = l.split_whitespace();
+        if it.next() == Some(key) {
+            it.next().and_then(|v| v.parse().ok())
+        } else {
+            None
+        }
+    })
+}
+
+fn read_u64(path: &Path) -> Option<u64> {
+    fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+fn read_keyed(path: &Path, key: &str) -> Option<u64> {
+    keyed_value(&fs::read_to_string(path).ok()?, key)
+}
+
+impl RunCgroup {
+    /// Makes the cgroup `name` under `h` with the given limits.
+    pub(crate) fn create(
+        h: &Hierarchy,
+        name: &str,
+        memory_bytes: Option<u64>,
+        pids: u32,
+    ) -> Result<RunCgroup, SandboxError> {
+        let open_w = |p: PathBuf| {
+            OpenOptions::new()
+                .write(true)
+                .open(&p)
+                .map_err(|source| SandboxError::Cgroup { path: p, source })
+        };
+        let open_r =
+            |p: PathBuf| File::open(&p).map_err(|source| SandboxError::Cgroup { path: p, source });
+        match h {
+            Hierarchy::V1 {
+                memory,
+                pids: pids_dir,
+                cpuacct,
+                memsw,
+            } => {
+                let dirs = vec![memory.join(name), pids_dir.join(name), cpuacct.join(name)];
+                let mut cg = RunCgroup {
+                    v2: false,
+                    dirs: Vec::new(),
+                    procs: Vec::new(),
+                    cpu: open_r(cpuacct.join("cpuacct.usage"))?,
+                };
+                for d in &dirs {
+                    mkdir(d)?;
+                    cg.dirs.push(d.clone());
+                }
+                if let Some(b) = memory_bytes {
+                    write_file(&dirs[0].join("memory.limit_in_bytes"), &b.to_string())?;
+                    if *memsw {
+                        write_file(&dirs[0].join("memory.memsw.limit_in_bytes"), &b.to_string())?;
+                    }
+                }
+                write_file(&dirs[1].join("pids.max"), &pids.to_string())?;
+                cg.cpu = open_r(dirs[2].join("cpuacct.usage"))?;
+                for d in &dirs {
+                    cg.procs.push(open_w(d.join("cgroup.procs"))?);
+                }
+                Ok(cg)
+            }
+            Hierarchy::V2 { parent } => {
+                let dir = parent.join(name);
+                mkdir(&dir)?;
+                let mut cg = RunCgroup {
+                    v2: true,
+                    dirs: vec![dir.clone()],
+                    procs: Vec::new(),
+                    cpu: open_r(dir.join("cpu.stat"))?,
+                };
+                if let Some(b) = memory_bytes {
+                    write_file(&dir.join("memory.max"), &b.to_string())?;
+                    write_file(&dir.join("memory.swap.max"), "0")?;
+                }
+                write_file(&dir.join("pids.max"), &pids.to_string())?;
+                cg.procs.push(open_w(dir.join("cgroup.procs"))?);
+                Ok(cg)
+            }
+        }
+    }
+
+    /// Raw fds of the `cgroup.procs` files, for the child.
+    pub(crate) fn procs_fds(&self) -> Vec<RawFd> {
+        self.procs.iter().map(AsRawFd::as_raw_fd).collect()
+    }
+
+    /// CPU time used so far, in nanoseconds.
+    pub(crate) fn cpu_ns(&self) -> u64 {
+        let mut buf = [0u8; 512];
+        let n = self.cpu.read_at(&mut buf, 0).unwrap_or(0);
+        let text = std::str::from_utf8(&buf[..n]).unwrap_or("");
+        if self.v2 {
+            keyed_value(text, "usage_usec").unwrap_or(0) * 1000
+        } else {
+            text.trim().parse().unwrap_or(0)
+        }
+    }
+
+    /// Reads peak memory, OOM kills and pids-limit events.
+    pub(crate) fn readings(&self) -> Readings {
+        let cpu_ns = self.cpu_ns();
+        if self.v2 {
+            let d = &self.dirs[0];
+            Readings {
+                cpu_ns,
+                peak_bytes: read_u64(&d.join("memory.peak")).unwrap_or(0),
+                oom_kills: read_keyed(&d.join("memory.events"), "oom_kill").unwrap_or(0),
+                pids_max_events: read_keyed(&d.join("pids.events"), "max").unwrap_or(0),
+            }
+        } else {
+            Readings {
+                cpu_ns,
+                peak_bytes: read_u64(&self.dirs[0].join("memory.max_usage_in_bytes")).unwrap_or(0),
+                oom_kills: read_keyed(&self.dirs[0].join("memory.oom_control"), "oom_kill")
+                    .unwrap_or(0),
+                pids_max_events: read_keyed(&self.dirs[1].join("pids.events"), "max").unwrap_or(0),
+            }
+        }
+    }
+
+    /// Kills every process in the cgroup (`cgroup.kill` on v2, SIGKILL to each pid on v1).
+    pub(crate) fn kill_all(&self) {
+        if self.v2 {
+            let _ = fs::write(self.dirs[0].join("cgroup.kill"), "1");
+            return;
+        }
+        for d in &self.dirs {
+            if let Ok(text) = fs::read_to_string(d.join("cgroup.procs")) {
+                for pid in text.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                    // SAFETY: kill has no memory-safety preconditions.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+            }
+        }
+    }
+
+    /// Removes the cgroup directories, killing stragglers first if a directory is busy.
+    pub(crate) fn remove(mut self) -> Result<(), SandboxError> {
+        self.procs.clear();
+        let mut last = Ok(());
+        for d in self.dirs.clone() {
+            let mut tries = 0;
+            loop {
+                match fs::remove_dir(&d) {
+                    Ok(()) => break,
+                    Err(e) if e.kind() == ErrorKind::NotFound => break,
+                    Err(e) if tries < 50 => {
+                        let _ = e;
+                        tries += 1;
+                        self.kill_all();
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    Err(source) => {
+                        last = Err(SandboxError::Cgroup {
+                            path: d.clone(),
+                            source,
+                        });
+                        break;
+                    }
+                }
+            }
+        }
+        last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyed_value_parses_v2_and_v1_files() {
+        let events = "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n";
+        assert_eq!(keyed_value(events, "oom_kill"), Some(1));
+        assert_eq!(keyed_value(events, "max"), Some(12));
+        let stat = "usage_usec 501234\nuser_usec 500000\nsystem_usec 1234\n";
+        assert_eq!(keyed_value(stat, "usage_usec"), Some(501_234));
+        let oom = "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n";
+        assert_eq!(keyed_value(oom, "oom_kill"), Some(3));
+        assert_eq!(keyed_value(oom, "missing"), None);
+        assert_eq!(keyed_value("max 0\n", "max"), Some(0));
+    }
+
+    #[test]
+    fn v2_controller_detection_needs_memory_and_pids() {
+        assert!(v2_has_controllers(
+            "cpuset cpu io memory hugetlb pids rdma misc\n"
+        ));
+        assert!(!v2_has_controllers("cpuset cpu io\n"));
+        assert!(!v2_has_controllers(""));
+    }
+}

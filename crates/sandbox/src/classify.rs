@@ -1,0 +1,229 @@
+//! Turns what the supervisor saw into a [`SandboxOutcome`]: exit, costs, the limit hit and its
+//! evidence. Pure, so every rule is unit-tested.
+
+use crate::cgroup::Readings;
+use crate::{ExitKind, IsolationLevel, LimitHit, SandboxOutcome};
+
+/// Everything known about a finished run.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Facts {
+    /// Wait status of the main program (None: it never reported, e.g. killed with the box).
+    pub status: Option<i32>,
+    /// The supervisor killed the box for this limit.
+    pub killed_for: Option<LimitHit>,
+    pub wall_ms: u64,
+    /// user+sys of the box's init and everything it reaped (wait4).
+    pub rusage_cpu_ms: u64,
+    /// ru_maxrss in KiB.
+    pub rusage_maxrss_kb: u64,
+    pub readings: Option<Readings>,
+    pub output_bytes: u64,
+    pub output_cap: u64,
+    pub cpu_limit_ms: Option<u64>,
+    pub wall_limit_ms: u64,
+    pub memory_limit_kb: Option<u64>,
+    pub isolation: Option<IsolationLevel>,
+}
+
+fn exit_of(status: Option<i32>) -> ExitKind {
+    match status {
+        Some(s) if libc::WIFEXITED(s) => ExitKind::Exited(libc::WEXITSTATUS(s)),
+        Some(s) if libc::WIFSIGNALED(s) => ExitKind::Signaled(libc::WTERMSIG(s)),
+        _ => ExitKind::Signaled(libc::SIGKILL),
+    }
+}
+
+/// Classifies a finished run.
+pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
+    let exit = exit_of(f.status);
+    let cpu_time_ms = f.readings.map_or(f.rusage_cpu_ms, |r| r.cpu_ns / 1_000_000);
+    let peak_memory_kb = match f.readings {
+        Some(r) if r.peak_bytes > 0 => r.peak_bytes / 1024,
+        _ => f.rusage_maxrss_kb,
+    };
+    let oom = f.readings.map_or(0, |r| r.oom_kills);
+    let pids = f.readings.map_or(0, |r| r.pids_max_events);
+    let (limit_hit, evidence) = if let Some(hit) = f.killed_for {
+        let ev = match hit {
+            LimitHit::CpuTime => format!(
+                "cpu time {cpu_time_ms} ms reached the limit of {} ms; killed",
+                f.cpu_limit_ms.unwrap_or(0)
+            ),
+            _ => format!(
+                "wall clock {} ms reached the limit of {} ms; killed",
+                f.wall_ms, f.wall_limit_ms
+            ),
+        };
+        (Some(hit), Some(ev))
+    } else if oom > 0 {
+        (
+            Some(LimitHit::Memory),
+            Some(format!("cgroup oom_kill counter is {oom}")),
+        )
+    } else if exit == ExitKind::Signaled(libc::SIGXFSZ) {
+        (
+            Some(LimitHit::Output),
+            Some(format!(
+                "SIGXFSZ at the output limit of {} bytes",
+                f.output_cap
+            )),
+        )
+    } else if f.output_bytes > f.output_cap {
+        (
+            Some(LimitHit::Output),
+            Some(format!(
+                "{} bytes written, over the output limit of {} bytes",
+                f.output_bytes, f.output_cap
+            )),
+        )
+    } else if exit == ExitKind::Signaled(libc::SIGXCPU) {
+        (
+            Some(LimitHit::CpuTime),
+            Some("SIGXCPU from RLIMIT_CPU".to_string()),
+        )
+    } else if f.cpu_limit_ms.is_some_and(|l| cpu_time_ms > l) {
+        (
+            Some(LimitHit::CpuTime),
+            Some(format!(
+                "cpu time {cpu_time_ms} ms over the limit of {} ms",
+                f.cpu_limit_ms.unwrap_or(0)
+            )),
+        )
+    } else if f.memory_limit_kb.is_some_and(|l| peak_memory_kb > l) {
+        (
+            Some(LimitHit::Memory),
+            Some(format!(
+                "peak memory {peak_memory_kb} KiB over the limit of {} KiB",
+                f.memory_limit_kb.unwrap_or(0)
+            )),
+        )
+    } else if pids > 0 {
+        (
+            Some(LimitHit::Processes),
+            Some(format!(
+                "pids.events max is {pids}: a fork or clone was refused"
+            )),
+        )
+    } else {
+        (None, None)
+    };
+    SandboxOutcome {
+        exit,
+        cpu_time_ms,
+        wall_time_ms: f.wall_ms,
+        peak_memory_kb,
+        output_bytes: f.output_bytes,
+        limit_hit,
+        evidence,
+        isolation: f.isolation.unwrap_or(IsolationLevel::RlimitOnly),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exited(code: i32) -> Option<i32> {
+        Some(code << 8)
+    }
+
+    fn base() -> Facts {
+        Facts {
+            status: exited(0),
+            output_cap: 1000,
+            wall_limit_ms: 3000,
+            readings: Some(Readings::default()),
+            ..Facts::default()
+        }
+    }
+
+    #[test]
+    fn clean_exit_has_no_limit() {
+        let o = classify(&base());
+        assert_eq!(o.exit, ExitKind::Exited(0));
+        assert_eq!(o.limit_hit, None);
+        assert_eq!(o.evidence, None);
+    }
+
+    #[test]
+    fn oom_counter_is_memory_even_though_the_signal_is_sigkill() {
+        let mut f = base();
+        f.status = Some(libc::SIGKILL);
+        f.readings = Some(Readings {
+            oom_kills: 1,
+            peak_bytes: 64 << 20,
+            ..Readings::default()
+        });
+        let o = classify(&f);
+        assert_eq!(o.exit, ExitKind::Signaled(libc::SIGKILL));
+        assert_eq!(o.limit_hit, Some(LimitHit::Memory));
+        assert_eq!(o.peak_memory_kb, 65536);
+    }
+
+    #[test]
+    fn a_sigkill_without_oom_evidence_is_not_memory() {
+        let mut f = base();
+        f.status = Some(libc::SIGKILL);
+        assert_eq!(classify(&f).limit_hit, None);
+    }
+
+    #[test]
+    fn output_by_sigxfsz_or_by_size() {
+        let mut f = base();
+        f.status = Some(libc::SIGXFSZ);
+        assert_eq!(classify(&f).limit_hit, Some(LimitHit::Output));
+        let mut f = base();
+        f.status = exited(1);
+        f.output_bytes = 1001;
+        assert_eq!(classify(&f).limit_hit, Some(LimitHit::Output));
+        f.output_bytes = 1000;
+        assert_eq!(classify(&f).limit_hit, None);
+    }
+
+    #[test]
+    fn supervisor_kills_come_first() {
+        let mut f = base();
+        f.status = None;
+        f.killed_for = Some(LimitHit::WallTime);
+        let o = classify(&f);
+        assert_eq!(o.limit_hit, Some(LimitHit::WallTime));
+        assert_eq!(o.exit, ExitKind::Signaled(libc::SIGKILL));
+    }
+
+    #[test]
+    fn cpu_over_limit_after_exit_counts() {
+        let mut f = base();
+        f.cpu_limit_ms = Some(100);
+        f.readings = Some(Readings {
+            cpu_ns: 150_000_000,
+            ..Readings::default()
+        });
+        assert_eq!(classify(&f).limit_hit, Some(LimitHit::CpuTime));
+        assert_eq!(classify(&f).cpu_time_ms, 150);
+    }
+
+    #[test]
+    fn rlimit_only_uses_rusage() {
+        let mut f = base();
+        f.readings = None;
+        f.rusage_cpu_ms = 42;
+        f.rusage_maxrss_kb = 2048;
+        f.memory_limit_kb = Some(1024);
+        let o = classify(&f);
+        assert_eq!(o.cpu_time_ms, 42);
+        assert_eq!(o.peak_memory_kb, 2048);
+        assert_eq!(o.limit_hit, Some(LimitHit::Memory));
+        assert_eq!(o.isolation, IsolationLevel::RlimitOnly);
+    }
+
+    #[test]
+    fn refused_forks_are_a_process_limit() {
+        let mut f = base();
+        f.status = exited(1);
+        f.readings = Some(Readings {
+            pids_max_events: 3,
+            ..Readings::default()
+        });
+        assert_eq!(classify(&f).limit_hit, Some(LimitHit::Processes));
+    }
+}

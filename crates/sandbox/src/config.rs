@@ -1,0 +1,59 @@
+//! Sandbox-wide configuration: toolchain dirs, global caps, uid range, cgroup name.
+
+use std::path::PathBuf;
+
+/// Configuration of a [`crate::Sandbox`], fixed at [`crate::Sandbox::new`].
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// Host directories visible read-only at the same path in every box (toolchains, `/etc`).
+    /// Missing ones are skipped; symlinks (e.g. `/bin -> usr/bin`) are recreated as symlinks.
+    pub toolchain_dirs: Vec<PathBuf>,
+    /// Output cap in bytes used when a spec has no `output_bytes` limit.
+    pub global_output_cap: u64,
+    /// First uid (and gid) of the boxes; box `i` runs as `uid_base + i`.
+    pub uid_base: u32,
+    /// How many boxes may run at once (the size of the uid range).
+    pub max_boxes: u32,
+    /// Fail in [`crate::Sandbox::new`] instead of falling back to rlimits only.
+    pub require_isolation: bool,
+    /// Name of the parent cgroup made in each hierarchy (e.g. `/sys/fs/cgroup/memory/verdict`).
+    pub cgroup_name: String,
+    /// Where cgroup hierarchies are mounted.
+    pub cgroup_mount: PathBuf,
+    /// Host directory for the sandbox's own state (the skeleton root, uid lock files).
+    pub state_dir: PathBuf,
+    /// Process/thread cap used when a spec has no `processes` limit.
+    pub default_processes: u32,
+    /// Open-files cap used when a spec has no `open_files` limit.
+    pub default_open_files: u32,
+    /// Wall-clock limit in ms used when a spec has neither a wall nor a CPU limit.
+    pub default_wall_time_ms: u64,
+    /// Size of each box's private `/tmp` (a tmpfs charged to the box's memory) in bytes.
+    pub tmp_size: u64,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        let mut toolchain_dirs: Vec<PathBuf> = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        if std::path::Path::new("/opt").is_dir() {
+            toolchain_dirs.push(PathBuf::from("/opt"));
+        }
+        SandboxConfig {
+            toolchain_dirs,
+            global_output_cap: 256 << 20,
+            uid_base: 60_000,
+            max_boxes: 64,
+            require_isolation: false,
+            cgroup_name: "verdict".into(),
+            cgroup_mount: PathBuf::from("/sys/fs/cgroup"),
+            state_dir: PathBuf::from("/run/verdict"),
+            default_processes: 256,
+            default_open_files: 1024,
+            default_wall_time_ms: 600_000,
+            tmp_size: 256 << 20,
+        }
+    }
+}

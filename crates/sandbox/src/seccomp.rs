@@ -1,0 +1,238 @@
+//! The seccomp filter: a targeted denylist (as isolate has), not a brittle allowlist.
+//!
+//! Built once as classic BPF before any fork and loaded by the child right before `execve`.
+//! Denied: io_uring, the kernel keyring, AF_VSOCK sockets, ptrace and cross-process memory
+//! access, every mount/namespace call (and `clone` with a `CLONE_NEW*` flag), bpf, perf events,
+//! kexec, module loading and a few admin calls. `clone3` gets `ENOSYS` so that libc falls back
+//! to `clone`, whose flags can be inspected. A foreign ABI (i386 `int 0x80`, x32) kills the
+//! process or is refused.
+
+/// One classic BPF instruction (`struct sock_filter`).
+pub(crate) type Insn = libc::sock_filter;
+
+const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+const BPF_JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+const BPF_JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
+const BPF_RET_K: u16 = 0x06; // BPF_RET | BPF_K
+
+const RET_KILL_PROCESS: u32 = 0x8000_0000;
+const RET_ERRNO: u32 = 0x0005_0000;
+const RET_ALLOW: u32 = 0x7fff_0000;
+
+const OFF_NR: u32 = 0;
+const OFF_ARCH: u32 = 4;
+const OFF_ARG0_LO: u32 = 16;
+
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+
+/// x32 system calls are numbered from here on x86_64.
+#[cfg(target_arch = "x86_64")]
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+const AF_VSOCK: u32 = 40;
+
+/// The `CLONE_NEW*` flags (and `CLONE_NEWTIME`'s low-word alias) a box may not use.
+const CLONE_NS_MASK: u32 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWCGROUP) as u32;
+
+fn stmt(code: u16, k: u32) -> Insn {
+    Insn {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Insn {
+    Insn { code, jt, jf, k }
+}
+
+/// The system calls refused with `EPERM`.
+pub(crate) fn denied_syscalls() -> Vec<libc::c_long> {
+    let mut v = vec![
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_open_tree,
+        libc::SYS_move_mount,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_userfaultfd,
+        libc::SYS_acct,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_reboot,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_name_to_handle_at,
+        libc::SYS_quotactl,
+        libc::SYS_syslog,
+        libc::SYS_fanotify_init,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    v.extend([libc::SYS_iopl, libc::SYS_ioperm, libc::SYS_lookup_dcookie]);
+    v
+}
+
+/// Builds the filter program.
+pub(crate) fn build_filter() -> Vec<Insn> {
+    let eperm = RET_ERRNO | libc::EPERM as u32;
+    let mut p = vec![
+        stmt(BPF_LD_W_ABS, OFF_ARCH),
+        jump(BPF_JEQ_K, AUDIT_ARCH, 1, 0),
+        stmt(BPF_RET_K, RET_KILL_PROCESS),
+        stmt(BPF_LD_W_ABS, OFF_NR),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    p.extend([
+        jump(BPF_JGE_K, X32_SYSCALL_BIT, 0, 1),
+        stmt(BPF_RET_K, eperm),
+    ]);
+    for nr in denied_syscalls() {
+        p.push(jump(BPF_JEQ_K, nr as u32, 0, 1));
+        p.push(stmt(BPF_RET_K, eperm));
+    }
+    p.push(jump(BPF_JEQ_K, libc::SYS_clone3 as u32, 0, 1));
+    p.push(stmt(BPF_RET_K, RET_ERRNO | libc::ENOSYS as u32));
+    // socket(AF_VSOCK, ...)
+    p.extend([
+        jump(BPF_JEQ_K, libc::SYS_socket as u32, 0, 4),
+        stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
+        jump(BPF_JEQ_K, AF_VSOCK, 0, 1),
+        stmt(BPF_RET_K, eperm),
+        stmt(BPF_RET_K, RET_ALLOW),
+    ]);
+    // clone(flags with CLONE_NEW*, ...)
+    p.extend([
+        jump(BPF_JEQ_K, libc::SYS_clone as u32, 0, 4),
+        stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
+        jump(BPF_JSET_K, CLONE_NS_MASK, 0, 1),
+        stmt(BPF_RET_K, eperm),
+        stmt(BPF_RET_K, RET_ALLOW),
+    ]);
+    p.push(stmt(BPF_RET_K, RET_ALLOW));
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny classic-BPF interpreter for the subset the filter uses.
+    fn run(prog: &[Insn], arch: u32, nr: u32, arg0: u64) -> u32 {
+        let mut data = [0u8; 64];
+        data[0..4].copy_from_slice(&nr.to_ne_bytes());
+        data[4..8].copy_from_slice(&arch.to_ne_bytes());
+        data[16..24].copy_from_slice(&arg0.to_ne_bytes());
+        let mut acc = 0u32;
+        let mut pc = 0usize;
+        loop {
+            let i = prog[pc];
+            pc += 1;
+            match i.code {
+                BPF_LD_W_ABS => {
+                    let o = i.k as usize;
+                    acc = u32::from_ne_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]]);
+                }
+                BPF_JEQ_K | BPF_JGE_K | BPF_JSET_K => {
+                    let hit = match i.code {
+                        BPF_JEQ_K => acc == i.k,
+                        BPF_JGE_K => acc >= i.k,
+                        _ => acc & i.k != 0,
+                    };
+                    pc += usize::from(if hit { i.jt } else { i.jf });
+                }
+                BPF_RET_K => return i.k,
+                other => panic!("unexpected opcode {other}"),
+            }
+        }
+    }
+
+    #[test]
+    fn filter_denies_the_listed_calls_and_allows_the_rest() {
+        let p = build_filter();
+        let eperm = RET_ERRNO | libc::EPERM as u32;
+        assert_eq!(
+            run(&p, AUDIT_ARCH, libc::SYS_io_uring_setup as u32, 0),
+            eperm
+        );
+        assert_eq!(run(&p, AUDIT_ARCH, libc::SYS_keyctl as u32, 0), eperm);
+        assert_eq!(run(&p, AUDIT_ARCH, libc::SYS_unshare as u32, 0), eperm);
+        assert_eq!(run(&p, AUDIT_ARCH, libc::SYS_read as u32, 0), RET_ALLOW);
+        assert_eq!(run(&p, AUDIT_ARCH, libc::SYS_execve as u32, 0), RET_ALLOW);
+        assert_eq!(
+            run(&p, AUDIT_ARCH, libc::SYS_clone3 as u32, 0),
+            RET_ERRNO | libc::ENOSYS as u32
+        );
+        assert_eq!(run(&p, AUDIT_ARCH, 0xdead, 0), RET_ALLOW);
+    }
+
+    #[test]
+    fn filter_inspects_socket_family_and_clone_flags() {
+        let p = build_filter();
+        let eperm = RET_ERRNO | libc::EPERM as u32;
+        let sock = libc::SYS_socket as u32;
+        assert_eq!(run(&p, AUDIT_ARCH, sock, u64::from(AF_VSOCK)), eperm);
+        assert_eq!(run(&p, AUDIT_ARCH, sock, libc::AF_INET as u64), RET_ALLOW);
+        let clone = libc::SYS_clone as u32;
+        assert_eq!(run(&p, AUDIT_ARCH, clone, libc::SIGCHLD as u64), RET_ALLOW);
+        assert_eq!(
+            run(
+                &p,
+                AUDIT_ARCH,
+                clone,
+                (libc::CLONE_NEWUSER | libc::SIGCHLD) as u64
+            ),
+            eperm
+        );
+    }
+
+    #[test]
+    fn filter_kills_foreign_abis() {
+        let p = build_filter();
+        assert_eq!(run(&p, 0x4000_0003, 1, 0), RET_KILL_PROCESS);
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            run(&p, AUDIT_ARCH, X32_SYSCALL_BIT | 1, 0),
+            RET_ERRNO | libc::EPERM as u32
+        );
+    }
+
+    #[test]
+    fn filter_jumps_stay_in_range() {
+        let p = build_filter();
+        assert!(p.len() < 200);
+        assert_eq!(p.last().map(|i| i.k), Some(RET_ALLOW));
+    }
+}

@@ -1,0 +1,219 @@
+//! C programs compiled once per test run into a shared temp dir.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const PROGRAMS: &[(&str, &str)] = &[
+    (
+        "aplusb",
+        r#"
+#include <stdio.h>
+int main(void){ long long a,b; if(scanf("%lld %lld",&a,&b)!=2) return 3; printf("%lld\n",a+b); return 0; }
+"#,
+    ),
+    (
+        "busy",
+        r#"
+#include <stdlib.h>
+#include <time.h>
+int main(int c, char**v){ long ms = c>1? atol(v[1]) : -1; struct timespec t; volatile unsigned long x=0;
+ for(;;){ for(int i=0;i<100000;i++) x+=i; clock_gettime(CLOCK_PROCESS_CPUTIME_ID,&t);
+   if(ms>=0 && t.tv_sec*1000+t.tv_nsec/1000000>=ms) return 0; } }
+"#,
+    ),
+    (
+        "sleeper",
+        r#"
+#include <unistd.h>
+int main(void){ for(;;) pause(); }
+"#,
+    ),
+    (
+        "touch",
+        r#"
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+int main(int c, char**v){ long mb = atol(v[1]); char*p = malloc(mb<<20); if(!p) return 2; memset(p,1,mb<<20);
+ printf("%d\n", p[(mb<<20)-1]); return 0; }
+"#,
+    ),
+    (
+        "exitcode",
+        r#"
+#include <stdlib.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+int main(int c, char**v){ if(c>2 && !strcmp(v[1],"sig")) { kill(getpid(), atoi(v[2])); pause(); } return atoi(v[1]); }
+"#,
+    ),
+    (
+        "forkbomb",
+        r#"
+#include <unistd.h>
+int main(void){ for(;;) fork(); }
+"#,
+    ),
+    (
+        "writer",
+        r#"
+#include <stdio.h>
+#include <stdlib.h>
+int main(int c, char**v){ long n = atol(v[1]); static char buf[65536]; for(int i=0;i<65536;i++) buf[i]='x';
+ while(n>0){ long k = n>65536?65536:n; if(fwrite(buf,1,k,stdout)!=(size_t)k) return 4; n-=k; } return 0; }
+"#,
+    ),
+    (
+        "tcp",
+        r#"
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+int main(int c, char**v){ int s = socket(AF_INET, SOCK_STREAM, 0); if(s<0){ perror("socket"); return 1; }
+ struct sockaddr_in a = {0}; a.sin_family=AF_INET; a.sin_port=htons(atoi(v[2])); inet_pton(AF_INET, v[1], &a.sin_addr);
+ if(connect(s,(struct sockaddr*)&a,sizeof a)<0){ perror("connect"); return 1; } puts("connected"); return 0; }
+"#,
+    ),
+    (
+        "catfile",
+        r#"
+#include <stdio.h>
+int main(int c, char**v){ FILE*f=fopen(v[1],"r"); if(!f){ perror("fopen"); return 1; } int ch; while((ch=fgetc(f))!=EOF) putchar(ch); return 0; }
+"#,
+    ),
+    (
+        "writefile",
+        r#"
+#include <stdio.h>
+int main(int c, char**v){ FILE*f=fopen(v[1],"w"); if(!f){ perror("fopen"); return 1; } fputs("pwned\n",f); if(fclose(f)){ perror("fclose"); return 1; } return 0; }
+"#,
+    ),
+    (
+        "daemon",
+        r#"
+#include <unistd.h>
+#include <stdio.h>
+int main(void){ if(fork()==0){ setsid(); if(fork()==0){ for(;;) { FILE*f=fopen("/box/alive","w"); if(f){fputs("x",f); fclose(f);} sleep(1);} } _exit(0);} return 0; }
+"#,
+    ),
+    (
+        "killall",
+        r#"
+#include <signal.h>
+#include <stdio.h>
+int main(void){ int r = kill(-1, SIGKILL); printf("kill=%d\n", r); return 0; }
+"#,
+    ),
+    (
+        "syscalls",
+        r#"
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <errno.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/socket.h>
+int main(void){ char p[64]={0};
+ long r = syscall(SYS_io_uring_setup, 4, p); printf("io_uring_setup=%ld errno=%d\n", r, r<0?errno:0);
+ r = syscall(SYS_keyctl, 0, 0, 0, 0, 0); printf("keyctl=%ld errno=%d\n", r, r<0?errno:0);
+ r = unshare(CLONE_NEWUSER); printf("unshare=%ld errno=%d\n", r, r<0?errno:0);
+ r = socket(40, SOCK_STREAM, 0); printf("vsock=%ld errno=%d\n", r, r<0?errno:0);
+ r = syscall(SYS_ptrace, 0, 0, 0, 0); printf("ptrace=%ld errno=%d\n", r, r<0?errno:0);
+ return 0; }
+"#,
+    ),
+    (
+        "closeout",
+        r#"
+#include <unistd.h>
+#include <stdio.h>
+int main(void){ close(1); close(2); int r = write(1, "x", 1); return r < 0 ? 0 : 1; }
+"#,
+    ),
+    (
+        "argsize",
+        r#"
+#include <stdio.h>
+#include <string.h>
+extern char **environ;
+int main(int c, char**v){ size_t a=0,e=0,n=0; for(int i=0;i<c;i++) a+=strlen(v[i]); for(char**p=environ;*p;p++){ e+=strlen(*p); n++; }
+ printf("%d %zu %zu %zu\n", c, a, n, e); for(char**p=environ;*p;p++) if(!strncmp(*p,"ONLINE_JUDGE=",13)||!strncmp(*p,"PATH=",5)) printf("%s\n",*p); return 0; }
+"#,
+    ),
+    (
+        "planter",
+        r#"
+#include <unistd.h>
+int main(void){ unlink("answer.txt"); return symlink("/etc/passwd", "answer.txt") ? 1 : 0; }
+"#,
+    ),
+    (
+        "whoami",
+        r#"
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+int main(void){ printf("uid=%d gid=%d pid=%d nnp=%d\n", getuid(), getgid(), getpid(), prctl(PR_GET_NO_NEW_PRIVS,0,0,0,0));
+ char h[64]; gethostname(h, sizeof h); printf("host=%s\n", h); return 0; }
+"#,
+    ),
+    (
+        "threads",
+        r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+void* f(void*a){ sleep(1); return a; }
+int main(int c, char**v){ int n = atoi(v[1]), ok=0; pthread_t t[256]; for(int i=0;i<n;i++) if(pthread_create(&t[i],0,f,0)==0) ok++; printf("%d\n", ok); return 0; }
+"#,
+    ),
+];
+
+/// The directory of the compiled fixtures.
+pub fn dir() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = tempfile::Builder::new()
+            .prefix("verdict-fixtures-")
+            .tempdir()
+            .expect("tempdir");
+        std::thread::scope(|s| {
+            for (name, src) in PROGRAMS {
+                let d = d.path();
+                s.spawn(move || {
+                    let c = d.join(format!("{name}.c"));
+                    std::fs::write(&c, src).expect("write source");
+                    let mut cmd = Command::new("gcc");
+                    cmd.args(["-O1", "-o"]).arg(d.join(name)).arg(&c);
+                    if *name == "aplusb" {
+                        cmd.arg("-static");
+                    }
+                    if *name == "threads" {
+                        cmd.arg("-pthread").arg("-include").arg("stdlib.h");
+                    }
+                    let out = cmd.output().expect("run gcc");
+                    assert!(
+                        out.status.success(),
+                        "gcc {name}: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                });
+            }
+        });
+        // Readable by the box users.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        d
+    })
+    .path()
+}
+
+/// The path of one compiled fixture.
+pub fn prog(name: &str) -> PathBuf {
+    dir().join(name)
+}

@@ -1,0 +1,90 @@
+//! Integration tests of verdict-sandbox: real programs (C compiled by the test) in real boxes.
+//!
+//! Tests that need root, namespaces and cgroups print `skipped: <reason>` when those are
+//! missing, unless `VERDICT_REQUIRE_SANDBOX=1`, under which they fail instead.
+
+mod fixtures;
+mod hostile;
+mod measure;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use verdict_sandbox::{Sandbox, SandboxConfig, SandboxOutcome, SandboxSpec, StdioSpec};
+
+/// The shared full-isolation sandbox, or the reason there is none.
+pub fn sandbox() -> Option<&'static Sandbox> {
+    static SB: OnceLock<Result<Sandbox, String>> = OnceLock::new();
+    let sb = SB.get_or_init(|| {
+        let config = SandboxConfig {
+            require_isolation: true,
+            ..SandboxConfig::default()
+        };
+        Sandbox::new(config).map_err(|e| e.to_string())
+    });
+    match sb {
+        Ok(sb) => Some(sb),
+        Err(reason) => {
+            if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() == Ok("1") {
+                panic!("VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {reason}");
+            }
+            println!("skipped: {reason}");
+            None
+        }
+    }
+}
+
+/// A fresh box directory (removed on drop) for one run.
+pub struct TestBox {
+    pub dir: tempfile::TempDir,
+}
+
+impl TestBox {
+    pub fn new() -> TestBox {
+        TestBox {
+            dir: tempfile::Builder::new()
+                .prefix("verdict-box-")
+                .tempdir()
+                .expect("tempdir"),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A spec running `program` with stdout/stderr to `out.txt`/`err.txt` in the box.
+    pub fn spec(&self, program: &Path, args: &[&str]) -> SandboxSpec {
+        SandboxSpec {
+            program: program.to_owned(),
+            args: args.iter().map(Into::into).collect(),
+            box_dir: self.path().to_owned(),
+            stdout: StdioSpec::File(PathBuf::from("out.txt")),
+            stderr: StdioSpec::File(PathBuf::from("err.txt")),
+            read_only_mounts: vec![fixtures::dir().to_owned()],
+            ..SandboxSpec::default()
+        }
+    }
+
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(
+            &verdict_sandbox::read_box_file(self.path(), Path::new("out.txt"), 1 << 24)
+                .unwrap_or_default(),
+        )
+        .into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(
+            &verdict_sandbox::read_box_file(self.path(), Path::new("err.txt"), 1 << 24)
+                .unwrap_or_default(),
+        )
+        .into_owned()
+    }
+}
+
+/// Runs a spec and prints the outcome (visible with --nocapture).
+pub fn run(sb: &Sandbox, spec: &SandboxSpec) -> SandboxOutcome {
+    let o = sb.run(spec).expect("sandbox run");
+    println!("{o:?}");
+    o
+}
