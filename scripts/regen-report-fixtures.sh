@@ -54,7 +54,7 @@ run_gtest crash gtest_crash
 # ---- valgrind memcheck -------------------------------------------------------------
 VG_FLAGS=(--tool=memcheck --leak-check=full --track-origins=yes --child-silent-after-fork=yes
           --xml=yes)
-for t in clean leak invalid uninit free; do
+for t in clean leak invalid uninit free segv; do
     gcc -std=gnu11 -O0 -g -o "vg_$t" "vg_$t.c"
     set +e
     valgrind "${VG_FLAGS[@]}" --xml-file="vg_$t.xml" "./vg_$t" >"$FIX/valgrind/$t.stdout" 2>"$FIX/valgrind/$t.stderr"

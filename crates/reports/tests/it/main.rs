@@ -3,6 +3,7 @@
 //! Snapshots (insta) hold the full reports; the asserts pin the numbers that matter.
 
 mod gtest;
+mod robustness;
 mod static_analysis;
 mod valgrind;
 
