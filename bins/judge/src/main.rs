@@ -16,6 +16,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Judge one Submission (file or `-`) and print its JudgeReport.
+    Run(cmd::run::Args),
+    /// List the languages of the contract: ready or missing here, with versions and install hints.
+    Languages(cmd::languages::Args),
     /// Write one JSON Schema per top-level wire type into a directory.
     Schema(cmd::schema::Args),
     /// Run one command in the sandbox and print its outcome as JSON.
@@ -32,6 +36,8 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(args) => cmd::run::run(args),
+        Command::Languages(args) => cmd::languages::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Sandbox(args) => cmd::sandbox::run(args),
     };

@@ -30,36 +30,66 @@ pub struct AssetFetcher {
 impl AssetFetcher {
     /// A fetcher reading local files only under `local_roots`.
     pub fn new(local_roots: &[PathBuf], remote: RemoteConfig) -> Self {
-        let local_roots = local_roots.iter().filter_map(|r| r.canonicalize().ok()).collect();
+        let local_roots = local_roots
+            .iter()
+            .filter_map(|r| r.canonicalize().ok())
+            .collect();
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_millis(remote.timeout_ms)))
             .http_status_as_error(true)
             .build()
             .into();
-        AssetFetcher { local_roots, remote, agent }
+        AssetFetcher {
+            local_roots,
+            remote,
+            agent,
+        }
     }
 
     /// Writes the asset's content to `dir/<asset.name>` and returns that path.
-    pub fn materialize(&self, asset: &Asset, dir: &Path, field: &str) -> Result<PathBuf, AssetError> {
-        let fail = |reason: String| AssetError { field: field.to_owned(), reason };
+    pub fn materialize(
+        &self,
+        asset: &Asset,
+        dir: &Path,
+        field: &str,
+    ) -> Result<PathBuf, AssetError> {
+        let fail = |reason: String| AssetError {
+            field: field.to_owned(),
+            reason,
+        };
         let dest = join_inside(dir, &asset.name).map_err(|e| fail(format!("name: {e}")))?;
         if let Some(parent) = dest.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
         }
         match asset.kind {
             AssetKind::Text => {
-                let text = asset.text.as_deref().ok_or_else(|| fail("text: missing for a text asset".into()))?;
-                std::fs::write(&dest, text).map_err(|e| fail(format!("cannot write {}: {e}", dest.display())))?;
+                let text = asset
+                    .text
+                    .as_deref()
+                    .ok_or_else(|| fail("text: missing for a text asset".into()))?;
+                std::fs::write(&dest, text)
+                    .map_err(|e| fail(format!("cannot write {}: {e}", dest.display())))?;
             }
             AssetKind::Local => {
-                let path = asset.path.as_deref().ok_or_else(|| fail("path: missing for a local asset".into()))?;
-                let source = self.local_path(path).map_err(|r| fail(format!("path: {r}")))?;
-                std::fs::copy(&source, &dest).map_err(|e| fail(format!("path: cannot copy {path}: {e}")))?;
+                let path = asset
+                    .path
+                    .as_deref()
+                    .ok_or_else(|| fail("path: missing for a local asset".into()))?;
+                let source = self
+                    .local_path(path)
+                    .map_err(|r| fail(format!("path: {r}")))?;
+                std::fs::copy(&source, &dest)
+                    .map_err(|e| fail(format!("path: cannot copy {path}: {e}")))?;
             }
             AssetKind::Remote => {
-                let url = asset.url.as_deref().ok_or_else(|| fail("url: missing for a remote asset".into()))?;
+                let url = asset
+                    .url
+                    .as_deref()
+                    .ok_or_else(|| fail("url: missing for a remote asset".into()))?;
                 let bytes = self.fetch(url).map_err(|r| fail(format!("url: {r}")))?;
-                std::fs::write(&dest, bytes).map_err(|e| fail(format!("cannot write {}: {e}", dest.display())))?;
+                std::fs::write(&dest, bytes)
+                    .map_err(|e| fail(format!("cannot write {}: {e}", dest.display())))?;
             }
         }
         Ok(dest)
@@ -70,8 +100,14 @@ impl AssetFetcher {
         if self.local_roots.is_empty() {
             return Err("local assets are disabled (no local_roots configured)".into());
         }
-        let canonical = Path::new(path).canonicalize().map_err(|e| format!("{path}: {e}"))?;
-        if !self.local_roots.iter().any(|root| canonical.starts_with(root)) {
+        let canonical = Path::new(path)
+            .canonicalize()
+            .map_err(|e| format!("{path}: {e}"))?;
+        if !self
+            .local_roots
+            .iter()
+            .any(|root| canonical.starts_with(root))
+        {
             return Err(format!("{path} is outside the configured local roots"));
         }
         if !canonical.is_file() {
@@ -86,11 +122,21 @@ impl AssetFetcher {
             return Err("remote assets are disabled".into());
         }
         let host = host_of(url).ok_or_else(|| format!("{url} is not an http(s) URL"))?;
-        if !self.remote.allow_hosts.is_empty() && !self.remote.allow_hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        if !self.remote.allow_hosts.is_empty()
+            && !self
+                .remote
+                .allow_hosts
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(host))
+        {
             return Err(format!("host {host} is not in the allow-list"));
         }
         let cap = self.remote.max_kb.saturating_mul(1024);
-        let response = self.agent.get(url).call().map_err(|e| format!("GET {url}: {e}"))?;
+        let response = self
+            .agent
+            .get(url)
+            .call()
+            .map_err(|e| format!("GET {url}: {e}"))?;
         let mut bytes = Vec::new();
         response
             .into_body()
@@ -107,7 +153,9 @@ impl AssetFetcher {
 
 /// The host of an http(s) URL.
 fn host_of(url: &str) -> Option<&str> {
-    let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://"))?;
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))?;
     let authority = rest.split(['/', '?', '#']).next()?;
     let host_port = authority.rsplit('@').next()?;
     let host = match host_port.strip_prefix('[') {
@@ -137,21 +185,51 @@ mod tests {
         std::fs::write(root.path().join("ok.in"), "1 2").unwrap();
         let fetcher = AssetFetcher::new(&[root.path().to_owned()], RemoteConfig::default());
         let out = tempfile::tempdir().unwrap();
-        let bad = Asset { kind: AssetKind::Local, name: "a".into(), text: None, url: None, path: Some(other.path().join("secret").display().to_string()) };
-        let err = fetcher.materialize(&bad, out.path(), "test_data[0].inputs[0]").unwrap_err();
-        assert!(err.to_string().starts_with("test_data[0].inputs[0]: path:"), "{err}");
-        let sneaky = Asset { path: Some(format!("{}/../{}/secret", root.path().display(), other.path().file_name().unwrap().to_string_lossy())), ..bad.clone() };
+        let bad = Asset {
+            kind: AssetKind::Local,
+            name: "a".into(),
+            text: None,
+            url: None,
+            path: Some(other.path().join("secret").display().to_string()),
+        };
+        let err = fetcher
+            .materialize(&bad, out.path(), "test_data[0].inputs[0]")
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with("test_data[0].inputs[0]: path:"),
+            "{err}"
+        );
+        let sneaky = Asset {
+            path: Some(format!(
+                "{}/../{}/secret",
+                root.path().display(),
+                other.path().file_name().unwrap().to_string_lossy()
+            )),
+            ..bad.clone()
+        };
         assert!(fetcher.materialize(&sneaky, out.path(), "x").is_err());
-        let good = Asset { path: Some(root.path().join("ok.in").display().to_string()), ..bad };
+        let good = Asset {
+            path: Some(root.path().join("ok.in").display().to_string()),
+            ..bad
+        };
         let path = fetcher.materialize(&good, out.path(), "x").unwrap();
         assert_eq!(std::fs::read_to_string(path).unwrap(), "1 2");
     }
 
     #[test]
     fn remote_hosts_outside_the_allow_list_are_refused() {
-        let remote = RemoteConfig { allow_hosts: vec!["data.example".into()], ..RemoteConfig::default() };
+        let remote = RemoteConfig {
+            allow_hosts: vec!["data.example".into()],
+            ..RemoteConfig::default()
+        };
         let fetcher = AssetFetcher::new(&[], remote);
-        let asset = Asset { kind: AssetKind::Remote, name: "a".into(), text: None, url: Some("http://127.0.0.1:9/x".into()), path: None };
+        let asset = Asset {
+            kind: AssetKind::Remote,
+            name: "a".into(),
+            text: None,
+            url: Some("http://127.0.0.1:9/x".into()),
+            path: None,
+        };
         let out = tempfile::tempdir().unwrap();
         let err = fetcher.materialize(&asset, out.path(), "f").unwrap_err();
         assert!(err.to_string().contains("allow-list"), "{err}");

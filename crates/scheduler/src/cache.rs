@@ -64,11 +64,17 @@ impl ProblemCache {
     /// Opens (creating) the cache directory.
     pub fn open(dir: &Path, max_bytes: u64) -> std::io::Result<ProblemCache> {
         std::fs::create_dir_all(dir)?;
-        Ok(ProblemCache { dir: dir.to_owned(), max_bytes, state: Mutex::new(CacheState::default()) })
+        Ok(ProblemCache {
+            dir: dir.to_owned(),
+            max_bytes,
+            state: Mutex::new(CacheState::default()),
+        })
     }
 
     fn state(&self) -> MutexGuard<'_, CacheState> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The cache key of a problem: a short hash of its category and id.
@@ -78,7 +84,12 @@ impl ProblemCache {
     }
 
     /// A hold on the problem's version `updated_at`, creating or replacing the entry as needed.
-    pub fn problem(&self, category: &str, prob_id: &str, updated_at: i64) -> std::io::Result<ProblemHandle> {
+    pub fn problem(
+        &self,
+        category: &str,
+        prob_id: &str,
+        updated_at: i64,
+    ) -> std::io::Result<ProblemHandle> {
         let key = Self::key(category, prob_id);
         let mut state = self.state();
         state.clock += 1;
@@ -86,13 +97,27 @@ impl ProblemCache {
         if let Some(entry) = state.problems.get_mut(&key) {
             if entry.version == updated_at {
                 entry.last_used = now;
-                return Ok(ProblemHandle { dir: entry.dir.clone(), lock: entry.lock.clone(), key });
+                return Ok(ProblemHandle {
+                    dir: entry.dir.clone(),
+                    lock: entry.lock.clone(),
+                    key,
+                });
             }
             if entry.version > updated_at {
-                let path = self.dir.join(&key).join(format!("old-{updated_at}-{}", uuid::Uuid::now_v7()));
+                let path = self
+                    .dir
+                    .join(&key)
+                    .join(format!("old-{updated_at}-{}", uuid::Uuid::now_v7()));
                 std::fs::create_dir_all(&path)?;
-                let dir = Arc::new(VersionDir { path, stale: AtomicBool::new(true) });
-                return Ok(ProblemHandle { dir, lock: Arc::new(Mutex::new(())), key });
+                let dir = Arc::new(VersionDir {
+                    path,
+                    stale: AtomicBool::new(true),
+                });
+                return Ok(ProblemHandle {
+                    dir,
+                    lock: Arc::new(Mutex::new(())),
+                    key,
+                });
             }
         }
         let problem_dir = self.dir.join(&key);
@@ -101,9 +126,18 @@ impl ProblemCache {
         let in_use = state.problems.get(&key).map(|e| e.dir.path.clone());
         remove_other_versions(&problem_dir, &path, in_use.as_deref());
         let bytes = dir_size(&path);
-        let dir = Arc::new(VersionDir { path, stale: AtomicBool::new(false) });
+        let dir = Arc::new(VersionDir {
+            path,
+            stale: AtomicBool::new(false),
+        });
         let lock = Arc::new(Mutex::new(()));
-        let entry = ProblemEntry { version: updated_at, dir: dir.clone(), lock: lock.clone(), last_used: now, bytes };
+        let entry = ProblemEntry {
+            version: updated_at,
+            dir: dir.clone(),
+            lock: lock.clone(),
+            last_used: now,
+            bytes,
+        };
         if let Some(old) = state.problems.insert(key.clone(), entry) {
             old.dir.stale.store(true, Ordering::Release);
         }
@@ -121,12 +155,18 @@ impl ProblemCache {
         E: From<std::io::Error>,
     {
         let target = handle.dir.path.join(item);
-        let _guard = handle.lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _guard = handle
+            .lock
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if target.is_dir() {
             self.touch(handle, 0);
             return Ok(target);
         }
-        let temp = handle.dir.path.join(format!(".tmp-{item}-{}", uuid::Uuid::now_v7()));
+        let temp = handle
+            .dir
+            .path
+            .join(format!(".tmp-{item}-{}", uuid::Uuid::now_v7()));
         std::fs::create_dir_all(&temp)?;
         if let Err(err) = fill(&temp) {
             let _ = std::fs::remove_dir_all(&temp);
@@ -180,11 +220,16 @@ impl ProblemHandle {
 
 /// Removes version directories of a problem left by an earlier process (not `keep`, not `in_use`).
 fn remove_other_versions(problem_dir: &Path, keep: &Path, in_use: Option<&Path>) {
-    let Ok(entries) = std::fs::read_dir(problem_dir) else { return };
+    let Ok(entries) = std::fs::read_dir(problem_dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
-        let leftover = name.to_string_lossy().chars().all(|c| c.is_ascii_digit() || c == '-');
+        let leftover = name
+            .to_string_lossy()
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '-');
         if path != keep && Some(path.as_path()) != in_use && leftover {
             let _ = std::fs::remove_dir_all(&path);
         }
@@ -193,7 +238,9 @@ fn remove_other_versions(problem_dir: &Path, keep: &Path, in_use: Option<&Path>)
 
 /// The size of a directory tree in bytes (links not followed).
 fn dir_size(path: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(path) else { return 0 };
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
     entries
         .flatten()
         .map(|entry| match entry.file_type() {
@@ -240,7 +287,10 @@ mod tests {
         assert_ne!(old.path(), new.path());
         assert!(old_item.is_dir(), "a running submission keeps its version");
         drop(old);
-        assert!(!old_item.exists(), "the replaced version goes with its last user");
+        assert!(
+            !old_item.exists(),
+            "the replaced version goes with its last user"
+        );
         let again = cache.problem("c", "p", 2).unwrap();
         assert_eq!(again.path(), new.path());
     }

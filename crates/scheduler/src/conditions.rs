@@ -33,12 +33,18 @@ mod tests {
     use verdict_contracts::Score;
 
     fn result(status: JudgeStatus, score: Score) -> JudgeTaskResult {
-        JudgeTaskResult { score, ..JudgeTaskResult::with_status(status, "") }
+        JudgeTaskResult {
+            score,
+            ..JudgeTaskResult::with_status(status, "")
+        }
     }
 
     #[test]
     fn accepted_needs_an_accepted_parent() {
-        assert!(dependency_holds(Some(DependsCond::Accepted), &result(JudgeStatus::Accepted, Score::FULL)));
+        assert!(dependency_holds(
+            Some(DependsCond::Accepted),
+            &result(JudgeStatus::Accepted, Score::FULL)
+        ));
         let partial = result(JudgeStatus::PartialCorrect, Score::new(1, 2).unwrap());
         assert!(!dependency_holds(Some(DependsCond::Accepted), &partial));
         assert!(!dependency_holds(None, &partial));
@@ -47,15 +53,27 @@ mod tests {
     #[test]
     fn partial_correct_needs_a_score_above_zero() {
         let partial = result(JudgeStatus::PartialCorrect, Score::new(1, 2).unwrap());
-        assert!(dependency_holds(Some(DependsCond::PartialCorrect), &partial));
-        assert!(!dependency_holds(Some(DependsCond::PartialCorrect), &result(JudgeStatus::WrongAnswer, Score::ZERO)));
+        assert!(dependency_holds(
+            Some(DependsCond::PartialCorrect),
+            &partial
+        ));
+        assert!(!dependency_holds(
+            Some(DependsCond::PartialCorrect),
+            &result(JudgeStatus::WrongAnswer, Score::ZERO)
+        ));
     }
 
     #[test]
     fn not_time_limit_refuses_time_and_judge_failures_only() {
         let cond = Some(DependsCond::NotTimeLimit);
-        assert!(dependency_holds(cond, &result(JudgeStatus::WrongAnswer, Score::ZERO)));
-        assert!(dependency_holds(cond, &result(JudgeStatus::RuntimeError, Score::ZERO)));
+        assert!(dependency_holds(
+            cond,
+            &result(JudgeStatus::WrongAnswer, Score::ZERO)
+        ));
+        assert!(dependency_holds(
+            cond,
+            &result(JudgeStatus::RuntimeError, Score::ZERO)
+        ));
         for status in [
             JudgeStatus::TimeLimitExceeded,
             JudgeStatus::CompilationError,
@@ -64,7 +82,10 @@ mod tests {
             JudgeStatus::SystemError,
             JudgeStatus::DependencyNotSatisfied,
         ] {
-            assert!(!dependency_holds(cond, &result(status, Score::ZERO)), "{status}");
+            assert!(
+                !dependency_holds(cond, &result(status, Score::ZERO)),
+                "{status}"
+            );
         }
     }
 }

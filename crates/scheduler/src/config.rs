@@ -123,13 +123,23 @@ impl CompileConfig {
 
 impl Default for GeneratorConfig {
     fn default() -> Self {
-        GeneratorConfig { time_ms: 10_000, memory_kb: 1024 * 1024, output_kb: 256 * 1024, processes: 16 }
+        GeneratorConfig {
+            time_ms: 10_000,
+            memory_kb: 1024 * 1024,
+            output_kb: 256 * 1024,
+            processes: 16,
+        }
     }
 }
 
 impl Default for RemoteConfig {
     fn default() -> Self {
-        RemoteConfig { enabled: true, allow_hosts: Vec::new(), timeout_ms: 30_000, max_kb: 256 * 1024 }
+        RemoteConfig {
+            enabled: true,
+            allow_hosts: Vec::new(),
+            timeout_ms: 30_000,
+            max_kb: 256 * 1024,
+        }
     }
 }
 

@@ -32,12 +32,20 @@ pub enum JudgeError {
 impl JudgeError {
     /// An I/O error with the action and path involved.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        JudgeError::Io { action, path: path.into(), source }
+        JudgeError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
     }
 }
 
 impl From<std::io::Error> for JudgeError {
     fn from(source: std::io::Error) -> Self {
-        JudgeError::Io { action: "access", path: PathBuf::new(), source }
+        JudgeError::Io {
+            action: "access",
+            path: PathBuf::new(),
+            source,
+        }
     }
 }

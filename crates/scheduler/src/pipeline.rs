@@ -47,20 +47,36 @@ pub(crate) struct JudgeShared {
 impl Judge {
     /// A judge from its configuration: sets up the sandbox, the cache and the language profiles.
     pub fn new(config: JudgeConfig) -> Result<Judge, JudgeError> {
-        let profiles = LanguageProfiles::from_toml(verdict_scripts::language::BUILTIN_PROFILES, config.languages.as_ref())?;
+        let profiles = LanguageProfiles::from_toml(
+            verdict_scripts::language::BUILTIN_PROFILES,
+            config.languages.as_ref(),
+        )?;
         let sandbox_config = SandboxConfig {
             require_isolation: config.require_isolation,
             global_output_cap: config.global_output_cap_kb.saturating_mul(1024),
             ..SandboxConfig::default()
         };
         let sandbox = Sandbox::new(sandbox_config)?;
-        std::fs::create_dir_all(&config.work_dir).map_err(|e| JudgeError::io("create", &config.work_dir, e))?;
-        let cache = ProblemCache::open(&config.cache_dir, config.cache_max_mb.saturating_mul(1024 * 1024))
-            .map_err(|e| JudgeError::io("open cache", &config.cache_dir, e))?;
+        std::fs::create_dir_all(&config.work_dir)
+            .map_err(|e| JudgeError::io("create", &config.work_dir, e))?;
+        let cache = ProblemCache::open(
+            &config.cache_dir,
+            config.cache_max_mb.saturating_mul(1024 * 1024),
+        )
+        .map_err(|e| JudgeError::io("open cache", &config.cache_dir, e))?;
         let assets = AssetFetcher::new(&config.local_roots, config.remote.clone());
         let permits = Semaphore::new(config.parallelism.max(1));
-        let inner = JudgeShared { config, sandbox, profiles, cache, assets, permits };
-        Ok(Judge { inner: Arc::new(inner) })
+        let inner = JudgeShared {
+            config,
+            sandbox,
+            profiles,
+            cache,
+            assets,
+            permits,
+        };
+        Ok(Judge {
+            inner: Arc::new(inner),
+        })
     }
 
     /// The configuration in force.
@@ -105,27 +121,38 @@ impl Judge {
             Ok(run) => Arc::new(run),
             Err(err) => {
                 tracing::error!(sub_id = %submission.sub_id, "cannot start judging: {err}");
-                let failed = JudgeTaskResult::with_status(JudgeStatus::SystemError, err.to_string());
+                let failed =
+                    JudgeTaskResult::with_status(JudgeStatus::SystemError, err.to_string());
                 let results = vec![failed; count];
                 if let Some(tx) = &updates {
                     for (index, result) in results.iter().enumerate() {
-                        let _ = tx.send(TaskUpdate { index, result: result.clone() });
+                        let _ = tx.send(TaskUpdate {
+                            index,
+                            result: result.clone(),
+                        });
                     }
                 }
                 return header(results);
             }
         };
-        let channels: Vec<_> = (0..count).map(|_| watch::channel(None::<JudgeTaskResult>)).collect();
+        let channels: Vec<_> = (0..count)
+            .map(|_| watch::channel(None::<JudgeTaskResult>))
+            .collect();
         let receivers: Vec<_> = channels.iter().map(|(_, rx)| rx.clone()).collect();
         let mut handles = Vec::with_capacity(count);
         for (index, (tx, _)) in channels.into_iter().enumerate() {
-            let parent = submission.judge_tasks[index].parent().map(|p| receivers[p].clone());
+            let parent = submission.judge_tasks[index]
+                .parent()
+                .map(|p| receivers[p].clone());
             let run = run.clone();
             let updates = updates.clone();
             handles.push(tokio::spawn(async move {
                 let result = run_one(run, index, parent).await;
                 if let Some(updates) = &updates {
-                    let _ = updates.send(TaskUpdate { index, result: result.clone() });
+                    let _ = updates.send(TaskUpdate {
+                        index,
+                        result: result.clone(),
+                    });
                 }
                 let _ = tx.send(Some(result.clone()));
                 result
@@ -134,7 +161,10 @@ impl Judge {
         let mut results = Vec::with_capacity(count);
         for handle in handles {
             results.push(handle.await.unwrap_or_else(|err| {
-                JudgeTaskResult::with_status(JudgeStatus::SystemError, format!("judge task panicked: {err}"))
+                JudgeTaskResult::with_status(
+                    JudgeStatus::SystemError,
+                    format!("judge task panicked: {err}"),
+                )
             }));
         }
         header(results)
@@ -153,29 +183,43 @@ async fn run_one(
             Err(_) => None,
         };
         let cond = run.submission.judge_tasks[index].depends_cond;
-        let holds = parent_result.as_ref().is_some_and(|r| dependency_holds(cond, r));
+        let holds = parent_result
+            .as_ref()
+            .is_some_and(|r| dependency_holds(cond, r));
         if !holds {
             let depends_on = run.submission.judge_tasks[index].depends_on;
             let why = match parent_result {
-                Some(r) => format!("task {depends_on} ended {}; this task needs {}", r.status, cond_text(cond)),
+                Some(r) => format!(
+                    "task {depends_on} ended {}; this task needs {}",
+                    r.status,
+                    cond_text(cond)
+                ),
                 None => format!("task {depends_on} did not finish"),
             };
             return JudgeTaskResult::with_status(JudgeStatus::DependencyNotSatisfied, why);
         }
     }
     let Ok(_permit) = run.shared.permits.acquire().await else {
-        return JudgeTaskResult::with_status(JudgeStatus::SystemError, "the judge is shutting down");
+        return JudgeTaskResult::with_status(
+            JudgeStatus::SystemError,
+            "the judge is shutting down",
+        );
     };
     let worker = run.clone();
     match tokio::task::spawn_blocking(move || tasks::execute(&worker, index)).await {
         Ok(result) => result,
-        Err(err) => JudgeTaskResult::with_status(JudgeStatus::SystemError, format!("judge task panicked: {err}")),
+        Err(err) => JudgeTaskResult::with_status(
+            JudgeStatus::SystemError,
+            format!("judge task panicked: {err}"),
+        ),
     }
 }
 
 fn cond_text(cond: Option<verdict_contracts::DependsCond>) -> &'static str {
     match cond {
-        Some(verdict_contracts::DependsCond::PartialCorrect) => "PARTIAL_CORRECT (a score above zero)",
+        Some(verdict_contracts::DependsCond::PartialCorrect) => {
+            "PARTIAL_CORRECT (a score above zero)"
+        }
         Some(verdict_contracts::DependsCond::NotTimeLimit) => "NOT_TIME_LIMIT",
         _ => "ACCEPTED",
     }
@@ -193,16 +237,31 @@ pub(crate) struct SubmissionRun {
 
 impl SubmissionRun {
     fn new(shared: Arc<JudgeShared>, submission: Submission) -> Result<Self, JudgeError> {
-        let prefix: String = submission.sub_id.chars().filter(|c| c.is_ascii_alphanumeric()).take(32).collect();
+        let prefix: String = submission
+            .sub_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .take(32)
+            .collect();
         let work = tempfile::Builder::new()
             .prefix(&format!("sub-{prefix}-"))
             .tempdir_in(&shared.config.work_dir)
             .map_err(|e| JudgeError::io("create work dir in", &shared.config.work_dir, e))?;
         let problem = shared
             .cache
-            .problem(&submission.category, &submission.prob_id, submission.updated_at)
+            .problem(
+                &submission.category,
+                &submission.prob_id,
+                submission.updated_at,
+            )
             .map_err(|e| JudgeError::io("open cache entry in", &shared.config.cache_dir, e))?;
-        Ok(SubmissionRun { shared, submission, problem, work, submission_build: OnceLock::new() })
+        Ok(SubmissionRun {
+            shared,
+            submission,
+            problem,
+            work,
+            submission_build: OnceLock::new(),
+        })
     }
 
     /// A fresh directory under this submission's work directory.

@@ -5,6 +5,7 @@
 mod error;
 pub mod judge;
 pub mod language;
+pub mod toolchain;
 
 pub use error::ScriptError;
 pub use judge::classify::{RunFailure, classify_run, signal_name};
@@ -12,6 +13,7 @@ pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_v
 pub use judge::files::{BoxFile, join_inside, log_text, read_capped, write_inside};
 pub use judge::run::{RunLimits, RunOutput, RunRequest, run_program, sandbox_limits};
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
+pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe};
 
 pub mod compare;
 
@@ -19,3 +21,7 @@ pub use compare::{
     BuiltinComparator, ComparatorExit, ComparatorProtocol, CompareError, CompareOutcome,
     CompareVerdict,
 };
+
+pub mod oracle;
+
+pub use oracle::{Interpreters, OracleError, OracleOptions, run_suite};

@@ -1,5 +1,8 @@
 //! One module per subcommand.
 
+pub mod config;
+pub mod languages;
+pub mod run;
 pub mod sandbox;
 pub mod schema;
 

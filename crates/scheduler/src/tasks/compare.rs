@@ -6,10 +6,10 @@ use super::data::TestFiles;
 use crate::error::JudgeError;
 use crate::pipeline::SubmissionRun;
 use std::path::Path;
-use verdict_contracts::{CompareScript, JudgeStatus, JudgeTask, Score, STDIN_ASSET, STDOUT_ASSET};
+use verdict_contracts::{CompareScript, JudgeStatus, JudgeTask, STDIN_ASSET, STDOUT_ASSET, Score};
 use verdict_scripts::compare::{
-    BuiltinComparator, CompareOutcome, CompareVerdict, ComparatorExit, ComparatorProtocol, detect_protocol,
-    interpret_judge_system, interpret_testlib,
+    BuiltinComparator, ComparatorExit, ComparatorProtocol, CompareOutcome, CompareVerdict,
+    detect_protocol, interpret_judge_system, interpret_testlib,
 };
 use verdict_scripts::{RunLimits, RunOutput, RunRequest, join_inside, read_capped, run_program};
 
@@ -31,7 +31,10 @@ impl CompareSummary {
             CompareVerdict::PresentationError => (JudgeStatus::PresentationError, Score::ZERO),
             CompareVerdict::WrongAnswer => (JudgeStatus::WrongAnswer, Score::ZERO),
             CompareVerdict::CompareError => (JudgeStatus::CompareError, Score::ZERO),
-            CompareVerdict::PartialCorrect { numerator, denominator } => {
+            CompareVerdict::PartialCorrect {
+                numerator,
+                denominator,
+            } => {
                 let score = u32::try_from(numerator)
                     .ok()
                     .zip(u32::try_from(denominator).ok())
@@ -71,10 +74,14 @@ pub fn compare_outputs(
         } else {
             match verdict_sandbox::open_box_file(&output.box_dir, Path::new(name)) {
                 Ok(file) => {
-                    let answer = std::fs::File::open(expected).map_err(|e| JudgeError::io("open", expected, e))?;
+                    let answer = std::fs::File::open(expected)
+                        .map_err(|e| JudgeError::io("open", expected, e))?;
                     builtin.compare_readers(file, answer)
                 }
-                Err(_) => Ok(CompareOutcome::new(CompareVerdict::WrongAnswer, format!("the program did not write {name}"))),
+                Err(_) => Ok(CompareOutcome::new(
+                    CompareVerdict::WrongAnswer,
+                    format!("the program did not write {name}"),
+                )),
             }
         };
         let outcome = outcome.map_err(|e| JudgeError::Other(format!("comparing {name}: {e}")))?;
@@ -92,7 +99,11 @@ pub fn compare_outputs(
         }
     }
     Ok(worst.map_or_else(
-        || CompareSummary { status: JudgeStatus::Accepted, score: Score::FULL, log: "no expected output to compare".into() },
+        || CompareSummary {
+            status: JudgeStatus::Accepted,
+            score: Score::FULL,
+            log: "no expected output to compare".into(),
+        },
         |(_, s)| s,
     ))
 }
@@ -105,13 +116,23 @@ fn custom_compare(
     output: &RunOutput,
     run_dir: &Path,
 ) -> Result<CompareSummary, JudgeError> {
-    let compare_error = |log: String| CompareSummary { status: JudgeStatus::CompareError, score: Score::ZERO, log };
+    let compare_error = |log: String| CompareSummary {
+        status: JudgeStatus::CompareError,
+        score: Score::ZERO,
+        log,
+    };
     let Some(program) = &run.submission.compare else {
-        return Ok(compare_error("compare_script \"\" needs Submission.compare".into()));
+        return Ok(compare_error(
+            "compare_script \"\" needs Submission.compare".into(),
+        ));
     };
     let build = match problem_build(run, "compare", program) {
         BuildResult::Built(build) => build,
-        BuildResult::Failed(log) => return Ok(compare_error(format!("the compare program did not compile:\n{log}"))),
+        BuildResult::Failed(log) => {
+            return Ok(compare_error(format!(
+                "the compare program did not compile:\n{log}"
+            )));
+        }
         BuildResult::Broken(reason) => return Err(JudgeError::Other(reason)),
     };
     let texts: Vec<(String, String)> = program
@@ -125,11 +146,16 @@ fn custom_compare(
     // The comparator's files: inputs, the program's outputs and the answers, as copies.
     let dir = run_dir.join("compare");
     let mut files = Vec::new();
-    let put = |files: &mut Vec<verdict_scripts::BoxFile>, name: String, source: std::path::PathBuf| {
-        files.push(verdict_scripts::BoxFile { name, source });
-    };
+    let put =
+        |files: &mut Vec<verdict_scripts::BoxFile>, name: String, source: std::path::PathBuf| {
+            files.push(verdict_scripts::BoxFile { name, source });
+        };
     for input in &test.inputs {
-        put(&mut files, format!("input/{}", input.name), input.source.clone());
+        put(
+            &mut files,
+            format!("input/{}", input.name),
+            input.source.clone(),
+        );
     }
     let user_dir = run_dir.join("user_output");
     for (name, expected) in &test.expected {
@@ -142,7 +168,9 @@ fn custom_compare(
             std::fs::copy(&output.stdout, &user_copy).is_ok()
         } else {
             match verdict_sandbox::open_box_file(&output.box_dir, Path::new(name)) {
-                Ok(mut from) => std::fs::File::create(&user_copy).and_then(|mut to| std::io::copy(&mut from, &mut to)).is_ok(),
+                Ok(mut from) => std::fs::File::create(&user_copy)
+                    .and_then(|mut to| std::io::copy(&mut from, &mut to))
+                    .is_ok(),
                 Err(_) => false,
             }
         };
@@ -151,7 +179,9 @@ fn custom_compare(
         }
     }
     let args: Vec<String> = match protocol {
-        ComparatorProtocol::JudgeSystem => ["input", "user_output", "answer", "feedback"].map(String::from).to_vec(),
+        ComparatorProtocol::JudgeSystem => ["input", "user_output", "answer", "feedback"]
+            .map(String::from)
+            .to_vec(),
         ComparatorProtocol::Testlib => vec![
             format!("input/{STDIN_ASSET}"),
             format!("user_output/{STDOUT_ASSET}"),
@@ -171,7 +201,13 @@ fn custom_compare(
     let keep = dir.join(".keep");
     std::fs::write(&keep, b"").map_err(|e| JudgeError::io("write", &keep, e))?;
     put(&mut files, "feedback/.keep".into(), keep);
-    let request = RunRequest { build: &build, args: &args, stdin: None, files: &files, limits };
+    let request = RunRequest {
+        build: &build,
+        args: &args,
+        stdin: None,
+        files: &files,
+        limits,
+    };
     let result = run_program(&run.shared.sandbox, &request, &dir)?;
     let exit = match (result.outcome.limit_hit, result.outcome.exit) {
         (Some(limit), _) => ComparatorExit::LimitHit(format!("{limit:?}")),
@@ -182,7 +218,10 @@ fn custom_compare(
         ComparatorProtocol::JudgeSystem => {
             let mut feedback_files = Vec::new();
             for name in ["score.txt", "report.txt"] {
-                if let Ok(mut file) = verdict_sandbox::open_box_file(&result.box_dir, &Path::new("feedback").join(name)) {
+                if let Ok(mut file) = verdict_sandbox::open_box_file(
+                    &result.box_dir,
+                    &Path::new("feedback").join(name),
+                ) {
                     let mut bytes = Vec::new();
                     use std::io::Read;
                     let _ = (&mut file).take(64 * 1024).read_to_end(&mut bytes);

@@ -6,7 +6,7 @@ use crate::pipeline::SubmissionRun;
 use std::path::Path;
 use std::sync::Arc;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, Program};
-use verdict_scripts::{Build, BoxFile, CompileOutcome, source_vars};
+use verdict_scripts::{BoxFile, Build, CompileOutcome, source_vars};
 
 /// The file in a cached build directory that holds a failed compile's log.
 const FAILED_MARKER: &str = ".verdict-compile-error";
@@ -36,14 +36,16 @@ pub fn submission_build(run: &SubmissionRun) -> &BuildResult {
 
 /// A problem program's build (`standard`, `random` or `compare`), from the cache or compiled into it.
 pub fn problem_build(run: &SubmissionRun, role: &str, program: &Program) -> BuildResult {
-    let filled = run.shared.cache.get_or_fill(&run.problem, role, |dir: &Path| -> Result<(), JudgeError> {
-        match compile_program(run, program, role, dir)? {
-            CompileOutcome::Built { .. } => Ok(()),
-            CompileOutcome::Failed { log } => {
-                std::fs::write(dir.join(FAILED_MARKER), log).map_err(|e| JudgeError::io("write", dir, e))
-            }
-        }
-    });
+    let filled =
+        run.shared
+            .cache
+            .get_or_fill(&run.problem, role, |dir: &Path| -> Result<(), JudgeError> {
+                match compile_program(run, program, role, dir)? {
+                    CompileOutcome::Built { .. } => Ok(()),
+                    CompileOutcome::Failed { log } => std::fs::write(dir.join(FAILED_MARKER), log)
+                        .map_err(|e| JudgeError::io("write", dir, e)),
+                }
+            });
     let dir = match filled {
         Ok(dir) => dir,
         Err(err) => return BuildResult::Broken(err.to_string()),
@@ -59,24 +61,52 @@ pub fn problem_build(run: &SubmissionRun, role: &str, program: &Program) -> Buil
             profile: Arc::new(profile.clone()),
             vars: source_vars(source, profile),
         }),
-        None => BuildResult::Broken(format!("language {} has no profile on this judge", source.language)),
+        None => BuildResult::Broken(format!(
+            "language {} has no profile on this judge",
+            source.language
+        )),
     }
 }
 
 /// Materialises a program's files and compiles it into `dir`.
-fn compile_program(run: &SubmissionRun, program: &Program, role: &str, dir: &Path) -> Result<CompileOutcome, JudgeError> {
+fn compile_program(
+    run: &SubmissionRun,
+    program: &Program,
+    role: &str,
+    dir: &Path,
+) -> Result<CompileOutcome, JudgeError> {
     let source = program.source();
     let shared = &run.shared;
     let profile = shared.profiles.get(source.language).ok_or_else(|| {
-        JudgeError::Other(format!("{role}: language {} has no profile on this judge", source.language))
+        JudgeError::Other(format!(
+            "{role}: language {} has no profile on this judge",
+            source.language
+        ))
     })?;
+    let missing = verdict_scripts::missing_programs(profile);
+    if !missing.is_empty() {
+        return Err(JudgeError::Other(verdict_scripts::not_installed_message(
+            source.language,
+            profile,
+            &missing,
+        )));
+    }
     let sources = run.fresh_dir(&format!("{role}-src"))?;
     let mut files = Vec::new();
-    let groups = [("source_files", &source.source_files), ("assist_files", &source.assist_files)];
+    let groups = [
+        ("source_files", &source.source_files),
+        ("assist_files", &source.assist_files),
+    ];
     for (field, assets) in groups {
         for (i, asset) in assets.iter().enumerate() {
-            let path = shared.assets.materialize(asset, &sources, &format!("{role}.{field}[{i}]"))?;
-            files.push(BoxFile { name: asset.name.clone(), source: path });
+            let path =
+                shared
+                    .assets
+                    .materialize(asset, &sources, &format!("{role}.{field}[{i}]"))?;
+            files.push(BoxFile {
+                name: asset.name.clone(),
+                source: path,
+            });
         }
     }
     let limits = shared.config.compile.limits();
@@ -97,21 +127,41 @@ fn compile_program(run: &SubmissionRun, program: &Program, role: &str, dir: &Pat
 pub fn compile_task(run: &SubmissionRun) -> Result<JudgeTaskResult, JudgeError> {
     let log = match submission_build(run) {
         BuildResult::Built(_) => String::new(),
-        BuildResult::Failed(log) => return Ok(JudgeTaskResult::with_status(JudgeStatus::CompilationError, log.clone())),
-        BuildResult::Broken(reason) => return Ok(JudgeTaskResult::with_status(JudgeStatus::SystemError, reason.clone())),
+        BuildResult::Failed(log) => {
+            return Ok(JudgeTaskResult::with_status(
+                JudgeStatus::CompilationError,
+                log.clone(),
+            ));
+        }
+        BuildResult::Broken(reason) => {
+            return Ok(JudgeTaskResult::with_status(
+                JudgeStatus::SystemError,
+                reason.clone(),
+            ));
+        }
     };
     let sub = &run.submission;
-    let programs = [("standard", &sub.standard), ("random", &sub.random), ("compare", &sub.compare)];
+    let programs = [
+        ("standard", &sub.standard),
+        ("random", &sub.random),
+        ("compare", &sub.compare),
+    ];
     for (role, program) in programs {
         let Some(program) = program else { continue };
         match problem_build(run, role, program) {
             BuildResult::Built(_) => {}
             BuildResult::Failed(log) => {
                 let log = format!("the {role} program did not compile:\n{log}");
-                return Ok(JudgeTaskResult::with_status(JudgeStatus::ExecutableCompilationError, log));
+                return Ok(JudgeTaskResult::with_status(
+                    JudgeStatus::ExecutableCompilationError,
+                    log,
+                ));
             }
             BuildResult::Broken(reason) => {
-                return Ok(JudgeTaskResult::with_status(JudgeStatus::SystemError, format!("{role}: {reason}")));
+                return Ok(JudgeTaskResult::with_status(
+                    JudgeStatus::SystemError,
+                    format!("{role}: {reason}"),
+                ));
             }
         }
     }

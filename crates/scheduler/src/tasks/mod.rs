@@ -16,14 +16,18 @@ pub(crate) fn execute(run: &SubmissionRun, index: usize) -> JudgeTaskResult {
     let task = &run.submission.judge_tasks[index];
     let result = match (task.check_script, task.run_script) {
         (CheckScript::Compile, _) => compile::compile_task(run),
-        (CheckScript::Standard, Some(RunScript::Standard) | None) => standard::standard_task(run, index),
-        (CheckScript::Static, _) => Err(JudgeError::Other("static tests are not available on this judge yet".into())),
-        (CheckScript::Standard, Some(RunScript::Gtest)) => {
-            Err(JudgeError::Other("Google Test tasks are not available on this judge yet".into()))
+        (CheckScript::Standard, Some(RunScript::Standard) | None) => {
+            standard::standard_task(run, index)
         }
-        (CheckScript::Standard, Some(RunScript::Valgrind)) => {
-            Err(JudgeError::Other("memory tests are not available on this judge yet".into()))
-        }
+        (CheckScript::Static, _) => Err(JudgeError::Other(
+            "static tests are not available on this judge yet".into(),
+        )),
+        (CheckScript::Standard, Some(RunScript::Gtest)) => Err(JudgeError::Other(
+            "Google Test tasks are not available on this judge yet".into(),
+        )),
+        (CheckScript::Standard, Some(RunScript::Valgrind)) => Err(JudgeError::Other(
+            "memory tests are not available on this judge yet".into(),
+        )),
     };
     result.unwrap_or_else(|err| {
         tracing::warn!(sub_id = %run.submission.sub_id, task = index, "system error: {err}");

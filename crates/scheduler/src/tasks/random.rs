@@ -8,7 +8,9 @@ use crate::error::JudgeError;
 use crate::pipeline::SubmissionRun;
 use std::path::Path;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, Program, STDIN_ASSET, STDOUT_ASSET};
-use verdict_scripts::{BoxFile, Build, RunLimits, RunRequest, classify_run, log_text, read_capped, run_program};
+use verdict_scripts::{
+    BoxFile, Build, RunLimits, RunRequest, classify_run, log_text, read_capped, run_program,
+};
 
 /// A generated test, or the task's final result when generation failed.
 #[derive(Debug)]
@@ -29,7 +31,12 @@ pub fn random_seed(sub_id: &str, index: usize) -> u32 {
 /// Generates the input and expected output of random task `index` into `dir`.
 pub fn generate(run: &SubmissionRun, index: usize, dir: &Path) -> Result<Generated, JudgeError> {
     let sub = &run.submission;
-    let fail = |reason: String| Ok(Generated::Failed(JudgeTaskResult::with_status(JudgeStatus::RandomGenError, reason)));
+    let fail = |reason: String| {
+        Ok(Generated::Failed(JudgeTaskResult::with_status(
+            JudgeStatus::RandomGenError,
+            reason,
+        )))
+    };
     let (Some(random), Some(standard)) = (&sub.random, &sub.standard) else {
         return fail("a random test needs both the random and the standard program".into());
     };
@@ -53,20 +60,35 @@ pub fn generate(run: &SubmissionRun, index: usize, dir: &Path) -> Result<Generat
     let seed = random_seed(&sub.sub_id, index).to_string();
     let gen_dir = dir.join("random");
     let args = [seed.clone()];
-    let request = RunRequest { build: &random, args: &args, stdin: None, files: &[], limits };
+    let request = RunRequest {
+        build: &random,
+        args: &args,
+        stdin: None,
+        files: &[],
+        limits,
+    };
     let input = match run_step(run, &request, &gen_dir, "random")? {
         Ok(stdout) => stdout,
         Err(reason) => return fail(format!("{reason} (seed {seed})")),
     };
     let std_dir = dir.join("standard");
-    let request = RunRequest { build: &standard, args: &[], stdin: Some(&input), files: &[], limits };
+    let request = RunRequest {
+        build: &standard,
+        args: &[],
+        stdin: Some(&input),
+        files: &[],
+        limits,
+    };
     let answer = match run_step(run, &request, &std_dir, "standard")? {
         Ok(stdout) => stdout,
         Err(reason) => return fail(format!("{reason} (seed {seed})")),
     };
     Ok(Generated::Test(TestFiles {
         stdin: Some(input.clone()),
-        inputs: vec![BoxFile { name: STDIN_ASSET.to_owned(), source: input }],
+        inputs: vec![BoxFile {
+            name: STDIN_ASSET.to_owned(),
+            source: input,
+        }],
         expected: vec![(STDOUT_ASSET.to_owned(), answer)],
     }))
 }
@@ -79,7 +101,10 @@ fn build_of(run: &SubmissionRun, role: &str, program: &Program) -> Result<Build,
             JudgeStatus::RandomGenError,
             format!("the {role} program did not compile:\n{log}"),
         )),
-        BuildResult::Broken(reason) => Err(JudgeTaskResult::with_status(JudgeStatus::SystemError, reason)),
+        BuildResult::Broken(reason) => Err(JudgeTaskResult::with_status(
+            JudgeStatus::SystemError,
+            reason,
+        )),
     }
 }
 
@@ -94,10 +119,18 @@ fn run_step(
     let output = run_program(&run.shared.sandbox, request, dir)?;
     let stderr = read_capped(&output.stderr, 4096)?;
     let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
-    match classify_run(&output.outcome, &request.limits, &String::from_utf8_lossy(&stderr), &[]) {
+    match classify_run(
+        &output.outcome,
+        &request.limits,
+        &String::from_utf8_lossy(&stderr),
+        &[],
+    ) {
         None => Ok(Ok(output.stdout)),
         Some(failure) => {
-            let mut reason = format!("the {role} program failed: {} ({})", failure.status, failure.reason);
+            let mut reason = format!(
+                "the {role} program failed: {} ({})",
+                failure.status, failure.reason
+            );
             if !stderr.is_empty() {
                 reason.push_str("\nstderr:\n");
                 reason.push_str(&log_text(&stderr, 2048));

@@ -28,8 +28,18 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
     let task = &run.submission.judge_tasks[index];
     let build = match submission_build(run) {
         BuildResult::Built(build) => build,
-        BuildResult::Failed(log) => return Ok(JudgeTaskResult::with_status(JudgeStatus::CompilationError, log.clone())),
-        BuildResult::Broken(reason) => return Ok(JudgeTaskResult::with_status(JudgeStatus::SystemError, reason.clone())),
+        BuildResult::Failed(log) => {
+            return Ok(JudgeTaskResult::with_status(
+                JudgeStatus::CompilationError,
+                log.clone(),
+            ));
+        }
+        BuildResult::Broken(reason) => {
+            return Ok(JudgeTaskResult::with_status(
+                JudgeStatus::SystemError,
+                reason.clone(),
+            ));
+        }
     };
     let run_dir = run.fresh_dir(&format!("task{index}"))?;
     let test = if task.is_random {
@@ -55,7 +65,12 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
     let stderr = read_capped(&output.stderr, 64 * 1024)?;
     let stderr_text = String::from_utf8_lossy(&stderr);
     let outcome = &output.outcome;
-    let mut result = if let Some(failure) = classify_run(outcome, &limits, &stderr_text, &build.profile.memory_error_patterns) {
+    let mut result = if let Some(failure) = classify_run(
+        outcome,
+        &limits,
+        &stderr_text,
+        &build.profile.memory_error_patterns,
+    ) {
         let mut log = failure.reason;
         if !stderr.is_empty() && failure.status != JudgeStatus::OutputLimitExceeded {
             log.push_str("\nstderr:\n");
@@ -63,7 +78,8 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
         }
         JudgeTaskResult::with_status(failure.status, log)
     } else {
-        let CompareSummary { status, score, log } = compare_outputs(run, task, &test, &output, &run_dir)?;
+        let CompareSummary { status, score, log } =
+            compare_outputs(run, task, &test, &output, &run_dir)?;
         let mut result = JudgeTaskResult::with_status(status, log);
         result.score = score;
         result

@@ -39,18 +39,37 @@ pub fn classify_run(
     };
     let over_time = outcome.cpu_time_ms > limits.time_ms;
     match outcome.limit_hit {
-        Some(LimitHit::CpuTime) => return fail(JudgeStatus::TimeLimitExceeded, format!("CPU time over {} ms", limits.time_ms)),
+        Some(LimitHit::CpuTime) => {
+            return fail(
+                JudgeStatus::TimeLimitExceeded,
+                format!("CPU time over {} ms", limits.time_ms),
+            );
+        }
         Some(LimitHit::WallTime) => {
-            return fail(JudgeStatus::TimeLimitExceeded, format!("wall time over {} ms (the program was waiting, not computing)", limits.wall_ms()));
+            return fail(
+                JudgeStatus::TimeLimitExceeded,
+                format!(
+                    "wall time over {} ms (the program was waiting, not computing)",
+                    limits.wall_ms()
+                ),
+            );
         }
         _ if over_time || signal == Some(SIGXCPU) => {
-            return fail(JudgeStatus::TimeLimitExceeded, format!("CPU time {} ms over {} ms", outcome.cpu_time_ms, limits.time_ms));
+            return fail(
+                JudgeStatus::TimeLimitExceeded,
+                format!(
+                    "CPU time {} ms over {} ms",
+                    outcome.cpu_time_ms, limits.time_ms
+                ),
+            );
         }
         _ => {}
     }
     let over_memory = limits.memory_kb.is_some_and(|m| outcome.peak_memory_kb > m);
     let runtime_oom = !matches!(outcome.exit, ExitKind::Exited(0))
-        && memory_error_patterns.iter().any(|p| !p.is_empty() && stderr_tail.contains(p.as_str()));
+        && memory_error_patterns
+            .iter()
+            .any(|p| !p.is_empty() && stderr_tail.contains(p.as_str()));
     if outcome.limit_hit == Some(LimitHit::Memory) || over_memory || runtime_oom {
         let reason = match limits.memory_kb {
             Some(m) => format!("memory over {m} KB"),
@@ -66,9 +85,18 @@ pub fn classify_run(
         return fail(JudgeStatus::OutputLimitExceeded, reason);
     }
     match outcome.exit {
-        ExitKind::Signaled(SIGSEGV | SIGBUS) => fail(JudgeStatus::SegmentationFault, format!("killed by signal {}", signal_name(signal))),
-        ExitKind::Signaled(SIGFPE) => fail(JudgeStatus::FloatingPointError, "killed by signal SIGFPE".to_owned()),
-        ExitKind::Signaled(_) => fail(JudgeStatus::RuntimeError, format!("killed by signal {}", signal_name(signal))),
+        ExitKind::Signaled(SIGSEGV | SIGBUS) => fail(
+            JudgeStatus::SegmentationFault,
+            format!("killed by signal {}", signal_name(signal)),
+        ),
+        ExitKind::Signaled(SIGFPE) => fail(
+            JudgeStatus::FloatingPointError,
+            "killed by signal SIGFPE".to_owned(),
+        ),
+        ExitKind::Signaled(_) => fail(
+            JudgeStatus::RuntimeError,
+            format!("killed by signal {}", signal_name(signal)),
+        ),
         ExitKind::Exited(0) => None,
         ExitKind::Exited(code) => {
             let mut reason = format!("exited with code {code}");
@@ -123,21 +151,40 @@ mod tests {
     }
 
     fn limits() -> RunLimits {
-        RunLimits { time_ms: 1000, memory_kb: Some(65536), output_kb: Some(1024), ..RunLimits::default() }
+        RunLimits {
+            time_ms: 1000,
+            memory_kb: Some(65536),
+            output_kb: Some(1024),
+            ..RunLimits::default()
+        }
     }
 
     fn status(o: &SandboxOutcome, stderr: &str) -> Option<JudgeStatus> {
-        classify_run(o, &limits(), stderr, &["java.lang.OutOfMemoryError".to_owned()]).map(|f| f.status)
+        classify_run(
+            o,
+            &limits(),
+            stderr,
+            &["java.lang.OutOfMemoryError".to_owned()],
+        )
+        .map(|f| f.status)
     }
 
     #[test]
     fn a_clean_exit_is_left_to_the_comparison() {
-        assert_eq!(status(&outcome(ExitKind::Exited(0), None, 10, 100), ""), None);
+        assert_eq!(
+            status(&outcome(ExitKind::Exited(0), None, 10, 100), ""),
+            None
+        );
     }
 
     #[test]
     fn time_beats_memory_and_output() {
-        let o = outcome(ExitKind::Signaled(9), Some(LimitHit::CpuTime), 1010, 1 << 20);
+        let o = outcome(
+            ExitKind::Signaled(9),
+            Some(LimitHit::CpuTime),
+            1010,
+            1 << 20,
+        );
         assert_eq!(status(&o, ""), Some(JudgeStatus::TimeLimitExceeded));
         let o = outcome(ExitKind::Exited(0), None, 1001, 10);
         assert_eq!(status(&o, ""), Some(JudgeStatus::TimeLimitExceeded));
@@ -154,7 +201,13 @@ mod tests {
     #[test]
     fn a_runtime_out_of_memory_error_is_memory_limit_exceeded() {
         let o = outcome(ExitKind::Exited(1), None, 10, 1000);
-        assert_eq!(status(&o, "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space"), Some(JudgeStatus::MemoryLimitExceeded));
+        assert_eq!(
+            status(
+                &o,
+                "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space"
+            ),
+            Some(JudgeStatus::MemoryLimitExceeded)
+        );
     }
 
     #[test]
@@ -165,10 +218,25 @@ mod tests {
 
     #[test]
     fn signals_map_to_their_statuses() {
-        assert_eq!(status(&outcome(ExitKind::Signaled(SIGSEGV), None, 1, 1), ""), Some(JudgeStatus::SegmentationFault));
-        assert_eq!(status(&outcome(ExitKind::Signaled(SIGBUS), None, 1, 1), ""), Some(JudgeStatus::SegmentationFault));
-        assert_eq!(status(&outcome(ExitKind::Signaled(SIGFPE), None, 1, 1), ""), Some(JudgeStatus::FloatingPointError));
-        assert_eq!(status(&outcome(ExitKind::Signaled(6), None, 1, 1), ""), Some(JudgeStatus::RuntimeError));
-        assert_eq!(status(&outcome(ExitKind::Exited(3), None, 1, 1), ""), Some(JudgeStatus::RuntimeError));
+        assert_eq!(
+            status(&outcome(ExitKind::Signaled(SIGSEGV), None, 1, 1), ""),
+            Some(JudgeStatus::SegmentationFault)
+        );
+        assert_eq!(
+            status(&outcome(ExitKind::Signaled(SIGBUS), None, 1, 1), ""),
+            Some(JudgeStatus::SegmentationFault)
+        );
+        assert_eq!(
+            status(&outcome(ExitKind::Signaled(SIGFPE), None, 1, 1), ""),
+            Some(JudgeStatus::FloatingPointError)
+        );
+        assert_eq!(
+            status(&outcome(ExitKind::Signaled(6), None, 1, 1), ""),
+            Some(JudgeStatus::RuntimeError)
+        );
+        assert_eq!(
+            status(&outcome(ExitKind::Exited(3), None, 1, 1), ""),
+            Some(JudgeStatus::RuntimeError)
+        );
     }
 }

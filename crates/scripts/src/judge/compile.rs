@@ -1,8 +1,8 @@
 //! Compiling a program (or syntax-checking an interpreted one) in the sandbox.
 
 use super::files::{BoxFile, log_text, open_up_dirs, place_files, read_capped};
-use crate::language::{LanguageProfile, TemplateVars, class_name_of};
 use crate::ScriptError;
+use crate::language::{LanguageProfile, TemplateVars, class_name_of};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use verdict_contracts::{Language, SourceCode};
@@ -78,7 +78,10 @@ pub fn source_vars(source: &SourceCode, profile: &LanguageProfile) -> TemplateVa
         (None, _) => (first.clone(), class_name_of(&first)),
     };
     let sources = match &profile.sources_glob {
-        Some(suffix) => names.into_iter().filter(|n| n.ends_with(suffix.as_str())).collect(),
+        Some(suffix) => names
+            .into_iter()
+            .filter(|n| n.ends_with(suffix.as_str()))
+            .collect(),
         None => names,
     };
     TemplateVars {
@@ -106,8 +109,16 @@ pub fn compile(
     open_up_dirs(build_dir)?;
     let vars = source_vars(source, &profile);
     let Some(template) = profile.compile_template() else {
-        let build = Build { dir: build_dir.to_owned(), language, profile, vars };
-        return Ok(CompileOutcome::Built { build, log: String::new() });
+        let build = Build {
+            dir: build_dir.to_owned(),
+            language,
+            profile,
+            vars,
+        };
+        return Ok(CompileOutcome::Built {
+            build,
+            log: String::new(),
+        });
     };
     let argv = vars.expand(template);
     let logs = build_dir.with_extension("logs");
@@ -116,7 +127,11 @@ pub fn compile(
     let spec = SandboxSpec {
         program: PathBuf::from(&argv[0]),
         args: argv[1..].iter().map(Into::into).collect(),
-        env: profile.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        env: profile
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
         box_dir: build_dir.to_owned(),
         stdin: StdioSpec::Null,
         stdout: StdioSpec::File(out_path.clone()),
@@ -138,30 +153,51 @@ pub fn compile(
     raw.extend(read_capped(&err_path, COMPILE_LOG_MAX as u64 + 1)?);
     let _ = std::fs::remove_dir_all(&logs);
     let mut log = log_text(&raw, COMPILE_LOG_MAX);
-    let box_prefix = format!("{}/", build_dir.display());
-    log = log.replace(&box_prefix, "");
+    for prefix in [
+        format!("{}/", build_dir.display()),
+        format!("{}/", verdict_sandbox::BOX_PATH),
+    ] {
+        log = log.replace(&prefix, "");
+    }
     let failure = match (outcome.limit_hit, outcome.exit) {
-        (Some(LimitHit::CpuTime | LimitHit::WallTime), _) => Some("the compiler exceeded its time limit".to_owned()),
+        (Some(LimitHit::CpuTime | LimitHit::WallTime), _) => {
+            Some("the compiler exceeded its time limit".to_owned())
+        }
         (Some(LimitHit::Memory), _) => Some("the compiler exceeded its memory limit".to_owned()),
         (Some(LimitHit::Output), _) => Some("the compiler exceeded its output limit".to_owned()),
-        (Some(LimitHit::Processes), _) => Some("the compiler exceeded its process limit".to_owned()),
+        (Some(LimitHit::Processes), _) => {
+            Some("the compiler exceeded its process limit".to_owned())
+        }
         (None, ExitKind::Exited(0)) => None,
-        (None, ExitKind::Exited(code)) if log.trim().is_empty() => Some(format!("the compiler exited with code {code}")),
+        (None, ExitKind::Exited(code)) if log.trim().is_empty() => {
+            Some(format!("the compiler exited with code {code}"))
+        }
         (None, ExitKind::Exited(_)) => Some(String::new()),
         (None, ExitKind::Signaled(sig)) => Some(format!("the compiler was killed by signal {sig}")),
     };
     if let Some(reason) = failure {
         if !reason.is_empty() {
-            log = if log.trim().is_empty() { reason } else { format!("{log}\n{reason}") };
+            log = if log.trim().is_empty() {
+                reason
+            } else {
+                format!("{log}\n{reason}")
+            };
         }
         return Ok(CompileOutcome::Failed { log });
     }
     if let Some(required) = &profile.required_output {
         if !build_dir.join(required).is_file() {
             log.push_str(&format!("\nthe build did not produce `{required}`"));
-            return Ok(CompileOutcome::Failed { log: log.trim_start().to_owned() });
+            return Ok(CompileOutcome::Failed {
+                log: log.trim_start().to_owned(),
+            });
         }
     }
-    let build = Build { dir: build_dir.to_owned(), language, profile, vars };
+    let build = Build {
+        dir: build_dir.to_owned(),
+        language,
+        profile,
+        vars,
+    };
     Ok(CompileOutcome::Built { build, log })
 }

@@ -17,7 +17,9 @@ pub fn join_inside(dir: &Path, name: &str) -> Result<PathBuf, ScriptError> {
     let rel = Path::new(name);
     let clean = !name.is_empty()
         && !name.contains('\0')
-        && rel.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        && rel
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
     if !clean {
         return Err(ScriptError::BadName(name.to_owned()));
     }
@@ -52,12 +54,15 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), ScriptError> {
     let entries = std::fs::read_dir(from).map_err(|e| ScriptError::io("read", from, e))?;
     for entry in entries {
         let entry = entry.map_err(|e| ScriptError::io("read", from, e))?;
-        let kind = entry.file_type().map_err(|e| ScriptError::io("stat", entry.path(), e))?;
+        let kind = entry
+            .file_type()
+            .map_err(|e| ScriptError::io("stat", entry.path(), e))?;
         let target = to.join(entry.file_name());
         if kind.is_dir() {
             copy_tree(&entry.path(), &target)?;
         } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).map_err(|e| ScriptError::io("copy", entry.path(), e))?;
+            std::fs::copy(entry.path(), &target)
+                .map_err(|e| ScriptError::io("copy", entry.path(), e))?;
         }
     }
     Ok(())
@@ -67,7 +72,8 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), ScriptError> {
 /// and programs can write into the directories the judge created (e.g. Java package dirs).
 pub fn open_up_dirs(dir: &Path) -> Result<(), ScriptError> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).map_err(|e| ScriptError::io("chmod", dir, e))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777))
+        .map_err(|e| ScriptError::io("chmod", dir, e))?;
     let entries = std::fs::read_dir(dir).map_err(|e| ScriptError::io("read", dir, e))?;
     for entry in entries.flatten() {
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
@@ -86,7 +92,9 @@ pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ScriptError> {
         Err(e) => return Err(ScriptError::io("open", path, e)),
     };
     let mut out = Vec::new();
-    file.take(max).read_to_end(&mut out).map_err(|e| ScriptError::io("read", path, e))?;
+    file.take(max)
+        .read_to_end(&mut out)
+        .map_err(|e| ScriptError::io("read", path, e))?;
     Ok(out)
 }
 
@@ -113,7 +121,10 @@ mod tests {
         for bad in ["/etc/passwd", "../x", "a/../../x", "", "a\0b"] {
             assert!(join_inside(dir, bad).is_err(), "{bad:?}");
         }
-        assert_eq!(join_inside(dir, "cn/org/Main.java").unwrap(), Path::new("/box/cn/org/Main.java"));
+        assert_eq!(
+            join_inside(dir, "cn/org/Main.java").unwrap(),
+            Path::new("/box/cn/org/Main.java")
+        );
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use super::compile::Build;
 use super::files::{BoxFile, copy_tree, open_up_dirs, place_files};
-use crate::language::heap_mb_for;
 use crate::ScriptError;
+use crate::language::heap_mb_for;
 use std::path::{Path, PathBuf};
 use verdict_sandbox::{Sandbox, SandboxLimits, SandboxOutcome, SandboxSpec, StdioSpec};
 
@@ -25,7 +25,8 @@ pub struct RunLimits {
 impl RunLimits {
     /// The wall-clock limit: the one set, or 2 x the time limit + 1 s.
     pub fn wall_ms(&self) -> u64 {
-        self.wall_ms.unwrap_or(self.time_ms.saturating_mul(2).saturating_add(1000))
+        self.wall_ms
+            .unwrap_or(self.time_ms.saturating_mul(2).saturating_add(1000))
     }
 }
 
@@ -58,7 +59,11 @@ pub struct RunOutput {
 }
 
 /// Runs the program in a fresh box under `run_dir` (created; the caller removes it).
-pub fn run_program(sandbox: &Sandbox, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError> {
+pub fn run_program(
+    sandbox: &Sandbox,
+    request: &RunRequest<'_>,
+    run_dir: &Path,
+) -> Result<RunOutput, ScriptError> {
     let box_dir = run_dir.join("box");
     copy_tree(&request.build.dir, &box_dir)?;
     place_files(&box_dir, request.files)?;
@@ -73,9 +78,15 @@ pub fn run_program(sandbox: &Sandbox, request: &RunRequest<'_>, run_dir: &Path) 
     let spec = SandboxSpec {
         program: PathBuf::from(&argv[0]),
         args: argv[1..].iter().map(Into::into).collect(),
-        env: profile.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        env: profile
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
         box_dir: box_dir.clone(),
-        stdin: request.stdin.map_or(StdioSpec::Null, |p| StdioSpec::File(p.to_owned())),
+        stdin: request
+            .stdin
+            .map_or(StdioSpec::Null, |p| StdioSpec::File(p.to_owned())),
         stdout: StdioSpec::File(stdout.clone()),
         stderr: StdioSpec::File(stderr.clone()),
         limits: sandbox_limits(&request.limits, profile.extra_processes),
@@ -83,7 +94,12 @@ pub fn run_program(sandbox: &Sandbox, request: &RunRequest<'_>, run_dir: &Path) 
         writable_mounts: Vec::new(),
     };
     let outcome = sandbox.run(&spec)?;
-    Ok(RunOutput { outcome, box_dir, stdout, stderr })
+    Ok(RunOutput {
+        outcome,
+        box_dir,
+        stdout,
+        stderr,
+    })
 }
 
 /// The sandbox limits for a test run: CPU = time limit, wall per design #1, memory and output as given.
@@ -93,7 +109,11 @@ pub fn sandbox_limits(limits: &RunLimits, extra_processes: u32) -> SandboxLimits
         wall_time_ms: Some(limits.wall_ms()),
         memory_kb: limits.memory_kb,
         output_bytes: limits.output_kb.map(|kb| kb.saturating_mul(1024)),
-        processes: limits.processes.map(|p| u32::try_from(p).unwrap_or(u32::MAX).saturating_add(extra_processes)),
+        processes: limits.processes.map(|p| {
+            u32::try_from(p)
+                .unwrap_or(u32::MAX)
+                .saturating_add(extra_processes)
+        }),
         open_files: Some(256),
         stack_kb: None,
     }

@@ -1,0 +1,85 @@
+//! The flags every judging command shares, and how they become a `JudgeConfig`.
+
+use anyhow::Context;
+use std::path::PathBuf;
+use verdict_scheduler::JudgeConfig;
+
+/// Configuration: a TOML file, then flags on top.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConfigArgs {
+    /// A TOML config file (see README: work_dir, cache_dir, parallelism, limits, local_roots, remote, languages).
+    #[arg(long, env = "VERDICT_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Where submissions are judged.
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Where the per-problem cache lives.
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// How many sandboxed runs at once (default: the number of cores).
+    #[arg(long)]
+    pub parallelism: Option<usize>,
+    /// A directory `local` assets may be read from (repeatable).
+    #[arg(long = "local-root")]
+    pub local_roots: Vec<PathBuf>,
+    /// A host `remote` assets may be fetched from (repeatable; none given: any host).
+    #[arg(long = "allow-host")]
+    pub allow_hosts: Vec<String>,
+}
+
+impl ConfigArgs {
+    /// The config file's settings with the flags applied.
+    pub fn load(&self) -> anyhow::Result<JudgeConfig> {
+        let mut config = match &self.config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read config {}", path.display()))?;
+                JudgeConfig::from_toml(&text)
+                    .with_context(|| format!("invalid config {}", path.display()))?
+            }
+            None => JudgeConfig::default(),
+        };
+        if let Some(dir) = &self.work_dir {
+            config.work_dir = dir.clone();
+        }
+        if let Some(dir) = &self.cache_dir {
+            config.cache_dir = dir.clone();
+        }
+        if let Some(n) = self.parallelism {
+            config.parallelism = n.max(1);
+        }
+        config.local_roots.extend(self.local_roots.iter().cloned());
+        config
+            .remote
+            .allow_hosts
+            .extend(self.allow_hosts.iter().cloned());
+        if std::env::var_os("VERDICT_REQUIRE_SANDBOX").is_some_and(|v| v == "1") {
+            config.require_isolation = true;
+        }
+        Ok(config)
+    }
+}
+
+/// Reads a file, or standard input for `-`.
+pub fn read_input(path: &str) -> anyhow::Result<String> {
+    if path == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("cannot read standard input")?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))
+    }
+}
+
+/// Prints a JSON value on stdout, compact or pretty.
+#[allow(clippy::print_stdout)]
+pub fn print_json<T: serde::Serialize>(value: &T, pretty: bool) -> anyhow::Result<()> {
+    let text = if pretty {
+        serde_json::to_string_pretty(value)?
+    } else {
+        serde_json::to_string(value)?
+    };
+    println!("{text}");
+    Ok(())
+}

@@ -1,0 +1,63 @@
+//! `judge languages`: which languages work on this host, with versions, and why the others do not.
+
+use super::config::{ConfigArgs, print_json};
+use std::process::ExitCode;
+use std::time::Duration;
+use verdict_contracts::Language;
+use verdict_scripts::{LanguageProfiles, ToolchainStatus, probe};
+
+/// Arguments of `judge languages`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// Probes every language of the contract.
+#[allow(clippy::print_stdout)]
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let config = args.config.load()?;
+    let profiles = LanguageProfiles::from_toml(
+        verdict_scripts::language::BUILTIN_PROFILES,
+        config.languages.as_ref(),
+    )?;
+    let statuses: Vec<ToolchainStatus> = std::thread::scope(|scope| {
+        let handles: Vec<_> = Language::ALL
+            .iter()
+            .map(|&language| {
+                let profiles = &profiles;
+                scope.spawn(move || match profiles.get(language) {
+                    Some(profile) => probe(language, profile, Duration::from_secs(20)),
+                    None => ToolchainStatus {
+                        language: language.to_string(),
+                        ready: false,
+                        version: None,
+                        missing: Some("no language profile on this judge".into()),
+                    },
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    if args.json {
+        print_json(&statuses, true)?;
+    } else {
+        for status in &statuses {
+            let detail = if status.ready {
+                status.version.as_deref().unwrap_or("")
+            } else {
+                status.missing.as_deref().unwrap_or("")
+            };
+            println!(
+                "{:<10} {:<8} {}",
+                status.language,
+                if status.ready { "ready" } else { "missing" },
+                detail
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

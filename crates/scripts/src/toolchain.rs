@@ -1,0 +1,171 @@
+//! Whether a language's toolchain is installed here, and which version it is.
+//!
+//! Toolchains are trusted host programs: their presence is checked by looking their names up
+//! in the sandbox's `PATH` (cheap, done before every compile) and their version by running the
+//! profile's version command outside the sandbox (for `judge languages`).
+
+use crate::language::LanguageProfile;
+use serde::Serialize;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use verdict_contracts::Language;
+
+/// The `PATH` programs see inside the sandbox.
+pub const SANDBOX_PATH: &str = verdict_sandbox::BOX_ENV_PATH;
+
+/// A language's toolchain on this host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolchainStatus {
+    /// The language.
+    pub language: String,
+    /// Whether every program the profile needs was found.
+    pub ready: bool,
+    /// The version it reports (first line), when ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// What is missing and how to install it, when not ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+}
+
+/// The programs of the profile (compile, check, run and version commands) not found in the sandbox's PATH.
+pub fn missing_programs(profile: &LanguageProfile) -> Vec<String> {
+    let mut missing = Vec::new();
+    let commands = [
+        profile.compile.as_deref(),
+        profile.check.as_deref(),
+        Some(profile.run.as_slice()),
+    ];
+    for argv in commands.into_iter().flatten() {
+        let Some(program) = argv.first() else {
+            continue;
+        };
+        if program.starts_with("./") || program.contains('{') {
+            continue;
+        }
+        if find_program(program).is_none() && !missing.contains(program) {
+            missing.push(program.clone());
+        }
+    }
+    missing
+}
+
+/// The message for a language whose toolchain is not installed.
+pub fn not_installed_message(
+    language: Language,
+    profile: &LanguageProfile,
+    missing: &[String],
+) -> String {
+    format!(
+        "toolchain for {language} is not installed: {} not found; install the Debian package {} (scripts/install-toolchains.sh {language})",
+        missing.join(", "),
+        profile.package
+    )
+}
+
+/// The absolute path of a program name in the sandbox's PATH (or the path itself when absolute).
+pub fn find_program(name: &str) -> Option<std::path::PathBuf> {
+    if name.starts_with('/') {
+        return Path::new(name).is_file().then(|| name.into());
+    }
+    SANDBOX_PATH
+        .split(':')
+        .map(|dir| Path::new(dir).join(name))
+        .find(|p| p.is_file())
+}
+
+/// Probes a language: programs present, then its version command (at most `timeout`).
+pub fn probe(language: Language, profile: &LanguageProfile, timeout: Duration) -> ToolchainStatus {
+    let missing = missing_programs(profile);
+    if !missing.is_empty() {
+        return ToolchainStatus {
+            language: language.to_string(),
+            ready: false,
+            version: None,
+            missing: Some(not_installed_message(language, profile, &missing)),
+        };
+    }
+    ToolchainStatus {
+        language: language.to_string(),
+        ready: true,
+        version: version_of(profile, timeout),
+        missing: None,
+    }
+}
+
+/// The first non-empty line the version command prints (stdout, else stderr).
+fn version_of(profile: &LanguageProfile, timeout: Duration) -> Option<String> {
+    let (program, args) = profile.version.split_first()?;
+    let path = find_program(program)?;
+    let mut child = Command::new(path)
+        .args(args)
+        .env("PATH", SANDBOX_PATH)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let output = child.wait_with_output().ok()?;
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    text.lines()
+        .map(str::trim)
+        .find(|l| {
+            !l.is_empty() && !l.starts_with("Picked up") && !l.contains("warning: Options -Xverify")
+        })
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LanguageProfiles;
+
+    #[test]
+    fn a_missing_program_is_named_with_its_package() {
+        let profile = LanguageProfile {
+            run: vec!["verdict-no-such-interpreter".into(), "{main}".into()],
+            version: vec!["verdict-no-such-interpreter".into()],
+            package: "no-such-package".into(),
+            ..LanguageProfile::default()
+        };
+        let status = probe(Language::Lua, &profile, Duration::from_secs(1));
+        assert!(!status.ready);
+        let message = status.missing.unwrap();
+        assert!(
+            message.starts_with("toolchain for lua is not installed: verdict-no-such-interpreter"),
+            "{message}"
+        );
+        assert!(message.contains("no-such-package"));
+    }
+
+    #[test]
+    fn c_is_ready_with_a_version() {
+        let profiles = LanguageProfiles::builtin().unwrap();
+        let status = probe(
+            Language::C,
+            profiles.get(Language::C).unwrap(),
+            Duration::from_secs(5),
+        );
+        assert!(status.ready, "{status:?}");
+        assert!(status.version.is_some());
+    }
+}
