@@ -165,6 +165,9 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 /// Number of `\n` bytes in `bytes` (a loop the compiler vectorises).
 #[inline]
 fn count_newlines(bytes: &[u8]) -> u64 {
+    if bytes.len() < 64 {
+        return bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    }
     let mut total = 0u64;
     for block in bytes.chunks(255 * 32) {
         let mut lanes = [0u8; 32];

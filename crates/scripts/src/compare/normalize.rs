@@ -8,8 +8,30 @@
 /// Whether `byte` is a blank (ASCII white space other than `\n`).
 #[inline]
 pub(crate) fn is_blank(byte: u8) -> bool {
-    matches!(byte, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+    CLASS[usize::from(byte)] == BLANK
 }
+
+/// Whether `byte` ends a content run (a blank or `\n`).
+#[inline]
+pub(crate) fn is_separator(byte: u8) -> bool {
+    CLASS[usize::from(byte)] != CONTENT
+}
+
+const CONTENT: u8 = 0;
+const BLANK: u8 = 1;
+const NEWLINE: u8 = 2;
+
+/// Byte classes: content, blank or newline.
+static CLASS: [u8; 256] = {
+    let mut class = [CONTENT; 256];
+    class[b' ' as usize] = BLANK;
+    class[b'\t' as usize] = BLANK;
+    class[b'\r' as usize] = BLANK;
+    class[0x0b] = BLANK;
+    class[0x0c] = BLANK;
+    class[b'\n' as usize] = NEWLINE;
+    class
+};
 
 /// Where the normaliser stands after the bytes it has consumed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +101,9 @@ mod tests {
         }
         for b in [b'\n', b'a', 0, 0xa0, 0xff] {
             assert!(!is_blank(b));
+        }
+        for b in 0..=255u8 {
+            assert_eq!(is_separator(b), is_blank(b) || b == b'\n', "{b}");
         }
     }
 

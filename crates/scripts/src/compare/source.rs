@@ -6,7 +6,7 @@ use std::io::{self, Read};
 
 use memchr::{memchr, memrchr};
 
-use super::normalize::{NormState, Piece, is_blank};
+use super::normalize::{NormState, Piece, is_blank, is_separator};
 
 /// Bytes of the current line kept before the read position for feedback snippets.
 pub(crate) const LOOKBEHIND: usize = 64;
@@ -101,6 +101,7 @@ impl<S: Source> Side<S> {
     }
 
     /// Makes the canonical run at `pos` non-empty; `false` at the end of the input.
+    #[inline]
     pub(crate) fn ensure_run(&mut self) -> Result<bool, S::Error> {
         loop {
             if self.run_end > self.pos {
@@ -181,6 +182,7 @@ impl<S: Source> Side<S> {
     }
 
     /// The next normalised piece, skipping blank lines and blanks; content is not consumed.
+    #[inline]
     pub(crate) fn next_piece(&mut self) -> Result<Piece, S::Error> {
         loop {
             if !self.ensure_run()? {
@@ -208,7 +210,7 @@ impl<S: Source> Side<S> {
                     }
                     _ => Piece::Content(
                         run.iter()
-                            .position(|&b| b == b'\n' || is_blank(b))
+                            .position(|&b| is_separator(b))
                             .unwrap_or(run.len()),
                     ),
                 });
@@ -217,6 +219,7 @@ impl<S: Source> Side<S> {
     }
 
     /// Consumes a piece returned by [`Self::next_piece`] after it matched the other side.
+    #[inline]
     pub(crate) fn accept(&mut self, piece: Piece) {
         match piece {
             Piece::Content(n) => {
@@ -235,6 +238,7 @@ impl<S: Source> Side<S> {
     }
 
     /// The 1-based number of the line holding `pos`.
+    #[inline]
     pub(crate) fn line_number(&self) -> u64 {
         self.lines + 1
     }
