@@ -102,8 +102,9 @@ impl BuiltinComparator {
         answer: &[u8],
         chunk: usize,
     ) -> CompareOutcome {
-        let mut out = Side::new(SliceSource(output), chunk);
-        let mut ans = Side::new(SliceSource(answer), chunk);
+        // A slice never needs a buffer larger than itself.
+        let mut out = Side::new(SliceSource(output), chunk.min(output.len() + 1));
+        let mut ans = Side::new(SliceSource(answer), chunk.min(answer.len() + 1));
         match engine::compare(&mut out, &mut ans) {
             Ok(comparison) => self.outcome(&comparison),
             Err((_, never)) => match never {},
@@ -386,6 +387,63 @@ mod tests {
             );
         }
         assert_eq!(BuiltinComparator::from_script("gtest"), None);
+    }
+
+    /// A reader producing `len` bytes of numbered lines lazily, recording its largest read.
+    struct Lines<'a> {
+        left: usize,
+        line: Vec<u8>,
+        at: usize,
+        largest: &'a std::cell::Cell<usize>,
+    }
+
+    impl Read for Lines<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.largest.set(self.largest.get().max(buf.len()));
+            let n = buf.len().min(self.left);
+            for byte in &mut buf[..n] {
+                *byte = self.line[self.at];
+                self.at = (self.at + 1) % self.line.len();
+            }
+            self.left -= n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn streaming_reads_in_bounded_chunks() {
+        let largest = std::cell::Cell::new(0);
+        let lines = |len| Lines {
+            left: len,
+            line: b"123 456 789\n".to_vec(),
+            at: 0,
+            largest: &largest,
+        };
+        let len = 4 * CHUNK_SIZE + 5;
+        let outcome = DiffAll.compare_readers(lines(len), lines(len));
+        assert_eq!(outcome.ok().map(|o| o.verdict), Some(AC));
+        assert!(
+            largest.get() <= CHUNK_SIZE,
+            "read of {} bytes",
+            largest.get()
+        );
+        let outcome = DiffIgnSpace.compare_readers(lines(len), lines(len + 1));
+        assert_eq!(outcome.ok().map(|o| o.verdict), Some(WA));
+    }
+
+    #[test]
+    fn read_errors_name_the_side() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk on fire"))
+            }
+        }
+        let err = DiffAll.compare_readers(&b"1\n"[..], Broken).err();
+        assert_eq!(
+            err.map(|e| e.to_string()).as_deref(),
+            Some("cannot read the expected answer: disk on fire")
+        );
     }
 
     /// The reference: GNU `diff -b -B` normal form, written the obvious way.

@@ -42,6 +42,17 @@
 //! the difference, escaped and cut to 64 bytes either side, e.g.
 //! `wrong answer at line 3: expected "1 2 3", got "1 2 4"`. Messages stay under 1 KiB.
 //!
+//! ```
+//! use verdict_scripts::compare::{BuiltinComparator, CompareVerdict};
+//!
+//! let diff_all = BuiltinComparator::DiffAll;
+//! assert_eq!(diff_all.compare_bytes(b"1 2\r\n", b"1 2\n").verdict, CompareVerdict::Accepted);
+//! assert_eq!(diff_all.compare_bytes(b"1  2", b"1 2\n").verdict, CompareVerdict::PresentationError);
+//! let wrong = BuiltinComparator::DiffIgnSpace.compare_bytes(b"1 2\n3 5\n", b"1 2\n3 4\n");
+//! assert_eq!(wrong.verdict, CompareVerdict::WrongAnswer);
+//! assert_eq!(wrong.message, "wrong answer at line 2: expected \"3 4\", got \"3 5\"");
+//! ```
+//!
 //! # Custom comparators
 //!
 //! [`ComparatorProtocol`] selects how a custom comparator is called and read;
