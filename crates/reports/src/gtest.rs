@@ -72,6 +72,39 @@ pub fn parse_gtest_xml_in_box(xml: &str, box_dir: &Path) -> Result<GoogleTestRep
     Ok(report)
 }
 
+/// Where the report of [`gtest_report_from_run`] came from.
+#[derive(Debug)]
+pub enum GtestSource {
+    /// The XML report: the run completed.
+    Xml,
+    /// The console output, because the XML was missing (the binary died before the end
+    /// of the run) or unusable (`error`); the report may be partial.
+    Console {
+        /// Why the XML was not used; `None` when there was no XML file.
+        error: Option<ReportError>,
+    },
+}
+
+/// The gtest report of one run of a test binary: from its XML (`xml`, the content of the
+/// `--gtest_output` file if it exists) when that parses, else from its stdout. Paths
+/// inside `box_dir` are made relative in both cases.
+pub fn gtest_report_from_run(
+    xml: Option<&str>,
+    stdout: &str,
+    box_dir: &Path,
+) -> (GoogleTestReport, GtestSource) {
+    let error = match xml.map(|xml| parse_gtest_xml_in_box(xml, box_dir)) {
+        Some(Ok(report)) => return (report, GtestSource::Xml),
+        Some(Err(e)) => Some(e),
+        None => None,
+    };
+    let mut report = parse_gtest_stdout(stdout);
+    for case in &mut report.report {
+        case.message = strip_box_prefix(&case.message, box_dir);
+    }
+    (report, GtestSource::Console { error })
+}
+
 fn bump(counter: &mut u32) -> Result<(), ReportError> {
     *counter = counter.checked_add(1).ok_or(ReportError::BadValue {
         tool: TOOL,
@@ -111,6 +144,12 @@ fn count_case(case: &Element, report: &mut GoogleTestReport) -> Result<(), Repor
     Ok(())
 }
 
+const RUN: &str = "[ RUN      ] ";
+const OK: &str = "[       OK ] ";
+const FAILED: &str = "[  FAILED  ] ";
+const SKIPPED: &str = "[  SKIPPED ] ";
+const RESULT_MARKERS: [&str; 4] = [RUN, OK, FAILED, SKIPPED];
+
 /// Builds a (possibly partial) report from gtest's console output, for a run that left
 /// no XML (see the module docs). Never fails: it reports what the lines show.
 pub fn parse_gtest_stdout(stdout: &str) -> GoogleTestReport {
@@ -122,28 +161,38 @@ pub fn parse_gtest_stdout(stdout: &str) -> GoogleTestReport {
     // "YOU HAVE N DISABLED TESTS" (all of them) at the end of a complete run.
     let (mut disabled_seen, mut disabled_announced) = (0u32, 0u32);
     for raw in stdout.lines() {
-        let line = raw.trim_end_matches('\r');
+        let mut line = raw.trim_end_matches('\r');
+        // A program that prints without a final newline glues its output to gtest's
+        // next marker: split the line at the marker.
+        if let Some(at) = RESULT_MARKERS.iter().filter_map(|m| line.find(m)).min()
+            && at > 0
+        {
+            if let Some((_, output)) = current.as_mut() {
+                output.push(&line[..at]);
+            }
+            line = &line[at..];
+        }
         if let Some(rest) = line.strip_prefix("[==========] Running ") {
             announced = rest.split_whitespace().next().and_then(|n| n.parse().ok());
-        } else if let Some(name) = line.strip_prefix("[ RUN      ] ") {
+        } else if let Some(name) = line.strip_prefix(RUN) {
             if let Some((name, output)) = current.take() {
                 // A test that started but never finished, yet the run went on: count it failed.
                 push_failure(&mut report, &name, None, &output, "the test did not finish");
             }
             started = started.saturating_add(1);
             current = Some((name.trim().to_owned(), Vec::new()));
-        } else if let Some(rest) = line.strip_prefix("[       OK ] ") {
+        } else if let Some(rest) = line.strip_prefix(OK) {
             if finishes(&current, rest) {
                 current = None;
                 report.pass_cases = report.pass_cases.saturating_add(1);
             }
-        } else if let Some(rest) = line.strip_prefix("[  FAILED  ] ") {
+        } else if let Some(rest) = line.strip_prefix(FAILED) {
             if finishes(&current, rest)
                 && let Some((name, output)) = current.take()
             {
                 push_failure(&mut report, &name, param_of(rest), &output, "");
             }
-        } else if let Some(rest) = line.strip_prefix("[  SKIPPED ] ") {
+        } else if let Some(rest) = line.strip_prefix(SKIPPED) {
             if finishes(&current, rest) {
                 current = None;
                 report.disabled_cases = report.disabled_cases.saturating_add(1);
@@ -322,6 +371,30 @@ boom]]></failure>
         assert_eq!(r.report[0].case, "c/1");
         assert_eq!(r.report[0].param.as_deref(), Some("1"));
         assert_eq!(r.report[0].message, "x.cpp:4\nbad");
+    }
+
+    #[test]
+    fn output_without_a_final_newline_does_not_hide_the_result() {
+        let out = "[ RUN      ] A.b\nhello[       OK ] A.b (0 ms)\n[ RUN      ] A.c\nx.cpp:1: Failure\nbye[  FAILED  ] A.c (0 ms)\n";
+        let r = parse_gtest_stdout(out);
+        assert_eq!((r.total_cases, r.pass_cases, r.error_cases), (2, 1, 1));
+        assert_eq!(r.report[0].message, "x.cpp:1\nbye");
+    }
+
+    #[test]
+    fn a_run_falls_back_to_the_console_without_usable_xml() {
+        let out = "[==========] Running 1 test from 1 test suite.\n[ RUN      ] S.c\n/box/t.cpp:3: Failure\nboom\n";
+        let (r, source) = gtest_report_from_run(None, out, Path::new("/box"));
+        assert!(matches!(source, GtestSource::Console { error: None }));
+        assert_eq!(
+            r.report[0].message,
+            "t.cpp:3\nboom\nthe test binary died during this test"
+        );
+        let (_, source) = gtest_report_from_run(Some(&ONE[..50]), out, Path::new("/box"));
+        assert!(matches!(source, GtestSource::Console { error: Some(_) }));
+        let (r, source) = gtest_report_from_run(Some(ONE), out, Path::new("/box"));
+        assert!(matches!(source, GtestSource::Xml));
+        assert_eq!(r.total_cases, 1);
     }
 
     #[test]

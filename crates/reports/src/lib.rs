@@ -5,6 +5,7 @@
 //! |---|---|---|---|---|
 //! | Google Test | `--gtest_output=xml:FILE` | [`parse_gtest_xml`] / [`parse_gtest_xml_in_box`] | [`GoogleTestReport`] | [`gtest_score`] |
 //! | Google Test, crashed run | the binary's stdout | [`parse_gtest_stdout`] | [`GoogleTestReport`] | [`gtest_score`] |
+//! | Google Test, either | XML if any, and stdout | [`gtest_report_from_run`] | [`GoogleTestReport`] + [`GtestSource`] | [`gtest_score`] |
 //! | valgrind memcheck | `--xml=yes --xml-file=FILE` | [`parse_valgrind_xml`] | [`MemoryReport`] | [`memory_score`] |
 //! | cppcheck | `--xml --output-file=FILE` | [`parse_cppcheck_xml`] | [`Violation`]s | |
 //! | clang-tidy | its stdout | [`parse_clang_tidy`] | [`Violation`]s | |
@@ -52,7 +53,9 @@ mod valgrind;
 mod xml;
 
 pub use error::ReportError;
-pub use gtest::{parse_gtest_stdout, parse_gtest_xml, parse_gtest_xml_in_box};
+pub use gtest::{
+    GtestSource, gtest_report_from_run, parse_gtest_stdout, parse_gtest_xml, parse_gtest_xml_in_box,
+};
 pub use paths::relative_to_box;
 pub use score::{gtest_score, memory_score, static_score};
 pub use static_analysis::{

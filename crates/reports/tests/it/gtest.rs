@@ -1,6 +1,7 @@
 use crate::{box_dir, fixture};
 use verdict_reports::{
-    GoogleTestReport, gtest_score, parse_gtest_stdout, parse_gtest_xml, parse_gtest_xml_in_box,
+    GoogleTestReport, GtestSource, gtest_report_from_run, gtest_score, parse_gtest_stdout,
+    parse_gtest_xml, parse_gtest_xml_in_box,
 };
 
 fn counts(r: &GoogleTestReport) -> (u32, u32, u32, u32) {
@@ -142,4 +143,18 @@ fn truncated_fixture_is_an_error() {
             .unwrap_or(0);
         assert!(parse_gtest_xml(&xml[..cut]).is_err(), "cut at {cut}");
     }
+}
+
+#[test]
+fn a_run_uses_the_xml_when_there_is_one_and_the_console_otherwise() {
+    let (r, source) = gtest_report_from_run(
+        Some(&fixture("gtest/partial.xml")),
+        &fixture("gtest/partial.stdout"),
+        box_dir(),
+    );
+    assert!(matches!(source, GtestSource::Xml));
+    assert_eq!(counts(&r), (16, 8, 5, 3));
+    let (r, source) = gtest_report_from_run(None, &fixture("gtest/crash.stdout"), box_dir());
+    assert!(matches!(source, GtestSource::Console { error: None }));
+    assert_eq!(counts(&r), (4, 1, 3, 0));
 }

@@ -1,7 +1,9 @@
 //! Every parser on every prefix of every fixture: an error value or a report, never a panic.
 
 use crate::{box_dir, fixture};
-use verdict_reports::{parse_clang_tidy, parse_cppcheck_xml, parse_gtest_stdout, parse_gtest_xml, parse_valgrind_xml};
+use verdict_reports::{
+    parse_clang_tidy, parse_cppcheck_xml, parse_gtest_stdout, parse_gtest_xml, parse_valgrind_xml,
+};
 
 const XML_FIXTURES: &[&str] = &[
     "gtest/pass.xml",
@@ -45,7 +47,11 @@ fn cut_xml_never_panics_and_never_parses_as_complete() {
                 parse_cppcheck_xml(prefix, box_dir()).is_ok(),
             ];
             if prefix.len() < complete {
-                assert!(results.iter().all(|ok| !ok), "{name} cut at {} parsed", prefix.len());
+                assert!(
+                    results.iter().all(|ok| !ok),
+                    "{name} cut at {} parsed",
+                    prefix.len()
+                );
             }
         }
     }
@@ -57,7 +63,10 @@ fn cut_text_never_panics() {
         let text = fixture(name);
         for prefix in prefixes(&text) {
             let report = parse_gtest_stdout(prefix);
-            assert_eq!(report.total_cases, report.pass_cases + report.error_cases + report.disabled_cases);
+            assert_eq!(
+                report.total_cases,
+                report.pass_cases + report.error_cases + report.disabled_cases
+            );
             let _ = parse_clang_tidy(prefix, box_dir());
         }
     }

@@ -108,6 +108,12 @@ fn program_killed_by_sigsegv_under_valgrind_still_has_a_complete_report() {
     // valgrind closes the document (with a <fatal_signal> element) before re-raising.
     assert_eq!(kinds(&r), ["InvalidRead"]);
     assert_eq!(r.error_count, 1);
-    assert!(r.errors[0].what.contains("Address 0x0 is not stack'd, malloc'd or (recently) free'd"), "{}", r.errors[0].what);
+    assert!(
+        r.errors[0]
+            .what
+            .contains("Address 0x0 is not stack'd, malloc'd or (recently) free'd"),
+        "{}",
+        r.errors[0].what
+    );
     assert_eq!(r.errors[0].stack[0].line, Some(7));
 }
