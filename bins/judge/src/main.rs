@@ -20,6 +20,8 @@ enum Command {
     Run(cmd::run::Args),
     /// List the languages of the contract: ready or missing here, with versions and install hints.
     Languages(cmd::languages::Args),
+    /// Judge a deliverable against a Task Oracle suite and print the report.
+    Oracle(cmd::oracle::Args),
     /// Write one JSON Schema per top-level wire type into a directory.
     Schema(cmd::schema::Args),
     /// Run one command in the sandbox and print its outcome as JSON.
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Languages(args) => cmd::languages::run(args),
+        Command::Oracle(args) => cmd::oracle::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Sandbox(args) => cmd::sandbox::run(args),
     };

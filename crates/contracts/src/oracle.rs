@@ -89,7 +89,10 @@ fn default_tolerance() -> f64 {
 
 impl Default for FloatTolerance {
     fn default() -> Self {
-        FloatTolerance { rel: default_tolerance(), abs: default_tolerance() }
+        FloatTolerance {
+            rel: default_tolerance(),
+            abs: default_tolerance(),
+        }
     }
 }
 
@@ -229,7 +232,10 @@ pub struct OracleSummary {
 impl OracleSummary {
     /// Counts the statuses of `results`.
     pub fn of(results: &[OracleCaseResult]) -> Self {
-        let mut s = OracleSummary { total: results.len(), ..OracleSummary::default() };
+        let mut s = OracleSummary {
+            total: results.len(),
+            ..OracleSummary::default()
+        };
         for r in results {
             match r.status {
                 OracleCaseStatus::Passed => s.passed += 1,
@@ -292,7 +298,10 @@ pub struct SuiteError {
 
 impl SuiteError {
     fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        SuiteError { field: field.into(), message: message.into() }
+        SuiteError {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -301,8 +310,8 @@ impl SuiteError {
 /// Only the suite's shape is checked here; each case's `input` and `expected` are validated per
 /// case (see [`function_args`], [`script_input`], [`cli_input`], [`script_expectation`]).
 pub fn parse_suite(text: &str) -> Result<TestSuite, SuiteError> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| SuiteError::new("suite", format!("not JSON: {e}")))?;
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| SuiteError::new("suite", format!("not JSON: {e}")))?;
     suite_from_value(value)
 }
 
@@ -327,12 +336,19 @@ pub fn suite_from_value(value: Value) -> Result<TestSuite, SuiteError> {
     for (i, case) in cases.into_iter().enumerate() {
         let at = format!("test_cases[{i}]");
         let Value::Object(mut case) = case else {
-            return Err(SuiteError::new(at, "must be an object {name, input, expected}"));
+            return Err(SuiteError::new(
+                at,
+                "must be an object {name, input, expected}",
+            ));
         };
         let name = optional_field(&mut case, "name", &format!("{at}."))?.unwrap_or_default();
         let input = case.remove("input").unwrap_or(Value::Null);
         let expected = case.remove("expected").unwrap_or(Value::Null);
-        test_cases.push(TestCase { name, input, expected });
+        test_cases.push(TestCase {
+            name,
+            input,
+            expected,
+        });
     }
     let suite = TestSuite {
         deliverable_type,
@@ -378,7 +394,10 @@ pub fn check_suite(suite: &TestSuite) -> Result<(), SuiteError> {
         return Err(SuiteError::new("entry_point", "must not be empty"));
     }
     if suite.source_files.is_empty() {
-        return Err(SuiteError::new("source_files", "must hold at least one file"));
+        return Err(SuiteError::new(
+            "source_files",
+            "must hold at least one file",
+        ));
     }
     for (i, asset) in suite.source_files.iter().enumerate() {
         check_file_name(&asset.name)
@@ -394,7 +413,11 @@ pub fn check_suite(suite: &TestSuite) -> Result<(), SuiteError> {
             }
         }
         DeliverableType::Script | DeliverableType::Cli => {
-            if !suite.source_files.iter().any(|a| a.name == suite.entry_point) {
+            if !suite
+                .source_files
+                .iter()
+                .any(|a| a.name == suite.entry_point)
+            {
                 return Err(SuiteError::new(
                     "entry_point",
                     format!("{:?} is not one of source_files", suite.entry_point),
@@ -404,7 +427,10 @@ pub fn check_suite(suite: &TestSuite) -> Result<(), SuiteError> {
     }
     if let Some(t) = suite.float_tolerance {
         if !(t.rel >= 0.0 && t.abs >= 0.0 && t.rel.is_finite() && t.abs.is_finite()) {
-            return Err(SuiteError::new("float_tolerance", "rel and abs must be finite and >= 0"));
+            return Err(SuiteError::new(
+                "float_tolerance",
+                "rel and abs must be finite and >= 0",
+            ));
         }
     }
     if suite.timeout_ms == Some(0) {
@@ -415,7 +441,9 @@ pub fn check_suite(suite: &TestSuite) -> Result<(), SuiteError> {
 
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+    chars
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
 
@@ -427,7 +455,9 @@ pub fn check_file_name(name: &str) -> Result<(), String> {
         || name.contains('\\')
         || name.split('/').any(|part| part.is_empty() || part == "..");
     if bad {
-        Err(format!("invalid_test_format: file name {name:?} must be a relative path without .."))
+        Err(format!(
+            "invalid_test_format: file name {name:?} must be a relative path without .."
+        ))
     } else {
         Ok(())
     }
@@ -442,7 +472,11 @@ pub fn function_args(input: &Value) -> Result<&[Value], String> {
 }
 
 /// Checks the number of args against the function's signature; the message gives both numbers.
-pub fn check_arity(function: &str, given: usize, signature: FunctionSignature) -> Result<(), String> {
+pub fn check_arity(
+    function: &str,
+    given: usize,
+    signature: FunctionSignature,
+) -> Result<(), String> {
     let FunctionSignature { required, max } = signature;
     let fits = given >= required && max.is_none_or(|m| given <= m);
     if fits {
@@ -453,7 +487,11 @@ pub fn check_arity(function: &str, given: usize, signature: FunctionSignature) -
         Some(m) => format!("{required} to {m}"),
         None => format!("at least {required}"),
     };
-    let plural = if max == Some(1) && required == 1 { "" } else { "s" };
+    let plural = if max == Some(1) && required == 1 {
+        ""
+    } else {
+        "s"
+    };
     Err(format!(
         "invalid_test_format: function {function} takes {takes} positional arg{plural}, input has {given}"
     ))
@@ -464,12 +502,18 @@ pub fn script_input(input: &Value) -> Result<ScriptInput, String> {
     let Value::Object(obj) = input else {
         return Err("invalid_test_format: script input must be an object {stdin?, files?}".into());
     };
-    if let Some(key) = obj.keys().find(|k| !matches!(k.as_str(), "stdin" | "files")) {
+    if let Some(key) = obj
+        .keys()
+        .find(|k| !matches!(k.as_str(), "stdin" | "files"))
+    {
         return Err(format!(
             "invalid_test_format: script input has unknown field {key:?} (allowed: stdin, files)"
         ));
     }
-    Ok(ScriptInput { stdin: stdin_of(obj, "script")?, files: files_of(obj, "script")? })
+    Ok(ScriptInput {
+        stdin: stdin_of(obj, "script")?,
+        files: files_of(obj, "script")?,
+    })
 }
 
 /// A cli case's input: an object whose `argv` is a list of strings, with optional `stdin` and `files`.
@@ -480,7 +524,10 @@ pub fn cli_input(input: &Value) -> Result<CliInput, String> {
     let Some(Value::Array(argv)) = obj.get("argv") else {
         return Err(CLI_INPUT_WITHOUT_ARGV.into());
     };
-    if let Some(key) = obj.keys().find(|k| !matches!(k.as_str(), "argv" | "stdin" | "files")) {
+    if let Some(key) = obj
+        .keys()
+        .find(|k| !matches!(k.as_str(), "argv" | "stdin" | "files"))
+    {
         return Err(format!(
             "invalid_test_format: cli input has unknown field {key:?} (allowed: argv, stdin, files)"
         ));
@@ -496,7 +543,11 @@ pub fn cli_input(input: &Value) -> Result<CliInput, String> {
             )),
         })
         .collect::<Result<_, _>>()?;
-    Ok(CliInput { argv, stdin: stdin_of(obj, "cli")?, files: files_of(obj, "cli")? })
+    Ok(CliInput {
+        argv,
+        stdin: stdin_of(obj, "cli")?,
+        files: files_of(obj, "cli")?,
+    })
 }
 
 fn stdin_of(obj: &Map<String, Value>, what: &str) -> Result<Option<String>, String> {
@@ -565,7 +616,11 @@ pub fn script_expectation(expected: &Value) -> Result<ScriptExpectation, String>
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => match n.as_i64().and_then(|n| i32::try_from(n).ok()) {
             Some(code) => Some(code),
-            None => return Err(format!("invalid_test_format: expected exit_code {n} is not an exit code")),
+            None => {
+                return Err(format!(
+                    "invalid_test_format: expected exit_code {n} is not an exit code"
+                ));
+            }
         },
         Some(other) => {
             return Err(format!(
@@ -621,30 +676,64 @@ mod tests {
 
     #[test]
     fn arity_message_gives_both_numbers() {
-        let exact = FunctionSignature { required: 2, max: Some(2) };
+        let exact = FunctionSignature {
+            required: 2,
+            max: Some(2),
+        };
         assert!(check_arity("f", 2, exact).is_ok());
         assert_eq!(
             check_arity("summarize_logs", 3, exact).unwrap_err(),
             "invalid_test_format: function summarize_logs takes 2 positional args, input has 3"
         );
-        let ranged = FunctionSignature { required: 1, max: Some(3) };
+        let ranged = FunctionSignature {
+            required: 1,
+            max: Some(3),
+        };
         assert!(check_arity("f", 3, ranged).is_ok());
-        assert!(check_arity("f", 0, ranged).unwrap_err().contains("takes 1 to 3 positional args, input has 0"));
-        let varargs = FunctionSignature { required: 1, max: None };
+        assert!(
+            check_arity("f", 0, ranged)
+                .unwrap_err()
+                .contains("takes 1 to 3 positional args, input has 0")
+        );
+        let varargs = FunctionSignature {
+            required: 1,
+            max: None,
+        };
         assert!(check_arity("f", 99, varargs).is_ok());
-        assert!(check_arity("f", 0, varargs).unwrap_err().contains("at least 1"));
-        let one = FunctionSignature { required: 1, max: Some(1) };
-        assert!(check_arity("f", 2, one).unwrap_err().contains("takes 1 positional arg, input has 2"));
+        assert!(
+            check_arity("f", 0, varargs)
+                .unwrap_err()
+                .contains("at least 1")
+        );
+        let one = FunctionSignature {
+            required: 1,
+            max: Some(1),
+        };
+        assert!(
+            check_arity("f", 2, one)
+                .unwrap_err()
+                .contains("takes 1 positional arg, input has 2")
+        );
     }
 
     #[test]
     fn cli_input_must_include_argv() {
-        for bad in [json!([]), json!({}), json!({"argv": "x"}), json!({"stdin": ""}), json!(1)] {
+        for bad in [
+            json!([]),
+            json!({}),
+            json!({"argv": "x"}),
+            json!({"stdin": ""}),
+            json!(1),
+        ] {
             assert_eq!(cli_input(&bad).unwrap_err(), CLI_INPUT_WITHOUT_ARGV);
         }
         let ok = cli_input(&json!({"argv": ["--in", "a"], "files": {"a": "1"}})).unwrap();
         assert_eq!(ok.argv, ["--in", "a"]);
-        assert!(cli_input(&json!({"argv": [1]})).unwrap_err().contains("argv[0] is a number"));
+        assert!(
+            cli_input(&json!({"argv": [1]}))
+                .unwrap_err()
+                .contains("argv[0] is a number")
+        );
     }
 
     #[test]
@@ -654,9 +743,21 @@ mod tests {
         assert_eq!(s.stdin.as_deref(), Some("x"));
         assert_eq!(s.files["d/r.txt"], "é");
         assert!(script_input(&json!([1])).is_err());
-        assert!(script_input(&json!({"stdin": 1})).unwrap_err().contains("stdin must be a string"));
-        assert!(script_input(&json!({"files": {"a": 1}})).unwrap_err().contains("\"a\" is a number"));
-        assert!(script_input(&json!({"argv": []})).unwrap_err().contains("unknown field"));
+        assert!(
+            script_input(&json!({"stdin": 1}))
+                .unwrap_err()
+                .contains("stdin must be a string")
+        );
+        assert!(
+            script_input(&json!({"files": {"a": 1}}))
+                .unwrap_err()
+                .contains("\"a\" is a number")
+        );
+        assert!(
+            script_input(&json!({"argv": []}))
+                .unwrap_err()
+                .contains("unknown field")
+        );
     }
 
     #[test]
@@ -667,7 +768,11 @@ mod tests {
         for ok in ["a.txt", "dir/b.csv", "..hidden", "数据.txt"] {
             assert!(check_file_name(ok).is_ok(), "{ok}");
         }
-        assert!(script_input(&json!({"files": {"../x": ""}})).unwrap_err().contains("relative"));
+        assert!(
+            script_input(&json!({"files": {"../x": ""}}))
+                .unwrap_err()
+                .contains("relative")
+        );
     }
 
     #[test]
@@ -675,8 +780,15 @@ mod tests {
         let e = script_expectation(&json!({"stdout": "a\n", "exit_code": 3})).unwrap();
         assert_eq!(e.stdout.as_deref(), Some("a\n"));
         assert_eq!(e.expected_exit_code(), 3);
-        assert_eq!(script_expectation(&json!({})).unwrap().expected_exit_code(), 0);
-        assert!(script_expectation(&json!({"stdout_contains": "a"})).unwrap_err().contains("unknown field"));
+        assert_eq!(
+            script_expectation(&json!({})).unwrap().expected_exit_code(),
+            0
+        );
+        assert!(
+            script_expectation(&json!({"stdout_contains": "a"}))
+                .unwrap_err()
+                .contains("unknown field")
+        );
         assert!(script_expectation(&json!("a")).is_err());
         assert!(script_expectation(&json!({"exit_code": 1.5})).is_err());
     }

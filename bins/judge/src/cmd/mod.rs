@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod languages;
+pub mod oracle;
 pub mod run;
 pub mod sandbox;
 pub mod schema;

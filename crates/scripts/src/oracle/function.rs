@@ -1,0 +1,393 @@
+//! Function deliverables: one interpreter runs a batch of cases through a small harness
+//! (`harness/function.py`, `harness/function.js`) and writes one result line per case to a file
+//! of its own, so the deliverable's prints cannot corrupt the results. When the interpreter dies
+//! mid-batch (a crash, a kill, a limit), the case in progress is recorded and a fresh
+//! interpreter resumes from the next case.
+
+use super::outcome::abnormal;
+use super::records::{Record, parse_records};
+use super::values::first_difference;
+use super::workdir::{WorkDir, read_capped, tail, text_of, write_box_file, write_sources};
+use super::{OracleError, OracleOptions, case_result};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use verdict_contracts::Language;
+use verdict_contracts::oracle::{
+    FunctionSignature, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite, check_arity,
+    function_args,
+};
+use verdict_sandbox::{ExitKind, Sandbox, SandboxOutcome, SandboxSpec, StdioSpec, read_box_file};
+
+/// The harness of a language: its file name in the box and its source.
+struct Harness {
+    file: &'static str,
+    source: &'static str,
+}
+
+fn harness_for(language: Language) -> Option<Harness> {
+    match language {
+        Language::Python3 => Some(Harness {
+            file: ".verdict/harness.py",
+            source: include_str!("harness/function.py"),
+        }),
+        Language::Js => Some(Harness {
+            file: ".verdict/harness.js",
+            source: include_str!("harness/function.js"),
+        }),
+        _ => None,
+    }
+}
+
+/// Whether the oracle has a function harness for `language`.
+pub(crate) fn supports(language: Language) -> bool {
+    harness_for(language).is_some()
+}
+
+const CASES_FILE: &str = ".verdict/cases.json";
+/// Results files are read back up to this size.
+const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
+/// Runs every case of a function suite.
+pub(crate) fn run_function_suite(
+    sandbox: &Sandbox,
+    suite: &TestSuite,
+    command: &[String],
+    timeout_ms: u64,
+    options: &OracleOptions,
+) -> Result<Vec<OracleCaseResult>, OracleError> {
+    let mut results: Vec<Option<OracleCaseResult>> = vec![None; suite.test_cases.len()];
+    let mut valid = Vec::new();
+    let mut args = Vec::new();
+    for (i, case) in suite.test_cases.iter().enumerate() {
+        match function_args(&case.input) {
+            Ok(a) => {
+                valid.push(i);
+                args.push(a);
+            }
+            Err(message) => {
+                results[i] = Some(case_result(
+                    case,
+                    OracleCaseStatus::InvalidTestFormat,
+                    None,
+                    Some(message),
+                    0,
+                ));
+            }
+        }
+    }
+    if !valid.is_empty() {
+        let batch = Batch {
+            sandbox,
+            suite,
+            command,
+            timeout_ms,
+            options,
+            valid: &valid,
+        };
+        batch.run(&args, &mut results)?;
+    }
+    Ok(results
+        .into_iter()
+        .zip(&suite.test_cases)
+        .map(|(r, case)| {
+            r.unwrap_or_else(|| {
+                case_result(
+                    case,
+                    OracleCaseStatus::Error,
+                    None,
+                    Some("the harness gave no result".into()),
+                    0,
+                )
+            })
+        })
+        .collect())
+}
+
+/// The valid cases of a suite and how to run them.
+struct Batch<'a> {
+    sandbox: &'a Sandbox,
+    suite: &'a TestSuite,
+    command: &'a [String],
+    timeout_ms: u64,
+    options: &'a OracleOptions,
+    /// Suite index of each valid case, in order (the harness numbers cases 0..).
+    valid: &'a [usize],
+}
+
+impl Batch<'_> {
+    fn case(&self, k: usize) -> &TestCase {
+        &self.suite.test_cases[self.valid[k]]
+    }
+
+    fn run(
+        &self,
+        args: &[&[Value]],
+        results: &mut [Option<OracleCaseResult>],
+    ) -> Result<(), OracleError> {
+        let Some(harness) = harness_for(self.suite.language) else {
+            return Err(OracleError::suite(
+                "language",
+                "function deliverables run in python3 or js",
+            ));
+        };
+        let work = WorkDir::new(self.options.work_dir.as_deref())?;
+        let box_dir = work.box_dir();
+        write_sources(&box_dir, &self.suite.source_files)?;
+        write_box_file(&box_dir, harness.file, harness.source.as_bytes())?;
+        let cases = serde_json::to_vec(args)
+            .map_err(|e| OracleError::io("encode", CASES_FILE, e.into()))?;
+        write_box_file(&box_dir, CASES_FILE, &cases)?;
+
+        let total = self.valid.len();
+        let per_interpreter = self.options.max_cases_per_interpreter.max(1);
+        let mut start = 0;
+        let mut run_no = 0usize;
+        while start < total {
+            let end = start.saturating_add(per_interpreter).min(total);
+            let results_name = format!(".verdict/results-{run_no}.jsonl");
+            let stderr = work.io(&format!("stderr-{run_no}"));
+            let outcome = self.launch(
+                &harness,
+                &box_dir,
+                &results_name,
+                &work.io(&format!("stdout-{run_no}")),
+                &stderr,
+                start,
+                end,
+            )?;
+            run_no += 1;
+            let text = match read_box_file(&box_dir, Path::new(&results_name), MAX_RESULTS_BYTES) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(_) => String::new(),
+            };
+            let stderr = text_of(read_capped(&stderr, self.options.max_capture_bytes)?);
+            start = self.absorb(
+                &parse_records(&text),
+                &outcome,
+                &stderr,
+                start,
+                end,
+                results,
+            );
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        harness: &Harness,
+        box_dir: &Path,
+        results_name: &str,
+        stdout: &Path,
+        stderr: &Path,
+        start: usize,
+        end: usize,
+    ) -> Result<SandboxOutcome, OracleError> {
+        let mut argv: Vec<String> = self.command[1..].to_vec();
+        argv.extend([
+            harness.file.to_owned(),
+            CASES_FILE.to_owned(),
+            results_name.to_owned(),
+            self.suite.source_files[0].name.clone(),
+            self.suite.entry_point.clone(),
+            start.to_string(),
+            end.to_string(),
+            self.timeout_ms.to_string(),
+        ]);
+        // The harness times each case itself; the sandbox's limits are the backstop for an
+        // interpreter that cannot be interrupted (each case's time plus the harness's grace).
+        let per_case = self
+            .timeout_ms
+            .saturating_add((self.timeout_ms / 2).max(1000))
+            .saturating_add(500);
+        let budget = self.options.startup_ms.saturating_add(
+            per_case.saturating_mul(u64::try_from(end - start).unwrap_or(u64::MAX)),
+        );
+        let mut limits = self.options.limits.clone();
+        limits.wall_time_ms = Some(budget);
+        limits.cpu_time_ms = Some(budget);
+        let spec = SandboxSpec {
+            program: PathBuf::from(&self.command[0]),
+            args: argv.into_iter().map(Into::into).collect(),
+            env: vec![
+                ("PYTHONIOENCODING".into(), "utf-8".into()),
+                ("LANG".into(), "C.UTF-8".into()),
+            ],
+            box_dir: box_dir.to_path_buf(),
+            stdin: StdioSpec::Null,
+            stdout: StdioSpec::File(stdout.to_path_buf()),
+            stderr: StdioSpec::File(stderr.to_path_buf()),
+            limits,
+            read_only_mounts: Vec::new(),
+            writable_mounts: Vec::new(),
+        };
+        Ok(self.sandbox.run(&spec)?)
+    }
+
+    /// Records the results of one interpreter run over cases `start..end`; returns where the
+    /// next run starts (`end` when the batch is through, past the whole suite when loading failed).
+    fn absorb(
+        &self,
+        records: &[Record],
+        outcome: &SandboxOutcome,
+        stderr: &str,
+        start: usize,
+        end: usize,
+        results: &mut [Option<OracleCaseResult>],
+    ) -> usize {
+        let mut signature = None;
+        let mut load_error = None;
+        let mut done = false;
+        let mut next = start;
+        let mut ended_itself = false;
+        for record in records {
+            match record {
+                Record::Loaded(sig) => signature = Some(*sig),
+                Record::LoadError(message) => load_error = Some(message.clone()),
+                Record::Done => done = true,
+                other => {
+                    let Some(k) = other.case().filter(|k| (start..end).contains(k)) else {
+                        continue;
+                    };
+                    ended_itself = matches!(other, Record::TimedOut { fatal: true, .. });
+                    results[self.valid[k]] = Some(self.result_of(k, other, signature));
+                    next = next.max(k + 1);
+                }
+            }
+        }
+        let total = self.valid.len();
+        let Some(_) = signature else {
+            let message = match load_error {
+                Some(m) => m,
+                None => format!(
+                    "the interpreter ended before loading the deliverable: {}",
+                    died(outcome, stderr)
+                ),
+            };
+            for k in start..total {
+                results[self.valid[k]] = Some(case_result(
+                    self.case(k),
+                    OracleCaseStatus::Error,
+                    None,
+                    Some(message.clone()),
+                    0,
+                ));
+            }
+            return total;
+        };
+        if done || next >= end || ended_itself {
+            return if done { end } else { next };
+        }
+        // The interpreter ended while case `next` was running.
+        let (status, message) = match abnormal(outcome) {
+            Some((status, message)) => (status, message),
+            None => (OracleCaseStatus::Error, died(outcome, stderr)),
+        };
+        let message = if status == OracleCaseStatus::Timeout {
+            format!("{message}; the interpreter was stopped during this case")
+        } else {
+            message
+        };
+        let time = if status == OracleCaseStatus::Timeout {
+            self.timeout_ms
+        } else {
+            0
+        };
+        results[self.valid[next]] = Some(case_result(
+            self.case(next),
+            status,
+            None,
+            Some(message),
+            time,
+        ));
+        next + 1
+    }
+
+    fn result_of(
+        &self,
+        k: usize,
+        record: &Record,
+        signature: Option<FunctionSignature>,
+    ) -> OracleCaseResult {
+        let case = self.case(k);
+        let ms = |ms: &f64| ms.max(0.0).round() as u64;
+        match record {
+            Record::Returned { got, ms: t, .. } => {
+                let tolerance = self.suite.float_tolerance.unwrap_or_default();
+                match first_difference(got, &case.expected, tolerance) {
+                    None => case_result(
+                        case,
+                        OracleCaseStatus::Passed,
+                        Some(got.clone()),
+                        None,
+                        ms(t),
+                    ),
+                    Some(d) => case_result(
+                        case,
+                        OracleCaseStatus::Failed,
+                        Some(got.clone()),
+                        Some(format!("return value differs {d}")),
+                        ms(t),
+                    ),
+                }
+            }
+            Record::Raised { message, ms: t, .. } => case_result(
+                case,
+                OracleCaseStatus::Error,
+                None,
+                Some(message.clone()),
+                ms(t),
+            ),
+            Record::TimedOut { ms: t, .. } => case_result(
+                case,
+                OracleCaseStatus::Timeout,
+                None,
+                Some(format!("ran out of time ({} ms per case)", self.timeout_ms)),
+                ms(t),
+            ),
+            Record::Arity { given, .. } => {
+                let sig = signature.unwrap_or(FunctionSignature {
+                    required: 0,
+                    max: Some(0),
+                });
+                let message = check_arity(&self.suite.entry_point, *given, sig)
+                    .err()
+                    .unwrap_or_else(|| "invalid_test_format: wrong number of args".into());
+                case_result(
+                    case,
+                    OracleCaseStatus::InvalidTestFormat,
+                    None,
+                    Some(message),
+                    0,
+                )
+            }
+            Record::Loaded(_) | Record::LoadError(_) | Record::Done => case_result(
+                case,
+                OracleCaseStatus::Error,
+                None,
+                Some("the harness gave no result".into()),
+                0,
+            ),
+        }
+    }
+}
+
+/// How an interpreter ended, for a message: exit code or signal, and its stderr's tail.
+fn died(outcome: &SandboxOutcome, stderr: &str) -> String {
+    let how = match outcome.exit {
+        ExitKind::Exited(code) => format!("the interpreter exited with code {code}"),
+        ExitKind::Signaled(signal) => {
+            format!(
+                "the interpreter was killed by signal {}",
+                super::outcome::signal_name(signal)
+            )
+        }
+    };
+    let stderr = tail(stderr, 400);
+    if stderr.is_empty() {
+        how
+    } else {
+        format!("{how}: {stderr}")
+    }
+}

@@ -1,0 +1,165 @@
+"""verdict's Task Oracle harness for python3 function deliverables.
+
+Usage: function.py CASES RESULTS MODULE FUNCTION START END TIMEOUT_MS
+
+CASES is a JSON array of positional-argument lists. For each case k, START <= k < END, the harness
+calls FUNCTION(*args) and appends one JSON line to RESULTS, a file it opens before importing
+the deliverable, so nothing the deliverable prints on stdout or stderr can corrupt the results.
+Records: {"loaded": {"required": n, "max": m|null}} | {"load_error": msg} |
+{"i": k, "ok": value, "ms": t} | {"i": k, "error": msg, "ms": t} | {"i": k, "timeout": true, "ms": t} |
+{"i": k, "arity": n} | {"done": true}; a timeout record with "fatal": true is the last before the
+process ends itself.
+A case runs under SIGALRM; a watchdog thread ends the process if the alarm is swallowed.
+"""
+
+import fcntl
+import importlib.util
+import inspect
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+
+HARNESS = os.path.abspath(__file__)
+
+
+class CaseTimeout(BaseException):
+    """Raised by SIGALRM when a case runs out of time (BaseException: `except Exception` won't catch it)."""
+
+
+def main():
+    cases_path, results_path, module_path, func_name, start, end, timeout_ms = sys.argv[1:8]
+    start, end, timeout = int(start), int(end), int(timeout_ms) / 1000.0
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(0)
+    fd = os.open(results_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:  # away from the low descriptors a deliverable may close or reuse
+        high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100)
+        os.close(fd)
+    except OSError:
+        high = fd
+    out = os.fdopen(high, "w", encoding="utf-8")
+    lock = threading.Lock()
+
+    def emit(record):
+        line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
+        with lock:
+            out.write(line)
+            out.flush()
+
+    with open(cases_path, encoding="utf-8") as f:
+        cases = json.load(f)
+
+    state = {"case": None, "deadline": 0.0, "t0": 0.0}
+    grace = max(1.0, timeout / 2)
+
+    def watchdog():
+        while True:
+            time.sleep(0.05)
+            with lock:
+                case, deadline, t0 = state["case"], state["deadline"], state["t0"]
+                if case is not None and time.monotonic() > deadline:
+                    ms = (time.perf_counter() - t0) * 1000
+                    out.write(json.dumps({"i": case, "timeout": True, "ms": ms, "fatal": True}) + "\n")
+                    out.flush()
+                    os._exit(3)
+
+    def on_alarm(signum, frame):
+        raise CaseTimeout()
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    threading.Thread(target=watchdog, daemon=True).start()
+
+    module_dir = os.path.dirname(os.path.abspath(module_path))
+    sys.path.insert(0, module_dir)
+    name = os.path.splitext(os.path.basename(module_path))[0]
+    try:
+        spec = importlib.util.spec_from_file_location(name, module_path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        arm(state, -1, timeout, grace)
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            disarm(state)
+    except CaseTimeout:
+        emit({"load_error": "loading the module ran out of time"})
+        return
+    except BaseException as e:  # noqa: BLE001 - the deliverable may raise anything
+        emit({"load_error": "loading the module raised " + describe(e, module_dir)})
+        return
+    fn = getattr(module, func_name, None)
+    if not callable(fn):
+        emit({"load_error": "%s defines no function %s" % (os.path.basename(module_path), func_name)})
+        return
+    required, most = positional_bounds(fn)
+    emit({"loaded": {"required": required, "max": most}})
+
+    for k in range(start, min(end, len(cases))):
+        args = cases[k]
+        if len(args) < required or (most is not None and len(args) > most):
+            emit({"i": k, "arity": len(args)})
+            continue
+        t0 = arm(state, k, timeout, grace)
+        try:
+            try:
+                got = fn(*args)
+            finally:
+                disarm(state)
+            ms = (time.perf_counter() - t0) * 1000
+            try:
+                emit({"i": k, "ok": got, "ms": ms})
+            except (TypeError, ValueError, OverflowError, RecursionError) as e:
+                emit({"i": k, "error": "return value is not JSON: %s" % e, "ms": ms})
+        except CaseTimeout:
+            emit({"i": k, "timeout": True, "ms": (time.perf_counter() - t0) * 1000})
+        except BaseException as e:  # noqa: BLE001
+            emit({"i": k, "error": describe(e, module_dir), "ms": (time.perf_counter() - t0) * 1000})
+    emit({"done": True})
+
+
+def arm(state, case, timeout, grace):
+    t0 = time.perf_counter()
+    state["t0"] = t0
+    state["deadline"] = time.monotonic() + timeout + grace
+    state["case"] = case
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    return t0
+
+
+def disarm(state):
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    state["case"] = None
+
+
+def positional_bounds(fn):
+    """(required, max) positional parameters; max None with *args or an unreadable signature."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return 0, None
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = sum(1 for p in positional if p.default is p.empty)
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return required, None
+    return required, len(positional)
+
+
+def describe(e, module_dir):
+    """`Type: message (at file.py:line in function)`, the location being the deepest deliverable frame."""
+    text = "%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__
+    where = None
+    tb = e.__traceback__
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename
+        if os.path.dirname(os.path.abspath(path)) == module_dir and os.path.abspath(path) != HARNESS:
+            where = "%s:%d in %s" % (os.path.basename(path), tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return "%s (at %s)" % (text, where) if where else text
+
+
+if __name__ == "__main__":
+    main()

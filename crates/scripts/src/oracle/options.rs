@@ -1,0 +1,84 @@
+//! How the oracle runs a suite: limits, defaults and the interpreters.
+
+use std::path::PathBuf;
+use verdict_contracts::Language;
+use verdict_sandbox::SandboxLimits;
+
+/// Options of [`crate::oracle::run_suite`]; [`OracleOptions::default`] suits most embedders.
+#[derive(Debug, Clone)]
+pub struct OracleOptions {
+    /// Per-case time limit in ms when the suite gives no `timeout_ms`.
+    pub default_timeout_ms: u64,
+    /// Limits of every sandboxed run besides time (memory, output, processes, open files, stack).
+    pub limits: SandboxLimits,
+    /// Time allowed for an interpreter to start and load the deliverable, in ms, on top of the cases' time.
+    pub startup_ms: u64,
+    /// Function deliverables: how many cases one interpreter runs before a fresh one takes over
+    /// (`usize::MAX`: one interpreter per suite; `1`: one process per case).
+    pub max_cases_per_interpreter: usize,
+    /// At most this many bytes of stdout, stderr and each produced file are read back.
+    pub max_capture_bytes: u64,
+    /// At most this many produced files (besides the named ones) are reported for a script or cli case.
+    pub max_produced_files: usize,
+    /// Where the oracle makes its temporary directories (the system's temp dir when `None`).
+    pub work_dir: Option<PathBuf>,
+    /// The interpreters, by language.
+    pub interpreters: Interpreters,
+}
+
+impl Default for OracleOptions {
+    fn default() -> Self {
+        OracleOptions {
+            default_timeout_ms: 5_000,
+            limits: SandboxLimits {
+                cpu_time_ms: None,
+                wall_time_ms: None,
+                memory_kb: Some(512 * 1024),
+                output_bytes: Some(64 << 20),
+                processes: Some(64),
+                open_files: Some(256),
+                stack_kb: None,
+            },
+            startup_ms: 10_000,
+            max_cases_per_interpreter: usize::MAX,
+            max_capture_bytes: 1 << 20,
+            max_produced_files: 32,
+            work_dir: None,
+            interpreters: Interpreters::default(),
+        }
+    }
+}
+
+/// The command (program and leading arguments) that runs a file of each supported language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interpreters {
+    /// `python3`: default `python3 -B` (no `.pyc` files left in the box).
+    pub python3: Vec<String>,
+    /// `js`: default `node`.
+    pub js: Vec<String>,
+    /// `bash`: default `bash`.
+    pub bash: Vec<String>,
+}
+
+impl Default for Interpreters {
+    fn default() -> Self {
+        Interpreters {
+            python3: vec!["python3".into(), "-B".into()],
+            js: vec!["node".into()],
+            bash: vec!["bash".into()],
+        }
+    }
+}
+
+impl Interpreters {
+    /// The command for `language`, if the oracle runs that language.
+    pub fn command(&self, language: Language) -> Option<&[String]> {
+        let cmd = match language {
+            Language::Python3 => &self.python3,
+            Language::Js => &self.js,
+            Language::Bash => &self.bash,
+            _ => return None,
+        };
+        (!cmd.is_empty()).then_some(cmd.as_slice())
+    }
+}

@@ -1,0 +1,185 @@
+//! Script and cli deliverables: each case runs the entry file in a fresh box, with its input
+//! files written in and its stdin fed from a file; stdout, stderr, the exit code and the files
+//! the case names are read back and compared (no pipes, so nothing can deadlock).
+
+use super::expect::{Captured, judge_captured};
+use super::options::OracleOptions;
+use super::outcome::abnormal;
+use super::workdir::{WorkDir, list_files, read_capped, text_of, write_box_file, write_sources};
+use super::{OracleError, case_result};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use verdict_contracts::oracle::{
+    DeliverableType, OracleCaseResult, OracleCaseStatus, ScriptExpectation, TestCase, TestSuite,
+    cli_input, script_expectation, script_input,
+};
+use verdict_sandbox::{ExitKind, Sandbox, SandboxSpec, StdioSpec, read_box_file};
+
+/// A validated script or cli case: what to feed and what to expect.
+struct Prepared {
+    argv: Vec<String>,
+    stdin: String,
+    files: BTreeMap<String, String>,
+    expected: ScriptExpectation,
+}
+
+/// Validates one case of a script or cli suite, with the contract's messages.
+fn prepare(suite: &TestSuite, case: &TestCase) -> Result<Prepared, String> {
+    let (argv, stdin, files) = match suite.deliverable_type {
+        DeliverableType::Cli => {
+            let input = cli_input(&case.input)?;
+            (input.argv, input.stdin, input.files)
+        }
+        _ => {
+            let input = script_input(&case.input)?;
+            (Vec::new(), input.stdin, input.files)
+        }
+    };
+    if let Some(name) = files
+        .keys()
+        .find(|n| suite.source_files.iter().any(|a| &a.name == *n))
+    {
+        return Err(format!(
+            "invalid_test_format: input file {name:?} would replace a source file"
+        ));
+    }
+    let expected = script_expectation(&case.expected)?;
+    Ok(Prepared {
+        argv,
+        stdin: stdin.unwrap_or_default(),
+        files,
+        expected,
+    })
+}
+
+/// Runs every case of a script or cli suite, in order.
+pub(crate) fn run_process_suite(
+    sandbox: &Sandbox,
+    suite: &TestSuite,
+    command: &[String],
+    timeout_ms: u64,
+    options: &OracleOptions,
+) -> Result<Vec<OracleCaseResult>, OracleError> {
+    let mut results = Vec::with_capacity(suite.test_cases.len());
+    for case in &suite.test_cases {
+        let result = match prepare(suite, case) {
+            Err(message) => case_result(
+                case,
+                OracleCaseStatus::InvalidTestFormat,
+                None,
+                Some(message),
+                0,
+            ),
+            Ok(prepared) => run_case(
+                sandbox, suite, case, &prepared, command, timeout_ms, options,
+            )?,
+        };
+        results.push(result);
+    }
+    Ok(results)
+}
+
+fn run_case(
+    sandbox: &Sandbox,
+    suite: &TestSuite,
+    case: &TestCase,
+    prepared: &Prepared,
+    command: &[String],
+    timeout_ms: u64,
+    options: &OracleOptions,
+) -> Result<OracleCaseResult, OracleError> {
+    let work = WorkDir::new(options.work_dir.as_deref())?;
+    let box_dir = work.box_dir();
+    write_sources(&box_dir, &suite.source_files)?;
+    for (name, content) in &prepared.files {
+        write_box_file(&box_dir, name, content.as_bytes())?;
+    }
+    let (stdin, stdout, stderr) = (work.io("stdin"), work.io("stdout"), work.io("stderr"));
+    std::fs::write(&stdin, prepared.stdin.as_bytes())
+        .map_err(|e| OracleError::io("write", &stdin, e))?;
+
+    let mut args: Vec<String> = command[1..].to_vec();
+    args.push(suite.entry_point.clone());
+    args.extend(prepared.argv.iter().cloned());
+    let mut limits = options.limits.clone();
+    limits.wall_time_ms = Some(timeout_ms);
+    limits.cpu_time_ms = Some(timeout_ms);
+    let spec = SandboxSpec {
+        program: PathBuf::from(&command[0]),
+        args: args.into_iter().map(Into::into).collect(),
+        env: vec![
+            ("PYTHONIOENCODING".into(), "utf-8".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+        ],
+        box_dir: box_dir.clone(),
+        stdin: StdioSpec::File(stdin),
+        stdout: StdioSpec::File(stdout.clone()),
+        stderr: StdioSpec::File(stderr.clone()),
+        limits,
+        read_only_mounts: Vec::new(),
+        writable_mounts: Vec::new(),
+    };
+    let outcome = sandbox.run(&spec)?;
+    let cap = options.max_capture_bytes;
+    let stdout = text_of(read_capped(&stdout, cap)?);
+    let stderr = text_of(read_capped(&stderr, cap)?);
+    let exit_code = match outcome.exit {
+        ExitKind::Exited(code) => Some(code),
+        ExitKind::Signaled(_) => None,
+    };
+
+    // The files the case names, then whatever else the run produced (never the inputs or sources).
+    let mut named = BTreeMap::new();
+    for name in prepared.expected.files.iter().flat_map(|f| f.keys()) {
+        let content = read_box_file(&box_dir, std::path::Path::new(name), cap)
+            .ok()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        named.insert(name.clone(), content);
+    }
+    let is_input = |n: &str| {
+        named.contains_key(n)
+            || prepared.files.contains_key(n)
+            || suite.source_files.iter().any(|a| a.name == n)
+    };
+    let mut files = Map::new();
+    for (name, content) in &named {
+        files.insert(
+            name.clone(),
+            content.clone().map_or(Value::Null, Value::String),
+        );
+    }
+    for name in list_files(&box_dir, &is_input, options.max_produced_files) {
+        if let Ok(bytes) = read_box_file(&box_dir, std::path::Path::new(&name), cap) {
+            files.insert(
+                name,
+                Value::String(String::from_utf8_lossy(&bytes).into_owned()),
+            );
+        }
+    }
+    let got = json!({"stdout": stdout, "stderr": stderr, "exit_code": exit_code, "files": files});
+
+    let (status, message) = match (abnormal(&outcome), exit_code) {
+        (Some((status, message)), _) => (status, Some(message)),
+        (None, Some(exit_code)) => {
+            let captured = Captured {
+                stdout,
+                stderr,
+                exit_code,
+                files: named,
+            };
+            judge_captured(&prepared.expected, &captured)
+        }
+        (None, None) => (
+            OracleCaseStatus::Error,
+            Some("did not exit normally".into()),
+        ),
+    };
+    Ok(case_result(
+        case,
+        status,
+        Some(got),
+        message,
+        outcome.wall_time_ms,
+    ))
+}
