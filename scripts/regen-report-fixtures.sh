@@ -29,7 +29,7 @@ cd "$BOX"
 # ---- Google Test -------------------------------------------------------------------
 # Compiled with relative paths inside the box, so failure messages read "file.cpp:LINE".
 GTEST_FLAGS=(-std=gnu++17 -O0 -g)
-GTEST_LIBS=(-lgtest -lgtest_main -pthread)
+GTEST_LIBS=(-lgtest_main -lgtest -pthread)
 for t in pass partial crash; do
     g++ "${GTEST_FLAGS[@]}" -o "gtest_$t" "gtest_$t.cpp" "${GTEST_LIBS[@]}"
 done
