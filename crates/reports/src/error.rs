@@ -45,4 +45,13 @@ pub enum ReportError {
         /// The offending text.
         value: String,
     },
+    /// JSON output (oclint's) that does not have the report's shape.
+    #[error("malformed {tool} json: {source}")]
+    Json {
+        /// Which tool's output was being read.
+        tool: &'static str,
+        /// serde_json's description.
+        #[source]
+        source: serde_json::Error,
+    },
 }

@@ -9,7 +9,8 @@
 //! | valgrind memcheck | `--xml=yes --xml-file=FILE` | [`parse_valgrind_xml`] | [`MemoryReport`] | [`memory_score`] |
 //! | cppcheck | `--xml --output-file=FILE` | [`parse_cppcheck_xml`] | [`Violation`]s | |
 //! | clang-tidy | its stdout | [`parse_clang_tidy`] | [`Violation`]s | |
-//! | (both) | violations | [`build_static_report`] | [`StaticReport`] (oclint's shape) | [`static_score`] |
+//! | oclint (if installed) | `-report-type json` | [`parse_oclint_json`] | [`StaticReport`] | [`static_score`] |
+//! | (cppcheck, clang-tidy) | violations | [`build_static_report`] | [`StaticReport`] (oclint's shape) | [`static_score`] |
 //!
 //! The parsers stream with quick-xml; malformed or truncated input is a
 //! [`ReportError`], never a panic. Paths are made relative to the box (the directory
@@ -60,7 +61,7 @@ pub use paths::relative_to_box;
 pub use score::{gtest_score, memory_score, static_score};
 pub use static_analysis::{
     CLANG_TIDY_URL, CPPCHECK_URL, StaticTool, build_static_report, clang_tidy_priority,
-    cppcheck_priority, parse_clang_tidy, parse_cppcheck_xml,
+    cppcheck_priority, parse_clang_tidy, parse_cppcheck_xml, parse_oclint_json,
 };
 pub use valgrind::parse_valgrind_xml;
 pub use verdict_contracts::{

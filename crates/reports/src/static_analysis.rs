@@ -239,6 +239,21 @@ fn tidy_up(violations: Vec<Violation>) -> Vec<Violation> {
     kept
 }
 
+/// Reads oclint's own JSON report (`oclint -report-type json`), already in the
+/// contract's shape, and makes its violation paths relative to the box. The summary is
+/// kept as oclint wrote it; violations keep oclint's priorities.
+pub fn parse_oclint_json(json: &str, box_dir: &Path) -> Result<StaticReport, ReportError> {
+    let mut report: StaticReport =
+        serde_json::from_str(json).map_err(|source| ReportError::Json {
+            tool: "oclint",
+            source,
+        })?;
+    for v in &mut report.violation {
+        v.path = relative_to_box(&v.path, box_dir);
+    }
+    Ok(report)
+}
+
 /// Which analyser(s) produced a static report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaticTool {
@@ -250,7 +265,9 @@ pub struct StaticTool {
 
 /// Assembles the oclint-shaped report: summary counts for priorities 1, 2 and 3 (always
 /// all three), files with findings, the tool's url and version, and `timestamp` (Unix
-/// seconds, passed in so that reports are reproducible).
+/// seconds, passed in so that reports are reproducible). `numberOfFiles` is
+/// `number_of_files` (the files analysed), raised to the number of files with findings
+/// when a finding lies in a header that was not counted.
 pub fn build_static_report(
     violations: Vec<Violation>,
     number_of_files: u32,
@@ -357,6 +374,35 @@ mod tests {
         assert!(matches!(
             parse_cppcheck_xml(bad_line, b),
             Err(ReportError::BadValue { .. })
+        ));
+    }
+
+    #[test]
+    fn oclint_json_is_read_as_is() {
+        // Shortened from the contract's example (oclint 0.10.2).
+        let json = r#"{"url":"http://oclint.org","summary":{"numberOfFiles":1,"numberOfFilesWithViolations":1,
+            "numberOfViolationsWithPriority":[{"number":0,"priority":1},{"number":1,"priority":2},{"number":0,"priority":3}]},
+            "version":"0.10.2","timestamp":1562168756,"violation":[{"path":"/tmp/employee.hpp",
+            "rule":"destructor of virtual class","endLine":19,"message":"class Employee should have a virtual destructor ~Employee()",
+            "category":"convention","priority":2,"endColumn":1,"startLine":8,"startColumn":1}],"clangStaticAnalyzer":[]}"#;
+        let r = parse_oclint_json(json, Path::new("/tmp")).unwrap();
+        assert_eq!(r.violation[0].path, "employee.hpp");
+        assert_eq!(
+            (
+                r.violation[0].start_line,
+                r.violation[0].end_line,
+                r.violation[0].priority
+            ),
+            (8, 19, 2)
+        );
+        assert_eq!(r.summary.number_of_violations_with_priority[1].number, 1);
+        assert!(matches!(
+            parse_oclint_json("{", Path::new("/")),
+            Err(ReportError::Json { .. })
+        ));
+        assert!(matches!(
+            parse_oclint_json("{}", Path::new("/")),
+            Err(ReportError::Json { .. })
         ));
     }
 
