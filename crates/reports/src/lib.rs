@@ -15,8 +15,34 @@
 //! The parsers stream with quick-xml; malformed or truncated input is a
 //! [`ReportError`], never a panic. Paths are made relative to the box (the directory
 //! the tools ran in). The crate does no I/O: the pipeline runs the tools and hands
-//! their output over. Each module's docs say how it counts (gtest: disabled cases and
-//! crashes; valgrind: which errors count; static: the priority mapping).
+//! their output over. Each module's docs say how it counts: [`gtest`] (disabled and
+//! skipped cases, crashed runs), [`valgrind`] (which errors count), [`static_analysis`]
+//! (the severity-to-priority mapping), [`score`] (the score strings).
+//!
+//! # Running the tools
+//!
+//! The command lines the fixtures were made with (`scripts/regen-report-fixtures.sh`),
+//! run with the box as working directory; Debian 12 packages `googletest libgtest-dev
+//! valgrind cppcheck clang-tidy` (oclint is not packaged).
+//!
+//! * gtest: `g++ -std=gnu++17 -O0 -g -o test <sources> -lgtest_main -lgtest -pthread`
+//!   (static libraries; `gtest_main` is only pulled in when no source defines `main`,
+//!   so one command serves both), then
+//!   `./test --gtest_output=xml:gtest.xml <run_args>`, keeping stdout for
+//!   [`gtest_report_from_run`]. Exit status 1 just means some test failed.
+//! * valgrind: `valgrind --tool=memcheck --leak-check=full --track-origins=yes
+//!   --child-silent-after-fork=yes --xml=yes --xml-file=valgrind.xml ./main`. Its exit
+//!   status is the program's. Allow about 150 MB more memory and 20-50x more time than
+//!   the bare program.
+//! * cppcheck: `cppcheck --xml --enable=warning,style,performance,portability
+//!   --inline-suppr -q --language=c++ --std=c++17 --output-file=cppcheck.xml <sources>`
+//!   (without `--output-file` the XML goes to stderr and progress lines to stdout).
+//! * clang-tidy: `clang-tidy --quiet --checks=-*,clang-analyzer-*,bugprone-*,cert-*,
+//!   cppcoreguidelines-virtual-class-destructor,cppcoreguidelines-init-variables,misc-*,
+//!   -misc-unused-parameters,-misc-non-private-member-variables-in-classes,
+//!   -misc-no-recursion,performance-*,portability-*,readability-misleading-indentation
+//!   --header-filter=.* <sources> -- -std=gnu++17` (one comma-separated argument);
+//!   findings on stdout, "N warnings generated" on stderr.
 //!
 //! # Quick start
 //!
@@ -46,11 +72,11 @@
 //! ```
 
 mod error;
-mod gtest;
+pub mod gtest;
 mod paths;
-mod score;
-mod static_analysis;
-mod valgrind;
+pub mod score;
+pub mod static_analysis;
+pub mod valgrind;
 mod xml;
 
 pub use error::ReportError;
