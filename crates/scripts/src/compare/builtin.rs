@@ -7,7 +7,7 @@ use std::path::Path;
 use super::CompareError;
 use super::engine::{self, Comparison, Difference, Which};
 use super::source::{ReadSource, Side, SliceSource, Snippet};
-use super::verdict::{CompareOutcome, CompareVerdict, escape_bytes};
+use super::verdict::{CompareOutcome, CompareVerdict, escape_bytes, truncate};
 
 /// Bytes read from each input at a time.
 pub const CHUNK_SIZE: usize = 64 * 1024;
@@ -145,6 +145,9 @@ fn describe(difference: &Difference) -> String {
     )
 }
 
+/// Bytes of one escaped snippet in a message, so both fit in [`super::MESSAGE_LIMIT`].
+const SNIPPET_LIMIT: usize = 400;
+
 /// A snippet as a quoted, escaped string, `end of file` when absent.
 fn show(snippet: Option<&Snippet>) -> String {
     match snippet {
@@ -152,7 +155,7 @@ fn show(snippet: Option<&Snippet>) -> String {
         Some(snippet) => format!(
             "\"{}{}{}\"",
             if snippet.cut_before { "…" } else { "" },
-            escape_bytes(&snippet.bytes),
+            truncate(escape_bytes(&snippet.bytes), SNIPPET_LIMIT),
             if snippet.cut_after { "…" } else { "" },
         ),
     }
@@ -315,6 +318,17 @@ mod tests {
         assert!(outcome.message.len() <= MESSAGE_LIMIT);
         assert!(outcome.message.contains("…"), "{}", outcome.message);
         assert!(outcome.message.contains('#'), "{}", outcome.message);
+    }
+
+    #[test]
+    fn messages_show_both_lines_even_when_escaping_inflates_them() {
+        let output = vec![1u8; 300];
+        let mut answer = output.clone();
+        answer[100] = 2;
+        let outcome = check(DiffAll, &output, &answer);
+        assert_eq!(outcome.verdict, WA);
+        assert!(outcome.message.contains("got"), "{}", outcome.message);
+        assert!(outcome.message.ends_with('"'), "{}", outcome.message);
     }
 
     #[test]

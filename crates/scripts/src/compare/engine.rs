@@ -6,7 +6,7 @@
 //! normalised comparison only where the bytes differ. Whether the canonical streams are identical
 //! is tracked on the way, so one pass answers both comparators.
 
-use super::normalize::Piece;
+use super::normalize::{NormState, Piece, is_blank};
 use super::source::{Side, Snippet, Source};
 
 /// Which side of the comparison something refers to.
@@ -60,9 +60,8 @@ pub(crate) fn compare<A: Source, B: Source<Error = A::Error>>(
             if has_out && has_ans {
                 let (a, b) = (output.run(), answer.run());
                 let len = a.len().min(b.len());
-                let same = common_prefix(&a[..len], &b[..len]);
+                let (same, newlines) = common_prefix(a, b);
                 if same > 0 {
-                    let newlines = count_newlines(&a[..same]);
                     let state = output.state.after(&a[..same]);
                     output.consume(same, newlines);
                     answer.consume(same, newlines);
@@ -75,6 +74,9 @@ pub(crate) fn compare<A: Source, B: Source<Error = A::Error>>(
             }
             if first_exact_difference.is_none() {
                 first_exact_difference = Some(output.line_number());
+            }
+            if has_out && has_ans && skip_blank_runs(output, answer) {
+                continue;
             }
         }
         let a = match pending.0.take() {
@@ -94,7 +96,7 @@ pub(crate) fn compare<A: Source, B: Source<Error = A::Error>>(
             }
             (Piece::Content(x), Piece::Content(y)) => {
                 let len = x.min(y);
-                let same = common_prefix(&output.run()[..len], &answer.run()[..len]);
+                let (same, _) = common_prefix(&output.run()[..len], &answer.run()[..len]);
                 output.accept(Piece::Content(same));
                 answer.accept(Piece::Content(same));
                 if same < len {
@@ -114,6 +116,38 @@ pub(crate) fn compare<A: Source, B: Source<Error = A::Error>>(
             _ => return difference(output, answer, a, b, first_exact_difference),
         }
     }
+}
+
+/// Skips the blank runs at both positions when that leaves both normalisers in the same state.
+///
+/// Blanks produce no output by themselves, so when the states agree afterwards the fast path
+/// may resume: this takes `"a  b"` against `"a b"` without the piece-by-piece path. Runs that
+/// reach the end of the buffered run are left to that path.
+#[inline]
+fn skip_blank_runs<A: Source, B: Source>(output: &mut Side<A>, answer: &mut Side<B>) -> bool {
+    let blanks = |run: &[u8]| run.iter().position(|&b| !is_blank(b));
+    let (Some(a), Some(b)) = (blanks(output.run()), blanks(answer.run())) else {
+        return false;
+    };
+    if a == 0 && b == 0 {
+        return false;
+    }
+    let after = |skipped: usize, state: NormState| {
+        if skipped > 0 {
+            state.with_blank()
+        } else {
+            state
+        }
+    };
+    let (state_a, state_b) = (after(a, output.state), after(b, answer.state));
+    if state_a != state_b {
+        return false;
+    }
+    output.consume(a, 0);
+    answer.consume(b, 0);
+    output.state = state_a;
+    answer.state = state_b;
+    true
 }
 
 /// Builds the result for a difference found at the current positions.
@@ -145,29 +179,51 @@ fn difference<A: Source, B: Source<Error = A::Error>>(
     })
 }
 
-/// Length of the longest common prefix of two equally long slices.
+/// Length of the longest common prefix of two equally long slices, and the `\n`s in it.
+///
+/// A short scalar look first (differences a few bytes in are the normalising path's common
+/// case), then slice equality on the rest, then blocks to locate a late difference.
 #[inline]
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    if a == b {
-        return a.len();
+fn common_prefix(a: &[u8], b: &[u8]) -> (usize, u64) {
+    let len = a.len().min(b.len());
+    let (a, b) = (&a[..len], &b[..len]);
+    let head = len.min(32);
+    let mut newlines = 0;
+    for i in 0..head {
+        if a[i] != b[i] {
+            return (i, newlines);
+        }
+        newlines += u64::from(a[i] == b'\n');
+    }
+    if a[head..] == b[head..] {
+        return (len, newlines + count_newlines(&a[head..]));
     }
     const BLOCK: usize = 128;
-    let mut i = 0;
-    while i + BLOCK <= a.len() && a[i..i + BLOCK] == b[i..i + BLOCK] {
+    let mut i = head;
+    while i + BLOCK <= len && a[i..i + BLOCK] == b[i..i + BLOCK] {
         i += BLOCK;
     }
-    while i < a.len() && a[i] == b[i] {
+    newlines += count_newlines(&a[head..i]);
+    while i < len && a[i] == b[i] {
+        newlines += u64::from(a[i] == b'\n');
         i += 1;
     }
-    i
+    (i, newlines)
 }
 
-/// Number of `\n` bytes in `bytes` (a loop the compiler vectorises).
+/// Number of `\n` bytes in `bytes`.
 #[inline]
 fn count_newlines(bytes: &[u8]) -> u64 {
     if bytes.len() < 64 {
-        return bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+        bytes.iter().map(|&b| u64::from(b == b'\n')).sum()
+    } else {
+        count_newlines_long(bytes)
     }
+}
+
+/// [`count_newlines`] for long slices: byte counters in 32 lanes, flushed every 255 rounds.
+#[inline(never)]
+fn count_newlines_long(bytes: &[u8]) -> u64 {
     let mut total = 0u64;
     for block in bytes.chunks(255 * 32) {
         let mut lanes = [0u8; 32];
@@ -189,14 +245,23 @@ mod tests {
 
     #[test]
     fn common_prefix_finds_the_first_mismatch() {
-        let a = vec![7u8; 1000];
+        let a: Vec<u8> = (0..1000u32)
+            .map(|i| if i % 10 == 0 { b'\n' } else { b'7' })
+            .collect();
         let mut b = a.clone();
-        assert_eq!(common_prefix(&a, &b), 1000);
-        b[700] = 8;
-        assert_eq!(common_prefix(&a, &b), 700);
+        assert_eq!(common_prefix(&a, &b), (1000, 100));
+        for at in [999, 700, 129, 31, 5] {
+            b[at] = 8;
+            assert_eq!(
+                common_prefix(&a, &b),
+                (at, at.div_ceil(10) as u64),
+                "at {at}"
+            );
+        }
         b[0] = 8;
-        assert_eq!(common_prefix(&a, &b), 0);
-        assert_eq!(common_prefix(b"", b""), 0);
+        assert_eq!(common_prefix(&a, &b), (0, 0));
+        assert_eq!(common_prefix(b"", b""), (0, 0));
+        assert_eq!(common_prefix(b"ab\n", b"ab"), (2, 0));
     }
 
     #[test]
