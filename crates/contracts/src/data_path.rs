@@ -264,20 +264,36 @@ mod tests {
             (".a", "invalid path \".a\": empty key at byte 0"),
             ("a.", "invalid path \"a.\": empty key at byte 2"),
             ("a[", "invalid path \"a[\": unclosed '[' at byte 1"),
-            ("a[x]", "invalid path \"a[x]\": array index must be a decimal number at byte 2"),
-            ("a[]", "invalid path \"a[]\": array index must be a decimal number at byte 2"),
+            (
+                "a[x]",
+                "invalid path \"a[x]\": array index must be a decimal number at byte 2",
+            ),
+            (
+                "a[]",
+                "invalid path \"a[]\": array index must be a decimal number at byte 2",
+            ),
             ("a]", "invalid path \"a]\": unexpected ']' at byte 1"),
-            ("a[0]b", "invalid path \"a[0]b\": expected '.' or '[' at byte 4"),
+            (
+                "a[0]b",
+                "invalid path \"a[0]b\": expected '.' or '[' at byte 4",
+            ),
         ];
         for (text, message) in cases {
-            assert_eq!(DataPath::parse(text).unwrap_err().to_string(), message, "{text}");
+            assert_eq!(
+                DataPath::parse(text).unwrap_err().to_string(),
+                message,
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn data_path_get_follows_keys_and_indices() {
         let v = json!({"a": {"b": [{"c": 1}]}});
-        assert_eq!(DataPath::parse("a.b[0].c").unwrap().get(&v), Some(&json!(1)));
+        assert_eq!(
+            DataPath::parse("a.b[0].c").unwrap().get(&v),
+            Some(&json!(1))
+        );
         assert_eq!(DataPath::parse("").unwrap().get(&v), Some(&v));
         assert_eq!(DataPath::parse("a.b[1]").unwrap().get(&v), None);
         assert_eq!(DataPath::parse("a[0]").unwrap().get(&v), None);
@@ -287,10 +303,16 @@ mod tests {
     #[test]
     fn data_path_set_creates_containers() {
         let mut v = json!({"intent": null, "message": "hi"});
-        DataPath::parse("intent").unwrap().set(&mut v, json!("book_flight")).unwrap();
+        DataPath::parse("intent")
+            .unwrap()
+            .set(&mut v, json!("book_flight"))
+            .unwrap();
         assert_eq!(v, json!({"intent": "book_flight", "message": "hi"}));
         let mut v = Value::Null;
-        DataPath::parse("a.b[2].c").unwrap().set(&mut v, json!(true)).unwrap();
+        DataPath::parse("a.b[2].c")
+            .unwrap()
+            .set(&mut v, json!(true))
+            .unwrap();
         assert_eq!(v, json!({"a": {"b": [null, null, {"c": true}]}}));
         let mut v = json!(1);
         DataPath::root().set(&mut v, json!([1])).unwrap();
@@ -300,10 +322,22 @@ mod tests {
     #[test]
     fn data_path_set_refuses_to_write_through_scalars() {
         let mut v = json!({"a": "text"});
-        let err = DataPath::parse("a.b").unwrap().set(&mut v, json!(1)).unwrap_err();
-        assert_eq!(err.to_string(), "cannot set \"a.b\": \"a\" is a string, not an object");
-        let err = DataPath::parse("[0]").unwrap().set(&mut v, json!(1)).unwrap_err();
-        assert_eq!(err.to_string(), "cannot set \"[0]\": \"\" is an object, not an array");
+        let err = DataPath::parse("a.b")
+            .unwrap()
+            .set(&mut v, json!(1))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot set \"a.b\": \"a\" is a string, not an object"
+        );
+        let err = DataPath::parse("[0]")
+            .unwrap()
+            .set(&mut v, json!(1))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot set \"[0]\": \"\" is an object, not an array"
+        );
         assert_eq!(v, json!({"a": "text"}));
     }
 }

@@ -309,7 +309,9 @@ impl Provenance {
 }
 
 /// The severity of a trace event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceLevel {
     /// Detail.
@@ -596,8 +598,11 @@ pub trait Evaluator: Send + Sync {
     /// The metrics it produces.
     fn metrics(&self) -> Vec<String>;
     /// Scores `run` of `task`.
-    async fn evaluate(&self, run: &RunRecord, task: &AtomicTask)
-    -> Result<Vec<ScoreRecord>, LabError>;
+    async fn evaluate(
+        &self,
+        run: &RunRecord,
+        task: &AtomicTask,
+    ) -> Result<Vec<ScoreRecord>, LabError>;
 }
 
 /// Deserialises a present field as `Some`, keeping an explicit `null` as `Some(Value::Null)`.
@@ -638,7 +643,10 @@ mod tests {
     #[test]
     fn score_target_reads_the_three_forms() {
         assert_eq!("final".parse::<ScoreTarget>().unwrap(), ScoreTarget::Final);
-        assert_eq!("global".parse::<ScoreTarget>().unwrap(), ScoreTarget::Global);
+        assert_eq!(
+            "global".parse::<ScoreTarget>().unwrap(),
+            ScoreTarget::Global
+        );
         assert_eq!(
             "step:step-2".parse::<ScoreTarget>().unwrap(),
             ScoreTarget::Step("step-2".into())
@@ -650,14 +658,22 @@ mod tests {
         for bad in ["step:", "Final", "", "steps:x"] {
             assert_eq!(
                 bad.parse::<ScoreTarget>().unwrap_err().to_string(),
-                format!("unknown score target {bad:?}, expected \"final\", \"global\" or \"step:<id>\"")
+                format!(
+                    "unknown score target {bad:?}, expected \"final\", \"global\" or \"step:<id>\""
+                )
             );
         }
     }
 
     #[test]
     fn score_value_keeps_its_json_kind() {
-        for v in [json!(0.95), json!(234), json!(true), json!("good"), json!(-3)] {
+        for v in [
+            json!(0.95),
+            json!(234),
+            json!(true),
+            json!("good"),
+            json!(-3),
+        ] {
             let parsed: ScoreValue = serde_json::from_value(v.clone()).unwrap();
             assert_eq!(serde_json::to_value(&parsed).unwrap(), v);
         }
@@ -691,7 +707,12 @@ mod tests {
         });
         let task: AtomicTask = serde_json::from_value(raw.clone()).unwrap();
         assert_eq!(AtomicTask::unknown_fields(&raw), ["intentSpecificField"]);
-        assert!(serde_json::to_value(&task).unwrap().get("intentSpecificField").is_none());
+        assert!(
+            serde_json::to_value(&task)
+                .unwrap()
+                .get("intentSpecificField")
+                .is_none()
+        );
     }
 
     #[test]

@@ -84,18 +84,23 @@ fn typed(value: &Value) -> Result<Submission, FieldError> {
     if !value.is_object() {
         return Err(FieldError::new(
             "request",
-            format!("must be a JSON object, not {}", crate::data_path::json_kind(value)),
+            format!(
+                "must be a JSON object, not {}",
+                crate::data_path::json_kind(value)
+            ),
         ));
     }
     serde_path_to_error::deserialize::<_, Submission>(value).map_err(|err| {
         let path = path_string(err.path());
         // A Program is internally tagged, which hides the path inside it: read the source code
         // again on its own to name the field.
-        if let Some(program) = value.get(&path).filter(|p| p.get("type") == Some(&Value::String("source_code".into()))) {
-            if let Err(inner) = serde_path_to_error::deserialize::<_, SourceCode>(program) {
-                let inner_path = path_string(inner.path());
-                return field_error(&join(&path, &inner_path), &inner.into_inner().to_string());
-            }
+        if let Some(program) = value
+            .get(&path)
+            .filter(|p| p.get("type") == Some(&Value::String("source_code".into())))
+            && let Err(inner) = serde_path_to_error::deserialize::<_, SourceCode>(program)
+        {
+            let inner_path = path_string(inner.path());
+            return field_error(&join(&path, &inner_path), &inner.into_inner().to_string());
         }
         field_error(&path, &err.into_inner().to_string())
     })
@@ -116,10 +121,10 @@ fn join(outer: &str, inner: &str) -> String {
 /// A serde message as a field error: backticks become quotes, a missing field joins the path.
 fn field_error(path: &str, message: &str) -> FieldError {
     let message = message.replace('`', "\"");
-    if let Some(rest) = message.strip_prefix("missing field \"") {
-        if let Some(name) = rest.strip_suffix('"') {
-            return FieldError::new(join(path, name), "required field is missing");
-        }
+    if let Some(rest) = message.strip_prefix("missing field \"")
+        && let Some(name) = rest.strip_suffix('"')
+    {
+        return FieldError::new(join(path, name), "required field is missing");
     }
     let field = if path.is_empty() { "request" } else { path };
     FieldError::new(field, message)
@@ -194,7 +199,10 @@ mod tests {
             Some(r#"sub_id: invalid type: integer "42", expected a string"#)
         );
         v["prob_id"] = json!(["p"]);
-        assert_eq!(submission_from_value(&v).unwrap_err().into_report().prob_id, "");
+        assert_eq!(
+            submission_from_value(&v).unwrap_err().into_report().prob_id,
+            ""
+        );
     }
 
     #[test]
@@ -217,15 +225,23 @@ mod tests {
         assert_eq!(report.sub_type, "programming");
         assert_eq!(
             report.message.as_deref(),
-            Some(r#"judge_tasks[0].check_script: unknown variant "compil", expected one of "compile", "standard", "static""#)
+            Some(
+                r#"judge_tasks[0].check_script: unknown variant "compil", expected one of "compile", "standard", "static""#
+            )
         );
     }
 
     #[test]
     fn missing_fields_are_named() {
         let mut v = minimal();
-        v["judge_tasks"][0].as_object_mut().unwrap().remove("time_limit");
-        assert_eq!(message(&v), "judge_tasks[0].time_limit: required field is missing");
+        v["judge_tasks"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("time_limit");
+        assert_eq!(
+            message(&v),
+            "judge_tasks[0].time_limit: required field is missing"
+        );
         let mut v = minimal();
         v.as_object_mut().unwrap().remove("submission");
         assert_eq!(message(&v), "submission: required field is missing");
@@ -241,7 +257,11 @@ mod tests {
         );
         let mut v = minimal();
         v["submission"]["language"] = json!("cobol");
-        assert!(message(&v).starts_with(r#"submission.language: unknown variant "cobol", expected one of "ada""#));
+        assert!(
+            message(&v).starts_with(
+                r#"submission.language: unknown variant "cobol", expected one of "ada""#
+            )
+        );
         let mut v = minimal();
         v["submission"]["type"] = json!("binary");
         assert_eq!(
@@ -252,7 +272,10 @@ mod tests {
 
     #[test]
     fn a_non_object_request_is_invalid_not_unreadable() {
-        assert_eq!(message(&json!([1])), "request: must be a JSON object, not an array");
+        assert_eq!(
+            message(&json!([1])),
+            "request: must be a JSON object, not an array"
+        );
     }
 
     #[test]

@@ -220,7 +220,10 @@ impl ScenarioTask {
     pub fn plan(&self) -> Result<ScenarioPlan, Vec<LabValidationError>> {
         let mut errors = Vec::new();
         if self.steps.is_empty() {
-            errors.push(LabValidationError::new("steps", "must hold at least one step"));
+            errors.push(LabValidationError::new(
+                "steps",
+                "must hold at least one step",
+            ));
         }
         let mut first_with_id: HashMap<&str, usize> = HashMap::new();
         for (i, step) in self.steps.iter().enumerate() {
@@ -331,9 +334,9 @@ impl ScenarioTask {
         let found = match index.resolve(reference) {
             StepRef::Found(i) => i,
             StepRef::Unknown if reference == "previous" => {
-                return target
-                    .checked_sub(1)
-                    .ok_or_else(|| "\"previous\" names no step: this is the first step".to_owned());
+                return target.checked_sub(1).ok_or_else(|| {
+                    "\"previous\" names no step: this is the first step".to_owned()
+                });
             }
             StepRef::Unknown => return Err(format!("unknown step {reference:?}")),
             StepRef::Ambiguous(many) => {
@@ -345,9 +348,7 @@ impl ScenarioTask {
         };
         let receiver = &self.steps[target].id;
         if found == target {
-            Err(format!(
-                "step {reference:?} cannot read its own output"
-            ))
+            Err(format!("step {reference:?} cannot read its own output"))
         } else if found > target {
             Err(format!(
                 "step {reference:?} (steps[{found}]) runs after step {receiver:?} (steps[{target}]); a step may read only from earlier steps"
@@ -418,7 +419,10 @@ mod tests {
     fn seed_scenario_resolves() {
         let task = scenario(&[
             ("step-2", &[("step:step-1.output.intent", "input.intent")]),
-            ("step-3", &[("step:step-2.output.conversation", "input.conversation")]),
+            (
+                "step-3",
+                &[("step:step-2.output.conversation", "input.conversation")],
+            ),
         ]);
         let plan = task.plan().unwrap();
         assert!(plan.inputs[0].is_empty());
@@ -438,29 +442,53 @@ mod tests {
     #[test]
     fn keys_and_sources_may_be_unique_step_names_or_previous() {
         let task = scenario(&[
-            ("manage_dialogue", &[("step:recognize_intent.output", "input")]),
-            ("step-3", &[("step:previous.output[0].x", "input[1]"), ("input:user.id", "input.user")]),
+            (
+                "manage_dialogue",
+                &[("step:recognize_intent.output", "input")],
+            ),
+            (
+                "step-3",
+                &[
+                    ("step:previous.output[0].x", "input[1]"),
+                    ("input:user.id", "input.user"),
+                ],
+            ),
         ]);
         let plan = task.plan().unwrap();
         assert_eq!(
             plan.inputs[1][0].source,
-            ResolvedSource::Step { index: 0, path: DataPath::root() }
+            ResolvedSource::Step {
+                index: 0,
+                path: DataPath::root()
+            }
         );
         assert_eq!(
             plan.inputs[2][0].source,
-            ResolvedSource::Step { index: 1, path: "[0].x".parse().unwrap() }
+            ResolvedSource::Step {
+                index: 1,
+                path: "[0].x".parse().unwrap()
+            }
         );
         assert_eq!(
             plan.inputs[2][1].source,
-            ResolvedSource::Input { path: "user.id".parse().unwrap() }
+            ResolvedSource::Input {
+                path: "user.id".parse().unwrap()
+            }
         );
-        assert!(scenario(&[("step-2", &[("step:step-1", "input.a")])]).validate().is_ok());
+        assert!(
+            scenario(&[("step-2", &[("step:step-1", "input.a")])])
+                .validate()
+                .is_ok()
+        );
     }
 
     #[test]
     fn input_map_key_must_name_a_step() {
         let task = scenario(&[("step-9", &[("input:a", "input.a")])]);
-        assert_eq!(messages(&task), [r#"input_map["step-9"]: no step has the id or name "step-9""#]);
+        assert_eq!(
+            messages(&task),
+            [r#"input_map["step-9"]: no step has the id or name "step-9""#]
+        );
     }
 
     #[test]
@@ -491,7 +519,9 @@ mod tests {
         let later = scenario(&[("step-2", &[("step:step-3.output.x", "input.x")])]);
         assert_eq!(
             messages(&later),
-            [r#"input_map["step-2"][0].from: step "step-3" (steps[2]) runs after step "step-2" (steps[1]); a step may read only from earlier steps"#]
+            [
+                r#"input_map["step-2"][0].from: step "step-3" (steps[2]) runs after step "step-2" (steps[1]); a step may read only from earlier steps"#
+            ]
         );
         let itself = scenario(&[("step-2", &[("step:step-2.output", "input")])]);
         assert_eq!(
@@ -552,7 +582,13 @@ mod tests {
 
     #[test]
     fn map_source_displays_as_written() {
-        for text in ["step:step-1.output.intent", "step:a.output", "step:a.output[0].b", "input:x.y", "input:"] {
+        for text in [
+            "step:step-1.output.intent",
+            "step:a.output",
+            "step:a.output[0].b",
+            "input:x.y",
+            "input:",
+        ] {
             assert_eq!(MapSource::parse(text).unwrap().to_string(), text);
         }
     }

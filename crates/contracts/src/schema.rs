@@ -7,11 +7,25 @@ use crate::oracle::{OracleReport, TestCase, TestSuite};
 use crate::reports::{GoogleTestReport, MemoryReport, StaticReport};
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
+use serde_json::{Map, Value};
 
 fn schema_for<T: JsonSchema>() -> Schema {
-    SchemaSettings::draft2020_12()
+    let schema = SchemaSettings::draft2020_12()
         .into_generator()
-        .into_root_schema_for::<T>()
+        .into_root_schema_for::<T>();
+    // `$schema`, `title` and `description` first, so that a reader sees what the file is.
+    let mut object = match schema.to_value() {
+        Value::Object(object) => object,
+        other => return Schema::try_from(other).unwrap_or_default(),
+    };
+    let mut ordered = Map::new();
+    for key in ["$schema", "title", "description"] {
+        if let Some(v) = object.remove(key) {
+            ordered.insert(key.to_owned(), v);
+        }
+    }
+    ordered.extend(object);
+    Schema::from(ordered)
 }
 
 /// One schema per top-level wire type, named after the type, in a fixed order.

@@ -52,7 +52,9 @@ impl fmt::Display for Timestamp {
 
 /// Why a timestamp string did not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("timestamp must be an RFC 3339 date-time such as \"2024-01-01T10:00:00Z\", got {input:?}: {reason}")]
+#[error(
+    "timestamp must be an RFC 3339 date-time such as \"2024-01-01T10:00:00Z\", got {input:?}: {reason}"
+)]
 pub struct TimestampParseError {
     /// The text that did not parse.
     pub input: String,
@@ -105,7 +107,10 @@ mod tests {
     #[test]
     fn timestamp_round_trips_as_rfc3339_utc() {
         let t: Timestamp = serde_json::from_str("\"2024-01-01T10:00:00Z\"").unwrap();
-        assert_eq!(serde_json::to_string(&t).unwrap(), "\"2024-01-01T10:00:00Z\"");
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            "\"2024-01-01T10:00:00Z\""
+        );
         let js: Timestamp = serde_json::from_str("\"2024-01-01T10:00:00.250Z\"").unwrap();
         assert_eq!(js.to_string(), "2024-01-01T10:00:00.25Z");
         let east: Timestamp = serde_json::from_str("\"2024-01-01T18:00:00+08:00\"").unwrap();
@@ -116,6 +121,9 @@ mod tests {
     fn timestamp_rejects_numbers_and_garbage() {
         assert!(serde_json::from_str::<Timestamp>("1704103200000").is_err());
         let err = "yesterday".parse::<Timestamp>().unwrap_err();
-        assert!(err.to_string().starts_with("timestamp must be an RFC 3339 date-time"));
+        assert!(
+            err.to_string()
+                .starts_with("timestamp must be an RFC 3339 date-time")
+        );
     }
 }
