@@ -168,6 +168,7 @@ mod tests {
     use crate::compare::MESSAGE_LIMIT;
     use crate::compare::normalize::is_blank;
     use proptest::prelude::*;
+    use std::path::PathBuf;
 
     /// Chunk sizes that put buffer boundaries everywhere, and the real one.
     const CHUNKS: [usize; 6] = [1, 2, 3, 7, 64, CHUNK_SIZE];
@@ -458,6 +459,59 @@ mod tests {
             err.map(|e| e.to_string()).as_deref(),
             Some("cannot read the expected answer: disk on fire")
         );
+    }
+
+    /// What `expected` holds for one fixture: each comparator's verdict and message.
+    fn render_expected(output: &[u8], answer: &[u8]) -> String {
+        let mut text = String::new();
+        for kind in [DiffAll, DiffIgnSpace] {
+            let outcome = check(kind, output, answer);
+            text.push_str(&format!(
+                "{}: {}\n{}\n",
+                kind.script_name(),
+                outcome.verdict.status(),
+                outcome.message
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn fixtures_match_their_expectations() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compare");
+        let bless = std::env::var_os("VERDICT_BLESS").is_some_and(|v| v == "1");
+        let Ok(entries) = std::fs::read_dir(&root) else {
+            panic!("cannot list {}", root.display());
+        };
+        let mut cases: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        cases.sort();
+        assert!(
+            cases.len() >= 10,
+            "fixtures missing under {}",
+            root.display()
+        );
+        let read = |path: PathBuf| {
+            std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        };
+        for case in cases {
+            let got = render_expected(&read(case.join("output")), &read(case.join("answer")));
+            let expected_path = case.join("expected");
+            if bless {
+                assert!(std::fs::write(&expected_path, &got).is_ok());
+                continue;
+            }
+            let want = String::from_utf8_lossy(&read(expected_path)).into_owned();
+            assert_eq!(
+                got,
+                want,
+                "fixture {} (VERDICT_BLESS=1 rewrites it)",
+                case.display()
+            );
+        }
     }
 
     /// The reference: GNU `diff -b -B` normal form, written the obvious way.
