@@ -297,6 +297,12 @@ mod tests {
     }
 
     #[test]
+    fn non_ascii_white_space_is_content() {
+        assert_eq!(verdicts("a\u{a0}b\n".as_bytes(), b"a b\n"), (WA, WA));
+        assert_eq!(verdicts("a\u{3000}\n".as_bytes(), b"a\n"), (WA, WA));
+    }
+
+    #[test]
     fn invalid_utf8_in_messages_does_not_panic() {
         let outcome = check(DiffAll, b"\xff\xc3(\n", b"\xe2\x28\xa1\n");
         assert_eq!(outcome.verdict, WA);

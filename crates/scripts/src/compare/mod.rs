@@ -15,7 +15,8 @@
 //! ## Normalised form (GNU `diff -b -B`)
 //!
 //! A *blank* is space, tab, `\r`, vertical tab (0x0B) or form feed (0x0C): ASCII white space
-//! other than `\n`. The file is split into lines at `\n` (a last line without `\n` is still a
+//! other than `\n`; every other byte (NUL, non-ASCII white space such as U+00A0, invalid UTF-8)
+//! is content. The file is split into lines at `\n` (a last line without `\n` is still a
 //! line). Then:
 //!
 //! 1. a line made only of blanks (or empty) is removed (`-B`);
