@@ -119,7 +119,8 @@ pub struct ScenarioTask {
     pub description: String,
     /// The steps, run in order.
     pub steps: Vec<AtomicTask>,
-    /// For each step (by id, or by unique name), the values injected into its input.
+    /// For each step (by id, or by unique name), the values injected into its input; written
+    /// in key order.
     #[serde(default)]
     pub input_map: BTreeMap<String, Vec<InputMapping>>,
     /// Free-form metadata.
@@ -431,6 +432,9 @@ pub struct ScoreRecord {
 }
 
 /// A metric value: a number, a boolean or a string.
+///
+/// JSON has no NaN or infinity: a non-finite number is written as `null`, which does not read
+/// back; evaluators must not produce one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ScoreValue {
@@ -591,6 +595,43 @@ pub trait Runner: Send + Sync {
 }
 
 /// Scores runs (seed section 5).
+///
+/// ```
+/// use async_trait::async_trait;
+/// use verdict_contracts::{
+///     AtomicTask, Evaluator, LabError, RunRecord, ScoreRecord, ScoreTarget, ScoreValue, Timestamp,
+/// };
+///
+/// /// `exact`: 1 when the output equals `expected`, else 0.
+/// struct Exact;
+///
+/// #[async_trait]
+/// impl Evaluator for Exact {
+///     fn id(&self) -> &str {
+///         "exact"
+///     }
+///     fn metrics(&self) -> Vec<String> {
+///         vec!["exact_match".into()]
+///     }
+///     async fn evaluate(&self, run: &RunRecord, task: &AtomicTask) -> Result<Vec<ScoreRecord>, LabError> {
+///         let hit = run.output.is_some() && run.output == task.expected;
+///         Ok(vec![ScoreRecord {
+///             id: format!("{}-exact", run.id),
+///             run_id: run.id.clone(),
+///             metric: "exact_match".into(),
+///             value: ScoreValue::Number(if hit { 1.0 } else { 0.0 }),
+///             target: ScoreTarget::Final,
+///             evidence: None,
+///             evaluator_id: self.id().into(),
+///             created_at: Timestamp::now(),
+///         }])
+///     }
+/// }
+///
+/// // Object-safe: the lab engine keeps evaluators as trait objects.
+/// let evaluators: Vec<Box<dyn Evaluator>> = vec![Box::new(Exact)];
+/// assert_eq!(evaluators[0].metrics(), ["exact_match"]);
+/// ```
 #[async_trait]
 pub trait Evaluator: Send + Sync {
     /// The evaluator's unique id (recorded as `evaluatorId`).
