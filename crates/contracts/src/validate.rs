@@ -325,7 +325,14 @@ impl Submission {
             }
         }
 
-        // Limits.
+        // Limits, in the contract's field order.
+        match task.memory_limit {
+            Some(m) if m == 0 || m < -1 => push(
+                "memory_limit",
+                format!("must be a positive number of KB, or -1 or null for no limit (got {m})"),
+            ),
+            _ => {}
+        }
         if task.time_limit <= 0 {
             push(
                 "time_limit",
@@ -334,13 +341,6 @@ impl Submission {
                     task.time_limit
                 ),
             );
-        }
-        match task.memory_limit {
-            Some(m) if m == 0 || m < -1 => push(
-                "memory_limit",
-                format!("must be a positive number of KB, or -1 or null for no limit (got {m})"),
-            ),
-            _ => {}
         }
         match task.file_limit {
             Some(f) if f < -1 => push(
