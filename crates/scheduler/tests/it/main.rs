@@ -1,0 +1,5 @@
+//! Integration tests of the judge pipeline: real submissions judged in the real sandbox.
+
+mod common;
+mod examples;
+mod streaming;

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Writes examples/judge/*.json: real Submissions that `judge run` judges and the tests check.
+
+Each example's expected statuses live beside it in NAME.expected (one status per task line,
+or `invalid: <message prefix>`); `VERDICT_BLESS=1 cargo test` rewrites those files.
+Run from the repository root: python3 scripts/make-examples.py
+"""
+import json
+import os
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "examples", "judge")
+
+
+def text(name, body):
+    return {"type": "text", "name": name, "text": body}
+
+
+def datum(stdin, stdout):
+    return {"inputs": [text("testdata.in", stdin)], "outputs": [text("testdata.out", stdout)]}
+
+
+def program(language, files, entry_point=None, assist=()):
+    p = {"type": "source_code", "language": language,
+         "source_files": [text(n, b) for n, b in files], "assist_files": [text(n, b) for n, b in assist]}
+    if entry_point:
+        p["entry_point"] = entry_point
+    return p
+
+
+def compile_task():
+    return {"check_script": "compile", "run_script": None, "compare_script": None, "is_random": False,
+            "testcase_id": -1, "depends_on": -1, "depends_cond": None, "time_limit": 10000}
+
+
+def test_task(k, compare="diff-ign-space", depends_on=0, cond="ACCEPTED", time_limit=1000,
+              memory_limit=65536, file_limit=1024, proc_limit=5, random=False):
+    return {"check_script": "standard", "run_script": "standard", "compare_script": compare,
+            "is_random": random, "testcase_id": -1 if random else k, "depends_on": depends_on,
+            "depends_cond": cond, "memory_limit": memory_limit, "time_limit": time_limit,
+            "file_limit": file_limit, "proc_limit": proc_limit}
+
+
+def submission(name, sub, tasks, data, **extra):
+    s = {"sub_type": "programming", "category": "examples", "prob_id": name, "sub_id": f"{name}-1",
+         "updated_at": 1, "judge_tasks": tasks, "test_data": data, "submission": sub}
+    s.update(extra)
+    return s
+
+
+AB_DATA = [datum("1 2\n", "3\n"), datum("-5 5\n", "0\n"),
+           datum("".join(f"{i} {i * 3}\n" for i in range(1000)), "".join(f"{i * 4}\n" for i in range(1000)))]
+AB_TASKS = [compile_task()] + [test_task(k) for k in range(3)]
+
+AB = {
+    "c": [("main.c", '#include <stdio.h>\nint main(void) {\n  long long a, b;\n  while (scanf("%lld %lld", &a, &b) == 2) printf("%lld\\n", a + b);\n  return 0;\n}\n')],
+    "cpp": [("main.cpp", '#include <iostream>\nint main() {\n  std::ios::sync_with_stdio(false);\n  long long a, b;\n  while (std::cin >> a >> b) std::cout << a + b << "\\n";\n}\n')],
+    "java": [("cn/org/vmatrix/Main.java", 'package cn.org.vmatrix;\nimport java.io.*;\nimport java.util.*;\npublic class Main {\n  public static void main(String[] args) throws IOException {\n    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));\n    StringBuilder out = new StringBuilder();\n    String line;\n    while ((line = in.readLine()) != null) {\n      StringTokenizer t = new StringTokenizer(line);\n      if (!t.hasMoreTokens()) continue;\n      long a = Long.parseLong(t.nextToken()), b = Long.parseLong(t.nextToken());\n      out.append(a + b).append(\'\\n\');\n    }\n    System.out.print(out);\n  }\n}\n')],
+    "python3": [("main.py", "import sys\nfor line in sys.stdin:\n    if line.strip():\n        a, b = map(int, line.split())\n        print(a + b)\n")],
+    "js": [("main.js", "const lines = require('fs').readFileSync(0, 'utf8').split('\\n');\nconst out = [];\nfor (const line of lines) {\n  if (!line.trim()) continue;\n  const [a, b] = line.trim().split(/\\s+/).map(BigInt);\n  out.push(String(a + b));\n}\nconsole.log(out.join('\\n'));\n")],
+}
+
+C_MAIN = lambda body, inc="": [("main.c", "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n" + inc + "int main(void) {\n" + body + "\n  return 0;\n}\n")]
+
+
+def one_test(name, files, *, language="c", stdin="1 2\n", stdout="3\n", **task):
+    return submission(name, program(language, files), [compile_task(), test_task(0, **task)], [datum(stdin, stdout)])
+
+
+EXAMPLES = {}
+for lang, files in AB.items():
+    EXAMPLES[f"aplusb-{lang}"] = submission(f"aplusb-{lang}", program(lang, files), AB_TASKS, AB_DATA)
+
+EXAMPLES["wrong-answer"] = one_test("wrong-answer", C_MAIN('  int a, b; scanf("%d %d", &a, &b); printf("%d\\n", a - b);'))
+EXAMPLES["presentation-error"] = one_test(
+    "presentation-error", C_MAIN('  int a, b; scanf("%d %d", &a, &b); printf("%d  \\n\\n", a + b);'), compare="diff-all")
+EXAMPLES["diff-ign-space-accepts-layout"] = one_test(
+    "diff-ign-space-accepts-layout", C_MAIN('  int a, b; scanf("%d %d", &a, &b); printf("%d \\t \\r\\n\\n\\n", a + b);'))
+EXAMPLES["compilation-error"] = one_test("compilation-error", [("main.c", "int main( { return 0 }\n")])
+EXAMPLES["runtime-error"] = one_test("runtime-error", C_MAIN("  return 3;"))
+EXAMPLES["segmentation-fault"] = one_test("segmentation-fault", C_MAIN("  volatile int *p = 0; *p = 1;"))
+EXAMPLES["floating-point-error"] = one_test("floating-point-error", C_MAIN('  int a, b; if (scanf("%d %d", &a, &b) != 2) return 1; printf("%d\\n", a / (b - 2));'))
+EXAMPLES["time-limit-busy"] = one_test("time-limit-busy", C_MAIN("  volatile unsigned long x = 0; for (;;) x++;"))
+EXAMPLES["time-limit-sleeping"] = one_test("time-limit-sleeping", C_MAIN("  for (;;) pause();"))
+EXAMPLES["memory-limit"] = one_test(
+    "memory-limit", C_MAIN("  size_t n = 256u << 20; char *p = malloc(n); if (!p) return 1; memset(p, 1, n); printf(\"%d\\n\", p[n - 1]);"))
+EXAMPLES["output-limit"] = one_test(
+    "output-limit", C_MAIN("  static char line[4096]; memset(line, 'x', sizeof line - 1); for (int i = 0; i < 10000; i++) puts(line);"))
+EXAMPLES["fork-bomb"] = one_test("fork-bomb", C_MAIN("  for (;;) fork();"), time_limit=1000)
+
+# Measured cost: ~300 ms of CPU and 32 MiB touched (the tests check run_time and memory_used).
+EXAMPLES["measured-cost"] = one_test(
+    "measured-cost",
+    C_MAIN('  size_t n = 32u << 20; char *p = malloc(n); if (!p) return 1; memset(p, 7, n);\n  while (clock() < CLOCKS_PER_SEC * 3 / 10) {}\n  int a, b; scanf("%d %d", &a, &b); printf("%d\\n", a + b + p[n / 2] - 7);', inc="#include <time.h>\n"),
+    memory_limit=131072)
+
+# Files beside stdin: the program reads data.txt and writes result.txt, compared as a file.
+EXAMPLES["file-io"] = submission(
+    "file-io",
+    program("c", C_MAIN('  FILE *in = fopen("data.txt", "r"), *out = fopen("result.txt", "w");\n  int a, b; if (!in || !out || fscanf(in, "%d %d", &a, &b) != 2) return 1;\n  fprintf(out, "%d\\n", a * b);')),
+    [compile_task(), test_task(0)],
+    [{"inputs": [text("data.txt", "6 7\n")], "outputs": [text("result.txt", "42\n")]}])
+
+# A dependency chain: data grow; once a test exceeds its time, NOT_TIME_LIMIT skips the larger ones.
+SLOW = C_MAIN('  long n; if (scanf("%ld", &n) != 1) return 1; volatile long s = 0;\n  for (long i = 0; i < n; i++) for (long j = 0; j < n; j++) s += i ^ j;\n  printf("%ld\\n", n);')
+EXAMPLES["dependency-chain"] = submission(
+    "dependency-chain", program("c", SLOW),
+    [compile_task(), test_task(0, time_limit=1000), test_task(1, depends_on=1, cond="NOT_TIME_LIMIT", time_limit=300),
+     test_task(2, depends_on=2, cond="NOT_TIME_LIMIT", time_limit=300), test_task(3, depends_on=3, cond="NOT_TIME_LIMIT"),
+     test_task(0, depends_on=1, cond="PARTIAL_CORRECT")],
+    [datum("10\n", "10\n"), datum("200000\n", "200000\n"), datum("400000\n", "400000\n"), datum("800000\n", "800000\n")])
+EXAMPLES["dependency-not-satisfied"] = submission(
+    "dependency-not-satisfied", program("c", C_MAIN('  int a, b; scanf("%d %d", &a, &b); printf("%d\\n", a - b);')),
+    [compile_task(), test_task(0), test_task(1, depends_on=1, cond="ACCEPTED"), test_task(0, depends_on=2, cond="NOT_TIME_LIMIT"),
+     test_task(1, depends_on=1, cond="NOT_TIME_LIMIT")],
+    [datum("1 2\n", "3\n"), datum("5 5\n", "10\n")])
+
+# Random tests: `random` writes the input from the seed in argv[1]; `standard` answers it.
+GEN = [("gen.c", '#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n  if (argc < 2) return 2;\n  srand((unsigned)strtoul(argv[1], 0, 10));\n  for (int i = 0; i < 100; i++) printf("%d %d\\n", rand() % 100000, rand() % 100000);\n  return 0;\n}\n')]
+STD = AB["cpp"]
+RANDOM_TASKS = [compile_task(), test_task(0, random=True), test_task(0, random=True), test_task(0)]
+EXAMPLES["random-tests"] = submission(
+    "random-tests", program("python3", AB["python3"]), RANDOM_TASKS, [datum("1 2\n", "3\n")],
+    standard=program("cpp", STD), random=program("c", GEN))
+EXAMPLES["random-gen-error"] = submission(
+    "random-gen-error", program("c", AB["c"]), RANDOM_TASKS, [datum("1 2\n", "3\n")],
+    standard=program("cpp", STD), random=program("c", [("gen.c", "int main(void) { return 1; }\n")]))
+EXAMPLES["executable-compilation-error"] = submission(
+    "executable-compilation-error", program("c", AB["c"]), RANDOM_TASKS, [datum("1 2\n", "3\n")],
+    standard=program("cpp", [("std.cpp", "int main( {\n")]), random=program("c", GEN))
+
+# A custom comparator (judge-system protocol): floats within 1e-6, a partial score per line.
+CMP = [("compare.cpp", r'''#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+// compare <input_dir> <user_output_dir> <answer_dir> <feedback_dir>
+int main(int argc, char **argv) {
+  if (argc != 5) return 1;
+  std::ifstream user(std::string(argv[2]) + "/testdata.out"), answer(std::string(argv[3]) + "/testdata.out");
+  int right = 0, total = 0;
+  double want, got;
+  while (answer >> want) {
+    total++;
+    if (user >> got && std::fabs(got - want) <= 1e-6 * std::fmax(1.0, std::fabs(want))) right++;
+  }
+  std::ofstream report(std::string(argv[4]) + "/report.txt");
+  report << right << " of " << total << " values within 1e-6\n";
+  if (right == total) return 42;
+  if (right == 0) return 43;
+  std::ofstream score(std::string(argv[4]) + "/score.txt");
+  score << right << " " << total << "\n";
+  return 54;
+}
+''')]
+DIV = lambda body: [("main.py", "import sys\nnums = [float(x) for x in sys.stdin.read().split()]\n" + body)]
+CMP_DATA = [datum("1 3 2 7 10 4\n", "0.333333333\n0.285714286\n2.5\n")]
+CMP_TASKS = [compile_task(), test_task(0, compare="")]
+EXAMPLES["custom-comparator-accepted"] = submission(
+    "custom-comparator-accepted", program("python3", DIV("for a, b in zip(nums[::2], nums[1::2]):\n    print(a / b)\n")),
+    CMP_TASKS, CMP_DATA, compare=program("cpp", CMP))
+EXAMPLES["custom-comparator-partial"] = submission(
+    "custom-comparator-partial", program("python3", DIV("for i, (a, b) in enumerate(zip(nums[::2], nums[1::2])):\n    print(a / b if i != 1 else 0.29)\n")),
+    CMP_TASKS, CMP_DATA, compare=program("cpp", CMP))
+EXAMPLES["compare-error"] = submission(
+    "compare-error", program("c", AB["c"]), CMP_TASKS, [datum("1 2\n", "3\n")],
+    compare=program("c", [("compare.c", "int main(void) { return 1; }\n")]))
+
+# Judge failures are System Error with the reason: here a local asset with no local roots configured.
+EXAMPLES["system-error-local-asset"] = submission(
+    "system-error-local-asset", program("c", AB["c"]), [compile_task(), test_task(0)],
+    [{"inputs": [{"type": "local", "name": "testdata.in", "path": "/etc/hostname"}], "outputs": [text("testdata.out", "3\n")]}])
+
+# Invalid requests: results [] and a message naming the field.
+EXAMPLES["invalid-testcase-id"] = submission(
+    "invalid-testcase-id", program("c", AB["c"]), [compile_task(), test_task(7)], [datum("1 2\n", "3\n")])
+
+if __name__ == "__main__":
+    for name, sub in sorted(EXAMPLES.items()):
+        with open(os.path.join(OUT, f"{name}.json"), "w") as f:
+            json.dump(sub, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+    print(f"wrote {len(EXAMPLES)} examples to {os.path.normpath(OUT)}")
