@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Set-up on a fresh Debian machine, then a first run: installs the toolchains and tools the
+# judge and its tests use (Debian packages), builds verdict, and judges an example.
+#   scripts/setup.sh              install, build, judge examples/judge/aplusb-c.json
+#   scripts/setup.sh --deps-only  install only (what scripts/test.sh calls)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Tools for the special tests (design #8-#10): Google Test, valgrind, static analysers.
+TOOLS="googletest libgtest-dev valgrind cppcheck clang-tidy"
+# The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
+LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make"
+
+missing=""
+for pkg in $TOOLS; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+  echo "== installing:$missing"
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+if [ -x scripts/install-toolchains.sh ] || [ -f scripts/install-toolchains.sh ]; then
+  bash scripts/install-toolchains.sh $LANGS
+fi
+
+if [ "${1:-}" = "--deps-only" ]; then
+  exit 0
+fi
+
+echo "== building"
+cargo build --release --locked --bins
+echo "== judging examples/judge/aplusb-c.json"
+./target/release/judge run --pretty examples/judge/aplusb-c.json

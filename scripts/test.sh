@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need (Debian packages, idempotent), then runs
+# formatting, lints and every test. `.ci/run` calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Languages the tests require (a missing one fails instead of being skipped).
+export VERDICT_REQUIRE_LANGS="${VERDICT_REQUIRE_LANGS:-c,cpp,java,python3,js,bash,awk,perl,ruby,lua,go,rust,pas,fortran95,make}"
+
+bash scripts/setup.sh --deps-only
+
+echo "== cargo fmt --check"
+cargo fmt --all --check
+echo "== cargo clippy --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo test"
+cargo test --workspace --locked --no-fail-fast
+echo "== benches compile"
+cargo bench --workspace --locked --no-run
