@@ -91,6 +91,12 @@ impl InvalidRequest {
     }
 }
 
+impl From<InvalidRequest> for JudgeReport {
+    fn from(invalid: InvalidRequest) -> Self {
+        invalid.into_report()
+    }
+}
+
 impl fmt::Display for InvalidRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, e) in self.errors.iter().enumerate() {

@@ -7,13 +7,13 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{Map, Value};
 use verdict_contracts::{
-    Asset, AssetKind, CheckScript, CompareScript, DataPath, DependsCond, Evidence,
-    GoogleTestFailureCase, GoogleTestReport, JudgeReport, JudgeStatus, JudgeTask, JudgeTaskResult,
-    Language, MemoryError, MemoryReport, PathSegment, PriorityCount, Program, RequestError,
-    RunError, RunMetrics, RunRecord, RunScript, RunStatus, Score, ScoreRecord, ScoreTarget,
-    ScoreValue, SourceCode, StackFrame, StaticReport, StaticSummary, StepStatus, StepSummary,
-    SubType, Submission, TaskReport, TaskType, TestDatum, Timestamp, TraceEvent, TraceLevel,
-    Violation, parse_submission,
+    Asset, AssetKind, AtomicTask, CheckScript, CompareScript, DataPath, DependsCond, Evidence,
+    GoogleTestFailureCase, GoogleTestReport, InputMapping, JudgeReport, JudgeStatus, JudgeTask,
+    JudgeTaskResult, Language, MemoryError, MemoryReport, PathSegment, PriorityCount, Program,
+    RequestError, RunError, RunMetrics, RunRecord, RunScript, RunStatus, ScenarioTask, Score,
+    ScoreRecord, ScoreTarget, ScoreValue, SourceCode, StackFrame, StaticReport, StaticSummary,
+    StepStatus, StepSummary, SubType, Submission, TaskMetadata, TaskReport, TaskType, TestDatum,
+    Timestamp, TraceEvent, TraceLevel, Violation, parse_submission,
 };
 
 fn text() -> impl Strategy<Value = String> {
@@ -522,6 +522,64 @@ fn run_record() -> impl Strategy<Value = RunRecord> {
     )
 }
 
+fn atomic_task() -> impl Strategy<Value = AtomicTask> {
+    let metadata = (
+        option::of(vec(text(), 0..3)),
+        option::of(decimal()),
+        option::of(any::<u64>()),
+    )
+        .prop_map(|(tags, priority, timeout)| TaskMetadata {
+            tags,
+            priority,
+            timeout,
+        });
+    (
+        ("[a-z0-9-]{1,6}", text(), text()),
+        json_value(),
+        option::of(json_value()),
+        option::of(json_map()),
+        metadata,
+        option::of(json_map()),
+    )
+        .prop_map(
+            |((id, name, kind), input, expected, context, metadata, extensions)| AtomicTask {
+                id,
+                name,
+                kind,
+                input,
+                expected,
+                context,
+                metadata,
+                extensions,
+            },
+        )
+}
+
+fn scenario_task() -> impl Strategy<Value = ScenarioTask> {
+    // Sources and targets drawn from well-formed and malformed shapes alike.
+    let from = prop_oneof![
+        "step:[a-z0-9-]{0,6}(\\.output)?(\\.[a-z]{1,3}|\\[[0-9x]\\])?",
+        "input:[a-z.\\[\\]0-9]{0,6}",
+        "\\PC{0,8}",
+    ];
+    let to = prop_oneof!["input(\\.[a-z]{1,3}|\\[[0-9]\\])?", "\\PC{0,8}"];
+    let mapping = (from, to).prop_map(|(from, to)| InputMapping { from, to });
+    (
+        text(),
+        vec(atomic_task(), 0..4),
+        proptest::collection::btree_map("[a-z0-9-]{1,6}", vec(mapping, 0..3), 0..3),
+        json_map(),
+    )
+        .prop_map(|(id, steps, input_map, metadata)| ScenarioTask {
+            id,
+            name: "scenario".into(),
+            description: String::new(),
+            steps,
+            input_map,
+            metadata,
+        })
+}
+
 /// `value` written as JSON text and read back equals itself, and writes the same JSON again.
 fn assert_round_trip<T>(value: &T) -> Result<(), TestCaseError>
 where
@@ -570,6 +628,29 @@ proptest! {
     #[test]
     fn run_records_round_trip(r in run_record()) {
         assert_round_trip(&r)?;
+    }
+
+    #[test]
+    fn atomic_tasks_round_trip(t in atomic_task()) {
+        assert_round_trip(&t)?;
+    }
+
+    #[test]
+    fn scenario_tasks_round_trip_and_plan_without_panicking(t in scenario_task()) {
+        assert_round_trip(&t)?;
+        match t.plan() {
+            Ok(plan) => {
+                prop_assert_eq!(plan.inputs.len(), t.steps.len());
+                for (i, mappings) in plan.inputs.iter().enumerate() {
+                    for m in mappings {
+                        if let verdict_contracts::ResolvedSource::Step { index, .. } = m.source {
+                            prop_assert!(index < i, "step {} reads from step {}", i, index);
+                        }
+                    }
+                }
+            }
+            Err(errors) => prop_assert!(!errors.is_empty()),
+        }
     }
 
     #[test]
