@@ -425,13 +425,13 @@ pub fn check_suite(suite: &TestSuite) -> Result<(), SuiteError> {
             }
         }
     }
-    if let Some(t) = suite.float_tolerance {
-        if !(t.rel >= 0.0 && t.abs >= 0.0 && t.rel.is_finite() && t.abs.is_finite()) {
-            return Err(SuiteError::new(
-                "float_tolerance",
-                "rel and abs must be finite and >= 0",
-            ));
-        }
+    let tolerance_ok =
+        |t: FloatTolerance| t.rel >= 0.0 && t.abs >= 0.0 && t.rel.is_finite() && t.abs.is_finite();
+    if suite.float_tolerance.is_some_and(|t| !tolerance_ok(t)) {
+        return Err(SuiteError::new(
+            "float_tolerance",
+            "rel and abs must be finite and >= 0",
+        ));
     }
     if suite.timeout_ms == Some(0) {
         return Err(SuiteError::new("timeout_ms", "must be above 0"));

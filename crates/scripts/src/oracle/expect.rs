@@ -40,20 +40,26 @@ pub(crate) fn judge_captured(
             got.exit_code
         ));
     }
-    if let Some(want) = &expected.stdout {
-        if let Some(d) = text_difference(&got.stdout, want) {
-            problems.push(format!("stdout {d}"));
-        }
+    if let Some(d) = expected
+        .stdout
+        .as_ref()
+        .and_then(|want| text_difference(&got.stdout, want))
+    {
+        problems.push(format!("stdout {d}"));
     }
-    if let Some(want) = &expected.stderr {
-        if let Some(d) = text_difference(&got.stderr, want) {
-            problems.push(format!("stderr {d}"));
-        }
+    if let Some(d) = expected
+        .stderr
+        .as_ref()
+        .and_then(|want| text_difference(&got.stderr, want))
+    {
+        problems.push(format!("stderr {d}"));
     }
-    if let Some(want) = &expected.stderr_contains {
-        if !got.stderr.contains(want.as_str()) {
-            problems.push(format!("stderr does not contain {want:?}"));
-        }
+    if let Some(want) = expected
+        .stderr_contains
+        .as_ref()
+        .filter(|w| !got.stderr.contains(w.as_str()))
+    {
+        problems.push(format!("stderr does not contain {want:?}"));
     }
     for (name, want) in expected.files.iter().flatten() {
         match got.files.get(name) {

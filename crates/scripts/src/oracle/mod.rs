@@ -5,7 +5,8 @@
 //! (`verdict_contracts::oracle`); a malformed case is reported as `invalid_test_format` and
 //! never stops the others. Everything runs in the sandbox: a function suite in one interpreter
 //! (a harness calls `fn(*input)` per case with a per-case timeout, restarting after a crash), a
-//! script or cli suite in one fresh box per case. See `docs/oracle.md`.
+//! script or cli suite in one fresh box per case. The suite format, the comparison rules and
+//! the harness protocol are described in `examples/oracle/README.md`.
 
 mod error;
 mod expect;
@@ -29,6 +30,21 @@ use verdict_contracts::oracle::{
 use verdict_sandbox::Sandbox;
 
 /// Judges `suite` in `sandbox` (blocking) and returns one result per case, in order.
+///
+/// ```no_run
+/// use verdict_sandbox::{Sandbox, SandboxConfig};
+/// use verdict_scripts::oracle::{OracleOptions, run_suite};
+///
+/// let suite = verdict_contracts::oracle::parse_suite(r#"{
+///     "deliverable_type": "function", "language": "python3", "entry_point": "add",
+///     "source_files": [{"type": "text", "name": "add.py", "text": "def add(a, b):\n    return a + b\n"}],
+///     "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]
+/// }"#)?;
+/// let sandbox = Sandbox::new(SandboxConfig::default())?;
+/// let report = run_suite(&sandbox, &suite, &OracleOptions::default())?;
+/// assert!(report.summary.all_passed());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// `Err` only when the suite cannot run at all: its shape is wrong (the error names the field),
 /// its language has no runner here, or the sandbox failed. Failing, raising or timing-out cases
