@@ -334,6 +334,23 @@ def f(kind, value=None):
             "invalid_test_format: function f takes at least 1 positional args, input has 0"
         );
     }
+    #[test]
+    fn unicode_function_names_and_lingering_threads() {
+        let suite = function_suite(
+            "python3",
+            "模块.py",
+            "import threading, time\n\ndef 计算(x):\n    threading.Thread(target=time.sleep, args=(60,)).start()\n    return x * 2\n",
+            "计算",
+            json!([{"name": "双倍", "input": [21], "expected": 42}]),
+        );
+        let start = std::time::Instant::now();
+        let Some(report) = run(&suite) else { return };
+        assert_eq!(statuses(&report), ["passed"], "{report:#?}");
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "the harness waited for the deliverable's thread"
+        );
+    }
 }
 
 mod js_function {

@@ -162,4 +162,19 @@ def describe(e, module_dir):
 
 
 if __name__ == "__main__":
-    main()
+    status = 0
+    try:
+        main()
+    except BaseException:  # noqa: BLE001 - a harness failure: report it on stderr
+        import traceback
+
+        traceback.print_exc()
+        status = 70
+    finally:
+        # Never wait for threads the deliverable left running.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(status)
