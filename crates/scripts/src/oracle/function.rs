@@ -43,6 +43,29 @@ pub(crate) fn supports(language: Language) -> bool {
     harness_for(language).is_some()
 }
 
+/// Checks that the function's module (the first source file) is a file of the suite's language.
+pub(crate) fn check_module(suite: &TestSuite) -> Result<(), OracleError> {
+    let name = &suite.source_files[0].name;
+    let ok = match suite.language {
+        Language::Python3 => name.ends_with(".py"),
+        Language::Js => [".js", ".cjs", ".mjs"]
+            .iter()
+            .any(|ext| name.ends_with(ext)),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(OracleError::suite(
+            "source_files[0].name",
+            format!(
+                "{name:?} is not a {} module (the function's module is the first source file)",
+                suite.language
+            ),
+        ))
+    }
+}
+
 const CASES_FILE: &str = ".verdict/cases.json";
 /// Results files are read back up to this size.
 const MAX_RESULTS_BYTES: u64 = 256 << 20;

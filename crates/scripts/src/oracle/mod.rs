@@ -79,6 +79,7 @@ pub fn run_suite(
                     ),
                 ));
             }
+            function::check_module(suite)?;
             function::run_function_suite(sandbox, suite, command, timeout_ms, options)?
         }
         DeliverableType::Script | DeliverableType::Cli => {

@@ -479,6 +479,22 @@ module.exports = { f };
             "invalid_test_format: function add takes 1 to 2 positional args, input has 3"
         );
     }
+    #[test]
+    fn an_es_module_export_is_found() {
+        let suite = suite_from_value(json!({
+            "deliverable_type": "function",
+            "language": "js",
+            "entry_point": "g",
+            "source_files": [
+                {"type": "text", "name": "lib/g.js", "text": "import { helper } from './helper.mjs';\nexport function g(x) { return helper(x); }\n"},
+                {"type": "text", "name": "lib/helper.mjs", "text": "export const helper = (x) => x + 100;\n"}
+            ],
+            "test_cases": [{"name": "esm", "input": [1], "expected": 101}],
+        }))
+        .expect("a valid suite");
+        let Some(report) = run(&suite) else { return };
+        assert_eq!(statuses(&report), ["passed"], "{report:#?}");
+    }
 }
 
 mod process {

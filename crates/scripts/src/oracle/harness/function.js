@@ -8,7 +8,7 @@
 // of function.py. Synchronous code is interrupted by vm's `timeout` (V8 TerminateExecution);
 // a returned promise is awaited for the same time. Integers beyond 2^53 arrive as BigInt and a
 // returned BigInt is written as an exact JSON integer. The module is CommonJS or a plain script
-// (a top-level `function NAME` needs no export).
+// (a top-level `function NAME` needs no export), or an ES module exporting NAME.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -145,8 +145,7 @@ async function settle(value, t0) {
   }
 }
 
-function load() {
-  const file = path.resolve(modulePath);
+function loadCommonJs(file) {
   const source = fs.readFileSync(file, 'utf8').replace(/^#!.*/, '');
   const wrapper = vm.compileFunction(
     source + '\n;return (typeof ' + fnName + " === 'function') ? " + fnName + ' : undefined;',
@@ -163,11 +162,37 @@ function load() {
   return undefined;
 }
 
+// An ES module (`export function NAME`): imported from a `.mjs` copy beside it, so that its own
+// relative imports resolve; its top-level code is not under the per-case timeout.
+async function loadEsModule(file) {
+  let target = file;
+  if (!file.endsWith('.mjs')) {
+    target = path.join(path.dirname(file), '.' + path.basename(file, path.extname(file)) + '.verdict.mjs');
+    fs.copyFileSync(file, target);
+  }
+  const ns = await import(require('url').pathToFileURL(target).href);
+  if (typeof ns[fnName] === 'function') return ns[fnName];
+  if (typeof ns.default === 'function' && ns.default.name === fnName) return ns.default;
+  return undefined;
+}
+
+async function load() {
+  const file = path.resolve(modulePath);
+  if (file.endsWith('.mjs')) return loadEsModule(file);
+  try {
+    return loadCommonJs(file);
+  } catch (e) {
+    const esm = e instanceof SyntaxError && /\b(import|export)\b|top-level await|outside a module/.test(e.message);
+    if (!esm) throw e;
+    return loadEsModule(file);
+  }
+}
+
 async function main() {
   const cases = parseExact(fs.readFileSync(casesPath, 'utf8'));
   let fn;
   try {
-    fn = load();
+    fn = await load();
   } catch (e) {
     emit({ load_error: isTimeout(e) ? 'loading the module ran out of time' : 'loading the module raised ' + describe(e) });
     return;
