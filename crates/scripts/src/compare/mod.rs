@@ -28,6 +28,12 @@
 //!
 //! Two files are *equal after normalisation* when their normalised forms are byte-identical.
 //!
+//! This is GNU `diff -b -B` read as "blank lines removed, then compared with `-b`". GNU applies
+//! `-B` to the hunks its line alignment produces, so in rare inputs it pairs blank lines across
+//! the files and then reports a non-blank line as moved; here such outputs are equal. A
+//! randomised cross-check against GNU diffutils 3.8 (1,900 small pairs) differed only in that
+//! way (5 pairs, all "equal" here and "different" for GNU).
+//!
 //! ## Verdicts
 //!
 //! - `diff-all`: canonical forms identical: Accepted; else normalised forms equal:
