@@ -328,14 +328,14 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
 
 /// rlimit-only: kills every process of the box uid (or the main process group without one).
 fn kill_box(plan: &Plan<'_>, main: libc::pid_t) {
-    // SAFETY: plain system calls in a single-threaded fork child; the killer child only calls
-    // setresuid, kill and _exit.
+    // SAFETY: plain system calls in a single-threaded fork child; the killer child only makes
+    // the raw set-id system calls, kill and _exit.
     unsafe {
         libc::kill(-main, libc::SIGKILL);
         if let Some((uid, gid)) = plan.ids {
             let pid = sys::raw_fork();
             if pid == 0 {
-                if libc::setresgid(gid, gid, gid) == 0 && libc::setresuid(uid, uid, uid) == 0 {
+                if sys::set_ids(uid, gid, false) == 0 {
                     libc::kill(-1, libc::SIGKILL);
                 }
                 libc::_exit(0);
@@ -389,9 +389,8 @@ unsafe fn program_main(plan: &Plan<'_>) -> ! {
             check(plan, libc::setrlimit(*res, lim) as _, X, ST_RLIMIT);
         }
         if let Some((uid, gid)) = plan.ids {
-            check(plan, libc::setgroups(0, std::ptr::null()) as _, X, ST_IDS);
-            check(plan, libc::setresgid(gid, gid, gid) as _, X, ST_IDS);
-            check(plan, libc::setresuid(uid, uid, uid) as _, X, ST_IDS);
+            // Raw system calls: glibc's wrappers would wait for threads this child lacks.
+            check(plan, sys::set_ids(uid, gid, true), X, ST_IDS);
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         }
         check(

@@ -908,7 +908,7 @@ fn kill_uid(uid: u32, gid: u32) {
     if pid == 0 {
         // SAFETY: plain system calls in a fork child that exits.
         unsafe {
-            if libc::setresgid(gid, gid, gid) == 0 && libc::setresuid(uid, uid, uid) == 0 {
+            if sys::set_ids(uid, gid, false) == 0 {
                 libc::kill(-1, libc::SIGKILL);
             }
             libc::_exit(0);

@@ -151,3 +151,27 @@ pub(crate) fn write_all_raw(fd: RawFd, buf: &[u8]) -> bool {
     }
     true
 }
+
+/// Sets the real, effective and saved user and group ids and drops supplementary groups with
+/// raw system calls, returning 0 or -1.
+///
+/// glibc's `setgroups`/`setresgid`/`setresuid` broadcast the change to every thread it knows of
+/// (nptl's setxid protocol) and wait on a futex for their answers. A child made by a raw
+/// `clone` of a multithreaded process still has the parent's thread list, whose threads do not
+/// exist in the child: the wrappers would wait forever. The system calls change only the
+/// calling thread, which is all there is.
+///
+/// # Safety
+/// Plain system calls; safe to call between fork and exec.
+pub(crate) unsafe fn set_ids(uid: u32, gid: u32, drop_groups: bool) -> libc::c_long {
+    // SAFETY: system calls with plain integer arguments and a null list of zero groups.
+    unsafe {
+        if drop_groups && libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0 {
+            return -1;
+        }
+        if libc::syscall(libc::SYS_setresgid, gid, gid, gid) != 0 {
+            return -1;
+        }
+        libc::syscall(libc::SYS_setresuid, uid, uid, uid)
+    }
+}
