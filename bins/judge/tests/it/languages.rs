@@ -1,0 +1,239 @@
+//! Every language of the contract through the real `judge run`: an A+B program is compiled, run
+//! and Accepted under 256 MB and a proc_limit of 10 (managed runtimes included); a compile
+//! error is a Compilation Error with a log; a Java program allocating past its limit is Memory
+//! Limit Exceeded; compiler bombs end as Compilation Errors within the compile limits.
+//!
+//! A language whose toolchain is missing here is reported as `skipped: <lang>: toolchain
+//! missing` (never as passed), unless `VERDICT_REQUIRE_LANGS` (comma-separated) names it: then
+//! a missing toolchain fails the test. CI sets it to the languages it installs.
+//! `VERDICT_TEST_LANGS` (comma-separated) restricts the A+B test to some languages while working
+//! on their profiles.
+
+use crate::common::{
+    SourceFile, TestLimits, a_plus_b_data, error_log, judge_run, language_examples, sources_in,
+    statuses, submission,
+};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use verdict_contracts::Language;
+use verdict_scripts::{LanguageProfiles, missing_programs};
+
+/// How many languages are judged at once (each `judge run` runs up to 2 boxes itself).
+const WORKERS: usize = 3;
+
+/// The languages `VERDICT_REQUIRE_LANGS` names.
+fn required_languages() -> Vec<String> {
+    std::env::var("VERDICT_REQUIRE_LANGS")
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Whether `language`'s toolchain is here: `Err(reason)` to skip it; panics when it is required.
+#[allow(clippy::print_stderr)]
+fn toolchain_ready(language: Language) -> Result<(), String> {
+    let profiles = LanguageProfiles::builtin().expect("built-in profiles");
+    let profile = profiles
+        .get(language)
+        .unwrap_or_else(|| panic!("no built-in profile for {language}"));
+    let missing = missing_programs(profile);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let reason = format!(
+        "toolchain missing ({} not found; package {})",
+        missing.join(", "),
+        profile.package
+    );
+    assert!(
+        !required_languages().iter().any(|l| l == language.as_str()),
+        "{language} is required by VERDICT_REQUIRE_LANGS but its {reason}"
+    );
+    eprintln!("skipped: {language}: {reason}");
+    Err(reason)
+}
+
+/// What happened to one language.
+enum Outcome {
+    Passed(Duration),
+    Skipped(String),
+    Failed(String),
+}
+
+/// A+B Accepted in every test, then (for languages with a compile or check step) the CE program.
+fn check_language(language: Language) -> Result<(), String> {
+    let name = language.as_str();
+    let dir = language_examples().join(name);
+    let data = a_plus_b_data();
+    let ab = sources_in(&dir.join("ab"));
+    let report = judge_run(&submission(
+        name,
+        &format!("ab-{name}"),
+        &ab,
+        &data,
+        TestLimits::default(),
+    ));
+    let got = statuses(&report);
+    if got.len() != data.len() + 1 || got.iter().any(|s| s != "Accepted") {
+        return Err(format!(
+            "A+B: expected Accepted x{}, got {got:?}\n{}",
+            data.len() + 1,
+            serde_json::to_string_pretty(&report["results"]).unwrap_or_default()
+        ));
+    }
+
+    let profiles = LanguageProfiles::builtin().expect("built-in profiles");
+    let has_compile_step = profiles
+        .get(language)
+        .and_then(|p| p.compile_template())
+        .is_some();
+    let ce_dir = dir.join("ce");
+    if has_compile_step != ce_dir.is_dir() {
+        return Err(format!(
+            "examples/languages/{name}/ce must exist exactly when the language has a compile or check step"
+        ));
+    }
+    if !has_compile_step {
+        return Ok(());
+    }
+    let report = judge_run(&submission(
+        name,
+        &format!("ce-{name}"),
+        &sources_in(&ce_dir),
+        &data,
+        TestLimits::default(),
+    ));
+    let got = statuses(&report);
+    let log = error_log(&report, 0);
+    if got.first().map(String::as_str) != Some("Compilation Error") || log.trim().is_empty() {
+        return Err(format!(
+            "CE: expected Compilation Error with a log, got {got:?}: {log:?}"
+        ));
+    }
+    if got[1..].iter().any(|s| s != "Dependency Not Satisfied") {
+        return Err(format!(
+            "CE: tests after a compile error must be Dependency Not Satisfied, got {got:?}"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+#[allow(clippy::print_stderr)]
+fn every_language_accepts_a_plus_b_under_256_mb_and_10_processes_and_rejects_a_compile_error() {
+    for lang in required_languages() {
+        assert!(
+            Language::from_name(&lang).is_some(),
+            "VERDICT_REQUIRE_LANGS names {lang:?}, not a language of the contract"
+        );
+    }
+    let only: Vec<String> = std::env::var("VERDICT_TEST_LANGS")
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let languages: Vec<Language> = Language::ALL
+        .into_iter()
+        .filter(|l| only.is_empty() || only.iter().any(|o| o == l.as_str()))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<(Language, Outcome)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS {
+            scope.spawn(|| {
+                while let Some(&language) = languages.get(next.fetch_add(1, Ordering::SeqCst))
+                {
+                    let outcome = match toolchain_ready(language) {
+                        Err(reason) => Outcome::Skipped(reason),
+                        Ok(()) => {
+                            let started = Instant::now();
+                            match check_language(language) {
+                                Ok(()) => Outcome::Passed(started.elapsed()),
+                                Err(e) => Outcome::Failed(e),
+                            }
+                        }
+                    };
+                    outcomes.lock().unwrap().push((language, outcome));
+                }
+            });
+        }
+    });
+    let mut outcomes = outcomes.into_inner().unwrap();
+    outcomes.sort_by_key(|(l, _)| *l);
+    let mut failures = Vec::new();
+    eprintln!("languages:");
+    for (language, outcome) in &outcomes {
+        match outcome {
+            Outcome::Passed(took) => eprintln!("  passed:  {language} ({:.1} s)", took.as_secs_f64()),
+            Outcome::Skipped(reason) => eprintln!("  skipped: {language}: {reason}"),
+            Outcome::Failed(e) => {
+                eprintln!("  FAILED:  {language}");
+                failures.push(format!("{language}: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Judges one program from `examples/languages/<dir>` with the given limits (A+B data).
+fn judge_example(language: Language, dir: &str, limits: TestLimits) -> serde_json::Value {
+    let files: Vec<SourceFile> = sources_in(&language_examples().join(dir));
+    let id = dir.replace('/', "-");
+    judge_run(&submission(
+        language.as_str(),
+        &id,
+        &files,
+        &a_plus_b_data()[..1],
+        limits,
+    ))
+}
+
+#[test]
+fn java_allocating_past_its_limit_is_memory_limit_exceeded() {
+    if toolchain_ready(Language::Java).is_err() {
+        return;
+    }
+    let report = judge_example(Language::Java, "java/mle", TestLimits::default());
+    let got = statuses(&report);
+    assert_eq!(
+        got,
+        ["Accepted", "Memory Limit Exceeded"],
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap()
+    );
+}
+
+/// A compiler bomb must end as a Compilation Error that says which compile limit it hit, quickly.
+fn assert_bomb_defused(language: Language, dir: &str) {
+    if toolchain_ready(language).is_err() {
+        return;
+    }
+    let started = Instant::now();
+    let report = judge_example(language, dir, TestLimits::default());
+    let took = started.elapsed();
+    let got = statuses(&report);
+    let log = error_log(&report, 0);
+    assert_eq!(got[0], "Compilation Error", "{log}");
+    assert!(
+        log.contains("the compiler exceeded its") || log.contains("error"),
+        "no clear reason: {log}"
+    );
+    assert!(
+        took < Duration::from_secs(60),
+        "a compiler bomb took {took:?}"
+    );
+}
+
+#[test]
+fn a_template_explosion_is_a_compilation_error_within_the_compile_limits() {
+    assert_bomb_defused(Language::Cpp, "cpp/bomb-template");
+}
+
+#[test]
+fn including_dev_urandom_is_a_compilation_error_within_the_compile_limits() {
+    assert_bomb_defused(Language::C, "c/bomb-urandom");
+}

@@ -1,0 +1,3 @@
+while read -r a b; do
+    if [ -n "$b" ]; then echo $((a + b)); fi
+done

@@ -1,0 +1,2 @@
+if [ 1 -eq 1 ]; then
+    echo "no fi"

@@ -1,0 +1,3 @@
+/* A compiler bomb: the preprocessor reads an endless file. */
+#include "/dev/urandom"
+int main(void) { return 0; }

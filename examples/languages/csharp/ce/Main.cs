@@ -1,0 +1,4 @@
+class Program
+{
+    static void Main() { int x = "string"; }
+}

@@ -1,0 +1,4 @@
+program main
+  implicit none
+  x = 1
+end program main

@@ -1,0 +1,4 @@
+[<EntryPoint>]
+let main (argv: string[]) =
+    let x : int = "not an int"
+    0

@@ -1,0 +1,5 @@
+package main
+
+func main() {
+	var x int = "not an int"
+}

@@ -1,0 +1,3 @@
+function main( {
+    return 1;
+}

@@ -1,0 +1,3 @@
+for i = 1, 10 do
+  print(i
+end

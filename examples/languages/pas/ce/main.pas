@@ -1,0 +1,6 @@
+program main;
+var
+  a: int64;
+begin
+  a := 'not a number';
+end.

@@ -1,0 +1,1 @@
+let x: Int = "not an int"
