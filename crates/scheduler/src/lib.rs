@@ -17,6 +17,7 @@ mod cache;
 mod conditions;
 mod config;
 mod error;
+pub mod lab;
 mod pipeline;
 mod tasks;
 
@@ -25,5 +26,6 @@ pub use cache::{ProblemCache, ProblemHandle};
 pub use conditions::dependency_holds;
 pub use config::{CompileConfig, GeneratorConfig, JudgeConfig, RemoteConfig};
 pub use error::JudgeError;
+pub use lab::{Lab, LabOutcome, LabTask, Registry};
 pub use pipeline::{Judge, TaskUpdate};
 pub use tasks::random::random_seed;

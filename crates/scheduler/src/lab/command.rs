@@ -1,0 +1,357 @@
+//! The `command` runner: spawns the user's agent program for each task.
+//!
+//! Protocol (see `docs/agent-lab.md`):
+//! - the task (the AtomicTask, with any `input_map` values already injected) is written as one
+//!   JSON document on the agent's stdin, which is then closed;
+//! - the agent writes its output as one JSON value on stdout and exits 0;
+//! - each stderr line that is a JSON object becomes a [`TraceEvent`] (`event`, default `"log"`;
+//!   `level`, default `"debug"`; `data`; `timestamp`, default the time the line arrived). An
+//!   event named `usage` with `data.tokens` and/or `data.cost` adds to the run's metrics. Other
+//!   stderr lines are kept as text (one `stderr` event, and the error's `stack` on failure);
+//! - the run is stopped after `metadata.timeout` ms (the runner's default when absent).
+//!
+//! The agent runs as a normal host process (it usually needs the network to reach its model),
+//! not in the judge's sandbox: run only agents you trust.
+
+use super::VERDICT_VERSION;
+use super::builder::RunBuilder;
+use async_trait::async_trait;
+use serde_json::{Map, Value, json};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::mpsc;
+use verdict_contracts::{
+    AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, Timestamp, TraceEvent,
+    TraceLevel,
+};
+
+/// Default per-task timeout when a task's `metadata.timeout` is absent, in ms.
+pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+/// Runs tasks of one type by spawning an agent program (id `command`).
+#[derive(Debug, Clone)]
+pub struct CommandRunner {
+    task_type: String,
+    command: Vec<String>,
+    cwd: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    default_timeout_ms: u64,
+    max_output_bytes: usize,
+}
+
+impl CommandRunner {
+    /// A runner for tasks of `task_type` running `command` (program and arguments).
+    pub fn new(task_type: impl Into<String>, command: Vec<String>) -> Result<Self, LabError> {
+        if command.first().is_none_or(|p| p.is_empty()) {
+            return Err(LabError::InvalidConfig(
+                "command: must name a program (e.g. [\"python3\", \"agent.py\"])".into(),
+            ));
+        }
+        Ok(CommandRunner {
+            task_type: task_type.into(),
+            command,
+            cwd: None,
+            env: Vec::new(),
+            default_timeout_ms: DEFAULT_TIMEOUT_MS,
+            max_output_bytes: 16 << 20,
+        })
+    }
+
+    /// Runs the agent in `dir`.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sets an environment variable for the agent (on top of the inherited environment).
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// The timeout of a task without `metadata.timeout`, in ms.
+    pub fn default_timeout_ms(mut self, ms: u64) -> Self {
+        self.default_timeout_ms = ms.max(1);
+        self
+    }
+
+    /// The command this runner spawns.
+    pub fn command(&self) -> &[String] {
+        &self.command
+    }
+
+    fn provenance(&self, config: &Value, timeout_ms: u64) -> Provenance {
+        let mut map = Map::new();
+        map.insert("command".into(), json!(self.command));
+        if let Some(dir) = &self.cwd {
+            map.insert("cwd".into(), json!(dir.display().to_string()));
+        }
+        map.insert("timeoutMs".into(), json!(timeout_ms));
+        merge_config(&mut map, config);
+        Provenance::new(self.id(), self.version(), map)
+    }
+}
+
+/// Copies the keys of a JSON object `config` into `map` (other values are kept as `config`).
+pub(crate) fn merge_config(map: &mut Map<String, Value>, config: &Value) {
+    match config {
+        Value::Null => {}
+        Value::Object(obj) => {
+            for (k, v) in obj {
+                map.insert(k.clone(), v.clone());
+            }
+        }
+        other => {
+            map.insert("config".into(), other.clone());
+        }
+    }
+}
+
+#[async_trait]
+impl Runner for CommandRunner {
+    fn id(&self) -> &str {
+        "command"
+    }
+    fn task_type(&self) -> &str {
+        &self.task_type
+    }
+    fn version(&self) -> &str {
+        VERDICT_VERSION
+    }
+
+    async fn execute(&self, task: &AtomicTask, config: &Value) -> Result<RunRecord, LabError> {
+        let timeout_ms = task.timeout_ms().unwrap_or(self.default_timeout_ms).max(1);
+        let provenance = self.provenance(config, timeout_ms);
+        let payload = serde_json::to_vec(task)
+            .map_err(|e| LabError::Failed(format!("cannot serialise task {:?}: {e}", task.id)))?;
+        let mut run = RunBuilder::start(task);
+
+        let mut cmd = Command::new(&self.command[0]);
+        cmd.args(&self.command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            LabError::Failed(format!("cannot start agent {:?}: {e}", self.command[0]))
+        })?;
+        run.event(
+            TraceLevel::Debug,
+            "agent_spawned",
+            Some(json!({"command": self.command, "pid": child.id()})),
+        );
+
+        let (Some(mut stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(LabError::Failed("agent pipes are missing".into()));
+        };
+        let writer = tokio::spawn(async move {
+            // An agent that exits without reading its input is not an error of ours.
+            let _ = stdin.write_all(&payload).await;
+            let _ = stdin.shutdown().await;
+        });
+        let cap = self.max_output_bytes;
+        let out_reader = tokio::spawn(async move {
+            let mut buf = Vec::new();
+            let read = stdout.take(cap as u64 + 1).read_to_end(&mut buf).await;
+            read.map(|_| buf)
+        });
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let err_reader = tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if tx.send((Timestamp::now(), line)).is_err() {
+                    break;
+                }
+            }
+        });
+
+        let waited = tokio::time::timeout(Duration::from_millis(timeout_ms), child.wait()).await;
+        let status = match waited {
+            Ok(Ok(status)) => Some(status),
+            Ok(Err(e)) => return Err(LabError::Failed(format!("cannot wait for the agent: {e}"))),
+            Err(_) => {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+                None
+            }
+        };
+        let grace = Duration::from_millis(500);
+        let stdout = match tokio::time::timeout(grace, out_reader).await {
+            Ok(Ok(Ok(bytes))) => bytes,
+            _ => Vec::new(),
+        };
+        if tokio::time::timeout(grace, err_reader).await.is_err() {
+            // A grandchild still holds stderr open: stop listening.
+        }
+        writer.abort();
+
+        let mut stderr_text = String::new();
+        while let Ok((at, line)) = rx.try_recv() {
+            match stderr_event(&line, at) {
+                Some(StderrLine::Event(event, usage)) => {
+                    if let Some((tokens, cost)) = usage {
+                        run.add_usage(tokens, cost);
+                    }
+                    run.push(event);
+                }
+                _ => {
+                    if stderr_text.len() < 64 * 1024 {
+                        stderr_text.push_str(&line);
+                        stderr_text.push('\n');
+                    }
+                }
+            }
+        }
+        let stack = (!stderr_text.is_empty()).then(|| stderr_text.clone());
+        let failure = |message: String| RunError {
+            message,
+            step: None,
+            stack: stack.clone(),
+        };
+
+        let Some(status) = status else {
+            note_stderr(&mut run, &stderr_text, TraceLevel::Warn);
+            return Ok(run.fail(
+                failure(format!("agent timed out after {timeout_ms} ms")),
+                None,
+                provenance,
+            ));
+        };
+        if !status.success() {
+            note_stderr(&mut run, &stderr_text, TraceLevel::Warn);
+            let how = match status.code() {
+                Some(code) => format!("agent exited with code {code}"),
+                None => format!("agent was killed ({status})"),
+            };
+            let last = stderr_text.lines().rev().find(|l| !l.trim().is_empty());
+            let message = match last {
+                Some(line) => format!("{how}: {}", line.trim()),
+                None => how,
+            };
+            return Ok(run.fail(failure(message), None, provenance));
+        }
+        note_stderr(&mut run, &stderr_text, TraceLevel::Debug);
+        if stdout.len() > cap {
+            return Ok(run.fail(
+                failure(format!("agent output exceeds {cap} bytes")),
+                None,
+                provenance,
+            ));
+        }
+        if stdout.iter().all(u8::is_ascii_whitespace) {
+            return Ok(run.fail(
+                failure("agent wrote nothing on stdout (expected one JSON value)".into()),
+                None,
+                provenance,
+            ));
+        }
+        match serde_json::from_slice::<Value>(&stdout) {
+            Ok(output) => Ok(run.complete(output, provenance)),
+            Err(e) => {
+                let text = String::from_utf8_lossy(&stdout);
+                let snippet: String = text.chars().take(200).collect();
+                Ok(run.fail(
+                    failure(format!("agent output is not JSON ({e}): {snippet:?}")),
+                    None,
+                    provenance,
+                ))
+            }
+        }
+    }
+}
+
+fn note_stderr(run: &mut RunBuilder, text: &str, level: TraceLevel) {
+    if !text.is_empty() {
+        run.event(level, "stderr", Some(Value::String(text.to_owned())));
+    }
+}
+
+/// Tokens and cost reported by a `usage` event.
+type Usage = (Option<u64>, Option<f64>);
+
+enum StderrLine {
+    Event(TraceEvent, Option<Usage>),
+}
+
+/// A stderr line that is a JSON object, as a trace event (and its usage, for `usage` events).
+fn stderr_event(line: &str, arrived: Timestamp) -> Option<StderrLine> {
+    let trimmed = line.trim();
+    if !trimmed.starts_with('{') {
+        return None;
+    }
+    let Ok(Value::Object(mut obj)) = serde_json::from_str::<Value>(trimmed) else {
+        return None;
+    };
+    let event = match obj.remove("event") {
+        Some(Value::String(s)) if !s.is_empty() => s,
+        _ => "log".to_owned(),
+    };
+    let level = obj
+        .get("level")
+        .and_then(|l| serde_json::from_value::<TraceLevel>(l.clone()).ok())
+        .unwrap_or(TraceLevel::Debug);
+    let timestamp = obj
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(|t| t.parse::<Timestamp>().ok())
+        .unwrap_or(arrived);
+    let data = obj.remove("data");
+    let usage = (event == "usage").then(|| {
+        let d = data.as_ref();
+        (
+            d.and_then(|d| d.get("tokens")).and_then(Value::as_u64),
+            d.and_then(|d| d.get("cost")).and_then(Value::as_f64),
+        )
+    });
+    let mut e = TraceEvent::new(timestamp, level, event);
+    e.data = data;
+    Some(StderrLine::Event(e, usage))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_json_objects_become_events() {
+        let at = Timestamp::now();
+        let Some(StderrLine::Event(e, usage)) = stderr_event(
+            r#"{"level":"info","event":"llm_call","data":{"model":"m"}}"#,
+            at,
+        ) else {
+            panic!("not an event")
+        };
+        assert_eq!(e.event, "llm_call");
+        assert_eq!(e.level, TraceLevel::Info);
+        assert_eq!(e.data, Some(json!({"model": "m"})));
+        assert!(usage.is_none());
+        let Some(StderrLine::Event(e, usage)) = stderr_event(
+            r#"{"event":"usage","level":"loud","data":{"tokens":12,"cost":0.5}}"#,
+            at,
+        ) else {
+            panic!("not an event")
+        };
+        assert_eq!(e.level, TraceLevel::Debug);
+        assert_eq!(usage, Some((Some(12), Some(0.5))));
+        assert!(stderr_event("Traceback (most recent call last):", at).is_none());
+        assert!(stderr_event("{not json", at).is_none());
+        assert!(stderr_event("[1, 2]", at).is_none());
+    }
+
+    #[test]
+    fn empty_command_is_refused() {
+        let err = CommandRunner::new("intent", vec![]).unwrap_err();
+        assert!(err.to_string().contains("command"), "{err}");
+    }
+}

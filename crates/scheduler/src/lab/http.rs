@@ -1,0 +1,149 @@
+//! The `http` runner: POSTs each task (JSON) to an agent endpoint; the response body (JSON) is
+//! the output. A status other than 2xx, a body that is not JSON, a refused connection or the
+//! task's timeout (`metadata.timeout`, else the runner's default) fail the run.
+
+use super::VERDICT_VERSION;
+use super::builder::RunBuilder;
+use super::command::{DEFAULT_TIMEOUT_MS, merge_config};
+use async_trait::async_trait;
+use serde_json::{Map, Value, json};
+use std::time::Duration;
+use verdict_contracts::{AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel};
+
+/// Runs tasks of one type by POSTing them to an agent endpoint (id `http`).
+#[derive(Debug, Clone)]
+pub struct HttpRunner {
+    task_type: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    default_timeout_ms: u64,
+    max_response_bytes: u64,
+}
+
+enum Reply {
+    Body { status: u16, text: String },
+    Failed(String),
+}
+
+impl HttpRunner {
+    /// A runner for tasks of `task_type` posting to `url` (`http://` or `https://`).
+    pub fn new(task_type: impl Into<String>, url: impl Into<String>) -> Result<Self, LabError> {
+        let url = url.into();
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(LabError::InvalidConfig(format!(
+                "url: {url:?} must start with http:// or https://"
+            )));
+        }
+        Ok(HttpRunner {
+            task_type: task_type.into(),
+            url,
+            headers: Vec::new(),
+            default_timeout_ms: DEFAULT_TIMEOUT_MS,
+            max_response_bytes: 16 << 20,
+        })
+    }
+
+    /// Sends this header with every request (e.g. an authorisation token; never recorded).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The timeout of a task without `metadata.timeout`, in ms.
+    pub fn default_timeout_ms(mut self, ms: u64) -> Self {
+        self.default_timeout_ms = ms.max(1);
+        self
+    }
+
+    fn post(&self, body: Vec<u8>, timeout_ms: u64) -> Reply {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_millis(timeout_ms)))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut request = agent
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json");
+        for (k, v) in &self.headers {
+            request = request.header(k, v);
+        }
+        match request.send(&body[..]) {
+            Ok(mut response) => {
+                let status = response.status().as_u16();
+                match response
+                    .body_mut()
+                    .with_config()
+                    .limit(self.max_response_bytes)
+                    .read_to_string()
+                {
+                    Ok(text) => Reply::Body { status, text },
+                    Err(e) => Reply::Failed(format!("cannot read the response of {}: {e}", self.url)),
+                }
+            }
+            Err(ureq::Error::Timeout(_)) => {
+                Reply::Failed(format!("agent timed out after {timeout_ms} ms"))
+            }
+            Err(e) => Reply::Failed(format!("POST {} failed: {e}", self.url)),
+        }
+    }
+}
+
+#[async_trait]
+impl Runner for HttpRunner {
+    fn id(&self) -> &str {
+        "http"
+    }
+    fn task_type(&self) -> &str {
+        &self.task_type
+    }
+    fn version(&self) -> &str {
+        VERDICT_VERSION
+    }
+
+    async fn execute(&self, task: &AtomicTask, config: &Value) -> Result<RunRecord, LabError> {
+        let timeout_ms = task.timeout_ms().unwrap_or(self.default_timeout_ms).max(1);
+        let mut map = Map::new();
+        map.insert("url".into(), json!(self.url));
+        map.insert("timeoutMs".into(), json!(timeout_ms));
+        merge_config(&mut map, config);
+        let provenance = Provenance::new(self.id(), self.version(), map);
+        let body = serde_json::to_vec(task)
+            .map_err(|e| LabError::Failed(format!("cannot serialise task {:?}: {e}", task.id)))?;
+        let mut run = RunBuilder::start(task);
+        run.event(TraceLevel::Debug, "request_sent", Some(json!({"url": self.url})));
+        let this = self.clone();
+        let reply = tokio::task::spawn_blocking(move || this.post(body, timeout_ms))
+            .await
+            .map_err(|e| LabError::Failed(format!("http runner thread failed: {e}")))?;
+        let (status, text) = match reply {
+            Reply::Body { status, text } => (status, text),
+            Reply::Failed(message) => return Ok(run.fail(RunError::new(message), None, provenance)),
+        };
+        run.event(
+            TraceLevel::Debug,
+            "response_received",
+            Some(json!({"status": status, "bytes": text.len()})),
+        );
+        if !(200..300).contains(&status) {
+            let snippet: String = text.chars().take(200).collect();
+            let error = RunError {
+                message: format!("agent answered HTTP {status}: {snippet:?}"),
+                step: None,
+                stack: None,
+            };
+            return Ok(run.fail(error, None, provenance));
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(output) => Ok(run.complete(output, provenance)),
+            Err(e) => {
+                let snippet: String = text.chars().take(200).collect();
+                Ok(run.fail(
+                    RunError::new(format!("agent response is not JSON ({e}): {snippet:?}")),
+                    None,
+                    provenance,
+                ))
+            }
+        }
+    }
+}

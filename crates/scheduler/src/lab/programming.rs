@@ -1,0 +1,77 @@
+//! The `programming` runner: the task's `input` is a judge Submission (the judge request
+//! format); the output is its JudgeReport. An invalid request fails the run with the report's
+//! message (which names the field); a judged submission completes, whatever its verdicts.
+
+use super::VERDICT_VERSION;
+use super::builder::RunBuilder;
+use super::command::merge_config;
+use crate::Judge;
+use async_trait::async_trait;
+use serde_json::{Map, Value, json};
+use verdict_contracts::{
+    AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel,
+    submission_from_value,
+};
+
+/// Judges a task's Submission with the judge pipeline (id `programming`).
+#[derive(Debug, Clone)]
+pub struct ProgrammingRunner {
+    judge: Judge,
+}
+
+impl ProgrammingRunner {
+    /// A runner judging with `judge`.
+    pub fn new(judge: Judge) -> Self {
+        ProgrammingRunner { judge }
+    }
+}
+
+#[async_trait]
+impl Runner for ProgrammingRunner {
+    fn id(&self) -> &str {
+        "programming"
+    }
+    fn task_type(&self) -> &str {
+        "programming"
+    }
+    fn version(&self) -> &str {
+        VERDICT_VERSION
+    }
+
+    async fn execute(&self, task: &AtomicTask, config: &Value) -> Result<RunRecord, LabError> {
+        let mut map = Map::new();
+        merge_config(&mut map, config);
+        let provenance = Provenance::new(self.id(), self.version(), map);
+        let mut run = RunBuilder::start(task);
+        let submission = match submission_from_value(&task.input) {
+            Ok(s) => s,
+            Err(e) => {
+                return Ok(run.fail(RunError::new(format!("input: {e}")), None, provenance));
+            }
+        };
+        run.event(
+            TraceLevel::Debug,
+            "judge_started",
+            Some(json!({"prob_id": submission.prob_id, "sub_id": submission.sub_id,
+                        "tasks": submission.judge_tasks.len()})),
+        );
+        let report = self.judge.judge(submission).await;
+        for (index, result) in report.results.iter().enumerate() {
+            run.event(
+                TraceLevel::Debug,
+                "judge_task",
+                Some(json!({"index": index, "status": result.status, "score": result.score})),
+            );
+        }
+        let output = serde_json::to_value(&report)
+            .map_err(|e| LabError::Failed(format!("cannot serialise the report: {e}")))?;
+        match &report.message {
+            Some(message) => Ok(run.fail(
+                RunError::new(format!("input: {message}")),
+                Some(output),
+                provenance,
+            )),
+            None => Ok(run.complete(output, provenance)),
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Reading task files, and the content hash of a task.
+//!
+//! A task file is a JSON array of tasks, one task, or JSON Lines (one task per line). A task
+//! with a `steps` field is a ScenarioTask, any other an AtomicTask. A scenario's run input (what
+//! `input:<path>` reads) is its `metadata.input`.
+
+use serde_json::{Map, Value};
+use verdict_contracts::{AtomicTask, ScenarioTask};
+
+/// An atomic or a scenario task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabTask {
+    /// An AtomicTask.
+    Atomic(AtomicTask),
+    /// A ScenarioTask.
+    Scenario(ScenarioTask),
+}
+
+impl LabTask {
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        match self {
+            LabTask::Atomic(t) => &t.id,
+            LabTask::Scenario(t) => &t.id,
+        }
+    }
+
+    /// The task's `type` (an atomic task's) or `"scenario"`.
+    pub fn kind(&self) -> &str {
+        match self {
+            LabTask::Atomic(t) => &t.kind,
+            LabTask::Scenario(_) => "scenario",
+        }
+    }
+
+    /// Reads one task from JSON, naming the field at fault.
+    pub fn from_value(value: Value) -> Result<LabTask, String> {
+        let Value::Object(obj) = &value else {
+            return Err("must be a JSON object".into());
+        };
+        if obj.contains_key("steps") {
+            let task: ScenarioTask =
+                serde_json::from_value(value).map_err(|e| format!("invalid ScenarioTask: {e}"))?;
+            if let Err(errors) = task.validate() {
+                let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                return Err(all.join("; "));
+            }
+            Ok(LabTask::Scenario(task))
+        } else {
+            let task: AtomicTask =
+                serde_json::from_value(value).map_err(|e| format!("invalid AtomicTask: {e}"))?;
+            Ok(LabTask::Atomic(task))
+        }
+    }
+
+    /// The atomic tasks this task runs (itself, or a scenario's steps).
+    pub fn atomic_tasks(&self) -> Vec<&AtomicTask> {
+        match self {
+            LabTask::Atomic(t) => vec![t],
+            LabTask::Scenario(s) => s.steps.iter().collect(),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        match self {
+            LabTask::Atomic(t) => serde_json::to_value(t),
+            LabTask::Scenario(t) => serde_json::to_value(t),
+        }
+        .unwrap_or(Value::Null)
+    }
+}
+
+/// One task read from a file.
+#[derive(Debug, Clone)]
+pub struct TaskEntry {
+    /// The task.
+    pub task: LabTask,
+    /// Its content hash ([`task_hash`]).
+    pub hash: String,
+    /// Top-level fields the contract does not know (ignored; rule 1 puts them in `extensions`).
+    pub unknown_fields: Vec<String>,
+    /// Where it was read: `tasks[2]` (line 3).
+    pub origin: String,
+}
+
+/// The content hash of a task: `blake3:<hex>` of its canonical JSON (the task as the contract
+/// reads it, object keys sorted), so formatting, key order and unknown fields do not change it.
+pub fn task_hash(task: &LabTask) -> String {
+    let canonical = canonical(&task.to_value());
+    let text = serde_json::to_string(&canonical).unwrap_or_default();
+    format!("blake3:{}", blake3::hash(text.as_bytes()).to_hex())
+}
+
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(obj) => {
+            let mut keys: Vec<&String> = obj.keys().collect();
+            keys.sort();
+            let mut out = Map::new();
+            for k in keys {
+                out.insert(k.clone(), canonical(&obj[k]));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Reads a task file: a JSON array, one task, or JSON Lines. Every problem is reported, each
+/// naming the task (`tasks[2] (line 3, id "task-001"): invalid AtomicTask: missing field
+/// `name``); nothing is returned unless every task is valid.
+pub fn parse_tasks(text: &str) -> Result<Vec<TaskEntry>, Vec<String>> {
+    let mut values: Vec<(Value, usize)> = Vec::new();
+    let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+    if text.trim_start().starts_with('[') {
+        match serde_json::from_str::<Vec<Value>>(text) {
+            Ok(items) => values.extend(items.into_iter().map(|v| (v, 0))),
+            Err(e) => return Err(vec![format!("tasks: not a JSON array of tasks: {e}")]),
+        }
+    } else {
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        loop {
+            let start = stream.byte_offset();
+            match stream.next() {
+                None => break,
+                Some(Ok(v)) => {
+                    let skipped = text[start..]
+                        .len()
+                        .saturating_sub(text[start..].trim_start().len());
+                    values.push((v, line_of(start + skipped)));
+                }
+                Some(Err(e)) => {
+                    return Err(vec![format!(
+                        "tasks[{}] (line {}): not JSON: {e}",
+                        values.len(),
+                        e.line()
+                    )]);
+                }
+            }
+        }
+    }
+    if values.is_empty() {
+        return Err(vec!["tasks: the file holds no task".into()]);
+    }
+    let mut entries = Vec::new();
+    let mut errors = Vec::new();
+    for (i, (value, line)) in values.into_iter().enumerate() {
+        let id = value
+            .get("id")
+            .and_then(Value::as_str)
+            .map(|id| format!("id {id:?}"));
+        let origin = match (line, &id) {
+            (0, None) => format!("tasks[{i}]"),
+            (0, Some(id)) => format!("tasks[{i}] ({id})"),
+            (l, None) => format!("tasks[{i}] (line {l})"),
+            (l, Some(id)) => format!("tasks[{i}] (line {l}, {id})"),
+        };
+        let unknown_fields = if value.get("steps").is_some() {
+            Vec::new()
+        } else {
+            AtomicTask::unknown_fields(&value)
+        };
+        match LabTask::from_value(value) {
+            Ok(task) => entries.push(TaskEntry {
+                hash: task_hash(&task),
+                task,
+                unknown_fields,
+                origin,
+            }),
+            Err(message) => errors.push(format!("{origin}: {message}")),
+        }
+    }
+    if errors.is_empty() {
+        Ok(entries)
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INTENT: &str = r#"{"id":"task-001","name":"n","type":"intent","input":"x","metadata":{}}"#;
+
+    #[test]
+    fn reads_arrays_single_tasks_and_json_lines() {
+        assert_eq!(parse_tasks(&format!("[{INTENT}, {INTENT}]")).unwrap().len(), 2);
+        assert_eq!(parse_tasks(INTENT).unwrap().len(), 1);
+        let lines = format!("{INTENT}\n\n{INTENT}\n");
+        let entries = parse_tasks(&lines).unwrap();
+        assert_eq!(entries[1].origin, "tasks[1] (line 3, id \"task-001\")");
+    }
+
+    #[test]
+    fn hash_ignores_formatting_and_key_order() {
+        let a = parse_tasks(INTENT).unwrap();
+        let b = parse_tasks(
+            r#"{ "metadata": {}, "input": "x", "type": "intent", "name": "n", "id": "task-001", "other": 1 }"#,
+        )
+        .unwrap();
+        assert_eq!(a[0].hash, b[0].hash);
+        assert_eq!(b[0].unknown_fields, ["other"]);
+        assert!(a[0].hash.starts_with("blake3:"));
+        let c = parse_tasks(&INTENT.replace("\"x\"", "\"y\"")).unwrap();
+        assert_ne!(a[0].hash, c[0].hash);
+    }
+
+    #[test]
+    fn bad_tasks_are_named() {
+        let text = format!("{INTENT}\n{{\"id\":\"t2\",\"type\":\"intent\",\"input\":1,\"metadata\":{{}}}}\n");
+        let errors = parse_tasks(&text).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].starts_with("tasks[1] (line 2, id \"t2\"): invalid AtomicTask: missing field `name`"), "{errors:?}");
+        let errors = parse_tasks("{\"id\": ").unwrap_err();
+        assert!(errors[0].starts_with("tasks[0] (line 1): not JSON"), "{errors:?}");
+        let scenario = r#"{"id":"s","name":"n","description":"d","steps":[{"id":"a","name":"a","type":"t","input":null,"metadata":{}}],
+            "input_map":{"a":[{"from":"step:zz.output","to":"input.x"}]}}"#;
+        let errors = parse_tasks(scenario).unwrap_err();
+        assert!(errors[0].contains("input_map[\"a\"][0].from: unknown step \"zz\""), "{errors:?}");
+        assert_eq!(parse_tasks("  \n").unwrap_err(), ["tasks: the file holds no task"]);
+    }
+}
