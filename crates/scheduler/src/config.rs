@@ -30,6 +30,8 @@ pub struct JudgeConfig {
     pub languages: Option<toml::Table>,
     /// Fail at start-up instead of falling back to rlimit-only isolation.
     pub require_isolation: bool,
+    /// Memory (valgrind), Google Test and static tests (docs/special-tests.md).
+    pub special: SpecialConfig,
 }
 
 /// Limits for compilers.
@@ -76,6 +78,56 @@ pub struct RemoteConfig {
     pub max_kb: u64,
 }
 
+/// Memory (valgrind), Google Test and static tests (docs/special-tests.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SpecialConfig {
+    /// A memory test's CPU time limit is the task's `time_limit` times this (valgrind is slow).
+    pub valgrind_time_factor: u64,
+    /// KB added to a memory test's `memory_limit` for valgrind's own use.
+    pub valgrind_memory_kb: u64,
+    /// Processes added to a memory test's `proc_limit`.
+    pub valgrind_extra_processes: u64,
+    /// KB added to a memory test's output limit for valgrind's XML report.
+    pub valgrind_output_kb: u64,
+    /// The static analyser: `"auto"` (oclint, else clang-tidy, else cppcheck), `"oclint"`,
+    /// `"clang-tidy"` or `"cppcheck"`.
+    pub static_analyser: StaticAnalyser,
+    /// The analyser's CPU time in milliseconds (at least the task's `time_limit` is given).
+    pub static_time_ms: u64,
+    /// The analyser's memory in KB.
+    pub static_memory_kb: u64,
+}
+
+/// Which static analyser a static test uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StaticAnalyser {
+    /// oclint if installed, else clang-tidy, else cppcheck.
+    #[default]
+    Auto,
+    /// oclint (not packaged by Debian).
+    Oclint,
+    /// clang-tidy (Debian package clang-tidy).
+    ClangTidy,
+    /// cppcheck (Debian package cppcheck).
+    Cppcheck,
+}
+
+impl Default for SpecialConfig {
+    fn default() -> Self {
+        SpecialConfig {
+            valgrind_time_factor: 10,
+            valgrind_memory_kb: 256 * 1024,
+            valgrind_extra_processes: 4,
+            valgrind_output_kb: 16 * 1024,
+            static_analyser: StaticAnalyser::Auto,
+            static_time_ms: 60_000,
+            static_memory_kb: 2 * 1024 * 1024,
+        }
+    }
+}
+
 impl Default for JudgeConfig {
     fn default() -> Self {
         let base = std::env::temp_dir().join("verdict");
@@ -91,6 +143,7 @@ impl Default for JudgeConfig {
             global_output_cap_kb: 256 * 1024,
             languages: None,
             require_isolation: false,
+            special: SpecialConfig::default(),
         }
     }
 }
@@ -165,5 +218,19 @@ mod tests {
         let config = JudgeConfig::from_toml("[compile]\ntime_ms = 5000\n").unwrap();
         assert_eq!(config.compile.time_ms, 5000);
         assert_eq!(config.compile.memory_kb, CompileConfig::default().memory_kb);
+    }
+
+    #[test]
+    fn special_table_overrides_some_fields_and_keeps_the_rest() {
+        let config = JudgeConfig::from_toml(
+            "[special]\nvalgrind_time_factor = 20\nstatic_analyser = \"cppcheck\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.special.valgrind_time_factor, 20);
+        assert_eq!(config.special.static_analyser, StaticAnalyser::Cppcheck);
+        assert_eq!(config.special.valgrind_memory_kb, 256 * 1024);
+        let err = JudgeConfig::from_toml("[special]\nvalgrind_factor = 2\n").unwrap_err();
+        assert!(err.to_string().contains("valgrind_factor"), "{err}");
+        assert!(JudgeConfig::from_toml("[special]\nstatic_analyser = \"lint\"\n").is_err());
     }
 }

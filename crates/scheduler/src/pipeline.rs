@@ -233,6 +233,10 @@ pub(crate) struct SubmissionRun {
     pub problem: ProblemHandle,
     work: tempfile::TempDir,
     pub submission_build: OnceLock<tasks::compile::BuildResult>,
+    /// The submission's sources linked with Google Test (gtest tasks), built on first use.
+    pub gtest_build: OnceLock<tasks::compile::BuildResult>,
+    /// The submission's debug build for valgrind (memory tests), built on first use.
+    pub valgrind_build: OnceLock<tasks::compile::BuildResult>,
 }
 
 impl SubmissionRun {
@@ -261,6 +265,8 @@ impl SubmissionRun {
             problem,
             work,
             submission_build: OnceLock::new(),
+            gtest_build: OnceLock::new(),
+            valgrind_build: OnceLock::new(),
         })
     }
 

@@ -4,10 +4,12 @@
 pub mod compare;
 pub mod compile;
 pub mod data;
+pub mod gtest;
 pub mod random;
 pub mod standard;
+pub mod static_check;
+pub mod valgrind;
 
-use crate::error::JudgeError;
 use crate::pipeline::SubmissionRun;
 use verdict_contracts::{CheckScript, JudgeStatus, JudgeTaskResult, RunScript};
 
@@ -19,15 +21,9 @@ pub(crate) fn execute(run: &SubmissionRun, index: usize) -> JudgeTaskResult {
         (CheckScript::Standard, Some(RunScript::Standard) | None) => {
             standard::standard_task(run, index)
         }
-        (CheckScript::Static, _) => Err(JudgeError::Other(
-            "static tests are not available on this judge yet".into(),
-        )),
-        (CheckScript::Standard, Some(RunScript::Gtest)) => Err(JudgeError::Other(
-            "Google Test tasks are not available on this judge yet".into(),
-        )),
-        (CheckScript::Standard, Some(RunScript::Valgrind)) => Err(JudgeError::Other(
-            "memory tests are not available on this judge yet".into(),
-        )),
+        (CheckScript::Static, _) => static_check::static_task(run, index),
+        (CheckScript::Standard, Some(RunScript::Gtest)) => gtest::gtest_task(run, index),
+        (CheckScript::Standard, Some(RunScript::Valgrind)) => valgrind::valgrind_task(run, index),
     };
     result.unwrap_or_else(|err| {
         tracing::warn!(sub_id = %run.submission.sub_id, task = index, "system error: {err}");
