@@ -143,11 +143,23 @@ mod tests {
 
         let err = LabConfig::from_toml("[runners.intent]\ncomand = []\n").unwrap_err();
         assert!(err.to_string().contains("comand"), "{err}");
-        let both = LabConfig::from_toml("[runners.x]\ncommand = [\"a\"]\nurl = \"http://a\"\n").unwrap();
-        let err = both.apply(&mut Registry::new(), Path::new(".")).unwrap_err();
-        assert!(err.to_string().contains("runners.x: give exactly one"), "{err}");
+        let both =
+            LabConfig::from_toml("[runners.x]\ncommand = [\"a\"]\nurl = \"http://a\"\n").unwrap();
+        let err = both
+            .apply(&mut Registry::new(), Path::new("."))
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("runners.x: give exactly one"),
+            "{err}"
+        );
         let unknown = LabConfig::from_toml("[evaluators]\nintent = [\"bleu\"]\n").unwrap();
-        let err = unknown.apply(&mut Registry::new(), Path::new(".")).unwrap_err();
-        assert!(err.to_string().contains("evaluators.intent: no evaluator \"bleu\""), "{err}");
+        let err = unknown
+            .apply(&mut Registry::new(), Path::new("."))
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("evaluators.intent: no evaluator \"bleu\""),
+            "{err}"
+        );
     }
 }

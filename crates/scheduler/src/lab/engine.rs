@@ -179,8 +179,7 @@ impl Lab {
         let provenance = Provenance::new(runner.id(), runner.version(), config_map(&config));
         let owned = task.clone();
         // A runner of one's own may panic: that fails this run, not the others.
-        let joined =
-            tokio::spawn(async move { runner.execute(&owned, &config).await }).await;
+        let joined = tokio::spawn(async move { runner.execute(&owned, &config).await }).await;
         let failure = match joined {
             Ok(Ok(run)) => return run,
             Ok(Err(e)) => e.to_string(),
@@ -277,7 +276,11 @@ impl Lab {
             &run.id,
             "scenario",
             "steps_completed",
-            if total == 0 { 0.0 } else { done as f64 / total as f64 },
+            if total == 0 {
+                0.0
+            } else {
+                done as f64 / total as f64
+            },
             ScoreTarget::Global,
             Some(verdict_contracts::Evidence {
                 explanation: Some(format!("{done} of {total} steps completed")),

@@ -250,7 +250,14 @@ fn subset_walk(
         Value::Object(fields) if !fields.is_empty() => {
             let obj = got.and_then(Value::as_object);
             for (k, e) in fields {
-                subset_walk(e, obj.and_then(|o| o.get(k)), &join_key(path, k), Some(k), config, out);
+                subset_walk(
+                    e,
+                    obj.and_then(|o| o.get(k)),
+                    &join_key(path, k),
+                    Some(k),
+                    config,
+                    out,
+                );
             }
         }
         Value::Array(items) if !items.is_empty() => match got.and_then(Value::as_array) {
@@ -275,7 +282,10 @@ fn subset_walk(
                 (Value::Number(e), Some(Value::Number(g))) => {
                     let rule = config.rule(path, key);
                     let ok = rule.holds(e, g);
-                    (ok, format!("{shown}: expected {}, got {g}", rule.describe(e)))
+                    (
+                        ok,
+                        format!("{shown}: expected {}, got {g}", rule.describe(e)),
+                    )
                 }
                 (e, Some(g)) => (
                     first_difference(g, e, FloatTolerance::default()).is_none(),
@@ -318,8 +328,22 @@ impl Evaluator for SubsetEvaluator {
                     ..Evidence::default()
                 };
                 return Ok(vec![
-                    score_record(&run.id, self.id(), "subset_match", false, ScoreTarget::Final, Some(evidence.clone())),
-                    score_record(&run.id, self.id(), "field_accuracy", 0.0, ScoreTarget::Final, Some(evidence)),
+                    score_record(
+                        &run.id,
+                        self.id(),
+                        "subset_match",
+                        false,
+                        ScoreTarget::Final,
+                        Some(evidence.clone()),
+                    ),
+                    score_record(
+                        &run.id,
+                        self.id(),
+                        "field_accuracy",
+                        0.0,
+                        ScoreTarget::Final,
+                        Some(evidence),
+                    ),
                 ]);
             }
         };
@@ -331,25 +355,55 @@ impl Evaluator for SubsetEvaluator {
         let mut alignment = Map::new();
         for c in &checks {
             alignment.insert(
-                if c.path.is_empty() { "(output)".into() } else { c.path.clone() },
+                if c.path.is_empty() {
+                    "(output)".into()
+                } else {
+                    c.path.clone()
+                },
                 json!({"expected": c.expected, "actual": c.got, "match": c.ok}),
             );
         }
-        let misses: Vec<String> = checks.iter().filter(|c| !c.ok).map(|c| c.note.clone()).collect();
+        let misses: Vec<String> = checks
+            .iter()
+            .filter(|c| !c.ok)
+            .map(|c| c.note.clone())
+            .collect();
         let explanation = if all {
             format!("all {total} expected fields match")
         } else {
-            format!("{} of {total} expected fields differ: {}", total - passed, misses.join("; "))
+            format!(
+                "{} of {total} expected fields differ: {}",
+                total - passed,
+                misses.join("; ")
+            )
         };
         let evidence = Evidence {
             explanation: Some(explanation),
             snippets: Some(checks.iter().map(|c| c.note.clone()).collect()),
             alignment: Some(alignment),
         };
-        let accuracy = if total == 0 { 1.0 } else { passed as f64 / total as f64 };
+        let accuracy = if total == 0 {
+            1.0
+        } else {
+            passed as f64 / total as f64
+        };
         Ok(vec![
-            score_record(&run.id, self.id(), "subset_match", all, ScoreTarget::Final, Some(evidence.clone())),
-            score_record(&run.id, self.id(), "field_accuracy", accuracy, ScoreTarget::Final, Some(evidence)),
+            score_record(
+                &run.id,
+                self.id(),
+                "subset_match",
+                all,
+                ScoreTarget::Final,
+                Some(evidence.clone()),
+            ),
+            score_record(
+                &run.id,
+                self.id(),
+                "field_accuracy",
+                accuracy,
+                ScoreTarget::Final,
+                Some(evidence),
+            ),
         ])
     }
 }
@@ -440,13 +494,29 @@ impl Evaluator for JudgeEvaluator {
             None => {
                 return Err(LabError::InvalidTask {
                     task_id: task.id.clone(),
-                    message: "judge evaluator: the output is neither a JudgeReport nor an oracle report".into(),
+                    message:
+                        "judge evaluator: the output is neither a JudgeReport nor an oracle report"
+                            .into(),
                 });
             }
         };
         Ok(vec![
-            score_record(&run.id, self.id(), "judge_score", value, ScoreTarget::Final, Some(evidence.clone())),
-            score_record(&run.id, self.id(), "judge_passed", value >= 1.0, ScoreTarget::Final, Some(evidence)),
+            score_record(
+                &run.id,
+                self.id(),
+                "judge_score",
+                value,
+                ScoreTarget::Final,
+                Some(evidence.clone()),
+            ),
+            score_record(
+                &run.id,
+                self.id(),
+                "judge_passed",
+                value >= 1.0,
+                ScoreTarget::Final,
+                Some(evidence),
+            ),
         ])
     }
 }
@@ -477,10 +547,24 @@ impl Evaluator for LatencyEvaluator {
             None,
         )];
         if let Some(tokens) = run.metrics.tokens {
-            scores.push(score_record(&run.id, self.id(), "tokens", tokens as f64, ScoreTarget::Global, None));
+            scores.push(score_record(
+                &run.id,
+                self.id(),
+                "tokens",
+                tokens as f64,
+                ScoreTarget::Global,
+                None,
+            ));
         }
         if let Some(cost) = run.metrics.cost {
-            scores.push(score_record(&run.id, self.id(), "cost", cost, ScoreTarget::Global, None));
+            scores.push(score_record(
+                &run.id,
+                self.id(),
+                "cost",
+                cost,
+                ScoreTarget::Global,
+                None,
+            ));
         }
         Ok(scores)
     }
@@ -511,18 +595,32 @@ mod tests {
     }
 
     fn value(scores: &[ScoreRecord], metric: &str) -> ScoreValue {
-        scores.iter().find(|s| s.metric == metric).unwrap().value.clone()
+        scores
+            .iter()
+            .find(|s| s.metric == metric)
+            .unwrap()
+            .value
+            .clone()
     }
 
     fn block<F: std::future::Future>(f: F) -> F::Output {
-        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
     }
 
     #[test]
     fn subset_treats_confidence_as_a_minimum_when_told() {
         let ext = json!({"subset": {"numbers": {"confidence": "min"}}});
-        let t = task(json!({"intent": "book_flight", "confidence": 0.9}), Some(ext));
-        let run = run_with(&t, json!({"intent": "book_flight", "confidence": 0.95, "extra": 1}));
+        let t = task(
+            json!({"intent": "book_flight", "confidence": 0.9}),
+            Some(ext),
+        );
+        let run = run_with(
+            &t,
+            json!({"intent": "book_flight", "confidence": 0.95, "extra": 1}),
+        );
         let scores = block(SubsetEvaluator::default().evaluate(&run, &t)).unwrap();
         assert_eq!(value(&scores, "subset_match"), ScoreValue::Bool(true));
         assert_eq!(value(&scores, "field_accuracy"), ScoreValue::Number(1.0));
@@ -530,8 +628,17 @@ mod tests {
         let scores = block(SubsetEvaluator::default().evaluate(&low, &t)).unwrap();
         assert_eq!(value(&scores, "subset_match"), ScoreValue::Bool(false));
         assert_eq!(value(&scores, "field_accuracy"), ScoreValue::Number(0.5));
-        let why = scores[0].evidence.as_ref().unwrap().explanation.clone().unwrap();
-        assert!(why.contains("confidence: expected >= 0.9, got 0.5"), "{why}");
+        let why = scores[0]
+            .evidence
+            .as_ref()
+            .unwrap()
+            .explanation
+            .clone()
+            .unwrap();
+        assert!(
+            why.contains("confidence: expected >= 0.9, got 0.5"),
+            "{why}"
+        );
         // Without the rule, 0.95 is not 0.9.
         let plain = task(json!({"intent": "book_flight", "confidence": 0.9}), None);
         let scores = block(SubsetEvaluator::default().evaluate(&run, &plain)).unwrap();
@@ -541,10 +648,19 @@ mod tests {
     #[test]
     fn subset_walks_nested_objects_and_arrays() {
         let t = task(json!({"a": {"b": [1, {"c": "x"}]}, "n": 2}), None);
-        let run = run_with(&t, json!({"a": {"b": [1.0, {"c": "x", "d": 0}]}, "n": 2, "z": 0}));
+        let run = run_with(
+            &t,
+            json!({"a": {"b": [1.0, {"c": "x", "d": 0}]}, "n": 2, "z": 0}),
+        );
         let scores = block(SubsetEvaluator::default().evaluate(&run, &t)).unwrap();
         assert_eq!(value(&scores, "subset_match"), ScoreValue::Bool(true));
-        let alignment = scores[0].evidence.as_ref().unwrap().alignment.as_ref().unwrap();
+        let alignment = scores[0]
+            .evidence
+            .as_ref()
+            .unwrap()
+            .alignment
+            .as_ref()
+            .unwrap();
         assert!(alignment.contains_key("a.b[1].c"), "{alignment:?}");
         let short = run_with(&t, json!({"a": {"b": [1]}, "n": 2}));
         let scores = block(SubsetEvaluator::default().evaluate(&short, &t)).unwrap();
@@ -553,7 +669,10 @@ mod tests {
 
     #[test]
     fn bad_number_rule_names_the_field() {
-        let t = task(json!({"a": 1}), Some(json!({"subset": {"numbers": {"a": "atleast"}}})));
+        let t = task(
+            json!({"a": 1}),
+            Some(json!({"subset": {"numbers": {"a": "atleast"}}})),
+        );
         let run = run_with(&t, json!({"a": 1}));
         let err = block(SubsetEvaluator::default().evaluate(&run, &t)).unwrap_err();
         assert!(err.to_string().contains("extensions.subset"), "{err}");
@@ -563,9 +682,12 @@ mod tests {
     #[test]
     fn exact_compares_numbers_by_value() {
         let t = task(json!({"a": [1, 2]}), None);
-        let scores = block(ExactEvaluator.evaluate(&run_with(&t, json!({"a": [1.0, 2]})), &t)).unwrap();
+        let scores =
+            block(ExactEvaluator.evaluate(&run_with(&t, json!({"a": [1.0, 2]})), &t)).unwrap();
         assert_eq!(value(&scores, "exact_match"), ScoreValue::Bool(true));
-        let scores = block(ExactEvaluator.evaluate(&run_with(&t, json!({"a": [1, 2], "b": 0})), &t)).unwrap();
+        let scores =
+            block(ExactEvaluator.evaluate(&run_with(&t, json!({"a": [1, 2], "b": 0})), &t))
+                .unwrap();
         assert_eq!(value(&scores, "exact_match"), ScoreValue::Bool(false));
     }
 

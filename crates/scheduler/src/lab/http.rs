@@ -8,7 +8,9 @@ use super::command::{DEFAULT_TIMEOUT_MS, merge_config};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
-use verdict_contracts::{AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel};
+use verdict_contracts::{
+    AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel,
+};
 
 /// Runs tasks of one type by POSTing them to an agent endpoint (id `http`).
 #[derive(Debug, Clone)]
@@ -78,7 +80,9 @@ impl HttpRunner {
                     .read_to_string()
                 {
                     Ok(text) => Reply::Body { status, text },
-                    Err(e) => Reply::Failed(format!("cannot read the response of {}: {e}", self.url)),
+                    Err(e) => {
+                        Reply::Failed(format!("cannot read the response of {}: {e}", self.url))
+                    }
                 }
             }
             Err(ureq::Error::Timeout(_)) => {
@@ -111,14 +115,20 @@ impl Runner for HttpRunner {
         let body = serde_json::to_vec(task)
             .map_err(|e| LabError::Failed(format!("cannot serialise task {:?}: {e}", task.id)))?;
         let mut run = RunBuilder::start(task);
-        run.event(TraceLevel::Debug, "request_sent", Some(json!({"url": self.url})));
+        run.event(
+            TraceLevel::Debug,
+            "request_sent",
+            Some(json!({"url": self.url})),
+        );
         let this = self.clone();
         let reply = tokio::task::spawn_blocking(move || this.post(body, timeout_ms))
             .await
             .map_err(|e| LabError::Failed(format!("http runner thread failed: {e}")))?;
         let (status, text) = match reply {
             Reply::Body { status, text } => (status, text),
-            Reply::Failed(message) => return Ok(run.fail(RunError::new(message), None, provenance)),
+            Reply::Failed(message) => {
+                return Ok(run.fail(RunError::new(message), None, provenance));
+            }
         };
         run.event(
             TraceLevel::Debug,

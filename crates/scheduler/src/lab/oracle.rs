@@ -18,7 +18,9 @@ use crate::Judge;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, suite_from_value};
-use verdict_contracts::{AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel};
+use verdict_contracts::{
+    AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel,
+};
 use verdict_scripts::oracle::{OracleOptions, run_suite};
 
 /// The extension key holding the deliverable.
@@ -55,7 +57,9 @@ impl OracleRunner {
                 )
             })?;
         let Value::Object(mut suite) = deliverable.clone() else {
-            return Err(format!("extensions.{DELIVERABLE_KEY}: must be a JSON object"));
+            return Err(format!(
+                "extensions.{DELIVERABLE_KEY}: must be a JSON object"
+            ));
         };
         match suite.get("deliverable_type") {
             None => {
@@ -131,9 +135,10 @@ impl Runner for OracleRunner {
         );
         let judge = self.judge.clone();
         let options = self.options.clone();
-        let report = tokio::task::spawn_blocking(move || run_suite(judge.sandbox(), &suite, &options))
-            .await
-            .map_err(|e| LabError::Failed(format!("oracle thread failed: {e}")))?;
+        let report =
+            tokio::task::spawn_blocking(move || run_suite(judge.sandbox(), &suite, &options))
+                .await
+                .map_err(|e| LabError::Failed(format!("oracle thread failed: {e}")))?;
         let report = match report {
             Ok(report) => report,
             Err(e) => return Ok(run.fail(RunError::new(e.to_string()), None, provenance)),
@@ -151,7 +156,10 @@ impl Runner for OracleRunner {
             Some(json!({"status": case.status, "time_ms": case.time_ms, "message": case.message})),
         );
         if case.status == OracleCaseStatus::InvalidTestFormat {
-            let message = case.message.clone().unwrap_or_else(|| "invalid_test_format".into());
+            let message = case
+                .message
+                .clone()
+                .unwrap_or_else(|| "invalid_test_format".into());
             return Ok(run.fail(RunError::new(message), None, provenance));
         }
         let output = serde_json::to_value(&report)

@@ -52,8 +52,10 @@ impl Runner for ProgrammingRunner {
         run.event(
             TraceLevel::Debug,
             "judge_started",
-            Some(json!({"prob_id": submission.prob_id, "sub_id": submission.sub_id,
-                        "tasks": submission.judge_tasks.len()})),
+            Some(
+                json!({"prob_id": submission.prob_id, "sub_id": submission.sub_id,
+                        "tasks": submission.judge_tasks.len()}),
+            ),
         );
         let report = self.judge.judge(submission).await;
         for (index, result) in report.results.iter().enumerate() {

@@ -48,7 +48,10 @@ impl std::fmt::Debug for Registry {
         runners.sort();
         f.debug_struct("Registry")
             .field("runners", &runners)
-            .field("fallback", &self.fallback.as_ref().map(|e| e.runner.id().to_owned()))
+            .field(
+                "fallback",
+                &self.fallback.as_ref().map(|e| e.runner.id().to_owned()),
+            )
             .field("evaluators", &self.evaluators.keys().collect::<Vec<_>>())
             .finish()
     }

@@ -96,9 +96,14 @@ impl Lab {
             attribute_last(&mut run, &step.id);
             let clock = std::time::Instant::now();
             let mut step_task = step.clone();
-            if let Err(message) =
-                self.inject(task, &plan.inputs[i], input, &outputs, &mut step_task, &mut run)
-            {
+            if let Err(message) = self.inject(
+                task,
+                &plan.inputs[i],
+                input,
+                &outputs,
+                &mut step_task,
+                &mut run,
+            ) {
                 run.event(
                     TraceLevel::Error,
                     "step_failed",
@@ -205,14 +210,14 @@ impl Lab {
             };
             let Some(value) = value else {
                 let whose = match &mapping.source {
-                    ResolvedSource::Input { .. } => "the scenario's input (metadata.input)".to_owned(),
+                    ResolvedSource::Input { .. } => {
+                        "the scenario's input (metadata.input)".to_owned()
+                    }
                     ResolvedSource::Step { index, .. } => {
                         format!("the output of step {:?}", task.steps[*index].id)
                     }
                 };
-                return Err(format!(
-                    "input_map: {from} -> {to}: no value in {whose}"
-                ));
+                return Err(format!("input_map: {from} -> {to}: no value in {whose}"));
             };
             mapping
                 .to

@@ -182,11 +182,15 @@ pub fn parse_tasks(text: &str) -> Result<Vec<TaskEntry>, Vec<String>> {
 mod tests {
     use super::*;
 
-    const INTENT: &str = r#"{"id":"task-001","name":"n","type":"intent","input":"x","metadata":{}}"#;
+    const INTENT: &str =
+        r#"{"id":"task-001","name":"n","type":"intent","input":"x","metadata":{}}"#;
 
     #[test]
     fn reads_arrays_single_tasks_and_json_lines() {
-        assert_eq!(parse_tasks(&format!("[{INTENT}, {INTENT}]")).unwrap().len(), 2);
+        assert_eq!(
+            parse_tasks(&format!("[{INTENT}, {INTENT}]")).unwrap().len(),
+            2
+        );
         assert_eq!(parse_tasks(INTENT).unwrap().len(), 1);
         let lines = format!("{INTENT}\n\n{INTENT}\n");
         let entries = parse_tasks(&lines).unwrap();
@@ -209,16 +213,32 @@ mod tests {
 
     #[test]
     fn bad_tasks_are_named() {
-        let text = format!("{INTENT}\n{{\"id\":\"t2\",\"type\":\"intent\",\"input\":1,\"metadata\":{{}}}}\n");
+        let text = format!(
+            "{INTENT}\n{{\"id\":\"t2\",\"type\":\"intent\",\"input\":1,\"metadata\":{{}}}}\n"
+        );
         let errors = parse_tasks(&text).unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].starts_with("tasks[1] (line 2, id \"t2\"): invalid AtomicTask: missing field `name`"), "{errors:?}");
+        assert!(
+            errors[0].starts_with(
+                "tasks[1] (line 2, id \"t2\"): invalid AtomicTask: missing field `name`"
+            ),
+            "{errors:?}"
+        );
         let errors = parse_tasks("{\"id\": ").unwrap_err();
-        assert!(errors[0].starts_with("tasks[0] (line 1): not JSON"), "{errors:?}");
+        assert!(
+            errors[0].starts_with("tasks[0] (line 1): not JSON"),
+            "{errors:?}"
+        );
         let scenario = r#"{"id":"s","name":"n","description":"d","steps":[{"id":"a","name":"a","type":"t","input":null,"metadata":{}}],
             "input_map":{"a":[{"from":"step:zz.output","to":"input.x"}]}}"#;
         let errors = parse_tasks(scenario).unwrap_err();
-        assert!(errors[0].contains("input_map[\"a\"][0].from: unknown step \"zz\""), "{errors:?}");
-        assert_eq!(parse_tasks("  \n").unwrap_err(), ["tasks: the file holds no task"]);
+        assert!(
+            errors[0].contains("input_map[\"a\"][0].from: unknown step \"zz\""),
+            "{errors:?}"
+        );
+        assert_eq!(
+            parse_tasks("  \n").unwrap_err(),
+            ["tasks: the file holds no task"]
+        );
     }
 }

@@ -2,4 +2,5 @@
 
 mod common;
 mod examples;
+mod lab;
 mod streaming;
