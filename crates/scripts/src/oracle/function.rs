@@ -184,14 +184,19 @@ impl Batch<'_> {
                 Err(_) => String::new(),
             };
             let stderr = text_of(read_capped(&stderr, self.options.max_capture_bytes)?);
-            start = self.absorb(
-                &parse_records(&text),
-                &outcome,
-                &stderr,
-                start,
-                end,
-                results,
-            );
+            // The python harness's faulthandler writes here when it ends a case the alarm could not.
+            let hard_timeout = read_box_file(
+                &box_dir,
+                Path::new(&format!("{results_name}.timeout")),
+                1 << 16,
+            )
+            .is_ok_and(|bytes| !bytes.is_empty());
+            let ended = Ended {
+                outcome: &outcome,
+                stderr: &stderr,
+                hard_timeout,
+            };
+            start = self.absorb(&parse_records(&text), &ended, start, end, results);
         }
         Ok(())
     }
@@ -253,8 +258,7 @@ impl Batch<'_> {
     fn absorb(
         &self,
         records: &[Record],
-        outcome: &SandboxOutcome,
-        stderr: &str,
+        ended: &Ended<'_>,
         start: usize,
         end: usize,
         results: &mut [Option<OracleCaseResult>],
@@ -263,7 +267,6 @@ impl Batch<'_> {
         let mut load_error = None;
         let mut done = false;
         let mut next = start;
-        let mut ended_itself = false;
         for record in records {
             match record {
                 Record::Loaded(sig) => signature = Some(*sig),
@@ -273,7 +276,6 @@ impl Batch<'_> {
                     let Some(k) = other.case().filter(|k| (start..end).contains(k)) else {
                         continue;
                     };
-                    ended_itself = matches!(other, Record::TimedOut { fatal: true, .. });
                     results[self.valid[k]] = Some(self.result_of(k, other, signature));
                     next = next.max(k + 1);
                 }
@@ -283,9 +285,10 @@ impl Batch<'_> {
         let Some(_) = signature else {
             let message = match load_error {
                 Some(m) => m,
+                None if ended.hard_timeout => "loading the module ran out of time".to_owned(),
                 None => format!(
                     "the interpreter ended before loading the deliverable: {}",
-                    died(outcome, stderr)
+                    died(ended.outcome, ended.stderr)
                 ),
             };
             for k in start..total {
@@ -299,13 +302,17 @@ impl Batch<'_> {
             }
             return total;
         };
-        if done || next >= end || ended_itself {
-            return if done { end } else { next };
+        if done || next >= end {
+            return end;
         }
         // The interpreter ended while case `next` was running.
-        let (status, message) = match abnormal(outcome) {
+        let (status, message) = match abnormal(ended.outcome) {
+            _ if ended.hard_timeout => (
+                OracleCaseStatus::Timeout,
+                format!("ran out of time ({} ms per case)", self.timeout_ms),
+            ),
             Some((status, message)) => (status, message),
-            None => (OracleCaseStatus::Error, died(outcome, stderr)),
+            None => (OracleCaseStatus::Error, died(ended.outcome, ended.stderr)),
         };
         let message = if status == OracleCaseStatus::Timeout {
             format!("{message}; the interpreter was stopped during this case")
@@ -394,6 +401,16 @@ impl Batch<'_> {
             ),
         }
     }
+}
+
+/// How one interpreter run ended.
+struct Ended<'a> {
+    /// The sandbox's outcome.
+    outcome: &'a SandboxOutcome,
+    /// Its standard error.
+    stderr: &'a str,
+    /// The harness ended itself because a case overran its time and the grace after it.
+    hard_timeout: bool,
 }
 
 /// How an interpreter ended, for a message: exit code or signal, and its stderr's tail.

@@ -14,8 +14,8 @@ pub(crate) enum Record {
     Returned { i: usize, got: Value, ms: f64 },
     /// Case `i` raised (or returned something that is not JSON).
     Raised { i: usize, message: String, ms: f64 },
-    /// Case `i` ran out of time; `fatal` when the harness then ended its process.
-    TimedOut { i: usize, ms: f64, fatal: bool },
+    /// Case `i` ran out of time.
+    TimedOut { i: usize, ms: f64 },
     /// Case `i` gives `given` args, which the signature does not accept; it was not called.
     Arity { i: usize, given: usize },
     /// Every case of the run was done.
@@ -68,8 +68,7 @@ fn parse_line(line: &str) -> Option<Record> {
         return Some(Record::Raised { i, message, ms });
     }
     if obj.contains_key("timeout") {
-        let fatal = obj.get("fatal").and_then(Value::as_bool).unwrap_or(false);
-        return Some(Record::TimedOut { i, ms, fatal });
+        return Some(Record::TimedOut { i, ms });
     }
     let given = usize::try_from(obj.get("arity")?.as_u64()?).ok()?;
     Some(Record::Arity { i, given })

@@ -7,11 +7,12 @@ calls FUNCTION(*args) and appends one JSON line to RESULTS, a file it opens befo
 the deliverable, so nothing the deliverable prints on stdout or stderr can corrupt the results.
 Records: {"loaded": {"required": n, "max": m|null}} | {"load_error": msg} |
 {"i": k, "ok": value, "ms": t} | {"i": k, "error": msg, "ms": t} | {"i": k, "timeout": true, "ms": t} |
-{"i": k, "arity": n} | {"done": true}; a timeout record with "fatal": true is the last before the
-process ends itself.
-A case runs under SIGALRM; a watchdog thread ends the process if the alarm is swallowed.
+{"i": k, "arity": n} | {"done": true}.
+A case runs under SIGALRM; if the alarm does not end it (swallowed, or C code holding the GIL),
+faulthandler's watchdog ends the process after a grace period, writing into RESULTS.timeout.
 """
 
+import faulthandler
 import fcntl
 import importlib.util
 import inspect
@@ -19,7 +20,6 @@ import json
 import os
 import signal
 import sys
-import threading
 import time
 
 
@@ -42,36 +42,40 @@ def main():
     except OSError:
         high = fd
     out = os.fdopen(high, "w", encoding="utf-8")
-    lock = threading.Lock()
+    # faulthandler's watchdog is a C thread that needs no GIL: it ends the process even when a
+    # case holds the GIL in C code or swallows the alarm; it writes a traceback into this file.
+    hard = os.fdopen(fcntl.fcntl(out.fileno(), fcntl.F_DUPFD_CLOEXEC, 100), "w")
+    hard_fd = os.open(results_path + ".timeout", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(hard_fd, hard.fileno())
+    os.close(hard_fd)
 
     def emit(record):
-        line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
-        with lock:
-            out.write(line)
-            out.flush()
+        out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+        out.flush()
 
     with open(cases_path, encoding="utf-8") as f:
         cases = json.load(f)
 
-    state = {"case": None, "deadline": 0.0, "t0": 0.0}
-    grace = max(1.0, timeout / 2)
+    # A case gets at least `window` before the hard stop and is stopped within 2 x `window`;
+    # the watchdog is re-armed only when that would not hold (re-arming costs a thread).
+    window = timeout + max(1.0, timeout / 2)
+    armed_until = [0.0]
 
-    def watchdog():
-        while True:
-            time.sleep(0.05)
-            with lock:
-                case, deadline, t0 = state["case"], state["deadline"], state["t0"]
-                if case is not None and time.monotonic() > deadline:
-                    ms = (time.perf_counter() - t0) * 1000
-                    out.write(json.dumps({"i": case, "timeout": True, "ms": ms, "fatal": True}) + "\n")
-                    out.flush()
-                    os._exit(3)
+    def arm():
+        now = time.monotonic()
+        if not now + window <= armed_until[0] <= now + 2 * window:
+            faulthandler.dump_traceback_later(1.5 * window, exit=True, file=hard)
+            armed_until[0] = now + 1.5 * window
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        return time.perf_counter()
+
+    def disarm():
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
     def on_alarm(signum, frame):
         raise CaseTimeout()
 
     signal.signal(signal.SIGALRM, on_alarm)
-    threading.Thread(target=watchdog, daemon=True).start()
 
     module_dir = os.path.dirname(os.path.abspath(module_path))
     sys.path.insert(0, module_dir)
@@ -80,11 +84,11 @@ def main():
         spec = importlib.util.spec_from_file_location(name, module_path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
-        arm(state, -1, timeout, grace)
+        arm()
         try:
             spec.loader.exec_module(module)
         finally:
-            disarm(state)
+            disarm()
     except CaseTimeout:
         emit({"load_error": "loading the module ran out of time"})
         return
@@ -103,12 +107,12 @@ def main():
         if len(args) < required or (most is not None and len(args) > most):
             emit({"i": k, "arity": len(args)})
             continue
-        t0 = arm(state, k, timeout, grace)
+        t0 = arm()
         try:
             try:
                 got = fn(*args)
             finally:
-                disarm(state)
+                disarm()
             ms = (time.perf_counter() - t0) * 1000
             try:
                 emit({"i": k, "ok": got, "ms": ms})
@@ -118,21 +122,8 @@ def main():
             emit({"i": k, "timeout": True, "ms": (time.perf_counter() - t0) * 1000})
         except BaseException as e:  # noqa: BLE001
             emit({"i": k, "error": describe(e, module_dir), "ms": (time.perf_counter() - t0) * 1000})
+    faulthandler.cancel_dump_traceback_later()
     emit({"done": True})
-
-
-def arm(state, case, timeout, grace):
-    t0 = time.perf_counter()
-    state["t0"] = t0
-    state["deadline"] = time.monotonic() + timeout + grace
-    state["case"] = case
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    return t0
-
-
-def disarm(state):
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    state["case"] = None
 
 
 def positional_bounds(fn):
