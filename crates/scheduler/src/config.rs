@@ -30,6 +30,10 @@ pub struct JudgeConfig {
     pub languages: Option<toml::Table>,
     /// Fail at start-up instead of falling back to rlimit-only isolation.
     pub require_isolation: bool,
+    /// Keep submissions' builds in the problem's cache, keyed by a hash of their sources and
+    /// language profile, so a rejudge of the same code skips the compiler (off by default:
+    /// builds such as Kotlin jars are large).
+    pub cache_submission_builds: bool,
     /// Memory (valgrind), Google Test and static tests (docs/special-tests.md).
     pub special: SpecialConfig,
 }
@@ -143,6 +147,7 @@ impl Default for JudgeConfig {
             global_output_cap_kb: 256 * 1024,
             languages: None,
             require_isolation: false,
+            cache_submission_builds: false,
             special: SpecialConfig::default(),
         }
     }

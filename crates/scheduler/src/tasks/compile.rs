@@ -22,9 +22,14 @@ pub enum BuildResult {
     Broken(String),
 }
 
-/// The submission's build, compiled on first use and shared by all its tasks.
+/// The submission's build, compiled on first use and shared by all its tasks (from the
+/// problem's cache when `cache_submission_builds` is on).
 pub fn submission_build(run: &SubmissionRun) -> &BuildResult {
     run.submission_build.get_or_init(|| {
+        let program = &run.submission.submission;
+        if run.shared.config.cache_submission_builds {
+            return problem_build(run, &submission_build_key(run, program), program);
+        }
         let dir = run.work_dir().join("build");
         match compile_program(run, &run.submission.submission, "submission", &dir) {
             Ok(CompileOutcome::Built { build, .. }) => BuildResult::Built(build),
@@ -32,6 +37,20 @@ pub fn submission_build(run: &SubmissionRun) -> &BuildResult {
             Err(err) => BuildResult::Broken(err.to_string()),
         }
     })
+}
+
+/// The cache item of a submission's build: a hash of its source code and its language profile.
+fn submission_build_key(run: &SubmissionRun, program: &Program) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(
+        serde_json::to_string(program)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    if let Some(profile) = run.shared.profiles.get(program.source().language) {
+        hasher.update(format!("{profile:?}").as_bytes());
+    }
+    format!("submission-{}", &hasher.finalize().to_hex()[..32])
 }
 
 /// A problem program's build (`standard`, `random` or `compare`), from the cache or compiled into it.

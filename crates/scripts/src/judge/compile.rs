@@ -1,6 +1,6 @@
 //! Compiling a program (or syntax-checking an interpreted one) in the sandbox.
 
-use super::files::{BoxFile, log_text, open_up_dirs, place_files, read_capped};
+use super::files::{BoxFile, log_text, open_up_dirs, place_files, read_capped, seal_tree};
 use crate::ScriptError;
 use crate::language::{LanguageProfile, TemplateVars, class_name_of};
 use std::path::{Path, PathBuf};
@@ -109,6 +109,7 @@ pub fn compile(
     open_up_dirs(build_dir)?;
     let vars = source_vars(source, &profile);
     let Some(template) = profile.compile_template() else {
+        seal_tree(build_dir)?;
         let build = Build {
             dir: build_dir.to_owned(),
             language,

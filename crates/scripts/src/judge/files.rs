@@ -36,20 +36,59 @@ pub fn write_inside(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, Scr
     Ok(path)
 }
 
-/// Copies each file into `dir` under its name.
+/// Places each file into `dir` under its name: a hard link when possible (the judge's own files
+/// are root-owned and read-only for boxes), else a copy.
 pub fn place_files(dir: &Path, files: &[BoxFile]) -> Result<(), ScriptError> {
     for file in files {
         let path = join_inside(dir, &file.name)?;
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| ScriptError::io("create", parent, e))?;
         }
-        std::fs::copy(&file.source, &path).map_err(|e| ScriptError::io("copy", &file.source, e))?;
+        link_or_copy(&file.source, &path)?;
     }
     Ok(())
 }
 
-/// Copies a directory tree (regular files and directories only; links are skipped).
-pub fn copy_tree(from: &Path, to: &Path) -> Result<(), ScriptError> {
+/// Makes a finished build immutable for boxes: owned by root (when we are root) and without
+/// write permission, so a program cannot change the build that later tests share through hard
+/// links. Symbolic links are left alone (they are never linked into boxes).
+pub fn seal_tree(dir: &Path) -> Result<(), ScriptError> {
+    use std::os::unix::fs::PermissionsExt;
+    let entries = std::fs::read_dir(dir).map_err(|e| ScriptError::io("read", dir, e))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() {
+            seal_tree(&path)?;
+        }
+        let _ = std::os::unix::fs::lchown(&path, Some(0), Some(0));
+        let mode = entry
+            .metadata()
+            .map_err(|e| ScriptError::io("stat", &path, e))?
+            .permissions()
+            .mode();
+        let sealed = if kind.is_dir() {
+            0o755
+        } else {
+            mode & 0o555 | 0o444
+        };
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(sealed))
+            .map_err(|e| ScriptError::io("chmod", &path, e))?;
+    }
+    Ok(())
+}
+
+/// Links a sealed directory tree into `to` (hard links, or copies across file systems).
+///
+/// Hard links matter beyond speed: copying an executable opens it for writing, and a sandbox
+/// cloned meanwhile by another thread would inherit that descriptor until its own exec, so the
+/// copy could not be executed ("Text file busy").
+pub fn link_tree(from: &Path, to: &Path) -> Result<(), ScriptError> {
     std::fs::create_dir_all(to).map_err(|e| ScriptError::io("create", to, e))?;
     let entries = std::fs::read_dir(from).map_err(|e| ScriptError::io("read", from, e))?;
     for entry in entries {
@@ -59,11 +98,18 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), ScriptError> {
             .map_err(|e| ScriptError::io("stat", entry.path(), e))?;
         let target = to.join(entry.file_name());
         if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
+            link_tree(&entry.path(), &target)?;
         } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)
-                .map_err(|e| ScriptError::io("copy", entry.path(), e))?;
+            link_or_copy(&entry.path(), &target)?;
         }
+    }
+    Ok(())
+}
+
+/// A hard link of `from` at `to`, or a copy when linking is impossible.
+fn link_or_copy(from: &Path, to: &Path) -> Result<(), ScriptError> {
+    if std::fs::hard_link(from, to).is_err() {
+        std::fs::copy(from, to).map_err(|e| ScriptError::io("copy", from, e))?;
     }
     Ok(())
 }

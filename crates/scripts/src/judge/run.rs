@@ -1,7 +1,7 @@
 //! Running a built program once, in a fresh box, on one test's input.
 
 use super::compile::Build;
-use super::files::{BoxFile, copy_tree, open_up_dirs, place_files};
+use super::files::{BoxFile, link_tree, open_up_dirs, place_files};
 use crate::ScriptError;
 use crate::language::heap_mb_for;
 use std::path::{Path, PathBuf};
@@ -65,7 +65,7 @@ pub fn run_program(
     run_dir: &Path,
 ) -> Result<RunOutput, ScriptError> {
     let box_dir = run_dir.join("box");
-    copy_tree(&request.build.dir, &box_dir)?;
+    link_tree(&request.build.dir, &box_dir)?;
     place_files(&box_dir, request.files)?;
     open_up_dirs(&box_dir)?;
     let (stdout, stderr) = (run_dir.join("stdout"), run_dir.join("stderr"));
