@@ -2,6 +2,7 @@
 //!
 //! TODO front page (being written).
 
+pub mod bench;
 mod boxfs;
 mod cgroup;
 mod child;

@@ -779,7 +779,7 @@ impl Sandbox {
         let pid = pid as libc::pid_t;
         // SAFETY: clone3 stored a fresh pidfd owned by nobody else.
         let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
-        let killed_for = self.watch(pid, &pidfd, &w, start);
+        let (killed_for, killed_at) = self.watch(pid, &pidfd, &w, start);
         // SAFETY: rusage is plain old data.
         let mut rusage: libc::rusage = unsafe { std::mem::zeroed() };
         let mut status = 0;
@@ -790,7 +790,8 @@ impl Sandbox {
                 break;
             }
         }
-        let wall = start.elapsed();
+        // A killed box is stopped when SIGKILL is sent; its teardown is not the program's time.
+        let wall = killed_at.unwrap_or_else(Instant::now).duration_since(start);
         // Read the status records (the writers are gone: the box is dead).
         let mut buf = Vec::new();
         let mut chunk = [0u8; 256];
@@ -851,7 +852,7 @@ impl Sandbox {
         pidfd: &OwnedFd,
         parts: &WatchParts<'_>,
         start: Instant,
-    ) -> Option<LimitHit> {
+    ) -> (Option<LimitHit>, Option<Instant>) {
         let wall_limit = Duration::from_millis(parts.wall_ms);
         let cpu_limit_ns = parts.cpu_limit_ms.map(|ms| ms * 1_000_000);
         let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
@@ -861,8 +862,9 @@ impl Sandbox {
             if let (Some(limit), Some(cg)) = (cpu_limit_ns, parts.cg) {
                 let used = cg.cpu_ns();
                 if used >= limit {
+                    let at = Instant::now();
                     self.kill_box(pid, parts);
-                    return Some(LimitHit::CpuTime);
+                    return (Some(LimitHit::CpuTime), Some(at));
                 }
                 // The box cannot burn more than ncpu CPU-seconds per second.
                 let safe = Duration::from_nanos((limit - used) / ncpu);
@@ -870,19 +872,20 @@ impl Sandbox {
                     timeout.min(safe.clamp(Duration::from_millis(1), Duration::from_millis(100)));
             }
             if elapsed >= wall_limit {
+                let at = Instant::now();
                 self.kill_box(pid, parts);
-                return Some(LimitHit::WallTime);
+                return (Some(LimitHit::WallTime), Some(at));
             }
             let mut pfd = libc::pollfd {
                 fd: pidfd.as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
             };
-            let ms = timeout.as_millis().clamp(1, 100) as i32;
+            let ms = timeout.as_micros().div_ceil(1000).clamp(1, 100) as i32;
             // SAFETY: polling one valid pollfd.
             let r = unsafe { libc::poll(&mut pfd, 1, ms) };
             if r > 0 {
-                return None;
+                return (None, None);
             }
         }
     }

@@ -166,7 +166,9 @@ pub(crate) fn write_all_raw(fd: RawFd, buf: &[u8]) -> bool {
 pub(crate) unsafe fn set_ids(uid: u32, gid: u32, drop_groups: bool) -> libc::c_long {
     // SAFETY: system calls with plain integer arguments and a null list of zero groups.
     unsafe {
-        if drop_groups && libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0 {
+        if drop_groups
+            && libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
+        {
             return -1;
         }
         if libc::syscall(libc::SYS_setresgid, gid, gid, gid) != 0 {

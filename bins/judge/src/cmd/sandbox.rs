@@ -1,12 +1,155 @@
-//! `judge sandbox` (being built).
+//! `judge sandbox`: runs one command in the sandbox and prints its outcome as JSON (as
+//! `isolate --run` does), or benchmarks it bare vs sandboxed with `--bench N`.
 
+use anyhow::Context;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use verdict_sandbox::{Sandbox, SandboxConfig, SandboxLimits, SandboxSpec, StdioSpec};
 
 /// Arguments of `judge sandbox`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// CPU time limit in ms (user+sys of every process).
+    #[arg(long, value_name = "MS")]
+    time: Option<u64>,
+    /// Wall-clock limit in ms (default: 2 x time + 1000, or the sandbox's default).
+    #[arg(long, value_name = "MS")]
+    wall: Option<u64>,
+    /// Memory limit in KiB (resident, by cgroup; never an address-space limit).
+    #[arg(long, value_name = "KB")]
+    memory: Option<u64>,
+    /// Processes and threads limit.
+    #[arg(long, value_name = "N")]
+    procs: Option<u32>,
+    /// Output limit in KiB (every file the program writes, stdout and stderr included).
+    #[arg(long, value_name = "KB")]
+    output: Option<u64>,
+    /// Open files limit.
+    #[arg(long, value_name = "N")]
+    files: Option<u32>,
+    /// Stack limit in KiB (default unlimited).
+    #[arg(long, value_name = "KB")]
+    stack: Option<u64>,
+    /// File to read standard input from (default /dev/null).
+    #[arg(long, value_name = "F")]
+    stdin: Option<PathBuf>,
+    /// File to write standard output to (default /dev/null).
+    #[arg(long, value_name = "F")]
+    stdout: Option<PathBuf>,
+    /// File to write standard error to (default /dev/null).
+    #[arg(long, value_name = "F")]
+    stderr: Option<PathBuf>,
+    /// Box directory (the program's working directory, /box inside); default a fresh temporary one.
+    #[arg(long, value_name = "D")]
+    dir: Option<PathBuf>,
+    /// Extra host directory visible read-only at the same path (repeatable).
+    #[arg(long = "ro", value_name = "DIR")]
+    read_only: Vec<PathBuf>,
+    /// Extra host directory visible writable at the same path (repeatable).
+    #[arg(long = "rw", value_name = "DIR")]
+    writable: Vec<PathBuf>,
+    /// Environment variable added to the cleared environment (repeatable).
+    #[arg(long = "env", value_name = "K=V")]
+    env: Vec<String>,
+    /// Fail instead of falling back to rlimits when namespaces or cgroups are unavailable.
+    #[arg(long)]
+    require_isolation: bool,
+    /// Benchmark: run the command N times bare and N times sandboxed; print percentiles.
+    #[arg(long, value_name = "N")]
+    bench: Option<usize>,
+    /// The program and its arguments.
+    #[arg(last = true, required = true, value_name = "PROGRAM ARGS")]
+    command: Vec<OsString>,
+}
+
+fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
+    if p.is_absolute() {
+        return Ok(p.to_owned());
+    }
+    Ok(std::env::current_dir().context("current directory")?.join(p))
+}
 
 /// Runs `judge sandbox`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("judge sandbox is not built yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let config = SandboxConfig {
+        require_isolation: args.require_isolation,
+        ..SandboxConfig::default()
+    };
+    let sandbox = Sandbox::new(config).context("cannot set up the sandbox")?;
+    let (program, rest) = args.command.split_first().context("no program given")?;
+    let mut program = PathBuf::from(program);
+    let mut read_only_mounts: Vec<PathBuf> = args.read_only.iter().map(|p| absolute(p)).collect::<Result<_, _>>()?;
+    if program.components().count() > 1 {
+        // A path given from the caller's directory: run it from where it is, read-only.
+        program = absolute(&program)?;
+        let visible = sandbox
+            .config()
+            .toolchain_dirs
+            .iter()
+            .chain(read_only_mounts.iter())
+            .any(|d| program.starts_with(d));
+        if !visible && args.dir.as_ref().is_none_or(|d| !program.starts_with(d)) {
+            if let Some(parent) = program.parent() {
+                read_only_mounts.push(parent.to_owned());
+            }
+        }
+    }
+    let made_dir = args.dir.is_none();
+    let box_dir = match &args.dir {
+        Some(d) => absolute(d)?,
+        None => {
+            let d = std::env::temp_dir().join(format!("verdict-sandbox-{}", std::process::id()));
+            std::fs::create_dir_all(&d).with_context(|| format!("create {}", d.display()))?;
+            d
+        }
+    };
+    let stdio = |p: &Option<PathBuf>| -> anyhow::Result<StdioSpec> {
+        Ok(match p {
+            Some(p) => StdioSpec::File(absolute(p)?),
+            None => StdioSpec::Null,
+        })
+    };
+    let mut env = Vec::new();
+    for kv in &args.env {
+        let (k, v) = kv.split_once('=').with_context(|| format!("--env {kv}: expected K=V"))?;
+        env.push((k.to_string(), v.to_string()));
+    }
+    let spec = SandboxSpec {
+        program,
+        args: rest.to_vec(),
+        env,
+        box_dir: box_dir.clone(),
+        stdin: stdio(&args.stdin)?,
+        stdout: stdio(&args.stdout)?,
+        stderr: stdio(&args.stderr)?,
+        limits: SandboxLimits {
+            cpu_time_ms: args.time,
+            wall_time_ms: args.wall,
+            memory_kb: args.memory,
+            output_bytes: args.output.map(|k| k.saturating_mul(1024)),
+            processes: args.procs,
+            open_files: args.files,
+            stack_kb: args.stack,
+        },
+        read_only_mounts,
+        writable_mounts: args.writable.iter().map(|p| absolute(p)).collect::<Result<_, _>>()?,
+    };
+    let result = match args.bench {
+        Some(n) => verdict_sandbox::bench::benchmark(&sandbox, &spec, n)
+            .map(|r| serde_json::to_string_pretty(&r))
+            .context("benchmark"),
+        None => sandbox
+            .run(&spec)
+            .map(|o| serde_json::to_string_pretty(&o))
+            .context("sandbox run"),
+    };
+    if made_dir {
+        let _ = verdict_sandbox::remove_box_dir(&box_dir);
+    }
+    let json = result??;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{json}").context("write stdout")?;
+    Ok(ExitCode::SUCCESS)
 }

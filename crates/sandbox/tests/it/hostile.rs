@@ -1,1 +1,307 @@
+//! Hostile programs: each must fail to harm the host or other boxes, and be reported for what it did.
 
+use crate::fixtures::prog;
+use crate::{TestBox, run, sandbox};
+use std::path::{Path, PathBuf};
+use verdict_sandbox::{ExitKind, LimitHit, SandboxSpec, StdioSpec};
+
+#[test]
+fn fork_bomb_under_a_process_limit_is_contained_and_killed() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("forkbomb"), &[]);
+    spec.limits.processes = Some(16);
+    spec.limits.cpu_time_ms = Some(500);
+    spec.limits.wall_time_ms = Some(1000);
+    let o = run(sb, &spec);
+    assert!(o.limit_hit.is_some(), "{o:?}");
+    assert!(no_box_processes_left(sb), "fork bomb processes survived");
+}
+
+#[test]
+fn writing_past_the_output_limit_is_an_output_limit() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("writer"), &["1000000"]);
+    spec.limits.output_bytes = Some(100_000);
+    let o = run(sb, &spec);
+    assert_eq!(o.limit_hit, Some(LimitHit::Output), "{o:?}");
+    assert!(o.output_bytes <= 100_001, "{}", o.output_bytes);
+    let len = std::fs::metadata(b.path().join("out.txt"))
+        .expect("stat")
+        .len();
+    assert!(len <= 100_001);
+    // Exactly at the limit is fine.
+    let mut spec = b.spec(&prog("writer"), &["100000"]);
+    spec.limits.output_bytes = Some(100_000);
+    let o = run(sb, &spec);
+    assert_eq!(o.limit_hit, None, "{o:?}");
+    assert_eq!(o.exit, ExitKind::Exited(0));
+}
+
+#[test]
+fn tcp_to_loopback_and_to_a_public_address_fails() {
+    let Some(sb) = sandbox() else { return };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port().to_string();
+    let b = TestBox::new();
+    let o = run(sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+    assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
+    assert!(!b.stdout().contains("connected"));
+    let o = run(sb, &b.spec(&prog("tcp"), &["1.1.1.1", "80"]));
+    assert_eq!(o.exit, ExitKind::Exited(1));
+    assert!(b.stderr().contains("unreachable"), "{}", b.stderr());
+}
+
+#[test]
+fn host_secrets_and_other_boxes_are_unreadable() {
+    let Some(sb) = sandbox() else { return };
+    let other = TestBox::new();
+    std::fs::write(other.path().join("secret.txt"), "other box").expect("write");
+    let b = TestBox::new();
+    let secret = other.path().join("secret.txt");
+    for path in [
+        Path::new("/etc/shadow"),
+        Path::new("/root/.bashrc"),
+        Path::new("/root/.profile"),
+        Path::new("/home"),
+        secret.as_path(),
+        Path::new("/proc/1/environ"),
+        Path::new("/sys/kernel/notes"),
+    ] {
+        let o = run(
+            sb,
+            &b.spec(&prog("catfile"), &[path.to_str().expect("utf8")]),
+        );
+        assert_eq!(
+            o.exit,
+            ExitKind::Exited(1),
+            "{} was readable: {}",
+            path.display(),
+            b.stdout()
+        );
+    }
+    // The toolchain is readable.
+    let o = run(sb, &b.spec(&prog("catfile"), &["/etc/hostname"]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+}
+
+#[test]
+fn writing_outside_the_box_fails_and_inside_works() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    for path in [
+        "/etc/verdict-pwned",
+        "/usr/verdict-pwned",
+        "/verdict-pwned",
+        "/proc/verdict",
+        "/dev/verdict",
+    ] {
+        let o = run(sb, &b.spec(&prog("writefile"), &[path]));
+        assert_eq!(o.exit, ExitKind::Exited(1), "{path} was writable");
+        assert!(!Path::new(path).exists());
+    }
+    let fixtures = crate::fixtures::dir().join("pwned");
+    let o = run(
+        sb,
+        &b.spec(&prog("writefile"), &[fixtures.to_str().expect("utf8")]),
+    );
+    assert_eq!(
+        o.exit,
+        ExitKind::Exited(1),
+        "a read-only mount was writable"
+    );
+    let o = run(sb, &b.spec(&prog("writefile"), &["made-here.txt"]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    assert!(b.path().join("made-here.txt").exists());
+    let o = run(sb, &b.spec(&prog("writefile"), &["/tmp/scratch"]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+}
+
+#[test]
+fn a_setsid_daemon_that_outlives_its_parent_is_killed() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let o = run(sb, &b.spec(&prog("daemon"), &[]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let _ = std::fs::remove_file(b.path().join("alive"));
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(
+        !b.path().join("alive").exists(),
+        "the daemon is still writing"
+    );
+    assert!(no_box_processes_left(sb));
+}
+
+#[test]
+fn kill_minus_one_leaves_the_host_untouched() {
+    let Some(sb) = sandbox() else { return };
+    let mut bystander = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("spawn");
+    let b = TestBox::new();
+    let o = run(sb, &b.spec(&prog("killall"), &[]));
+    // The program kills at most itself (pid 1 of the box is its init).
+    assert!(
+        matches!(o.exit, ExitKind::Exited(0) | ExitKind::Signaled(9)),
+        "{o:?}"
+    );
+    assert!(
+        bystander.try_wait().expect("try_wait").is_none(),
+        "the host process was killed"
+    );
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+}
+
+#[test]
+fn io_uring_keyctl_unshare_vsock_and_ptrace_are_refused() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let o = run(sb, &b.spec(&prog("syscalls"), &[]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    let out = b.stdout();
+    for call in ["io_uring_setup", "keyctl", "unshare", "vsock", "ptrace"] {
+        assert!(
+            out.contains(&format!("{call}=-1 errno=1\n")),
+            "{call} not refused: {out}"
+        );
+    }
+}
+
+#[test]
+fn closing_stdout_is_harmless() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let o = run(sb, &b.spec(&prog("closeout"), &[]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert_eq!(o.limit_hit, None);
+}
+
+#[test]
+fn a_huge_argv_and_env_get_through() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let big = "a".repeat(100_000);
+    let args: Vec<&str> = std::iter::repeat_n(big.as_str(), 10).collect();
+    let mut spec = b.spec(&prog("argsize"), &args);
+    spec.env = (0..100)
+        .map(|i| (format!("V{i}"), "b".repeat(1000)))
+        .collect();
+    let o = run(sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    let first = b.stdout().lines().next().unwrap_or_default().to_string();
+    let f: Vec<u64> = first.split(' ').filter_map(|s| s.parse().ok()).collect();
+    assert_eq!(f[0], 11);
+    assert!(f[1] >= 1_000_000);
+    assert_eq!(f[2], 104);
+    // Too big for execve (E2BIG) is a typed error, not a crash.
+    let huge: Vec<String> = (0..200).map(|_| "c".repeat(200_000)).collect();
+    let mut spec = b.spec(&prog("argsize"), &[]);
+    spec.args = huge.into_iter().map(Into::into).collect();
+    assert!(sb.run(&spec).is_err());
+}
+
+#[test]
+fn a_symlink_planted_as_an_output_name_is_not_followed_by_the_host() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let o = run(sb, &b.spec(&prog("planter"), &[]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert!(
+        b.path()
+            .join("answer.txt")
+            .symlink_metadata()
+            .expect("meta")
+            .file_type()
+            .is_symlink()
+    );
+    assert!(verdict_sandbox::read_box_file(b.path(), Path::new("answer.txt"), 1 << 20).is_err());
+    // The next run writes its stdout to that name: the link is replaced, /etc/passwd untouched.
+    let before = std::fs::read("/etc/passwd").expect("passwd");
+    let mut spec: SandboxSpec = b.spec(&prog("writer"), &["10"]);
+    spec.stdout = StdioSpec::File(PathBuf::from("answer.txt"));
+    let o = run(sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert_eq!(std::fs::read("/etc/passwd").expect("passwd"), before);
+    assert_eq!(
+        verdict_sandbox::read_box_file(b.path(), Path::new("answer.txt"), 100).expect("read"),
+        b"xxxxxxxxxx"
+    );
+    // Removing the box does not follow planted links either.
+    let o = run(sb, &b.spec(&prog("planter"), &[]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    let copy = b.path().to_owned();
+    verdict_sandbox::remove_box_dir(&copy).expect("remove");
+    assert!(Path::new("/etc/passwd").exists());
+}
+
+/// No process runs as a box uid of this sandbox, and no cgroup of this process is left.
+pub fn no_box_processes_left(sb: &verdict_sandbox::Sandbox) -> bool {
+    let cfg = sb.config();
+    let range = cfg.uid_base..cfg.uid_base + cfg.max_boxes;
+    let mut ok = true;
+    for _ in 0..50 {
+        ok = true;
+        for entry in std::fs::read_dir("/proc").expect("proc").flatten() {
+            let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
+                continue;
+            };
+            let uid: Option<u32> = status
+                .lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|u| u.parse().ok());
+            if uid.is_some_and(|u| range.contains(&u)) {
+                ok = false;
+            }
+        }
+        if ok {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    ok
+}
+
+#[test]
+fn after_runs_no_cgroup_of_this_process_is_left() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    run(sb, &b.spec(&prog("exitcode"), &["0"]));
+    let prefix = format!("{}-", std::process::id());
+    for ctl in ["memory", "pids", "cpuacct"] {
+        let parent = sb
+            .config()
+            .cgroup_mount
+            .join(ctl)
+            .join(&sb.config().cgroup_name);
+        let Ok(rd) = std::fs::read_dir(&parent) else {
+            continue;
+        };
+        let mine: Vec<_> = rd
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .collect();
+        // Concurrent tests may hold a cgroup right now; wait for them to finish.
+        if !mine.is_empty() {
+            std::thread::sleep(std::time::Duration::from_millis(3000));
+            let left: Vec<_> = std::fs::read_dir(&parent)
+                .expect("read")
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+                .filter(|e| {
+                    std::fs::read_to_string(e.path().join("cgroup.procs"))
+                        .is_ok_and(|s| s.trim().is_empty())
+                })
+                .map(|e| e.path())
+                .collect();
+            assert!(
+                left.is_empty() || left.iter().all(|p| !p.exists()),
+                "stray cgroups {left:?}"
+            );
+        }
+    }
+}

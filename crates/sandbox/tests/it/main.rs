@@ -17,6 +17,10 @@ pub fn sandbox() -> Option<&'static Sandbox> {
     let sb = SB.get_or_init(|| {
         let config = SandboxConfig {
             require_isolation: true,
+            // A uid range and cgroup of our own, so stray-process checks see only this suite.
+            uid_base: 62_000,
+            max_boxes: 16,
+            cgroup_name: "verdict-sandbox-tests".into(),
             ..SandboxConfig::default()
         };
         Sandbox::new(config).map_err(|e| e.to_string())

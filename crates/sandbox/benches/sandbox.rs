@@ -1,0 +1,91 @@
+//! Bare vs sandboxed run of a static A+B (median, p95, ratio) and time-limit overshoot.
+//!
+//! `cargo bench -p verdict-sandbox` (needs root, namespaces and cgroups; prints `skipped: ...`
+//! otherwise). `VERDICT_BENCH_RUNS` sets the number of runs (default 1000).
+#![allow(clippy::print_stdout)]
+
+use std::path::Path;
+use std::process::Command;
+use verdict_sandbox::bench::{benchmark, limit_overshoot};
+use verdict_sandbox::{Sandbox, SandboxConfig, SandboxSpec, StdioSpec};
+
+fn compile(dir: &Path, name: &str, src: &str) -> std::path::PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).expect("write source");
+    let out = dir.join(name);
+    let ok = Command::new("gcc")
+        .args(["-O2", "-static", "-o"])
+        .arg(&out)
+        .arg(&c)
+        .status()
+        .expect("gcc");
+    assert!(ok.success(), "gcc {name}");
+    out
+}
+
+fn main() {
+    let runs: usize = std::env::var("VERDICT_BENCH_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000);
+    let sandbox = match Sandbox::new(SandboxConfig {
+        require_isolation: true,
+        ..SandboxConfig::default()
+    }) {
+        Ok(s) => s,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    let tools = tempfile::tempdir().expect("tempdir");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tools.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let aplusb = compile(
+        tools.path(),
+        "aplusb",
+        "#include <stdio.h>\nint main(void){long long a,b;if(scanf(\"%lld %lld\",&a,&b)!=2)return 1;printf(\"%lld\\n\",a+b);return 0;}\n",
+    );
+    let busy = compile(
+        tools.path(),
+        "busy",
+        "int main(void){volatile unsigned long x=0;for(;;)x++;}\n",
+    );
+    let sleeper = compile(
+        tools.path(),
+        "sleeper",
+        "#include <unistd.h>\nint main(void){for(;;)pause();}\n",
+    );
+    let boxdir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(boxdir.path().join("in.txt"), "1 2\n").expect("write");
+    let spec = SandboxSpec {
+        program: aplusb.clone(),
+        box_dir: boxdir.path().to_owned(),
+        stdin: StdioSpec::File("in.txt".into()),
+        stdout: StdioSpec::File("out.txt".into()),
+        read_only_mounts: vec![tools.path().to_owned()],
+        ..SandboxSpec::default()
+    };
+    let r = benchmark(&sandbox, &spec, runs).expect("benchmark");
+    println!("static A+B, {} runs, isolation {:?}", r.runs, r.isolation);
+    println!(
+        "  bare     median {:>6} us  p95 {:>6} us",
+        r.bare.median_us, r.bare.p95_us
+    );
+    println!(
+        "  sandbox  median {:>6} us  p95 {:>6} us",
+        r.sandbox.median_us, r.sandbox.p95_us
+    );
+    println!(
+        "  ratio    median {:>6.2}     p95 {:>6.2}",
+        r.ratio_median, r.ratio_p95
+    );
+    let (cpu, wall) =
+        limit_overshoot(&sandbox, boxdir.path(), &busy, &sleeper, 200, 10).expect("overshoot");
+    println!("time-limit overshoot at 200 ms (10 runs): cpu {cpu:?} ms, wall {wall:?} ms");
+    println!(
+        "  worst: cpu +{} ms, wall +{} ms",
+        cpu.iter().max().copied().unwrap_or(0),
+        wall.iter().max().copied().unwrap_or(0)
+    );
+}
