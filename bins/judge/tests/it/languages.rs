@@ -208,6 +208,7 @@ fn java_allocating_past_its_limit_is_memory_limit_exceeded() {
 }
 
 /// A compiler bomb must end as a Compilation Error that says which compile limit it hit, quickly.
+#[allow(clippy::print_stderr)]
 fn assert_bomb_defused(language: Language, dir: &str) {
     if toolchain_ready(language).is_err() {
         return;
@@ -217,6 +218,7 @@ fn assert_bomb_defused(language: Language, dir: &str) {
     let took = started.elapsed();
     let got = statuses(&report);
     let log = error_log(&report, 0);
+    eprintln!("{dir}: {:?} after {took:?}: {}", got[0], log.lines().last().unwrap_or(""));
     assert_eq!(got[0], "Compilation Error", "{log}");
     assert!(
         log.contains("the compiler exceeded its") || log.contains("error"),

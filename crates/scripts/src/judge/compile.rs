@@ -29,8 +29,8 @@ pub struct CompileLimits {
 impl Default for CompileLimits {
     fn default() -> Self {
         CompileLimits {
-            cpu_time_ms: 20_000,
-            wall_time_ms: 40_000,
+            cpu_time_ms: 10_000,
+            wall_time_ms: 30_000,
             memory_kb: 2 * 1024 * 1024,
             output_bytes: 256 * 1024 * 1024,
             processes: 64,
