@@ -495,6 +495,28 @@ module.exports = { f };
         let Some(report) = run(&suite) else { return };
         assert_eq!(statuses(&report), ["passed"], "{report:#?}");
     }
+    #[test]
+    fn a_case_blocked_in_native_code_is_stopped() {
+        let suite = function_suite(
+            "js",
+            "block.js",
+            "function f(x) {\n  if (x === 1) require('child_process').execSync('sleep 30');\n  return x;\n}\n",
+            "f",
+            json!([
+                {"name": "before", "input": [0], "expected": 0},
+                {"name": "blocked", "input": [1], "expected": 1},
+                {"name": "after", "input": [2], "expected": 2},
+            ]),
+        );
+        let start = std::time::Instant::now();
+        let Some(report) = run(&suite) else { return };
+        assert_eq!(
+            statuses(&report),
+            ["passed", "timeout", "passed"],
+            "{report:#?}"
+        );
+        assert!(start.elapsed().as_secs() < 15, "{:?}", start.elapsed());
+    }
 }
 
 mod process {

@@ -116,6 +116,38 @@ function describe(e) {
   return text;
 }
 
+// The hard stop: a worker thread kills the process when a case (or the module's loading) runs
+// past `window` ms, e.g. blocked in native code that vm's timeout cannot interrupt. It marks
+// RESULTS.timeout first so that the supervisor records a timeout.
+const window = timeout + Math.max(1000, timeout / 2);
+const deadline = new BigInt64Array(new SharedArrayBuffer(16));
+const WATCHDOG = `
+const { workerData } = require('worker_threads');
+const fs = require('fs');
+const deadline = new BigInt64Array(workerData.shared);
+for (;;) {
+  Atomics.wait(deadline, 1, 0n, 50);
+  const until = Atomics.load(deadline, 0);
+  if (until > 0n && BigInt(Date.now()) > until) {
+    try { fs.writeFileSync(workerData.marker, 'timeout\\n'); } catch (e) { /* still stop */ }
+    process.kill(process.pid, 'SIGKILL');
+  }
+}`;
+
+function startWatchdog() {
+  const { Worker } = require('worker_threads');
+  const worker = new Worker(WATCHDOG, { eval: true, workerData: { shared: deadline.buffer, marker: resultsPath + '.timeout' } });
+  worker.unref();
+}
+
+function arm() {
+  Atomics.store(deadline, 0, BigInt(Date.now() + window));
+}
+
+function disarm() {
+  Atomics.store(deadline, 0, 0n);
+}
+
 const call = new vm.Script('globalThis.__verdict_call()', { filename: 'verdict-harness' });
 
 function timed(thunk) {
@@ -190,9 +222,12 @@ async function load() {
 
 async function main() {
   const cases = parseExact(fs.readFileSync(casesPath, 'utf8'));
+  startWatchdog();
   let fn;
   try {
+    arm();
     fn = await load();
+    disarm();
   } catch (e) {
     emit({ load_error: isTimeout(e) ? 'loading the module ran out of time' : 'loading the module raised ' + describe(e) });
     return;
@@ -212,8 +247,10 @@ async function main() {
     }
     const t0 = performance.now();
     let record;
+    arm();
     try {
       const got = await settle(timed(() => fn(...args)), t0);
+      disarm();
       record = { i: k, ok: got === undefined ? null : got, ms: performance.now() - t0 };
       try {
         fs.writeSync(out, stringify(record) + '\n');
@@ -222,6 +259,7 @@ async function main() {
         record = { i: k, error: e instanceof TypeError && /not JSON|circular|BigInt/.test(e.message) ? e.message : 'return value is not JSON: ' + describe(e), ms: record.ms };
       }
     } catch (e) {
+      disarm();
       const ms = performance.now() - t0;
       record = isTimeout(e) ? { i: k, timeout: true, ms } : { i: k, error: describe(e), ms };
     }
