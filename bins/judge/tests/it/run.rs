@@ -1,0 +1,131 @@
+//! `judge run` and `judge languages` as a user calls them: exit codes, stdout, stderr.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn judge(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("judge starts");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write stdin");
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("judge finishes")
+}
+
+fn stdout_json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+#[test]
+fn an_invalid_request_is_a_report_with_a_message_and_exit_0() {
+    let path = format!(
+        "{}/../../examples/judge/invalid-testcase-id.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let output = judge(&["run", &path], None);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = stdout_json(&output);
+    assert_eq!(report["results"], serde_json::json!([]));
+    assert_eq!(report["sub_id"], "invalid-testcase-id-1");
+    assert!(
+        report["message"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("judge_tasks[1].testcase_id: 7 is out of range")
+    );
+}
+
+#[test]
+fn a_field_of_the_wrong_kind_is_named_in_the_message() {
+    let text = r#"{"sub_type":"programming","category":"c","prob_id":"p","sub_id":"s","updated_at":1,
+        "judge_tasks":[{"check_script":"compil","time_limit":1000,"depends_on":-1}],
+        "submission":{"type":"source_code","language":"c","source_files":[{"type":"text","name":"a.c","text":""}]}}"#;
+    let output = judge(&["run", "-"], Some(text));
+    assert_eq!(output.status.code(), Some(0));
+    let message = stdout_json(&output)["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.starts_with("judge_tasks[0].check_script: unknown variant"),
+        "{message}"
+    );
+}
+
+#[test]
+fn text_that_is_not_json_exits_2_with_a_reason_on_stderr() {
+    let output = judge(&["run", "-"], Some("this is not json"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "stdout carries data only");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not JSON"));
+}
+
+#[test]
+fn a_missing_file_exits_2() {
+    let output = judge(&["run", "/nonexistent/submission.json"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/submission.json"));
+}
+
+#[test]
+fn an_unknown_config_key_is_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("verdict.toml");
+    std::fs::write(&config, "paralelism = 2\n").expect("write config");
+    let path = format!(
+        "{}/../../examples/judge/aplusb-c.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let output = judge(
+        &[
+            "run",
+            &path,
+            "--config",
+            config.to_str().expect("utf-8 path"),
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("paralelism"));
+}
+
+#[test]
+fn languages_lists_every_language_of_the_contract() {
+    let output = judge(&["languages", "--json"], None);
+    assert_eq!(output.status.code(), Some(0));
+    let list = stdout_json(&output);
+    let list = list.as_array().expect("a list");
+    assert_eq!(list.len(), 25);
+    let c = list
+        .iter()
+        .find(|l| l["language"] == "c")
+        .expect("c is listed");
+    assert_eq!(c["ready"], true, "{c}");
+    for entry in list.iter().filter(|l| l["ready"] == false) {
+        assert!(
+            entry["missing"].as_str().is_some_and(|m| !m.is_empty()),
+            "a missing language says why: {entry}"
+        );
+    }
+}
