@@ -174,9 +174,195 @@ EXAMPLES["system-error-local-asset"] = submission(
 EXAMPLES["invalid-testcase-id"] = submission(
     "invalid-testcase-id", program("c", AB["c"]), [compile_task(), test_task(7)], [datum("1 2\n", "3\n")])
 
+# Hostile programs through the whole pipeline: each prints what it managed; the expected output
+# is what a sandboxed program must see.
+HOSTILE_NET = C_MAIN(r"""  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {0}; a.sin_family = AF_INET; a.sin_port = htons(22); a.sin_addr.s_addr = htonl(0x7f000001);
+  int local = s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0;
+  int u = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in d = {0}; d.sin_family = AF_INET; d.sin_port = htons(53); d.sin_addr.s_addr = htonl(0x08080808);
+  int remote = u >= 0 && connect(u, (struct sockaddr *)&d, sizeof d) == 0 && send(u, "x", 1, 0) == 1;
+  puts(local || remote ? "network reachable" : "no network");""", inc="#include <arpa/inet.h>\n#include <sys/socket.h>\n")
+EXAMPLES["hostile-network"] = one_test("hostile-network", HOSTILE_NET, stdout="no network\n")
+HOSTILE_FILES = C_MAIN(r"""  const char *secrets[] = {"/etc/shadow", "/root/.bashrc", "/proc/1/environ", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+  int leaked = 0;
+  for (int i = 0; i < 4; i++) { FILE *f = fopen(secrets[i], "r"); if (f && fgetc(f) != EOF) { leaked = 1; printf("read %s\n", secrets[i]); } if (f) fclose(f); }
+  FILE *w = fopen("/usr/verdict-was-here", "w"); if (w) { leaked = 1; puts("wrote /usr"); fclose(w); }
+  FILE *t = fopen("/tmp/verdict-was-here", "w"); if (t) fclose(t);
+  if (!leaked) puts("nothing leaked");""")
+EXAMPLES["hostile-files"] = one_test("hostile-files", HOSTILE_FILES, stdout="nothing leaked\n")
+HOSTILE_KILL = C_MAIN(r"""  if (fork() == 0) { setsid(); for (;;) pause(); }
+  kill(-1, SIGKILL);
+  puts("still here");""", inc="#include <signal.h>\n")
+EXAMPLES["hostile-kill-all"] = one_test("hostile-kill-all", HOSTILE_KILL, stdout="still here\n")
+
+# --- special tests (issue 6) ---
+# Memory (valgrind), Google Test and static tests; docs/special-tests.md says how each is judged
+# and crates/scheduler/tests/it/special.rs checks their reports. The static examples expect
+# clang-tidy (the analyser chosen when oclint is not installed).
+SPECIAL = {}
+
+
+def memory_task(k=-1, depends_on=1, cond="PARTIAL_CORRECT", random=False, time_limit=1000, memory_limit=65536):
+    return {"check_script": "standard", "run_script": "valgrind", "compare_script": "valgrind",
+            "is_random": random, "testcase_id": k, "depends_on": depends_on, "depends_cond": cond,
+            "memory_limit": memory_limit, "time_limit": time_limit, "file_limit": 1024, "proc_limit": 5}
+
+
+def gtest_task(k=-1, run_args=None, time_limit=2000):
+    t = {"check_script": "standard", "run_script": "gtest", "compare_script": "gtest", "is_random": False,
+         "testcase_id": k, "depends_on": 0, "depends_cond": "ACCEPTED", "memory_limit": 262144,
+         "time_limit": time_limit, "file_limit": 1024, "proc_limit": 5}
+    if run_args is not None:
+        t["run_args"] = run_args
+    return t
+
+
+def static_task():
+    return {"check_script": "static", "run_script": None, "compare_script": None, "is_random": False,
+            "testcase_id": -1, "depends_on": 0, "depends_cond": "ACCEPTED", "time_limit": 10000}
+
+
+MEM_CLEAN = [("main.c", '#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n  long long *v = malloc(2 * sizeof *v);\n  if (!v || scanf("%lld %lld", &v[0], &v[1]) != 2) return 1;\n  printf("%lld\\n", v[0] + v[1]);\n  free(v);\n  return 0;\n}\n')]
+# Two blocks never freed: two definitely-lost leaks, 10% off each.
+MEM_LEAK = [("main.cpp", '#include <iostream>\nint main() {\n  long long a, b;\n  std::cin >> a >> b;\n  int *scratch = new int[16];\n  char *name = new char[32];\n  scratch[0] = 1;\n  name[0] = \'x\';\n  std::cout << a + b + scratch[0] - 1 << "\\n";\n}\n')]
+# Leaks one block per input line (one loss record: one error).
+MEM_LEAK_LOOP = [("main.c", '#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n  long long a, b;\n  while (scanf("%lld %lld", &a, &b) == 2) {\n    long long *sum = malloc(sizeof *sum);\n    *sum = a + b;\n    printf("%lld\\n", *sum);\n  }\n  return 0;\n}\n')]
+# An invalid write past a block, then a write through a null pointer: killed by SIGSEGV.
+MEM_CRASH = [("main.c", '#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n  int *p = malloc(4 * sizeof *p);\n  if (!p) return 1;\n  p[4] = 1;\n  free(p);\n  volatile int *q = NULL;\n  *q = 2;\n  return 0;\n}\n')]
+SPECIAL["memory-clean"] = submission(
+    "memory-clean", program("c", MEM_CLEAN), [compile_task(), test_task(0), memory_task()], [datum("1 2\n", "3\n")])
+SPECIAL["memory-leaking"] = submission(
+    "memory-leaking", program("cpp", MEM_LEAK), [compile_task(), test_task(0), memory_task()], [datum("1 2\n", "3\n")])
+SPECIAL["memory-random"] = submission(
+    "memory-random", program("c", MEM_LEAK_LOOP),
+    [compile_task(), test_task(0, random=True), memory_task(), memory_task(depends_on=0, cond="ACCEPTED", random=True)],
+    [datum("1 2\n", "3\n")], standard=program("cpp", STD), random=program("c", GEN))
+SPECIAL["memory-crash"] = submission(
+    "memory-crash", program("c", MEM_CRASH), [compile_task(), memory_task(0, depends_on=0, cond="ACCEPTED")],
+    [datum("", "")])
+
+# Google Test: the student's adder beside the teacher's test file (design #8). The platform
+# passes the link flags in compile_command so that the compile task links too.
+GTEST_LINK = ["-lgtest_main", "-lgtest", "-pthread"]
+ADDER_H = ("adder.hpp", "#pragma once\nint adder(int a, int b);\n")
+ADDER_OK = ("adder.cpp", '#include "adder.hpp"\nint adder(int a, int b) { return a + b; }\n')
+# Wrong whenever b == 1.
+ADDER_BUG = ("adder.cpp", '#include "adder.hpp"\nint adder(int a, int b) { return b == 1 ? a : a + b; }\n')
+ADDER_TEST = ("test.cpp", '''#include <gtest/gtest.h>
+#include "adder.hpp"
+
+TEST(Adder, addTwo) { EXPECT_EQ(adder(1, 2), 3); }
+TEST(Adder, addOneTo41) { EXPECT_EQ(adder(41, 1), 42); }
+TEST(Adder, DISABLED_addLater) { EXPECT_EQ(adder(2, 2), 4); }
+
+class AdderTest : public ::testing::TestWithParam<int> {};
+TEST_P(AdderTest, addOne) { int param = GetParam(); EXPECT_EQ(adder(param, 1), param + 1); }
+TEST_P(AdderTest, addZero) { int param = GetParam(); EXPECT_EQ(adder(param, 0), param); }
+INSTANTIATE_TEST_SUITE_P(AdderTestWithParam, AdderTest, ::testing::Values(0, 1, 2));
+''')
+ADDER_TEST_ALL = ("test.cpp", ADDER_TEST[1].replace("TEST(Adder, DISABLED_addLater) { EXPECT_EQ(adder(2, 2), 4); }\n", ""))
+
+
+def cpp_with_link(files, assist=()):
+    p = program("cpp", files, assist=assist)
+    p["compile_command"] = GTEST_LINK
+    return p
+
+
+SPECIAL["gtest-all-pass"] = submission(
+    "gtest-all-pass", cpp_with_link([ADDER_OK, ADDER_TEST_ALL], assist=[ADDER_H]), [compile_task(), gtest_task()], [])
+# 9 cases: 4 pass, 4 fail, 1 disabled ("4/9"); with --gtest_also_run_disabled_tests the disabled one runs and passes ("5/9").
+SPECIAL["gtest-partial"] = submission(
+    "gtest-partial", cpp_with_link([ADDER_BUG, ADDER_TEST], assist=[ADDER_H]),
+    [compile_task(), gtest_task(), gtest_task(run_args=["--gtest_also_run_disabled_tests"])], [])
+# The third test dereferences a null pointer: no XML, the console shows 2 passed of 4.
+CRASH_TEST = ("test.cpp", '''#include <gtest/gtest.h>
+#include "adder.hpp"
+
+TEST(Crash, first) { EXPECT_EQ(adder(1, 2), 3); }
+TEST(Crash, second) { EXPECT_EQ(adder(2, 2), 4); }
+TEST(Crash, boom) { volatile int *p = nullptr; *p = adder(1, 1); }
+TEST(Crash, never) { EXPECT_EQ(adder(0, 0), 0); }
+''')
+SPECIAL["gtest-crash"] = submission(
+    "gtest-crash", cpp_with_link([ADDER_OK, CRASH_TEST], assist=[ADDER_H]), [compile_task(), gtest_task()], [])
+
+# Static analysis: a class hierarchy with virtual functions but no virtual destructors (the
+# contract's employee.hpp), and a variable read before it is set.
+EMPLOYEE = '''#pragma once
+#include <string>
+#include <utility>
+
+class Employee {
+ public:
+  explicit Employee(std::string name) : name_(std::move(name)) {}
+  VIRTUAL~Employee() {}
+  virtual double pay() const { return 0; }
+  const std::string &name() const { return name_; }
+
+ private:
+  std::string name_;
+};
+
+class Technician : public Employee {
+ public:
+  explicit Technician(std::string name) : Employee(std::move(name)) {}
+  double pay() const override { return 100; }
+};
+
+class Manager : public Employee {
+ public:
+  explicit Manager(std::string name) : Employee(std::move(name)) {}
+  double pay() const override { return 200; }
+};
+'''
+STATIC_MAIN_CLEAN = '''#include <iostream>
+#include <memory>
+#include <vector>
+#include "employee.hpp"
+
+int main() {
+  std::vector<std::unique_ptr<Employee>> staff;
+  staff.push_back(std::make_unique<Technician>("ann"));
+  staff.push_back(std::make_unique<Manager>("bob"));
+  double total = 0;
+  for (const auto &e : staff) total += e->pay();
+  std::cout << total << "\\n";
+  return 0;
+}
+'''
+STATIC_MAIN_BUGGY = '''#include <iostream>
+#include "employee.hpp"
+
+static double bonus(double total) {
+  double extra;
+  if (total > 1000) extra = 10;
+  return total + extra;
+}
+
+int main() {
+  Employee *staff[] = {new Technician("ann"), new Manager("bob")};
+  double total = 0;
+  for (Employee *e : staff) total += e->pay();
+  for (Employee *e : staff) delete e;
+  std::cout << bonus(total) << "\\n";
+  return 0;
+}
+'''
+SPECIAL["static-clean"] = submission(
+    "static-clean", program("cpp", [("main.cpp", STATIC_MAIN_CLEAN)], assist=[("employee.hpp", EMPLOYEE.replace("VIRTUAL~", "virtual ~"))]),
+    [compile_task(), static_task()], [])
+SPECIAL["static-findings"] = submission(
+    "static-findings", program("cpp", [("main.cpp", STATIC_MAIN_BUGGY)], assist=[("employee.hpp", EMPLOYEE.replace("VIRTUAL~", "~"))]),
+    [compile_task(), static_task()], [])
+SPECIAL["static-unsupported-language"] = submission(
+    "static-unsupported-language", program("python3", AB["python3"]), [compile_task(), static_task()], [])
+
 if __name__ == "__main__":
-    for name, sub in sorted(EXAMPLES.items()):
+    everything = {**EXAMPLES, **SPECIAL}
+    for name, sub in sorted(everything.items()):
         with open(os.path.join(OUT, f"{name}.json"), "w") as f:
             json.dump(sub, f, indent=2, ensure_ascii=False)
             f.write("\n")
-    print(f"wrote {len(EXAMPLES)} examples to {os.path.normpath(OUT)}")
+    print(f"wrote {len(everything)} examples to {os.path.normpath(OUT)}")

@@ -216,6 +216,98 @@ mod tests {
         assert_eq!(std::fs::read_to_string(path).unwrap(), "1 2");
     }
 
+    /// Serves `body` once per connection on 127.0.0.1 (plain HTTP/1.1), for `count` connections.
+    fn serve(body: Vec<u8>, count: usize) -> String {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(count) {
+                let Ok(mut stream) = stream else { continue };
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(&body);
+            }
+        });
+        format!("http://127.0.0.1:{}/data/testdata.in", addr.port())
+    }
+
+    fn remote(url: String) -> Asset {
+        Asset {
+            kind: AssetKind::Remote,
+            name: "testdata.in".into(),
+            text: None,
+            url: Some(url),
+            path: None,
+        }
+    }
+
+    #[test]
+    fn remote_assets_are_fetched_over_http() {
+        let url = serve(b"1 2\n".to_vec(), 1);
+        let fetcher = AssetFetcher::new(
+            &[],
+            RemoteConfig {
+                allow_hosts: vec!["127.0.0.1".into()],
+                ..RemoteConfig::default()
+            },
+        );
+        let out = tempfile::tempdir().unwrap();
+        let path = fetcher
+            .materialize(&remote(url), out.path(), "test_data[0].inputs[0]")
+            .unwrap();
+        assert_eq!(std::fs::read(path).unwrap(), b"1 2\n");
+    }
+
+    #[test]
+    fn remote_assets_over_the_size_cap_are_refused() {
+        let url = serve(vec![b'x'; 3000], 1);
+        let fetcher = AssetFetcher::new(
+            &[],
+            RemoteConfig {
+                max_kb: 2,
+                ..RemoteConfig::default()
+            },
+        );
+        let out = tempfile::tempdir().unwrap();
+        let err = fetcher
+            .materialize(&remote(url), out.path(), "test_data[0].inputs[0]")
+            .unwrap_err();
+        assert!(err.to_string().contains("larger than 2 KB"), "{err}");
+    }
+
+    #[test]
+    fn an_unreachable_remote_asset_is_an_error_naming_it() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let fetcher = AssetFetcher::new(
+            &[],
+            RemoteConfig {
+                timeout_ms: 2000,
+                ..RemoteConfig::default()
+            },
+        );
+        let out = tempfile::tempdir().unwrap();
+        let err = fetcher
+            .materialize(
+                &remote(format!("http://127.0.0.1:{port}/x")),
+                out.path(),
+                "standard.source_files[0]",
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("standard.source_files[0]: url: GET http://127.0.0.1:"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn remote_hosts_outside_the_allow_list_are_refused() {
         let remote = RemoteConfig {
