@@ -214,8 +214,9 @@ pub fn valgrind_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
                 log.push(summary(report));
             }
             log.push(format!("input: {input_note}"));
-            if !stderr.is_empty() && failure.status != JudgeStatus::OutputLimitExceeded {
-                log.push(format!("stderr:\n{}", log_text(&stderr, 2048)));
+            let own = program_stderr(&stderr);
+            if !own.trim().is_empty() && failure.status != JudgeStatus::OutputLimitExceeded {
+                log.push(format!("stderr:\n{}", log_text(own.as_bytes(), 2048)));
             }
             let mut result = JudgeTaskResult::with_status(failure.status, log.join("\n"));
             result.score = Score::ZERO;
@@ -228,6 +229,22 @@ pub fn valgrind_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
     let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
     let _ = std::fs::remove_dir_all(&run_dir);
     Ok(result)
+}
+
+/// The program's own stderr: valgrind's commentary (`==PID== ...` lines, e.g. its advice
+/// after a SIGSEGV) left out.
+fn program_stderr(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|line| {
+            let Some(rest) = line.strip_prefix("==") else {
+                return true;
+            };
+            let digits = rest.chars().take_while(char::is_ascii_digit).count();
+            !(digits > 0 && rest[digits..].starts_with("=="))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `"2 memory errors: Leak_DefinitelyLost x2"`, or `"no memory errors"`.
@@ -347,6 +364,12 @@ mod tests {
         unlimited.memory_limit = Some(-1);
         let limits = valgrind_limits(&unlimited, 1024, &SpecialConfig::default());
         assert_eq!(limits.memory_kb, None);
+    }
+
+    #[test]
+    fn valgrind_commentary_is_left_out_of_stderr() {
+        let stderr = b"==2== Process terminating with default action of signal 11\n==2==  Access not within mapped region\nmy own message\n== not valgrind\n";
+        assert_eq!(program_stderr(stderr), "my own message\n== not valgrind");
     }
 
     #[test]

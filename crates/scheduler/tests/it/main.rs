@@ -3,4 +3,5 @@
 mod common;
 mod examples;
 mod lab;
+mod special;
 mod streaming;

@@ -1,0 +1,398 @@
+//! Memory, Google Test and static tests end to end (issue 6, docs/special-tests.md): the
+//! special examples of `examples/judge/` judged with the real tools, their reports checked
+//! (counts, scores, params, priorities, error_log wording). The statuses alone are checked
+//! by `examples.rs` with the other examples.
+
+use crate::common::{judge, repo_root, runtime};
+use std::collections::BTreeMap;
+use verdict_contracts::{
+    GoogleTestReport, JudgeReport, JudgeTaskResult, MemoryReport, StaticReport, TaskReport,
+    parse_submission,
+};
+
+const SPECIAL: &[&str] = &[
+    "memory-clean",
+    "memory-leaking",
+    "memory-random",
+    "memory-crash",
+    "gtest-all-pass",
+    "gtest-partial",
+    "gtest-crash",
+    "static-clean",
+    "static-findings",
+    "static-unsupported-language",
+];
+
+/// The special examples' reports, judged once for all the tests of this module.
+fn reports() -> Option<&'static BTreeMap<&'static str, JudgeReport>> {
+    static REPORTS: std::sync::OnceLock<Option<BTreeMap<&'static str, JudgeReport>>> =
+        std::sync::OnceLock::new();
+    REPORTS
+        .get_or_init(|| {
+            let judge = judge()?;
+            let rt = runtime();
+            Some(rt.block_on(async {
+                let mut handles = Vec::new();
+                for &name in SPECIAL {
+                    let path = repo_root().join(format!("examples/judge/{name}.json"));
+                    let text = std::fs::read_to_string(&path).expect("example readable");
+                    let submission = parse_submission(&text).expect("example valid");
+                    let judge = judge.clone();
+                    handles.push(tokio::spawn(async move {
+                        (name, judge.judge(submission).await)
+                    }));
+                }
+                let mut reports = BTreeMap::new();
+                for handle in handles {
+                    let (name, report) = handle.await.expect("judging task");
+                    reports.insert(name, report);
+                }
+                reports
+            }))
+        })
+        .as_ref()
+}
+
+fn result(name: &str, task: usize) -> Option<&'static JudgeTaskResult> {
+    Some(&reports()?[name].results[task])
+}
+
+fn memory(r: &JudgeTaskResult) -> &MemoryReport {
+    match &r.report {
+        Some(TaskReport::Memory(m)) => m,
+        other => panic!("expected a memory report, got {other:?} ({})", r.error_log),
+    }
+}
+
+fn gtest(r: &JudgeTaskResult) -> &GoogleTestReport {
+    match &r.report {
+        Some(TaskReport::GoogleTest(g)) => g,
+        other => panic!("expected a gtest report, got {other:?} ({})", r.error_log),
+    }
+}
+
+fn static_report(r: &JudgeTaskResult) -> &StaticReport {
+    match &r.report {
+        Some(TaskReport::Static(s)) => s,
+        other => panic!("expected a static report, got {other:?} ({})", r.error_log),
+    }
+}
+
+/// The wire form of a report, as the platform receives it.
+fn wire(r: &JudgeTaskResult) -> serde_json::Value {
+    serde_json::to_value(r).expect("serialisable")
+}
+
+#[test]
+fn a_clean_program_passes_its_memory_test() {
+    let Some(r) = result("memory-clean", 2) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "1/1");
+    assert_eq!(r.error_log, "no memory errors (input: test datum 0)");
+    let report = memory(r);
+    assert!(report.tool.starts_with("valgrind-3."), "{}", report.tool);
+    assert_eq!(report.error_count, 0);
+    assert!(report.errors.is_empty());
+    // run_time and memory_used are the valgrind run's: valgrind itself takes tens of MB.
+    assert!(r.memory_used > 20 * 1024, "memory_used {}", r.memory_used);
+}
+
+#[test]
+fn each_leak_costs_ten_percent() {
+    let Some(r) = result("memory-leaking", 2) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "Partial Correct", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "8/10");
+    assert_eq!(
+        r.error_log,
+        "2 memory errors: Leak_DefinitelyLost x2 (input: test datum 0)"
+    );
+    let report = memory(r);
+    assert_eq!(report.error_count, 2);
+    let mut leaks: Vec<(u64, u32)> = report
+        .errors
+        .iter()
+        .map(|e| {
+            assert_eq!(e.kind, "Leak_DefinitelyLost");
+            assert_eq!(e.blocks_leaked, Some(1));
+            // The debug build gives the allocating line in the student's file.
+            let main = e
+                .stack
+                .iter()
+                .find(|f| f.function.as_deref() == Some("main"))
+                .expect("a main frame");
+            assert_eq!(main.file.as_deref(), Some("main.cpp"));
+            (e.bytes_leaked.expect("bytes"), main.line.expect("line"))
+        })
+        .collect();
+    leaks.sort();
+    assert_eq!(leaks, [(32, 6), (64, 5)]);
+    let json = wire(r);
+    assert_eq!(json["report"]["error_count"], 2);
+    assert_eq!(json["score"], "8/10");
+}
+
+#[test]
+fn memory_tests_use_random_data_of_the_parent_or_their_own() {
+    let Some(under_random) = result("memory-random", 2) else {
+        return;
+    };
+    let own = result("memory-random", 3).expect("judged");
+    assert_eq!(
+        under_random.error_log,
+        "1 memory error: Leak_DefinitelyLost x1 (input: the random data of task 1)"
+    );
+    assert_eq!(
+        own.error_log,
+        "1 memory error: Leak_DefinitelyLost x1 (input: the random data of task 3)"
+    );
+    for r in [under_random, own] {
+        assert_eq!(r.score.to_string(), "9/10");
+        // The generator writes 100 lines; the program leaks one block per line.
+        assert_eq!(memory(r).errors[0].blocks_leaked, Some(100));
+    }
+}
+
+#[test]
+fn a_crash_under_valgrind_keeps_its_report() {
+    let Some(r) = result("memory-crash", 1) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "Segmentation Fault", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "0/1");
+    assert!(
+        r.error_log.starts_with(
+            "under valgrind: killed by signal SIGSEGV\n2 memory errors: InvalidWrite x2"
+        ),
+        "{}",
+        r.error_log
+    );
+    assert!(
+        !r.error_log.contains("=="),
+        "valgrind's own commentary is left out: {}",
+        r.error_log
+    );
+    let report = memory(r);
+    let lines: Vec<_> = report
+        .errors
+        .iter()
+        .map(|e| (e.kind.as_str(), e.stack[0].line))
+        .collect();
+    assert_eq!(
+        lines,
+        [("InvalidWrite", Some(6)), ("InvalidWrite", Some(9))]
+    );
+    assert!(
+        report.errors[0]
+            .what
+            .contains("0 bytes after a block of size 16")
+    );
+}
+
+#[test]
+fn a_passing_gtest_suite_is_accepted_with_passed_over_total() {
+    let Some(r) = result("gtest-all-pass", 1) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "8/8");
+    assert_eq!(
+        r.error_log,
+        "8 of 8 test cases passed (0 failed, 0 disabled)"
+    );
+    let g = gtest(r);
+    assert_eq!(
+        (g.total_cases, g.pass_cases, g.error_cases, g.disabled_cases),
+        (8, 8, 0, 0)
+    );
+    assert!(g.report.is_empty());
+}
+
+#[test]
+fn a_partly_passing_gtest_suite_counts_disabled_tests_in_the_total() {
+    let Some(r) = result("gtest-partial", 1) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "Partial Correct", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "4/9");
+    assert_eq!(
+        r.error_log,
+        "4 of 9 test cases passed (4 failed, 1 disabled)"
+    );
+    let g = gtest(r);
+    assert_eq!(
+        (g.total_cases, g.pass_cases, g.error_cases, g.disabled_cases),
+        (9, 4, 4, 1)
+    );
+    let plain = &g.report[0];
+    assert_eq!(
+        (plain.suite.as_str(), plain.case.as_str()),
+        ("Adder", "addOneTo41")
+    );
+    assert_eq!(plain.param, None);
+    assert!(
+        plain.message.starts_with("test.cpp:5\n"),
+        "{}",
+        plain.message
+    );
+    assert!(plain.message.contains("Which is: 41"), "{}", plain.message);
+    let param = &g.report[1];
+    assert_eq!(param.suite, "AdderTestWithParam/AdderTest");
+    assert_eq!(param.case, "addOne/0");
+    assert_eq!(param.param.as_deref(), Some("0"));
+    assert!(
+        param.message.starts_with("test.cpp:9\n"),
+        "{}",
+        param.message
+    );
+    let json = wire(r);
+    assert_eq!(json["report"]["report"][1]["param"], "0");
+    assert!(json["report"]["report"][0].get("param").is_none());
+}
+
+#[test]
+fn run_args_reach_the_test_binary() {
+    let Some(r) = result("gtest-partial", 2) else {
+        return;
+    };
+    assert_eq!(r.score.to_string(), "5/9", "{}", r.error_log);
+    assert_eq!(r.status.as_str(), "Partial Correct");
+    let g = gtest(r);
+    assert_eq!(
+        (g.total_cases, g.pass_cases, g.error_cases, g.disabled_cases),
+        (9, 5, 4, 0)
+    );
+}
+
+#[test]
+fn a_crashing_test_binary_reports_the_cases_it_finished() {
+    let Some(r) = result("gtest-crash", 1) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "Partial Correct", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "2/4");
+    assert_eq!(
+        r.error_log,
+        "2 of 4 test cases passed (2 failed, 0 disabled)\n\
+         the test binary crashed (killed by signal SIGSEGV)\n\
+         it wrote no XML report; the report comes from the console output and covers the tests that finished"
+    );
+    let g = gtest(r);
+    assert_eq!((g.total_cases, g.pass_cases, g.error_cases), (4, 2, 2));
+    assert_eq!(
+        (g.report[0].suite.as_str(), g.report[0].case.as_str()),
+        ("Crash", "boom")
+    );
+}
+
+/// Whether the static report came from clang-tidy (the examples' expectations assume it;
+/// a host with oclint installed picks oclint instead).
+fn by_clang_tidy(r: &JudgeTaskResult) -> bool {
+    let used = static_report(r).version.starts_with("clang-tidy ");
+    if !used {
+        println!(
+            "skipped: the static analyser here is {}, not clang-tidy",
+            static_report(r).version
+        );
+    }
+    used
+}
+
+#[test]
+fn clean_code_has_no_findings() {
+    let Some(r) = result("static-clean", 1) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    if !by_clang_tidy(r) {
+        return;
+    }
+    let s = static_report(r);
+    assert_eq!(r.score.to_string(), "1/1");
+    assert_eq!(r.error_log, format!("{}: no findings", s.version));
+    assert!(s.violation.is_empty());
+    assert_eq!(s.summary.number_of_files, 2);
+    assert_eq!(s.summary.number_of_files_with_violations, 0);
+    assert_eq!(s.url, "https://clang.llvm.org/extra/clang-tidy/");
+}
+
+#[test]
+fn findings_cost_twenty_and_ten_percent_by_priority() {
+    let Some(r) = result("static-findings", 1) else {
+        return;
+    };
+    if !by_clang_tidy(r) {
+        return;
+    }
+    let s = static_report(r);
+    // One priority-1 finding (a garbage value used) and four priority-2 ones: 10 - 2 - 4.
+    assert_eq!(r.status.as_str(), "Partial Correct", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "4/10");
+    assert_eq!(
+        r.error_log,
+        format!(
+            "{}: 5 findings (priority 1: 1, priority 2: 4, priority 3: 0)",
+            s.version
+        )
+    );
+    let found: Vec<(&str, u32, &str, u8)> = s
+        .violation
+        .iter()
+        .map(|v| (v.path.as_str(), v.start_line, v.rule.as_str(), v.priority))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "employee.hpp",
+                5,
+                "cppcoreguidelines-virtual-class-destructor",
+                2
+            ),
+            (
+                "employee.hpp",
+                16,
+                "cppcoreguidelines-virtual-class-destructor",
+                2
+            ),
+            (
+                "employee.hpp",
+                22,
+                "cppcoreguidelines-virtual-class-destructor",
+                2
+            ),
+            ("main.cpp", 5, "cppcoreguidelines-init-variables", 2),
+            (
+                "main.cpp",
+                7,
+                "clang-analyzer-core.UndefinedBinaryOperatorResult",
+                1
+            ),
+        ]
+    );
+    assert_eq!(
+        s.violation[0].message,
+        "destructor of 'Employee' is public and non-virtual"
+    );
+    let json = wire(r);
+    let counts = &json["report"]["summary"]["numberOfViolationsWithPriority"];
+    assert_eq!(counts[0], serde_json::json!({"number": 1, "priority": 1}));
+    assert_eq!(counts[1], serde_json::json!({"number": 4, "priority": 2}));
+    assert_eq!(json["report"]["summary"]["numberOfFilesWithViolations"], 2);
+    assert_eq!(json["report"]["violation"][0]["startLine"], 5);
+}
+
+#[test]
+fn static_tests_refuse_other_languages() {
+    let Some(r) = result("static-unsupported-language", 1) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "System Error");
+    assert_eq!(
+        r.error_log,
+        "static tests support c and cpp (the submission is python3)"
+    );
+}
