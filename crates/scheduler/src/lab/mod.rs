@@ -43,9 +43,9 @@ pub use evaluators::{
     ExactEvaluator, JudgeEvaluator, LatencyEvaluator, NumberRule, SubsetConfig, SubsetEvaluator,
 };
 pub use http::HttpRunner;
-pub use oracle::OracleRunner;
+pub use oracle::{DELIVERABLE_KEY, OracleRunner};
 pub use programming::ProgrammingRunner;
-pub use registry::Registry;
+pub use registry::{EVALUATORS_KEY, JUDGED_TYPES, Registry};
 pub use tasks::{LabTask, TaskEntry, parse_tasks, task_hash};
 
 /// verdict's version, recorded in every run's `provenance.config.verdictVersion`.

@@ -122,19 +122,15 @@ pub fn parse_tasks(text: &str) -> Result<Vec<TaskEntry>, Vec<String>> {
         let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
         loop {
             let start = stream.byte_offset();
+            let rest = &text[start..];
+            let line = line_of(start + rest.len() - rest.trim_start().len());
             match stream.next() {
                 None => break,
-                Some(Ok(v)) => {
-                    let skipped = text[start..]
-                        .len()
-                        .saturating_sub(text[start..].trim_start().len());
-                    values.push((v, line_of(start + skipped)));
-                }
+                Some(Ok(v)) => values.push((v, line)),
                 Some(Err(e)) => {
                     return Err(vec![format!(
-                        "tasks[{}] (line {}): not JSON: {e}",
-                        values.len(),
-                        e.line()
+                        "tasks[{}] (line {line}): not JSON: {e}",
+                        values.len()
                     )]);
                 }
             }

@@ -1,0 +1,223 @@
+//! `judge lab` through the built binary: the example tasks against the example agent, JSON Lines
+//! outputs, `--resume`, and bad input.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lab")
+}
+
+fn judge_lab(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge"));
+    cmd.arg("lab").args(args).env("NO_COLOR", "1");
+    match stdin {
+        Some(text) => {
+            use std::io::Write;
+            cmd.stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().expect("judge runs");
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+            child.wait_with_output().unwrap()
+        }
+        None => cmd.output().expect("judge runs"),
+    }
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON record per line"))
+        .collect()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn lab_runs_jsonl_tasks_appends_records_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("tasks.jsonl");
+    std::fs::copy(examples().join("tasks.jsonl"), &tasks).unwrap();
+    let runs = dir.path().join("runs.jsonl");
+    let scores = dir.path().join("scores.jsonl");
+    let config = examples().join("lab.toml");
+    let args = [
+        tasks.to_str().unwrap(),
+        "--lab-config",
+        config.to_str().unwrap(),
+        "--out",
+        runs.to_str().unwrap(),
+        "--scores",
+        scores.to_str().unwrap(),
+        "--concurrency",
+        "3",
+    ];
+    let out = judge_lab(&args, None);
+    let stderr = text(&out.stderr);
+    // scenario-002 fails on purpose: exit 1, and every record is still written.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty());
+    let records = lines(&runs);
+    assert_eq!(records.len(), 4);
+    let by_id = |id: &str| records.iter().find(|r| r["taskId"] == id).unwrap().clone();
+    assert_eq!(by_id("intent-flight")["status"], "completed");
+    assert_eq!(by_id("intent-hotel")["output"]["intent"], "book_hotel");
+    assert_eq!(by_id("intent-weather")["status"], "completed");
+    let failed = by_id("scenario-002");
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["error"]["step"], "step-2");
+    assert_eq!(failed["steps"][2]["status"], "skipped");
+    assert!(
+        failed["provenance"]["config"]["taskHash"]
+            .as_str()
+            .unwrap()
+            .starts_with("blake3:")
+    );
+    assert!(stderr.contains("failed: tasks[3] (line 4, id \"scenario-002\") at step step-2: agent exited with code 2"), "{stderr}");
+
+    let score_records = lines(&scores);
+    let score_of = |task: &str, metric: &str| {
+        let run_id = by_id(task)["id"].clone();
+        score_records
+            .iter()
+            .find(|s| s["runId"] == run_id && s["metric"] == metric)
+            .unwrap_or_else(|| panic!("no {metric} for {task}"))
+            .clone()
+    };
+    assert_eq!(score_of("intent-flight", "subset_match")["value"], true);
+    assert_eq!(score_of("intent-weather", "exact_match")["value"], false);
+    assert_eq!(score_of("intent-weather", "subset_match")["value"], false);
+    assert_eq!(
+        score_of("scenario-002", "steps_completed")["target"],
+        "global"
+    );
+    for s in &score_records {
+        for key in [
+            "id",
+            "runId",
+            "metric",
+            "value",
+            "target",
+            "evaluatorId",
+            "createdAt",
+        ] {
+            assert!(s.get(key).is_some(), "{key} missing in {s}");
+        }
+    }
+    // The summary table, per type and metric.
+    assert!(
+        stderr.contains("intent                3          3       0"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("scenario              1          0       1"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("intent") && l.contains("subset_match") && l.contains("66.7%")),
+        "{stderr}"
+    );
+
+    // --resume: nothing runs again ...
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    let out = judge_lab(&resume, None);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("resume: skipping 4 done task(s)"),
+        "{stderr}"
+    );
+    assert_eq!(lines(&runs).len(), 4);
+    // ... a new task runs, and a changed task (new content hash) runs again.
+    let mut all = std::fs::read_to_string(&tasks).unwrap();
+    all = all.replace("帮我订一家上海的酒店", "帮我订一家杭州的酒店");
+    all.push_str(r#"{"id":"intent-new","name":"新任务","type":"intent","input":"I need a flight","metadata":{}}"#);
+    all.push('\n');
+    std::fs::write(&tasks, all).unwrap();
+    let out = judge_lab(&resume, None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let records = lines(&runs);
+    assert_eq!(records.len(), 6);
+    let new_ids: Vec<&str> = records[4..]
+        .iter()
+        .map(|r| r["taskId"].as_str().unwrap())
+        .collect();
+    let mut sorted = new_ids.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["intent-hotel", "intent-new"]);
+}
+
+#[test]
+fn lab_writes_to_stdout_with_a_fallback_agent() {
+    let agent = examples().join("agent/agent.py");
+    let tasks = examples().join("tasks.json");
+    let out = judge_lab(
+        &[
+            tasks.to_str().unwrap(),
+            "--agent",
+            &format!("python3 {}", agent.display()),
+            "--quiet",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let records: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2);
+    let scenario = records
+        .iter()
+        .find(|r| r["taskId"] == "scenario-001")
+        .unwrap();
+    assert_eq!(scenario["taskType"], "scenario");
+    assert_eq!(scenario["steps"][2]["output"]["stored"], 2);
+    assert_eq!(
+        scenario["provenance"]["config"]["verdictVersion"],
+        env!("CARGO_PKG_VERSION")
+    );
+}
+
+#[test]
+fn lab_refuses_bad_tasks_naming_them() {
+    let bad_json = "{\"id\":\"a\",\"name\":\"a\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}\n{\"id\": \"b\",\n";
+    let out = judge_lab(&["-", "--agent", "true"], Some(bad_json));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("invalid tasks in -:"), "{stderr}");
+    assert!(stderr.contains("tasks[1] (line 2): not JSON"), "{stderr}");
+
+    let no_runner =
+        "{\"id\":\"task-7\",\"name\":\"a\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}\n";
+    let out = judge_lab(&["-"], Some(no_runner));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("tasks[0] (line 1, id \"task-7\"): type: no runner for type \"intent\""),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let missing = "[{\"id\":\"t\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}]";
+    let out = judge_lab(&["-", "--agent", "true"], Some(missing));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("tasks[0] (id \"t\"): invalid AtomicTask: missing field `name`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
