@@ -26,6 +26,8 @@ enum Command {
     Schema(cmd::schema::Args),
     /// Run one command in the sandbox and print its outcome as JSON.
     Sandbox(cmd::sandbox::Args),
+    /// Run Agent Lab tasks (JSON or JSON Lines), append RunRecords and ScoreRecords, summarise.
+    Lab(cmd::lab::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Command::Oracle(args) => cmd::oracle::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Sandbox(args) => cmd::sandbox::run(args),
+        Command::Lab(args) => cmd::lab::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod config;
+pub mod lab;
 pub mod languages;
 pub mod oracle;
 pub mod run;

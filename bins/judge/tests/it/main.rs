@@ -1,5 +1,6 @@
 //! Integration tests of the `judge` binary: real submissions through `judge run`.
 
 mod common;
+mod lab;
 mod languages;
 mod run;
