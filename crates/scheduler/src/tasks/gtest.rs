@@ -70,7 +70,7 @@ fn gtest_profile() -> LanguageProfile {
 }
 
 /// The submission linked with Google Test, compiled on first use and shared by its gtest tasks.
-fn gtest_build(run: &SubmissionRun) -> &BuildResult {
+pub(crate) fn gtest_build(run: &SubmissionRun) -> &BuildResult {
     run.gtest_build.get_or_init(|| {
         if !GTEST_HEADERS.iter().any(|h| Path::new(h).is_file()) {
             return BuildResult::Broken(
