@@ -16,6 +16,8 @@ pub struct OracleOptions {
     /// Function deliverables: how many cases one interpreter runs before a fresh one takes over
     /// (`usize::MAX`: one interpreter per suite; `1`: one process per case).
     pub max_cases_per_interpreter: usize,
+    /// Script and cli deliverables: how many cases run at once (default: the number of CPUs).
+    pub parallelism: usize,
     /// At most this many bytes of stdout, stderr and each produced file are read back.
     pub max_capture_bytes: u64,
     /// At most this many produced files (besides the named ones) are reported for a script or cli case.
@@ -41,6 +43,7 @@ impl Default for OracleOptions {
             },
             startup_ms: 10_000,
             max_cases_per_interpreter: usize::MAX,
+            parallelism: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_capture_bytes: 1 << 20,
             max_produced_files: 32,
             work_dir: None,

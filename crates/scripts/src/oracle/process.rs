@@ -10,6 +10,8 @@ use super::{OracleError, case_result};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, ScriptExpectation, TestCase, TestSuite,
     cli_input, script_expectation, script_input,
@@ -53,7 +55,8 @@ fn prepare(suite: &TestSuite, case: &TestCase) -> Result<Prepared, String> {
     })
 }
 
-/// Runs every case of a script or cli suite, in order.
+/// Runs every case of a script or cli suite (validated first), `options.parallelism` at a
+/// time; results come back in the suite's order.
 pub(crate) fn run_process_suite(
     sandbox: &Sandbox,
     suite: &TestSuite,
@@ -61,21 +64,57 @@ pub(crate) fn run_process_suite(
     timeout_ms: u64,
     options: &OracleOptions,
 ) -> Result<Vec<OracleCaseResult>, OracleError> {
-    let mut results = Vec::with_capacity(suite.test_cases.len());
-    for case in &suite.test_cases {
-        let result = match prepare(suite, case) {
-            Err(message) => case_result(
+    let prepared: Vec<Result<Prepared, String>> = suite
+        .test_cases
+        .iter()
+        .map(|case| prepare(suite, case))
+        .collect();
+    let one = |i: usize| -> Result<OracleCaseResult, OracleError> {
+        let case = &suite.test_cases[i];
+        match &prepared[i] {
+            Err(message) => Ok(case_result(
                 case,
                 OracleCaseStatus::InvalidTestFormat,
                 None,
-                Some(message),
+                Some(message.clone()),
                 0,
-            ),
-            Ok(prepared) => run_case(
-                sandbox, suite, case, &prepared, command, timeout_ms, options,
-            )?,
-        };
-        results.push(result);
+            )),
+            Ok(p) => run_case(sandbox, suite, case, p, command, timeout_ms, options),
+        }
+    };
+    let n = suite.test_cases.len();
+    let workers = options.parallelism.clamp(1, n.max(1));
+    if workers == 1 {
+        return (0..n).map(one).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<OracleCaseResult, OracleError>>>> =
+        (0..n).map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let result = one(i);
+                    let failed = result.is_err();
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+                    if failed {
+                        // The judge itself failed: stop handing out cases.
+                        next.store(n, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let mut results = Vec::with_capacity(n);
+    for slot in slots {
+        match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(result) => results.push(result?),
+            None => continue,
+        }
     }
     Ok(results)
 }
