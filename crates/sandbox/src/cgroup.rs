@@ -32,7 +32,7 @@ pub(crate) enum Hierarchy {
 
 fn is_cgroup2(path: &Path) -> bool {
     nix::sys::statfs::statfs(path)
-        .map(|s| s.filesystem_type().0 as i64 == CGROUP2_SUPER_MAGIC)
+        .map(|s| s.filesystem_type().0 == CGROUP2_SUPER_MAGIC)
         .unwrap_or(false)
 }
 

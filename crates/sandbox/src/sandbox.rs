@@ -251,9 +251,10 @@ impl Sandbox {
                     continue;
                 }
                 let free = match self.locks.get(i) {
-                    // SAFETY: flock on a descriptor we own.
                     Some(f) => {
-                        (unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }) == 0
+                        // SAFETY: flock on a descriptor we own.
+                        let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+                        r == 0
                     }
                     None => true,
                 };
@@ -891,10 +892,8 @@ impl Sandbox {
     }
 
     fn kill_box(&self, pid: libc::pid_t, parts: &WatchParts<'_>) {
-        if !parts.full {
-            if let Some((uid, gid)) = parts.ids {
-                kill_uid(uid, gid);
-            }
+        if let (false, Some((uid, gid))) = (parts.full, parts.ids) {
+            kill_uid(uid, gid);
         }
         // SAFETY: kill has no memory-safety preconditions; pid is our unreaped child.
         unsafe { libc::kill(pid, libc::SIGKILL) };

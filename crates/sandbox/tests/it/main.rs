@@ -2,6 +2,7 @@
 //!
 //! Tests that need root, namespaces and cgroups print `skipped: <reason>` when those are
 //! missing, unless `VERDICT_REQUIRE_SANDBOX=1`, under which they fail instead.
+#![allow(clippy::print_stdout)]
 
 mod fixtures;
 mod hostile;
@@ -40,6 +41,12 @@ pub fn sandbox() -> Option<&'static Sandbox> {
 /// A fresh box directory (removed on drop) for one run.
 pub struct TestBox {
     pub dir: tempfile::TempDir,
+}
+
+impl Default for TestBox {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl TestBox {
