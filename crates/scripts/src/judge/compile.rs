@@ -186,13 +186,13 @@ pub fn compile(
         }
         return Ok(CompileOutcome::Failed { log });
     }
-    if let Some(required) = &profile.required_output {
-        if !build_dir.join(required).is_file() {
-            log.push_str(&format!("\nthe build did not produce `{required}`"));
-            return Ok(CompileOutcome::Failed {
-                log: log.trim_start().to_owned(),
-            });
-        }
+    if let Some(required) = &profile.required_output
+        && !build_dir.join(required).is_file()
+    {
+        log.push_str(&format!("\nthe build did not produce `{required}`"));
+        return Ok(CompileOutcome::Failed {
+            log: log.trim_start().to_owned(),
+        });
     }
     let build = Build {
         dir: build_dir.to_owned(),
