@@ -45,6 +45,16 @@ pub(crate) fn supports(language: Language) -> bool {
 
 /// Checks that the function's module (the first source file) is a file of the suite's language.
 pub(crate) fn check_module(suite: &TestSuite) -> Result<(), OracleError> {
+    if let Some(i) = suite
+        .source_files
+        .iter()
+        .position(|a| a.name.starts_with(".verdict/"))
+    {
+        return Err(OracleError::suite(
+            &format!("source_files[{i}].name"),
+            ".verdict/ is reserved for the oracle's harness",
+        ));
+    }
     let name = &suite.source_files[0].name;
     let ok = match suite.language {
         Language::Python3 => name.ends_with(".py"),
