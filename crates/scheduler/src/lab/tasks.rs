@@ -8,6 +8,8 @@ use serde_json::{Map, Value};
 use verdict_contracts::{AtomicTask, ScenarioTask};
 
 /// An atomic or a scenario task.
+// A task is held once per run, never in bulk hot paths: no need to box the larger variant.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum LabTask {
     /// An AtomicTask.
