@@ -1,6 +1,123 @@
 //! verdict-sandbox: runs one untrusted command isolated, limited and measured.
 //!
-//! TODO front page (being written).
+//! Everything in verdict that runs user code goes through [`Sandbox::run`]: compilers,
+//! submissions, comparators, generators, valgrind, gtest binaries, oracle harnesses. A
+//! [`SandboxSpec`] goes in (program, argv, env, box dir, stdio files, limits, extra mounts); a
+//! [`SandboxOutcome`] comes out (exit code or signal, CPU and wall time, peak memory, bytes
+//! written, the limit hit with its evidence, and the isolation actually used). The outcome is
+//! data: judge statuses are decided elsewhere. A program that hit a limit is `Ok(outcome)`;
+//! `Err(SandboxError)` means the sandbox itself could not do its job (System Error).
+//!
+//! # Quick start
+//!
+//! ```no_run
+//! # fn main() -> Result<(), verdict_sandbox::SandboxError> {
+//! use verdict_sandbox::{Sandbox, SandboxConfig, SandboxLimits, SandboxSpec, StdioSpec};
+//!
+//! // Once per process: probes cgroups and namespaces, prepares the private root (needs root;
+//! // falls back to rlimits only, and says so, unless `require_isolation` is set).
+//! let sandbox = Sandbox::new(SandboxConfig::default())?;
+//!
+//! // The caller makes the box directory (as root) and puts the inputs there.
+//! let box_dir = std::path::PathBuf::from("/var/lib/verdict/boxes/1");
+//! std::fs::create_dir_all(&box_dir).expect("box dir");
+//! std::fs::write(box_dir.join("in.txt"), "1 2\n").expect("input");
+//!
+//! let outcome = sandbox.run(&SandboxSpec {
+//!     program: "python3".into(),                  // looked up in the box's PATH
+//!     args: vec!["-c".into(), "print(sum(map(int, input().split())))".into()],
+//!     box_dir: box_dir.clone(),                   // /box inside, the working directory
+//!     stdin: StdioSpec::File("in.txt".into()),    // relative: inside the box
+//!     stdout: StdioSpec::File("out.txt".into()),
+//!     stderr: StdioSpec::Null,
+//!     limits: SandboxLimits {
+//!         cpu_time_ms: Some(1000),
+//!         memory_kb: Some(256 * 1024),
+//!         processes: Some(16),
+//!         output_bytes: Some(1 << 20),
+//!         ..SandboxLimits::default()
+//!     },
+//!     ..SandboxSpec::default()
+//! })?;
+//! println!("{outcome:?}");
+//!
+//! // Read outputs without following anything the program planted, then clean up.
+//! let out = verdict_sandbox::read_box_file(&box_dir, "out.txt".as_ref(), 1 << 20)?;
+//! assert_eq!(out, b"3\n");
+//! verdict_sandbox::remove_box_dir(&box_dir)?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Mechanisms
+//!
+//! - **Process structure.** The parent prepares everything (CStrings, argv/envp arrays, mount
+//!   list, rlimits, the seccomp BPF, opened stdio and cgroup files) and then `clone3`s the box's
+//!   *init* with `CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS` and
+//!   `CLONE_PIDFD`. Nothing allocates between fork and exec: the children only make system
+//!   calls on that prepared data and report failures as fixed-size records on a close-on-exec
+//!   pipe. Init (pid 1) builds the private root, forks the program (pid 2), reaps everything,
+//!   reports the program's wait status and exits, which makes the kernel kill every other
+//!   process of the namespace (setsid daemons included). The program is not pid 1, so its
+//!   signals behave normally (`abort()` is SIGABRT).
+//! - **Private root.** A skeleton directory (`<state_dir>/root`) with one mount point per
+//!   toolchain dir is bound onto itself; the toolchain dirs (`/usr`, `/etc`, `/opt`, ...) are
+//!   bound read-only, nosuid, nodev (`mount_setattr` recursive), symlinked ones (`/bin ->
+//!   usr/bin`) are symlinks in the skeleton; the box dir is bound read-write at `/box`; a fresh
+//!   procfs of the box's pid namespace at `/proc`; a small tmpfs at `/dev` with `null`, `zero`,
+//!   `full`, `random`, `urandom` and the `fd`/`stdin`/`stdout`/`stderr` links; a private tmpfs
+//!   `/tmp` (charged to the box's memory); then the skeleton is remounted read-only and
+//!   `pivot_root` detaches the host's tree. Nothing else of the host is visible, no other box.
+//! - **Network.** A fresh, empty network namespace: no interface is up, not even loopback.
+//! - **Privileges.** Each concurrent run takes a slot: uid/gid `uid_base + slot` (locked with
+//!   `flock` on `<state_dir>/locks/uid-N`, so several processes sharing a uid range never share a
+//!   uid), no supplementary groups, no capabilities (dropped by the uid change),
+//!   `PR_SET_NO_NEW_PRIVS`, a cleared environment (`PATH`, `HOME=/box`, `LANG=C.UTF-8`,
+//!   `ONLINE_JUDGE=1` plus the spec's variables), every signal disposition reset.
+//! - **seccomp.** A targeted denylist, loaded last: io_uring, keyctl/add_key/request_key,
+//!   ptrace and process_vm_*, every mount and namespace call (and `clone` with a `CLONE_NEW*`
+//!   flag; `clone3` is `ENOSYS` so libc falls back to `clone`), bpf, perf_event_open, kexec,
+//!   module loading, AF_VSOCK sockets and a few admin calls. A foreign ABI (i386, x32) is killed
+//!   or refused.
+//! - **cgroups.** Detected once: v2 when the cgroup mount is a cgroup2 with the `memory` and
+//!   `pids` controllers (`memory.max`, `memory.swap.max = 0`, `pids.max`, `cpu.stat`,
+//!   `memory.peak`, `memory.events`, `pids.events`, `cgroup.kill`), else v1 `memory`, `pids` and
+//!   `cpuacct` hierarchies (`memory.limit_in_bytes` and `memory.memsw.limit_in_bytes`,
+//!   `pids.max`, `cpuacct.usage`, `memory.max_usage_in_bytes`, `memory.oom_control`,
+//!   `pids.events`). A fresh cgroup per run under `<cgroup_name>/`, which the program joins
+//!   before exec (the init's mount work is not charged to it) and which is removed afterwards.
+//!   Without a usable cgroup (or without root or namespaces) the sandbox falls back to rlimits,
+//!   `RLIMIT_NPROC` per box uid and `wait4` rusage, and every outcome says
+//!   [`IsolationLevel::RlimitOnly`]: it never pretends.
+//! - **Time.** CPU time is the cgroup's (user+sys of every process), polled with a period that
+//!   shrinks as the limit nears (at most 100 ms, down to 1 ms: the box cannot burn more than
+//!   `ncpu` CPU-ms per ms), so the box is killed within a few ms of its CPU limit; `RLIMIT_CPU`
+//!   (limit + 1 s) is a backstop. There is always a wall limit (spec, else `2 x cpu + 1 s`,
+//!   else the config's default). Waiting uses the init's pidfd with `poll` and `wait4` for its
+//!   rusage; no SIGCHLD handler is installed.
+//! - **Output.** stdout and stderr go to files opened by the host (never by a path the program
+//!   controls: an existing entry of that name is unlinked and the file created `O_EXCL`);
+//!   `RLIMIT_FSIZE = limit + 1` bounds every file the program writes, so a file that reaches
+//!   `limit + 1` bytes, a SIGXFSZ or a stdout+stderr total over the limit is
+//!   [`LimitHit::Output`], never a runtime error or a memory limit.
+//! - **Memory.** Limited on resident memory by the cgroup, never by `RLIMIT_AS` (JVM, Go and
+//!   Node reserve far more address space than they use). Peak from the cgroup, else
+//!   `ru_maxrss`. A memory limit is reported from the cgroup's `oom_kill` counter (or a peak over
+//!   the limit), never inferred from a SIGKILL.
+//! - **Host-side file access.** [`read_box_file`], [`open_box_file`] and [`remove_box_dir`]
+//!   resolve with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV)` from the box
+//!   dir's descriptor: a symlink planted as `out.txt -> /etc/passwd` is refused, not followed.
+//!
+//! # For callers
+//!
+//! - The box dir must be absolute and made by the caller; the sandbox chowns it (not its
+//!   contents) to the run's uid. Put inputs there readable by others (0644). Inside, it is
+//!   `/box` ([`BOX_PATH`]); use relative paths in argv.
+//! - Programs: a bare name is looked up in [`BOX_ENV_PATH`]; a path inside the box dir (host
+//!   path or relative) is run from `/box`; any other absolute path must lie in a toolchain dir
+//!   or a `read_only_mounts` entry, which are visible at the same path (e.g. a cached executable
+//!   dir, `/root/.pyenv/versions/2.7.18`).
+//! - `processes` counts processes and threads of the program (JVMs need 32 or more).
 
 pub mod bench;
 mod boxfs;
@@ -21,3 +138,14 @@ pub use error::SandboxError;
 pub use outcome::{ExitKind, IsolationLevel, LimitHit, SandboxOutcome};
 pub use sandbox::{BOX_ENV_PATH, BOX_PATH, Sandbox};
 pub use spec::{SandboxLimits, SandboxSpec, StdioSpec};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sandbox_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Sandbox>();
+    }
+}

@@ -253,7 +253,8 @@ impl Sandbox {
                 let free = match self.locks.get(i) {
                     Some(f) => {
                         // SAFETY: flock on a descriptor we own.
-                        let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+                        let r =
+                            unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
                         r == 0
                     }
                     None => true,

@@ -96,7 +96,8 @@ int main(int c, char**v){ FILE*f=fopen(v[1],"w"); if(!f){ perror("fopen"); retur
         r#"
 #include <unistd.h>
 #include <stdio.h>
-int main(void){ if(fork()==0){ setsid(); if(fork()==0){ for(;;) { FILE*f=fopen("/box/alive","w"); if(f){fputs("x",f); fclose(f);} sleep(1);} } _exit(0);} return 0; }
+int main(void){ if(fork()==0){ setsid(); if(fork()==0){ for(;;) { FILE*f=fopen("alive","w"); if(f){fputs("x",f); fclose(f);} sleep(1);} } _exit(0);}
+ while(access("alive", F_OK)) usleep(1000); return 0; }
 "#,
     ),
     (

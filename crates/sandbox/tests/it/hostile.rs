@@ -124,6 +124,7 @@ fn a_setsid_daemon_that_outlives_its_parent_is_killed() {
     let b = TestBox::new();
     let o = run(sb, &b.spec(&prog("daemon"), &[]));
     assert_eq!(o.exit, ExitKind::Exited(0));
+    assert!(b.path().join("alive").exists(), "the daemon never started");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let _ = std::fs::remove_file(b.path().join("alive"));
     std::thread::sleep(std::time::Duration::from_millis(1200));

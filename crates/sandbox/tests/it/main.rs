@@ -4,6 +4,7 @@
 //! missing, unless `VERDICT_REQUIRE_SANDBOX=1`, under which they fail instead.
 #![allow(clippy::print_stdout)]
 
+mod fallback;
 mod fixtures;
 mod hostile;
 mod measure;

@@ -1,0 +1,74 @@
+//! The rlimit-only fallback: works, limits what it can, and says so in every outcome.
+
+use crate::fixtures::prog;
+use crate::{TestBox, run};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use verdict_sandbox::{ExitKind, IsolationLevel, Sandbox, SandboxConfig, StdioSpec};
+
+fn fallback() -> Option<&'static Sandbox> {
+    crate::sandbox()?;
+    static SB: OnceLock<Sandbox> = OnceLock::new();
+    Some(SB.get_or_init(|| {
+        Sandbox::new(SandboxConfig {
+            cgroup_mount: PathBuf::from("/nonexistent-cgroup-mount"),
+            uid_base: 62_100,
+            max_boxes: 4,
+            ..SandboxConfig::default()
+        })
+        .expect("fallback sandbox")
+    }))
+}
+
+#[test]
+fn without_cgroups_the_sandbox_falls_back_and_says_so() {
+    let Some(sb) = fallback() else { return };
+    assert_eq!(sb.isolation(), IsolationLevel::RlimitOnly);
+    let strict = Sandbox::new(SandboxConfig {
+        cgroup_mount: PathBuf::from("/nonexistent-cgroup-mount"),
+        require_isolation: true,
+        ..SandboxConfig::default()
+    });
+    assert!(matches!(
+        strict,
+        Err(verdict_sandbox::SandboxError::IsolationUnavailable(_))
+    ));
+    let b = TestBox::new();
+    std::fs::write(b.path().join("in.txt"), "20 22\n").expect("write");
+    let mut spec = b.spec(&prog("aplusb"), &[]);
+    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    let o = run(sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    assert_eq!(o.isolation, IsolationLevel::RlimitOnly);
+    assert_eq!(b.stdout(), "42\n");
+}
+
+#[test]
+fn fallback_contains_a_fork_bomb_and_kills_daemons() {
+    let Some(sb) = fallback() else { return };
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("forkbomb"), &[]);
+    spec.limits.processes = Some(16);
+    spec.limits.wall_time_ms = Some(500);
+    let o = run(sb, &spec);
+    assert!(o.limit_hit.is_some(), "{o:?}");
+    let o = run(sb, &b.spec(&prog("daemon"), &[]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert!(b.path().join("alive").exists(), "the daemon never started");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let _ = std::fs::remove_file(b.path().join("alive"));
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(
+        !b.path().join("alive").exists(),
+        "the daemon is still running"
+    );
+}
+
+#[test]
+fn fallback_measures_cpu_from_rusage() {
+    let Some(sb) = fallback() else { return };
+    let b = TestBox::new();
+    let o = run(sb, &b.spec(&prog("busy"), &["300"]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert!((280..=330).contains(&o.cpu_time_ms), "{}", o.cpu_time_ms);
+}
