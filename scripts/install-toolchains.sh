@@ -11,6 +11,8 @@
 # this script needs. Languages whose package this system's apt sources do not offer
 # (python2, swift, fsharp and vbnet on Debian 12) are reported with a pointer to
 # docs/languages.md and skipped; with LANG arguments that is an error (exit 1).
+# VERDICT_SKIP_APT_UPDATE=1 skips `apt-get update`. Exit: 0 done, 1 some package unavailable,
+# 2 bad usage.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,7 +31,7 @@ profiles() {
     ' "$toml"
 }
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 dry_run=0 all=0 wanted=()
 while [ $# -gt 0 ]; do

@@ -193,19 +193,29 @@ fn judge_example(language: Language, dir: &str, limits: TestLimits) -> serde_jso
     ))
 }
 
-#[test]
-fn java_allocating_past_its_limit_is_memory_limit_exceeded() {
-    if toolchain_ready(Language::Java).is_err() {
+/// A program of `language` keeping 1 GiB alive under 256 MB is Memory Limit Exceeded.
+fn assert_memory_limit_exceeded(language: Language) {
+    if toolchain_ready(language).is_err() {
         return;
     }
-    let report = judge_example(Language::Java, "java/mle", TestLimits::default());
-    let got = statuses(&report);
+    let dir = format!("{}/mle", language.as_str());
+    let report = judge_example(language, &dir, TestLimits::default());
     assert_eq!(
-        got,
+        statuses(&report),
         ["Accepted", "Memory Limit Exceeded"],
         "{}",
         serde_json::to_string_pretty(&report).unwrap()
     );
+}
+
+#[test]
+fn java_allocating_past_its_limit_is_memory_limit_exceeded() {
+    assert_memory_limit_exceeded(Language::Java);
+}
+
+#[test]
+fn js_allocating_past_its_limit_is_memory_limit_exceeded() {
+    assert_memory_limit_exceeded(Language::Js);
 }
 
 /// A compiler bomb must end as a Compilation Error that says which compile limit it hit, quickly.
