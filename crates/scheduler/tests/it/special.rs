@@ -290,6 +290,7 @@ fn a_crashing_test_binary_reports_the_cases_it_finished() {
 
 /// Whether the static report came from clang-tidy (the examples' expectations assume it;
 /// a host with oclint installed picks oclint instead).
+#[allow(clippy::print_stdout)] // `skipped:` lines are how these tests report a skip
 fn by_clang_tidy(r: &JudgeTaskResult) -> bool {
     let used = static_report(r).version.starts_with("clang-tidy ");
     if !used {
