@@ -77,7 +77,7 @@ HANDLERS = {
 
 def main():
     task = json.load(sys.stdin)
-    trace("received", taskId=task.get("id"), type=task.get("type"))
+    trace("received", taskId=task.get("id"), type=task.get("type"), fields=sorted(task))
     found = set(strings(task.get("input")))
     if "__fail__" in found:
         print("agent: asked to fail", file=sys.stderr)

@@ -1,8 +1,9 @@
 //! The `command` runner: spawns the user's agent program for each task.
 //!
 //! Protocol (see `docs/agent-lab.md`):
-//! - the task (the AtomicTask, with any `input_map` values already injected) is written as one
-//!   JSON document on the agent's stdin, which is then closed;
+//! - the task (the AtomicTask, with any `input_map` values already injected, and without
+//!   `expected` unless [`CommandRunner::send_expected`] is set: the agent under test does not
+//!   see the answer) is written as one JSON document on the agent's stdin, which is then closed;
 //! - the agent writes its output as one JSON value on stdout and exits 0;
 //! - each stderr line that is a JSON object becomes a [`TraceEvent`] (`event`, default `"log"`;
 //!   `level`, default `"debug"`; `data`; `timestamp`, default the time the line arrived). An
@@ -40,6 +41,7 @@ pub struct CommandRunner {
     env: Vec<(String, String)>,
     default_timeout_ms: u64,
     max_output_bytes: usize,
+    send_expected: bool,
 }
 
 impl CommandRunner {
@@ -57,6 +59,7 @@ impl CommandRunner {
             env: Vec::new(),
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             max_output_bytes: 16 << 20,
+            send_expected: false,
         })
     }
 
@@ -78,6 +81,12 @@ impl CommandRunner {
         self
     }
 
+    /// Whether the agent receives the task's `expected` (default: no).
+    pub fn send_expected(mut self, yes: bool) -> Self {
+        self.send_expected = yes;
+        self
+    }
+
     /// The command this runner spawns.
     pub fn command(&self) -> &[String] {
         &self.command
@@ -90,8 +99,25 @@ impl CommandRunner {
             map.insert("cwd".into(), json!(dir.display().to_string()));
         }
         map.insert("timeoutMs".into(), json!(timeout_ms));
+        if self.send_expected {
+            map.insert("sendExpected".into(), json!(true));
+        }
         merge_config(&mut map, config);
         Provenance::new(self.id(), self.version(), map)
+    }
+}
+
+/// The task as an agent sees it: without `expected` unless `send_expected`.
+pub(crate) fn agent_view(
+    task: &AtomicTask,
+    send_expected: bool,
+) -> std::borrow::Cow<'_, AtomicTask> {
+    if send_expected || task.expected.is_none() {
+        std::borrow::Cow::Borrowed(task)
+    } else {
+        let mut view = task.clone();
+        view.expected = None;
+        std::borrow::Cow::Owned(view)
     }
 }
 
@@ -125,7 +151,7 @@ impl Runner for CommandRunner {
     async fn execute(&self, task: &AtomicTask, config: &Value) -> Result<RunRecord, LabError> {
         let timeout_ms = task.timeout_ms().unwrap_or(self.default_timeout_ms).max(1);
         let provenance = self.provenance(config, timeout_ms);
-        let payload = serde_json::to_vec(task)
+        let payload = serde_json::to_vec(&agent_view(task, self.send_expected))
             .map_err(|e| LabError::Failed(format!("cannot serialise task {:?}: {e}", task.id)))?;
         let mut run = RunBuilder::start(task);
 

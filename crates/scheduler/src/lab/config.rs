@@ -8,6 +8,7 @@
 //! cwd = "."                                 # relative to this file; default: this file's dir
 //! env = { MODEL = "small" }
 //! config = { model = "small" }              # passed to the runner, kept in provenance.config
+//! send_expected = false                     # the agent never sees `expected` unless true
 //!
 //! [runners.search]
 //! url = "http://127.0.0.1:8080/agent"       # the `http` runner
@@ -60,6 +61,8 @@ pub struct RunnerConfig {
     pub timeout_ms: Option<u64>,
     /// Passed to the runner's `execute` and recorded in `provenance.config`.
     pub config: Option<Value>,
+    /// Whether the agent receives the task's `expected` (default: no).
+    pub send_expected: bool,
 }
 
 impl LabConfig {
@@ -78,7 +81,8 @@ impl LabConfig {
                 (Some(command), None) => {
                     let mut r = CommandRunner::new(task_type.clone(), command.clone())
                         .map_err(|e| LabError::InvalidConfig(format!("{at}.{e}")))?
-                        .cwd(base_dir.join(rc.cwd.as_deref().unwrap_or(Path::new("."))));
+                        .cwd(base_dir.join(rc.cwd.as_deref().unwrap_or(Path::new("."))))
+                        .send_expected(rc.send_expected);
                     for (k, v) in &rc.env {
                         r = r.env(k, v);
                     }
@@ -89,7 +93,8 @@ impl LabConfig {
                 }
                 (None, Some(url)) => {
                     let mut r = HttpRunner::new(task_type.clone(), url.clone())
-                        .map_err(|e| LabError::InvalidConfig(format!("{at}.{e}")))?;
+                        .map_err(|e| LabError::InvalidConfig(format!("{at}.{e}")))?
+                        .send_expected(rc.send_expected);
                     for (k, v) in &rc.headers {
                         r = r.header(k, v);
                     }

@@ -1,10 +1,11 @@
-//! The `http` runner: POSTs each task (JSON) to an agent endpoint; the response body (JSON) is
+//! The `http` runner: POSTs each task (JSON, without `expected` unless
+//! [`HttpRunner::send_expected`] is set) to an agent endpoint; the response body (JSON) is
 //! the output. A status other than 2xx, a body that is not JSON, a refused connection or the
 //! task's timeout (`metadata.timeout`, else the runner's default) fail the run.
 
 use super::VERDICT_VERSION;
 use super::builder::RunBuilder;
-use super::command::{DEFAULT_TIMEOUT_MS, merge_config};
+use super::command::{DEFAULT_TIMEOUT_MS, agent_view, merge_config};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
@@ -20,6 +21,7 @@ pub struct HttpRunner {
     headers: Vec<(String, String)>,
     default_timeout_ms: u64,
     max_response_bytes: u64,
+    send_expected: bool,
 }
 
 enum Reply {
@@ -42,12 +44,19 @@ impl HttpRunner {
             headers: Vec::new(),
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             max_response_bytes: 16 << 20,
+            send_expected: false,
         })
     }
 
     /// Sends this header with every request (e.g. an authorisation token; never recorded).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Whether the agent receives the task's `expected` (default: no).
+    pub fn send_expected(mut self, yes: bool) -> Self {
+        self.send_expected = yes;
         self
     }
 
@@ -110,9 +119,12 @@ impl Runner for HttpRunner {
         let mut map = Map::new();
         map.insert("url".into(), json!(self.url));
         map.insert("timeoutMs".into(), json!(timeout_ms));
+        if self.send_expected {
+            map.insert("sendExpected".into(), json!(true));
+        }
         merge_config(&mut map, config);
         let provenance = Provenance::new(self.id(), self.version(), map);
-        let body = serde_json::to_vec(task)
+        let body = serde_json::to_vec(&agent_view(task, self.send_expected))
             .map_err(|e| LabError::Failed(format!("cannot serialise task {:?}: {e}", task.id)))?;
         let mut run = RunBuilder::start(task);
         run.event(

@@ -106,6 +106,11 @@ fn seed_intent_task_runs_through_the_command_runner() {
         ]
     );
     assert_eq!(r.trace[3].data.as_ref().unwrap()["model"], "rules-v1");
+    // The agent under test never sees `expected`.
+    assert_eq!(
+        r.trace[2].data.as_ref().unwrap()["fields"],
+        json!(["extensions", "id", "input", "metadata", "name", "type"])
+    );
     assert!(r.metrics.latency > 0.0);
     assert!(r.metrics.tokens.unwrap() > 0);
     assert_eq!(r.metrics.cost, Some(0.0001));
@@ -650,6 +655,7 @@ fn http_runner_posts_the_task_and_reads_the_output() {
     let sent: Value = serde_json::from_str(&bodies[0]).unwrap();
     assert_eq!(sent["id"], "task-001");
     assert_eq!(sent["input"], "我想订一张明天去北京的机票");
+    assert!(sent.get("expected").is_none(), "{sent}");
     // Nobody listens here any more.
     let out = run(&lab, &tasks[0]);
     assert!(
