@@ -38,6 +38,7 @@ pub struct LabOutcome {
 #[derive(Debug, Clone)]
 pub struct Lab {
     registry: Arc<Registry>,
+    timeout_grace: std::time::Duration,
 }
 
 /// A scenario step that ran: its task (inputs injected) and its record.
@@ -51,7 +52,16 @@ impl Lab {
     pub fn new(registry: Registry) -> Self {
         Lab {
             registry: Arc::new(registry),
+            timeout_grace: std::time::Duration::from_secs(15),
         }
+    }
+
+    /// How long after a task's `metadata.timeout` the engine stops waiting for a runner that
+    /// does not honour it (default 15 s: the built-in runners stop themselves at the timeout;
+    /// the oracle's interpreters get time to start on top).
+    pub fn with_timeout_grace(mut self, grace: std::time::Duration) -> Self {
+        self.timeout_grace = grace;
+        self
     }
 
     /// The registry in use.
@@ -178,8 +188,30 @@ impl Lab {
         let config = entry.config.clone();
         let provenance = Provenance::new(runner.id(), runner.version(), config_map(&config));
         let owned = task.clone();
-        // A runner of one's own may panic: that fails this run, not the others.
-        let joined = tokio::spawn(async move { runner.execute(&owned, &config).await }).await;
+        // A runner of one's own may panic or hang: that fails this run, not the others.
+        let mut handle = tokio::spawn(async move { runner.execute(&owned, &config).await });
+        let joined = match task.timeout_ms() {
+            None => (&mut handle).await,
+            Some(ms) => {
+                let limit = std::time::Duration::from_millis(ms) + self.timeout_grace;
+                match tokio::time::timeout(limit, &mut handle).await {
+                    Ok(joined) => joined,
+                    Err(_) => {
+                        handle.abort();
+                        let message = format!(
+                            "runner {:?} did not finish within {} ms (metadata.timeout {ms} ms and a grace period)",
+                            provenance.runner_id,
+                            limit.as_millis()
+                        );
+                        return RunBuilder::start(task).fail(
+                            RunError::new(message),
+                            None,
+                            provenance,
+                        );
+                    }
+                }
+            }
+        };
         let failure = match joined {
             Ok(Ok(run)) => return run,
             Ok(Err(e)) => e.to_string(),

@@ -512,6 +512,25 @@ impl Runner for Panicky {
     }
 }
 
+/// A runner of one's own that never ends.
+struct Hangs;
+
+#[async_trait::async_trait]
+impl Runner for Hangs {
+    fn id(&self) -> &str {
+        "hangs"
+    }
+    fn task_type(&self) -> &str {
+        "hang"
+    }
+    fn version(&self) -> &str {
+        "1"
+    }
+    async fn execute(&self, _task: &AtomicTask, _config: &Value) -> Result<RunRecord, LabError> {
+        std::future::pending().await
+    }
+}
+
 /// A runner of one's own built with RunBuilder.
 struct Upper;
 
@@ -572,6 +591,16 @@ fn custom_runners_plug_in_and_a_panic_fails_only_its_run() {
     assert_eq!(
         out.run.error.as_ref().unwrap().message,
         "invalid task \"u2\": input: must be a string"
+    );
+
+    let mut registry = Registry::new();
+    registry.register_runner(Arc::new(Hangs));
+    let lab = Lab::new(registry).with_timeout_grace(std::time::Duration::from_millis(100));
+    let out = run(&lab, &atomic("h", "hang", json!(1), Some(100)));
+    assert_eq!(out.run.status, RunStatus::Failed);
+    assert_eq!(
+        out.run.error.as_ref().unwrap().message,
+        "runner \"hangs\" did not finish within 200 ms (metadata.timeout 100 ms and a grace period)"
     );
 }
 
