@@ -1,0 +1,214 @@
+//! The application: its shared state, its router, and serving with a graceful shutdown.
+
+use crate::auth::Auth;
+use crate::config::ServerConfig;
+use crate::error::ApiError;
+use crate::jobs::Jobs;
+use crate::metrics::Metrics;
+use crate::store::Store;
+use crate::{direct, info, submissions};
+use anyhow::Context;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use verdict_scheduler::Judge;
+
+/// What every handler shares; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    inner: Arc<Shared>,
+}
+
+/// The shared parts.
+#[derive(Debug)]
+pub struct Shared {
+    /// The configuration in force.
+    pub config: ServerConfig,
+    /// The judge.
+    pub judge: Judge,
+    /// The bearer tokens.
+    pub auth: Auth,
+    /// Submissions and their progress.
+    pub store: Store,
+    /// The queue and its workers.
+    pub jobs: Jobs,
+    /// Counters and histograms.
+    pub metrics: Arc<Metrics>,
+    /// Slots for oracle suites and lab runs.
+    pub direct: Arc<Semaphore>,
+    /// Languages, probed once.
+    pub languages: info::LanguageCache,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.inner
+    }
+}
+
+impl AppState {
+    /// Sets up the judge (sandbox, cache, language profiles) and the server around it.
+    pub fn new(config: ServerConfig) -> anyhow::Result<AppState> {
+        config.check()?;
+        let judge = Judge::new(config.judge.clone()).context("cannot set up the judge")?;
+        Ok(AppState::with_judge(config, judge))
+    }
+
+    /// The server around an existing judge.
+    pub fn with_judge(config: ServerConfig, judge: Judge) -> AppState {
+        let metrics = Arc::new(Metrics::default());
+        let jobs = Jobs::new(
+            judge.clone(),
+            metrics.clone(),
+            config.queue_capacity,
+            config.workers,
+            &config.quotas,
+        );
+        let auth = Auth::new(config.tokens.clone());
+        if !auth.enabled() {
+            tracing::warn!("no [[tokens]] configured: authentication is off");
+        }
+        AppState {
+            inner: Arc::new(Shared {
+                store: Store::new(
+                    Duration::from_secs(config.retention_secs),
+                    config.max_retained,
+                ),
+                direct: Arc::new(Semaphore::new(config.direct_concurrency)),
+                languages: info::LanguageCache::default(),
+                config,
+                judge,
+                auth,
+                jobs,
+                metrics,
+            }),
+        }
+    }
+}
+
+/// The router: every endpoint, the body limit, timeouts, fallbacks and response counting.
+pub fn router(state: AppState) -> Router {
+    // Requests that end by themselves within the request timeout.
+    let timed = Router::new()
+        .route("/v1/submissions", post(submissions::submit))
+        .route("/v1/submissions/{sub_id}", get(submissions::status))
+        .route("/v1/oracle", post(direct::oracle))
+        .route("/v1/lab/runs", post(direct::lab_run))
+        .route("/v1/health", get(info::health))
+        .route("/v1/languages", get(info::languages))
+        .route("/metrics", get(info::metrics))
+        .route("/v1/openapi.json", get(info::openapi))
+        .route_layer(middleware::from_fn_with_state(state.clone(), timeout));
+    // `/v1/judge` applies the timeout itself (its answer says where to poll); event streams
+    // last as long as their submission.
+    let untimed = Router::new()
+        .route("/v1/judge", post(submissions::judge))
+        .route("/v1/submissions/{sub_id}/events", get(submissions::events));
+    Router::new()
+        .merge(timed)
+        .merge(untimed)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(state.config.max_body_bytes()))
+        .layer(middleware::from_fn_with_state(state.clone(), count))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn timeout(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let limit = state.config.request_timeout();
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::Timeout(format!(
+            "the request took longer than request_timeout_ms ({} ms)",
+            limit.as_millis()
+        ))
+        .into_response(),
+    }
+}
+
+async fn count(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    state.metrics.response(response.status().as_u16());
+    response
+}
+
+async fn not_found(request: Request) -> ApiError {
+    ApiError::NotFound(format!("path: no endpoint at {}", request.uri().path()))
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
+/// Serves `state` on `listener` until `shutdown` is cancelled; then refuses new work, lets the
+/// queued and running submissions finish (at most `shutdown_grace_ms`) and returns.
+pub async fn serve(
+    state: AppState,
+    listener: TcpListener,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    let app = router(state.clone());
+    let sweeper = {
+        let state = state.clone();
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let period = Duration::from_secs(state.config.retention_secs.clamp(1, 60));
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    () = tokio::time::sleep(period) => state.store.sweep(),
+                }
+            }
+        })
+    };
+    let signal = {
+        let state = state.clone();
+        let shutdown = shutdown.clone();
+        async move {
+            shutdown.cancelled().await;
+            tracing::info!(
+                queued = state.jobs.queued(),
+                "shutting down: refusing new work, finishing accepted submissions"
+            );
+            state.jobs.stop_accepting();
+        }
+    };
+    let mut server = tokio::spawn(
+        axum::serve(listener, app)
+            .with_graceful_shutdown(signal)
+            .into_future(),
+    );
+    tokio::select! {
+        result = &mut server => {
+            sweeper.abort();
+            return result.context("server task failed")?.context("server failed");
+        }
+        () = shutdown.cancelled() => {}
+    }
+    let grace = Duration::from_millis(state.config.shutdown_grace_ms);
+    let drained = async {
+        state.jobs.drained().await;
+        let _ = (&mut server).await;
+    };
+    if tokio::time::timeout(grace, drained).await.is_err() {
+        tracing::warn!(
+            grace_ms = state.config.shutdown_grace_ms,
+            "shutdown grace period over; exiting with work unfinished"
+        );
+        server.abort();
+    } else {
+        tracing::info!("shut down cleanly");
+    }
+    sweeper.abort();
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! The server's configuration: one typed struct read from TOML, unknown keys rejected.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+use verdict_scheduler::JudgeConfig;
+
+/// Everything `judge-server` reads from `--config server.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerConfig {
+    /// The address to listen on.
+    pub listen: SocketAddr,
+    /// The judge itself (the same table `judge --config` reads).
+    pub judge: JudgeConfig,
+    /// Submissions accepted but not started yet; beyond it a submission gets 429.
+    pub queue_capacity: usize,
+    /// Submissions judged at once (each runs its tasks on the judge's `parallelism` pool).
+    pub workers: usize,
+    /// Largest request body in KB (413 beyond it).
+    pub max_body_kb: u64,
+    /// Time limit of a request in ms (504 beyond it); event streams are exempt.
+    pub request_timeout_ms: u64,
+    /// How long a shutdown waits for queued and running work in ms.
+    pub shutdown_grace_ms: u64,
+    /// How long a finished submission stays readable in seconds.
+    pub retention_secs: u64,
+    /// At most this many finished submissions are kept (oldest evicted first).
+    pub max_retained: usize,
+    /// Task Oracle suites and Agent Lab runs at once (429 beyond it).
+    pub direct_concurrency: usize,
+    /// Per-case time limit in ms of oracle suites that give no `timeout_ms`.
+    pub oracle_default_timeout_ms: u64,
+    /// Bearer tokens; none configured means no authentication.
+    pub tokens: Vec<TokenConfig>,
+    /// Submissions of a category judged at once, by category (others share `workers`).
+    pub quotas: BTreeMap<String, usize>,
+}
+
+/// One bearer token.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenConfig {
+    /// The secret a client sends as `Authorization: Bearer <token>`.
+    pub token: String,
+    /// When set, the token may submit only with this `category`, and sees only its submissions.
+    #[serde(default)]
+    pub category: Option<String>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        ServerConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            judge: JudgeConfig::default(),
+            queue_capacity: 256,
+            workers: cores,
+            max_body_kb: 16 * 1024,
+            request_timeout_ms: 300_000,
+            shutdown_grace_ms: 60_000,
+            retention_secs: 3600,
+            max_retained: 10_000,
+            direct_concurrency: cores,
+            oracle_default_timeout_ms: 5_000,
+            tokens: Vec::new(),
+            quotas: BTreeMap::new(),
+        }
+    }
+}
+
+/// Why a configuration is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Not TOML, or an unknown or mistyped key (the message names it).
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// A value out of range.
+    #[error("{key}: {message}")]
+    Value {
+        /// The key at fault.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+impl ServerConfig {
+    /// A config from TOML text: unknown keys and out-of-range values are errors naming the key.
+    pub fn from_toml(text: &str) -> Result<ServerConfig, ConfigError> {
+        let config: ServerConfig = toml::from_str(text)?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Checks the values serde cannot.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let positive = [
+            ("queue_capacity", self.queue_capacity as u64),
+            ("workers", self.workers as u64),
+            ("max_body_kb", self.max_body_kb),
+            ("request_timeout_ms", self.request_timeout_ms),
+            ("direct_concurrency", self.direct_concurrency as u64),
+            ("oracle_default_timeout_ms", self.oracle_default_timeout_ms),
+        ];
+        for (key, value) in positive {
+            if value == 0 {
+                return Err(ConfigError::Value {
+                    key: key.into(),
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        for (i, token) in self.tokens.iter().enumerate() {
+            if token.token.trim().is_empty() {
+                return Err(ConfigError::Value {
+                    key: format!("tokens[{i}].token"),
+                    message: "must not be empty".into(),
+                });
+            }
+            if self.tokens[..i].iter().any(|t| t.token == token.token) {
+                return Err(ConfigError::Value {
+                    key: format!("tokens[{i}].token"),
+                    message: "is given twice".into(),
+                });
+            }
+        }
+        for (category, quota) in &self.quotas {
+            if *quota == 0 {
+                return Err(ConfigError::Value {
+                    key: format!("quotas.{category}"),
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The request timeout.
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms)
+    }
+
+    /// The body limit in bytes.
+    pub fn max_body_bytes(&self) -> usize {
+        usize::try_from(self.max_body_kb.saturating_mul(1024)).unwrap_or(usize::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_rejected_by_name() {
+        let err = ServerConfig::from_toml("queue_capacityy = 3\n").unwrap_err();
+        assert!(err.to_string().contains("queue_capacityy"), "{err}");
+        let err = ServerConfig::from_toml("[judge]\nparalelism = 3\n").unwrap_err();
+        assert!(err.to_string().contains("paralelism"), "{err}");
+        let err =
+            ServerConfig::from_toml("[[tokens]]\ntoken = \"a\"\ncategry = \"x\"\n").unwrap_err();
+        assert!(err.to_string().contains("categry"), "{err}");
+    }
+
+    #[test]
+    fn a_full_config_reads() {
+        let config = ServerConfig::from_toml(
+            r#"
+listen = "0.0.0.0:9000"
+queue_capacity = 10
+workers = 3
+max_body_kb = 64
+request_timeout_ms = 1000
+[judge]
+parallelism = 2
+[[tokens]]
+token = "admin"
+[[tokens]]
+token = "oj-secret"
+category = "oj"
+[quotas]
+oj = 2
+"#,
+        )
+        .unwrap();
+        assert_eq!(config.listen.port(), 9000);
+        assert_eq!(config.judge.parallelism, 2);
+        assert_eq!(config.tokens[1].category.as_deref(), Some("oj"));
+        assert_eq!(config.quotas["oj"], 2);
+        assert_eq!(config.max_body_bytes(), 64 * 1024);
+    }
+
+    #[test]
+    fn zero_values_are_rejected_by_name() {
+        let err = ServerConfig::from_toml("workers = 0\n").unwrap_err();
+        assert_eq!(err.to_string(), "workers: must be at least 1");
+        let err = ServerConfig::from_toml("[quotas]\noj = 0\n").unwrap_err();
+        assert_eq!(err.to_string(), "quotas.oj: must be at least 1");
+        let err = ServerConfig::from_toml("[[tokens]]\ntoken = \"a\"\n[[tokens]]\ntoken = \"a\"\n")
+            .unwrap_err();
+        assert_eq!(err.to_string(), "tokens[1].token: is given twice");
+    }
+}

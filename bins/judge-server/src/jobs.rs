@@ -1,0 +1,189 @@
+//! The bounded job queue and its workers.
+//!
+//! A submission is accepted only while fewer than `queue_capacity` wait (else 429). Each accepted
+//! submission becomes a tracked task that waits first for its category's quota, then for one of
+//! the `workers` slots (both FIFO semaphores), then judges. Waiting for the quota before taking
+//! a worker slot means a category at its quota never holds up the others (no head-of-line
+//! blocking, which one shared channel read by N workers would have). Shutdown closes the
+//! tracker and waits for every accepted submission.
+
+use crate::error::ApiError;
+use crate::metrics::Metrics;
+use crate::store::Entry;
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use tokio::sync::{Semaphore, mpsc};
+use tokio_util::task::TaskTracker;
+use verdict_contracts::Submission;
+use verdict_scheduler::{Judge, TaskUpdate};
+
+/// The queue, the worker slots and the per-category quotas.
+#[derive(Debug)]
+pub struct Jobs {
+    judge: Judge,
+    metrics: Arc<Metrics>,
+    capacity: usize,
+    queued: Arc<AtomicUsize>,
+    workers: Arc<Semaphore>,
+    worker_count: usize,
+    quotas: HashMap<String, Arc<Semaphore>>,
+    tracker: TaskTracker,
+    accepting: AtomicBool,
+}
+
+/// A place in the queue, given back on drop unless the job was spawned.
+#[derive(Debug)]
+pub struct Reservation<'a> {
+    jobs: &'a Jobs,
+    spent: bool,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if !self.spent {
+            self.jobs.queued.fetch_sub(1, Ordering::AcqRel);
+            self.jobs
+                .metrics
+                .queue_length
+                .fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Jobs {
+    /// The queue for `judge`.
+    pub fn new(
+        judge: Judge,
+        metrics: Arc<Metrics>,
+        capacity: usize,
+        workers: usize,
+        quotas: &BTreeMap<String, usize>,
+    ) -> Self {
+        Jobs {
+            judge,
+            metrics,
+            capacity,
+            queued: Arc::new(AtomicUsize::new(0)),
+            workers: Arc::new(Semaphore::new(workers)),
+            worker_count: workers,
+            quotas: quotas
+                .iter()
+                .map(|(category, n)| (category.clone(), Arc::new(Semaphore::new(*n))))
+                .collect(),
+            tracker: TaskTracker::new(),
+            accepting: AtomicBool::new(true),
+        }
+    }
+
+    /// A place in the queue, or 429 (full) / 503 (shutting down).
+    pub fn reserve(&self) -> Result<Reservation<'_>, ApiError> {
+        if !self.accepting.load(Ordering::Acquire) {
+            self.metrics.rejected("shutting_down");
+            return Err(ApiError::ShuttingDown);
+        }
+        let taken = self
+            .queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.capacity).then_some(n + 1)
+            });
+        match taken {
+            Ok(_) => {
+                self.metrics.queue_length.fetch_add(1, Ordering::Relaxed);
+                Ok(Reservation {
+                    jobs: self,
+                    spent: false,
+                })
+            }
+            Err(_) => {
+                self.metrics.rejected("queue_full");
+                Err(ApiError::Busy {
+                    message: format!(
+                        "the queue is full ({} submissions waiting); retry later",
+                        self.capacity
+                    ),
+                    retry_after_secs: self.retry_after_secs(),
+                })
+            }
+        }
+    }
+
+    /// A guess at when a place frees up: the queue's length times the mean judging time,
+    /// divided among the workers (1 to 60 s).
+    fn retry_after_secs(&self) -> u64 {
+        let mean = self.metrics.submission_duration.mean().unwrap_or(1.0);
+        let waiting = self.queued.load(Ordering::Acquire) as f64;
+        let secs = (waiting * mean / self.worker_count.max(1) as f64).ceil();
+        (secs as u64).clamp(1, 60)
+    }
+
+    /// Judges `submission` in the background, reporting into `entry`.
+    pub fn spawn(
+        &self,
+        mut reservation: Reservation<'_>,
+        entry: Arc<Entry>,
+        submission: Submission,
+    ) {
+        reservation.spent = true;
+        let judge = self.judge.clone();
+        let metrics = self.metrics.clone();
+        let workers = self.workers.clone();
+        let queued = self.queued.clone();
+        let quota = self.quotas.get(&submission.category).cloned();
+        self.tracker.spawn(async move {
+            let _quota = match quota {
+                Some(q) => q.acquire_owned().await.ok(),
+                None => None,
+            };
+            let _worker = workers.acquire_owned().await.ok();
+            queued.fetch_sub(1, Ordering::AcqRel);
+            metrics.queue_length.fetch_sub(1, Ordering::Relaxed);
+            metrics.running_submissions.fetch_add(1, Ordering::Relaxed);
+            metrics.problem_seen(
+                &submission.category,
+                &submission.prob_id,
+                submission.updated_at,
+            );
+            entry.start(&metrics);
+            let (tx, mut rx) = mpsc::unbounded_channel::<TaskUpdate>();
+            let judging = judge.judge_with_updates(submission, Some(tx));
+            let forwarding = async {
+                while let Some(update) = rx.recv().await {
+                    entry.task_done(update.index, update.result, &metrics);
+                }
+            };
+            let (report, ()) = tokio::join!(judging, forwarding);
+            entry.finish(report, &metrics);
+            metrics
+                .submission_duration
+                .observe(entry.accepted_at.elapsed().as_secs_f64());
+            metrics.submissions_finished.fetch_add(1, Ordering::Relaxed);
+            metrics.running_submissions.fetch_sub(1, Ordering::Relaxed);
+        });
+        self.metrics
+            .submissions_accepted
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Refuses new submissions from now on (503).
+    pub fn stop_accepting(&self) {
+        self.accepting.store(false, Ordering::Release);
+        self.tracker.close();
+    }
+
+    /// Whether new submissions are accepted.
+    pub fn accepting(&self) -> bool {
+        self.accepting.load(Ordering::Acquire)
+    }
+
+    /// Waits until every accepted submission is judged (after [`Jobs::stop_accepting`]).
+    pub async fn drained(&self) {
+        self.tracker.wait().await;
+    }
+
+    /// Submissions accepted and not started.
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::Acquire)
+    }
+}

@@ -1,0 +1,39 @@
+//! verdict-judge-server: the judge, the Task Oracle and Agent Lab over HTTP (axum on tokio).
+//!
+//! - [`ServerConfig`]: the TOML config (`listen`, `[judge]`, queue, workers, limits, tokens, quotas).
+//! - [`AppState`] and [`router`]: the endpoints (`POST /v1/judge`, `POST /v1/submissions`,
+//!   `GET /v1/submissions/{sub_id}[/events]`, `POST /v1/oracle`, `POST /v1/lab/runs`,
+//!   `GET /v1/health`, `GET /v1/languages`, `GET /metrics`, `GET /v1/openapi.json`).
+//! - [`serve`]: serves until a shutdown token fires, then refuses new work and lets accepted
+//!   submissions finish.
+//!
+//! See `README.md` beside this crate and `docs/server.md`.
+//!
+//! ```no_run
+//! # async fn demo() -> anyhow::Result<()> {
+//! use verdict_judge_server::{AppState, ServerConfig, serve};
+//! let config = ServerConfig::from_toml("listen = \"127.0.0.1:8080\"\nworkers = 2\n")?;
+//! let listener = tokio::net::TcpListener::bind(config.listen).await?;
+//! let shutdown = tokio_util::sync::CancellationToken::new();
+//! serve(AppState::new(config)?, listener, shutdown).await
+//! # }
+//! ```
+
+mod app;
+mod auth;
+mod config;
+mod direct;
+mod error;
+mod info;
+mod jobs;
+mod metrics;
+mod openapi;
+mod store;
+mod submissions;
+
+pub use app::{AppState, Shared, router, serve};
+pub use auth::{Auth, Caller};
+pub use config::{ConfigError, ServerConfig, TokenConfig};
+pub use error::{ApiError, ErrorBody};
+pub use metrics::Metrics;
+pub use openapi::document as openapi_document;

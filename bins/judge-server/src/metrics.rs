@@ -1,0 +1,333 @@
+//! Counters and histograms, written in the Prometheus text format (version 0.0.4) by hand.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult};
+
+/// A histogram with fixed upper bounds.
+#[derive(Debug)]
+pub struct Histogram {
+    bounds: &'static [f64],
+    buckets: Vec<AtomicU64>,
+    count: AtomicU64,
+    /// The sum in millionths of the unit, so that it stays an integer.
+    sum_micros: AtomicU64,
+}
+
+impl Histogram {
+    fn new(bounds: &'static [f64]) -> Self {
+        Histogram {
+            bounds,
+            buckets: bounds.iter().map(|_| AtomicU64::new(0)).collect(),
+            count: AtomicU64::new(0),
+            sum_micros: AtomicU64::new(0),
+        }
+    }
+
+    /// Records one observation.
+    pub fn observe(&self, value: f64) {
+        for (bound, bucket) in self.bounds.iter().zip(&self.buckets) {
+            if value <= *bound {
+                bucket.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let micros = (value.max(0.0) * 1e6).round() as u64;
+        self.sum_micros.fetch_add(micros, Ordering::Relaxed);
+    }
+
+    /// The mean of the observations, if any.
+    pub fn mean(&self) -> Option<f64> {
+        let count = self.count.load(Ordering::Relaxed);
+        (count > 0).then(|| self.sum_micros.load(Ordering::Relaxed) as f64 / 1e6 / count as f64)
+    }
+
+    fn write(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        for (bound, bucket) in self.bounds.iter().zip(&self.buckets) {
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{le=\"{bound}\"}} {}",
+                bucket.load(Ordering::Relaxed)
+            );
+        }
+        let count = self.count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        let sum = self.sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
+        let _ = writeln!(out, "{name}_sum {sum}\n{name}_count {count}");
+    }
+}
+
+/// Everything `/metrics` reports.
+#[derive(Debug)]
+pub struct Metrics {
+    /// Submissions accepted but not started.
+    pub queue_length: AtomicI64,
+    /// Submissions being judged.
+    pub running_submissions: AtomicI64,
+    /// Tasks started and not finished.
+    pub running_tasks: AtomicI64,
+    /// Submissions accepted into the queue.
+    pub submissions_accepted: AtomicU64,
+    /// Submissions finished.
+    pub submissions_finished: AtomicU64,
+    rejected: Mutex<BTreeMap<&'static str, u64>>,
+    verdicts: Vec<AtomicU64>,
+    /// Task run time in seconds.
+    pub run_time: Histogram,
+    /// Task peak memory in bytes.
+    pub memory: Histogram,
+    /// From accepted to finished, in seconds.
+    pub submission_duration: Histogram,
+    /// Submissions of a problem version this server had judged before.
+    pub cache_hits: AtomicU64,
+    /// Submissions of a problem version new to this server.
+    pub cache_misses: AtomicU64,
+    seen_problems: Mutex<HashSet<(String, String, i64)>>,
+    /// Task Oracle suites run.
+    pub oracle_runs: AtomicU64,
+    /// Agent Lab runs.
+    pub lab_runs: AtomicU64,
+    responses: Mutex<BTreeMap<u16, u64>>,
+}
+
+const SECONDS: &[f64] = &[
+    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+];
+const BYTES: &[f64] = &[
+    1_048_576.0,
+    4_194_304.0,
+    16_777_216.0,
+    67_108_864.0,
+    134_217_728.0,
+    268_435_456.0,
+    536_870_912.0,
+    1_073_741_824.0,
+    4_294_967_296.0,
+];
+const SUBMISSION_SECONDS: &[f64] = &[
+    0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            queue_length: AtomicI64::new(0),
+            running_submissions: AtomicI64::new(0),
+            running_tasks: AtomicI64::new(0),
+            submissions_accepted: AtomicU64::new(0),
+            submissions_finished: AtomicU64::new(0),
+            rejected: Mutex::new(BTreeMap::new()),
+            verdicts: JudgeStatus::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
+            run_time: Histogram::new(SECONDS),
+            memory: Histogram::new(BYTES),
+            submission_duration: Histogram::new(SUBMISSION_SECONDS),
+            cache_hits: AtomicU64::new(0),
+            cache_misses: AtomicU64::new(0),
+            seen_problems: Mutex::new(HashSet::new()),
+            oracle_runs: AtomicU64::new(0),
+            lab_runs: AtomicU64::new(0),
+            responses: Mutex::new(BTreeMap::new()),
+        }
+    }
+}
+
+impl Metrics {
+    /// Counts a refused submission by reason.
+    pub fn rejected(&self, reason: &'static str) {
+        let mut map = self.rejected.lock().unwrap_or_else(|p| p.into_inner());
+        *map.entry(reason).or_default() += 1;
+    }
+
+    /// Counts a response by status code.
+    pub fn response(&self, status: u16) {
+        let mut map = self.responses.lock().unwrap_or_else(|p| p.into_inner());
+        *map.entry(status).or_default() += 1;
+    }
+
+    /// Records a finished task: its verdict, run time and memory.
+    pub fn task_finished(&self, result: &JudgeTaskResult) {
+        if let Some(i) = JudgeStatus::ALL.iter().position(|s| *s == result.status) {
+            self.verdicts[i].fetch_add(1, Ordering::Relaxed);
+        }
+        self.run_time.observe(result.run_time as f64 / 1000.0);
+        self.memory.observe(result.memory_used as f64 * 1024.0);
+    }
+
+    /// Counts a problem version as a cache hit when this server judged it before (the judge's
+    /// cache is keyed the same way: category, prob_id, updated_at).
+    pub fn problem_seen(&self, category: &str, prob_id: &str, updated_at: i64) {
+        let mut seen = self.seen_problems.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() > 100_000 {
+            seen.clear();
+        }
+        if seen.insert((category.to_owned(), prob_id.to_owned(), updated_at)) {
+            self.cache_misses.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.cache_hits.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(8 * 1024);
+        let gauge = |out: &mut String, name: &str, help: &str, value: i64| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {}",
+                value.max(0)
+            );
+        };
+        let counter = |out: &mut String, name: &str, help: &str, value: u64| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}"
+            );
+        };
+        gauge(
+            &mut out,
+            "verdict_queue_length",
+            "Submissions accepted and waiting for a worker.",
+            self.queue_length.load(Ordering::Relaxed),
+        );
+        gauge(
+            &mut out,
+            "verdict_running_submissions",
+            "Submissions being judged.",
+            self.running_submissions.load(Ordering::Relaxed),
+        );
+        gauge(
+            &mut out,
+            "verdict_running_tasks",
+            "Judge tasks started (dependencies met) and not finished.",
+            self.running_tasks.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "verdict_submissions_accepted_total",
+            "Submissions accepted into the queue.",
+            self.submissions_accepted.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "verdict_submissions_finished_total",
+            "Submissions judged to the end.",
+            self.submissions_finished.load(Ordering::Relaxed),
+        );
+        let _ = writeln!(
+            out,
+            "# HELP verdict_submissions_rejected_total Submissions refused, by reason.\n# TYPE verdict_submissions_rejected_total counter"
+        );
+        for (reason, n) in self
+            .rejected
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            let _ = writeln!(
+                out,
+                "verdict_submissions_rejected_total{{reason=\"{reason}\"}} {n}"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP verdict_task_verdicts_total Finished judge tasks, by status.\n# TYPE verdict_task_verdicts_total counter"
+        );
+        for (status, n) in JudgeStatus::ALL.iter().zip(&self.verdicts) {
+            let _ = writeln!(
+                out,
+                "verdict_task_verdicts_total{{status=\"{}\"}} {}",
+                status.as_str(),
+                n.load(Ordering::Relaxed)
+            );
+        }
+        self.run_time.write(
+            &mut out,
+            "verdict_task_run_time_seconds",
+            "CPU time of finished judge tasks (the report's run_time).",
+        );
+        self.memory.write(
+            &mut out,
+            "verdict_task_memory_bytes",
+            "Peak memory of finished judge tasks (the report's memory_used).",
+        );
+        self.submission_duration.write(
+            &mut out,
+            "verdict_submission_duration_seconds",
+            "Wall time from acceptance to the final report.",
+        );
+        counter(
+            &mut out,
+            "verdict_problem_cache_hits_total",
+            "Submissions of a problem version (category, prob_id, updated_at) this server had judged before.",
+            self.cache_hits.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "verdict_problem_cache_misses_total",
+            "Submissions of a problem version new to this server.",
+            self.cache_misses.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "verdict_oracle_runs_total",
+            "Task Oracle suites run.",
+            self.oracle_runs.load(Ordering::Relaxed),
+        );
+        counter(
+            &mut out,
+            "verdict_lab_runs_total",
+            "Agent Lab runs.",
+            self.lab_runs.load(Ordering::Relaxed),
+        );
+        let _ = writeln!(
+            out,
+            "# HELP verdict_http_responses_total HTTP responses, by status code.\n# TYPE verdict_http_responses_total counter"
+        );
+        for (code, n) in self
+            .responses
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            let _ = writeln!(out, "verdict_http_responses_total{{code=\"{code}\"}} {n}");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histograms_are_cumulative() {
+        let metrics = Metrics::default();
+        metrics.task_finished(&JudgeTaskResult {
+            run_time: 7,
+            memory_used: 2048,
+            ..JudgeTaskResult::with_status(JudgeStatus::Accepted, "")
+        });
+        let text = metrics.render();
+        assert!(
+            text.contains("verdict_task_verdicts_total{status=\"Accepted\"} 1"),
+            "{text}"
+        );
+        assert!(text.contains("verdict_task_run_time_seconds_bucket{le=\"0.005\"} 0"));
+        assert!(text.contains("verdict_task_run_time_seconds_bucket{le=\"0.01\"} 1"));
+        assert!(text.contains("verdict_task_run_time_seconds_bucket{le=\"+Inf\"} 1"));
+        assert!(text.contains("verdict_task_memory_bytes_sum 2097152"));
+    }
+
+    #[test]
+    fn problem_versions_count_hits() {
+        let metrics = Metrics::default();
+        metrics.problem_seen("oj", "p", 1);
+        metrics.problem_seen("oj", "p", 1);
+        metrics.problem_seen("oj", "p", 2);
+        assert_eq!(metrics.cache_hits.load(Ordering::Relaxed), 1);
+        assert_eq!(metrics.cache_misses.load(Ordering::Relaxed), 2);
+    }
+}

@@ -1,0 +1,199 @@
+//! The programming judge's endpoints: `POST /v1/judge`, `POST /v1/submissions`,
+//! `GET /v1/submissions/{sub_id}` and its event stream.
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::store::{Entry, StreamEvent};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+use verdict_contracts::{RequestError, Submission, parse_submission};
+
+/// The request body as UTF-8 text, or 413 / 400.
+pub fn body_text(body: Result<Bytes, BytesRejection>, limit: usize) -> Result<String, ApiError> {
+    let bytes = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::PayloadTooLarge { limit }
+        } else {
+            ApiError::bad_body(format!("body: cannot be read: {}", rejection.body_text()))
+        }
+    })?;
+    String::from_utf8(bytes.to_vec())
+        .map_err(|e| ApiError::bad_body(format!("body: not UTF-8 ({e})")))
+}
+
+/// Reads and checks a Submission, and checks the caller may submit it.
+fn read_submission(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Submission, ApiError> {
+    let caller = state.auth.caller(headers)?;
+    let text = body_text(body, state.config.max_body_bytes())?;
+    let submission = parse_submission(&text).map_err(|err| {
+        state.metrics.rejected("invalid");
+        match err {
+            RequestError::NotJson(e) => ApiError::bad_body(format!("body: not JSON: {e}")),
+            RequestError::Invalid(invalid) => {
+                let field = invalid
+                    .errors
+                    .first()
+                    .map(|e| e.field.clone())
+                    .unwrap_or_else(|| "request".into());
+                ApiError::InvalidSubmission {
+                    report: Box::new(invalid.into_report()),
+                    field,
+                }
+            }
+        }
+    })?;
+    caller
+        .check_category(&submission.category)
+        .inspect_err(|_| {
+            state.metrics.rejected("forbidden");
+        })?;
+    Ok(submission)
+}
+
+/// Queues a valid submission: a place in the queue, an entry in the store, a worker task.
+fn enqueue(state: &AppState, submission: Submission) -> Result<Arc<Entry>, ApiError> {
+    let reservation = state.jobs.reserve()?;
+    let entry = state.store.insert(&submission).inspect_err(|_| {
+        state.metrics.rejected("conflict");
+    })?;
+    state.jobs.spawn(reservation, entry.clone(), submission);
+    Ok(entry)
+}
+
+/// `POST /v1/judge`: judges a Submission and answers with the complete JudgeReport.
+pub async fn judge(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let submission = read_submission(&state, &headers, body)?;
+    let sub_id = submission.sub_id.clone();
+    let entry = enqueue(&state, submission)?;
+    let limit = state.config.request_timeout();
+    match tokio::time::timeout(limit, entry.wait()).await {
+        Ok(report) => Ok(Json(report.as_ref()).into_response()),
+        Err(_) => Err(ApiError::Timeout(format!(
+            "sub_id: judging {sub_id:?} took longer than request_timeout_ms ({} ms); it goes on: GET /v1/submissions/{sub_id}",
+            limit.as_millis()
+        ))),
+    }
+}
+
+/// `POST /v1/submissions`: queues a Submission and answers 202 with its `sub_id`.
+pub async fn submit(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let submission = read_submission(&state, &headers, body)?;
+    let sub_id = submission.sub_id.clone();
+    enqueue(&state, submission)?;
+    let status_url = format!("/v1/submissions/{}", encode_segment(&sub_id));
+    let events_url = format!("{status_url}/events");
+    let mut response = (
+        StatusCode::ACCEPTED,
+        Json(json!({"sub_id": sub_id, "status_url": status_url, "events_url": events_url})),
+    )
+        .into_response();
+    if let Ok(location) = HeaderValue::from_str(&status_url) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// The entry `sub_id` if the caller may see it (another category's is "not found").
+fn visible_entry(
+    state: &AppState,
+    headers: &HeaderMap,
+    sub_id: &str,
+) -> Result<Arc<Entry>, ApiError> {
+    let caller = state.auth.caller(headers)?;
+    state
+        .store
+        .get(sub_id)
+        .filter(|entry| caller.may_use(&entry.category))
+        .ok_or_else(|| ApiError::NotFound(format!("sub_id: no submission {sub_id:?}")))
+}
+
+/// `GET /v1/submissions/{sub_id}`: the report so far.
+pub async fn status(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(sub_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let entry = visible_entry(&state, &headers, &sub_id)?;
+    let (report, complete) = entry.snapshot();
+    let mut response = Json(report).into_response();
+    response.headers_mut().insert(
+        "verdict-complete",
+        HeaderValue::from_static(if complete { "true" } else { "false" }),
+    );
+    Ok(response)
+}
+
+/// `GET /v1/submissions/{sub_id}/events`: one `task` event per finished task, then `report`.
+pub async fn events(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(sub_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let entry = visible_entry(&state, &headers, &sub_id)?;
+    let rx = entry.subscribe();
+    drop(entry);
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        let event = rx.recv().await?;
+        Some((Ok::<_, Infallible>(sse_event(&event)), rx))
+    });
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response())
+}
+
+fn sse_event(event: &StreamEvent) -> Event {
+    match event {
+        StreamEvent::Task { index, result } => Event::default()
+            .event("task")
+            .id(index.to_string())
+            .data(json!({"index": index, "result": result}).to_string()),
+        StreamEvent::Report(report) => Event::default()
+            .event("report")
+            .data(serde_json::to_string(report.as_ref()).unwrap_or_default()),
+    }
+}
+
+/// Percent-encodes what a path segment cannot hold as it is.
+fn encode_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_encoded() {
+        assert_eq!(encode_segment("abc-1_2.x"), "abc-1_2.x");
+        assert_eq!(encode_segment("a b/c"), "a%20b%2Fc");
+    }
+}

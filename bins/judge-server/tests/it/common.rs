@@ -1,0 +1,297 @@
+//! What the server tests share: one judge per test binary, a server on 127.0.0.1 per test, a
+//! blocking HTTP client, and the submissions they send.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::sync::OnceLock;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use verdict_judge_server::{AppState, ServerConfig};
+use verdict_scheduler::{Judge, JudgeConfig};
+
+/// Whether a missing sandbox is a failure rather than a skip.
+fn sandbox_required() -> bool {
+    std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1")
+}
+
+/// A judge with its own work and cache dirs, or `None` (with `skipped:` printed) when this host
+/// cannot sandbox; under `VERDICT_REQUIRE_SANDBOX=1` that is a failure instead.
+pub fn judge() -> Option<Judge> {
+    static JUDGE: OnceLock<Option<(Judge, tempfile::TempDir)>> = OnceLock::new();
+    JUDGE
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let config = JudgeConfig {
+                work_dir: dir.path().join("work"),
+                cache_dir: dir.path().join("cache"),
+                require_isolation: sandbox_required(),
+                ..JudgeConfig::default()
+            };
+            match Judge::new(config) {
+                Ok(judge) => Some((judge, dir)),
+                Err(err) if sandbox_required() => {
+                    panic!("VERDICT_REQUIRE_SANDBOX=1 but the judge cannot be set up: {err}")
+                }
+                Err(err) => {
+                    println!("skipped: the judge cannot be set up here: {err}");
+                    None
+                }
+            }
+        })
+        .as_ref()
+        .map(|(judge, _)| judge.clone())
+}
+
+/// A server on 127.0.0.1 (a free port) with its own runtime thread; shut down on drop.
+pub struct TestServer {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    shutdown: CancellationToken,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl TestServer {
+    /// Starts a server with `config` (its `judge` table is ignored: the shared judge is used),
+    /// or `None` when the judge cannot be set up here.
+    pub fn start(config: ServerConfig) -> Option<TestServer> {
+        let judge = judge()?;
+        let shutdown = CancellationToken::new();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let token = shutdown.clone();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                tx.send(listener.local_addr()?)?;
+                let state = AppState::with_judge(config, judge);
+                verdict_judge_server::serve(state, listener, token).await
+            })
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server starts");
+        Some(TestServer {
+            addr,
+            shutdown,
+            thread: Some(thread),
+        })
+    }
+
+    /// A URL on this server.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Starts the graceful shutdown.
+    pub fn begin_shutdown(&self) {
+        self.shutdown.cancel();
+    }
+
+    /// Shuts down and waits for the server to finish, at most `limit`; whether it did.
+    pub fn stop(mut self, limit: Duration) -> bool {
+        self.shutdown.cancel();
+        let thread = self.thread.take().expect("running");
+        let start = std::time::Instant::now();
+        while !thread.is_finished() {
+            if start.elapsed() > limit {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        thread.join().expect("server thread").expect("server ran");
+        true
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A small server config for tests.
+pub fn config() -> ServerConfig {
+    ServerConfig {
+        workers: 2,
+        queue_capacity: 16,
+        max_body_kb: 64,
+        request_timeout_ms: 60_000,
+        shutdown_grace_ms: 30_000,
+        ..ServerConfig::default()
+    }
+}
+
+/// A blocking HTTP client that treats every status as a response.
+pub fn client() -> ureq::Agent {
+    ureq::Agent::new_with_config(
+        ureq::config::Config::builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build(),
+    )
+}
+
+/// A response read whole.
+#[derive(Debug)]
+pub struct Reply {
+    /// The status code.
+    pub status: u16,
+    /// The headers, lower-case names.
+    pub headers: Vec<(String, String)>,
+    /// The body as text.
+    pub text: String,
+}
+
+impl Reply {
+    /// The body as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+
+    /// A header's value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn reply(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
+    let mut response = response.expect("an HTTP response");
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+        .collect();
+    let text = response
+        .body_mut()
+        .with_config()
+        .limit(64 << 20)
+        .read_to_string()
+        .expect("a body");
+    Reply {
+        status,
+        headers,
+        text,
+    }
+}
+
+/// GET `url` with an optional bearer token.
+pub fn get(url: &str, token: Option<&str>) -> Reply {
+    let mut request = client().get(url);
+    if let Some(token) = token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    reply(request.call())
+}
+
+/// POST `body` to `url` with an optional bearer token.
+pub fn post(url: &str, token: Option<&str>, body: &str) -> Reply {
+    let mut request = client()
+        .post(url)
+        .header("Content-Type", "application/json");
+    if let Some(token) = token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    reply(request.send(body))
+}
+
+/// One Server-Sent Event.
+#[derive(Debug, Clone)]
+pub struct SseEvent {
+    /// `event:`.
+    pub event: String,
+    /// `data:`, as JSON.
+    pub data: Value,
+}
+
+/// Reads an event stream to its end.
+pub fn read_events(url: &str, token: Option<&str>) -> (u16, Vec<SseEvent>) {
+    let mut request = client().get(url);
+    if let Some(token) = token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    let response = request.call().expect("an HTTP response");
+    let status = response.status().as_u16();
+    if status != 200 {
+        return (status, Vec::new());
+    }
+    let reader = BufReader::new(response.into_body().into_reader());
+    let mut events = Vec::new();
+    let (mut event, mut data) = (String::new(), String::new());
+    for line in reader.lines() {
+        let line = line.expect("a line of the stream");
+        if line.is_empty() {
+            if !data.is_empty() {
+                events.push(SseEvent {
+                    event: std::mem::take(&mut event),
+                    data: serde_json::from_str(&data).expect("JSON data"),
+                });
+            }
+            data.clear();
+            event.clear();
+        } else if let Some(rest) = line.strip_prefix("event:") {
+            event = rest.trim().to_owned();
+        } else if let Some(rest) = line.strip_prefix("data:") {
+            data.push_str(rest.trim_start());
+        }
+    }
+    (status, events)
+}
+
+/// The A+B problem's submission in C, with a compile task and two standard tests.
+pub fn a_plus_b(sub_id: &str, category: &str, source: &str) -> Value {
+    json!({
+        "sub_type": "programming", "category": category, "prob_id": "a-plus-b",
+        "sub_id": sub_id, "updated_at": 1_700_000_000,
+        "judge_tasks": [
+            {"check_script": "compile", "run_script": null, "compare_script": null,
+             "depends_on": -1, "time_limit": 10000},
+            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
+             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
+             "time_limit": 2000, "memory_limit": 65536, "proc_limit": 4},
+            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
+             "testcase_id": 1, "depends_on": 0, "depends_cond": "ACCEPTED",
+             "time_limit": 2000, "memory_limit": 65536, "proc_limit": 4}
+        ],
+        "test_data": [
+            {"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
+             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]},
+            {"inputs": [{"type": "text", "name": "testdata.in", "text": "40 2\n"}],
+             "outputs": [{"type": "text", "name": "testdata.out", "text": "42\n"}]}
+        ],
+        "submission": {"type": "source_code", "language": "c", "source_files": [
+            {"type": "text", "name": "main.c", "text": source}
+        ]}
+    })
+}
+
+/// A correct A+B in C.
+pub const A_PLUS_B: &str = "#include <stdio.h>\nint main(){int a,b;if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
+
+/// An A+B in C that sleeps `secs` (wall time, little CPU) before answering.
+pub fn sleepy_a_plus_b(secs: u32) -> String {
+    format!(
+        "#include <stdio.h>\n#include <unistd.h>\nint main(){{int a,b;sleep({secs});if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}}\n"
+    )
+}
+
+/// The statuses of a report.
+pub fn statuses(report: &Value) -> Vec<String> {
+    report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["status"].as_str().expect("status").to_owned())
+        .collect()
+}

@@ -1,0 +1,243 @@
+//! Each endpoint over real HTTP.
+
+use crate::common::*;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+#[test]
+fn health_openapi_and_unknown_paths() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let health = get(&server.url("/v1/health"), None);
+    assert_eq!(health.status, 200);
+    assert_eq!(health.json()["status"], "ok");
+    assert_eq!(health.json()["accepting"], true);
+
+    let doc = get(&server.url("/v1/openapi.json"), None);
+    assert_eq!(doc.status, 200);
+    let doc = doc.json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    for path in [
+        "/v1/judge",
+        "/v1/submissions",
+        "/v1/submissions/{sub_id}",
+        "/v1/submissions/{sub_id}/events",
+        "/v1/oracle",
+        "/v1/lab/runs",
+        "/v1/health",
+        "/v1/languages",
+        "/metrics",
+    ] {
+        assert!(doc["paths"][path].is_object(), "{path} is documented");
+    }
+    assert!(doc["components"]["schemas"]["Submission"]["properties"]["judge_tasks"].is_object());
+
+    let missing = get(&server.url("/v1/nothing"), None);
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json()["error"]["code"], "not_found");
+    let wrong_method = get(&server.url("/v1/judge"), None);
+    assert_eq!(wrong_method.status, 405);
+    assert_eq!(wrong_method.json()["error"]["code"], "method_not_allowed");
+}
+
+#[test]
+fn judge_waits_for_the_complete_report() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let body = a_plus_b("judge-1", "oj", A_PLUS_B).to_string();
+    let reply = post(&server.url("/v1/judge"), None, &body);
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let report = reply.json();
+    assert_eq!(report["sub_id"], "judge-1");
+    assert_eq!(report["category"], "oj");
+    assert_eq!(
+        statuses(&report),
+        ["Accepted", "Accepted", "Accepted"],
+        "{report}"
+    );
+
+    // A wrong answer is a verdict, not an error.
+    let wrong = a_plus_b("judge-2", "oj", "int main(){return 0;}").to_string();
+    let reply = post(&server.url("/v1/judge"), None, &wrong);
+    assert_eq!(reply.status, 200);
+    assert_eq!(statuses(&reply.json())[1], "Wrong Answer");
+
+    // Metrics saw the verdicts and the problem cache.
+    let metrics = get(&server.url("/metrics"), None);
+    assert_eq!(metrics.status, 200);
+    assert!(
+        metrics
+            .header("content-type")
+            .unwrap()
+            .starts_with("text/plain")
+    );
+    for needle in [
+        "verdict_queue_length 0",
+        "verdict_running_tasks 0",
+        "verdict_task_verdicts_total{status=\"Accepted\"} 4",
+        "verdict_task_verdicts_total{status=\"Wrong Answer\"} 2",
+        "verdict_task_run_time_seconds_count 6",
+        "verdict_task_memory_bytes_bucket{le=\"+Inf\"} 6",
+        "verdict_submissions_finished_total 2",
+        "verdict_problem_cache_hits_total 1",
+        "verdict_problem_cache_misses_total 1",
+    ] {
+        assert!(
+            metrics.text.contains(needle),
+            "{needle} in\n{}",
+            metrics.text
+        );
+    }
+}
+
+#[test]
+fn submissions_are_queued_then_read() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let body = a_plus_b("queued-1", "oj", &sleepy_a_plus_b(1)).to_string();
+    let accepted = post(&server.url("/v1/submissions"), None, &body);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    assert_eq!(accepted.json()["sub_id"], "queued-1");
+    assert_eq!(
+        accepted.header("location"),
+        Some("/v1/submissions/queued-1")
+    );
+
+    let in_progress = ["Pending", "Compiling", "Running"];
+    let start = Instant::now();
+    let mut seen_unfinished = false;
+    let report = loop {
+        let reply = get(&server.url("/v1/submissions/queued-1"), None);
+        assert_eq!(reply.status, 200);
+        let report = reply.json();
+        let statuses = statuses(&report);
+        assert_eq!(statuses.len(), 3, "one result per task, always");
+        if reply.header("verdict-complete") == Some("true") {
+            break report;
+        }
+        assert!(
+            statuses.iter().any(|s| in_progress.contains(&s.as_str())),
+            "an unfinished report has an unfinished task: {statuses:?}"
+        );
+        seen_unfinished = true;
+        assert!(start.elapsed() < Duration::from_secs(30), "judging ends");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        seen_unfinished,
+        "the first read comes before a 1 s program ends"
+    );
+    assert_eq!(statuses(&report), ["Accepted", "Accepted", "Accepted"]);
+
+    let unknown = get(&server.url("/v1/submissions/nope"), None);
+    assert_eq!(unknown.status, 404);
+    assert!(
+        unknown.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sub_id")
+    );
+}
+
+#[test]
+fn invalid_requests_name_the_field() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let mut bad = a_plus_b("bad-1", "oj", A_PLUS_B);
+    bad["judge_tasks"][1]["testcase_id"] = json!(7);
+    for path in ["/v1/judge", "/v1/submissions"] {
+        let reply = post(&server.url(path), None, &bad.to_string());
+        assert_eq!(reply.status, 422, "{path}: {}", reply.text);
+        let body = reply.json();
+        // The contract's report: results [] and a message naming the field ...
+        assert_eq!(body["sub_id"], "bad-1");
+        assert_eq!(body["results"], json!([]));
+        assert!(
+            body["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("judge_tasks[1].testcase_id: "),
+            "{body}"
+        );
+        // ... plus the error object every error has.
+        assert_eq!(body["error"]["code"], "invalid_submission");
+        assert_eq!(body["error"]["field"], "judge_tasks[1].testcase_id");
+    }
+
+    let mut typo = a_plus_b("bad-2", "oj", A_PLUS_B);
+    typo["judge_tasks"][0]["check_script"] = json!("compil");
+    let reply = post(&server.url("/v1/judge"), None, &typo.to_string());
+    assert_eq!(reply.status, 422);
+    assert_eq!(
+        reply.json()["error"]["field"],
+        "judge_tasks[0].check_script"
+    );
+
+    let reply = post(&server.url("/v1/judge"), None, "{not json");
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["error"]["field"], "body");
+
+    let reply = post(&server.url("/v1/judge"), None, "[1, 2]");
+    assert_eq!(reply.status, 422);
+    assert_eq!(reply.json()["error"]["field"], "request");
+
+    let reply = post(
+        &server.url("/v1/oracle"),
+        None,
+        r#"{"deliverable_type": "function"}"#,
+    );
+    assert_eq!(reply.status, 422, "{}", reply.text);
+    assert!(reply.json()["error"]["field"].is_string(), "{}", reply.text);
+
+    let reply = post(&server.url("/v1/lab/runs"), None, "{oops");
+    assert!(reply.status == 400 || reply.status == 501, "{}", reply.text);
+    assert!(reply.json()["error"]["code"].is_string());
+}
+
+#[test]
+fn oracle_runs_a_suite() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let suite = json!({
+        "deliverable_type": "function", "language": "python3", "entry_point": "add",
+        "source_files": [{"type": "text", "name": "solution.py", "text": "def add(a, b):\n    return a + b\n"}],
+        "test_cases": [
+            {"name": "small", "input": [1, 2], "expected": 3},
+            {"name": "wrong", "input": [2, 2], "expected": 5}
+        ]
+    });
+    let reply = post(&server.url("/v1/oracle"), None, &suite.to_string());
+    if reply.status == 422 && reply.text.contains("python3") {
+        println!(
+            "skipped: python3 is not usable by the oracle here: {}",
+            reply.text
+        );
+        return;
+    }
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let report = reply.json();
+    assert_eq!(report["results"][0]["status"], "passed", "{report}");
+    assert_eq!(report["results"][1]["status"], "failed", "{report}");
+}
+
+#[test]
+fn languages_lists_every_language() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let reply = get(&server.url("/v1/languages"), None);
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let list = reply.json();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), verdict_contracts::Language::ALL.len());
+    let c = list
+        .iter()
+        .find(|l| l["language"] == "c")
+        .expect("c listed");
+    assert_eq!(c["ready"], true, "{c}");
+}

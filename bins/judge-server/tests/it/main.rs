@@ -1,0 +1,10 @@
+//! judge-server over real HTTP on 127.0.0.1: every endpoint, auth, limits, backpressure,
+//! event streams, concurrency and the graceful shutdown. Submissions are judged for real in the
+//! sandbox; without one the tests print `skipped:` (a failure under VERDICT_REQUIRE_SANDBOX=1).
+
+#![allow(clippy::print_stdout)]
+
+mod common;
+mod endpoints;
+mod security;
+mod streaming;

@@ -1,0 +1,184 @@
+//! Authentication, the body limit, backpressure and conflicts.
+
+use crate::common::*;
+use std::io::{Read, Write};
+use verdict_judge_server::TokenConfig;
+
+fn secured() -> verdict_judge_server::ServerConfig {
+    let mut config = config();
+    config.tokens = vec![
+        TokenConfig {
+            token: "admin-token".into(),
+            category: None,
+        },
+        TokenConfig {
+            token: "oj-token".into(),
+            category: Some("oj".into()),
+        },
+    ];
+    config
+}
+
+#[test]
+fn tokens_are_required_and_bound_to_their_category() {
+    let Some(server) = TestServer::start(secured()) else {
+        return;
+    };
+    let body = a_plus_b("auth-1", "oj", A_PLUS_B).to_string();
+
+    let reply = post(&server.url("/v1/judge"), None, &body);
+    assert_eq!(reply.status, 401);
+    assert_eq!(reply.json()["error"]["field"], "Authorization");
+    assert!(
+        reply
+            .header("www-authenticate")
+            .unwrap()
+            .starts_with("Bearer")
+    );
+
+    let reply = post(&server.url("/v1/judge"), Some("wrong"), &body);
+    assert_eq!(reply.status, 401);
+    assert_eq!(reply.json()["error"]["code"], "unauthorized");
+    assert_eq!(get(&server.url("/metrics"), None).status, 401);
+    assert_eq!(
+        get(&server.url("/v1/submissions/x"), Some("nope")).status,
+        401
+    );
+
+    // Health and the API description are open.
+    assert_eq!(get(&server.url("/v1/health"), None).status, 200);
+    assert_eq!(get(&server.url("/v1/openapi.json"), None).status, 200);
+
+    // A category token submits only as its own category.
+    let other = a_plus_b("auth-2", "other", A_PLUS_B).to_string();
+    let reply = post(&server.url("/v1/submissions"), Some("oj-token"), &other);
+    assert_eq!(reply.status, 403, "{}", reply.text);
+    assert_eq!(reply.json()["error"]["field"], "category");
+
+    let reply = post(&server.url("/v1/submissions"), Some("oj-token"), &body);
+    assert_eq!(reply.status, 202, "{}", reply.text);
+    let reply = post(&server.url("/v1/submissions"), Some("admin-token"), &other);
+    assert_eq!(reply.status, 202, "{}", reply.text);
+
+    // ... and sees only its own category's submissions.
+    assert_eq!(
+        get(&server.url("/v1/submissions/auth-1"), Some("oj-token")).status,
+        200
+    );
+    assert_eq!(
+        get(&server.url("/v1/submissions/auth-2"), Some("oj-token")).status,
+        404
+    );
+    assert_eq!(
+        get(&server.url("/v1/submissions/auth-2"), Some("admin-token")).status,
+        200
+    );
+    let (status, _) = read_events(
+        &server.url("/v1/submissions/auth-2/events"),
+        Some("oj-token"),
+    );
+    assert_eq!(status, 404);
+    let (status, events) = read_events(
+        &server.url("/v1/submissions/auth-1/events"),
+        Some("oj-token"),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(events.last().unwrap().event, "report");
+}
+
+#[test]
+fn an_oversized_body_is_refused_with_413() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    // 64 KB limit; a 200 KB source. Written by hand so that an early answer is still read.
+    let mut submission = a_plus_b("big-1", "oj", A_PLUS_B);
+    submission["submission"]["source_files"][0]["text"] =
+        serde_json::Value::String(format!("/*{}*/\n{A_PLUS_B}", "x".repeat(200 * 1024)));
+    let body = submission.to_string();
+    let mut stream = std::net::TcpStream::connect(server.addr).unwrap();
+    let head = format!(
+        "POST /v1/judge HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let _ = stream.write_all(body.as_bytes());
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let response = String::from_utf8_lossy(&response);
+    assert!(response.starts_with("HTTP/1.1 413"), "{response}");
+    assert!(response.contains("\"payload_too_large\""), "{response}");
+    assert!(response.contains("max_body_kb"), "{response}");
+
+    // Chunked, without a length: refused the same way.
+    let reply = post(&server.url("/v1/oracle"), None, &body);
+    assert_eq!(reply.status, 413, "{}", reply.text);
+}
+
+#[test]
+fn a_full_queue_answers_429_and_duplicates_409() {
+    let mut config = config();
+    config.workers = 1;
+    config.queue_capacity = 1;
+    let Some(server) = TestServer::start(config) else {
+        return;
+    };
+    let slow = sleepy_a_plus_b(1);
+    let first = post(
+        &server.url("/v1/submissions"),
+        None,
+        &a_plus_b("q-1", "oj", &slow).to_string(),
+    );
+    assert_eq!(first.status, 202);
+    // q-1 holds the only worker (or waits for it); q-2 fills the queue once q-1 started.
+    let start = std::time::Instant::now();
+    loop {
+        let health = get(&server.url("/v1/health"), None).json();
+        if health["running_submissions"] == 1 {
+            break;
+        }
+        assert!(start.elapsed().as_secs() < 10, "q-1 starts");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let second = post(
+        &server.url("/v1/submissions"),
+        None,
+        &a_plus_b("q-2", "oj", &slow).to_string(),
+    );
+    assert_eq!(second.status, 202, "{}", second.text);
+    let third = post(
+        &server.url("/v1/submissions"),
+        None,
+        &a_plus_b("q-3", "oj", A_PLUS_B).to_string(),
+    );
+    assert_eq!(third.status, 429, "{}", third.text);
+    let retry: u64 = third.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry));
+    assert_eq!(third.json()["error"]["code"], "busy");
+
+    // The same sub_id while it is in flight: 409 (once the queue has room).
+    let (_, events) = read_events(&server.url("/v1/submissions/q-1/events"), None);
+    assert_eq!(events.last().unwrap().event, "report");
+    let dup = post(
+        &server.url("/v1/submissions"),
+        None,
+        &a_plus_b("q-2", "oj", A_PLUS_B).to_string(),
+    );
+    assert_eq!(dup.status, 409, "{}", dup.text);
+    assert_eq!(dup.json()["error"]["code"], "conflict");
+
+    let metrics = get(&server.url("/metrics"), None).text;
+    assert!(metrics.contains("verdict_submissions_rejected_total{reason=\"queue_full\"} 1"));
+    assert!(metrics.contains("verdict_submissions_rejected_total{reason=\"conflict\"} 1"));
+
+    // A finished sub_id may be judged again (a rejudge).
+    let (_, events) = read_events(&server.url("/v1/submissions/q-2/events"), None);
+    assert_eq!(events.last().unwrap().event, "report");
+    let again = post(
+        &server.url("/v1/judge"),
+        None,
+        &a_plus_b("q-2", "oj", A_PLUS_B).to_string(),
+    );
+    assert_eq!(again.status, 200, "{}", again.text);
+}
