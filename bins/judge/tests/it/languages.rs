@@ -371,3 +371,45 @@ fn a_language_whose_toolchain_is_missing_is_a_system_error_naming_the_package() 
         "{log}"
     );
 }
+
+#[test]
+fn entry_points_name_the_java_class_and_the_python_script() {
+    let data = &a_plus_b_data()[..1];
+    if toolchain_ready(Language::Java).is_ok() {
+        // No entry_point: the first file is the main class, its path giving the package.
+        let main = SourceFile::new(
+            "cn/org/vmatrix/Main.java",
+            "package cn.org.vmatrix;\n\npublic class Main {\n    public static void main(String[] args) {\n        java.util.Scanner in = new java.util.Scanner(System.in);\n        System.out.println(Adder.add(in.nextLong(), in.nextLong()));\n    }\n}\n",
+        );
+        let adder = SourceFile::new(
+            "cn/org/vmatrix/Adder.java",
+            "package cn.org.vmatrix;\n\nclass Adder {\n    static long add(long a, long b) { return a + b; }\n}\n",
+        );
+        let report = judge_run(&submission(
+            "java",
+            "entry-java-package",
+            &[main, adder],
+            data,
+            TestLimits::default(),
+        ));
+        assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
+    }
+    if toolchain_ready(Language::Python3).is_ok() {
+        // entry_point names the script; the other file is a module beside it.
+        let helper = SourceFile::new("adder.py", "def add(a, b):\n    return a + b\n");
+        let main = SourceFile::new(
+            "solution.py",
+            "from adder import add\n\na, b = map(int, input().split())\nprint(add(a, b))\n",
+        );
+        let mut sub = submission(
+            "python3",
+            "entry-python-script",
+            &[helper, main],
+            data,
+            TestLimits::default(),
+        );
+        sub["submission"]["entry_point"] = "solution.py".into();
+        let report = judge_run(&sub);
+        assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
+    }
+}
