@@ -35,6 +35,7 @@ pub(crate) const STAGES: &[&str] = &[
     "no_new_privs",
     "load seccomp",
     "execve",
+    "join the network namespace",
 ];
 const ST_PRCTL: u32 = 0;
 const ST_PRIVATE: u32 = 1;
@@ -52,6 +53,7 @@ const ST_NNP: u32 = 12;
 const ST_SECCOMP: u32 = 13;
 /// The execve stage (its errno becomes [`crate::SandboxError::Exec`]).
 pub(crate) const ST_EXEC: u32 = 14;
+const ST_NETNS: u32 = 15;
 /// Stage numbers from here on are mount operations.
 pub(crate) const STAGE_MOUNT_BASE: u32 = 100;
 
@@ -112,6 +114,8 @@ pub(crate) struct Plan<'a> {
     pub envp: Vec<*const libc::c_char>,
     pub ids: Option<(u32, u32)>,
     pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlimit)>,
+    /// A fresh network namespace to join (else the clone made one, or there is none).
+    pub netns: Option<RawFd>,
     pub filter: Option<&'a [Insn]>,
     pub status_fd: RawFd,
     /// Not pid 1 of a namespace: become a subreaper and kill the box uid's processes at the end.
@@ -228,6 +232,15 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
                 MSG_SETUP_FAILED,
                 ST_PRCTL,
             );
+        }
+        if let Some(fd) = plan.netns {
+            check(
+                plan,
+                libc::setns(fd, libc::CLONE_NEWNET) as _,
+                MSG_SETUP_FAILED,
+                ST_NETNS,
+            );
+            libc::close(fd);
         }
         if let Some(root) = &plan.root {
             libc::umask(0);

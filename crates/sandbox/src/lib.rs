@@ -126,6 +126,7 @@ mod child;
 mod classify;
 mod config;
 mod error;
+mod netns;
 mod outcome;
 mod sandbox;
 mod seccomp;

@@ -45,6 +45,7 @@ pub struct Sandbox {
     slot_freed: Condvar,
     locks: Vec<File>,
     counter: AtomicU64,
+    netns: Option<crate::netns::NetnsPool>,
 }
 
 /// A box slot (uid and lock) held for one run.
@@ -230,6 +231,11 @@ impl Sandbox {
             filter: seccomp::build_filter(),
             locks,
             counter: AtomicU64::new(0),
+            netns: if level == IsolationLevel::RlimitOnly {
+                None
+            } else {
+                crate::netns::NetnsPool::start()
+            },
         })
     }
 
@@ -742,7 +748,13 @@ impl Sandbox {
         }
         // SAFETY: both descriptors were just created and are owned here.
         let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(pipe[0]), OwnedFd::from_raw_fd(pipe[1])) };
+        let netns = if w.full {
+            self.netns.as_ref().and_then(crate::netns::NetnsPool::take)
+        } else {
+            None
+        };
         let plan = Plan {
+            netns: netns.as_ref().map(AsRawFd::as_raw_fd),
             root,
             cwd,
             cgroup_procs: w.cg.map(RunCgroup::procs_fds).unwrap_or_default(),
@@ -758,7 +770,12 @@ impl Sandbox {
         };
         let mut pidfd: RawFd = -1;
         let mut args = sys::CloneArgs {
-            flags: sys::CLONE_PIDFD | if w.full { NS_FLAGS } else { 0 },
+            flags: sys::CLONE_PIDFD
+                | match (w.full, netns.is_some()) {
+                    (true, true) => NS_FLAGS & !(libc::CLONE_NEWNET as u64),
+                    (true, false) => NS_FLAGS,
+                    (false, _) => 0,
+                },
             pidfd: &mut pidfd as *mut RawFd as u64,
             exit_signal: libc::SIGCHLD as u64,
             ..Default::default()
@@ -778,6 +795,7 @@ impl Sandbox {
             });
         }
         drop(wr);
+        drop(netns);
         let pid = pid as libc::pid_t;
         // SAFETY: clone3 stored a fresh pidfd owned by nobody else.
         let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
