@@ -356,6 +356,9 @@ SPECIAL["static-clean"] = submission(
 SPECIAL["static-findings"] = submission(
     "static-findings", program("cpp", [("main.cpp", STATIC_MAIN_BUGGY)], assist=[("employee.hpp", EMPLOYEE.replace("VIRTUAL~", "~"))]),
     [compile_task(), static_task()], [])
+# Ordinary C (scanf into uninitialised variables, an adder, rand, strcpy): no finding that costs.
+STATIC_C = [("main.c", '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\nstatic long long adder(long long a, long long b) { return a + b; }\nint main(void) {\n  long long a, b;\n  char word[16];\n  srand((unsigned)time(NULL));\n  int lucky = rand() % 10;\n  while (scanf("%lld %lld", &a, &b) == 2) printf("%lld\\n", adder(a, b));\n  strcpy(word, "done");\n  printf("%s %d\\n", word, lucky >= 0);\n  return 0;\n}\n')]
+SPECIAL["static-clean-c"] = submission("static-clean-c", program("c", STATIC_C), [compile_task(), static_task()], [])
 SPECIAL["static-unsupported-language"] = submission(
     "static-unsupported-language", program("python3", AB["python3"]), [compile_task(), static_task()], [])
 
