@@ -29,6 +29,11 @@ use verdict_contracts::{
     TraceLevel,
 };
 
+/// `error.step` of a run whose agent failed, crashed or timed out (rule 3).
+pub const RUN_AGENT: &str = "run_agent";
+/// `error.step` of a run whose agent's output is missing or not JSON.
+pub const READ_OUTPUT: &str = "read_output";
+
 /// Default per-task timeout when a task's `metadata.timeout` is absent, in ms.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 
@@ -240,16 +245,16 @@ impl Runner for CommandRunner {
             }
         }
         let stack = (!stderr_text.is_empty()).then(|| stderr_text.clone());
-        let failure = |message: String| RunError {
+        let failure = |message: String, step: &str| RunError {
             message,
-            step: None,
+            step: Some(step.to_owned()),
             stack: stack.clone(),
         };
 
         let Some(status) = status else {
             note_stderr(&mut run, &stderr_text, TraceLevel::Warn);
             return Ok(run.fail(
-                failure(format!("agent timed out after {timeout_ms} ms")),
+                failure(format!("agent timed out after {timeout_ms} ms"), RUN_AGENT),
                 None,
                 provenance,
             ));
@@ -265,19 +270,22 @@ impl Runner for CommandRunner {
                 Some(line) => format!("{how}: {}", line.trim()),
                 None => how,
             };
-            return Ok(run.fail(failure(message), None, provenance));
+            return Ok(run.fail(failure(message, RUN_AGENT), None, provenance));
         }
         note_stderr(&mut run, &stderr_text, TraceLevel::Debug);
         if stdout.len() > cap {
             return Ok(run.fail(
-                failure(format!("agent output exceeds {cap} bytes")),
+                failure(format!("agent output exceeds {cap} bytes"), READ_OUTPUT),
                 None,
                 provenance,
             ));
         }
         if stdout.iter().all(u8::is_ascii_whitespace) {
             return Ok(run.fail(
-                failure("agent wrote nothing on stdout (expected one JSON value)".into()),
+                failure(
+                    "agent wrote nothing on stdout (expected one JSON value)".into(),
+                    READ_OUTPUT,
+                ),
                 None,
                 provenance,
             ));
@@ -288,7 +296,10 @@ impl Runner for CommandRunner {
                 let text = String::from_utf8_lossy(&stdout);
                 let snippet: String = text.chars().take(200).collect();
                 Ok(run.fail(
-                    failure(format!("agent output is not JSON ({e}): {snippet:?}")),
+                    failure(
+                        format!("agent output is not JSON ({e}): {snippet:?}"),
+                        READ_OUTPUT,
+                    ),
                     None,
                     provenance,
                 ))

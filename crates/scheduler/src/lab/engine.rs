@@ -181,7 +181,8 @@ impl Lab {
             let error = RunError::new(format!(
                 "no runner for type {:?} (task {:?})",
                 task.kind, task.id
-            ));
+            ))
+            .at_step("select_runner");
             return run.fail(error, None, Provenance::new("none", "", Map::new()));
         };
         let runner = entry.runner.clone();
@@ -204,7 +205,7 @@ impl Lab {
                             limit.as_millis()
                         );
                         return RunBuilder::start(task).fail(
-                            RunError::new(message),
+                            RunError::new(message).at_step("execute"),
                             None,
                             provenance,
                         );
@@ -218,7 +219,7 @@ impl Lab {
             Err(e) if e.is_panic() => format!("runner {:?} panicked", provenance.runner_id),
             Err(e) => format!("runner {:?} was cancelled: {e}", provenance.runner_id),
         };
-        RunBuilder::start(task).fail(RunError::new(failure), None, provenance)
+        RunBuilder::start(task).fail(RunError::new(failure).at_step("execute"), None, provenance)
     }
 
     /// Scores `run` of `task` with the task's evaluators.

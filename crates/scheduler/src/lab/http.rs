@@ -139,7 +139,7 @@ impl Runner for HttpRunner {
         let (status, text) = match reply {
             Reply::Body { status, text } => (status, text),
             Reply::Failed(message) => {
-                return Ok(run.fail(RunError::new(message), None, provenance));
+                return Ok(run.fail(RunError::new(message).at_step("request"), None, provenance));
             }
         };
         run.event(
@@ -151,7 +151,7 @@ impl Runner for HttpRunner {
             let snippet: String = text.chars().take(200).collect();
             let error = RunError {
                 message: format!("agent answered HTTP {status}: {snippet:?}"),
-                step: None,
+                step: Some("read_response".into()),
                 stack: None,
             };
             return Ok(run.fail(error, None, provenance));
@@ -161,7 +161,8 @@ impl Runner for HttpRunner {
             Err(e) => {
                 let snippet: String = text.chars().take(200).collect();
                 Ok(run.fail(
-                    RunError::new(format!("agent response is not JSON ({e}): {snippet:?}")),
+                    RunError::new(format!("agent response is not JSON ({e}): {snippet:?}"))
+                        .at_step("read_response"),
                     None,
                     provenance,
                 ))

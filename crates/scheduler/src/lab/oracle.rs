@@ -116,7 +116,11 @@ impl Runner for OracleRunner {
             Ok(suite) => suite,
             Err(message) => {
                 let provenance = Provenance::new(self.id(), self.version(), Map::new());
-                return Ok(run.fail(RunError::new(message), None, provenance));
+                return Ok(run.fail(
+                    RunError::new(message).at_step("build_case"),
+                    None,
+                    provenance,
+                ));
             }
         };
         let mut map = Map::new();
@@ -141,7 +145,10 @@ impl Runner for OracleRunner {
                 .map_err(|e| LabError::Failed(format!("oracle thread failed: {e}")))?;
         let report = match report {
             Ok(report) => report,
-            Err(e) => return Ok(run.fail(RunError::new(e.to_string()), None, provenance)),
+            Err(e) => {
+                let error = RunError::new(e.to_string()).at_step("run_oracle");
+                return Ok(run.fail(error, None, provenance));
+            }
         };
         let Some(case) = report.results.first() else {
             return Err(LabError::Failed("the oracle returned no result".into()));
@@ -160,7 +167,11 @@ impl Runner for OracleRunner {
                 .message
                 .clone()
                 .unwrap_or_else(|| "invalid_test_format".into());
-            return Ok(run.fail(RunError::new(message), None, provenance));
+            return Ok(run.fail(
+                RunError::new(message).at_step("build_case"),
+                None,
+                provenance,
+            ));
         }
         let output = serde_json::to_value(&report)
             .map_err(|e| LabError::Failed(format!("cannot serialise the oracle report: {e}")))?;

@@ -46,7 +46,11 @@ impl Runner for ProgrammingRunner {
         let submission = match submission_from_value(&task.input) {
             Ok(s) => s,
             Err(e) => {
-                return Ok(run.fail(RunError::new(format!("input: {e}")), None, provenance));
+                return Ok(run.fail(
+                    RunError::new(format!("input: {e}")).at_step("validate_submission"),
+                    None,
+                    provenance,
+                ));
             }
         };
         run.event(
@@ -69,7 +73,7 @@ impl Runner for ProgrammingRunner {
             .map_err(|e| LabError::Failed(format!("cannot serialise the report: {e}")))?;
         match &report.message {
             Some(message) => Ok(run.fail(
-                RunError::new(format!("input: {message}")),
+                RunError::new(format!("input: {message}")).at_step("validate_submission"),
                 Some(output),
                 provenance,
             )),

@@ -444,6 +444,11 @@ fn agent_timeout_garbage_and_crash_fail_the_run() {
         out.run.error.as_ref().unwrap().message,
         "agent timed out after 500 ms"
     );
+    // Rule 3: an atomic run's error names the step of the run that failed.
+    assert_eq!(
+        out.run.error.as_ref().unwrap().step.as_deref(),
+        Some("run_agent")
+    );
     assert_eq!(out.run.trace.last().unwrap().event, "failed");
 
     let out = run(&lab, &atomic("junk", "echo", json!("__garbage__"), None));
@@ -457,6 +462,11 @@ fn agent_timeout_garbage_and_crash_fail_the_run() {
             .starts_with("agent output is not JSON"),
         "{:?}",
         out.run.error
+    );
+
+    assert_eq!(
+        out.run.error.as_ref().unwrap().step.as_deref(),
+        Some("read_output")
     );
 
     let out = run(&lab, &atomic("who", "translate", json!("hi"), None));
@@ -482,6 +492,10 @@ fn unknown_type_without_runner_is_named() {
         "no runner for type \"intent\" (task \"task-9\")"
     );
     assert_eq!(out.run.provenance.runner_id, "none");
+    assert_eq!(
+        out.run.error.as_ref().unwrap().step.as_deref(),
+        Some("select_runner")
+    );
     let bad = task(
         json!({"id": "t", "name": "n", "type": "intent", "input": 1, "metadata": {},
         "extensions": {"evaluators": ["bleu"]}}),
@@ -572,6 +586,10 @@ fn custom_runners_plug_in_and_a_panic_fails_only_its_run() {
     assert_eq!(
         out.run.error.as_ref().unwrap().message,
         "runner \"panicky\" panicked"
+    );
+    assert_eq!(
+        out.run.error.as_ref().unwrap().step.as_deref(),
+        Some("execute")
     );
     let t = task(
         json!({"id": "u", "name": "u", "type": "upper", "input": "abc", "expected": "ABC",
@@ -670,6 +688,10 @@ fn http_runner_posts_the_task_and_reads_the_output() {
     assert_eq!(
         out.run.error.as_ref().unwrap().message,
         r#"agent answered HTTP 500: "{\"error\":\"model down\"}""#
+    );
+    assert_eq!(
+        out.run.error.as_ref().unwrap().step.as_deref(),
+        Some("read_response")
     );
     let out = run(&lab, &tasks[0]);
     assert!(
