@@ -183,11 +183,11 @@ impl ProblemCache {
         let mut state = self.state();
         state.clock += 1;
         let now = state.clock;
-        if let Some(entry) = state.problems.get_mut(&handle.key) {
-            if Arc::ptr_eq(&entry.dir, &handle.dir) {
-                entry.last_used = now;
-                entry.bytes += bytes;
-            }
+        if let Some(entry) = state.problems.get_mut(&handle.key)
+            && Arc::ptr_eq(&entry.dir, &handle.dir)
+        {
+            entry.last_used = now;
+            entry.bytes += bytes;
         }
         let mut total: u64 = state.problems.values().map(|e| e.bytes).sum();
         while total > self.max_bytes {

@@ -42,11 +42,11 @@ pub fn generate(run: &SubmissionRun, index: usize, dir: &Path) -> Result<Generat
     };
     let random = match build_of(run, "random", random) {
         Ok(build) => build,
-        Err(result) => return Ok(Generated::Failed(result)),
+        Err(result) => return Ok(Generated::Failed(*result)),
     };
     let standard = match build_of(run, "standard", standard) {
         Ok(build) => build,
-        Err(result) => return Ok(Generated::Failed(result)),
+        Err(result) => return Ok(Generated::Failed(*result)),
     };
     let config = &run.shared.config.generator;
     let task = &sub.judge_tasks[index];
@@ -94,18 +94,20 @@ pub fn generate(run: &SubmissionRun, index: usize, dir: &Path) -> Result<Generat
 }
 
 /// A cached problem build, or the task's failed result.
-fn build_of(run: &SubmissionRun, role: &str, program: &Program) -> Result<Build, JudgeTaskResult> {
-    match problem_build(run, role, program) {
-        BuildResult::Built(build) => Ok(build),
-        BuildResult::Failed(log) => Err(JudgeTaskResult::with_status(
+fn build_of(
+    run: &SubmissionRun,
+    role: &str,
+    program: &Program,
+) -> Result<Build, Box<JudgeTaskResult>> {
+    let (status, log) = match problem_build(run, role, program) {
+        BuildResult::Built(build) => return Ok(build),
+        BuildResult::Failed(log) => (
             JudgeStatus::RandomGenError,
             format!("the {role} program did not compile:\n{log}"),
-        )),
-        BuildResult::Broken(reason) => Err(JudgeTaskResult::with_status(
-            JudgeStatus::SystemError,
-            reason,
-        )),
-    }
+        ),
+        BuildResult::Broken(reason) => (JudgeStatus::SystemError, reason),
+    };
+    Err(Box::new(JudgeTaskResult::with_status(status, log)))
 }
 
 /// Runs a generator step; `Ok(Ok(stdout path))` when it exited 0 within its limits.
