@@ -19,6 +19,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use verdict_scheduler::Judge;
+use verdict_scheduler::lab::{Lab, Registry};
+use verdict_scripts::OracleOptions;
 
 /// What every handler shares; cheap to clone.
 #[derive(Debug, Clone)]
@@ -45,6 +47,8 @@ pub struct Shared {
     pub direct: Arc<Semaphore>,
     /// Languages, probed once.
     pub languages: info::LanguageCache,
+    /// The Agent Lab engine.
+    pub lab: Lab,
 }
 
 impl std::ops::Deref for AppState {
@@ -60,11 +64,18 @@ impl AppState {
     pub fn new(config: ServerConfig) -> anyhow::Result<AppState> {
         config.check()?;
         let judge = Judge::new(config.judge.clone()).context("cannot set up the judge")?;
-        Ok(AppState::with_judge(config, judge))
+        AppState::with_judge(config, judge)
     }
 
     /// The server around an existing judge.
-    pub fn with_judge(config: ServerConfig, judge: Judge) -> AppState {
+    pub fn with_judge(config: ServerConfig, judge: Judge) -> anyhow::Result<AppState> {
+        config.check()?;
+        let mut registry = Registry::new().with_judge(&judge, oracle_options(&config, &judge));
+        config
+            .lab
+            .apply(&mut registry, &config.base_dir)
+            .context("invalid [lab] config")?;
+        let lab = Lab::new(registry);
         let metrics = Arc::new(Metrics::default());
         let jobs = Jobs::new(
             judge.clone(),
@@ -77,7 +88,7 @@ impl AppState {
         if !auth.enabled() {
             tracing::warn!("no [[tokens]] configured: authentication is off");
         }
-        AppState {
+        Ok(AppState {
             inner: Arc::new(Shared {
                 store: Store::new(
                     Duration::from_secs(config.retention_secs),
@@ -90,8 +101,18 @@ impl AppState {
                 auth,
                 jobs,
                 metrics,
+                lab,
             }),
-        }
+        })
+    }
+}
+
+/// How the oracle (and the lab's oracle runners) run here.
+pub fn oracle_options(config: &ServerConfig, judge: &Judge) -> OracleOptions {
+    OracleOptions {
+        default_timeout_ms: config.oracle_default_timeout_ms,
+        work_dir: Some(judge.config().work_dir.clone()),
+        ..OracleOptions::default()
     }
 }
 

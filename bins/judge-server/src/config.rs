@@ -3,8 +3,10 @@
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 use verdict_scheduler::JudgeConfig;
+use verdict_scheduler::lab::LabConfig;
 
 /// Everything `judge-server` reads from `--config server.toml`.
 #[derive(Debug, Clone, Deserialize)]
@@ -36,6 +38,12 @@ pub struct ServerConfig {
     pub tokens: Vec<TokenConfig>,
     /// Submissions of a category judged at once, by category (others share `workers`).
     pub quotas: BTreeMap<String, usize>,
+    /// Agent Lab runners and evaluators (the table `judge lab --lab-config` reads); the
+    /// `function`, `script`, `cli` and `programming` runners are always there.
+    pub lab: LabConfig,
+    /// The directory relative paths of `[lab]` are resolved against (the config file's).
+    #[serde(skip)]
+    pub base_dir: PathBuf,
 }
 
 /// One bearer token.
@@ -66,6 +74,8 @@ impl Default for ServerConfig {
             oracle_default_timeout_ms: 5_000,
             tokens: Vec::new(),
             quotas: BTreeMap::new(),
+            lab: LabConfig::default(),
+            base_dir: PathBuf::from("."),
         }
     }
 }
@@ -181,6 +191,8 @@ token = "oj-secret"
 category = "oj"
 [quotas]
 oj = 2
+[lab.runners.echo]
+command = ["cat"]
 "#,
         )
         .unwrap();
@@ -189,6 +201,7 @@ oj = 2
         assert_eq!(config.tokens[1].category.as_deref(), Some("oj"));
         assert_eq!(config.quotas["oj"], 2);
         assert_eq!(config.max_body_bytes(), 64 * 1024);
+        assert!(config.lab.runners.contains_key("echo"));
     }
 
     #[test]

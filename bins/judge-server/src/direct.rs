@@ -11,10 +11,12 @@ use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use tokio::sync::OwnedSemaphorePermit;
 use verdict_contracts::oracle::parse_suite;
-use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
+use verdict_scheduler::lab::LabTask;
+use verdict_scripts::oracle::{OracleError, run_suite};
 
 /// A direct slot, or 429 / 503.
 fn slot(state: &AppState) -> Result<OwnedSemaphorePermit, ApiError> {
@@ -51,11 +53,7 @@ pub async fn oracle(
     })?;
     let permit = slot(&state)?;
     let judge = state.judge.clone();
-    let options = OracleOptions {
-        default_timeout_ms: state.config.oracle_default_timeout_ms,
-        work_dir: Some(judge.config().work_dir.clone()),
-        ..OracleOptions::default()
-    };
+    let options = crate::app::oracle_options(&state.config, &judge);
     state.metrics.oracle_runs.fetch_add(1, Ordering::Relaxed);
     let report = tokio::task::spawn_blocking(move || {
         let _permit = permit;
@@ -70,15 +68,51 @@ pub async fn oracle(
     Ok(Json(report).into_response())
 }
 
-/// `POST /v1/lab/runs`: an Agent Lab task in, its RunRecord and ScoreRecords out.
+/// `POST /v1/lab/runs`: an Agent Lab task (AtomicTask, or ScenarioTask when it has `steps`)
+/// in; `{run: RunRecord, scores: [ScoreRecord], evaluator_failures: [...]}` out. A run that
+/// fails is a record with status `failed` (200), never an error.
 pub async fn lab_run(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     state.auth.caller(&headers)?;
-    let _text = body_text(body, state.config.max_body_bytes())?;
-    Err(ApiError::NotImplemented(
-        "Agent Lab runs are not available in this build of judge-server".into(),
-    ))
+    let text = body_text(body, state.config.max_body_bytes())?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| ApiError::bad_body(format!("body: not JSON: {e}")))?;
+    let task = LabTask::from_value(value).map_err(|message| {
+        let field = serde_field(&message).unwrap_or_else(|| "task".into());
+        ApiError::invalid(field, message)
+    })?;
+    if let Err(errors) = state.lab.check(&task) {
+        let field = errors
+            .first()
+            .and_then(|e| e.split_once(": "))
+            .map_or_else(|| "task".to_owned(), |(field, _)| field.to_owned());
+        return Err(ApiError::invalid(field, errors.join("; ")));
+    }
+    let permit = slot(&state)?;
+    state.metrics.lab_runs.fetch_add(1, Ordering::Relaxed);
+    let outcome = state.lab.run(&task).await;
+    drop(permit);
+    let failures: Vec<Value> = outcome
+        .evaluator_failures
+        .iter()
+        .map(
+            |f| json!({"task_id": f.task_id, "evaluator_id": f.evaluator_id, "message": f.message}),
+        )
+        .collect();
+    Ok(Json(json!({
+        "run": outcome.run,
+        "scores": outcome.scores,
+        "evaluator_failures": failures,
+    }))
+    .into_response())
+}
+
+/// The field a serde message names (`missing field `id``, `unknown field `x``), if any.
+fn serde_field(message: &str) -> Option<String> {
+    let (_, rest) = message.split_once("field `")?;
+    let (name, _) = rest.split_once('`')?;
+    Some(name.to_owned())
 }

@@ -63,8 +63,6 @@ pub enum ApiError {
     ShuttingDown,
     /// The request took too long (504).
     Timeout(String),
-    /// Not available on this server (501).
-    NotImplemented(String),
     /// The server failed (500): the detail is logged, the client gets a generic message.
     Internal(String),
 }
@@ -102,7 +100,6 @@ impl ApiError {
             ApiError::Busy { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
-            ApiError::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -122,7 +119,6 @@ impl ApiError {
             ApiError::Busy { .. } => "busy",
             ApiError::ShuttingDown => "shutting_down",
             ApiError::Timeout(_) => "timeout",
-            ApiError::NotImplemented(_) => "not_implemented",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -137,10 +133,9 @@ impl ApiError {
                 Some(field.clone()),
                 report.message.clone().unwrap_or_default(),
             ),
-            ApiError::NotFound(m)
-            | ApiError::Conflict(m)
-            | ApiError::Timeout(m)
-            | ApiError::NotImplemented(m) => (None, m.clone()),
+            ApiError::NotFound(m) | ApiError::Conflict(m) | ApiError::Timeout(m) => {
+                (None, m.clone())
+            }
             ApiError::Busy { message, .. } => (None, message.clone()),
             ApiError::MethodNotAllowed => (None, "method not allowed on this path".into()),
             ApiError::PayloadTooLarge { limit } => (

@@ -54,8 +54,13 @@ fn load(args: &Args) -> anyhow::Result<ServerConfig> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read config {}", path.display()))?;
-            ServerConfig::from_toml(&text)
-                .with_context(|| format!("invalid config {}", path.display()))?
+            let mut config = ServerConfig::from_toml(&text)
+                .with_context(|| format!("invalid config {}", path.display()))?;
+            config.base_dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), PathBuf::from);
+            config
         }
         None => ServerConfig::default(),
     };

@@ -147,13 +147,12 @@ fn paths() -> Value {
             }), &[("400", "BadRequest"), ("401", "Unauthorized"), ("413", "PayloadTooLarge"), ("429", "TooManyRequests"), ("503", "ShuttingDown"), ("504", "Timeout"), ("500", "Internal")]),
         }},
         "/v1/lab/runs": {"post": {
-            "summary": "Run an Agent Lab task (AtomicTask or ScenarioTask) and return its RunRecord and ScoreRecords.",
+            "summary": "Run an Agent Lab task (AtomicTask, or ScenarioTask when it has steps) and return its RunRecord and ScoreRecords; a failed run is a record with status failed.",
             "operationId": "labRun",
             "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [reference("AtomicTask"), reference("ScenarioTask")]}}}},
             "responses": responses(json!({
                 "200": {"description": "The run and its scores.", "content": json_content("LabRunResponse")},
                 "422": {"$ref": "#/components/responses/Unprocessable"},
-                "501": error_response("Agent Lab is not available in this build."),
             }), &[("400", "BadRequest"), ("401", "Unauthorized"), ("413", "PayloadTooLarge"), ("429", "TooManyRequests"), ("503", "ShuttingDown"), ("504", "Timeout"), ("500", "Internal")]),
         }},
         "/v1/health": {"get": {
@@ -260,7 +259,7 @@ fn error_schema() -> Value {
             "type": "object",
             "required": ["code", "message"],
             "properties": {
-                "code": {"type": "string", "description": "Machine-readable: unauthorized, forbidden, not_found, bad_request, invalid_request, invalid_submission, conflict, payload_too_large, busy, shutting_down, timeout, not_implemented, internal."},
+                "code": {"type": "string", "description": "Machine-readable: unauthorized, forbidden, not_found, bad_request, invalid_request, invalid_submission, conflict, payload_too_large, busy, shutting_down, timeout, internal."},
                 "message": {"type": "string", "description": "What went wrong, naming the field."},
                 "field": {"type": "string", "description": "The field at fault, when there is one."}
             }
@@ -317,10 +316,19 @@ fn language_schema() -> Value {
 fn lab_response_schema() -> Value {
     json!({
         "type": "object",
-        "required": ["run", "scores"],
+        "required": ["run", "scores", "evaluator_failures"],
         "properties": {
             "run": reference("RunRecord"),
-            "scores": {"type": "array", "items": reference("ScoreRecord")}
+            "scores": {"type": "array", "items": reference("ScoreRecord")},
+            "evaluator_failures": {"type": "array", "description": "Evaluators that could not score the run.", "items": {
+                "type": "object",
+                "required": ["task_id", "message"],
+                "properties": {
+                    "task_id": {"type": "string"},
+                    "evaluator_id": {"type": ["string", "null"]},
+                    "message": {"type": "string"}
+                }
+            }}
         }
     })
 }

@@ -67,7 +67,7 @@ impl TestServer {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
                 tx.send(listener.local_addr()?)?;
-                let state = AppState::with_judge(config, judge);
+                let state = AppState::with_judge(config, judge)?;
                 verdict_judge_server::serve(state, listener, token).await
             })
         });

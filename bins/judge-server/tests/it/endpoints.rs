@@ -194,8 +194,46 @@ fn invalid_requests_name_the_field() {
     assert!(reply.json()["error"]["field"].is_string(), "{}", reply.text);
 
     let reply = post(&server.url("/v1/lab/runs"), None, "{oops");
-    assert!(reply.status == 400 || reply.status == 501, "{}", reply.text);
-    assert!(reply.json()["error"]["code"].is_string());
+    assert_eq!(reply.status, 400, "{}", reply.text);
+    assert_eq!(reply.json()["error"]["field"], "body");
+    let reply = post(
+        &server.url("/v1/lab/runs"),
+        None,
+        r#"{"name": "no id", "type": "x"}"#,
+    );
+    assert_eq!(reply.status, 422, "{}", reply.text);
+    assert_eq!(reply.json()["error"]["field"], "id", "{}", reply.text);
+    let no_runner =
+        json!({"id": "t1", "name": "n", "type": "intent", "input": "hi", "metadata": {}});
+    let reply = post(&server.url("/v1/lab/runs"), None, &no_runner.to_string());
+    assert_eq!(reply.status, 422, "{}", reply.text);
+    assert_eq!(reply.json()["error"]["field"], "type", "{}", reply.text);
+}
+
+#[test]
+fn lab_runs_a_task() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let task = json!({
+        "id": "lab-add", "name": "add two numbers", "type": "function",
+        "input": [1, 2], "expected": 3, "metadata": {},
+        "extensions": {"deliverable": {
+            "language": "python3", "entry_point": "add",
+            "source_files": [{"type": "text", "name": "solution.py", "text": "def add(a, b):\n    return a + b\n"}]
+        }}
+    });
+    let reply = post(&server.url("/v1/lab/runs"), None, &task.to_string());
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    let body = reply.json();
+    assert_eq!(body["run"]["taskId"], "lab-add", "{body}");
+    assert_eq!(body["run"]["status"], "completed", "{body}");
+    let scores = body["scores"].as_array().expect("scores");
+    assert!(!scores.is_empty(), "{body}");
+    assert!(
+        body["evaluator_failures"].as_array().unwrap().is_empty(),
+        "{body}"
+    );
 }
 
 #[test]
