@@ -147,8 +147,32 @@ fn read_keyed(path: &Path, key: &str) -> Option<u64> {
 }
 
 impl RunCgroup {
-    /// Makes the cgroup `name` under `h` with the given limits.
+    /// Makes the cgroup `name` under `h` with the given limits (nothing is left on failure).
     pub(crate) fn create(
+        h: &Hierarchy,
+        name: &str,
+        memory_bytes: Option<u64>,
+        pids: u32,
+    ) -> Result<RunCgroup, SandboxError> {
+        let made = Self::create_inner(h, name, memory_bytes, pids);
+        if made.is_err() {
+            let dirs = match h {
+                Hierarchy::V1 {
+                    memory,
+                    pids,
+                    cpuacct,
+                    ..
+                } => vec![memory.join(name), pids.join(name), cpuacct.join(name)],
+                Hierarchy::V2 { parent } => vec![parent.join(name)],
+            };
+            for d in dirs {
+                let _ = fs::remove_dir(d);
+            }
+        }
+        made
+    }
+
+    fn create_inner(
         h: &Hierarchy,
         name: &str,
         memory_bytes: Option<u64>,
