@@ -38,26 +38,42 @@ const GTEST_HEADERS: [&str; 2] = [
 ];
 
 /// The profile that builds and runs a gtest binary: `g++ ... -lgtest_main -lgtest -pthread`.
-/// The static `gtest_main` is only linked in when no source defines `main`.
-fn gtest_profile() -> LanguageProfile {
+/// The static `gtest_main` is only linked in when no source defines `main`. In a C
+/// submission the `.c` files are compiled as C (`-x c ... -x none`), so the teacher's C++
+/// test reaches them through `extern "C"` declarations, as with any C library.
+fn gtest_profile(language: Language, units: &[String]) -> LanguageProfile {
     let argv = |args: &[&str]| args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+    let mut compile = argv(&[
+        "g++",
+        "-std=gnu++17",
+        "-O0",
+        "-g",
+        "-w",
+        "-fdiagnostics-color=never",
+        "-fmax-errors=50",
+        "-o",
+        TEST_BINARY,
+        "{sources}",
+        "{extra}",
+        "-lgtest_main",
+        "-lgtest",
+        "-pthread",
+    ]);
+    let (c_units, others): (Vec<&String>, Vec<&String>) =
+        units.iter().partition(|u| u.ends_with(".c"));
+    if language == Language::C && !c_units.is_empty() {
+        let mut files = vec!["-x".to_owned(), "c".to_owned()];
+        files.extend(c_units.into_iter().cloned());
+        files.extend(["-x".to_owned(), "none".to_owned()]);
+        files.extend(others.into_iter().cloned());
+        let at = compile
+            .iter()
+            .position(|a| a == "{sources}")
+            .unwrap_or(compile.len());
+        compile.splice(at..=at.min(compile.len() - 1), files);
+    }
     LanguageProfile {
-        compile: Some(argv(&[
-            "g++",
-            "-std=gnu++17",
-            "-O0",
-            "-g",
-            "-w",
-            "-fdiagnostics-color=never",
-            "-fmax-errors=50",
-            "-o",
-            TEST_BINARY,
-            "{sources}",
-            "{extra}",
-            "-lgtest_main",
-            "-lgtest",
-            "-pthread",
-        ])),
+        compile: Some(compile),
         run: vec![
             format!("./{TEST_BINARY}"),
             format!("--gtest_output=xml:{GTEST_XML}"),
@@ -79,7 +95,15 @@ pub(crate) fn gtest_build(run: &SubmissionRun) -> &BuildResult {
             );
         }
         let dir = run.work_dir().join("gtest-build");
-        special_build(run, "gtest", gtest_profile(), true, &dir)
+        let source = run.submission.submission.source();
+        let units: Vec<String> = source
+            .source_files
+            .iter()
+            .map(|a| a.name.clone())
+            .filter(|n| is_unit(n))
+            .collect();
+        let profile = gtest_profile(source.language, &units);
+        special_build(run, "gtest", profile, true, &dir)
     })
 }
 
@@ -412,6 +436,22 @@ mod tests {
             summary(&report(0, 0, 0, 0)),
             "the test binary ran no test case"
         );
+    }
+
+    #[test]
+    fn c_units_are_compiled_as_c_beside_the_cpp_test() {
+        let units = ["adder.c".to_owned(), "test.cpp".to_owned()];
+        let compile = gtest_profile(Language::C, &units).compile.expect("compile");
+        let at = compile.iter().position(|a| a == "-x").expect("-x");
+        assert_eq!(
+            compile[at..at + 6],
+            ["-x", "c", "adder.c", "-x", "none", "test.cpp"]
+        );
+        assert!(!compile.contains(&"{sources}".to_owned()));
+        let compile = gtest_profile(Language::Cpp, &units)
+            .compile
+            .expect("compile");
+        assert!(compile.contains(&"{sources}".to_owned()) && !compile.contains(&"-x".to_owned()));
     }
 
     #[test]
