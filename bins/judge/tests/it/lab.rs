@@ -221,3 +221,65 @@ fn lab_refuses_bad_tasks_naming_them() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn lab_runs_oracle_tasks_in_the_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = examples().join("oracle-tasks.json");
+    let scores = dir.path().join("scores.jsonl");
+    let work = dir.path().join("work");
+    let cache = dir.path().join("cache");
+    let out = judge_lab(
+        &[
+            tasks.to_str().unwrap(),
+            "--scores",
+            scores.to_str().unwrap(),
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--cache-dir",
+            cache.to_str().unwrap(),
+        ],
+        None,
+    );
+    let stderr = text(&out.stderr);
+    if out.status.code() == Some(2)
+        && stderr.contains("cannot set up the judge")
+        && std::env::var("VERDICT_REQUIRE_SANDBOX").is_err()
+    {
+        let _ = writeln_skip(&stderr);
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let records: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 4);
+    let scores = lines(&scores);
+    for r in &records {
+        assert_eq!(r["status"], "completed", "{r}");
+        let id = r["taskId"].as_str().unwrap();
+        let runner = match id {
+            "oracle-script" => "script",
+            "oracle-cli" => "cli",
+            _ => "function",
+        };
+        assert_eq!(r["provenance"]["runnerId"], runner);
+        assert!(r["output"]["results"][0]["status"].is_string(), "{r}");
+        let judge_score = scores
+            .iter()
+            .find(|s| s["runId"] == r["id"] && s["metric"] == "judge_score")
+            .unwrap();
+        let want = if id == "oracle-function-wrong" { 0 } else { 1 };
+        assert_eq!(judge_score["value"], want, "{id}");
+    }
+}
+
+/// Says why a test did not run (the house's `skipped:` line).
+fn writeln_skip(reason: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    writeln!(
+        std::io::stdout(),
+        "skipped: the judge cannot be set up here: {reason}"
+    )
+}
