@@ -69,7 +69,12 @@ pub(crate) enum MountOp {
     /// Mount a fresh procfs (of the box's pid namespace).
     Proc { dst: CString },
     /// Mount a tmpfs with these options.
-    Tmpfs { dst: CString, data: CString },
+    /// A tmpfs; `nodev` off only for the box's /dev, whose device nodes must open.
+    Tmpfs {
+        dst: CString,
+        data: CString,
+        nodev: bool,
+    },
     /// Make a character device node.
     Mknod { path: CString, dev: libc::dev_t },
     /// Make a symlink.
@@ -183,11 +188,11 @@ fn do_op(op: &MountOp) -> libc::c_long {
                 libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                 std::ptr::null(),
             ) as libc::c_long,
-            MountOp::Tmpfs { dst, data } => libc::mount(
+            MountOp::Tmpfs { dst, data, nodev } => libc::mount(
                 c"tmpfs".as_ptr(),
                 dst.as_ptr(),
                 c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
+                libc::MS_NOSUID | if *nodev { libc::MS_NODEV } else { 0 },
                 data.as_ptr().cast(),
             ) as libc::c_long,
             MountOp::Mknod { path, dev } => {

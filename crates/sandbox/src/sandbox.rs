@@ -143,7 +143,10 @@ impl Sandbox {
         let mut namespaces = false;
         if root {
             match cgroup::detect(&config.cgroup_mount, &config.cgroup_name) {
-                Ok(h) => hierarchy = Some(h),
+                Ok(h) => {
+                    cgroup::sweep_stale(&h);
+                    hierarchy = Some(h);
+                }
                 Err(e) => reasons.push(e),
             }
             match probe_namespaces() {
@@ -650,9 +653,12 @@ impl Sandbox {
             dst: c(&sk.join("proc"))?,
         });
         let dev = sk.join("dev");
+        // Without `nodev` the nodes below could not be opened; the box's uid has no CAP_MKNOD
+        // and this root-owned 0755 directory is not writable to it, so it can plant no device.
         ops.push(MountOp::Tmpfs {
             dst: c(&dev)?,
             data: c"size=64k,nr_inodes=64,mode=755".to_owned(),
+            nodev: false,
         });
         for (name, minor) in [
             ("null", 3),
@@ -681,6 +687,7 @@ impl Sandbox {
         ops.push(MountOp::Tmpfs {
             dst: c(&sk.join("tmp"))?,
             data: CString::new(data).map_err(|_| SandboxError::Nul("tmp".into()))?,
+            nodev: true,
         });
         for (dirs, attrs) in [
             (&spec.read_only_mounts, ro),
