@@ -105,6 +105,52 @@ pub(crate) fn detect(mount: &Path, name: &str) -> Result<Hierarchy, String> {
     })
 }
 
+/// The owner pid encoded in a run cgroup's name (`<pid>-<slot>-<n>`).
+pub(crate) fn owner_pid(name: &str) -> Option<i32> {
+    let mut parts = name.split('-');
+    let pid = parts.next()?.parse().ok()?;
+    parts.next()?.parse::<u64>().ok()?;
+    parts.next()?.parse::<u64>().ok()?;
+    Some(pid)
+}
+
+/// Removes run cgroups left by processes that died mid-run (killing what is left in them).
+pub(crate) fn sweep_stale(h: &Hierarchy) {
+    let parents = match h {
+        Hierarchy::V1 {
+            memory,
+            pids,
+            cpuacct,
+            ..
+        } => vec![memory.clone(), pids.clone(), cpuacct.clone()],
+        Hierarchy::V2 { parent } => vec![parent.clone()],
+    };
+    for parent in parents {
+        let Ok(rd) = fs::read_dir(&parent) else {
+            continue;
+        };
+        for entry in rd.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name.to_str().and_then(owner_pid) else {
+                continue;
+            };
+            if Path::new(&format!("/proc/{pid}")).exists() {
+                continue;
+            }
+            let dir = entry.path();
+            if let Ok(text) = fs::read_to_string(dir.join("cgroup.procs")) {
+                for p in text.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                    // SAFETY: kill has no memory-safety preconditions.
+                    unsafe { libc::kill(p, libc::SIGKILL) };
+                }
+            }
+            if fs::remove_dir(&dir).is_ok() {
+                tracing::info!(cgroup = %dir.display(), "removed a stale run cgroup");
+            }
+        }
+    }
+}
+
 /// Readings of a finished run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Readings {
@@ -337,6 +383,14 @@ mod tests {
         assert_eq!(keyed_value(oom, "oom_kill"), Some(3));
         assert_eq!(keyed_value(oom, "missing"), None);
         assert_eq!(keyed_value("max 0\n", "max"), Some(0));
+    }
+
+    #[test]
+    fn owner_pid_reads_run_cgroup_names_only() {
+        assert_eq!(owner_pid("30474-1-3"), Some(30474));
+        assert_eq!(owner_pid("process_api"), None);
+        assert_eq!(owner_pid("12-x-3"), None);
+        assert_eq!(owner_pid("12-1"), None);
     }
 
     #[test]
