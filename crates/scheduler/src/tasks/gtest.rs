@@ -29,6 +29,8 @@ const GTEST_XML: &str = "gtest.xml";
 const TEST_BINARY: &str = "test";
 /// The largest XML report read.
 const XML_MAX: u64 = 32 * 1024 * 1024;
+/// KB added to the task's output limit for gtest's own XML report (it is written into the box).
+const XML_ALLOWANCE_KB: u64 = 16 * 1024;
 /// The most of the test binary's stdout read (the console fallback).
 const STDOUT_MAX: u64 = 8 * 1024 * 1024;
 /// Where Debian's libgtest-dev puts the headers (checked before building).
@@ -122,7 +124,10 @@ pub fn gtest_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult, 
         Some(datum) => datum_files(run, datum)?,
         None => TestFiles::default(),
     };
-    let limits = task_limits(task, run.shared.config.global_output_cap_kb);
+    let mut limits = task_limits(task, run.shared.config.global_output_cap_kb);
+    limits.output_kb = limits
+        .output_kb
+        .map(|kb| kb.saturating_add(XML_ALLOWANCE_KB));
     let request = RunRequest {
         build,
         args: task.run_args(),
