@@ -192,13 +192,16 @@ impl Runner for CommandRunner {
             let _ = stdin.shutdown().await;
         });
         let cap = self.max_output_bytes;
-        let out_reader = tokio::spawn(async move {
+        let mut out_reader = tokio::spawn(async move {
             let mut buf = Vec::new();
-            let read = stdout.take(cap as u64 + 1).read_to_end(&mut buf).await;
+            let mut limited = stdout.take(cap as u64 + 1);
+            let read = limited.read_to_end(&mut buf).await;
+            // Past the cap, keep draining so that the agent is not blocked writing.
+            let _ = tokio::io::copy(&mut limited.into_inner(), &mut tokio::io::sink()).await;
             read.map(|_| buf)
         });
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let err_reader = tokio::spawn(async move {
+        let mut err_reader = tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 if tx.send((Timestamp::now(), line)).is_err() {
@@ -218,13 +221,14 @@ impl Runner for CommandRunner {
             }
         };
         let grace = Duration::from_millis(500);
-        let stdout = match tokio::time::timeout(grace, out_reader).await {
+        // A grandchild may still hold the pipes open: stop listening after a grace period.
+        let stdout = match tokio::time::timeout(grace, &mut out_reader).await {
             Ok(Ok(Ok(bytes))) => bytes,
             _ => Vec::new(),
         };
-        if tokio::time::timeout(grace, err_reader).await.is_err() {
-            // A grandchild still holds stderr open: stop listening.
-        }
+        out_reader.abort();
+        let _ = tokio::time::timeout(grace, &mut err_reader).await;
+        err_reader.abort();
         writer.abort();
 
         let mut stderr_text = String::new();
