@@ -230,6 +230,11 @@ MEM_LEAK = [("main.cpp", '#include <iostream>\nint main() {\n  long long a, b;\n
 MEM_LEAK_LOOP = [("main.c", '#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n  long long a, b;\n  while (scanf("%lld %lld", &a, &b) == 2) {\n    long long *sum = malloc(sizeof *sum);\n    *sum = a + b;\n    printf("%lld\\n", *sum);\n  }\n  return 0;\n}\n')]
 # An invalid write past a block, then a write through a null pointer: killed by SIGSEGV.
 MEM_CRASH = [("main.c", '#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n  int *p = malloc(4 * sizeof *p);\n  if (!p) return 1;\n  p[4] = 1;\n  free(p);\n  volatile int *q = NULL;\n  *q = 2;\n  return 0;\n}\n')]
+# Spins forever: 100 ms x the valgrind factor (10) of CPU, then Time Limit Exceeded.
+MEM_SPIN = [("main.c", "int main(void) {\n  volatile unsigned long x = 0;\n  for (;;) x++;\n}\n")]
+SPECIAL["memory-time-limit"] = submission(
+    "memory-time-limit", program("c", MEM_SPIN), [compile_task(), memory_task(0, depends_on=0, cond="ACCEPTED", time_limit=100)],
+    [datum("", "")])
 SPECIAL["memory-clean"] = submission(
     "memory-clean", program("c", MEM_CLEAN), [compile_task(), test_task(0), memory_task()], [datum("1 2\n", "3\n")])
 SPECIAL["memory-leaking"] = submission(
@@ -287,6 +292,25 @@ TEST(Crash, never) { EXPECT_EQ(adder(0, 0), 0); }
 ''')
 SPECIAL["gtest-crash"] = submission(
     "gtest-crash", cpp_with_link([ADDER_OK, CRASH_TEST], assist=[ADDER_H]), [compile_task(), gtest_task()], [])
+
+# The teacher's test defines main (gtest_main is then not linked in) and reads the test datum's stdin.
+OWN_MAIN_TEST = ("test.cpp", '''#include <gtest/gtest.h>
+#include <iostream>
+#include "adder.hpp"
+
+static int expected = 0;
+TEST(Stdin, sumOfTheInput) { EXPECT_EQ(adder(20, 22), expected); }
+TEST(Stdin, stillAdds) { EXPECT_EQ(adder(1, 1), 2); }
+
+int main(int argc, char **argv) {
+  std::cin >> expected;
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
+''')
+SPECIAL["gtest-own-main"] = submission(
+    "gtest-own-main", cpp_with_link([ADDER_OK, OWN_MAIN_TEST], assist=[ADDER_H]), [compile_task(), gtest_task(0)],
+    [{"inputs": [text("testdata.in", "42\n")], "outputs": []}])
 
 # Static analysis: a class hierarchy with virtual functions but no virtual destructors (the
 # contract's employee.hpp), and a variable read before it is set.

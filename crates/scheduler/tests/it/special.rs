@@ -15,9 +15,11 @@ const SPECIAL: &[&str] = &[
     "memory-leaking",
     "memory-random",
     "memory-crash",
+    "memory-time-limit",
     "gtest-all-pass",
     "gtest-partial",
     "gtest-crash",
+    "gtest-own-main",
     "static-clean",
     "static-clean-c",
     "static-findings",
@@ -194,6 +196,27 @@ fn a_crash_under_valgrind_keeps_its_report() {
 }
 
 #[test]
+fn the_time_limit_is_scaled_under_valgrind() {
+    let Some(r) = result("memory-time-limit", 1) else {
+        return;
+    };
+    assert_eq!(r.status.as_str(), "Time Limit Exceeded", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "0/1");
+    // time_limit 100 ms x valgrind_time_factor 10; memory_limit + 256 MB.
+    assert_eq!(
+        r.error_log,
+        "under valgrind: CPU time over 1000 ms\n\
+         limits under valgrind: 1000 ms CPU, 327680 KB\n\
+         input: test datum 0"
+    );
+    assert!(
+        (1000..=1300).contains(&r.run_time),
+        "run_time {}",
+        r.run_time
+    );
+}
+
+#[test]
 fn a_passing_gtest_suite_is_accepted_with_passed_over_total() {
     let Some(r) = result("gtest-all-pass", 1) else {
         return;
@@ -287,6 +310,18 @@ fn a_crashing_test_binary_reports_the_cases_it_finished() {
         (g.report[0].suite.as_str(), g.report[0].case.as_str()),
         ("Crash", "boom")
     );
+}
+
+#[test]
+fn a_test_file_with_its_own_main_reads_the_test_datum() {
+    let Some(r) = result("gtest-own-main", 1) else {
+        return;
+    };
+    // The first test compares with the 42 read from testdata.in by the test file's main.
+    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "2/2");
+    let g = gtest(r);
+    assert_eq!((g.total_cases, g.pass_cases), (2, 2));
 }
 
 /// Whether the static report came from clang-tidy (the examples' expectations assume it;
