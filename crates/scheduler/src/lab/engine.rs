@@ -74,10 +74,17 @@ impl Lab {
     /// task (and step).
     pub fn check(&self, task: &LabTask) -> Result<(), Vec<String>> {
         let mut errors = Vec::new();
-        if let LabTask::Scenario(s) = task
-            && let Err(es) = s.validate()
-        {
-            errors.extend(es.iter().map(ToString::to_string));
+        if let LabTask::Scenario(s) = task {
+            if let Err(es) = s.validate() {
+                errors.extend(es.iter().map(ToString::to_string));
+            }
+            if let Err(e) = self
+                .registry
+                .evaluators_for(&scenario_as_task(s, &Value::Null))
+            {
+                let message = strip_task_prefix(&e.to_string()).replace("extensions.", "metadata.");
+                errors.push(message);
+            }
         }
         let steps = task.atomic_tasks();
         let scenario = matches!(task, LabTask::Scenario(_));
@@ -281,22 +288,7 @@ impl Lab {
             failures.extend(f);
         }
         // The scenario as a whole: its final output against `metadata.expected`, its latency.
-        let mut extensions = Map::new();
-        for key in ["evaluators", "subset"] {
-            if let Some(v) = scenario.metadata.get(key) {
-                extensions.insert(key.into(), v.clone());
-            }
-        }
-        let whole = AtomicTask {
-            id: scenario.id.clone(),
-            name: scenario.name.clone(),
-            kind: "scenario".into(),
-            input: input.clone(),
-            expected: scenario.metadata.get("expected").cloned(),
-            context: None,
-            metadata: Default::default(),
-            extensions: (!extensions.is_empty()).then_some(extensions),
-        };
+        let whole = scenario_as_task(scenario, input);
         let (s, f) = self.score(run, &whole).await;
         scores.extend(s);
         failures.extend(f);
@@ -321,6 +313,27 @@ impl Lab {
             }),
         ));
         (scores, failures)
+    }
+}
+
+/// A scenario as the task its evaluators see: `metadata.input` as input, `metadata.expected`,
+/// and `metadata.evaluators` / `metadata.subset` as extensions.
+fn scenario_as_task(scenario: &verdict_contracts::ScenarioTask, input: &Value) -> AtomicTask {
+    let mut extensions = Map::new();
+    for key in ["evaluators", "subset"] {
+        if let Some(v) = scenario.metadata.get(key) {
+            extensions.insert(key.into(), v.clone());
+        }
+    }
+    AtomicTask {
+        id: scenario.id.clone(),
+        name: scenario.name.clone(),
+        kind: "scenario".into(),
+        input: input.clone(),
+        expected: scenario.metadata.get("expected").cloned(),
+        context: None,
+        metadata: Default::default(),
+        extensions: (!extensions.is_empty()).then_some(extensions),
     }
 }
 

@@ -505,6 +505,19 @@ fn unknown_type_without_runner_is_named() {
         errors[0].starts_with("extensions.evaluators: no evaluator \"bleu\""),
         "{errors:?}"
     );
+    let scenario = task(json!({"id": "s", "name": "n", "description": "d",
+        "steps": [{"id": "a", "name": "a", "type": "echo", "input": 1, "metadata": {},
+                   "extensions": {"evaluators": ["nope"]}}],
+        "metadata": {"evaluators": ["bleu"], "expected": 1}}));
+    let errors = self::lab().check(&scenario).unwrap_err();
+    assert!(
+        errors[0].starts_with("metadata.evaluators: no evaluator \"bleu\""),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].starts_with("steps[0] (id \"a\"): extensions.evaluators: no evaluator \"nope\""),
+        "{errors:?}"
+    );
 }
 
 /// A runner of one's own that panics.
