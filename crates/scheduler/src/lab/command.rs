@@ -86,6 +86,12 @@ impl CommandRunner {
         self
     }
 
+    /// At most this many bytes of stdout are read (default 16 MiB); more fails the run.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.max_output_bytes = bytes;
+        self
+    }
+
     /// Whether the agent receives the task's `expected` (default: no).
     pub fn send_expected(mut self, yes: bool) -> Self {
         self.send_expected = yes;

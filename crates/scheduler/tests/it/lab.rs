@@ -469,6 +469,22 @@ fn agent_timeout_garbage_and_crash_fail_the_run() {
         Some("read_output")
     );
 
+    let mut registry = Registry::new();
+    registry.set_fallback(Arc::new(agent().max_output_bytes(16)), Value::Null);
+    let small = Lab::new(registry);
+    let out = run(
+        &small,
+        &atomic("big", "echo", json!("x".repeat(200_000)), None),
+    );
+    assert_eq!(
+        out.run.error.as_ref().unwrap().message,
+        "agent output exceeds 16 bytes"
+    );
+    assert_eq!(
+        out.run.error.as_ref().unwrap().step.as_deref(),
+        Some("read_output")
+    );
+
     let out = run(&lab, &atomic("who", "translate", json!("hi"), None));
     assert_eq!(
         out.run.error.as_ref().unwrap().message,
