@@ -262,3 +262,34 @@ fn a_missing_program_is_a_typed_error() {
     spec.box_dir = PathBuf::from("/nonexistent-box");
     assert!(sb.run(&spec).is_err());
 }
+
+#[test]
+fn dev_null_zero_and_urandom_open_in_the_box() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    for dev in ["/dev/null", "/dev/zero", "/dev/urandom"] {
+        let mut spec = b.spec(&prog("writefile"), &[dev]);
+        spec.limits.wall_time_ms = Some(2000);
+        let o = run(sb, &spec);
+        assert_eq!(o.exit, ExitKind::Exited(0), "{dev}: {}", b.stderr());
+    }
+}
+
+#[test]
+fn many_concurrent_runs_never_hang_in_set_id_calls() {
+    let Some(sb) = sandbox() else { return };
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..5 {
+                    let b = TestBox::new();
+                    let mut spec = b.spec(&prog("exitcode"), &["3"]);
+                    spec.limits.wall_time_ms = Some(5000);
+                    let o = sb.run(&spec).expect("run");
+                    assert_eq!(o.exit, ExitKind::Exited(3), "{o:?}");
+                    assert_eq!(o.limit_hit, None);
+                }
+            });
+        }
+    });
+}
