@@ -264,7 +264,8 @@ pub fn static_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult,
         }
     };
     let score = static_score(&report);
-    let mut result = JudgeTaskResult::with_status(deduction_status(score), summary(&report));
+    let mut result =
+        JudgeTaskResult::with_status(deduction_status(score), summary(&report, analyser));
     result.score = score;
     result.run_time = outcome.cpu_time_ms;
     result.memory_used = outcome.peak_memory_kb;
@@ -348,10 +349,17 @@ fn read_report(
 }
 
 /// `"clang-tidy 14.0.6: 3 findings (priority 1: 0, priority 2: 3, priority 3: 0)"`.
-fn summary(report: &StaticReport) -> String {
+fn summary(report: &StaticReport, analyser: Analyser) -> String {
+    let program = analyser.program();
+    let tool = if report.version.starts_with(program) {
+        report.version.clone()
+    } else {
+        // oclint's own report carries a bare version number.
+        format!("{program} {}", report.version)
+    };
     let n = report.violation.len();
     if n == 0 {
-        return format!("{}: no findings", report.version);
+        return format!("{tool}: no findings");
     }
     let counts: Vec<String> = report
         .summary
@@ -360,7 +368,7 @@ fn summary(report: &StaticReport) -> String {
         .map(|c| format!("priority {}: {}", c.priority, c.number))
         .collect();
     let noun = if n == 1 { "finding" } else { "findings" };
-    format!("{}: {n} {noun} ({})", report.version, counts.join(", "))
+    format!("{tool}: {n} {noun} ({})", counts.join(", "))
 }
 
 #[cfg(test)]
@@ -385,6 +393,36 @@ mod tests {
         assert!(!CLANG_TIDY_CHECKS.contains(char::is_whitespace));
         assert!(CLANG_TIDY_CHECKS.contains(",cppcoreguidelines-virtual-class-destructor,"));
         assert!(!CLANG_TIDY_CHECKS.contains("init-variables"));
+    }
+
+    #[test]
+    fn the_summary_names_the_tool_and_counts_by_priority() {
+        let tool = |version: &str| StaticTool {
+            url: OCLINT_URL.to_owned(),
+            version: version.to_owned(),
+        };
+        let empty = build_static_report(Vec::new(), 1, &tool("22.02"), 0);
+        assert_eq!(
+            summary(&empty, Analyser::Oclint),
+            "oclint 22.02: no findings"
+        );
+        let finding = |priority: u8| verdict_contracts::Violation {
+            path: "a.cpp".into(),
+            rule: "r".into(),
+            start_line: u32::from(priority),
+            start_column: 1,
+            end_line: u32::from(priority),
+            end_column: 1,
+            message: "m".into(),
+            category: "c".into(),
+            priority,
+        };
+        let report =
+            build_static_report(vec![finding(1), finding(2)], 1, &tool("cppcheck 2.10"), 0);
+        assert_eq!(
+            summary(&report, Analyser::Cppcheck),
+            "cppcheck 2.10: 2 findings (priority 1: 1, priority 2: 1, priority 3: 0)"
+        );
     }
 
     #[test]
