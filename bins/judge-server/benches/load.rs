@@ -1,1 +1,319 @@
-fn main() {}
+//! Load benchmark (not a test): N concurrent clients submit A+B in C for a while, each waiting
+//! on `POST /v1/judge`; it prints submissions/s and p50/p99 latency, and checks that every
+//! submission got exactly one complete report (its own `sub_id`, every task finished, all
+//! `Accepted`) and that the server's counters agree.
+//!
+//! ```text
+//! cargo bench -p verdict-judge-server --bench load                  # 8 clients, 30 s
+//! LOAD_CLIENTS=16 LOAD_SECONDS=60 cargo bench -p verdict-judge-server --bench load
+//! LOAD_URL=http://127.0.0.1:8080 LOAD_TOKEN=... cargo bench ...    # against a running server
+//! ```
+//!
+//! Without `LOAD_URL` it starts a server in-process on 127.0.0.1 (real sockets, the real
+//! sandbox). Under `cargo test` (no `--bench` argument) it only says how to run it.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use verdict_judge_server::{AppState, ServerConfig};
+use verdict_scheduler::{Judge, JudgeConfig};
+
+const A_PLUS_B: &str = "#include <stdio.h>\nint main(){int a,b;if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn submission(sub_id: &str, a: i64, b: i64) -> String {
+    json!({
+        "sub_type": "programming", "category": "load", "prob_id": "a-plus-b",
+        "sub_id": sub_id, "updated_at": 1_700_000_000,
+        "judge_tasks": [
+            {"check_script": "compile", "run_script": null, "compare_script": null,
+             "depends_on": -1, "time_limit": 10000},
+            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
+             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
+             "time_limit": 1000, "memory_limit": 65536, "proc_limit": 4},
+            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
+             "testcase_id": 1, "depends_on": 0, "depends_cond": "ACCEPTED",
+             "time_limit": 1000, "memory_limit": 65536, "proc_limit": 4}
+        ],
+        "test_data": [
+            {"inputs": [{"type": "text", "name": "testdata.in", "text": format!("{a} {b}\n")}],
+             "outputs": [{"type": "text", "name": "testdata.out", "text": format!("{}\n", a + b)}]},
+            {"inputs": [{"type": "text", "name": "testdata.in", "text": "40 2\n"}],
+             "outputs": [{"type": "text", "name": "testdata.out", "text": "42\n"}]}
+        ],
+        "submission": {"type": "source_code", "language": "c", "source_files": [
+            {"type": "text", "name": "main.c", "text": A_PLUS_B}
+        ]}
+    })
+    .to_string()
+}
+
+/// A server started in-process, stopped on drop.
+struct Local {
+    shutdown: CancellationToken,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn start_local() -> Option<(String, Local)> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let judge_config = JudgeConfig {
+        work_dir: dir.path().join("work"),
+        cache_dir: dir.path().join("cache"),
+        require_isolation: std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1"),
+        ..JudgeConfig::default()
+    };
+    let judge = match Judge::new(judge_config) {
+        Ok(judge) => judge,
+        Err(err) => {
+            println!("skipped: the judge cannot be set up here: {err}");
+            return None;
+        }
+    };
+    let config = ServerConfig {
+        queue_capacity: 1024,
+        ..ServerConfig::default()
+    };
+    println!(
+        "server: in-process, workers {}, judge parallelism {}",
+        config.workers,
+        judge.config().parallelism
+    );
+    let shutdown = CancellationToken::new();
+    let token = shutdown.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind");
+            tx.send(listener.local_addr().expect("addr")).expect("send");
+            let state = AppState::with_judge(config, judge).expect("state");
+            verdict_judge_server::serve(state, listener, token)
+                .await
+                .expect("serve");
+        });
+    });
+    let addr = rx.recv().expect("the server starts");
+    Some((
+        format!("http://{addr}"),
+        Local {
+            shutdown,
+            thread: Some(thread),
+            _dir: dir,
+        },
+    ))
+}
+
+#[derive(Default)]
+struct Tally {
+    latencies: Vec<Duration>,
+    reports: HashSet<String>,
+    duplicates: usize,
+    incomplete: Vec<String>,
+    errors: Vec<String>,
+    retries: usize,
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("load benchmark: run it with `cargo bench -p verdict-judge-server --bench load`");
+        return;
+    }
+    let clients: usize = env_or("LOAD_CLIENTS", 8);
+    let seconds: u64 = env_or("LOAD_SECONDS", 30);
+    let token = std::env::var("LOAD_TOKEN").ok();
+    let (base, _local) = match std::env::var("LOAD_URL") {
+        Ok(url) => (url.trim_end_matches('/').to_owned(), None),
+        Err(_) => match start_local() {
+            Some((url, local)) => (url, Some(local)),
+            None => return,
+        },
+    };
+    let agent = ureq::Agent::new_with_config(
+        ureq::config::Config::builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .build(),
+    );
+    // Warm the problem cache and the page cache once, outside the measurement.
+    let warm = agent
+        .post(format!("{base}/v1/judge"))
+        .header(
+            "Authorization",
+            format!("Bearer {}", token.clone().unwrap_or_default()),
+        )
+        .send(submission("load-warmup", 1, 2));
+    if let Err(err) = warm {
+        eprintln!("cannot reach {base}: {err}");
+        std::process::exit(1);
+    }
+
+    println!("load: {clients} clients, {seconds} s, POST {base}/v1/judge (A+B in C, 3 tasks)");
+    let tally = Arc::new(Mutex::new(Tally::default()));
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let started = Instant::now();
+    let run_id = std::process::id();
+    let threads: Vec<_> = (0..clients)
+        .map(|c| {
+            let agent = agent.clone();
+            let base = base.clone();
+            let token = token.clone();
+            let tally = tally.clone();
+            std::thread::spawn(move || {
+                let mut n = 0u64;
+                while Instant::now() < deadline {
+                    let sub_id = format!("load-{run_id}-{c}-{n}");
+                    n += 1;
+                    let (a, b) = (c as i64 * 1000 + n as i64, n as i64);
+                    let body = submission(&sub_id, a, b);
+                    let t0 = Instant::now();
+                    loop {
+                        let mut request = agent
+                            .post(format!("{base}/v1/judge"))
+                            .header("Content-Type", "application/json");
+                        if let Some(token) = &token {
+                            request = request.header("Authorization", format!("Bearer {token}"));
+                        }
+                        let outcome = request.send(&body);
+                        let mut response = match outcome {
+                            Ok(r) => r,
+                            Err(e) => {
+                                tally.lock().unwrap().errors.push(format!("{sub_id}: {e}"));
+                                break;
+                            }
+                        };
+                        let status = response.status().as_u16();
+                        let text = response.body_mut().read_to_string().unwrap_or_default();
+                        if status == 429 {
+                            let wait: u64 = response
+                                .headers()
+                                .get("retry-after")
+                                .and_then(|v| v.to_str().ok()?.parse().ok())
+                                .unwrap_or(1);
+                            tally.lock().unwrap().retries += 1;
+                            std::thread::sleep(Duration::from_secs(wait));
+                            continue;
+                        }
+                        let latency = t0.elapsed();
+                        let mut t = tally.lock().unwrap();
+                        if status != 200 {
+                            t.errors.push(format!("{sub_id}: HTTP {status}: {text}"));
+                            break;
+                        }
+                        let report: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                        let complete = report["sub_id"] == sub_id.as_str()
+                            && report["results"].as_array().is_some_and(|r| {
+                                r.len() == 3 && r.iter().all(|x| x["status"] == "Accepted")
+                            });
+                        if !complete {
+                            t.incomplete.push(format!("{sub_id}: {text}"));
+                        }
+                        if !t.reports.insert(sub_id.clone()) {
+                            t.duplicates += 1;
+                        }
+                        t.latencies.push(latency);
+                        break;
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("client thread");
+    }
+    let elapsed = started.elapsed();
+    let mut tally = Arc::try_unwrap(tally)
+        .ok()
+        .expect("clients done")
+        .into_inner()
+        .unwrap();
+    tally.latencies.sort();
+    let n = tally.latencies.len();
+    let pct = |p: f64| -> f64 {
+        if n == 0 {
+            return 0.0;
+        }
+        let i = ((p * n as f64).ceil() as usize).clamp(1, n) - 1;
+        tally.latencies[i].as_secs_f64() * 1000.0
+    };
+    println!(
+        "submissions: {n} in {:.1} s = {:.2} submissions/s ({} tasks/s)",
+        elapsed.as_secs_f64(),
+        n as f64 / elapsed.as_secs_f64(),
+        format_args!("{:.2}", 3.0 * n as f64 / elapsed.as_secs_f64()),
+    );
+    println!(
+        "latency ms: p50 {:.0}, p90 {:.0}, p99 {:.0}, max {:.0}",
+        pct(0.50),
+        pct(0.90),
+        pct(0.99),
+        pct(1.0)
+    );
+    println!(
+        "reports: {} distinct, {} duplicates, {} incomplete or not Accepted, {} errors, {} retries after 429",
+        tally.reports.len(),
+        tally.duplicates,
+        tally.incomplete.len(),
+        tally.errors.len(),
+        tally.retries
+    );
+    // The server's own count: every submission finished exactly once.
+    let mut request = agent.get(format!("{base}/metrics"));
+    if let Some(token) = &token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    let finished = request
+        .call()
+        .ok()
+        .and_then(|mut r| r.body_mut().read_to_string().ok())
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("verdict_submissions_finished_total "))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+        });
+    if let Some(finished) = finished {
+        println!("server: verdict_submissions_finished_total {finished}");
+    }
+    let mut ok = tally.duplicates == 0
+        && tally.incomplete.is_empty()
+        && tally.errors.is_empty()
+        && tally.reports.len() == n;
+    if std::env::var("LOAD_URL").is_err() {
+        // In-process: nobody else submits, so the counter must be exactly ours plus the warm-up.
+        ok &= finished == Some(n + 1);
+    }
+    for line in tally.errors.iter().chain(&tally.incomplete).take(5) {
+        println!("  {line}");
+    }
+    if ok {
+        println!("check: every submission got exactly one complete report");
+    } else {
+        println!("check: FAILED");
+        std::process::exit(1);
+    }
+}

@@ -269,9 +269,12 @@ impl Store {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Adds a submission; a finished one with the same `sub_id` is replaced (a rejudge), an
-    /// unfinished one is a conflict.
-    pub fn insert(&self, submission: &Submission) -> Result<Arc<Entry>, ApiError> {
+    /// Adds a submission; a finished one with the same `sub_id` is replaced (a rejudge) and
+    /// returned, an unfinished one is a conflict.
+    pub fn insert(
+        &self,
+        submission: &Submission,
+    ) -> Result<(Arc<Entry>, Option<Arc<Entry>>), ApiError> {
         let mut entries = self.lock();
         if let Some(existing) = entries.get(&submission.sub_id)
             && !existing.is_finished()
@@ -282,15 +285,19 @@ impl Store {
             )));
         }
         let entry = Arc::new(Entry::new(submission));
-        entries.insert(submission.sub_id.clone(), entry.clone());
-        Ok(entry)
+        let previous = entries.insert(submission.sub_id.clone(), entry.clone());
+        Ok((entry, previous))
     }
 
-    /// Removes `sub_id` if it is still `entry` (used when a submission could not be queued).
-    pub fn remove(&self, sub_id: &str, entry: &Arc<Entry>) {
+    /// Undoes an [`Store::insert`] of `entry` (the submission could not be queued): the
+    /// previous entry, if any, comes back.
+    pub fn undo_insert(&self, sub_id: &str, entry: &Arc<Entry>, previous: Option<Arc<Entry>>) {
         let mut entries = self.lock();
         if entries.get(sub_id).is_some_and(|e| Arc::ptr_eq(e, entry)) {
-            entries.remove(sub_id);
+            match previous {
+                Some(previous) => entries.insert(sub_id.to_owned(), previous),
+                None => entries.remove(sub_id),
+            };
         }
     }
 
@@ -414,14 +421,17 @@ mod tests {
     fn duplicate_sub_ids_conflict_only_while_unfinished() {
         let metrics = Metrics::default();
         let store = Store::new(Duration::from_secs(60), 10);
-        let first = store.insert(&submission("dup")).unwrap();
+        let (first, _) = store.insert(&submission("dup")).unwrap();
         assert!(matches!(
             store.insert(&submission("dup")),
             Err(ApiError::Conflict(_))
         ));
         let report = first.snapshot().0;
         first.finish(report, &metrics);
-        assert!(store.insert(&submission("dup")).is_ok());
+        let (second, previous) = store.insert(&submission("dup")).unwrap();
+        assert!(previous.is_some_and(|p| Arc::ptr_eq(&p, &first)));
+        store.undo_insert("dup", &second, Some(first.clone()));
+        assert!(store.get("dup").is_some_and(|e| Arc::ptr_eq(&e, &first)));
     }
 
     #[test]
@@ -429,10 +439,10 @@ mod tests {
         let metrics = Metrics::default();
         let store = Store::new(Duration::from_secs(60), 2);
         for i in 0..4 {
-            let entry = store.insert(&submission(&format!("s{i}"))).unwrap();
+            let (entry, _) = store.insert(&submission(&format!("s{i}"))).unwrap();
             entry.finish(entry.snapshot().0, &metrics);
         }
-        let running = store.insert(&submission("running")).unwrap();
+        let (running, _) = store.insert(&submission("running")).unwrap();
         store.sweep();
         assert_eq!(store.len(), 3);
         assert!(store.get("s0").is_none());

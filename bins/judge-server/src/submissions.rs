@@ -63,12 +63,21 @@ fn read_submission(
     Ok(submission)
 }
 
-/// Queues a valid submission: a place in the queue, an entry in the store, a worker task.
+/// Queues a valid submission: an entry in the store (409 for a `sub_id` in flight, whatever
+/// the load), a place in the queue (429 / 503), a worker task.
 fn enqueue(state: &AppState, submission: Submission) -> Result<Arc<Entry>, ApiError> {
-    let reservation = state.jobs.reserve()?;
-    let entry = state.store.insert(&submission).inspect_err(|_| {
+    let (entry, previous) = state.store.insert(&submission).inspect_err(|_| {
         state.metrics.rejected("conflict");
     })?;
+    let reservation = match state.jobs.reserve() {
+        Ok(reservation) => reservation,
+        Err(err) => {
+            state
+                .store
+                .undo_insert(&submission.sub_id, &entry, previous);
+            return Err(err);
+        }
+    };
     state.jobs.spawn(reservation, entry.clone(), submission);
     Ok(entry)
 }

@@ -157,9 +157,7 @@ fn a_full_queue_answers_429_and_duplicates_409() {
     assert!((1..=60).contains(&retry));
     assert_eq!(third.json()["error"]["code"], "busy");
 
-    // The same sub_id while it is in flight: 409 (once the queue has room).
-    let (_, events) = read_events(&server.url("/v1/submissions/q-1/events"), None);
-    assert_eq!(events.last().unwrap().event, "report");
+    // The same sub_id while it is in flight: 409, even with the queue full.
     let dup = post(
         &server.url("/v1/submissions"),
         None,
@@ -172,6 +170,9 @@ fn a_full_queue_answers_429_and_duplicates_409() {
     assert!(metrics.contains("verdict_submissions_rejected_total{reason=\"queue_full\"} 1"));
     assert!(metrics.contains("verdict_submissions_rejected_total{reason=\"conflict\"} 1"));
 
+    // A refused submission leaves nothing behind.
+    assert_eq!(get(&server.url("/v1/submissions/q-3"), None).status, 404);
+
     // A finished sub_id may be judged again (a rejudge).
     let (_, events) = read_events(&server.url("/v1/submissions/q-2/events"), None);
     assert_eq!(events.last().unwrap().event, "report");
@@ -181,4 +182,75 @@ fn a_full_queue_answers_429_and_duplicates_409() {
         &a_plus_b("q-2", "oj", A_PLUS_B).to_string(),
     );
     assert_eq!(again.status, 200, "{}", again.text);
+}
+
+#[test]
+fn a_category_quota_limits_only_that_category() {
+    let mut config = config();
+    config.workers = 3;
+    config.quotas.insert("oj".into(), 1);
+    let Some(server) = TestServer::start(config) else {
+        return;
+    };
+    let slow = sleepy_a_plus_b(1);
+    for (sub_id, category) in [("quota-1", "oj"), ("quota-2", "oj"), ("quota-3", "cf")] {
+        let body = a_plus_b(sub_id, category, &slow).to_string();
+        assert_eq!(
+            post(&server.url("/v1/submissions"), None, &body).status,
+            202
+        );
+    }
+    let state = |sub_id: &str| {
+        let reply = get(&server.url(&format!("/v1/submissions/{sub_id}")), None);
+        let started = statuses(&reply.json()).iter().any(|s| s != "Pending");
+        let finished = reply.header("verdict-complete") == Some("true");
+        (started && !finished, finished)
+    };
+    let start = std::time::Instant::now();
+    let mut max_running = 0;
+    loop {
+        // quota-1 busy before and after quota-2 was seen busy: both ran at once.
+        let (busy1, _) = state("quota-1");
+        let (busy2, done2) = state("quota-2");
+        let (still_busy1, done1) = state("quota-1");
+        let (_, done3) = state("quota-3");
+        assert!(
+            !(busy1 && busy2 && still_busy1),
+            "two oj submissions ran at once"
+        );
+        let running = get(&server.url("/v1/health"), None).json()["running_submissions"]
+            .as_u64()
+            .unwrap();
+        max_running = max_running.max(running);
+        if done1 && done2 && done3 {
+            break;
+        }
+        assert!(start.elapsed().as_secs() < 40, "all finish");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(max_running, 2, "the cf submission ran beside an oj one");
+}
+
+#[test]
+fn a_slow_judge_times_out_with_504_and_goes_on() {
+    let mut config = config();
+    config.request_timeout_ms = 500;
+    let Some(server) = TestServer::start(config) else {
+        return;
+    };
+    let body = a_plus_b("slow-1", "oj", &sleepy_a_plus_b(2)).to_string();
+    let reply = post(&server.url("/v1/judge"), None, &body);
+    assert_eq!(reply.status, 504, "{}", reply.text);
+    assert_eq!(reply.json()["error"]["code"], "timeout");
+    let message = reply.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.contains("GET /v1/submissions/slow-1"), "{message}");
+    // The event stream is not cut by the request timeout; the submission finishes.
+    let (status, events) = read_events(&server.url("/v1/submissions/slow-1/events"), None);
+    assert_eq!(status, 200);
+    let last = events.last().unwrap();
+    assert_eq!(last.event, "report");
+    assert_eq!(statuses(&last.data), ["Accepted", "Accepted", "Accepted"]);
 }
