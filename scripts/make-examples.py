@@ -82,7 +82,7 @@ EXAMPLES["floating-point-error"] = one_test("floating-point-error", C_MAIN('  in
 EXAMPLES["time-limit-busy"] = one_test("time-limit-busy", C_MAIN("  volatile unsigned long x = 0; for (;;) x++;"))
 EXAMPLES["time-limit-sleeping"] = one_test("time-limit-sleeping", C_MAIN("  for (;;) pause();"))
 EXAMPLES["memory-limit"] = one_test(
-    "memory-limit", C_MAIN("  size_t n = 256u << 20; char *p = malloc(n); if (!p) return 1; memset(p, 1, n); printf(\"%d\\n\", p[n - 1]);"))
+    "memory-limit", C_MAIN("  size_t n = 256u << 20; volatile char *p = malloc(n); if (!p) return 1;\n  for (size_t i = 0; i < n; i += 4096) p[i] = 1;\n  printf(\"%d\\n\", p[n - 4096]);"))
 EXAMPLES["output-limit"] = one_test(
     "output-limit", C_MAIN("  static char line[4096]; memset(line, 'x', sizeof line - 1); for (int i = 0; i < 10000; i++) puts(line);"))
 EXAMPLES["fork-bomb"] = one_test("fork-bomb", C_MAIN("  for (;;) fork();"), time_limit=1000)
@@ -90,7 +90,7 @@ EXAMPLES["fork-bomb"] = one_test("fork-bomb", C_MAIN("  for (;;) fork();"), time
 # Measured cost: ~300 ms of CPU and 32 MiB touched (the tests check run_time and memory_used).
 EXAMPLES["measured-cost"] = one_test(
     "measured-cost",
-    C_MAIN('  size_t n = 32u << 20; char *p = malloc(n); if (!p) return 1; memset(p, 7, n);\n  while (clock() < CLOCKS_PER_SEC * 3 / 10) {}\n  int a, b; scanf("%d %d", &a, &b); printf("%d\\n", a + b + p[n / 2] - 7);', inc="#include <time.h>\n"),
+    C_MAIN('  size_t n = 32u << 20; volatile char *p = malloc(n); if (!p) return 1; for (size_t i = 0; i < n; i += 4096) p[i] = 7;\n  while (clock() < CLOCKS_PER_SEC * 3 / 10) {}\n  int a, b; scanf("%d %d", &a, &b); printf("%d\\n", a + b + p[n / 2] - 7);', inc="#include <time.h>\n"),
     memory_limit=131072)
 
 # Files beside stdin: the program reads data.txt and writes result.txt, compared as a file.

@@ -160,8 +160,14 @@ pub fn compile(
     ] {
         log = log.replace(&prefix, "");
     }
+    // A compiler's child (cc1plus) can be stopped by the per-process CPU backstop before the
+    // sandbox's own poll sees the limit: judge by the CPU time measured.
+    let over_time = outcome.cpu_time_ms >= limits.cpu_time_ms;
     let failure = match (outcome.limit_hit, outcome.exit) {
         (Some(LimitHit::CpuTime | LimitHit::WallTime), _) => {
+            Some("the compiler exceeded its time limit".to_owned())
+        }
+        (_, ExitKind::Exited(code)) if code != 0 && over_time => {
             Some("the compiler exceeded its time limit".to_owned())
         }
         (Some(LimitHit::Memory), _) => Some("the compiler exceeded its memory limit".to_owned()),
