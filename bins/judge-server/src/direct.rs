@@ -6,9 +6,8 @@ use crate::app::AppState;
 use crate::error::ApiError;
 use crate::submissions::body_text;
 use axum::Json;
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::State;
-use axum::extract::rejection::BytesRejection;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -40,10 +39,10 @@ fn slot(state: &AppState) -> Result<OwnedSemaphorePermit, ApiError> {
 pub async fn oracle(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Result<Response, ApiError> {
     state.auth.caller(&headers)?;
-    let text = body_text(body, state.config.max_body_bytes())?;
+    let text = body_text(&headers, body, state.config.max_body_bytes()).await?;
     let suite = parse_suite(&text).map_err(|e| {
         if e.field == "suite" && e.message.starts_with("not JSON") {
             ApiError::bad_body(format!("body: {}", e.message))
@@ -74,10 +73,10 @@ pub async fn oracle(
 pub async fn lab_run(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Result<Response, ApiError> {
     state.auth.caller(&headers)?;
-    let text = body_text(body, state.config.max_body_bytes())?;
+    let text = body_text(&headers, body, state.config.max_body_bytes()).await?;
     let value: Value = serde_json::from_str(&text)
         .map_err(|e| ApiError::bad_body(format!("body: not JSON: {e}")))?;
     let task = LabTask::from_value(value).map_err(|message| {

@@ -5,25 +5,34 @@ use crate::app::AppState;
 use crate::error::ApiError;
 use crate::store::{Entry, StreamEvent};
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use http_body_util::LengthLimitError;
 use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use verdict_contracts::{RequestError, Submission, parse_submission};
 
-/// The request body as UTF-8 text, or 413 / 400.
-pub fn body_text(body: Result<Bytes, BytesRejection>, limit: usize) -> Result<String, ApiError> {
-    let bytes = body.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+/// The request body as UTF-8 text, read only now (after the caller was authenticated) and at
+/// most `limit` bytes: 413 beyond it (at once when `Content-Length` says so), 400 when it is
+/// not UTF-8 or cannot be read.
+pub async fn body_text(headers: &HeaderMap, body: Body, limit: usize) -> Result<String, ApiError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(ApiError::PayloadTooLarge { limit });
+    }
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|err| {
+        let err = err.into_inner();
+        if err.downcast_ref::<LengthLimitError>().is_some() {
             ApiError::PayloadTooLarge { limit }
         } else {
-            ApiError::bad_body(format!("body: cannot be read: {}", rejection.body_text()))
+            ApiError::bad_body(format!("body: cannot be read: {err}"))
         }
     })?;
     String::from_utf8(bytes.to_vec())
@@ -31,13 +40,13 @@ pub fn body_text(body: Result<Bytes, BytesRejection>, limit: usize) -> Result<St
 }
 
 /// Reads and checks a Submission, and checks the caller may submit it.
-fn read_submission(
+async fn read_submission(
     state: &AppState,
     headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Result<Submission, ApiError> {
     let caller = state.auth.caller(headers)?;
-    let text = body_text(body, state.config.max_body_bytes())?;
+    let text = body_text(headers, body, state.config.max_body_bytes()).await?;
     let submission = parse_submission(&text).map_err(|err| {
         state.metrics.rejected("invalid");
         match err {
@@ -86,9 +95,9 @@ fn enqueue(state: &AppState, submission: Submission) -> Result<Arc<Entry>, ApiEr
 pub async fn judge(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Result<Response, ApiError> {
-    let submission = read_submission(&state, &headers, body)?;
+    let submission = read_submission(&state, &headers, body).await?;
     let sub_id = submission.sub_id.clone();
     let entry = enqueue(&state, submission)?;
     let limit = state.config.request_timeout();
@@ -105,9 +114,9 @@ pub async fn judge(
 pub async fn submit(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Result<Response, ApiError> {
-    let submission = read_submission(&state, &headers, body)?;
+    let submission = read_submission(&state, &headers, body).await?;
     let sub_id = submission.sub_id.clone();
     enqueue(&state, submission)?;
     let status_url = format!("/v1/submissions/{}", encode_segment(&sub_id));

@@ -96,24 +96,61 @@ fn an_oversized_body_is_refused_with_413() {
     submission["submission"]["source_files"][0]["text"] =
         serde_json::Value::String(format!("/*{}*/\n{A_PLUS_B}", "x".repeat(200 * 1024)));
     let body = submission.to_string();
-    let mut stream = std::net::TcpStream::connect(server.addr).unwrap();
-    let head = format!(
-        "POST /v1/judge HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        server.addr,
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    let _ = stream.write_all(body.as_bytes());
-    let mut response = Vec::new();
-    let _ = stream.read_to_end(&mut response);
-    let response = String::from_utf8_lossy(&response);
-    assert!(response.starts_with("HTTP/1.1 413"), "{response}");
-    assert!(response.contains("\"payload_too_large\""), "{response}");
-    assert!(response.contains("max_body_kb"), "{response}");
+    let send = |path: &str, extra: &str, chunked: bool| -> String {
+        let mut stream = std::net::TcpStream::connect(server.addr).unwrap();
+        let length = if chunked {
+            "Transfer-Encoding: chunked".to_owned()
+        } else {
+            format!("Content-Length: {}", body.len())
+        };
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n{length}\r\n{extra}Connection: close\r\n\r\n",
+            server.addr
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        // The server may answer (and close) before the body is all sent: errors are fine here.
+        if chunked {
+            for chunk in body.as_bytes().chunks(16 * 1024) {
+                let _ = stream.write_all(format!("{:x}\r\n", chunk.len()).as_bytes());
+                let _ = stream.write_all(chunk);
+                let _ = stream.write_all(b"\r\n");
+            }
+            let _ = stream.write_all(b"0\r\n\r\n");
+        } else {
+            let _ = stream.write_all(body.as_bytes());
+        }
+        let mut response = Vec::new();
+        let _ = stream.read_to_end(&mut response);
+        String::from_utf8_lossy(&response).into_owned()
+    };
+    for (path, chunked) in [
+        ("/v1/judge", false),
+        ("/v1/judge", true),
+        ("/v1/submissions", true),
+        ("/v1/oracle", false),
+        ("/v1/lab/runs", true),
+    ] {
+        let response = send(path, "", chunked);
+        assert!(response.starts_with("HTTP/1.1 413"), "{path}: {response}");
+        assert!(response.contains("\"payload_too_large\""), "{response}");
+        assert!(response.contains("max_body_kb"), "{response}");
+    }
+}
 
-    // Chunked, without a length: refused the same way.
-    let reply = post(&server.url("/v1/oracle"), None, &body);
+#[test]
+fn bodies_are_not_read_before_the_token_is_checked() {
+    let mut config = secured();
+    config.max_body_kb = 1;
+    let Some(server) = TestServer::start(config) else {
+        return;
+    };
+    // Without a token an oversized body is refused for the token, not for its size.
+    let big = "x".repeat(4096);
+    let reply = post(&server.url("/v1/judge"), None, &big);
+    assert_eq!(reply.status, 401, "{}", reply.text);
+    let reply = post(&server.url("/v1/judge"), Some("admin-token"), &big);
     assert_eq!(reply.status, 413, "{}", reply.text);
+    assert_eq!(reply.json()["error"]["field"], "body");
 }
 
 #[test]
