@@ -4,6 +4,7 @@
 
 #![allow(clippy::print_stdout)]
 
+mod binary;
 mod common;
 mod endpoints;
 mod security;

@@ -1,0 +1,121 @@
+//! The `judge-server` binary itself: config file, JSON logs, SIGTERM.
+
+use crate::common::*;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_judge-server"))
+}
+
+#[test]
+fn a_bad_config_is_refused_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("server.toml");
+    std::fs::write(&path, "listen = \"127.0.0.1:0\"\nqueue_capacityy = 3\n").unwrap();
+    let out = bin()
+        .arg("--config")
+        .arg(&path)
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("queue_capacityy"), "{stderr}");
+
+    std::fs::write(&path, "listen = \"127.0.0.1:0\"\n[quotas]\noj = 2\n").unwrap();
+    let out = bin()
+        .arg("--config")
+        .arg(&path)
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_binary_serves_and_stops_on_sigterm() {
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("server.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "listen = \"127.0.0.1:0\"\nworkers = 1\n[judge]\nwork_dir = {:?}\ncache_dir = {:?}\n[[tokens]]\ntoken = \"t0k\"\n",
+            dir.path().join("work"),
+            dir.path().join("cache")
+        ),
+    )
+    .unwrap();
+    let mut child = bin()
+        .arg("--config")
+        .arg(&path)
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+            if let Some(address) = value["fields"]["address"].as_str() {
+                let _ = tx.send(address.to_owned());
+            }
+            lines.push(line);
+        }
+        lines
+    });
+    let Ok(address) = rx.recv_timeout(Duration::from_secs(30)) else {
+        let _ = child.kill();
+        let lines = reader.join().unwrap();
+        panic!("no address logged: {lines:#?}");
+    };
+    let base = format!("http://{address}");
+    assert_eq!(get(&format!("{base}/v1/health"), None).status, 200);
+    assert_eq!(get(&format!("{base}/metrics"), None).status, 401);
+    let body = a_plus_b("bin-1", "oj", A_PLUS_B).to_string();
+    let reply = post(&format!("{base}/v1/judge"), Some("t0k"), &body);
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(
+        statuses(&reply.json()),
+        ["Accepted", "Accepted", "Accepted"]
+    );
+
+    let killed = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "exits after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    let lines = reader.join().unwrap();
+    assert!(
+        lines.iter().any(|l| l.contains("SIGTERM received")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().all(|l| l.starts_with('{')),
+        "JSON logs: {lines:#?}"
+    );
+}
