@@ -6,6 +6,7 @@ use crate::error::ApiError;
 use crate::store::{Entry, StreamEvent};
 use axum::Json;
 use axum::body::Body;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -132,6 +133,14 @@ pub async fn submit(
     Ok(response)
 }
 
+/// The `{sub_id}` of the path, or 400 naming it.
+fn path_sub_id(sub_id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    sub_id.map(|Path(id)| id).map_err(|e| ApiError::BadRequest {
+        field: "sub_id".into(),
+        message: format!("sub_id: {}", e.body_text()),
+    })
+}
+
 /// The entry `sub_id` if the caller may see it (another category's is "not found").
 fn visible_entry(
     state: &AppState,
@@ -150,8 +159,9 @@ fn visible_entry(
 pub async fn status(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(sub_id): Path<String>,
+    sub_id: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
+    let sub_id = path_sub_id(sub_id)?;
     let entry = visible_entry(&state, &headers, &sub_id)?;
     let (report, complete) = entry.snapshot();
     let mut response = Json(report).into_response();
@@ -166,8 +176,9 @@ pub async fn status(
 pub async fn events(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(sub_id): Path<String>,
+    sub_id: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
+    let sub_id = path_sub_id(sub_id)?;
     let entry = visible_entry(&state, &headers, &sub_id)?;
     let rx = entry.subscribe();
     drop(entry);

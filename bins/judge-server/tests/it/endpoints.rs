@@ -132,6 +132,9 @@ fn submissions_are_queued_then_read() {
     );
     assert_eq!(statuses(&report), ["Accepted", "Accepted", "Accepted"]);
 
+    let garbled = get(&server.url("/v1/submissions/%FF%FE"), None);
+    assert_eq!(garbled.status, 400, "{}", garbled.text);
+    assert_eq!(garbled.json()["error"]["field"], "sub_id");
     let unknown = get(&server.url("/v1/submissions/nope"), None);
     assert_eq!(unknown.status, 404);
     assert!(
