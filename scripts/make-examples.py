@@ -195,6 +195,17 @@ HOSTILE_KILL = C_MAIN(r"""  if (fork() == 0) { setsid(); for (;;) pause(); }
   kill(-1, SIGKILL);
   puts("still here");""", inc="#include <signal.h>\n")
 EXAMPLES["hostile-kill-all"] = one_test("hostile-kill-all", HOSTILE_KILL, stdout="still here\n")
+# Tests of one submission share its build through hard links: a program must not be able to
+# change it for the tests after it.
+HOSTILE_TAMPER = C_MAIN(r"""  FILE *self = fopen("main", "r+");
+  int changed = self && fputc('X', self) != EOF;
+  if (self) fclose(self);
+  int removed = unlink("main") == 0 && (fopen("main", "w") != NULL);
+  puts(changed ? "build changed" : removed ? "own copy only" : "build is read-only");""")
+EXAMPLES["hostile-tamper-build"] = submission(
+    "hostile-tamper-build", program("c", HOSTILE_TAMPER),
+    [compile_task(), test_task(0), test_task(0, depends_on=1), test_task(0, depends_on=2)],
+    [datum("", "own copy only\n")])
 
 # --- special tests (issue 6) ---
 # Memory (valgrind), Google Test and static tests; docs/special-tests.md says how each is judged
@@ -247,9 +258,8 @@ SPECIAL["memory-crash"] = submission(
     "memory-crash", program("c", MEM_CRASH), [compile_task(), memory_task(0, depends_on=0, cond="ACCEPTED")],
     [datum("", "")])
 
-# Google Test: the student's adder beside the teacher's test file (design #8). The platform
-# passes the link flags in compile_command so that the compile task links too.
-GTEST_LINK = ["-lgtest_main", "-lgtest", "-pthread"]
+# Google Test: the student's adder beside the teacher's test file (design #8); the judge links
+# gtest (and gtest_main unless a source defines main), so no link flags are needed.
 ADDER_H = ("adder.hpp", "#pragma once\nint adder(int a, int b);\n")
 ADDER_OK = ("adder.cpp", '#include "adder.hpp"\nint adder(int a, int b) { return a + b; }\n')
 # Wrong whenever b == 1.
@@ -270,9 +280,7 @@ ADDER_TEST_ALL = ("test.cpp", ADDER_TEST[1].replace("TEST(Adder, DISABLED_addLat
 
 
 def cpp_with_link(files, assist=()):
-    p = program("cpp", files, assist=assist)
-    p["compile_command"] = GTEST_LINK
-    return p
+    return program("cpp", files, assist=assist)
 
 
 SPECIAL["gtest-all-pass"] = submission(

@@ -167,6 +167,8 @@ impl Judge {
                 )
             }));
         }
+        // The work directory goes with the last holder of the run: remove it off this thread.
+        tokio::task::spawn_blocking(move || drop(run));
         header(results)
     }
 }
@@ -277,6 +279,19 @@ impl SubmissionRun {
             .tempdir_in(self.work.path())
             .map_err(|e| JudgeError::io("create dir in", self.work.path(), e))?;
         Ok(dir.keep())
+    }
+
+    /// Removes a finished task's directory off the critical path (on the blocking pool, after
+    /// the task has given back its run permit), or at once outside a runtime.
+    pub fn discard(&self, dir: PathBuf) {
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn_blocking(move || std::fs::remove_dir_all(dir));
+            }
+            Err(_) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
     }
 
     /// This submission's work directory.

@@ -5,7 +5,7 @@ use crate::error::JudgeError;
 use crate::pipeline::SubmissionRun;
 use std::path::Path;
 use std::sync::Arc;
-use verdict_contracts::{JudgeStatus, JudgeTaskResult, Program};
+use verdict_contracts::{CheckScript, JudgeStatus, JudgeTaskResult, Program, RunScript};
 use verdict_scripts::{BoxFile, Build, CompileOutcome, source_vars};
 
 /// The file in a cached build directory that holds a failed compile's log.
@@ -144,21 +144,40 @@ fn compile_program(
 
 /// The compile task: Compilation Error for the submission, Executable Compilation Error for the problem's programs.
 pub fn compile_task(run: &SubmissionRun) -> Result<JudgeTaskResult, JudgeError> {
-    let log = match submission_build(run) {
-        BuildResult::Built(_) => String::new(),
-        BuildResult::Failed(log) => {
-            return Ok(JudgeTaskResult::with_status(
-                JudgeStatus::CompilationError,
-                log.clone(),
-            ));
+    // A Google Test submission is the student's files beside the teacher's test file, linked
+    // with gtest (design #8): its plain build has no `main`, so the compile task checks the
+    // builds that the submission's tasks will use.
+    let tasks = &run.submission.judge_tasks;
+    let gtest = tasks.iter().any(|t| t.run_script == Some(RunScript::Gtest));
+    let plain = !gtest
+        || tasks.iter().any(|t| {
+            t.check_script == CheckScript::Standard && t.run_script != Some(RunScript::Gtest)
+        });
+    let mut builds = Vec::new();
+    if plain {
+        builds.push(submission_build(run));
+    }
+    if gtest {
+        builds.push(super::gtest::gtest_build(run));
+    }
+    for build in builds {
+        match build {
+            BuildResult::Built(_) => {}
+            BuildResult::Failed(log) => {
+                return Ok(JudgeTaskResult::with_status(
+                    JudgeStatus::CompilationError,
+                    log.clone(),
+                ));
+            }
+            BuildResult::Broken(reason) => {
+                return Ok(JudgeTaskResult::with_status(
+                    JudgeStatus::SystemError,
+                    reason.clone(),
+                ));
+            }
         }
-        BuildResult::Broken(reason) => {
-            return Ok(JudgeTaskResult::with_status(
-                JudgeStatus::SystemError,
-                reason.clone(),
-            ));
-        }
-    };
+    }
+    let log = String::new();
     let sub = &run.submission;
     let programs = [
         ("standard", &sub.standard),

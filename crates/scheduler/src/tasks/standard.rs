@@ -41,6 +41,7 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
             ));
         }
     };
+    let started = std::time::Instant::now();
     let run_dir = run.fresh_dir(&format!("task{index}"))?;
     let test = if task.is_random {
         match generate(run, index, &run_dir)? {
@@ -61,7 +62,9 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
         files: &test.inputs,
         limits,
     };
+    let prepared = started.elapsed();
     let output = run_program(&run.shared.sandbox, &request, &run_dir)?;
+    let ran = started.elapsed();
     let stderr = read_capped(&output.stderr, 64 * 1024)?;
     let stderr_text = String::from_utf8_lossy(&stderr);
     let outcome = &output.outcome;
@@ -86,7 +89,14 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
     };
     result.run_time = outcome.cpu_time_ms;
     result.memory_used = outcome.peak_memory_kb;
-    let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
-    let _ = std::fs::remove_dir_all(&run_dir);
+    tracing::debug!(
+        task = index,
+        prepare_us = prepared.as_micros() as u64,
+        run_us = (ran - prepared).as_micros() as u64,
+        judge_us = (started.elapsed() - ran).as_micros() as u64,
+        sandbox_wall_ms = outcome.wall_time_ms,
+        "task timings"
+    );
+    run.discard(run_dir);
     Ok(result)
 }

@@ -200,6 +200,8 @@ pub fn compile(
             log: log.trim_start().to_owned(),
         });
     }
+    // Later runs share this build through hard links: no box may change it.
+    seal_tree(build_dir)?;
     let build = Build {
         dir: build_dir.to_owned(),
         language,
