@@ -24,7 +24,9 @@ mod tasks;
 pub use assets::{AssetError, AssetFetcher};
 pub use cache::{ProblemCache, ProblemHandle};
 pub use conditions::dependency_holds;
-pub use config::{CompileConfig, GeneratorConfig, JudgeConfig, RemoteConfig};
+pub use config::{
+    CompileConfig, GeneratorConfig, JudgeConfig, RemoteConfig, SpecialConfig, StaticAnalyser,
+};
 pub use error::JudgeError;
 pub use lab::{Lab, LabOutcome, LabTask, Registry};
 pub use pipeline::{Judge, TaskUpdate};

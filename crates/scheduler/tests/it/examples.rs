@@ -60,13 +60,17 @@ fn judge_all() -> Option<BTreeMap<String, JudgeReport>> {
 /// The language of a "toolchain ... is not installed" System Error, when that language is not
 /// one the run requires (`VERDICT_REQUIRE_LANGS`, comma-separated).
 fn missing_toolchain(report: &JudgeReport) -> Option<String> {
-    let log = report.results.iter().find_map(|r| r.error_log.strip_prefix("toolchain for "))?;
+    let log = report
+        .results
+        .iter()
+        .find_map(|r| r.error_log.strip_prefix("toolchain for "))?;
     let language = log.split_whitespace().next()?.to_owned();
     let required = std::env::var("VERDICT_REQUIRE_LANGS").unwrap_or_default();
     (!required.split(',').any(|l| l.trim() == language)).then_some(language)
 }
 
-fn reports() -> Option<&'static BTreeMap<String, JudgeReport>> {
+/// Every example's report, judged once for the whole test binary.
+pub fn reports() -> Option<&'static BTreeMap<String, JudgeReport>> {
     static REPORTS: std::sync::OnceLock<Option<BTreeMap<String, JudgeReport>>> =
         std::sync::OnceLock::new();
     REPORTS.get_or_init(judge_all).as_ref()

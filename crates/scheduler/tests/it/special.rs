@@ -3,61 +3,13 @@
 //! (counts, scores, params, priorities, error_log wording). The statuses alone are checked
 //! by `examples.rs` with the other examples.
 
-use crate::common::{judge, repo_root, runtime};
-use std::collections::BTreeMap;
 use verdict_contracts::{
-    GoogleTestReport, JudgeReport, JudgeTaskResult, MemoryReport, StaticReport, TaskReport,
-    parse_submission,
+    GoogleTestReport, JudgeTaskResult, MemoryReport, StaticReport, TaskReport,
 };
 
-const SPECIAL: &[&str] = &[
-    "memory-clean",
-    "memory-leaking",
-    "memory-random",
-    "memory-crash",
-    "memory-time-limit",
-    "gtest-all-pass",
-    "gtest-partial",
-    "gtest-crash",
-    "gtest-own-main",
-    "static-clean",
-    "static-clean-c",
-    "static-findings",
-    "static-unsupported-language",
-];
-
-/// The special examples' reports, judged once for all the tests of this module.
-fn reports() -> Option<&'static BTreeMap<&'static str, JudgeReport>> {
-    static REPORTS: std::sync::OnceLock<Option<BTreeMap<&'static str, JudgeReport>>> =
-        std::sync::OnceLock::new();
-    REPORTS
-        .get_or_init(|| {
-            let judge = judge()?;
-            let rt = runtime();
-            Some(rt.block_on(async {
-                let mut handles = Vec::new();
-                for &name in SPECIAL {
-                    let path = repo_root().join(format!("examples/judge/{name}.json"));
-                    let text = std::fs::read_to_string(&path).expect("example readable");
-                    let submission = parse_submission(&text).expect("example valid");
-                    let judge = judge.clone();
-                    handles.push(tokio::spawn(async move {
-                        (name, judge.judge(submission).await)
-                    }));
-                }
-                let mut reports = BTreeMap::new();
-                for handle in handles {
-                    let (name, report) = handle.await.expect("judging task");
-                    reports.insert(name, report);
-                }
-                reports
-            }))
-        })
-        .as_ref()
-}
-
 fn result(name: &str, task: usize) -> Option<&'static JudgeTaskResult> {
-    Some(&reports()?[name].results[task])
+    // The examples module judges every example once; these tests read its reports.
+    Some(&crate::examples::reports()?[name].results[task])
 }
 
 fn memory(r: &JudgeTaskResult) -> &MemoryReport {
