@@ -10,13 +10,15 @@
 use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::store::Entry;
+use futures::FutureExt;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::task::TaskTracker;
-use verdict_contracts::Submission;
+use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
 use verdict_scheduler::{Judge, TaskUpdate};
 
 /// The queue, the worker slots and the per-category quotas.
@@ -147,17 +149,54 @@ impl Jobs {
             );
             entry.start(&metrics);
             let (tx, mut rx) = mpsc::unbounded_channel::<TaskUpdate>();
-            let judging = judge.judge_with_updates(submission, Some(tx));
+            let header = (
+                submission.sub_type.as_str().to_owned(),
+                submission.category.clone(),
+                submission.prob_id.clone(),
+                submission.sub_id.clone(),
+                submission.judge_tasks.len(),
+            );
+            // A panic in the judge must still end the submission (else it would stay "in
+            // flight" for ever): every task becomes System Error.
+            let judging =
+                AssertUnwindSafe(judge.judge_with_updates(submission, Some(tx))).catch_unwind();
             let forwarding = async {
                 while let Some(update) = rx.recv().await {
                     entry.task_done(update.index, update.result, &metrics);
                 }
             };
-            let (report, ()) = tokio::join!(judging, forwarding);
+            let (judged, ()) = tokio::join!(judging, forwarding);
+            let (sub_type, category, prob_id, sub_id, count) = header;
+            let report = judged.unwrap_or_else(|_| {
+                tracing::error!(%sub_id, "the judge panicked");
+                JudgeReport {
+                    sub_type,
+                    category: category.clone(),
+                    prob_id: prob_id.clone(),
+                    sub_id: sub_id.clone(),
+                    results: vec![
+                        JudgeTaskResult::with_status(
+                            JudgeStatus::SystemError,
+                            "the judge failed; the server's log has the details",
+                        );
+                        count
+                    ],
+                    message: None,
+                }
+            });
+            let statuses: Vec<&str> = report.results.iter().map(|r| r.status.as_str()).collect();
+            let statuses = statuses.join(", ");
             entry.finish(report, &metrics);
-            metrics
-                .submission_duration
-                .observe(entry.accepted_at.elapsed().as_secs_f64());
+            let elapsed = entry.accepted_at.elapsed();
+            tracing::info!(
+                %sub_id,
+                %category,
+                %prob_id,
+                ms = elapsed.as_millis() as u64,
+                %statuses,
+                "judged"
+            );
+            metrics.submission_duration.observe(elapsed.as_secs_f64());
             metrics.submissions_finished.fetch_add(1, Ordering::Relaxed);
             metrics.running_submissions.fetch_sub(1, Ordering::Relaxed);
         });

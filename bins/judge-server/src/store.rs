@@ -95,7 +95,8 @@ impl Entry {
         self.progress.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The report so far (unfinished tasks as Pending, Compiling or Running) and whether it is final.
+    /// The report so far (unfinished tasks as Pending, Compiling or Running) and whether it is
+    /// final (every task finished).
     pub fn snapshot(&self) -> (JudgeReport, bool) {
         let progress = self.lock();
         if let Some(report) = &progress.report {
@@ -114,12 +115,17 @@ impl Entry {
                 TaskState::Started => JudgeTaskResult::with_status(JudgeStatus::Running, ""),
             })
             .collect();
+        // Every task finished: the report is final even before the worker publishes it.
+        let complete = progress
+            .tasks
+            .iter()
+            .all(|t| matches!(t, TaskState::Done(_)));
         (
             JudgeReport {
                 results,
                 ..progress.header.clone()
             },
-            false,
+            complete,
         )
     }
 
