@@ -294,7 +294,9 @@ pub struct SourceCode {
 }
 
 /// The contract's languages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 #[allow(missing_docs)]
 pub enum Language {
@@ -439,7 +441,11 @@ impl JudgeTaskResult {
     pub fn with_status(status: JudgeStatus, error_log: impl Into<String>) -> Self {
         JudgeTaskResult {
             status,
-            score: if status == JudgeStatus::Accepted { Score::FULL } else { Score::ZERO },
+            score: if status == JudgeStatus::Accepted {
+                Score::FULL
+            } else {
+                Score::ZERO
+            },
             run_time: 0,
             memory_used: 0,
             report: None,
@@ -559,7 +565,10 @@ impl JudgeStatus {
 
     /// Whether the task is still waiting or running.
     pub fn is_in_progress(self) -> bool {
-        matches!(self, JudgeStatus::Pending | JudgeStatus::Running | JudgeStatus::Compiling)
+        matches!(
+            self,
+            JudgeStatus::Pending | JudgeStatus::Running | JudgeStatus::Compiling
+        )
     }
 }
 

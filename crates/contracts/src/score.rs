@@ -17,13 +17,22 @@ pub struct Score {
 
 impl Score {
     /// Full marks, `"1/1"`.
-    pub const FULL: Score = Score { numerator: 1, denominator: 1 };
+    pub const FULL: Score = Score {
+        numerator: 1,
+        denominator: 1,
+    };
     /// No marks, `"0/1"`.
-    pub const ZERO: Score = Score { numerator: 0, denominator: 1 };
+    pub const ZERO: Score = Score {
+        numerator: 0,
+        denominator: 1,
+    };
 
     /// A score, or `None` when the denominator is zero or the numerator exceeds it.
     pub fn new(numerator: u32, denominator: u32) -> Option<Score> {
-        (denominator > 0 && numerator <= denominator).then_some(Score { numerator, denominator })
+        (denominator > 0 && numerator <= denominator).then_some(Score {
+            numerator,
+            denominator,
+        })
     }
     /// Whether this is full marks.
     pub fn is_full(self) -> bool {

@@ -36,7 +36,10 @@ fn rate(sandbox: &Sandbox, cases: usize, options: &OracleOptions) -> f64 {
 }
 
 fn count(var: &str, default: usize) -> usize {
-    std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn main() {
@@ -55,7 +58,10 @@ fn main() {
     println!("isolation: {:?}", sandbox.isolation());
     let batched = rate(&sandbox, cases, &OracleOptions::default());
     println!("one interpreter per suite: {cases} cases, {batched:.0} cases/s");
-    let per_case = OracleOptions { max_cases_per_interpreter: 1, ..OracleOptions::default() };
+    let per_case = OracleOptions {
+        max_cases_per_interpreter: 1,
+        ..OracleOptions::default()
+    };
     let single = rate(&sandbox, per_process_cases, &per_case);
     println!(
         "one process per case:      {per_process_cases} cases, {single:.1} cases/s ({:.1} ms per case)",
