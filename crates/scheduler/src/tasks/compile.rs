@@ -22,6 +22,26 @@ pub enum BuildResult {
     Broken(String),
 }
 
+impl BuildResult {
+    /// The build, or the result of a task that needed it: `failed` with the compiler's log
+    /// (introduced by `what` when given, e.g. "the random program"), or System Error.
+    pub fn built(
+        &self,
+        failed: JudgeStatus,
+        what: Option<&str>,
+    ) -> Result<&Build, Box<JudgeTaskResult>> {
+        let (status, log) = match self {
+            BuildResult::Built(build) => return Ok(build),
+            BuildResult::Failed(log) => match what {
+                Some(what) => (failed, format!("{what} did not compile:\n{log}")),
+                None => (failed, log.clone()),
+            },
+            BuildResult::Broken(reason) => (JudgeStatus::SystemError, reason.clone()),
+        };
+        Err(Box::new(JudgeTaskResult::with_status(status, log)))
+    }
+}
+
 /// The submission's build, compiled on first use and shared by all its tasks (from the
 /// problem's cache when `cache_submission_builds` is on).
 pub fn submission_build(run: &SubmissionRun) -> &BuildResult {
@@ -161,20 +181,8 @@ pub fn compile_task(run: &SubmissionRun) -> Result<JudgeTaskResult, JudgeError> 
         builds.push(super::gtest::gtest_build(run));
     }
     for build in builds {
-        match build {
-            BuildResult::Built(_) => {}
-            BuildResult::Failed(log) => {
-                return Ok(JudgeTaskResult::with_status(
-                    JudgeStatus::CompilationError,
-                    log.clone(),
-                ));
-            }
-            BuildResult::Broken(reason) => {
-                return Ok(JudgeTaskResult::with_status(
-                    JudgeStatus::SystemError,
-                    reason.clone(),
-                ));
-            }
+        if let Err(result) = build.built(JudgeStatus::CompilationError, None) {
+            return Ok(*result);
         }
     }
     let log = String::new();

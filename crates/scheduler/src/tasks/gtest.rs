@@ -19,8 +19,8 @@ use verdict_contracts::{
 use verdict_reports::{GoogleTestReport, GtestSource, gtest_report_from_run, gtest_score};
 use verdict_sandbox::{ExitKind, IsolationLevel, SandboxOutcome};
 use verdict_scripts::{
-    BoxFile, Build, CompileOutcome, LanguageProfile, RunRequest, classify_run, log_text,
-    read_capped, run_program, signal_name,
+    BoxFile, CompileOutcome, LanguageProfile, RunRequest, classify_run, log_text, read_capped,
+    run_program, signal_name,
 };
 
 /// The XML report's name in the box.
@@ -115,7 +115,10 @@ pub fn gtest_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult, 
     if let Some(refused) = c_or_cpp_only(run, "Google Test tasks") {
         return Ok(refused);
     }
-    let build = match built(gtest_build(run), "the sources with Google Test") {
+    let build = match gtest_build(run).built(
+        JudgeStatus::CompilationError,
+        Some("the sources with Google Test"),
+    ) {
         Ok(build) => build,
         Err(result) => return Ok(*result),
     };
@@ -257,24 +260,6 @@ pub(super) fn c_or_cpp_only(run: &SubmissionRun, what: &str) -> Option<JudgeTask
             format!("{what} support c and cpp (the submission is {language})"),
         )
     })
-}
-
-/// The build, or the task's result: Compilation Error with the log, or System Error.
-pub(super) fn built<'a>(
-    build: &'a BuildResult,
-    what: &str,
-) -> Result<&'a Build, Box<JudgeTaskResult>> {
-    match build {
-        BuildResult::Built(build) => Ok(build),
-        BuildResult::Failed(log) => Err(Box::new(JudgeTaskResult::with_status(
-            JudgeStatus::CompilationError,
-            format!("{what} did not compile:\n{log}"),
-        ))),
-        BuildResult::Broken(reason) => Err(Box::new(JudgeTaskResult::with_status(
-            JudgeStatus::SystemError,
-            reason.clone(),
-        ))),
-    }
 }
 
 /// The submission's source and assist files, materialised into a fresh directory.

@@ -2,7 +2,7 @@
 //! `sub_id` and the task index (a rerun is reproducible); `standard` writes the expected output.
 //! Any failure of those two is `Random Gen Error`.
 
-use super::compile::{BuildResult, problem_build};
+use super::compile::problem_build;
 use super::data::TestFiles;
 use crate::error::JudgeError;
 use crate::pipeline::SubmissionRun;
@@ -99,15 +99,10 @@ fn build_of(
     role: &str,
     program: &Program,
 ) -> Result<Build, Box<JudgeTaskResult>> {
-    let (status, log) = match problem_build(run, role, program) {
-        BuildResult::Built(build) => return Ok(build),
-        BuildResult::Failed(log) => (
-            JudgeStatus::RandomGenError,
-            format!("the {role} program did not compile:\n{log}"),
-        ),
-        BuildResult::Broken(reason) => (JudgeStatus::SystemError, reason),
-    };
-    Err(Box::new(JudgeTaskResult::with_status(status, log)))
+    let what = format!("the {role} program");
+    problem_build(run, role, program)
+        .built(JudgeStatus::RandomGenError, Some(&what))
+        .cloned()
 }
 
 /// Runs a generator step; `Ok(Ok(stdout path))` when it exited 0 within its limits.

@@ -1,7 +1,7 @@
 //! Standard and random tests: run the submission on a test, classify, compare.
 
 use super::compare::{CompareSummary, compare_outputs};
-use super::compile::{BuildResult, submission_build};
+use super::compile::submission_build;
 use super::data::{TestFiles, datum_files};
 use super::random::{Generated, generate};
 use crate::error::JudgeError;
@@ -26,20 +26,9 @@ pub fn task_limits(task: &JudgeTask, global_output_cap_kb: u64) -> RunLimits {
 /// A standard or random test.
 pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult, JudgeError> {
     let task = &run.submission.judge_tasks[index];
-    let build = match submission_build(run) {
-        BuildResult::Built(build) => build,
-        BuildResult::Failed(log) => {
-            return Ok(JudgeTaskResult::with_status(
-                JudgeStatus::CompilationError,
-                log.clone(),
-            ));
-        }
-        BuildResult::Broken(reason) => {
-            return Ok(JudgeTaskResult::with_status(
-                JudgeStatus::SystemError,
-                reason.clone(),
-            ));
-        }
+    let build = match submission_build(run).built(JudgeStatus::CompilationError, None) {
+        Ok(build) => build,
+        Err(result) => return Ok(*result),
     };
     let started = std::time::Instant::now();
     let run_dir = run.fresh_dir(&format!("task{index}"))?;

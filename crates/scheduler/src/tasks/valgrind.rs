@@ -5,7 +5,7 @@
 use super::compile::BuildResult;
 use super::data::{TestFiles, datum_files};
 use super::gtest::{
-    built, c_or_cpp_only, deduction_status, path_in_reports, read_box_text, special_build,
+    c_or_cpp_only, deduction_status, path_in_reports, read_box_text, special_build,
 };
 use super::random::{Generated, generate};
 use super::standard::task_limits;
@@ -136,9 +136,9 @@ pub fn valgrind_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
     if let Some(refused) = c_or_cpp_only(run, "memory tests") {
         return Ok(refused);
     }
-    let build: &Build = match built(
-        valgrind_build(run),
-        "the program (debug build for valgrind)",
+    let build: &Build = match valgrind_build(run).built(
+        JudgeStatus::CompilationError,
+        Some("the program (debug build for valgrind)"),
     ) {
         Ok(build) => build,
         Err(result) => return Ok(*result),
