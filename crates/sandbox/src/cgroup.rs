@@ -13,6 +13,9 @@ use std::io::ErrorKind;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 
 const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
 
@@ -164,6 +167,7 @@ pub(crate) struct Readings {
 #[derive(Debug)]
 pub(crate) struct RunCgroup {
     v2: bool,
+    memsw: bool,
     dirs: Vec<PathBuf>,
     /// `cgroup.procs` of every hierarchy, opened for the child to write `0` into.
     procs: Vec<File>,
@@ -193,14 +197,9 @@ fn read_keyed(path: &Path, key: &str) -> Option<u64> {
 }
 
 impl RunCgroup {
-    /// Makes the cgroup `name` under `h` with the given limits (nothing is left on failure).
-    pub(crate) fn create(
-        h: &Hierarchy,
-        name: &str,
-        memory_bytes: Option<u64>,
-        pids: u32,
-    ) -> Result<RunCgroup, SandboxError> {
-        let made = Self::create_inner(h, name, memory_bytes, pids);
+    /// Makes the cgroup `name` under `h` with no limits yet (nothing is left on failure).
+    pub(crate) fn create(h: &Hierarchy, name: &str) -> Result<RunCgroup, SandboxError> {
+        let made = Self::create_inner(h, name);
         if made.is_err() {
             let dirs = match h {
                 Hierarchy::V1 {
@@ -218,12 +217,7 @@ impl RunCgroup {
         made
     }
 
-    fn create_inner(
-        h: &Hierarchy,
-        name: &str,
-        memory_bytes: Option<u64>,
-        pids: u32,
-    ) -> Result<RunCgroup, SandboxError> {
+    fn create_inner(h: &Hierarchy, name: &str) -> Result<RunCgroup, SandboxError> {
         let open_w = |p: PathBuf| {
             OpenOptions::new()
                 .write(true)
@@ -240,47 +234,61 @@ impl RunCgroup {
                 memsw,
             } => {
                 let dirs = vec![memory.join(name), pids_dir.join(name), cpuacct.join(name)];
-                let mut cg = RunCgroup {
-                    v2: false,
-                    dirs: Vec::new(),
-                    procs: Vec::new(),
-                    cpu: open_r(cpuacct.join("cpuacct.usage"))?,
-                };
+                let mut made = Vec::new();
                 for d in &dirs {
                     mkdir(d)?;
-                    cg.dirs.push(d.clone());
+                    made.push(d.clone());
                 }
-                if let Some(b) = memory_bytes {
-                    write_file(&dirs[0].join("memory.limit_in_bytes"), &b.to_string())?;
-                    if *memsw {
-                        write_file(&dirs[0].join("memory.memsw.limit_in_bytes"), &b.to_string())?;
-                    }
-                }
-                write_file(&dirs[1].join("pids.max"), &pids.to_string())?;
-                cg.cpu = open_r(dirs[2].join("cpuacct.usage"))?;
+                let mut procs = Vec::new();
                 for d in &dirs {
-                    cg.procs.push(open_w(d.join("cgroup.procs"))?);
+                    procs.push(open_w(d.join("cgroup.procs"))?);
                 }
-                Ok(cg)
+                Ok(RunCgroup {
+                    v2: false,
+                    memsw: *memsw,
+                    cpu: open_r(dirs[2].join("cpuacct.usage"))?,
+                    dirs: made,
+                    procs,
+                })
             }
             Hierarchy::V2 { parent } => {
                 let dir = parent.join(name);
                 mkdir(&dir)?;
-                let mut cg = RunCgroup {
+                Ok(RunCgroup {
                     v2: true,
-                    dirs: vec![dir.clone()],
-                    procs: Vec::new(),
+                    memsw: false,
                     cpu: open_r(dir.join("cpu.stat"))?,
-                };
-                if let Some(b) = memory_bytes {
-                    write_file(&dir.join("memory.max"), &b.to_string())?;
-                    write_file(&dir.join("memory.swap.max"), "0")?;
-                }
-                write_file(&dir.join("pids.max"), &pids.to_string())?;
-                cg.procs.push(open_w(dir.join("cgroup.procs"))?);
-                Ok(cg)
+                    procs: vec![open_w(dir.join("cgroup.procs"))?],
+                    dirs: vec![dir],
+                })
             }
         }
+    }
+
+    /// Sets the limits of this (fresh, never used) cgroup.
+    pub(crate) fn set_limits(
+        &self,
+        memory_bytes: Option<u64>,
+        pids: u32,
+    ) -> Result<(), SandboxError> {
+        if self.v2 {
+            let dir = &self.dirs[0];
+            if let Some(b) = memory_bytes {
+                write_file(&dir.join("memory.max"), &b.to_string())?;
+                write_file(&dir.join("memory.swap.max"), "0")?;
+            }
+            return write_file(&dir.join("pids.max"), &pids.to_string());
+        }
+        if let Some(b) = memory_bytes {
+            write_file(&self.dirs[0].join("memory.limit_in_bytes"), &b.to_string())?;
+            if self.memsw {
+                write_file(
+                    &self.dirs[0].join("memory.memsw.limit_in_bytes"),
+                    &b.to_string(),
+                )?;
+            }
+        }
+        write_file(&self.dirs[1].join("pids.max"), &pids.to_string())
     }
 
     /// Raw fds of the `cgroup.procs` files, for the child.
@@ -365,6 +373,128 @@ impl RunCgroup {
             }
         }
         last
+    }
+}
+
+/// How many fresh run cgroups the pool keeps ready.
+pub(crate) const READY: usize = 2;
+
+/// A name for a new run cgroup, unique in this process: `<pid>-0-<n>` (see [`owner_pid`]).
+pub(crate) fn run_name() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("{}-0-{n}", std::process::id())
+}
+
+/// Fresh run cgroups made ahead of time, and used ones removed afterwards, by a background
+/// thread. Every run still gets a cgroup of its own that no process ever joined before (fresh
+/// counters, no charge left by another run) and that is removed after it, but neither the
+/// `mkdir`s nor the `rmdir`s are on the run's critical path.
+#[derive(Debug)]
+pub(crate) struct CgroupPool {
+    shared: Arc<PoolShared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug, Default)]
+struct PoolShared {
+    state: Mutex<PoolState>,
+    wake: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct PoolState {
+    ready: Vec<RunCgroup>,
+    used: Vec<RunCgroup>,
+    stop: bool,
+    /// Making a cgroup failed: runs make their own (and report the error).
+    broken: bool,
+}
+
+impl PoolShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn work(&self, h: &Hierarchy) {
+        let mut st = self.lock();
+        loop {
+            if let Some(cg) = st.used.pop() {
+                drop(st);
+                remove_logged(cg);
+                st = self.lock();
+                continue;
+            }
+            if st.stop {
+                let ready = std::mem::take(&mut st.ready);
+                drop(st);
+                ready.into_iter().for_each(remove_logged);
+                return;
+            }
+            if st.ready.len() < READY && !st.broken {
+                drop(st);
+                let made = RunCgroup::create(h, &run_name());
+                st = self.lock();
+                match made {
+                    Ok(cg) => st.ready.push(cg),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot make a run cgroup ahead of time");
+                        st.broken = true;
+                    }
+                }
+                continue;
+            }
+            st = self.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+fn remove_logged(cg: RunCgroup) {
+    if let Err(e) = cg.remove() {
+        tracing::warn!(error = %e, "cannot remove a run cgroup");
+    }
+}
+
+impl CgroupPool {
+    /// Starts the background thread.
+    pub(crate) fn start(h: Hierarchy) -> CgroupPool {
+        let shared = Arc::new(PoolShared::default());
+        let s = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("verdict-cgroups".into())
+            .spawn(move || s.work(&h))
+            .ok();
+        CgroupPool { shared, thread }
+    }
+
+    /// A fresh cgroup (no limits yet) if one is ready; never blocks.
+    pub(crate) fn take(&self) -> Option<RunCgroup> {
+        self.thread.as_ref()?;
+        let mut st = self.shared.lock();
+        let cg = st.ready.pop();
+        self.shared.wake.notify_one();
+        cg
+    }
+
+    /// Hands over a used cgroup for removal (its stragglers are killed if it is busy).
+    pub(crate) fn retire(&self, cg: RunCgroup) {
+        if self.thread.is_none() {
+            remove_logged(cg);
+            return;
+        }
+        self.shared.lock().used.push(cg);
+        self.shared.wake.notify_one();
+    }
+}
+
+impl Drop for CgroupPool {
+    /// Removes every used and ready cgroup before returning.
+    fn drop(&mut self) {
+        self.shared.lock().stop = true;
+        self.shared.wake.notify_one();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 

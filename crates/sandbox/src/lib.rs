@@ -68,7 +68,10 @@
 //!   `full`, `random`, `urandom` and the `fd`/`stdin`/`stdout`/`stderr` links; a private tmpfs
 //!   `/tmp` (charged to the box's memory); then the skeleton is remounted read-only and
 //!   `pivot_root` detaches the host's tree. Nothing else of the host is visible, no other box.
-//! - **Network.** A fresh, empty network namespace: no interface is up, not even loopback.
+//! - **Network.** An empty network namespace: no interface is up, not even loopback. Each
+//!   uid slot keeps one (made by a background thread) for all its runs, which never overlap:
+//!   an unprivileged box can change nothing in it (no interface, route, sysctl or firewall
+//!   rule) and its sockets die with its processes, so nothing passes from one run to the next.
 //! - **Privileges.** Each concurrent run takes a slot: uid/gid `uid_base + slot` (locked with
 //!   `flock` on `<state_dir>/locks/uid-N`, so several processes sharing a uid range never share a
 //!   uid), no supplementary groups, no capabilities (dropped by the uid change),
@@ -86,6 +89,9 @@
 //!   `pids.max`, `cpuacct.usage`, `memory.max_usage_in_bytes`, `memory.oom_control`,
 //!   `pids.events`). A fresh cgroup per run under `<cgroup_name>/`, which the program joins
 //!   before exec (the init's mount work is not charged to it) and which is removed afterwards.
+//!   A background thread makes a few empty ones ahead of time and removes used ones (killing
+//!   stragglers), so neither `mkdir` nor `rmdir` is on a run's path; no cgroup is ever used by
+//!   two runs, and dropping the [`Sandbox`] removes the ready ones.
 //!   Without a usable cgroup (or without root or namespaces) the sandbox falls back to rlimits,
 //!   `RLIMIT_NPROC` per box uid and `wait4` rusage, and every outcome says
 //!   [`IsolationLevel::RlimitOnly`]: it never pretends.

@@ -14,7 +14,6 @@ use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -44,8 +43,10 @@ pub struct Sandbox {
     slots: Mutex<Vec<bool>>,
     slot_freed: Condvar,
     locks: Vec<File>,
-    counter: AtomicU64,
     netns: Option<crate::netns::NetnsPool>,
+    /// The network namespace of each slot, taken from `netns` on the slot's first run.
+    slot_netns: Vec<Mutex<Option<OwnedFd>>>,
+    cgroups: Option<cgroup::CgroupPool>,
 }
 
 /// A box slot (uid and lock) held for one run.
@@ -221,8 +222,13 @@ impl Sandbox {
                 locks.push(f);
             }
         }
+        let cgroups = match (&hierarchy, level) {
+            (_, IsolationLevel::RlimitOnly) | (None, _) => None,
+            (Some(h), _) => Some(cgroup::CgroupPool::start(h.clone())),
+        };
+        let config_boxes = config.max_boxes.max(1) as usize;
         Ok(Sandbox {
-            slots: Mutex::new(vec![false; config.max_boxes.max(1) as usize]),
+            slots: Mutex::new(vec![false; config_boxes]),
             slot_freed: Condvar::new(),
             config,
             level,
@@ -233,12 +239,13 @@ impl Sandbox {
             static_ops,
             filter: seccomp::build_filter(),
             locks,
-            counter: AtomicU64::new(0),
             netns: if level == IsolationLevel::RlimitOnly {
                 None
             } else {
                 crate::netns::NetnsPool::start()
             },
+            slot_netns: (0..config_boxes).map(|_| Mutex::new(None)).collect(),
+            cgroups,
         })
     }
 
@@ -412,16 +419,23 @@ impl Sandbox {
         // The cgroup of this run.
         let cg = match (&self.hierarchy, full) {
             (Some(h), true) => {
-                let n = self.counter.fetch_add(1, Ordering::Relaxed);
-                let name = format!("{}-{}-{}", std::process::id(), slot.index, n);
+                let cg = match self.cgroups.as_ref().and_then(cgroup::CgroupPool::take) {
+                    Some(cg) => cg,
+                    None => RunCgroup::create(h, &cgroup::run_name())?,
+                };
                 let memory = limits.memory_kb.map(|k| k.saturating_mul(1024));
-                Some(RunCgroup::create(h, &name, memory, processes)?)
+                if let Err(e) = cg.set_limits(memory, processes) {
+                    self.retire(cg);
+                    return Err(e);
+                }
+                Some(cg)
             }
             _ => None,
         };
         let result = self.run_in(
             spec,
             RunParts {
+                slot: slot.index,
                 watch: WatchParts {
                     ids,
                     full,
@@ -453,8 +467,9 @@ impl Sandbox {
         };
         let readings = cg.as_ref().map(RunCgroup::readings);
         if let Some(cg) = cg {
-            cg.kill_all();
-            cg.remove()?;
+            // Every process of the box is dead (its pid namespace died with its init); the
+            // cgroup is removed in the background, killing stragglers if it is still busy.
+            self.retire(cg);
         }
         drop(argv_store);
         drop(env_store);
@@ -618,6 +633,7 @@ struct WatchParts<'a> {
 
 /// What the run needs besides the spec.
 struct RunParts<'a> {
+    slot: usize,
     watch: WatchParts<'a>,
     box_fd: &'a OwnedFd,
     stdio: [RawFd; 3],
@@ -636,6 +652,18 @@ struct RawRun {
 }
 
 impl Sandbox {
+    fn retire(&self, cg: RunCgroup) {
+        match &self.cgroups {
+            Some(pool) => pool.retire(cg),
+            None => {
+                cg.kill_all();
+                if let Err(e) = cg.remove() {
+                    tracing::warn!(error = %e, "cannot remove a run cgroup");
+                }
+            }
+        }
+    }
+
     fn run_ops(&self, spec: &SandboxSpec, box_fd: RawFd) -> Result<Vec<MountOp>, SandboxError> {
         let sk = Path::new(OsStr::from_bytes(self.skeleton.as_bytes()));
         let c = |p: &Path| cstring(p.as_os_str().as_bytes(), p);
@@ -755,11 +783,19 @@ impl Sandbox {
         }
         // SAFETY: both descriptors were just created and are owned here.
         let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(pipe[0]), OwnedFd::from_raw_fd(pipe[1])) };
-        let netns = if w.full {
-            self.netns.as_ref().and_then(crate::netns::NetnsPool::take)
-        } else {
-            None
-        };
+        // A slot's runs never overlap and a box leaves nothing in its network namespace once
+        // its processes are dead (an unprivileged process can change no interface, route,
+        // sysctl or firewall rule there; its sockets die with it), so each slot keeps one
+        // empty namespace instead of paying ~1 ms of CPU for a new one per run.
+        let mut netns = self.slot_netns[parts.slot]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if w.full && netns.is_none() {
+            *netns = self.netns.as_ref().and_then(crate::netns::NetnsPool::take);
+        }
+        if !w.full {
+            netns.take();
+        }
         let plan = Plan {
             netns: netns.as_ref().map(AsRawFd::as_raw_fd),
             root,
