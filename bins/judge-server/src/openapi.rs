@@ -14,10 +14,11 @@ pub fn document() -> Value {
     for (name, schema) in verdict_contracts::schemas() {
         add_schema(&mut components, name, schema.to_value());
     }
+    // The server's own schemas; none may shadow a contract schema (a test checks).
     components.insert("Error".into(), error_schema());
     components.insert("Accepted".into(), accepted_schema());
     components.insert("Health".into(), health_schema());
-    components.insert("Language".into(), language_schema());
+    components.insert("LanguageStatus".into(), language_schema());
     components.insert("LabRunResponse".into(), lab_response_schema());
     components.insert("InvalidSubmission".into(), invalid_submission_schema());
 
@@ -165,7 +166,7 @@ fn paths() -> Value {
             "summary": "Which languages this judge can run, with versions (probed once, then cached).",
             "operationId": "languages",
             "responses": responses(json!({
-                "200": {"description": "One entry per language of the contract.", "content": {"application/json": {"schema": {"type": "array", "items": reference("Language")}}}},
+                "200": {"description": "One entry per language of the contract.", "content": {"application/json": {"schema": {"type": "array", "items": reference("LanguageStatus")}}}},
             }), &[("401", "Unauthorized")]),
         }},
         "/metrics": {"get": {
@@ -362,9 +363,63 @@ mod tests {
         }
     }
 
+    /// A validator for `components/schemas/<name>` inside the document (refs resolved there).
+    fn validator(doc: &Value, name: &str) -> jsonschema::Validator {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": format!("#/components/schemas/{name}"),
+            "components": doc["components"],
+        });
+        jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    #[test]
+    fn hoisted_schemas_still_validate_the_contract_fixtures() {
+        let doc = document();
+        let fixtures = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../crates/contracts/tests/fixtures"
+        );
+        for (name, file) in [
+            ("Submission", "submission_full.json"),
+            ("JudgeReport", "judge_report_full.json"),
+            ("JudgeReport", "judge_report_invalid.json"),
+            ("InvalidSubmission", "judge_report_invalid.json"),
+        ] {
+            let text = std::fs::read_to_string(format!("{fixtures}/{file}")).unwrap();
+            let mut instance: Value = serde_json::from_str(&text).unwrap();
+            if name == "InvalidSubmission" {
+                instance["error"] =
+                    json!({"code": "invalid_submission", "message": "m", "field": "f"});
+            }
+            let validator = validator(&doc, name);
+            let errors: Vec<String> = validator
+                .iter_errors(&instance)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{file} as {name}: {errors:?}");
+        }
+        // And they still refuse what the contract refuses.
+        let bad = json!({"sub_type": "programming"});
+        assert!(!validator(&doc, "JudgeReport").is_valid(&bad));
+        for name in doc["components"]["schemas"].as_object().unwrap().keys() {
+            validator(&doc, name);
+        }
+    }
+
     #[test]
     fn contract_schemas_are_reused() {
         let doc = document();
+        let mut own = Map::new();
+        for (name, schema) in verdict_contracts::schemas() {
+            add_schema(&mut own, name, schema.to_value());
+        }
+        for (name, schema) in &own {
+            assert_eq!(
+                &doc["components"]["schemas"][name], schema,
+                "{name} is the contract's"
+            );
+        }
         let schemas = &doc["components"]["schemas"];
         for (name, _) in verdict_contracts::schemas() {
             assert!(schemas.get(name).is_some(), "{name} missing");
