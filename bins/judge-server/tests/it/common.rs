@@ -295,3 +295,19 @@ pub fn statuses(report: &Value) -> Vec<String> {
         .map(|r| r["status"].as_str().expect("status").to_owned())
         .collect()
 }
+
+/// Checks `instance` against `components/schemas/<name>` of the server's own OpenAPI document.
+pub fn assert_matches_openapi(server: &TestServer, name: &str, instance: &Value) {
+    let doc = get(&server.url("/v1/openapi.json"), None).json();
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": format!("#/components/schemas/{name}"),
+        "components": doc["components"],
+    });
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{name}: {errors:?}\n{instance}");
+}

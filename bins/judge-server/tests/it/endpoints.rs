@@ -33,8 +33,14 @@ fn health_openapi_and_unknown_paths() {
     }
     assert!(doc["components"]["schemas"]["Submission"]["properties"]["judge_tasks"].is_object());
 
+    assert_matches_openapi(
+        &server,
+        "Health",
+        &get(&server.url("/v1/health"), None).json(),
+    );
     let missing = get(&server.url("/v1/nothing"), None);
     assert_eq!(missing.status, 404);
+    assert_matches_openapi(&server, "Error", &missing.json());
     assert_eq!(missing.json()["error"]["code"], "not_found");
     let wrong_method = get(&server.url("/v1/judge"), None);
     assert_eq!(wrong_method.status, 405);
@@ -57,6 +63,7 @@ fn judge_waits_for_the_complete_report() {
         ["Accepted", "Accepted", "Accepted"],
         "{report}"
     );
+    assert_matches_openapi(&server, "JudgeReport", &report);
 
     // A wrong answer is a verdict, not an error.
     let wrong = a_plus_b("judge-2", "oj", "int main(){return 0;}").to_string();
@@ -169,6 +176,7 @@ fn invalid_requests_name_the_field() {
         // ... plus the error object every error has.
         assert_eq!(body["error"]["code"], "invalid_submission");
         assert_eq!(body["error"]["field"], "judge_tasks[1].testcase_id");
+        assert_matches_openapi(&server, "InvalidSubmission", &body);
     }
 
     let mut typo = a_plus_b("bad-2", "oj", A_PLUS_B);
@@ -237,6 +245,7 @@ fn lab_runs_a_task() {
         body["evaluator_failures"].as_array().unwrap().is_empty(),
         "{body}"
     );
+    assert_matches_openapi(&server, "LabRunResponse", &body);
 }
 
 #[test]
@@ -264,6 +273,7 @@ fn oracle_runs_a_suite() {
     let report = reply.json();
     assert_eq!(report["results"][0]["status"], "passed", "{report}");
     assert_eq!(report["results"][1]["status"], "failed", "{report}");
+    assert_matches_openapi(&server, "OracleReport", &report);
 }
 
 #[test]
@@ -276,6 +286,9 @@ fn languages_lists_every_language() {
     let list = reply.json();
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), verdict_contracts::Language::ALL.len());
+    for entry in list {
+        assert_matches_openapi(&server, "LanguageStatus", entry);
+    }
     let c = list
         .iter()
         .find(|l| l["language"] == "c")

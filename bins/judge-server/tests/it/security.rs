@@ -193,6 +193,7 @@ fn a_full_queue_answers_429_and_duplicates_409() {
     let retry: u64 = third.header("retry-after").unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry));
     assert_eq!(third.json()["error"]["code"], "busy");
+    assert_matches_openapi(&server, "Error", &third.json());
 
     // The same sub_id while it is in flight: 409, even with the queue full.
     let dup = post(

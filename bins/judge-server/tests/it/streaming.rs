@@ -48,6 +48,9 @@ fn events_arrive_in_order_and_end_with_the_report() {
     assert_eq!(status, 200);
     let report = check_stream(&live, 3);
     assert_eq!(statuses(&report), ["Accepted", "Accepted", "Accepted"]);
+    for event in &live[..3] {
+        assert_matches_openapi(&server, "JudgeTaskResult", &event.data["result"]);
+    }
     let read = get(&server.url("/v1/submissions/sse-1"), None);
     assert_eq!(read.header("verdict-complete"), Some("true"));
     assert_eq!(read.json(), report);
