@@ -102,7 +102,9 @@
 //!   else the config's default). Waiting uses the init's pidfd with `poll` and `wait4` for its
 //!   rusage; no SIGCHLD handler is installed.
 //! - **Output.** stdout and stderr go to files opened by the host (never by a path the program
-//!   controls: an existing entry of that name is unlinked and the file created `O_EXCL`);
+//!   controls: an existing regular file of that name with no other link is emptied through a
+//!   descriptor opened without following anything, any other entry is unlinked and the file
+//!   created `O_EXCL`);
 //!   `RLIMIT_FSIZE = limit + 1` bounds every file the program writes, so a file that reaches
 //!   `limit + 1` bytes, a SIGXFSZ or a stdout+stderr total over the limit is
 //!   [`LimitHit::Output`], never a runtime error or a memory limit.

@@ -35,6 +35,8 @@ pub struct Sandbox {
     config: SandboxConfig,
     level: IsolationLevel,
     hierarchy: Option<Hierarchy>,
+    /// CPUs this process may use (read once: it costs a dozen system calls).
+    ncpu: u64,
     namespaces: bool,
     root: bool,
     skeleton: CString,
@@ -228,6 +230,7 @@ impl Sandbox {
         };
         let config_boxes = config.max_boxes.max(1) as usize;
         Ok(Sandbox {
+            ncpu: std::thread::available_parallelism().map_or(1, |n| n.get()) as u64,
             slots: Mutex::new(vec![false; config_boxes]),
             slot_freed: Condvar::new(),
             config,
@@ -918,7 +921,7 @@ impl Sandbox {
     ) -> (Option<LimitHit>, Option<Instant>) {
         let wall_limit = Duration::from_millis(parts.wall_ms);
         let cpu_limit_ns = parts.cpu_limit_ms.map(|ms| ms * 1_000_000);
-        let ncpu = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        let ncpu = self.ncpu.max(1);
         loop {
             let elapsed = start.elapsed();
             let mut timeout = wall_limit.saturating_sub(elapsed);

@@ -267,6 +267,48 @@ pub fn no_box_processes_left(sb: &verdict_sandbox::Sandbox) -> bool {
     ok
 }
 
+#[test]
+fn an_existing_output_file_is_emptied_and_a_hard_linked_one_replaced() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let mut spec: SandboxSpec = b.spec(&prog("writer"), &["3"]);
+    spec.stdout = StdioSpec::File(PathBuf::from("answer.txt"));
+    // A longer regular file there: the program's output replaces it entirely.
+    std::fs::write(b.path().join("answer.txt"), "old contents, longer").expect("write");
+    let o = run(sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert_eq!(o.output_bytes, 3);
+    assert_eq!(
+        std::fs::read(b.path().join("answer.txt")).expect("read"),
+        b"xxx"
+    );
+    // A name hard-linked to another file: that file is left alone.
+    let other = TestBox::new();
+    let keep = other.path().join("keep.txt");
+    std::fs::write(&keep, "keep me").expect("write");
+    std::fs::remove_file(b.path().join("answer.txt")).expect("rm");
+    std::fs::hard_link(&keep, b.path().join("answer.txt")).expect("link");
+    let o = run(sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert_eq!(std::fs::read(&keep).expect("read"), b"keep me");
+    assert_eq!(
+        std::fs::read(b.path().join("answer.txt")).expect("read"),
+        b"xxx"
+    );
+    // A FIFO there neither blocks the host nor is written through.
+    std::fs::remove_file(b.path().join("answer.txt")).expect("rm");
+    let fifo = std::ffi::CString::new(b.path().join("answer.txt").as_os_str().as_encoded_bytes())
+        .expect("cstring");
+    // SAFETY: mkfifo with a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o666) }, 0);
+    let o = run(sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert_eq!(
+        std::fs::read(b.path().join("answer.txt")).expect("read"),
+        b"xxx"
+    );
+}
+
 /// The run cgroups of this process under `cgroup_name` in each v1 controller (or the v2 parent).
 fn my_cgroups(cfg: &verdict_sandbox::SandboxConfig) -> Vec<PathBuf> {
     let prefix = format!("{}-", std::process::id());
