@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use verdict_contracts::Language;
-use verdict_scripts::{LanguageProfiles, ToolchainStatus, probe};
+
+use verdict_scripts::{ToolchainStatus, probe_all};
 
 /// `GET /v1/health`: up, and how loaded (no token needed).
 pub async fn health(State(state): State<AppState>) -> Json<Value> {
@@ -42,33 +42,14 @@ pub async fn languages(
         .languages
         .statuses
         .get_or_try_init(|| async move {
-            tokio::task::spawn_blocking(move || Arc::new(probe_all(judge.profiles())))
-                .await
-                .map_err(|e| ApiError::Internal(format!("language probe panicked: {e}")))
+            tokio::task::spawn_blocking(move || {
+                Arc::new(probe_all(judge.profiles(), Duration::from_secs(20)))
+            })
+            .await
+            .map_err(|e| ApiError::Internal(format!("language probe panicked: {e}")))
         })
         .await?;
     Ok(Json(statuses.as_ref().clone()))
-}
-
-/// Probes every language of the contract in parallel (as `judge languages` does).
-fn probe_all(profiles: &LanguageProfiles) -> Vec<ToolchainStatus> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = Language::ALL
-            .iter()
-            .map(|&language| {
-                scope.spawn(move || match profiles.get(language) {
-                    Some(profile) => probe(language, profile, Duration::from_secs(20)),
-                    None => ToolchainStatus {
-                        language: language.to_string(),
-                        ready: false,
-                        version: None,
-                        missing: Some("no language profile on this judge".into()),
-                    },
-                })
-            })
-            .collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
-    })
 }
 
 /// `GET /metrics`: Prometheus text.
@@ -77,7 +58,10 @@ pub async fn metrics(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     state.auth.caller(&headers)?;
-    let mut response = state.metrics.render().into_response();
+    let mut response = state
+        .metrics
+        .render(state.judge.cache_stats())
+        .into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),

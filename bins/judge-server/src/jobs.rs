@@ -142,11 +142,6 @@ impl Jobs {
             queued.fetch_sub(1, Ordering::AcqRel);
             metrics.queue_length.fetch_sub(1, Ordering::Relaxed);
             metrics.running_submissions.fetch_add(1, Ordering::Relaxed);
-            metrics.problem_seen(
-                &submission.category,
-                &submission.prob_id,
-                submission.updated_at,
-            );
             entry.start(&metrics);
             let (tx, mut rx) = mpsc::unbounded_channel::<TaskUpdate>();
             let header = (

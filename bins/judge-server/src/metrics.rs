@@ -1,10 +1,11 @@
 //! Counters and histograms, written in the Prometheus text format (version 0.0.4) by hand.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
+use verdict_scheduler::CacheStats;
 
 /// A histogram with fixed upper bounds.
 #[derive(Debug)]
@@ -81,11 +82,6 @@ pub struct Metrics {
     pub memory: Histogram,
     /// From accepted to finished, in seconds.
     pub submission_duration: Histogram,
-    /// Submissions of a problem version this server had judged before.
-    pub cache_hits: AtomicU64,
-    /// Submissions of a problem version new to this server.
-    pub cache_misses: AtomicU64,
-    seen_problems: Mutex<HashSet<(String, String, i64)>>,
     /// Task Oracle suites run.
     pub oracle_runs: AtomicU64,
     /// Agent Lab runs.
@@ -124,9 +120,6 @@ impl Default for Metrics {
             run_time: Histogram::new(SECONDS),
             memory: Histogram::new(BYTES),
             submission_duration: Histogram::new(SUBMISSION_SECONDS),
-            cache_hits: AtomicU64::new(0),
-            cache_misses: AtomicU64::new(0),
-            seen_problems: Mutex::new(HashSet::new()),
             oracle_runs: AtomicU64::new(0),
             lab_runs: AtomicU64::new(0),
             responses: Mutex::new(BTreeMap::new()),
@@ -156,22 +149,8 @@ impl Metrics {
         self.memory.observe(result.memory_used as f64 * 1024.0);
     }
 
-    /// Counts a problem version as a cache hit when this server judged it before (the judge's
-    /// cache is keyed the same way: category, prob_id, updated_at).
-    pub fn problem_seen(&self, category: &str, prob_id: &str, updated_at: i64) {
-        let mut seen = self.seen_problems.lock().unwrap_or_else(|p| p.into_inner());
-        if seen.len() > 100_000 {
-            seen.clear();
-        }
-        if seen.insert((category.to_owned(), prob_id.to_owned(), updated_at)) {
-            self.cache_misses.fetch_add(1, Ordering::Relaxed);
-        } else {
-            self.cache_hits.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// The Prometheus text exposition.
-    pub fn render(&self) -> String {
+    /// The Prometheus text exposition, with the judge's cache counters.
+    pub fn render(&self, cache: CacheStats) -> String {
         let mut out = String::with_capacity(8 * 1024);
         let gauge = |out: &mut String, name: &str, help: &str, value: i64| {
             let _ = writeln!(
@@ -261,15 +240,21 @@ impl Metrics {
         counter(
             &mut out,
             "verdict_problem_cache_hits_total",
-            "Submissions of a problem version (category, prob_id, updated_at) this server had judged before.",
-            self.cache_hits.load(Ordering::Relaxed),
+            "Per-problem cache items (compiled standard/random/compare programs, test data) found ready.",
+            cache.hits,
         );
         counter(
             &mut out,
             "verdict_problem_cache_misses_total",
-            "Submissions of a problem version new to this server.",
-            self.cache_misses.load(Ordering::Relaxed),
+            "Per-problem cache items compiled or materialised.",
+            cache.misses,
         );
+        let _ = writeln!(
+            out,
+            "# HELP verdict_problem_cache_bytes Size of the per-problem cache."
+        );
+        let _ = writeln!(out, "# TYPE verdict_problem_cache_bytes gauge");
+        let _ = writeln!(out, "verdict_problem_cache_bytes {}", cache.bytes);
         counter(
             &mut out,
             "verdict_oracle_runs_total",
@@ -310,7 +295,11 @@ mod tests {
             memory_used: 2048,
             ..JudgeTaskResult::with_status(JudgeStatus::Accepted, "")
         });
-        let text = metrics.render();
+        let text = metrics.render(CacheStats {
+            hits: 3,
+            misses: 1,
+            bytes: 10,
+        });
         assert!(
             text.contains("verdict_task_verdicts_total{status=\"Accepted\"} 1"),
             "{text}"
@@ -319,15 +308,5 @@ mod tests {
         assert!(text.contains("verdict_task_run_time_seconds_bucket{le=\"0.01\"} 1"));
         assert!(text.contains("verdict_task_run_time_seconds_bucket{le=\"+Inf\"} 1"));
         assert!(text.contains("verdict_task_memory_bytes_sum 2097152"));
-    }
-
-    #[test]
-    fn problem_versions_count_hits() {
-        let metrics = Metrics::default();
-        metrics.problem_seen("oj", "p", 1);
-        metrics.problem_seen("oj", "p", 1);
-        metrics.problem_seen("oj", "p", 2);
-        assert_eq!(metrics.cache_hits.load(Ordering::Relaxed), 1);
-        assert_eq!(metrics.cache_misses.load(Ordering::Relaxed), 2);
     }
 }

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The per-problem cache.
@@ -20,6 +20,19 @@ pub struct ProblemCache {
     dir: PathBuf,
     max_bytes: u64,
     state: Mutex<CacheState>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+/// How the cache has served its items (compiled programs, test data) since start-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    /// Items found ready.
+    pub hits: u64,
+    /// Items filled (compiled or materialised).
+    pub misses: u64,
+    /// The size of the current entries in bytes.
+    pub bytes: u64,
 }
 
 #[derive(Debug, Default)]
@@ -68,6 +81,8 @@ impl ProblemCache {
             dir: dir.to_owned(),
             max_bytes,
             state: Mutex::new(CacheState::default()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
         })
     }
 
@@ -160,9 +175,11 @@ impl ProblemCache {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if target.is_dir() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
             self.touch(handle, 0);
             return Ok(target);
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let temp = handle
             .dir
             .path
@@ -202,6 +219,15 @@ impl ProblemCache {
                 entry.dir.stale.store(true, Ordering::Release);
                 total = total.saturating_sub(entry.bytes);
             }
+        }
+    }
+
+    /// Hits, misses and size since start-up.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            bytes: self.size_bytes(),
         }
     }
 
@@ -275,6 +301,9 @@ mod tests {
             assert!(path.join("f").is_file());
         }
         assert_eq!(calls, 1);
+        let stats = cache.stats();
+        assert_eq!((stats.hits, stats.misses), (2, 1));
+        assert_eq!(stats.bytes, 10);
     }
 
     #[test]

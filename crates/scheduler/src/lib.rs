@@ -22,7 +22,7 @@ mod pipeline;
 mod tasks;
 
 pub use assets::{AssetError, AssetFetcher};
-pub use cache::{ProblemCache, ProblemHandle};
+pub use cache::{CacheStats, ProblemCache, ProblemHandle};
 pub use conditions::dependency_holds;
 pub use config::{
     CompileConfig, GeneratorConfig, JudgeConfig, RemoteConfig, SpecialConfig, StaticAnalyser,

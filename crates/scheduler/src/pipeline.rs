@@ -89,6 +89,11 @@ impl Judge {
         &self.inner.profiles
     }
 
+    /// How the per-problem cache has served since start-up.
+    pub fn cache_stats(&self) -> crate::cache::CacheStats {
+        self.inner.cache.stats()
+    }
+
     /// The sandbox (for front ends that run other things through it).
     pub fn sandbox(&self) -> &Sandbox {
         &self.inner.sandbox

@@ -32,6 +32,10 @@ pub enum ScriptError {
 impl ScriptError {
     /// An I/O error with the action and path involved.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        ScriptError::Io { action, path: path.into(), source }
+        ScriptError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
     }
 }

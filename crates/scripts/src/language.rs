@@ -101,13 +101,16 @@ impl LanguageProfiles {
         }
         let mut profiles = BTreeMap::new();
         for (name, value) in table {
-            let language = Language::from_name(&name)
-                .ok_or_else(|| ScriptError::Profiles(format!("languages.{name}: not a language of the contract")))?;
+            let language = Language::from_name(&name).ok_or_else(|| {
+                ScriptError::Profiles(format!("languages.{name}: not a language of the contract"))
+            })?;
             let profile: LanguageProfile = value
                 .try_into()
                 .map_err(|e| ScriptError::Profiles(format!("languages.{name}: {e}")))?;
             if profile.run.is_empty() {
-                return Err(ScriptError::Profiles(format!("languages.{name}.run: must not be empty")));
+                return Err(ScriptError::Profiles(format!(
+                    "languages.{name}.run: must not be empty"
+                )));
             }
             profiles.insert(language, profile);
         }
@@ -160,12 +163,20 @@ impl TemplateVars {
         if !arg.contains('{') {
             return arg.to_owned();
         }
-        let stem = self.main.rsplit_once('.').map_or(self.main.as_str(), |(s, _)| s);
+        let stem = self
+            .main
+            .rsplit_once('.')
+            .map_or(self.main.as_str(), |(s, _)| s);
         arg.replace("{main_stem}", stem)
             .replace("{main_class}", &self.main_class)
             .replace("{main}", &self.main)
             .replace("{heap_mb}", &self.heap_mb.to_string())
-            .replace("{memory_mb}", &self.memory_mb.map_or_else(|| "0".to_owned(), |m| m.to_string()))
+            .replace(
+                "{memory_mb}",
+                &self
+                    .memory_mb
+                    .map_or_else(|| "0".to_owned(), |m| m.to_string()),
+            )
     }
 }
 
@@ -208,7 +219,9 @@ mod tests {
 
     #[test]
     fn unknown_language_is_named_in_the_error() {
-        let err = LanguageProfiles::from_toml("[cobol]\nrun=[\"x\"]\nversion=[]\npackage=\"x\"\n", None).unwrap_err();
+        let err =
+            LanguageProfiles::from_toml("[cobol]\nrun=[\"x\"]\nversion=[]\npackage=\"x\"\n", None)
+                .unwrap_err();
         assert!(err.to_string().contains("languages.cobol"), "{err}");
     }
 
@@ -221,13 +234,27 @@ mod tests {
             heap_mb: 100,
             ..TemplateVars::default()
         };
-        let t: Vec<String> = ["cc", "{sources}", "{extra}", "-Xmx{heap_mb}m", "{main_stem}"].map(String::from).to_vec();
-        assert_eq!(vars.expand(&t), ["cc", "a.c", "b.c", "-DX", "-Xmx100m", "a"]);
+        let t: Vec<String> = [
+            "cc",
+            "{sources}",
+            "{extra}",
+            "-Xmx{heap_mb}m",
+            "{main_stem}",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            vars.expand(&t),
+            ["cc", "a.c", "b.c", "-DX", "-Xmx100m", "a"]
+        );
     }
 
     #[test]
     fn class_names_follow_the_package_path() {
-        assert_eq!(class_name_of("cn/org/vmatrix/Main.java"), "cn.org.vmatrix.Main");
+        assert_eq!(
+            class_name_of("cn/org/vmatrix/Main.java"),
+            "cn.org.vmatrix.Main"
+        );
         assert_eq!(class_name_of("Main.java"), "Main");
     }
 

@@ -13,7 +13,7 @@ pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_v
 pub use judge::files::{BoxFile, join_inside, log_text, read_capped, write_inside};
 pub use judge::run::{RunLimits, RunOutput, RunRequest, run_program, sandbox_limits};
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
-pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe};
+pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe, probe_all};
 
 pub mod compare;
 

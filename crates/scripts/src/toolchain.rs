@@ -94,6 +94,28 @@ pub fn probe(language: Language, profile: &LanguageProfile, timeout: Duration) -
     }
 }
 
+/// Probes every language of the contract in parallel, in the contract's order; a language
+/// without a profile is reported as missing.
+pub fn probe_all(profiles: &crate::LanguageProfiles, timeout: Duration) -> Vec<ToolchainStatus> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = Language::ALL
+            .iter()
+            .map(|&language| {
+                scope.spawn(move || match profiles.get(language) {
+                    Some(profile) => probe(language, profile, timeout),
+                    None => ToolchainStatus {
+                        language: language.to_string(),
+                        ready: false,
+                        version: None,
+                        missing: Some("no language profile on this judge".into()),
+                    },
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    })
+}
+
 /// The first non-empty line the version command prints (stdout, else stderr).
 fn version_of(profile: &LanguageProfile, timeout: Duration) -> Option<String> {
     let (program, args) = profile.version.split_first()?;

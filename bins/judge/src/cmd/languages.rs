@@ -3,8 +3,7 @@
 use super::config::{ConfigArgs, print_json};
 use std::process::ExitCode;
 use std::time::Duration;
-use verdict_contracts::Language;
-use verdict_scripts::{LanguageProfiles, ToolchainStatus, probe};
+use verdict_scripts::{LanguageProfiles, probe_all};
 
 /// Arguments of `judge languages`.
 #[derive(Debug, clap::Args)]
@@ -24,24 +23,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         verdict_scripts::language::BUILTIN_PROFILES,
         config.languages.as_ref(),
     )?;
-    let statuses: Vec<ToolchainStatus> = std::thread::scope(|scope| {
-        let handles: Vec<_> = Language::ALL
-            .iter()
-            .map(|&language| {
-                let profiles = &profiles;
-                scope.spawn(move || match profiles.get(language) {
-                    Some(profile) => probe(language, profile, Duration::from_secs(20)),
-                    None => ToolchainStatus {
-                        language: language.to_string(),
-                        ready: false,
-                        version: None,
-                        missing: Some("no language profile on this judge".into()),
-                    },
-                })
-            })
-            .collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
-    });
+    let statuses = probe_all(&profiles, Duration::from_secs(20));
     if args.json {
         print_json(&statuses, true)?;
     } else {
