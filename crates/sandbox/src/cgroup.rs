@@ -405,6 +405,8 @@ struct PoolShared {
 #[derive(Debug, Default)]
 struct PoolState {
     ready: Vec<RunCgroup>,
+    /// Descriptors whose closing does work (a dead box's mount namespace) to close first.
+    drops: Vec<File>,
     used: Vec<RunCgroup>,
     stop: bool,
     /// Making a cgroup failed: runs make their own (and report the error).
@@ -419,6 +421,13 @@ impl PoolShared {
     fn work(&self, h: &Hierarchy) {
         let mut st = self.lock();
         loop {
+            if !st.drops.is_empty() {
+                let drops = std::mem::take(&mut st.drops);
+                drop(st);
+                drop(drops);
+                st = self.lock();
+                continue;
+            }
             if let Some(cg) = st.used.pop() {
                 drop(st);
                 remove_logged(cg);
@@ -476,13 +485,20 @@ impl CgroupPool {
         cg
     }
 
-    /// Hands over a used cgroup for removal (its stragglers are killed if it is busy).
-    pub(crate) fn retire(&self, cg: RunCgroup) {
+    /// Hands over a finished run's leftovers: a descriptor to close (a mount namespace whose
+    /// unmounting happens then), then its cgroup to remove (stragglers killed if it is busy).
+    pub(crate) fn retire(&self, close: Option<File>, cg: Option<RunCgroup>) {
         if self.thread.is_none() {
-            remove_logged(cg);
+            drop(close);
+            if let Some(cg) = cg {
+                remove_logged(cg);
+            }
             return;
         }
-        self.shared.lock().used.push(cg);
+        let mut st = self.shared.lock();
+        st.drops.extend(close);
+        st.used.extend(cg);
+        drop(st);
         self.shared.wake.notify_one();
     }
 }

@@ -68,6 +68,8 @@
 //!   `full`, `random`, `urandom` and the `fd`/`stdin`/`stdout`/`stderr` links; a private tmpfs
 //!   `/tmp` (charged to the box's memory); then the skeleton is remounted read-only and
 //!   `pivot_root` detaches the host's tree. Nothing else of the host is visible, no other box.
+//!   The supervisor holds a descriptor of the box's mount namespace, so that unmounting it all
+//!   happens in a background thread after the box died, not in the init's exit.
 //! - **Network.** An empty network namespace: no interface is up, not even loopback. Each
 //!   uid slot keeps one (made by a background thread) for all its runs, which never overlap:
 //!   an unprivileged box can change nothing in it (no interface, route, sysctl or firewall

@@ -469,10 +469,19 @@ impl Sandbox {
             out_bytes[0] + out_bytes[1]
         };
         let readings = cg.as_ref().map(RunCgroup::readings);
-        if let Some(cg) = cg {
-            // Every process of the box is dead (its pid namespace died with its init); the
-            // cgroup is removed in the background, killing stragglers if it is still busy.
-            self.retire(cg);
+        let mut result = result;
+        let mount_ns = result.as_mut().ok().and_then(|r| r.mount_ns.take());
+        match &self.cgroups {
+            // Every process of the box is dead (its pid namespace died with its init): its
+            // mount namespace is unmounted and its cgroup removed in the background (killing
+            // stragglers if it is still busy), in that order.
+            Some(pool) => pool.retire(mount_ns, cg),
+            None => {
+                drop(mount_ns);
+                if let Some(cg) = cg {
+                    self.retire(cg);
+                }
+            }
         }
         drop(argv_store);
         drop(env_store);
@@ -652,12 +661,15 @@ struct RawRun {
     killed_for: Option<LimitHit>,
     wall: Duration,
     rusage: libc::rusage,
+    /// The box's mount namespace, held so that its unmounting happens when this is dropped
+    /// rather than in the init's exit, which the supervisor waits for.
+    mount_ns: Option<File>,
 }
 
 impl Sandbox {
     fn retire(&self, cg: RunCgroup) {
         match &self.cgroups {
-            Some(pool) => pool.retire(cg),
+            Some(pool) => pool.retire(None, Some(cg)),
             None => {
                 cg.kill_all();
                 if let Err(e) = cg.remove() {
@@ -843,6 +855,13 @@ impl Sandbox {
         drop(wr);
         drop(netns);
         let pid = pid as libc::pid_t;
+        // The init is our unreaped child, so the pid is its; if it already failed and died
+        // the namespace is gone and the kernel tears nothing down later.
+        let mount_ns = if plan.root.is_some() {
+            File::open(format!("/proc/{pid}/ns/mnt")).ok()
+        } else {
+            None
+        };
         // SAFETY: clone3 stored a fresh pidfd owned by nobody else.
         let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
         let (killed_for, killed_at) = self.watch(pid, &pidfd, &w, start);
@@ -908,6 +927,7 @@ impl Sandbox {
             killed_for,
             wall,
             rusage,
+            mount_ns,
         })
     }
 
