@@ -56,7 +56,8 @@
 //!   *init* with `CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS` and
 //!   `CLONE_PIDFD`. Nothing allocates between fork and exec: the children only make system
 //!   calls on that prepared data and report failures as fixed-size records on a close-on-exec
-//!   pipe. Init (pid 1) builds the private root, forks the program (pid 2), reaps everything,
+//!   pipe. Init (pid 1) builds the private root, starts the program (pid 2; posix_spawn-style,
+//!   `CLONE_VM | CLONE_VFORK` on a stack mapped once, so no address space is copied), reaps everything,
 //!   reports the program's wait status and exits, which makes the kernel kill every other
 //!   process of the namespace (setsid daemons included). The program is not pid 1, so its
 //!   signals behave normally (`abort()` is SIGABRT).

@@ -35,6 +35,8 @@ pub struct Sandbox {
     config: SandboxConfig,
     level: IsolationLevel,
     hierarchy: Option<Hierarchy>,
+    /// The stack of the program's last steps before execve (shared: see [`child::ChildStack`]).
+    stack: Option<child::ChildStack>,
     /// CPUs this process may use (read once: it costs a dozen system calls).
     ncpu: u64,
     namespaces: bool,
@@ -230,6 +232,7 @@ impl Sandbox {
         };
         let config_boxes = config.max_boxes.max(1) as usize;
         Ok(Sandbox {
+            stack: child::ChildStack::new(),
             ncpu: std::thread::available_parallelism().map_or(1, |n| n.get()) as u64,
             slots: Mutex::new(vec![false; config_boxes]),
             slot_freed: Condvar::new(),
@@ -825,6 +828,7 @@ impl Sandbox {
             filter: Some(&self.filter),
             status_fd: wr.as_raw_fd(),
             rlimit_only: !w.full,
+            stack_top: self.stack.as_ref().map_or(0, child::ChildStack::top),
         };
         let mut pidfd: RawFd = -1;
         let mut args = sys::CloneArgs {
