@@ -1,6 +1,7 @@
 //! The seccomp filter: a targeted denylist (as isolate has), not a brittle allowlist.
 //!
-//! Built once as classic BPF before any fork and loaded by the child right before `execve`.
+//! Built once as classic BPF before any fork and loaded by the child right before `execve`; the
+//! listed calls are found by a binary search on the system call number.
 //! Denied: io_uring, the kernel keyring, AF_VSOCK sockets, ptrace and cross-process memory
 //! access, every mount/namespace call (and `clone` with a `CLONE_NEW*` flag), bpf, perf events,
 //! kexec, module loading and a few admin calls. `clone3` gets `ENOSYS` so that libc falls back
@@ -105,9 +106,68 @@ pub(crate) fn denied_syscalls() -> Vec<libc::c_long> {
     v
 }
 
+/// What the filter does with one system call number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Eperm,
+    Enosys,
+    /// `socket`: refused for `AF_VSOCK`.
+    SocketFamily,
+    /// `clone`: refused with a `CLONE_NEW*` flag.
+    CloneFlags,
+}
+
+/// The instructions of one leaf entry; every path ends in a `RET`. The accumulator holds the
+/// system call number on entry.
+fn leaf(nr: u32, action: Action) -> Vec<Insn> {
+    let eperm = RET_ERRNO | libc::EPERM as u32;
+    match action {
+        Action::Eperm => vec![jump(BPF_JEQ_K, nr, 0, 1), stmt(BPF_RET_K, eperm)],
+        Action::Enosys => vec![
+            jump(BPF_JEQ_K, nr, 0, 1),
+            stmt(BPF_RET_K, RET_ERRNO | libc::ENOSYS as u32),
+        ],
+        Action::SocketFamily => vec![
+            jump(BPF_JEQ_K, nr, 0, 4),
+            stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
+            jump(BPF_JEQ_K, AF_VSOCK, 0, 1),
+            stmt(BPF_RET_K, eperm),
+            stmt(BPF_RET_K, RET_ALLOW),
+        ],
+        Action::CloneFlags => vec![
+            jump(BPF_JEQ_K, nr, 0, 4),
+            stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
+            jump(BPF_JSET_K, CLONE_NS_MASK, 0, 1),
+            stmt(BPF_RET_K, eperm),
+            stmt(BPF_RET_K, RET_ALLOW),
+        ],
+    }
+}
+
+/// A binary search over `entries` (sorted by number): a few `JEQ`s at the leaves, `JGE`s
+/// above. Every path ends in a `RET` (allow when no entry matches). A system call is decided
+/// in about log2(n) + 4 steps instead of up to 2n: faster for the program, and much faster to
+/// load, since the kernel evaluates the filter for every system call number when it is
+/// installed (to cache the always-allowed ones).
+fn search(entries: &[(u32, Action)]) -> Vec<Insn> {
+    if entries.len() <= 4 {
+        let mut p: Vec<Insn> = entries.iter().flat_map(|&(nr, a)| leaf(nr, a)).collect();
+        p.push(stmt(BPF_RET_K, RET_ALLOW));
+        return p;
+    }
+    let mid = entries.len() / 2;
+    let below = search(&entries[..mid]);
+    let above = search(&entries[mid..]);
+    // Jump offsets are 8 bits: the lower half must fit (it does by far for this list).
+    let skip = u8::try_from(below.len()).expect("seccomp subtree too long for a BPF jump");
+    let mut p = vec![jump(BPF_JGE_K, entries[mid].0, skip, 0)];
+    p.extend(below);
+    p.extend(above);
+    p
+}
+
 /// Builds the filter program.
 pub(crate) fn build_filter() -> Vec<Insn> {
-    let eperm = RET_ERRNO | libc::EPERM as u32;
     let mut p = vec![
         stmt(BPF_LD_W_ABS, OFF_ARCH),
         jump(BPF_JEQ_K, AUDIT_ARCH, 1, 0),
@@ -117,31 +177,18 @@ pub(crate) fn build_filter() -> Vec<Insn> {
     #[cfg(target_arch = "x86_64")]
     p.extend([
         jump(BPF_JGE_K, X32_SYSCALL_BIT, 0, 1),
-        stmt(BPF_RET_K, eperm),
+        stmt(BPF_RET_K, RET_ERRNO | libc::EPERM as u32),
     ]);
-    for nr in denied_syscalls() {
-        p.push(jump(BPF_JEQ_K, nr as u32, 0, 1));
-        p.push(stmt(BPF_RET_K, eperm));
-    }
-    p.push(jump(BPF_JEQ_K, libc::SYS_clone3 as u32, 0, 1));
-    p.push(stmt(BPF_RET_K, RET_ERRNO | libc::ENOSYS as u32));
-    // socket(AF_VSOCK, ...)
-    p.extend([
-        jump(BPF_JEQ_K, libc::SYS_socket as u32, 0, 4),
-        stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
-        jump(BPF_JEQ_K, AF_VSOCK, 0, 1),
-        stmt(BPF_RET_K, eperm),
-        stmt(BPF_RET_K, RET_ALLOW),
-    ]);
-    // clone(flags with CLONE_NEW*, ...)
-    p.extend([
-        jump(BPF_JEQ_K, libc::SYS_clone as u32, 0, 4),
-        stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
-        jump(BPF_JSET_K, CLONE_NS_MASK, 0, 1),
-        stmt(BPF_RET_K, eperm),
-        stmt(BPF_RET_K, RET_ALLOW),
-    ]);
-    p.push(stmt(BPF_RET_K, RET_ALLOW));
+    let mut entries: Vec<(u32, Action)> = denied_syscalls()
+        .into_iter()
+        .map(|nr| (nr as u32, Action::Eperm))
+        .collect();
+    entries.push((libc::SYS_clone3 as u32, Action::Enosys));
+    entries.push((libc::SYS_socket as u32, Action::SocketFamily));
+    entries.push((libc::SYS_clone as u32, Action::CloneFlags));
+    entries.sort_unstable_by_key(|e| e.0);
+    entries.dedup_by_key(|e| e.0);
+    p.extend(search(&entries));
     p
 }
 
@@ -227,6 +274,83 @@ mod tests {
             run(&p, AUDIT_ARCH, X32_SYSCALL_BIT | 1, 0),
             RET_ERRNO | libc::EPERM as u32
         );
+    }
+
+    /// The straightforward linear filter, as a reference for the search tree.
+    fn linear_reference() -> Vec<Insn> {
+        let eperm = RET_ERRNO | libc::EPERM as u32;
+        let mut p = vec![
+            stmt(BPF_LD_W_ABS, OFF_ARCH),
+            jump(BPF_JEQ_K, AUDIT_ARCH, 1, 0),
+            stmt(BPF_RET_K, RET_KILL_PROCESS),
+            stmt(BPF_LD_W_ABS, OFF_NR),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        p.extend([
+            jump(BPF_JGE_K, X32_SYSCALL_BIT, 0, 1),
+            stmt(BPF_RET_K, eperm),
+        ]);
+        for nr in denied_syscalls() {
+            p.extend(leaf(nr as u32, Action::Eperm));
+        }
+        p.extend(leaf(libc::SYS_clone3 as u32, Action::Enosys));
+        p.extend(leaf(libc::SYS_socket as u32, Action::SocketFamily));
+        p.extend(leaf(libc::SYS_clone as u32, Action::CloneFlags));
+        p.push(stmt(BPF_RET_K, RET_ALLOW));
+        p
+    }
+
+    #[test]
+    fn the_search_tree_decides_every_call_as_the_linear_list_does() {
+        let tree = build_filter();
+        let reference = linear_reference();
+        let args = [
+            0,
+            u64::from(AF_VSOCK),
+            libc::AF_INET as u64,
+            libc::SIGCHLD as u64,
+            (libc::CLONE_NEWUSER | libc::SIGCHLD) as u64,
+            (libc::CLONE_NEWNET | libc::CLONE_VM) as u64,
+        ];
+        #[cfg(target_arch = "x86_64")]
+        let extra = [X32_SYSCALL_BIT, X32_SYSCALL_BIT | 1, u32::MAX];
+        #[cfg(not(target_arch = "x86_64"))]
+        let extra = [u32::MAX];
+        for nr in (0..1024).chain(extra) {
+            for &a in &args {
+                for arch in [AUDIT_ARCH, 0x4000_0003] {
+                    assert_eq!(
+                        run(&tree, arch, nr, a),
+                        run(&reference, arch, nr, a),
+                        "nr {nr} arg {a:#x} arch {arch:#x}"
+                    );
+                }
+            }
+        }
+        // Every path is short: a handful of steps, not one per listed call.
+        let steps = |nr: u32| {
+            let mut n = 0;
+            let mut pc = 0usize;
+            loop {
+                let i = tree[pc];
+                n += 1;
+                pc += 1;
+                match i.code {
+                    BPF_RET_K => return n,
+                    BPF_JEQ_K | BPF_JGE_K | BPF_JSET_K => {
+                        let acc = if pc <= 2 { AUDIT_ARCH } else { nr };
+                        let hit = match i.code {
+                            BPF_JEQ_K => acc == i.k,
+                            BPF_JGE_K => acc >= i.k,
+                            _ => acc & i.k != 0,
+                        };
+                        pc += usize::from(if hit { i.jt } else { i.jf });
+                    }
+                    _ => {}
+                }
+            }
+        };
+        assert!((0..512).all(|nr| steps(nr) <= 24), "a path is too long");
     }
 
     #[test]
