@@ -173,7 +173,22 @@ pub(crate) struct RunCgroup {
     procs: Vec<File>,
     /// `cpuacct.usage` (v1) or `cpu.stat` (v2), kept open for polling.
     cpu: File,
+    /// Opened ahead of time: peak memory, OOM events (`memory.max_usage_in_bytes`,
+    /// `memory.oom_control` on v1; `memory.peak`, `memory.events` on v2) and `pids.events`.
+    /// (`None` where the kernel lacks the file: the reading is then 0, as before.)
+    reads: [Option<File>; 3],
+    /// Opened ahead of time: the memory limit, the swap limit (v1 `memory.memsw.limit_in_bytes`
+    /// if the kernel has it; v2 `memory.swap.max`) and `pids.max`. (`None` where the kernel
+    /// lacks the file: writing that limit then fails, as it did by path.)
+    writes: [Option<File>; 3],
 }
+
+/// Which control file each of `RunCgroup::writes` is (v1, v2), for error messages.
+const WRITES: [(&str, &str); 3] = [
+    ("memory.limit_in_bytes", "memory.max"),
+    ("memory.memsw.limit_in_bytes", "memory.swap.max"),
+    ("pids.max", "pids.max"),
+];
 
 /// Parses a `key value` line file (`memory.events`, `cpu.stat`, `pids.events`,
 /// `memory.oom_control`) and returns the value of `key`.
@@ -186,14 +201,6 @@ pub(crate) fn keyed_value(text: &str, key: &str) -> Option<u64> {
             None
         }
     })
-}
-
-fn read_u64(path: &Path) -> Option<u64> {
-    fs::read_to_string(path).ok()?.trim().parse().ok()
-}
-
-fn read_keyed(path: &Path, key: &str) -> Option<u64> {
-    keyed_value(&fs::read_to_string(path).ok()?, key)
 }
 
 impl RunCgroup {
@@ -247,6 +254,20 @@ impl RunCgroup {
                     v2: false,
                     memsw: *memsw,
                     cpu: open_r(dirs[2].join("cpuacct.usage"))?,
+                    reads: [
+                        File::open(dirs[0].join("memory.max_usage_in_bytes")).ok(),
+                        File::open(dirs[0].join("memory.oom_control")).ok(),
+                        File::open(dirs[1].join("pids.events")).ok(),
+                    ],
+                    writes: [
+                        open_w(dirs[0].join(WRITES[0].0)).ok(),
+                        if *memsw {
+                            open_w(dirs[0].join(WRITES[1].0)).ok()
+                        } else {
+                            None
+                        },
+                        open_w(dirs[1].join(WRITES[2].0)).ok(),
+                    ],
                     dirs: made,
                     procs,
                 })
@@ -258,6 +279,16 @@ impl RunCgroup {
                     v2: true,
                     memsw: false,
                     cpu: open_r(dir.join("cpu.stat"))?,
+                    reads: [
+                        File::open(dir.join("memory.peak")).ok(),
+                        File::open(dir.join("memory.events")).ok(),
+                        File::open(dir.join("pids.events")).ok(),
+                    ],
+                    writes: [
+                        open_w(dir.join(WRITES[0].1)).ok(),
+                        open_w(dir.join(WRITES[1].1)).ok(),
+                        open_w(dir.join(WRITES[2].1)).ok(),
+                    ],
                     procs: vec![open_w(dir.join("cgroup.procs"))?],
                     dirs: vec![dir],
                 })
@@ -271,24 +302,43 @@ impl RunCgroup {
         memory_bytes: Option<u64>,
         pids: u32,
     ) -> Result<(), SandboxError> {
-        if self.v2 {
-            let dir = &self.dirs[0];
-            if let Some(b) = memory_bytes {
-                write_file(&dir.join("memory.max"), &b.to_string())?;
-                write_file(&dir.join("memory.swap.max"), "0")?;
-            }
-            return write_file(&dir.join("pids.max"), &pids.to_string());
-        }
         if let Some(b) = memory_bytes {
-            write_file(&self.dirs[0].join("memory.limit_in_bytes"), &b.to_string())?;
-            if self.memsw {
-                write_file(
-                    &self.dirs[0].join("memory.memsw.limit_in_bytes"),
-                    &b.to_string(),
-                )?;
+            let b = b.to_string();
+            self.write(0, &b)?;
+            if self.v2 {
+                self.write(1, "0")?;
+            } else if self.memsw {
+                self.write(1, &b)?;
             }
         }
-        write_file(&self.dirs[1].join("pids.max"), &pids.to_string())
+        self.write(2, &pids.to_string())
+    }
+
+    fn write(&self, i: usize, value: &str) -> Result<(), SandboxError> {
+        use std::io::Write;
+        let name = if self.v2 { WRITES[i].1 } else { WRITES[i].0 };
+        let dir = if self.v2 || i < 2 {
+            &self.dirs[0]
+        } else {
+            &self.dirs[1]
+        };
+        let err = |source| SandboxError::Cgroup {
+            path: dir.join(name),
+            source,
+        };
+        let f = self.writes[i]
+            .as_ref()
+            .ok_or_else(|| err(ErrorKind::NotFound.into()))?;
+        (&*f).write_all(value.as_bytes()).map_err(err)
+    }
+
+    /// Reads one of `reads` (small files) from its start.
+    fn read(&self, i: usize) -> String {
+        let mut buf = [0u8; 512];
+        let n = self.reads[i]
+            .as_ref()
+            .map_or(0, |f| f.read_at(&mut buf, 0).unwrap_or(0));
+        String::from_utf8_lossy(&buf[..n]).into_owned()
     }
 
     /// Raw fds of the `cgroup.procs` files, for the child.
@@ -311,22 +361,11 @@ impl RunCgroup {
     /// Reads peak memory, OOM kills and pids-limit events.
     pub(crate) fn readings(&self) -> Readings {
         let cpu_ns = self.cpu_ns();
-        if self.v2 {
-            let d = &self.dirs[0];
-            Readings {
-                cpu_ns,
-                peak_bytes: read_u64(&d.join("memory.peak")).unwrap_or(0),
-                oom_kills: read_keyed(&d.join("memory.events"), "oom_kill").unwrap_or(0),
-                pids_max_events: read_keyed(&d.join("pids.events"), "max").unwrap_or(0),
-            }
-        } else {
-            Readings {
-                cpu_ns,
-                peak_bytes: read_u64(&self.dirs[0].join("memory.max_usage_in_bytes")).unwrap_or(0),
-                oom_kills: read_keyed(&self.dirs[0].join("memory.oom_control"), "oom_kill")
-                    .unwrap_or(0),
-                pids_max_events: read_keyed(&self.dirs[1].join("pids.events"), "max").unwrap_or(0),
-            }
+        Readings {
+            cpu_ns,
+            peak_bytes: self.read(0).trim().parse().unwrap_or(0),
+            oom_kills: keyed_value(&self.read(1), "oom_kill").unwrap_or(0),
+            pids_max_events: keyed_value(&self.read(2), "max").unwrap_or(0),
         }
     }
 
