@@ -69,16 +69,8 @@ pub(crate) enum MountOp {
     /// Mount a fresh procfs (of the box's pid namespace).
     Proc { dst: CString },
     /// Mount a tmpfs with these options.
-    /// A tmpfs; `nodev` off only for the box's /dev, whose device nodes must open.
-    Tmpfs {
-        dst: CString,
-        data: CString,
-        nodev: bool,
-    },
-    /// Make a character device node.
-    Mknod { path: CString, dev: libc::dev_t },
-    /// Make a symlink.
-    Symlink { target: CString, path: CString },
+    /// A tmpfs (`nosuid`, `nodev`).
+    Tmpfs { dst: CString, data: CString },
     /// Make a directory (mode 0755) if missing, e.g. a mount point inside the box's `/tmp`.
     Mkdir { path: CString },
 }
@@ -91,8 +83,6 @@ impl MountOp {
             MountOp::Bind { src, dst, .. } => format!("bind {} on {}", s(src), s(dst)),
             MountOp::Proc { dst } => format!("mount proc on {}", s(dst)),
             MountOp::Tmpfs { dst, .. } => format!("mount tmpfs on {}", s(dst)),
-            MountOp::Mknod { path, .. } => format!("mknod {}", s(path)),
-            MountOp::Symlink { path, .. } => format!("symlink {}", s(path)),
             MountOp::Mkdir { path } => format!("mkdir {}", s(path)),
         }
     }
@@ -253,19 +243,13 @@ fn do_op(op: &MountOp) -> libc::c_long {
                 libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                 std::ptr::null(),
             ) as libc::c_long,
-            MountOp::Tmpfs { dst, data, nodev } => libc::mount(
+            MountOp::Tmpfs { dst, data } => libc::mount(
                 c"tmpfs".as_ptr(),
                 dst.as_ptr(),
                 c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | if *nodev { libc::MS_NODEV } else { 0 },
+                libc::MS_NOSUID | libc::MS_NODEV,
                 data.as_ptr().cast(),
             ) as libc::c_long,
-            MountOp::Mknod { path, dev } => {
-                libc::mknod(path.as_ptr(), libc::S_IFCHR | 0o666, *dev) as libc::c_long
-            }
-            MountOp::Symlink { target, path } => {
-                libc::symlink(target.as_ptr(), path.as_ptr()) as libc::c_long
-            }
             MountOp::Mkdir { path } => {
                 let r = libc::mkdir(path.as_ptr(), 0o755);
                 if r < 0 && sys::errno() == libc::EEXIST {
@@ -334,11 +318,8 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
                     STAGE_MOUNT_BASE + i as u32,
                 );
             }
-            let flags = libc::MS_REMOUNT
-                | libc::MS_BIND
-                | libc::MS_RDONLY
-                | libc::MS_NOSUID
-                | libc::MS_NODEV;
+            // Not `nodev`: the box's /dev nodes live in the skeleton (see `make_dev`).
+            let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID;
             check(
                 plan,
                 libc::mount(null, sk, null, flags, std::ptr::null()) as _,

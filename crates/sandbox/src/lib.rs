@@ -65,8 +65,9 @@
 //!   toolchain dir is bound onto itself; the toolchain dirs (`/usr`, `/etc`, `/opt`, ...) are
 //!   bound read-only, nosuid, nodev (`mount_setattr` recursive), symlinked ones (`/bin ->
 //!   usr/bin`) are symlinks in the skeleton; the box dir is bound read-write at `/box`; a fresh
-//!   procfs of the box's pid namespace at `/proc`; a small tmpfs at `/dev` with `null`, `zero`,
-//!   `full`, `random`, `urandom` and the `fd`/`stdin`/`stdout`/`stderr` links; a private tmpfs
+//!   procfs of the box's pid namespace at `/proc`; a `/dev` with `null`, `zero`, `full`, `random`,
+//!   `urandom` and the `fd`/`stdin`/`stdout`/`stderr` links (made once in the skeleton, whose
+//!   mount is the box's only one without `nodev`); a private tmpfs
 //!   `/tmp` (charged to the box's memory); then the skeleton is remounted read-only and
 //!   `pivot_root` detaches the host's tree. Nothing else of the host is visible, no other box.
 //!   The supervisor holds a descriptor of the box's mount namespace, so that unmounting it all

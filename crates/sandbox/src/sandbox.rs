@@ -111,6 +111,65 @@ fn probe_namespaces() -> Result<(), String> {
     Ok(())
 }
 
+/// The box's `/dev`, made once in the skeleton (root-owned 0755, read-only in the box): the
+/// `null`, `zero`, `full`, `random` and `urandom` nodes and the `fd`, `stdin`, `stdout`,
+/// `stderr` links. The skeleton's mount is the only one of the box without `nodev`; the box
+/// can create nothing on it (read-only, and its uid has no `CAP_MKNOD`), so these nodes are
+/// the only devices it can open.
+fn make_dev(dev: &Path) -> Result<(), SandboxError> {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    for (name, minor) in [
+        ("null", 3),
+        ("zero", 5),
+        ("full", 7),
+        ("random", 8),
+        ("urandom", 9),
+    ] {
+        let p = dev.join(name);
+        let want = libc::makedev(1, minor);
+        let is_node = |p: &Path| {
+            p.symlink_metadata().is_ok_and(|m| {
+                use std::os::unix::fs::MetadataExt;
+                m.file_type().is_char_device() && m.rdev() == want
+            })
+        };
+        if !is_node(&p) {
+            let _ = std::fs::remove_file(&p);
+            let c = cstring(p.as_os_str().as_bytes(), &p)?;
+            // SAFETY: mknod with a NUL-terminated path.
+            if unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, want) } < 0 {
+                // Another process sharing the state dir may have just made it.
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::EEXIST) || !is_node(&p) {
+                    return Err(io_err("mknod", &p, e));
+                }
+            }
+        }
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o666))
+            .map_err(|e| io_err("chmod", &p, e))?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        let p = dev.join(name);
+        if std::fs::read_link(&p).is_ok_and(|t| t == Path::new(target)) {
+            continue;
+        }
+        let _ = std::fs::remove_file(&p);
+        if let Err(e) = std::os::unix::fs::symlink(target, &p) {
+            // Another process sharing the state dir may have just made it.
+            if !std::fs::read_link(&p).is_ok_and(|t| t == Path::new(target)) {
+                return Err(io_err("make symlink", &p, e));
+            }
+        }
+    }
+    std::fs::set_permissions(dev, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| io_err("chmod", dev, e))
+}
+
 fn mkdir_p(path: &Path) -> Result<(), SandboxError> {
     std::fs::create_dir_all(path).map_err(|e| io_err("create dir", path, e))
 }
@@ -182,6 +241,7 @@ impl Sandbox {
             for d in ["box", "proc", "dev", "tmp"] {
                 mkdir_p(&skeleton_path.join(d))?;
             }
+            make_dev(&skeleton_path.join("dev"))?;
             for dir in &config.toolchain_dirs {
                 let Ok(meta) = dir.symlink_metadata() else {
                     continue;
@@ -698,42 +758,10 @@ impl Sandbox {
         ops.push(MountOp::Proc {
             dst: c(&sk.join("proc"))?,
         });
-        let dev = sk.join("dev");
-        // Without `nodev` the nodes below could not be opened; the box's uid has no CAP_MKNOD
-        // and this root-owned 0755 directory is not writable to it, so it can plant no device.
-        ops.push(MountOp::Tmpfs {
-            dst: c(&dev)?,
-            data: c"size=64k,nr_inodes=64,mode=755".to_owned(),
-            nodev: false,
-        });
-        for (name, minor) in [
-            ("null", 3),
-            ("zero", 5),
-            ("full", 7),
-            ("random", 8),
-            ("urandom", 9),
-        ] {
-            ops.push(MountOp::Mknod {
-                path: c(&dev.join(name))?,
-                dev: libc::makedev(1, minor),
-            });
-        }
-        for (name, target) in [
-            ("fd", "/proc/self/fd"),
-            ("stdin", "/proc/self/fd/0"),
-            ("stdout", "/proc/self/fd/1"),
-            ("stderr", "/proc/self/fd/2"),
-        ] {
-            ops.push(MountOp::Symlink {
-                target: c(Path::new(target))?,
-                path: c(&dev.join(name))?,
-            });
-        }
         let data = format!("size={},nr_inodes=4096,mode=1777", self.config.tmp_size);
         ops.push(MountOp::Tmpfs {
             dst: c(&sk.join("tmp"))?,
             data: CString::new(data).map_err(|_| SandboxError::Nul("tmp".into()))?,
-            nodev: true,
         });
         for (dirs, attrs) in [
             (&spec.read_only_mounts, ro),
