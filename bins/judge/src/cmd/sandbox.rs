@@ -68,7 +68,9 @@ fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
     if p.is_absolute() {
         return Ok(p.to_owned());
     }
-    Ok(std::env::current_dir().context("current directory")?.join(p))
+    Ok(std::env::current_dir()
+        .context("current directory")?
+        .join(p))
 }
 
 /// Runs `judge sandbox`.
@@ -80,7 +82,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sandbox = Sandbox::new(config).context("cannot set up the sandbox")?;
     let (program, rest) = args.command.split_first().context("no program given")?;
     let mut program = PathBuf::from(program);
-    let mut read_only_mounts: Vec<PathBuf> = args.read_only.iter().map(|p| absolute(p)).collect::<Result<_, _>>()?;
+    let mut read_only_mounts: Vec<PathBuf> = args
+        .read_only
+        .iter()
+        .map(|p| absolute(p))
+        .collect::<Result<_, _>>()?;
     if program.components().count() > 1 {
         // A path given from the caller's directory: run it from where it is, read-only.
         program = absolute(&program)?;
@@ -113,7 +119,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut env = Vec::new();
     for kv in &args.env {
-        let (k, v) = kv.split_once('=').with_context(|| format!("--env {kv}: expected K=V"))?;
+        let (k, v) = kv
+            .split_once('=')
+            .with_context(|| format!("--env {kv}: expected K=V"))?;
         env.push((k.to_string(), v.to_string()));
     }
     let spec = SandboxSpec {
@@ -134,7 +142,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             stack_kb: args.stack,
         },
         read_only_mounts,
-        writable_mounts: args.writable.iter().map(|p| absolute(p)).collect::<Result<_, _>>()?,
+        writable_mounts: args
+            .writable
+            .iter()
+            .map(|p| absolute(p))
+            .collect::<Result<_, _>>()?,
     };
     let result = match args.bench {
         Some(n) => verdict_sandbox::bench::benchmark(&sandbox, &spec, n)
