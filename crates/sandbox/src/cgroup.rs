@@ -418,6 +418,9 @@ impl RunCgroup {
 /// How many fresh run cgroups the pool keeps ready.
 pub(crate) const READY: usize = 2;
 
+/// How many finished runs' leftovers may wait for the thread.
+const BACKLOG: usize = 8;
+
 /// A name for a new run cgroup, unique in this process: `<pid>-0-<n>` (see [`owner_pid`]).
 pub(crate) fn run_name() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -535,6 +538,16 @@ impl CgroupPool {
             return;
         }
         let mut st = self.shared.lock();
+        if st.drops.len() + st.used.len() >= BACKLOG {
+            // The thread is behind (starved of CPU): do this run's share here rather than let
+            // dead boxes' mounts and cgroups pile up.
+            drop(st);
+            drop(close);
+            if let Some(cg) = cg {
+                remove_logged(cg);
+            }
+            return;
+        }
         st.drops.extend(close);
         st.used.extend(cg);
         drop(st);
