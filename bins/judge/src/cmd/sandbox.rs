@@ -96,10 +96,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .chain(read_only_mounts.iter())
             .any(|d| program.starts_with(d));
-        if !visible && args.dir.as_ref().is_none_or(|d| !program.starts_with(d)) {
-            if let Some(parent) = program.parent() {
-                read_only_mounts.push(parent.to_owned());
-            }
+        if !visible
+            && args.dir.as_ref().is_none_or(|d| !program.starts_with(d))
+            && let Some(parent) = program.parent()
+        {
+            read_only_mounts.push(parent.to_owned());
         }
     }
     let made_dir = args.dir.is_none();
