@@ -187,7 +187,6 @@ impl ProblemCache {
         std::fs::create_dir_all(&temp)?;
         if let Err(err) = fill(&temp) {
             let _ = std::fs::remove_dir_all(&temp);
-            let _ = std::fs::remove_dir_all(temp.with_extension("logs"));
             return Err(err);
         }
         std::fs::rename(&temp, &target)?;

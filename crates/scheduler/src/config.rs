@@ -179,6 +179,20 @@ impl CompileConfig {
     }
 }
 
+impl GeneratorConfig {
+    /// The limits of a generator, standard program or comparator serving `task`: these limits,
+    /// with at least the task's own time limit.
+    pub fn limits(&self, task: &verdict_contracts::JudgeTask) -> verdict_scripts::RunLimits {
+        verdict_scripts::RunLimits {
+            time_ms: self.time_ms.max(task.time_limit_ms().unwrap_or(0)),
+            wall_ms: None,
+            memory_kb: Some(self.memory_kb),
+            output_kb: Some(self.output_kb),
+            processes: Some(self.processes),
+        }
+    }
+}
+
 impl Default for GeneratorConfig {
     fn default() -> Self {
         GeneratorConfig {

@@ -11,7 +11,7 @@ use verdict_scripts::compare::{
     BuiltinComparator, ComparatorExit, ComparatorProtocol, CompareOutcome, CompareVerdict,
     detect_protocol, interpret_judge_system, interpret_testlib,
 };
-use verdict_scripts::{RunLimits, RunOutput, RunRequest, join_inside, read_capped, run_program};
+use verdict_scripts::{BoxFile, RunOutput, RunRequest, join_inside, read_capped, run_program};
 
 /// The comparison's status, score and log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,20 +146,18 @@ fn custom_compare(
     // The comparator's files: inputs, the program's outputs and the answers, as copies.
     let dir = run_dir.join("compare");
     let mut files = Vec::new();
-    let put =
-        |files: &mut Vec<verdict_scripts::BoxFile>, name: String, source: std::path::PathBuf| {
-            files.push(verdict_scripts::BoxFile { name, source });
-        };
     for input in &test.inputs {
-        put(
-            &mut files,
-            format!("input/{}", input.name),
-            input.source.clone(),
-        );
+        files.push(BoxFile {
+            name: format!("input/{}", input.name),
+            source: input.source.clone(),
+        });
     }
     let user_dir = run_dir.join("user_output");
     for (name, expected) in &test.expected {
-        put(&mut files, format!("answer/{name}"), expected.clone());
+        files.push(BoxFile {
+            name: format!("answer/{name}"),
+            source: expected.clone(),
+        });
         let user_copy = join_inside(&user_dir, name)?;
         if let Some(parent) = user_copy.parent() {
             std::fs::create_dir_all(parent).map_err(|e| JudgeError::io("create", parent, e))?;
@@ -175,7 +173,10 @@ fn custom_compare(
             }
         };
         if copied {
-            put(&mut files, format!("user_output/{name}"), user_copy);
+            files.push(BoxFile {
+                name: format!("user_output/{name}"),
+                source: user_copy,
+            });
         }
     }
     let args: Vec<String> = match protocol {
@@ -188,24 +189,14 @@ fn custom_compare(
             format!("answer/{STDOUT_ASSET}"),
         ],
     };
-    let config = &run.shared.config.generator;
-    let limits = RunLimits {
-        time_ms: config.time_ms.max(task.time_limit_ms().unwrap_or(0)),
-        wall_ms: None,
-        memory_kb: Some(config.memory_kb),
-        output_kb: Some(config.output_kb),
-        processes: Some(config.processes),
-    };
+    let limits = run.shared.config.generator.limits(task);
     std::fs::create_dir_all(&dir).map_err(|e| JudgeError::io("create", &dir, e))?;
-    // An empty file placed under feedback/ makes the directory exist in the comparator's box.
-    let keep = dir.join(".keep");
-    std::fs::write(&keep, b"").map_err(|e| JudgeError::io("write", &keep, e))?;
-    put(&mut files, "feedback/.keep".into(), keep);
     let request = RunRequest {
         build: &build,
         args: &args,
         stdin: None,
         files: &files,
+        empty_dirs: &["feedback"],
         limits,
     };
     let result = run_program(&run.shared.sandbox, &request, &dir)?;

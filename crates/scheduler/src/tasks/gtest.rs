@@ -136,6 +136,7 @@ pub fn gtest_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult, 
         args: task.run_args(),
         stdin: test.stdin.as_deref(),
         files: &test.inputs,
+        empty_dirs: &[],
         limits,
     };
     let output = run_program(&run.shared.sandbox, &request, &run_dir)?;

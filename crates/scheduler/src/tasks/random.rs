@@ -9,7 +9,7 @@ use crate::pipeline::SubmissionRun;
 use std::path::Path;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, Program, STDIN_ASSET, STDOUT_ASSET};
 use verdict_scripts::{
-    BoxFile, Build, RunLimits, RunRequest, classify_run, log_text, read_capped, run_program,
+    BoxFile, Build, RunRequest, classify_run, log_text, read_capped, run_program,
 };
 
 /// A generated test, or the task's final result when generation failed.
@@ -48,15 +48,7 @@ pub fn generate(run: &SubmissionRun, index: usize, dir: &Path) -> Result<Generat
         Ok(build) => build,
         Err(result) => return Ok(Generated::Failed(*result)),
     };
-    let config = &run.shared.config.generator;
-    let task = &sub.judge_tasks[index];
-    let limits = RunLimits {
-        time_ms: config.time_ms.max(task.time_limit_ms().unwrap_or(0)),
-        wall_ms: None,
-        memory_kb: Some(config.memory_kb),
-        output_kb: Some(config.output_kb),
-        processes: Some(config.processes),
-    };
+    let limits = run.shared.config.generator.limits(&sub.judge_tasks[index]);
     let seed = random_seed(&sub.sub_id, index).to_string();
     let gen_dir = dir.join("random");
     let args = [seed.clone()];
@@ -65,6 +57,7 @@ pub fn generate(run: &SubmissionRun, index: usize, dir: &Path) -> Result<Generat
         args: &args,
         stdin: None,
         files: &[],
+        empty_dirs: &[],
         limits,
     };
     let input = match run_step(run, &request, &gen_dir, "random")? {
@@ -77,6 +70,7 @@ pub fn generate(run: &SubmissionRun, index: usize, dir: &Path) -> Result<Generat
         args: &[],
         stdin: Some(&input),
         files: &[],
+        empty_dirs: &[],
         limits,
     };
     let answer = match run_step(run, &request, &std_dir, "standard")? {

@@ -49,6 +49,7 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
         args: task.run_args(),
         stdin: test.stdin.as_deref(),
         files: &test.inputs,
+        empty_dirs: &[],
         limits,
     };
     let prepared = started.elapsed();

@@ -241,6 +241,7 @@ pub fn static_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult,
         args: &[],
         stdin: None,
         files: &[],
+        empty_dirs: &[],
         limits,
     };
     let output = run_program(&run.shared.sandbox, &request, &run_dir)?;

@@ -160,6 +160,7 @@ pub fn valgrind_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
         args: task.run_args(),
         stdin: test.stdin.as_deref(),
         files: &test.inputs,
+        empty_dirs: &[],
         limits,
     };
     let output = run_program(&run.shared.sandbox, &request, &run_dir)?;

@@ -122,9 +122,14 @@ pub fn compile(
         });
     };
     let argv = vars.expand(template);
-    let logs = build_dir.with_extension("logs");
-    std::fs::create_dir_all(&logs).map_err(|e| ScriptError::io("create", &logs, e))?;
-    let (out_path, err_path) = (logs.join("stdout"), logs.join("stderr"));
+    // The compiler's output goes beside the box, never into it (the compiler could plant links
+    // there), in a directory removed on every path out of this function.
+    let parent = build_dir.parent().unwrap_or(build_dir);
+    let logs = tempfile::Builder::new()
+        .prefix(".compile-logs-")
+        .tempdir_in(parent)
+        .map_err(|e| ScriptError::io("create logs dir in", parent, e))?;
+    let (out_path, err_path) = (logs.path().join("stdout"), logs.path().join("stderr"));
     let spec = SandboxSpec {
         program: PathBuf::from(&argv[0]),
         args: argv[1..].iter().map(Into::into).collect(),
@@ -152,7 +157,6 @@ pub fn compile(
     let outcome = sandbox.run(&spec)?;
     let mut raw = read_capped(&out_path, COMPILE_LOG_MAX as u64 + 1)?;
     raw.extend(read_capped(&err_path, COMPILE_LOG_MAX as u64 + 1)?);
-    let _ = std::fs::remove_dir_all(&logs);
     let mut log = log_text(&raw, COMPILE_LOG_MAX);
     for prefix in [
         format!("{}/", build_dir.display()),

@@ -26,16 +26,6 @@ pub fn join_inside(dir: &Path, name: &str) -> Result<PathBuf, ScriptError> {
     Ok(dir.join(rel))
 }
 
-/// Writes `bytes` to `dir/name`, creating parent directories.
-pub fn write_inside(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, ScriptError> {
-    let path = join_inside(dir, name)?;
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| ScriptError::io("create", parent, e))?;
-    }
-    std::fs::write(&path, bytes).map_err(|e| ScriptError::io("write", &path, e))?;
-    Ok(path)
-}
-
 /// Places each file into `dir` under its name: a hard link when possible (the judge's own files
 /// are root-owned and read-only for boxes), else a copy.
 pub fn place_files(dir: &Path, files: &[BoxFile]) -> Result<(), ScriptError> {

@@ -1,7 +1,7 @@
 //! Running a built program once, in a fresh box, on one test's input.
 
 use super::compile::Build;
-use super::files::{BoxFile, link_tree, open_up_dirs, place_files};
+use super::files::{BoxFile, join_inside, link_tree, open_up_dirs, place_files};
 use crate::ScriptError;
 use crate::language::heap_mb_for;
 use std::path::{Path, PathBuf};
@@ -41,6 +41,8 @@ pub struct RunRequest<'a> {
     pub stdin: Option<&'a Path>,
     /// Input files placed into the box.
     pub files: &'a [BoxFile],
+    /// Empty directories made in the box (e.g. a comparator's `feedback/`).
+    pub empty_dirs: &'a [&'a str],
     /// The limits.
     pub limits: RunLimits,
 }
@@ -67,6 +69,10 @@ pub fn run_program(
     let box_dir = run_dir.join("box");
     link_tree(&request.build.dir, &box_dir)?;
     place_files(&box_dir, request.files)?;
+    for dir in request.empty_dirs {
+        let path = join_inside(&box_dir, dir)?;
+        std::fs::create_dir_all(&path).map_err(|e| ScriptError::io("create", &path, e))?;
+    }
     open_up_dirs(&box_dir)?;
     let (stdout, stderr) = (run_dir.join("stdout"), run_dir.join("stderr"));
     let profile = &request.build.profile;
