@@ -240,6 +240,8 @@ pub(crate) struct SubmissionRun {
     pub problem: ProblemHandle,
     work: tempfile::TempDir,
     pub submission_build: OnceLock<tasks::compile::BuildResult>,
+    /// How the problem's custom comparator is called (detected from its sources once).
+    pub compare_protocol: OnceLock<verdict_scripts::compare::ComparatorProtocol>,
     /// The submission's sources linked with Google Test (gtest tasks), built on first use.
     pub gtest_build: OnceLock<tasks::compile::BuildResult>,
     /// The submission's debug build for valgrind (memory tests), built on first use.
@@ -272,6 +274,7 @@ impl SubmissionRun {
             problem,
             work,
             submission_build: OnceLock::new(),
+            compare_protocol: OnceLock::new(),
             gtest_build: OnceLock::new(),
             valgrind_build: OnceLock::new(),
         })

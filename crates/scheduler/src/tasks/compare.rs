@@ -135,14 +135,17 @@ fn custom_compare(
         }
         BuildResult::Broken(reason) => return Err(JudgeError::Other(reason)),
     };
-    let texts: Vec<(String, String)> = program
-        .source()
-        .source_files
-        .iter()
-        .chain(&program.source().assist_files)
-        .map(|a| (a.name.clone(), a.text.clone().unwrap_or_default()))
-        .collect();
-    let protocol = detect_protocol(&texts);
+    // The protocol is the problem's: detected once per submission, not per test.
+    let protocol = *run.compare_protocol.get_or_init(|| {
+        let source = program.source();
+        let texts: Vec<(&str, &str)> = source
+            .source_files
+            .iter()
+            .chain(&source.assist_files)
+            .map(|a| (a.name.as_str(), a.text.as_deref().unwrap_or_default()))
+            .collect();
+        detect_protocol(&texts)
+    });
     // The comparator's files: inputs, the program's outputs and the answers, as copies.
     let dir = run_dir.join("compare");
     let mut files = Vec::new();
