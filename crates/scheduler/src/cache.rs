@@ -184,12 +184,12 @@ impl ProblemCache {
             .dir
             .path
             .join(format!(".tmp-{item}-{}", uuid::Uuid::now_v7()));
-        std::fs::create_dir_all(&temp)?;
+        std::fs::create_dir_all(&temp).map_err(|e| with_path("create", &temp, e))?;
         if let Err(err) = fill(&temp) {
             let _ = std::fs::remove_dir_all(&temp);
             return Err(err);
         }
-        std::fs::rename(&temp, &target)?;
+        std::fs::rename(&temp, &target).map_err(|e| with_path("rename", &temp, e))?;
         self.touch(handle, dir_size(&target));
         Ok(target)
     }
@@ -241,6 +241,14 @@ impl ProblemHandle {
     pub fn path(&self) -> &Path {
         &self.dir.path
     }
+}
+
+/// An I/O error that says what was done to which path.
+fn with_path(action: &str, path: &Path, err: std::io::Error) -> std::io::Error {
+    std::io::Error::new(
+        err.kind(),
+        format!("cannot {action} {}: {err}", path.display()),
+    )
 }
 
 /// Removes version directories of a problem left by an earlier process (not `keep`, not `in_use`).

@@ -24,6 +24,9 @@ pub enum JudgeError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A file-system error that already names its path (e.g. from the cache).
+    #[error(transparent)]
+    Fs(#[from] std::io::Error),
     /// Anything else, with its reason.
     #[error("{0}")]
     Other(String),
@@ -35,16 +38,6 @@ impl JudgeError {
         JudgeError::Io {
             action,
             path: path.into(),
-            source,
-        }
-    }
-}
-
-impl From<std::io::Error> for JudgeError {
-    fn from(source: std::io::Error) -> Self {
-        JudgeError::Io {
-            action: "access",
-            path: PathBuf::new(),
             source,
         }
     }
