@@ -185,7 +185,6 @@ pub fn compile_task(run: &SubmissionRun) -> Result<JudgeTaskResult, JudgeError> 
             return Ok(*result);
         }
     }
-    let log = String::new();
     let sub = &run.submission;
     let programs = [
         ("standard", &sub.standard),
@@ -211,5 +210,5 @@ pub fn compile_task(run: &SubmissionRun) -> Result<JudgeTaskResult, JudgeError> 
             }
         }
     }
-    Ok(JudgeTaskResult::with_status(JudgeStatus::Accepted, log))
+    Ok(JudgeTaskResult::with_status(JudgeStatus::Accepted, ""))
 }
