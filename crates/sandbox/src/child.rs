@@ -1,8 +1,9 @@
-//! The code that runs between fork and exec: the box's init and the program's last steps.
+//! The code that runs between fork and exec: the private root a zygote enters, the init of an
+//! rlimit-only box, and the program's last steps.
 //!
 //! Invariant: nothing here allocates, locks or touches Rust's runtime; every input is prepared
-//! by the parent before the fork ([`Plan`]) and every step is a plain system call. Failures are
-//! reported to the parent as fixed-size records on a close-on-exec pipe.
+//! by the parent before the fork ([`Plan`], [`Exec`], [`RootPlan`]) and every step is a plain
+//! system call. Failures are reported as fixed-size records on a close-on-exec pipe.
 
 use crate::seccomp::Insn;
 use crate::sys;
@@ -36,6 +37,7 @@ pub(crate) const STAGES: &[&str] = &[
     "load seccomp",
     "execve",
     "join the network namespace",
+    "unshare the IPC namespace",
 ];
 const ST_PRCTL: u32 = 0;
 const ST_PRIVATE: u32 = 1;
@@ -43,19 +45,22 @@ const ST_BIND_ROOT: u32 = 2;
 const ST_ROOT_RO: u32 = 3;
 const ST_PIVOT: u32 = 4;
 const ST_DETACH: u32 = 5;
-const ST_CHDIR: u32 = 6;
-const ST_FORK: u32 = 7;
+pub(crate) const ST_CHDIR: u32 = 6;
+pub(crate) const ST_FORK: u32 = 7;
 const ST_CGROUP: u32 = 8;
-const ST_STDIO: u32 = 9;
+pub(crate) const ST_STDIO: u32 = 9;
 const ST_RLIMIT: u32 = 10;
 const ST_IDS: u32 = 11;
 const ST_NNP: u32 = 12;
 const ST_SECCOMP: u32 = 13;
 /// The execve stage (its errno becomes [`crate::SandboxError::Exec`]).
 pub(crate) const ST_EXEC: u32 = 14;
-const ST_NETNS: u32 = 15;
-/// Stage numbers from here on are mount operations.
+pub(crate) const ST_NETNS: u32 = 15;
+const ST_IPC: u32 = 16;
+/// Stage numbers from here on are the zygote's root operations (`RootPlan::ops`).
 pub(crate) const STAGE_MOUNT_BASE: u32 = 100;
+/// Stage numbers from here on are a run's mounts (see `zygote::RunMount`).
+pub(crate) const STAGE_RUN_MOUNT_BASE: u32 = 1000;
 
 /// One step of building the private root.
 #[derive(Debug, Clone)]
@@ -68,11 +73,6 @@ pub(crate) enum MountOp {
     },
     /// Mount a fresh procfs (of the box's pid namespace).
     Proc { dst: CString },
-    /// Mount a tmpfs with these options.
-    /// A tmpfs (`nosuid`, `nodev`).
-    Tmpfs { dst: CString, data: CString },
-    /// Make a directory (mode 0755) if missing, e.g. a mount point inside the box's `/tmp`.
-    Mkdir { path: CString },
 }
 
 impl MountOp {
@@ -82,39 +82,43 @@ impl MountOp {
         match self {
             MountOp::Bind { src, dst, .. } => format!("bind {} on {}", s(src), s(dst)),
             MountOp::Proc { dst } => format!("mount proc on {}", s(dst)),
-            MountOp::Tmpfs { dst, .. } => format!("mount tmpfs on {}", s(dst)),
-            MountOp::Mkdir { path } => format!("mkdir {}", s(path)),
         }
     }
 }
 
-/// The private root: a skeleton directory and the mounts made on it.
+/// The private root a zygote builds once: a skeleton directory and the mounts made on it.
 #[derive(Debug)]
 pub(crate) struct RootPlan<'a> {
     pub skeleton: CString,
-    pub static_ops: &'a [MountOp],
-    pub run_ops: Vec<MountOp>,
+    pub ops: &'a [MountOp],
     pub hostname: CString,
 }
 
-/// Everything the children need, prepared before the fork.
+/// The program's last steps before execve, prepared before the fork (borrowed, so that a
+/// zygote can build one from its order without allocating).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Exec<'a> {
+    pub cgroup_procs: &'a [RawFd],
+    pub stdio: [RawFd; 3],
+    pub program: *const libc::c_char,
+    /// NULL-terminated.
+    pub argv: *const *const libc::c_char,
+    /// NULL-terminated.
+    pub envp: *const *const libc::c_char,
+    pub ids: Option<(u32, u32)>,
+    pub rlimits: &'a [(libc::__rlimit_resource_t, libc::rlimit)],
+    pub filter: Option<&'a [Insn]>,
+    /// Where a failure is reported (a record of [`MSG_LEN`] bytes).
+    pub status_fd: RawFd,
+    /// Unshare a fresh IPC namespace first (a zygote's runs share its other namespaces).
+    pub new_ipc: bool,
+}
+
+/// What an rlimit-only box's init needs, prepared before the fork.
 #[derive(Debug)]
 pub(crate) struct Plan<'a> {
-    pub root: Option<RootPlan<'a>>,
+    pub exec: Exec<'a>,
     pub cwd: CString,
-    pub cgroup_procs: Vec<RawFd>,
-    pub stdio: [RawFd; 3],
-    pub program: CString,
-    pub argv: Vec<*const libc::c_char>,
-    pub envp: Vec<*const libc::c_char>,
-    pub ids: Option<(u32, u32)>,
-    pub rlimits: Vec<(libc::__rlimit_resource_t, libc::rlimit)>,
-    /// A fresh network namespace to join (else the clone made one, or there is none).
-    pub netns: Option<RawFd>,
-    pub filter: Option<&'a [Insn]>,
-    pub status_fd: RawFd,
-    /// Not pid 1 of a namespace: become a subreaper and kill the box uid's processes at the end.
-    pub rlimit_only: bool,
     /// The top of a stack for the program's last steps (see [`ChildStack`]); 0: plain fork.
     pub stack_top: usize,
 }
@@ -177,9 +181,9 @@ impl Drop for ChildStack {
 }
 
 extern "C" fn program_entry(arg: *mut libc::c_void) -> libc::c_int {
-    // SAFETY: arg is the init's `&Plan`, alive and unchanged while the init sleeps (vfork)
-    // until this process execs or exits; program_main never returns.
-    unsafe { program_main(&*(arg as *const Plan<'_>)) }
+    // SAFETY: arg is the spawner's `&Exec`, alive and unchanged while the spawner sleeps
+    // (vfork) until this process execs or exits; program_main never returns.
+    unsafe { program_main(&*(arg as *const Exec<'_>)) }
 }
 
 fn report(fd: RawFd, kind: u32, stage: u32, value: i32) {
@@ -190,15 +194,15 @@ fn report(fd: RawFd, kind: u32, stage: u32, value: i32) {
     sys::write_all_raw(fd, &buf);
 }
 
-fn fail(plan: &Plan<'_>, kind: u32, stage: u32) -> ! {
-    report(plan.status_fd, kind, stage, sys::errno());
+fn fail(status_fd: RawFd, kind: u32, stage: u32) -> ! {
+    report(status_fd, kind, stage, sys::errno());
     // SAFETY: _exit is async-signal-safe and never returns.
     unsafe { libc::_exit(127) }
 }
 
-fn check(plan: &Plan<'_>, r: libc::c_long, kind: u32, stage: u32) {
+fn check(status_fd: RawFd, r: libc::c_long, kind: u32, stage: u32) {
     if r < 0 {
-        fail(plan, kind, stage);
+        fail(status_fd, kind, stage);
     }
 }
 
@@ -219,7 +223,7 @@ fn do_op(op: &MountOp) -> libc::c_long {
                 if r < 0 || *attrs == 0 {
                     return r as libc::c_long;
                 }
-                let r = sys::mount_setattr_recursive(dst.as_ptr(), *attrs);
+                let r = sys::mount_setattr_recursive(libc::AT_FDCWD, dst.as_ptr(), *attrs);
                 if r < 0 && sys::errno() == libc::ENOSYS {
                     let mut flags = libc::MS_BIND | libc::MS_REMOUNT;
                     if attrs & sys::MOUNT_ATTR_RDONLY != 0 {
@@ -243,126 +247,160 @@ fn do_op(op: &MountOp) -> libc::c_long {
                 libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                 std::ptr::null(),
             ) as libc::c_long,
-            MountOp::Tmpfs { dst, data } => libc::mount(
-                c"tmpfs".as_ptr(),
-                dst.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                data.as_ptr().cast(),
-            ) as libc::c_long,
-            MountOp::Mkdir { path } => {
-                let r = libc::mkdir(path.as_ptr(), 0o755);
-                if r < 0 && sys::errno() == libc::EEXIST {
-                    0
-                } else {
-                    r as libc::c_long
-                }
-            }
         }
     }
 }
 
-/// The box's init: builds the private root, forks the program, reaps, reports, exits.
+/// Mounts a tmpfs (`nosuid`, `nodev`) with `data` as options on `dst`.
+///
+/// # Safety
+/// Both pointers must be NUL-terminated strings.
+pub(crate) unsafe fn mount_tmpfs(
+    dst: *const libc::c_char,
+    data: *const libc::c_char,
+) -> libc::c_long {
+    // SAFETY: NUL-terminated strings (caller) and literals.
+    unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            dst,
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            data.cast(),
+        ) as libc::c_long
+    }
+}
+
+/// mkdir (mode 0755) that accepts an existing entry.
+///
+/// # Safety
+/// `path` must be a NUL-terminated string.
+pub(crate) unsafe fn mkdir_existing_ok(path: *const libc::c_char) -> libc::c_long {
+    // SAFETY: NUL-terminated string (caller).
+    let r = unsafe { libc::mkdir(path, 0o755) };
+    if r < 0 && sys::errno() == libc::EEXIST {
+        0
+    } else {
+        r as libc::c_long
+    }
+}
+
+/// Builds the private root and enters it: private propagation, the skeleton bound onto itself,
+/// every op, the skeleton remounted read-only, `pivot_root`, the host's tree detached.
+/// Returns the failed stage (`STAGE_MOUNT_BASE + i` for `root.ops[i]`) and errno.
+///
+/// # Safety
+/// Only in a single-threaded child in a fresh mount namespace (plain system calls on the
+/// plan's NUL-terminated strings).
+pub(crate) unsafe fn enter_root(root: &RootPlan<'_>) -> Result<(), (u32, i32)> {
+    let null = std::ptr::null::<libc::c_char>();
+    let step = |r: libc::c_long, stage: u32| {
+        if r < 0 {
+            Err((stage, sys::errno()))
+        } else {
+            Ok(())
+        }
+    };
+    // SAFETY: plain system calls on NUL-terminated strings (caller).
+    unsafe {
+        libc::umask(0);
+        let r = libc::mount(
+            null,
+            c"/".as_ptr(),
+            null,
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        );
+        step(r as _, ST_PRIVATE)?;
+        let sk = root.skeleton.as_ptr();
+        let r = libc::mount(sk, sk, null, libc::MS_BIND, std::ptr::null());
+        step(r as _, ST_BIND_ROOT)?;
+        for (i, op) in root.ops.iter().enumerate() {
+            step(do_op(op), STAGE_MOUNT_BASE + i as u32)?;
+        }
+        // Not `nodev`: the box's /dev nodes live in the skeleton (see `make_dev`).
+        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID;
+        step(
+            libc::mount(null, sk, null, flags, std::ptr::null()) as _,
+            ST_ROOT_RO,
+        )?;
+        step(libc::chdir(sk) as _, ST_PIVOT)?;
+        let r = libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr());
+        step(r, ST_PIVOT)?;
+        step(
+            libc::umount2(c".".as_ptr(), libc::MNT_DETACH) as _,
+            ST_DETACH,
+        )?;
+        step(libc::chdir(c"/".as_ptr()) as _, ST_CHDIR)?;
+        let h = root.hostname.as_bytes();
+        libc::sethostname(h.as_ptr().cast(), h.len());
+        libc::umask(0o022);
+    }
+    Ok(())
+}
+
+/// Starts the program (running [`program_main`]) and returns its pid, or -1 with errno set.
+///
+/// With a stack (`stack_top != 0`) this is posix_spawn-style, `clone(CLONE_VM | CLONE_VFORK)`:
+/// the caller sleeps until the program has exec'd or died, so `exec` (which the program reads
+/// in the caller's memory) has one user at a time. Without one it is a plain raw fork.
+///
+/// # Safety
+/// Only in a single-threaded child (an init or a zygote); `stack_top` is 0 or the top of a
+/// [`ChildStack`] nothing else uses.
+pub(crate) unsafe fn spawn_program(exec: &Exec<'_>, stack_top: usize) -> libc::c_long {
+    // SAFETY: see the function's contract; the glibc clone wrapper only issues the system call
+    // and runs program_entry on the given stack (as posix_spawn does); it takes no lock.
+    unsafe {
+        if stack_top != 0 {
+            return libc::clone(
+                program_entry,
+                stack_top as *mut libc::c_void,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                exec as *const Exec<'_> as *mut libc::c_void,
+            ) as libc::c_long;
+        }
+        let pid = sys::raw_fork();
+        if pid == 0 {
+            program_main(exec);
+        }
+        pid
+    }
+}
+
+/// The init of an rlimit-only box (no namespaces): a subreaper that starts the program, reaps
+/// everything, reports the program's wait status, and kills the box uid's processes.
 ///
 /// # Safety
 /// Must be called only in a freshly forked child, which it never returns from.
 pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
-    let null = std::ptr::null::<libc::c_char>();
-    // SAFETY: plain system calls on prepared, NUL-terminated data (see each comment in do_op);
-    // this process is a single-threaded fork child that exits at the end of this function.
+    let fd = plan.exec.status_fd;
+    // SAFETY: plain system calls on prepared, NUL-terminated data; this process is a
+    // single-threaded fork child that exits at the end of this function.
     unsafe {
         check(
-            plan,
+            fd,
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) as _,
             MSG_SETUP_FAILED,
             ST_PRCTL,
         );
         libc::signal(libc::SIGCHLD, libc::SIG_DFL);
         libc::umask(0o022);
-        if plan.rlimit_only {
-            check(
-                plan,
-                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) as _,
-                MSG_SETUP_FAILED,
-                ST_PRCTL,
-            );
-        }
-        if let Some(fd) = plan.netns {
-            check(
-                plan,
-                libc::setns(fd, libc::CLONE_NEWNET) as _,
-                MSG_SETUP_FAILED,
-                ST_NETNS,
-            );
-            libc::close(fd);
-        }
-        if let Some(root) = &plan.root {
-            libc::umask(0);
-            let r = libc::mount(
-                null,
-                c"/".as_ptr(),
-                null,
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            );
-            check(plan, r as _, MSG_SETUP_FAILED, ST_PRIVATE);
-            let sk = root.skeleton.as_ptr();
-            let r = libc::mount(sk, sk, null, libc::MS_BIND, std::ptr::null());
-            check(plan, r as _, MSG_SETUP_FAILED, ST_BIND_ROOT);
-            let all = root.static_ops.iter().chain(root.run_ops.iter());
-            for (i, op) in all.enumerate() {
-                check(
-                    plan,
-                    do_op(op),
-                    MSG_SETUP_FAILED,
-                    STAGE_MOUNT_BASE + i as u32,
-                );
-            }
-            // Not `nodev`: the box's /dev nodes live in the skeleton (see `make_dev`).
-            let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID;
-            check(
-                plan,
-                libc::mount(null, sk, null, flags, std::ptr::null()) as _,
-                MSG_SETUP_FAILED,
-                ST_ROOT_RO,
-            );
-            check(plan, libc::chdir(sk) as _, MSG_SETUP_FAILED, ST_PIVOT);
-            let r = libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr());
-            check(plan, r, MSG_SETUP_FAILED, ST_PIVOT);
-            check(
-                plan,
-                libc::umount2(c".".as_ptr(), libc::MNT_DETACH) as _,
-                MSG_SETUP_FAILED,
-                ST_DETACH,
-            );
-            let h = root.hostname.as_bytes();
-            libc::sethostname(h.as_ptr().cast(), h.len());
-            libc::umask(0o022);
-        }
         check(
-            plan,
+            fd,
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) as _,
+            MSG_SETUP_FAILED,
+            ST_PRCTL,
+        );
+        check(
+            fd,
             libc::chdir(plan.cwd.as_ptr()) as _,
             MSG_SETUP_FAILED,
             ST_CHDIR,
         );
-        let pid = if plan.stack_top != 0 {
-            // The glibc clone wrapper only issues the system call and runs program_entry on
-            // the given stack (as posix_spawn does); it takes no lock.
-            libc::clone(
-                program_entry,
-                plan.stack_top as *mut libc::c_void,
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                plan as *const Plan<'_> as *mut libc::c_void,
-            ) as libc::c_long
-        } else {
-            let pid = sys::raw_fork();
-            if pid == 0 {
-                program_main(plan);
-            }
-            pid
-        };
-        check(plan, pid, MSG_SETUP_FAILED, ST_FORK);
-        for fd in plan.stdio {
+        let pid = spawn_program(&plan.exec, plan.stack_top);
+        check(fd, pid, MSG_SETUP_FAILED, ST_FORK);
+        for fd in plan.exec.stdio {
             libc::close(fd);
         }
         let main = pid as libc::pid_t;
@@ -376,12 +414,8 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
             };
             let r = libc::waitpid(-1, &mut status, flags);
             if r == main {
-                report(plan.status_fd, MSG_EXITED, 0, status);
+                report(fd, MSG_EXITED, 0, status);
                 main_status = Some(status);
-                if !plan.rlimit_only {
-                    // pid 1 exiting kills every other process of the namespace.
-                    break;
-                }
                 kill_box(plan, main);
             } else if r < 0 {
                 if sys::errno() == libc::EINTR {
@@ -389,7 +423,7 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
                 }
                 break;
             } else if r == 0 {
-                // Stragglers of an rlimit-only box: kill again and wait a little.
+                // Stragglers: kill again and wait a little.
                 kill_box(plan, main);
                 let ts = libc::timespec {
                     tv_sec: 0,
@@ -408,7 +442,7 @@ fn kill_box(plan: &Plan<'_>, main: libc::pid_t) {
     // the raw set-id system calls, kill and _exit.
     unsafe {
         libc::kill(-main, libc::SIGKILL);
-        if let Some((uid, gid)) = plan.ids {
+        if let Some((uid, gid)) = plan.exec.ids {
             let pid = sys::raw_fork();
             if pid == 0 {
                 if sys::set_ids(uid, gid, false) == 0 {
@@ -424,28 +458,33 @@ fn kill_box(plan: &Plan<'_>, main: libc::pid_t) {
     }
 }
 
-/// The program's last steps: cgroup, stdio, limits, identity, no_new_privs, seccomp, execve.
+/// The program's last steps: IPC namespace, cgroup, stdio, limits, identity, no_new_privs,
+/// seccomp, execve.
 ///
 /// # Safety
 /// Must be called only in a freshly forked child, which it never returns from.
-unsafe fn program_main(plan: &Plan<'_>) -> ! {
+unsafe fn program_main(exec: &Exec<'_>) -> ! {
     const X: u32 = MSG_EXEC_FAILED;
+    let fd = exec.status_fd;
     // SAFETY: plain system calls on prepared data in a single-threaded fork child that execs or
     // exits at the end of this function.
     unsafe {
-        for &fd in &plan.cgroup_procs {
-            if !sys::write_all_raw(fd, b"0") {
-                fail(plan, X, ST_CGROUP);
+        if exec.new_ipc {
+            check(fd, libc::unshare(libc::CLONE_NEWIPC) as _, X, ST_IPC);
+        }
+        for &cg in exec.cgroup_procs {
+            if !sys::write_all_raw(cg, b"0") {
+                fail(fd, X, ST_CGROUP);
             }
         }
         libc::setsid();
         let mut high = [0; 3];
-        for (i, &fd) in plan.stdio.iter().enumerate() {
-            high[i] = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10);
-            check(plan, high[i] as _, X, ST_STDIO);
+        for (i, &s) in exec.stdio.iter().enumerate() {
+            high[i] = libc::fcntl(s, libc::F_DUPFD_CLOEXEC, 10);
+            check(fd, high[i] as _, X, ST_STDIO);
         }
-        for (i, &fd) in high.iter().enumerate() {
-            check(plan, libc::dup2(fd, i as i32) as _, X, ST_STDIO);
+        for (i, &h) in high.iter().enumerate() {
+            check(fd, libc::dup2(h, i as i32) as _, X, ST_STDIO);
         }
         libc::syscall(
             libc::SYS_close_range,
@@ -461,21 +500,21 @@ unsafe fn program_main(plan: &Plan<'_>) -> ! {
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
         libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-        for (res, lim) in &plan.rlimits {
-            check(plan, libc::setrlimit(*res, lim) as _, X, ST_RLIMIT);
+        for (res, lim) in exec.rlimits {
+            check(fd, libc::setrlimit(*res, lim) as _, X, ST_RLIMIT);
         }
-        if let Some((uid, gid)) = plan.ids {
+        if let Some((uid, gid)) = exec.ids {
             // Raw system calls: glibc's wrappers would wait for threads this child lacks.
-            check(plan, sys::set_ids(uid, gid, true), X, ST_IDS);
+            check(fd, sys::set_ids(uid, gid, true), X, ST_IDS);
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         }
         check(
-            plan,
+            fd,
             libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as _,
             X,
             ST_NNP,
         );
-        if let Some(filter) = plan.filter {
+        if let Some(filter) = exec.filter {
             let prog = libc::sock_fprog {
                 len: filter.len() as u16,
                 filter: filter.as_ptr() as *mut Insn,
@@ -486,13 +525,9 @@ unsafe fn program_main(plan: &Plan<'_>) -> ! {
                 0,
                 &prog,
             );
-            check(plan, r, X, ST_SECCOMP);
+            check(fd, r, X, ST_SECCOMP);
         }
-        libc::execve(
-            plan.program.as_ptr(),
-            plan.argv.as_ptr(),
-            plan.envp.as_ptr(),
-        );
-        fail(plan, X, ST_EXEC)
+        libc::execve(exec.program, exec.argv, exec.envp);
+        fail(fd, X, ST_EXEC)
     }
 }

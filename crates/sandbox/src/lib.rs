@@ -144,6 +144,7 @@ mod sandbox;
 mod seccomp;
 mod spec;
 mod sys;
+mod zygote;
 
 pub use boxfs::{open_box_file, read_box_file, remove_box_dir};
 pub use config::SandboxConfig;

@@ -2,10 +2,11 @@
 
 use crate::boxfs::{self, create_output_beneath, open_beneath, open_box, split_box_path};
 use crate::cgroup::{self, Hierarchy, RunCgroup};
-use crate::child::{self, MountOp, Plan, RootPlan};
+use crate::child::{self, Exec, MountOp, Plan, RootPlan};
 use crate::classify::{Facts, classify};
 use crate::seccomp::{self, Insn};
 use crate::sys;
+use crate::zygote::{self, Arena, Order, RunMount, Zygote};
 use crate::{
     IsolationLevel, LimitHit, SandboxConfig, SandboxError, SandboxOutcome, SandboxSpec, StdioSpec,
 };
@@ -39,18 +40,29 @@ pub struct Sandbox {
     stack: Option<child::ChildStack>,
     /// CPUs this process may use (read once: it costs a dozen system calls).
     ncpu: u64,
-    namespaces: bool,
     root: bool,
     skeleton: CString,
-    static_ops: Vec<MountOp>,
+    /// The mounts of every box's private root (a zygote makes them once).
+    root_ops: Vec<MountOp>,
     filter: Vec<Insn>,
     slots: Mutex<Vec<bool>>,
     slot_freed: Condvar,
     locks: Vec<File>,
     netns: Option<crate::netns::NetnsPool>,
-    /// The network namespace of each slot, taken from `netns` on the slot's first run.
-    slot_netns: Vec<Mutex<Option<OwnedFd>>>,
+    /// What each slot keeps between its runs (locked while a run holds the slot).
+    slot_state: Vec<Mutex<SlotState>>,
     cgroups: Option<cgroup::CgroupPool>,
+}
+
+/// What a slot keeps between its runs (full isolation only).
+#[derive(Debug, Default)]
+struct SlotState {
+    /// Its network namespace, taken from the pool on the slot's first run.
+    netns: Option<OwnedFd>,
+    /// The memory its orders go through.
+    arena: Option<Arena>,
+    /// Its zygote, made on first use and again after a box was killed.
+    zygote: Option<Zygote>,
 }
 
 /// A box slot (uid and lock) held for one run.
@@ -235,7 +247,7 @@ impl Sandbox {
         }
 
         let skeleton_path = config.state_dir.join("root");
-        let mut static_ops = Vec::new();
+        let mut root_ops = Vec::new();
         if namespaces {
             mkdir_p(&skeleton_path)?;
             for d in ["box", "proc", "dev", "tmp"] {
@@ -261,12 +273,18 @@ impl Sandbox {
                     continue;
                 }
                 let at = skeleton_mountpoint(&skeleton_path, dir)?;
-                static_ops.push(MountOp::Bind {
+                root_ops.push(MountOp::Bind {
                     src: cstring(dir.as_os_str().as_bytes(), dir)?,
                     dst: cstring(at.as_os_str().as_bytes(), &at)?,
                     attrs: sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV,
                 });
             }
+        }
+        if namespaces {
+            let proc = skeleton_path.join("proc");
+            root_ops.push(MountOp::Proc {
+                dst: cstring(proc.as_os_str().as_bytes(), &proc)?,
+            });
         }
         let skeleton = cstring(skeleton_path.as_os_str().as_bytes(), &skeleton_path)?;
 
@@ -299,10 +317,9 @@ impl Sandbox {
             config,
             level,
             hierarchy,
-            namespaces,
             root,
             skeleton,
-            static_ops,
+            root_ops,
             filter: seccomp::build_filter(),
             locks,
             netns: if level == IsolationLevel::RlimitOnly {
@@ -310,7 +327,7 @@ impl Sandbox {
             } else {
                 crate::netns::NetnsPool::start()
             },
-            slot_netns: (0..config_boxes).map(|_| Mutex::new(None)).collect(),
+            slot_state: (0..config_boxes).map(|_| Mutex::default()).collect(),
             cgroups,
         })
     }
@@ -512,6 +529,8 @@ impl Sandbox {
                 box_fd: &box_fd,
                 stdio: [stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd()],
                 program,
+                argv_store: &argv_store,
+                env_store: &env_store,
                 argv,
                 envp,
                 rlimits,
@@ -535,9 +554,10 @@ impl Sandbox {
         let mut result = result;
         let mount_ns = result.as_mut().ok().and_then(|r| r.mount_ns.take());
         match &self.cgroups {
-            // Every process of the box is dead (its pid namespace died with its init): its
-            // mount namespace is unmounted and its cgroup removed in the background (killing
-            // stragglers if it is still busy), in that order.
+            // Every process of the box is dead (its zygote reaped them all, or it was killed
+            // with its pid namespace): a killed box's mount namespace is unmounted and the
+            // cgroup removed in the background (killing stragglers if it is still busy), in
+            // that order.
             Some(pool) => pool.retire(mount_ns, cg),
             None => {
                 drop(mount_ns);
@@ -549,13 +569,12 @@ impl Sandbox {
         drop(argv_store);
         drop(env_store);
         let raw = result?;
-        let tv = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
         Ok(classify(&Facts {
             status: raw.status,
             killed_for: raw.killed_for,
             wall_ms: raw.wall.as_millis() as u64,
-            rusage_cpu_ms: tv(raw.rusage.ru_utime) + tv(raw.rusage.ru_stime),
-            rusage_maxrss_kb: raw.rusage.ru_maxrss.max(0) as u64,
+            rusage_cpu_ms: raw.rusage_cpu_ms,
+            rusage_maxrss_kb: raw.rusage_maxrss_kb,
             readings,
             output_bytes,
             output_cap,
@@ -713,6 +732,9 @@ struct RunParts<'a> {
     box_fd: &'a OwnedFd,
     stdio: [RawFd; 3],
     program: CString,
+    argv_store: &'a [CString],
+    env_store: &'a [CString],
+    /// Pointers into `argv_store` and `env_store`, NULL-terminated.
     argv: Vec<*const libc::c_char>,
     envp: Vec<*const libc::c_char>,
     rlimits: Vec<(libc::__rlimit_resource_t, libc::rlimit)>,
@@ -723,9 +745,13 @@ struct RawRun {
     status: Option<i32>,
     killed_for: Option<LimitHit>,
     wall: Duration,
-    rusage: libc::rusage,
-    /// The box's mount namespace, held so that its unmounting happens when this is dropped
-    /// rather than in the init's exit, which the supervisor waits for.
+    /// user+sys of everything reaped (wait4), in ms.
+    rusage_cpu_ms: u64,
+    /// The largest ru_maxrss reaped, in KiB.
+    rusage_maxrss_kb: u64,
+    /// A killed box's mount namespace, held so that its unmounting happens when this is
+    /// dropped (in the background) rather than in its init's exit, which the supervisor waits
+    /// for.
     mount_ns: Option<File>,
 }
 
@@ -742,83 +768,221 @@ impl Sandbox {
         }
     }
 
-    fn run_ops(&self, spec: &SandboxSpec, box_fd: RawFd) -> Result<Vec<MountOp>, SandboxError> {
+    /// The mounts a zygote makes for this run: the box at `/box`, a fresh `/tmp`, the spec's
+    /// mounts at their own paths.
+    fn run_mounts(&self, spec: &SandboxSpec, box_fd: RawFd) -> Result<Vec<RunMount>, SandboxError> {
         let sk = Path::new(OsStr::from_bytes(self.skeleton.as_bytes()));
         let c = |p: &Path| cstring(p.as_os_str().as_bytes(), p);
-        let mut ops = Vec::new();
-        let ro = sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV;
-        // The path, not the descriptor: a descriptor's mount belongs to the host namespace and
-        // cannot be bound from the box's copy. The caller owns the path up to the box.
-        let _ = box_fd;
-        ops.push(MountOp::Bind {
-            src: c(&spec.box_dir)?,
-            dst: c(&sk.join("box"))?,
-            attrs: sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV,
-        });
-        ops.push(MountOp::Proc {
-            dst: c(&sk.join("proc"))?,
-        });
-        let data = format!("size={},nr_inodes=4096,mode=1777", self.config.tmp_size);
-        ops.push(MountOp::Tmpfs {
-            dst: c(&sk.join("tmp"))?,
-            data: CString::new(data).map_err(|_| SandboxError::Nul("tmp".into()))?,
-        });
-        for (dirs, attrs) in [
-            (&spec.read_only_mounts, ro),
-            (
-                &spec.writable_mounts,
-                sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV,
-            ),
-        ] {
+        let tree = |fd: RawFd, attrs: u64, path: &Path| {
+            zygote::detached_tree(fd, attrs).map_err(|e| io_err("clone the mount", path, e))
+        };
+        let rw = sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV;
+        let ro = rw | sys::MOUNT_ATTR_RDONLY;
+        let mut mounts = vec![
+            RunMount::Attach {
+                tree: tree(box_fd, rw, &spec.box_dir)?,
+                target: CString::from(c"/box"),
+            },
+            RunMount::Tmpfs {
+                target: CString::from(c"/tmp"),
+                data: CString::new(format!(
+                    "size={},nr_inodes=4096,mode=1777",
+                    self.config.tmp_size
+                ))
+                .map_err(|_| SandboxError::Nul("tmp".into()))?,
+            },
+        ];
+        for (dirs, attrs) in [(&spec.read_only_mounts, ro), (&spec.writable_mounts, rw)] {
             for d in dirs {
-                if !d.is_dir() {
-                    return Err(SandboxError::BadPath {
+                let dir = File::open(d)
+                    .ok()
+                    .filter(|f| f.metadata().is_ok_and(|m| m.is_dir()))
+                    .ok_or_else(|| SandboxError::BadPath {
                         path: d.clone(),
                         reason: "a mount must be an existing directory".into(),
-                    });
-                }
+                    })?;
                 if attrs == ro && self.config.toolchain_dirs.iter().any(|t| d.starts_with(t)) {
                     continue; // already visible read-only
                 }
-                let at = if let Ok(under) = d.strip_prefix("/tmp") {
+                let target = if let Ok(under) = d.strip_prefix("/tmp") {
                     // Inside the box's own /tmp (a tmpfs): make the mount point there.
                     boxfs::check_relative(under)?;
-                    let mut p = sk.join("tmp");
+                    let mut p = PathBuf::from("/tmp");
                     for comp in under.components() {
                         p.push(comp);
-                        ops.push(MountOp::Mkdir { path: c(&p)? });
+                        mounts.push(RunMount::Mkdir { path: c(&p)? });
                     }
                     p
                 } else {
-                    skeleton_mountpoint(sk, d)?
+                    skeleton_mountpoint(sk, d)?;
+                    d.clone()
                 };
-                ops.push(MountOp::Bind {
-                    src: c(d)?,
-                    dst: c(&at)?,
-                    attrs,
+                mounts.push(RunMount::Attach {
+                    tree: tree(dir.as_raw_fd(), attrs, d)?,
+                    target: c(&target)?,
                 });
             }
         }
-        Ok(ops)
+        if mounts.len() > zygote::MAX_MOUNTS {
+            return Err(SandboxError::BadPath {
+                path: spec.box_dir.clone(),
+                reason: format!("more than {} mounts in one run", zygote::MAX_MOUNTS),
+            });
+        }
+        Ok(mounts)
     }
 
     fn run_in(&self, spec: &SandboxSpec, parts: RunParts<'_>) -> Result<RawRun, SandboxError> {
+        if parts.watch.full {
+            self.run_zygote(spec, parts)
+        } else {
+            self.run_init(spec, parts)
+        }
+    }
+
+    /// Full isolation: the slot's zygote runs the program.
+    fn run_zygote(&self, spec: &SandboxSpec, parts: RunParts<'_>) -> Result<RawRun, SandboxError> {
         let w = parts.watch;
-        let root = if w.full && self.namespaces {
-            Some(RootPlan {
-                skeleton: self.skeleton.clone(),
-                static_ops: &self.static_ops,
-                run_ops: self.run_ops(spec, parts.box_fd.as_raw_fd())?,
-                hostname: c"box".to_owned(),
-            })
-        } else {
-            None
+        let mounts = self.run_mounts(spec, parts.box_fd.as_raw_fd())?;
+        let cgroup_procs = w.cg.map(RunCgroup::procs_fds).unwrap_or_default();
+        let order = Order {
+            program: &parts.program,
+            argv: parts.argv_store,
+            envp: parts.env_store,
+            cwd: c"/box",
+            ids: w.ids,
+            rlimits: &parts.rlimits,
+            stdio: parts.stdio,
+            cgroup_procs: &cgroup_procs,
+            mounts: &mounts,
         };
-        let cwd = if root.is_some() {
-            CString::from(c"/box")
-        } else {
-            cstring(spec.box_dir.as_os_str().as_bytes(), &spec.box_dir)?
+        let mut slot = self.slot_state[parts.slot]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let slot = &mut *slot;
+        if slot.arena.is_none() {
+            slot.arena = Some(Arena::new().map_err(|source| SandboxError::Setup {
+                stage: "map the zygote's arena".into(),
+                source,
+            })?);
+        }
+        let Some(arena) = slot.arena.as_mut() else {
+            unreachable!("the arena was just made")
         };
+        arena
+            .write(&order)
+            .map_err(|source| match source.raw_os_error() {
+                Some(libc::E2BIG) => SandboxError::Exec {
+                    program: spec.program.clone(),
+                    source,
+                },
+                _ => SandboxError::Setup {
+                    stage: "write the order".into(),
+                    source,
+                },
+            })?;
+        let fds = Arena::descriptors(&order);
+        // A zygote may have died since the slot's last run (killed from outside): one retry
+        // with a new one.
+        let mut start = Instant::now();
+        for attempt in 0..2 {
+            if slot.zygote.is_none() {
+                if slot.netns.is_none() {
+                    slot.netns = self.netns.as_ref().and_then(crate::netns::NetnsPool::take);
+                }
+                let boot = zygote::Boot {
+                    root: RootPlan {
+                        skeleton: self.skeleton.clone(),
+                        ops: &self.root_ops,
+                        hostname: c"box".to_owned(),
+                    },
+                    netns: slot.netns.as_ref().map(AsRawFd::as_raw_fd),
+                    arena,
+                    stack_top: self.stack.as_ref().map_or(0, child::ChildStack::top),
+                    filter: &self.filter,
+                };
+                slot.zygote = Some(Zygote::start(&boot)?);
+            }
+            let Some(z) = slot.zygote.as_ref() else {
+                unreachable!("the zygote was just made")
+            };
+            start = Instant::now();
+            match z.send(&fds) {
+                Ok(()) => break,
+                Err(source) if attempt == 1 => {
+                    return Err(SandboxError::Setup {
+                        stage: "send the order to the zygote".into(),
+                        source,
+                    });
+                }
+                Err(_) => self.retire_zygote(slot.zygote.take()),
+            }
+        }
+        drop(fds);
+        let Some(z) = slot.zygote.as_ref() else {
+            unreachable!("the order was sent")
+        };
+        let (killed_for, killed_at) = self.watch(z.pid(), z.sock(), &w, start);
+        let reply = match killed_for {
+            Some(_) => None,
+            None => Some(z.recv()),
+        };
+        let wall = killed_at.unwrap_or_else(Instant::now).duration_since(start);
+        let mut mount_ns = None;
+        let reply = match reply {
+            Some(Ok(r)) => Some(r),
+            Some(Err(source)) => {
+                self.retire_zygote(slot.zygote.take());
+                return Err(SandboxError::Setup {
+                    stage: "wait for the zygote".into(),
+                    source,
+                });
+            }
+            None => {
+                // Killed: the zygote died with its box (wait for it: the box is dead then).
+                mount_ns = slot.zygote.take().and_then(Zygote::kill);
+                None
+            }
+        };
+        let status = match reply {
+            None => None,
+            Some(r) if r.kind == child::MSG_EXITED => Some(r.status),
+            Some(r) if r.kind == child::MSG_EXEC_FAILED && r.stage == child::ST_EXEC => {
+                return Err(SandboxError::Exec {
+                    program: spec.program.clone(),
+                    source: std::io::Error::from_raw_os_error(r.errno),
+                });
+            }
+            Some(r) => {
+                return Err(SandboxError::Setup {
+                    stage: zygote::describe_stage(r.stage, &self.root_ops, &mounts),
+                    source: std::io::Error::from_raw_os_error(r.errno),
+                });
+            }
+        };
+        Ok(RawRun {
+            status,
+            killed_for,
+            wall,
+            rusage_cpu_ms: reply.map_or(0, |r| (r.utime_us + r.stime_us) / 1000),
+            rusage_maxrss_kb: reply.map_or(0, |r| r.maxrss_kb),
+            mount_ns,
+        })
+    }
+
+    /// Ends a zygote (killing whatever it runs) and unmounts its namespace in the background.
+    fn retire_zygote(&self, z: Option<Zygote>) {
+        let ns = z.and_then(Zygote::kill);
+        match &self.cgroups {
+            Some(pool) => pool.retire(ns, None),
+            None => drop(ns),
+        }
+    }
+
+    /// rlimit-only: a plain child (a subreaper init) runs the program.
+    fn run_init(&self, spec: &SandboxSpec, parts: RunParts<'_>) -> Result<RawRun, SandboxError> {
+        let w = parts.watch;
+        let cwd = cstring(spec.box_dir.as_os_str().as_bytes(), &spec.box_dir)?;
         let mut pipe = [0; 2];
         // SAFETY: pipe2 writes two descriptors into the array.
         if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
@@ -829,43 +993,25 @@ impl Sandbox {
         }
         // SAFETY: both descriptors were just created and are owned here.
         let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(pipe[0]), OwnedFd::from_raw_fd(pipe[1])) };
-        // A slot's runs never overlap and a box leaves nothing in its network namespace once
-        // its processes are dead (an unprivileged process can change no interface, route,
-        // sysctl or firewall rule there; its sockets die with it), so each slot keeps one
-        // empty namespace instead of paying ~1 ms of CPU for a new one per run.
-        let mut netns = self.slot_netns[parts.slot]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if w.full && netns.is_none() {
-            *netns = self.netns.as_ref().and_then(crate::netns::NetnsPool::take);
-        }
-        if !w.full {
-            netns.take();
-        }
         let plan = Plan {
-            netns: netns.as_ref().map(AsRawFd::as_raw_fd),
-            root,
+            exec: Exec {
+                cgroup_procs: &[],
+                stdio: parts.stdio,
+                program: parts.program.as_ptr(),
+                argv: parts.argv.as_ptr(),
+                envp: parts.envp.as_ptr(),
+                ids: w.ids,
+                rlimits: &parts.rlimits,
+                filter: Some(&self.filter),
+                status_fd: wr.as_raw_fd(),
+                new_ipc: false,
+            },
             cwd,
-            cgroup_procs: w.cg.map(RunCgroup::procs_fds).unwrap_or_default(),
-            stdio: parts.stdio,
-            program: parts.program,
-            argv: parts.argv,
-            envp: parts.envp,
-            ids: w.ids,
-            rlimits: parts.rlimits,
-            filter: Some(&self.filter),
-            status_fd: wr.as_raw_fd(),
-            rlimit_only: !w.full,
             stack_top: self.stack.as_ref().map_or(0, child::ChildStack::top),
         };
         let mut pidfd: RawFd = -1;
         let mut args = sys::CloneArgs {
-            flags: sys::CLONE_PIDFD
-                | match (w.full, netns.is_some()) {
-                    (true, true) => NS_FLAGS & !(libc::CLONE_NEWNET as u64),
-                    (true, false) => NS_FLAGS,
-                    (false, _) => 0,
-                },
+            flags: sys::CLONE_PIDFD,
             pidfd: &mut pidfd as *mut RawFd as u64,
             exit_signal: libc::SIGCHLD as u64,
             ..Default::default()
@@ -885,18 +1031,10 @@ impl Sandbox {
             });
         }
         drop(wr);
-        drop(netns);
         let pid = pid as libc::pid_t;
-        // The init is our unreaped child, so the pid is its; if it already failed and died
-        // the namespace is gone and the kernel tears nothing down later.
-        let mount_ns = if plan.root.is_some() {
-            File::open(format!("/proc/{pid}/ns/mnt")).ok()
-        } else {
-            None
-        };
         // SAFETY: clone3 stored a fresh pidfd owned by nobody else.
         let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
-        let (killed_for, killed_at) = self.watch(pid, &pidfd, &w, start);
+        let (killed_for, killed_at) = self.watch(pid, pidfd.as_raw_fd(), &w, start);
         // SAFETY: rusage is plain old data.
         let mut rusage: libc::rusage = unsafe { std::mem::zeroed() };
         let mut status = 0;
@@ -934,40 +1072,31 @@ impl Sandbox {
                     });
                 }
                 _ => {
-                    let name = if stage >= child::STAGE_MOUNT_BASE {
-                        let i = (stage - child::STAGE_MOUNT_BASE) as usize;
-                        plan.root
-                            .as_ref()
-                            .and_then(|r| r.static_ops.iter().chain(r.run_ops.iter()).nth(i))
-                            .map_or_else(|| format!("mount step {i}"), MountOp::describe)
-                    } else {
-                        child::STAGES
-                            .get(stage as usize)
-                            .map_or("unknown", |s| s)
-                            .to_string()
-                    };
                     return Err(SandboxError::Setup {
-                        stage: name,
+                        stage: zygote::describe_stage(stage, &[], &[]),
                         source: std::io::Error::from_raw_os_error(value),
                     });
                 }
             }
         }
         drop(plan);
+        let tv = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
         Ok(RawRun {
             status: main_status,
             killed_for,
             wall,
-            rusage,
-            mount_ns,
+            rusage_cpu_ms: tv(rusage.ru_utime) + tv(rusage.ru_stime),
+            rusage_maxrss_kb: rusage.ru_maxrss.max(0) as u64,
+            mount_ns: None,
         })
     }
 
-    /// Watches the box until its init exits; kills it on a CPU or wall limit.
+    /// Watches the box until `done` (its init's pidfd or its zygote's socket) is readable;
+    /// kills it (`pid`, its init or zygote) on a CPU or wall limit.
     fn watch(
         &self,
         pid: libc::pid_t,
-        pidfd: &OwnedFd,
+        done: RawFd,
         parts: &WatchParts<'_>,
         start: Instant,
     ) -> (Option<LimitHit>, Option<Instant>) {
@@ -995,7 +1124,7 @@ impl Sandbox {
                 return (Some(LimitHit::WallTime), Some(at));
             }
             let mut pfd = libc::pollfd {
-                fd: pidfd.as_raw_fd(),
+                fd: done,
                 events: libc::POLLIN,
                 revents: 0,
             };

@@ -85,11 +85,16 @@ pub(crate) unsafe fn raw_fork() -> libc::c_long {
     }
 }
 
-/// mount_setattr(2) with `AT_RECURSIVE` on `path`; returns 0 or -1 with errno set.
+/// mount_setattr(2) with `AT_RECURSIVE` on `path` relative to `dirfd` (an empty path means
+/// `dirfd` itself, e.g. a detached tree from [`open_tree_clone`]); returns 0 or -1 with errno.
 ///
 /// # Safety
 /// `path` must be a NUL-terminated string.
-pub(crate) unsafe fn mount_setattr_recursive(path: *const libc::c_char, set: u64) -> libc::c_long {
+pub(crate) unsafe fn mount_setattr_recursive(
+    dirfd: RawFd,
+    path: *const libc::c_char,
+    set: u64,
+) -> libc::c_long {
     let attr = MountAttr {
         attr_set: set,
         ..MountAttr::default()
@@ -98,13 +103,146 @@ pub(crate) unsafe fn mount_setattr_recursive(path: *const libc::c_char, set: u64
     unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
-            libc::AT_FDCWD,
+            dirfd,
             path,
-            AT_RECURSIVE,
+            AT_RECURSIVE | libc::AT_EMPTY_PATH as libc::c_uint,
             &attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),
         )
     }
+}
+
+/// open_tree(2) with `OPEN_TREE_CLONE | AT_RECURSIVE` of `dirfd` itself: a detached copy of
+/// the mount tree at that directory (a recursive bind mount not attached anywhere yet), as a
+/// close-on-exec descriptor that [`move_mount_to`] can attach in another mount namespace.
+pub(crate) fn open_tree_clone(dirfd: RawFd) -> std::io::Result<std::os::fd::OwnedFd> {
+    const OPEN_TREE_CLONE: libc::c_uint = 1;
+    // SAFETY: an empty NUL-terminated path with AT_EMPTY_PATH names dirfd itself.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            dirfd,
+            c"".as_ptr(),
+            OPEN_TREE_CLONE
+                | libc::O_CLOEXEC as libc::c_uint
+                | AT_RECURSIVE
+                | libc::AT_EMPTY_PATH as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: open_tree returned a fresh descriptor owned by nobody else.
+    Ok(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd as RawFd) })
+}
+
+/// move_mount(2) of the detached tree `tree` onto `to` (in the caller's mount namespace);
+/// returns 0 or -1 with errno set.
+///
+/// # Safety
+/// `to` must be a NUL-terminated string.
+pub(crate) unsafe fn move_mount_to(tree: RawFd, to: *const libc::c_char) -> libc::c_long {
+    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+    // SAFETY: NUL-terminated paths (the empty literal and the caller's).
+    unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            tree,
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            to,
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    }
+}
+
+/// pidfd_open(2); returns the descriptor or -1 with errno set.
+pub(crate) fn pidfd_open(pid: libc::pid_t) -> libc::c_long {
+    // SAFETY: a system call with integer arguments.
+    unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) }
+}
+
+/// Room for the `SCM_RIGHTS` control message of [`send_fds`]/[`recv_fds`] (up to 96 fds).
+pub(crate) const MAX_PASSED_FDS: usize = 96;
+const CMSG_SPACE: usize = 16 + 4 * MAX_PASSED_FDS;
+
+/// Sends `data` and `fds` (at most [`MAX_PASSED_FDS`]) as one message on a Unix socket;
+/// returns the bytes sent or -1 with errno set. Never raises SIGPIPE.
+pub(crate) fn send_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> isize {
+    if fds.len() > MAX_PASSED_FDS {
+        // SAFETY: errno is this thread's.
+        unsafe { *libc::__errno_location() = libc::EINVAL };
+        return -1;
+    }
+    let mut control = [0u64; CMSG_SPACE / 8];
+    let mut iov = libc::iovec {
+        iov_base: data.as_ptr() as *mut libc::c_void,
+        iov_len: data.len(),
+    };
+    // SAFETY: msghdr is plain old data; all-zero is valid.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    if !fds.is_empty() {
+        let bytes = std::mem::size_of_val(fds) as u32;
+        msg.msg_control = control.as_mut_ptr().cast();
+        // SAFETY: CMSG_SPACE/CMSG_LEN are pure arithmetic.
+        msg.msg_controllen = unsafe { libc::CMSG_SPACE(bytes) } as usize;
+        // SAFETY: the control buffer is large enough (checked length above) and aligned for
+        // cmsghdr; CMSG_FIRSTHDR/CMSG_DATA point inside it.
+        unsafe {
+            let c = libc::CMSG_FIRSTHDR(&msg);
+            (*c).cmsg_level = libc::SOL_SOCKET;
+            (*c).cmsg_type = libc::SCM_RIGHTS;
+            (*c).cmsg_len = libc::CMSG_LEN(bytes) as usize;
+            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(c).cast(), fds.len());
+        }
+    }
+    // SAFETY: msg describes live buffers.
+    unsafe { libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) }
+}
+
+/// Receives one message into `data` and its passed descriptors into `fds` (made
+/// close-on-exec); returns (bytes, descriptors) or `Err(errno)`. Allocates nothing.
+pub(crate) fn recv_fds(
+    sock: RawFd,
+    data: &mut [u8],
+    fds: &mut [RawFd; MAX_PASSED_FDS],
+) -> Result<(usize, usize), i32> {
+    let mut control = [0u64; CMSG_SPACE / 8];
+    let mut iov = libc::iovec {
+        iov_base: data.as_mut_ptr().cast(),
+        iov_len: data.len(),
+    };
+    // SAFETY: msghdr is plain old data; all-zero is valid.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = CMSG_SPACE;
+    // SAFETY: msg describes live buffers.
+    let n = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
+    if n < 0 {
+        return Err(errno());
+    }
+    let mut count = 0;
+    // SAFETY: the kernel filled the control buffer; CMSG_* walk it within msg_controllen.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
+                let data_len = (*c).cmsg_len - libc::CMSG_LEN(0) as usize;
+                let k = (data_len / 4).min(MAX_PASSED_FDS - count);
+                let src = libc::CMSG_DATA(c) as *const RawFd;
+                for i in 0..k {
+                    fds[count + i] = std::ptr::read_unaligned(src.add(i));
+                }
+                count += k;
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Ok((n as usize, count))
 }
 
 /// openat2(2); returns the fd or -1 with errno set.

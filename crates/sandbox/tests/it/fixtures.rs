@@ -23,6 +23,31 @@ int main(int c, char**v){ long ms = c>1? atol(v[1]) : -1; struct timespec t; vol
 "#,
     ),
     (
+        "leaver",
+        r#"
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/shm.h>
+#include <unistd.h>
+int main(int c, char**v){
+ if(c>1 && !strcmp(v[1],"leave")){
+   int fd = open("/tmp/mark", O_CREAT|O_WRONLY, 0644); if(fd<0) return 2; close(fd);
+   if(shmget(0x5eed, 4096, IPC_CREAT|0666) < 0) return 3;
+   if(msgget(0x5eed, IPC_CREAT|0666) < 0) return 4;
+   int mnt = c>2 && access(v[2], F_OK) == 0;
+   printf("pid=%d mount=%d\n", getpid(), mnt); return 0; }
+ int tmp = access("/tmp/mark", F_OK) == 0;
+ int shm = shmget(0x5eed, 0, 0) >= 0;
+ int msg = msgget(0x5eed, 0) >= 0;
+ int mnt = c>2 && access(v[2], F_OK) == 0;
+ printf("pid=%d tmp=%d shm=%d msg=%d mount=%d\n", getpid(), tmp, shm, msg, mnt);
+ return 0; }
+"#,
+    ),
+    (
         "sleeper",
         r#"
 #include <unistd.h>

@@ -8,6 +8,7 @@ mod fallback;
 mod fixtures;
 mod hostile;
 mod measure;
+mod reuse;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

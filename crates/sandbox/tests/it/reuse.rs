@@ -1,0 +1,119 @@
+//! A slot's runs share its zygote (namespaces and private root made once): nothing may pass
+//! from one run to the next, and a killed or vanished zygote must not stop the slot.
+
+use crate::fixtures::{self, prog};
+use crate::{TestBox, run, sandbox};
+use std::time::Duration;
+use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxConfig};
+
+/// A sandbox of its own with one slot, so that every run of a test goes through one zygote.
+fn one_slot(uid_base: u32, name: &str) -> Option<Sandbox> {
+    sandbox()?;
+    Some(
+        Sandbox::new(SandboxConfig {
+            require_isolation: true,
+            uid_base,
+            max_boxes: 1,
+            cgroup_name: name.into(),
+            ..SandboxConfig::default()
+        })
+        .expect("sandbox"),
+    )
+}
+
+/// Children of this test's thread (its sandboxes' zygotes; each test runs on its own thread).
+fn my_children() -> Vec<i32> {
+    std::fs::read_to_string("/proc/thread-self/children")
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[test]
+fn nothing_passes_from_one_run_to_the_next() {
+    let Some(sb) = one_slot(62_200, "verdict-sandbox-tests-reuse") else {
+        return;
+    };
+    // Outside /tmp: each run's fresh tmpfs would hide a leftover mount there anyway.
+    let secret_dir = tempfile::tempdir_in("/var/tmp").expect("tempdir");
+    std::fs::write(secret_dir.path().join("secret"), "x").expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(secret_dir.path(), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
+    let secret = secret_dir.path().join("secret");
+    let secret = secret.to_str().expect("utf-8 path");
+
+    let first = TestBox::new();
+    let mut spec = first.spec(&prog("leaver"), &["leave", secret]);
+    spec.read_only_mounts.push(secret_dir.path().to_owned());
+    let o = run(&sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", first.stderr());
+    assert_eq!(first.stdout().trim(), "pid=2 mount=1");
+    let zygote = my_children();
+    assert_eq!(zygote.len(), 1, "one zygote serves the slot: {zygote:?}");
+    let mounts = || {
+        std::fs::read_to_string(format!("/proc/{}/mountinfo", zygote[0]))
+            .expect("mountinfo")
+            .lines()
+            .count()
+    };
+    let between_runs = mounts();
+
+    // Same slot, same zygote: a fresh /tmp, IPC namespace and pid numbering, and the first
+    // run's extra mount is gone.
+    let second = TestBox::new();
+    let o = run(&sb, &second.spec(&prog("leaver"), &["look", secret]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", second.stderr());
+    assert_eq!(
+        second.stdout().trim(),
+        "pid=2 tmp=0 shm=0 msg=0 mount=0",
+        "something of the first run reached the second"
+    );
+    assert_eq!(my_children(), zygote, "one zygote serves the slot");
+    assert_eq!(mounts(), between_runs, "a run left a mount behind");
+}
+
+#[test]
+fn a_killed_box_or_a_vanished_zygote_does_not_stop_the_slot() {
+    let Some(sb) = one_slot(62_210, "verdict-sandbox-tests-respawn") else {
+        return;
+    };
+    let b = TestBox::new();
+    std::fs::write(b.path().join("in.txt"), "2 3\n").expect("write");
+    let aplusb = |sb: &Sandbox| {
+        let mut spec = b.spec(&prog("aplusb"), &[]);
+        spec.stdin = verdict_sandbox::StdioSpec::File("in.txt".into());
+        let o = run(sb, &spec);
+        assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+        assert_eq!(b.stdout(), "5\n");
+    };
+    aplusb(&sb);
+    let first = my_children();
+    assert_eq!(first.len(), 1, "{first:?}");
+
+    // A wall-time kill takes the zygote with the box; the next run gets a new one.
+    let mut spec = b.spec(&prog("sleeper"), &[]);
+    spec.limits.wall_time_ms = Some(100);
+    let o = run(&sb, &spec);
+    assert_eq!(o.limit_hit, Some(LimitHit::WallTime));
+    aplusb(&sb);
+    let second = my_children();
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert_ne!(first, second);
+
+    // A zygote killed from outside between runs is replaced on the next run.
+    // SAFETY: kill has no memory-safety preconditions; the pid is our own unreaped child.
+    unsafe { libc::kill(second[0], libc::SIGKILL) };
+    std::thread::sleep(Duration::from_millis(50));
+    aplusb(&sb);
+    let third = my_children();
+    assert_eq!(third.len(), 1, "{third:?}");
+    assert_ne!(second, third);
+
+    // Dropping the sandbox ends its zygote and reaps it.
+    drop(sb);
+    assert!(my_children().is_empty(), "{:?}", my_children());
+    assert!(!std::path::Path::new(&format!("/proc/{}", third[0])).exists());
+    let _ = fixtures::dir();
+}
