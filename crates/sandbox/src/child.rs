@@ -71,7 +71,8 @@ pub(crate) enum MountOp {
         dst: CString,
         attrs: u64,
     },
-    /// Mount a fresh procfs (of the box's pid namespace).
+    /// Mount a procfs of the box's pid namespace with `hidepid=2`: a box sees its own
+    /// processes only, not the zygote (pid 1, root), whose command line is the supervisor's.
     Proc { dst: CString },
 }
 
@@ -245,7 +246,7 @@ fn do_op(op: &MountOp) -> libc::c_long {
                 dst.as_ptr(),
                 c"proc".as_ptr(),
                 libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                std::ptr::null(),
+                c"hidepid=2".as_ptr().cast(),
             ) as libc::c_long,
         }
     }

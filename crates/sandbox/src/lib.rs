@@ -51,27 +51,34 @@
 //!
 //! # Mechanisms
 //!
-//! - **Process structure.** The parent prepares everything (CStrings, argv/envp arrays, mount
-//!   list, rlimits, the seccomp BPF, opened stdio and cgroup files) and then `clone3`s the box's
-//!   *init* with `CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS` and
-//!   `CLONE_PIDFD`. Nothing allocates between fork and exec: the children only make system
-//!   calls on that prepared data and report failures as fixed-size records on a close-on-exec
-//!   pipe. Init (pid 1) builds the private root, starts the program (pid 2; posix_spawn-style,
-//!   `CLONE_VM | CLONE_VFORK` on a stack mapped once, so no address space is copied), reaps everything,
-//!   reports the program's wait status and exits, which makes the kernel kill every other
-//!   process of the namespace (setsid daemons included). The program is not pid 1, so its
-//!   signals behave normally (`abort()` is SIGABRT).
+//! - **Process structure.** Each slot has a *zygote* (see `zygote.rs`): a helper `clone3`d
+//!   once into `CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS` and the slot's network
+//!   namespace, which builds the private root, `pivot_root`s into it and then serves the slot's
+//!   runs one at a time. For a run the parent prepares everything (CStrings, argv/envp arrays,
+//!   rlimits, opened stdio and cgroup files, and a detached mount tree of the box dir made with
+//!   `open_tree(OPEN_TREE_CLONE)`), writes the order into memory shared with the zygote and
+//!   sends the descriptors over a socket. The zygote attaches the box at `/box`
+//!   (`move_mount`), mounts a fresh `/tmp` and starts the program (pid 2: `ns_last_pid` is
+//!   reset before each run; posix_spawn-style, `CLONE_VM | CLONE_VFORK` on a stack mapped once,
+//!   so no address space is copied), which unshares a fresh IPC namespace first. When the
+//!   program exits, the zygote (pid 1) kills every other process of the namespace (setsid
+//!   daemons included), reaps them all, unmounts the run's mounts and answers with the wait
+//!   status and rusage. The program is not pid 1, so its signals behave normally (`abort()` is
+//!   SIGABRT). Nothing allocates between fork and exec: the zygote and the program's last steps
+//!   only make system calls on prepared data and report failures as fixed-size records.
+//!   Killing a box kills its zygote (pid 1: the kernel kills the whole namespace); the slot makes
+//!   a new one on its next run. A zygote whose supervisor dies reads end-of-file, kills
+//!   everything and exits.
 //! - **Private root.** A skeleton directory (`<state_dir>/root`) with one mount point per
 //!   toolchain dir is bound onto itself; the toolchain dirs (`/usr`, `/etc`, `/opt`, ...) are
 //!   bound read-only, nosuid, nodev (`mount_setattr` recursive), symlinked ones (`/bin ->
-//!   usr/bin`) are symlinks in the skeleton; the box dir is bound read-write at `/box`; a fresh
-//!   procfs of the box's pid namespace at `/proc`; a `/dev` with `null`, `zero`, `full`, `random`,
-//!   `urandom` and the `fd`/`stdin`/`stdout`/`stderr` links (made once in the skeleton, whose
-//!   mount is the box's only one without `nodev`); a private tmpfs
-//!   `/tmp` (charged to the box's memory); then the skeleton is remounted read-only and
-//!   `pivot_root` detaches the host's tree. Nothing else of the host is visible, no other box.
-//!   The supervisor holds a descriptor of the box's mount namespace, so that unmounting it all
-//!   happens in a background thread after the box died, not in the init's exit.
+//!   usr/bin`) are symlinks in the skeleton; a procfs of the pid namespace at `/proc`; a `/dev`
+//!   with `null`, `zero`, `full`, `random`, `urandom` and the `fd`/`stdin`/`stdout`/`stderr`
+//!   links (made once in the skeleton, whose mount is the box's only one without `nodev`); then
+//!   the skeleton is remounted read-only and `pivot_root` detaches the host's tree. Per run: the
+//!   box dir read-write at `/box`, a private tmpfs `/tmp` (charged to the box's memory) and the
+//!   spec's extra mounts, all gone when the run ends. Nothing else of the host is visible, no
+//!   other box.
 //! - **Network.** An empty network namespace: no interface is up, not even loopback. Each
 //!   uid slot keeps one (made by a background thread) for all its runs, which never overlap:
 //!   an unprivileged box can change nothing in it (no interface, route, sysctl or firewall
@@ -92,7 +99,7 @@
 //!   `cpuacct` hierarchies (`memory.limit_in_bytes` and `memory.memsw.limit_in_bytes`,
 //!   `pids.max`, `cpuacct.usage`, `memory.max_usage_in_bytes`, `memory.oom_control`,
 //!   `pids.events`). A fresh cgroup per run under `<cgroup_name>/`, which the program joins
-//!   before exec (the init's mount work is not charged to it) and which is removed afterwards.
+//!   before exec (the zygote's mount work is not charged to it) and which is removed afterwards.
 //!   A background thread makes a few empty ones ahead of time and removes used ones (killing
 //!   stragglers), so neither `mkdir` nor `rmdir` is on a run's path; no cgroup is ever used by
 //!   two runs, and dropping the [`Sandbox`] removes the ready ones.
@@ -103,8 +110,8 @@
 //!   shrinks as the limit nears (at most 100 ms, down to 1 ms: the box cannot burn more than
 //!   `ncpu` CPU-ms per ms), so the box is killed within a few ms of its CPU limit; `RLIMIT_CPU`
 //!   (limit + 1 s) is a backstop. There is always a wall limit (spec, else `2 x cpu + 1 s`,
-//!   else the config's default). Waiting uses the init's pidfd with `poll` and `wait4` for its
-//!   rusage; no SIGCHLD handler is installed.
+//!   else the config's default). The supervisor `poll`s the zygote's socket for its answer; no
+//!   SIGCHLD handler is installed.
 //! - **Output.** stdout and stderr go to files opened by the host (never by a path the program
 //!   controls: an existing regular file of that name with no other link is emptied through a
 //!   descriptor opened without following anything, any other entry is unlinked and the file

@@ -87,6 +87,26 @@ fn host_secrets_and_other_boxes_are_unreadable() {
 }
 
 #[test]
+fn the_supervisors_command_line_and_other_processes_are_invisible() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    // pid 1 of the box is the zygote, a fork of this process: its command line (which may
+    // carry a token) must not be readable, nor may any process of another uid be listed.
+    let o = run(sb, &b.spec(Path::new("/bin/cat"), &["/proc/1/cmdline"]));
+    assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
+    assert_eq!(b.stdout(), "");
+    let o = run(sb, &b.spec(Path::new("/bin/ls"), &["/proc"]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    let pids: Vec<String> = b
+        .stdout()
+        .lines()
+        .filter(|l| l.chars().all(|c| c.is_ascii_digit()))
+        .map(String::from)
+        .collect();
+    assert_eq!(pids, ["2"], "only the program itself is visible");
+}
+
+#[test]
 fn writing_outside_the_box_fails_and_inside_works() {
     let Some(sb) = sandbox() else { return };
     let b = TestBox::new();
