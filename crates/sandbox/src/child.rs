@@ -37,7 +37,7 @@ pub(crate) const STAGES: &[&str] = &[
     "load seccomp",
     "execve",
     "join the network namespace",
-    "unshare the IPC namespace",
+    "mount the box's /tmp",
 ];
 const ST_PRCTL: u32 = 0;
 const ST_PRIVATE: u32 = 1;
@@ -56,7 +56,7 @@ const ST_SECCOMP: u32 = 13;
 /// The execve stage (its errno becomes [`crate::SandboxError::Exec`]).
 pub(crate) const ST_EXEC: u32 = 14;
 pub(crate) const ST_NETNS: u32 = 15;
-const ST_IPC: u32 = 16;
+pub(crate) const ST_TMP: u32 = 16;
 /// Stage numbers from here on are the zygote's root operations (`RootPlan::ops`).
 pub(crate) const STAGE_MOUNT_BASE: u32 = 100;
 /// Stage numbers from here on are a run's mounts (see `zygote::RunMount`).
@@ -111,8 +111,6 @@ pub(crate) struct Exec<'a> {
     pub filter: Option<&'a [Insn]>,
     /// Where a failure is reported (a record of [`MSG_LEN`] bytes).
     pub status_fd: RawFd,
-    /// Unshare a fresh IPC namespace first (a zygote's runs share its other namespaces).
-    pub new_ipc: bool,
 }
 
 /// What an rlimit-only box's init needs, prepared before the fork.
@@ -459,8 +457,7 @@ fn kill_box(plan: &Plan<'_>, main: libc::pid_t) {
     }
 }
 
-/// The program's last steps: IPC namespace, cgroup, stdio, limits, identity, no_new_privs,
-/// seccomp, execve.
+/// The program's last steps: cgroup, stdio, limits, identity, no_new_privs, seccomp, execve.
 ///
 /// # Safety
 /// Must be called only in a freshly forked child, which it never returns from.
@@ -470,9 +467,6 @@ unsafe fn program_main(exec: &Exec<'_>) -> ! {
     // SAFETY: plain system calls on prepared data in a single-threaded fork child that execs or
     // exits at the end of this function.
     unsafe {
-        if exec.new_ipc {
-            check(fd, libc::unshare(libc::CLONE_NEWIPC) as _, X, ST_IPC);
-        }
         for &cg in exec.cgroup_procs {
             if !sys::write_all_raw(cg, b"0") {
                 fail(fd, X, ST_CGROUP);

@@ -44,6 +44,8 @@ pub struct Sandbox {
     skeleton: CString,
     /// The mounts of every box's private root (a zygote makes them once).
     root_ops: Vec<MountOp>,
+    /// The options of every box's `/tmp` tmpfs.
+    tmp_options: CString,
     filter: Vec<Insn>,
     slots: Mutex<Vec<bool>>,
     slot_freed: Condvar,
@@ -309,6 +311,9 @@ impl Sandbox {
             (Some(h), _) => Some(cgroup::CgroupPool::start(h.clone())),
         };
         let config_boxes = config.max_boxes.max(1) as usize;
+        let tmp_options =
+            CString::new(format!("size={},nr_inodes=4096,mode=1777", config.tmp_size))
+                .map_err(|_| SandboxError::Nul("tmp".into()))?;
         Ok(Sandbox {
             stack: child::ChildStack::new(),
             ncpu: std::thread::available_parallelism().map_or(1, |n| n.get()) as u64,
@@ -320,6 +325,7 @@ impl Sandbox {
             root,
             skeleton,
             root_ops,
+            tmp_options,
             filter: seccomp::build_filter(),
             locks,
             netns: if level == IsolationLevel::RlimitOnly {
@@ -768,8 +774,8 @@ impl Sandbox {
         }
     }
 
-    /// The mounts a zygote makes for this run: the box at `/box`, a fresh `/tmp`, the spec's
-    /// mounts at their own paths.
+    /// The mounts a zygote makes for this run: the box at `/box` and the spec's mounts at
+    /// their own paths (its `/tmp` is fresh already).
     fn run_mounts(&self, spec: &SandboxSpec, box_fd: RawFd) -> Result<Vec<RunMount>, SandboxError> {
         let sk = Path::new(OsStr::from_bytes(self.skeleton.as_bytes()));
         let c = |p: &Path| cstring(p.as_os_str().as_bytes(), p);
@@ -778,20 +784,10 @@ impl Sandbox {
         };
         let rw = sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV;
         let ro = rw | sys::MOUNT_ATTR_RDONLY;
-        let mut mounts = vec![
-            RunMount::Attach {
-                tree: tree(box_fd, rw, &spec.box_dir)?,
-                target: CString::from(c"/box"),
-            },
-            RunMount::Tmpfs {
-                target: CString::from(c"/tmp"),
-                data: CString::new(format!(
-                    "size={},nr_inodes=4096,mode=1777",
-                    self.config.tmp_size
-                ))
-                .map_err(|_| SandboxError::Nul("tmp".into()))?,
-            },
-        ];
+        let mut mounts = vec![RunMount::Attach {
+            tree: tree(box_fd, rw, &spec.box_dir)?,
+            target: CString::from(c"/box"),
+        }];
         for (dirs, attrs) in [(&spec.read_only_mounts, ro), (&spec.writable_mounts, rw)] {
             for d in dirs {
                 let dir = File::open(d)
@@ -898,6 +894,7 @@ impl Sandbox {
                     },
                     netns: slot.netns.as_ref().map(AsRawFd::as_raw_fd),
                     arena,
+                    tmp_options: &self.tmp_options,
                     stack_top: self.stack.as_ref().map_or(0, child::ChildStack::top),
                     filter: &self.filter,
                 };
@@ -1004,7 +1001,6 @@ impl Sandbox {
                 rlimits: &parts.rlimits,
                 filter: Some(&self.filter),
                 status_fd: wr.as_raw_fd(),
-                new_ipc: false,
             },
             cwd,
             stack_top: self.stack.as_ref().map_or(0, child::ChildStack::top),

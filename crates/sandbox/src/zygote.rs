@@ -11,12 +11,15 @@
 //!    message carrying the descriptors: stdio, the run cgroup's `cgroup.procs`, and one
 //!    detached mount tree per directory to attach (`open_tree(OPEN_TREE_CLONE)` of the box dir
 //!    and the spec's mounts, made in the host's namespace, attributes already set).
-//! 2. The zygote attaches the trees (`move_mount`: `/box` and the spec's mounts), mounts a fresh
-//!    tmpfs on `/tmp`, and starts the program posix_spawn-style ([`child::spawn_program`]);
-//!    the program unshares a fresh IPC namespace and takes its cgroup, limits and identity.
+//! 2. The zygote attaches the trees (`move_mount`: `/box` and the spec's mounts) and starts the
+//!    program posix_spawn-style ([`child::spawn_program`]), which takes its cgroup, limits and
+//!    identity.
 //! 3. When the program ends, the zygote (pid 1 of the pid namespace) kills every process left
-//!    (`kill(-1, SIGKILL)`: setsid daemons included), reaps them all, unmounts the run's
-//!    mounts and answers with a [`Reply`]: the wait status and the rusage of what it reaped.
+//!    (`kill(-1, SIGKILL)`: setsid daemons included), reaps them all and answers with a
+//!    [`Reply`]: the wait status and the rusage of what it reaped.
+//! 4. Then, off the supervisor's path, it readies the next run: unmounts the run's mounts,
+//!    unshares a fresh IPC namespace (SysV objects outlive their processes) and mounts a fresh
+//!    tmpfs on `/tmp`. Every run starts with both fresh, as in a new box.
 //!
 //! On a time limit the supervisor kills the zygote itself (pid 1: the kernel kills the whole
 //! namespace at once) and the slot makes a new one for its next run. If the supervisor dies,
@@ -33,8 +36,8 @@ use std::ffi::{CStr, CString};
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
-/// Most mounts one run may ask for (the box, its `/tmp`, the spec's mounts and their
-/// mount points under `/tmp`).
+/// Most mounts one run may ask for (the box, the spec's mounts and their mount points under
+/// `/tmp`).
 pub(crate) const MAX_MOUNTS: usize = 64;
 /// Most rlimits one run sets.
 const MAX_RLIMITS: usize = 12;
@@ -53,8 +56,6 @@ const LAST_PID_FD: RawFd = 4;
 pub(crate) enum RunMount {
     /// Attach a detached tree (attributes already set) at `target`.
     Attach { tree: OwnedFd, target: CString },
-    /// A fresh tmpfs with these options at `target`.
-    Tmpfs { target: CString, data: CString },
     /// Make the directory `path` (mode 0755) if missing: a mount point inside `/tmp`.
     Mkdir { path: CString },
 }
@@ -64,9 +65,6 @@ impl RunMount {
     pub(crate) fn describe(&self) -> String {
         match self {
             RunMount::Attach { target, .. } => format!("attach {}", target.to_string_lossy()),
-            RunMount::Tmpfs { target, .. } => {
-                format!("mount tmpfs on {}", target.to_string_lossy())
-            }
             RunMount::Mkdir { path } => format!("mkdir {}", path.to_string_lossy()),
         }
     }
@@ -100,8 +98,7 @@ pub(crate) struct Order<'a> {
 }
 
 const OP_ATTACH: u32 = 1;
-const OP_TMPFS: u32 = 2;
-const OP_MKDIR: u32 = 3;
+const OP_MKDIR: u32 = 2;
 
 /// A mount in the arena: `fd` indexes the descriptors passed with the order.
 #[repr(C)]
@@ -110,7 +107,6 @@ struct WireMount {
     kind: u32,
     fd: u32,
     path: *const libc::c_char,
-    data: *const libc::c_char,
 }
 
 /// The order as it lies at the start of the arena. Every pointer points into the arena.
@@ -260,7 +256,6 @@ impl Arena {
             kind: 0,
             fd: 0,
             path: null,
-            data: null,
         }; MAX_MOUNTS];
         let mut next_fd = 3 + order.cgroup_procs.len() as u32;
         for (m, wire) in order.mounts.iter().zip(mounts.iter_mut()) {
@@ -271,20 +266,12 @@ impl Arena {
                         kind: OP_ATTACH,
                         fd: next_fd - 1,
                         path: w.string(target)?,
-                        data: null,
                     }
                 }
-                RunMount::Tmpfs { target, data } => WireMount {
-                    kind: OP_TMPFS,
-                    fd: 0,
-                    path: w.string(target)?,
-                    data: w.string(data)?,
-                },
                 RunMount::Mkdir { path } => WireMount {
                     kind: OP_MKDIR,
                     fd: 0,
                     path: w.string(path)?,
-                    data: null,
                 },
             };
         }
@@ -341,6 +328,8 @@ pub(crate) struct Boot<'a> {
     /// The slot's network namespace (else the zygote gets a new one).
     pub netns: Option<RawFd>,
     pub arena: &'a Arena,
+    /// The options of each run's `/tmp` tmpfs.
+    pub tmp_options: &'a CStr,
     pub stack_top: usize,
     pub filter: &'a [Insn],
 }
@@ -552,6 +541,9 @@ unsafe fn zygote_main(boot: &Boot<'_>, sock: RawFd, parent_end: RawFd) -> ! {
             *libc::__errno_location() = errno;
             fail(stage);
         }
+        if child::mount_tmpfs(c"/tmp".as_ptr(), boot.tmp_options.as_ptr()) < 0 {
+            fail(child::ST_TMP);
+        }
         // Descriptors: /dev/null on 0-2, the socket on 3, ns_last_pid on 4, the status pipe;
         // nothing else.
         let high = libc::fcntl(sock, libc::F_DUPFD_CLOEXEC, 10);
@@ -601,6 +593,7 @@ unsafe fn zygote_main(boot: &Boot<'_>, sock: RawFd, parent_end: RawFd) -> ! {
             if !send_reply(&reply) {
                 shut_down();
             }
+            ready_next_run(boot);
         }
     }
 }
@@ -629,7 +622,6 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
                         -1
                     }
                 },
-                OP_TMPFS => child::mount_tmpfs(m.path, m.data),
                 _ => child::mkdir_existing_ok(m.path),
             };
             if r < 0 {
@@ -658,7 +650,6 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
                     .unwrap_or_default(),
                 filter: Some(boot.filter),
                 status_fd: pipe[1],
-                new_ipc: true,
             };
             // Every process of earlier runs is gone: the program is pid 2 again, as in a
             // fresh namespace, and learns nothing from its pid about earlier runs.
@@ -701,14 +692,33 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
                 break;
             }
         }
+        // Mounts outside /box and /tmp go now: their paths are in the arena, which the
+        // supervisor reuses once it has the reply. The rest goes in `ready_next_run`.
         libc::chdir(c"/".as_ptr());
         for m in mounts[..mounted].iter().rev() {
-            if m.kind != OP_MKDIR {
+            let path = CStr::from_ptr(m.path).to_bytes();
+            if m.kind == OP_ATTACH && path != b"/box" && !path.starts_with(b"/tmp/") {
                 libc::umount2(m.path, libc::MNT_DETACH);
             }
         }
     }
     reply
+}
+
+/// After a reply: unmounts the finished run's `/box` and `/tmp` (with every mount under it),
+/// and gives the next run a fresh IPC namespace and a fresh `/tmp`. A zygote that cannot
+/// exits; the supervisor then makes a new one.
+fn ready_next_run(boot: &Boot<'_>) {
+    // SAFETY: plain system calls on literals and the boot data's NUL-terminated options.
+    unsafe {
+        libc::umount2(c"/box".as_ptr(), libc::MNT_DETACH);
+        libc::umount2(c"/tmp".as_ptr(), libc::MNT_DETACH);
+        if libc::unshare(libc::CLONE_NEWIPC) < 0
+            || child::mount_tmpfs(c"/tmp".as_ptr(), boot.tmp_options.as_ptr()) < 0
+        {
+            shut_down();
+        }
+    }
 }
 
 /// Waits for the program to end (or for the supervisor to vanish) and records its wait status
