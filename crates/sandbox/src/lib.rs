@@ -58,13 +58,13 @@
 //!   rlimits, opened stdio and cgroup files, and a detached mount tree of the box dir made with
 //!   `open_tree(OPEN_TREE_CLONE)`), writes the order into memory shared with the zygote and
 //!   sends the descriptors over a socket. The zygote attaches the box at `/box`
-//!   (`move_mount`), mounts a fresh `/tmp` and starts the program (pid 2: `ns_last_pid` is
-//!   reset before each run; posix_spawn-style, `CLONE_VM | CLONE_VFORK` on a stack mapped once,
-//!   so no address space is copied), which unshares a fresh IPC namespace first. When the
-//!   program exits, the zygote (pid 1) kills every other process of the namespace (setsid
-//!   daemons included), reaps them all, unmounts the run's mounts and answers with the wait
-//!   status and rusage. The program is not pid 1, so its signals behave normally (`abort()` is
-//!   SIGABRT). Nothing allocates between fork and exec: the zygote and the program's last steps
+//!   (`move_mount`) and starts the program (pid 2: `ns_last_pid` is reset before each run;
+//!   posix_spawn-style, `CLONE_VM | CLONE_VFORK` on a stack mapped once, so no address space is
+//!   copied). When the program exits, the zygote (pid 1) kills every other process of the
+//!   namespace (setsid daemons included), reaps them all and answers with the wait status and
+//!   rusage; then it unmounts the run's mounts and readies a fresh IPC namespace and a fresh
+//!   `/tmp` for the next run. The program is not pid 1, so its signals behave normally
+//!   (`abort()` is SIGABRT). Nothing allocates between fork and exec: the zygote and the program's last steps
 //!   only make system calls on prepared data and report failures as fixed-size records.
 //!   Killing a box kills its zygote (pid 1: the kernel kills the whole namespace); the slot makes
 //!   a new one on its next run. A zygote whose supervisor dies reads end-of-file, kills
