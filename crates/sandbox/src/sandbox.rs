@@ -855,15 +855,17 @@ impl Sandbox {
         let mut slot = self.slot_state[parts.slot]
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        let slot = &mut *slot;
-        if slot.arena.is_none() {
-            slot.arena = Some(Arena::new().map_err(|source| SandboxError::Setup {
+        let SlotState {
+            netns,
+            arena,
+            zygote,
+        } = &mut *slot;
+        let arena = match arena {
+            Some(arena) => arena,
+            empty => empty.insert(Arena::new().map_err(|source| SandboxError::Setup {
                 stage: "map the zygote's arena".into(),
                 source,
-            })?);
-        }
-        let Some(arena) = slot.arena.as_mut() else {
-            unreachable!("the arena was just made")
+            })?),
         };
         arena
             .write(&order)
@@ -882,27 +884,10 @@ impl Sandbox {
         // with a new one.
         let mut start = Instant::now();
         for attempt in 0..2 {
-            if slot.zygote.is_none() {
-                if slot.netns.is_none() {
-                    slot.netns = self.netns.as_ref().and_then(crate::netns::NetnsPool::take);
-                }
-                let boot = zygote::Boot {
-                    root: RootPlan {
-                        skeleton: self.skeleton.clone(),
-                        ops: &self.root_ops,
-                        hostname: c"box".to_owned(),
-                    },
-                    netns: slot.netns.as_ref().map(AsRawFd::as_raw_fd),
-                    arena,
-                    tmp_options: &self.tmp_options,
-                    stack_top: self.stack.as_ref().map_or(0, child::ChildStack::top),
-                    filter: &self.filter,
-                };
-                slot.zygote = Some(Zygote::start(&boot)?);
+            if zygote.is_none() {
+                *zygote = Some(self.start_zygote(netns, arena)?);
             }
-            let Some(z) = slot.zygote.as_ref() else {
-                unreachable!("the zygote was just made")
-            };
+            let Some(z) = zygote.as_ref() else { break };
             start = Instant::now();
             match z.send(&fds) {
                 Ok(()) => break,
@@ -912,13 +897,14 @@ impl Sandbox {
                         source,
                     });
                 }
-                Err(_) => self.retire_zygote(slot.zygote.take()),
+                Err(_) => self.retire_zygote(zygote.take()),
             }
         }
         drop(fds);
-        let Some(z) = slot.zygote.as_ref() else {
-            unreachable!("the order was sent")
-        };
+        let z = zygote.as_ref().ok_or_else(|| SandboxError::Setup {
+            stage: "start the zygote".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        })?;
         let (killed_for, killed_at) = self.watch(z.pid(), z.sock(), &w, start);
         let reply = match killed_for {
             Some(_) => None,
@@ -929,7 +915,7 @@ impl Sandbox {
         let reply = match reply {
             Some(Ok(r)) => Some(r),
             Some(Err(source)) => {
-                self.retire_zygote(slot.zygote.take());
+                self.retire_zygote(zygote.take());
                 return Err(SandboxError::Setup {
                     stage: "wait for the zygote".into(),
                     source,
@@ -937,7 +923,7 @@ impl Sandbox {
             }
             None => {
                 // Killed: the zygote died with its box (wait for it: the box is dead then).
-                mount_ns = slot.zygote.take().and_then(Zygote::kill);
+                mount_ns = zygote.take().and_then(Zygote::kill);
                 None
             }
         };
@@ -964,6 +950,29 @@ impl Sandbox {
             rusage_cpu_ms: reply.map_or(0, |r| (r.utime_us + r.stime_us) / 1000),
             rusage_maxrss_kb: reply.map_or(0, |r| r.maxrss_kb),
             mount_ns,
+        })
+    }
+
+    /// Starts a slot's zygote (taking the slot's network namespace on its first use).
+    fn start_zygote(
+        &self,
+        netns: &mut Option<OwnedFd>,
+        arena: &Arena,
+    ) -> Result<Zygote, SandboxError> {
+        if netns.is_none() {
+            *netns = self.netns.as_ref().and_then(crate::netns::NetnsPool::take);
+        }
+        Zygote::start(&zygote::Boot {
+            root: RootPlan {
+                skeleton: self.skeleton.clone(),
+                ops: &self.root_ops,
+                hostname: c"box".to_owned(),
+            },
+            netns: netns.as_ref().map(AsRawFd::as_raw_fd),
+            arena,
+            tmp_options: &self.tmp_options,
+            stack_top: self.stack.as_ref().map_or(0, child::ChildStack::top),
+            filter: &self.filter,
         })
     }
 
