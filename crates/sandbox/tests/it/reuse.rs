@@ -52,11 +52,24 @@ fn nothing_passes_from_one_run_to_the_next() {
     assert_eq!(first.stdout().trim(), "pid=2 mount=1");
     let zygote = my_children();
     assert_eq!(zygote.len(), 1, "one zygote serves the slot: {zygote:?}");
+    // The zygote readies the next run (unmounts, a fresh /tmp) just after answering: count
+    // once its mount table has settled.
     let mounts = || {
-        std::fs::read_to_string(format!("/proc/{}/mountinfo", zygote[0]))
-            .expect("mountinfo")
-            .lines()
-            .count()
+        let count = || {
+            std::fs::read_to_string(format!("/proc/{}/mountinfo", zygote[0]))
+                .expect("mountinfo")
+                .lines()
+                .count()
+        };
+        let mut last = count();
+        loop {
+            std::thread::sleep(Duration::from_millis(20));
+            let now = count();
+            if now == last {
+                return now;
+            }
+            last = now;
+        }
     };
     let between_runs = mounts();
 
