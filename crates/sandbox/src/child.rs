@@ -12,7 +12,7 @@ use std::os::fd::RawFd;
 
 /// A record on the status pipe: `[kind, stage, value]` as native-endian u32/i32.
 pub(crate) const MSG_LEN: usize = 12;
-/// The box's init failed to set up (`stage`, errno).
+/// The box's init or zygote failed to set up (`stage`, errno).
 pub(crate) const MSG_SETUP_FAILED: u32 = 1;
 /// The program's last steps or execve failed (`stage`, errno).
 pub(crate) const MSG_EXEC_FAILED: u32 = 2;
@@ -124,12 +124,12 @@ pub(crate) struct Plan<'a> {
 
 /// A stack for the program's last steps before execve, mapped once by the parent.
 ///
-/// The init starts the program posix_spawn-style, `clone(CLONE_VM | CLONE_VFORK)` on this
-/// stack: no copy of the address space (page tables and copy-on-write faults cost more the
-/// bigger the supervisor is), and the init sleeps until the program has exec'd or died, so
-/// the memory they share (this stack, the plan, errno) has one user at a time. The mapping is
-/// private: each init has its own copy of it, and the parent never touches it, so concurrent
-/// runs share one mapping.
+/// The init or zygote starts the program posix_spawn-style, `clone(CLONE_VM | CLONE_VFORK)`
+/// on this stack: no copy of the address space (page tables and copy-on-write faults cost more
+/// the bigger the supervisor is), and the spawner sleeps until the program has exec'd or died,
+/// so the memory they share (this stack, the plan, errno) has one user at a time. The mapping
+/// is private: each init or zygote has its own copy of it, and the parent never touches it, so
+/// concurrent runs share one mapping.
 #[derive(Debug)]
 pub(crate) struct ChildStack {
     base: usize,

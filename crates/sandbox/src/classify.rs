@@ -12,7 +12,7 @@ pub(crate) struct Facts {
     /// The supervisor killed the box for this limit.
     pub killed_for: Option<LimitHit>,
     pub wall_ms: u64,
-    /// user+sys of the box's init and everything it reaped (wait4).
+    /// user+sys of everything the box's zygote or init reaped (wait4).
     pub rusage_cpu_ms: u64,
     /// ru_maxrss in KiB.
     pub rusage_maxrss_kb: u64,

@@ -2,9 +2,9 @@
 //!
 //! Creating a network namespace is the most expensive part of starting a box (about 1 ms here,
 //! more under load). The filler thread `unshare(CLONE_NEWNET)`s itself repeatedly and keeps a
-//! descriptor of each new namespace; a run takes one (each is used by exactly one box, nothing
-//! is shared) and its init `setns`es into it. When the pool is empty the run falls back to
-//! `CLONE_NEWNET`.
+//! descriptor of each new namespace; a uid slot takes one on its first run (each is used by
+//! exactly one slot, whose runs never overlap) and the slot's zygote `setns`es into it. When
+//! the pool is empty the zygote is cloned with `CLONE_NEWNET` instead.
 
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
