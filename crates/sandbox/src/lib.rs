@@ -64,8 +64,9 @@
 //!   namespace (setsid daemons included), reaps them all and answers with the wait status and
 //!   rusage; then it unmounts the run's mounts and readies a fresh IPC namespace and a fresh
 //!   `/tmp` for the next run. The program is not pid 1, so its signals behave normally
-//!   (`abort()` is SIGABRT). Nothing allocates between fork and exec: the zygote and the program's last steps
-//!   only make system calls on prepared data and report failures as fixed-size records.
+//!   (`abort()` is SIGABRT). Nothing allocates between fork and exec: the zygote and the
+//!   program's last steps only make system calls on prepared data and report failures as
+//!   fixed-size records.
 //!   Killing a box kills its zygote (pid 1: the kernel kills the whole namespace); the slot makes
 //!   a new one on its next run. A zygote whose supervisor dies reads end-of-file, kills
 //!   everything and exits.
