@@ -427,7 +427,7 @@ impl Sandbox {
             });
 
         // Program, argv, envp.
-        let program = self.resolve_program(spec, full)?;
+        let program = self.resolve_program(spec, &box_fd, full)?;
         let argv0 = spec.program.as_os_str().as_bytes();
         let mut argv_store = vec![
             CString::new(argv0)
@@ -656,7 +656,12 @@ impl Sandbox {
     }
 
     /// The program path as execve must see it.
-    fn resolve_program(&self, spec: &SandboxSpec, full: bool) -> Result<CString, SandboxError> {
+    fn resolve_program(
+        &self,
+        spec: &SandboxSpec,
+        box_fd: &OwnedFd,
+        full: bool,
+    ) -> Result<CString, SandboxError> {
         let p = &spec.program;
         let bytes = p.as_os_str().as_bytes();
         let not_found = || SandboxError::ProgramNotFound(p.clone());
@@ -677,9 +682,8 @@ impl Sandbox {
             // Inside the box: check without following planted symlinks.
             let rel = rel.unwrap_or_default();
             boxfs::check_relative(&rel).map_err(|_| not_found())?;
-            let dir = open_box(&spec.box_dir)?;
             let fd =
-                open_beneath(dir.as_raw_fd(), &rel, libc::O_PATH, 0).map_err(|_| not_found())?;
+                open_beneath(box_fd.as_raw_fd(), &rel, libc::O_PATH, 0).map_err(|_| not_found())?;
             let meta = File::from(fd).metadata().map_err(|_| not_found())?;
             if !meta.file_type().is_file() {
                 return Err(not_found());
