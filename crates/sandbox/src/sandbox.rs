@@ -463,10 +463,6 @@ impl Sandbox {
                 CString::new(format!("{k}={v}")).map_err(|_| SandboxError::Nul(k.clone()))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mut argv: Vec<*const libc::c_char> = argv_store.iter().map(|c| c.as_ptr()).collect();
-        argv.push(std::ptr::null());
-        let mut envp: Vec<*const libc::c_char> = env_store.iter().map(|c| c.as_ptr()).collect();
-        envp.push(std::ptr::null());
 
         // rlimits (never RLIMIT_AS: managed runtimes reserve far more address space than RSS).
         let lim = |v: u64| libc::rlimit {
@@ -535,10 +531,8 @@ impl Sandbox {
                 box_fd: &box_fd,
                 stdio: [stdin.as_raw_fd(), stdout.as_raw_fd(), stderr.as_raw_fd()],
                 program,
-                argv_store: &argv_store,
-                env_store: &env_store,
-                argv,
-                envp,
+                argv: &argv_store,
+                envp: &env_store,
                 rlimits,
             },
         );
@@ -572,8 +566,6 @@ impl Sandbox {
                 }
             }
         }
-        drop(argv_store);
-        drop(env_store);
         let raw = result?;
         Ok(classify(&Facts {
             status: raw.status,
@@ -742,11 +734,8 @@ struct RunParts<'a> {
     box_fd: &'a OwnedFd,
     stdio: [RawFd; 3],
     program: CString,
-    argv_store: &'a [CString],
-    env_store: &'a [CString],
-    /// Pointers into `argv_store` and `env_store`, NULL-terminated.
-    argv: Vec<*const libc::c_char>,
-    envp: Vec<*const libc::c_char>,
+    argv: &'a [CString],
+    envp: &'a [CString],
     rlimits: Vec<(libc::__rlimit_resource_t, libc::rlimit)>,
 }
 
@@ -847,9 +836,8 @@ impl Sandbox {
         let cgroup_procs = w.cg.map(RunCgroup::procs_fds).unwrap_or_default();
         let order = Order {
             program: &parts.program,
-            argv: parts.argv_store,
-            envp: parts.env_store,
-            cwd: c"/box",
+            argv: parts.argv,
+            envp: parts.envp,
             ids: w.ids,
             rlimits: &parts.rlimits,
             stdio: parts.stdio,
@@ -993,6 +981,12 @@ impl Sandbox {
     fn run_init(&self, spec: &SandboxSpec, parts: RunParts<'_>) -> Result<RawRun, SandboxError> {
         let w = parts.watch;
         let cwd = cstring(spec.box_dir.as_os_str().as_bytes(), &spec.box_dir)?;
+        let pointers = |list: &[CString]| {
+            let mut v: Vec<*const libc::c_char> = list.iter().map(|c| c.as_ptr()).collect();
+            v.push(std::ptr::null());
+            v
+        };
+        let (argv, envp) = (pointers(parts.argv), pointers(parts.envp));
         let mut pipe = [0; 2];
         // SAFETY: pipe2 writes two descriptors into the array.
         if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
@@ -1008,8 +1002,8 @@ impl Sandbox {
                 cgroup_procs: &[],
                 stdio: parts.stdio,
                 program: parts.program.as_ptr(),
-                argv: parts.argv.as_ptr(),
-                envp: parts.envp.as_ptr(),
+                argv: argv.as_ptr(),
+                envp: envp.as_ptr(),
                 ids: w.ids,
                 rlimits: &parts.rlimits,
                 filter: Some(&self.filter),

@@ -89,7 +89,6 @@ pub(crate) struct Order<'a> {
     pub program: &'a CStr,
     pub argv: &'a [CString],
     pub envp: &'a [CString],
-    pub cwd: &'a CStr,
     pub ids: Option<(u32, u32)>,
     pub rlimits: &'a [(libc::__rlimit_resource_t, libc::rlimit)],
     pub stdio: [RawFd; 3],
@@ -117,7 +116,6 @@ struct WireOrder {
     program: *const libc::c_char,
     argv: *const *const libc::c_char,
     envp: *const *const libc::c_char,
-    cwd: *const libc::c_char,
     ids: [u32; 2],
     has_ids: u32,
     n_cgroup: u32,
@@ -250,7 +248,6 @@ impl Arena {
         let program = w.string(order.program)?;
         let argv = w.strings(order.argv)?;
         let envp = w.strings(order.envp)?;
-        let cwd = w.string(order.cwd)?;
         let null = std::ptr::null::<libc::c_char>();
         let mut mounts = [WireMount {
             kind: 0,
@@ -287,7 +284,6 @@ impl Arena {
             program,
             argv,
             envp,
-            cwd,
             ids: order.ids.map_or([0, 0], |(u, g)| [u, g]),
             has_ids: u32::from(order.ids.is_some()),
             n_cgroup: order.cgroup_procs.len() as u32,
@@ -630,7 +626,7 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
             }
             mounted = i + 1;
         }
-        if failed.is_none() && libc::chdir(order.cwd) < 0 {
+        if failed.is_none() && libc::chdir(c"/box".as_ptr()) < 0 {
             failed = Some((child::ST_CHDIR, sys::errno()));
         }
         let mut main = None;
