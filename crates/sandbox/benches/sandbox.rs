@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use verdict_sandbox::bench::{benchmark, limit_overshoot};
+use verdict_sandbox::bench::{benchmark, limit_overshoot, machine_cpu_per_run};
 use verdict_sandbox::{Sandbox, SandboxConfig, SandboxSpec, StdioSpec};
 
 fn compile(dir: &Path, name: &str, src: &str) -> std::path::PathBuf {
@@ -80,7 +80,12 @@ fn main() {
         "  ratio    median {:>6.2}     p95 {:>6.2}",
         r.ratio_median, r.ratio_p95
     );
-    machine_cpu_per_run(&sandbox, &spec, runs.div_ceil(2));
+    let half = runs.div_ceil(2);
+    if let Some((bare, boxed)) = machine_cpu_per_run(&sandbox, &spec, half).expect("cpu") {
+        println!(
+            "machine CPU per run ({half} runs each, all processes): bare {bare} us, sandbox {boxed} us"
+        );
+    }
     let (cpu, wall) =
         limit_overshoot(&sandbox, boxdir.path(), &busy, &sleeper, 200, 10).expect("overshoot");
     println!("time-limit overshoot at 200 ms (10 runs): cpu {cpu:?} ms, wall {wall:?} ms");
@@ -88,55 +93,5 @@ fn main() {
         "  worst: cpu +{} ms, wall +{} ms",
         cpu.iter().max().copied().unwrap_or(0),
         wall.iter().max().copied().unwrap_or(0)
-    );
-}
-
-/// Busy time of the whole machine (every process and kernel thread), in jiffies.
-fn machine_busy_jiffies() -> Option<u64> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    let v: Vec<u64> = stat
-        .lines()
-        .next()?
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    let idle = v.get(3)? + v.get(4)?;
-    Some(v.iter().take(8).sum::<u64>() - idle)
-}
-
-/// CPU the machine spends per run, bare and sandboxed (background threads and kernel workers
-/// included, which wall time hides on an idle multi-core machine). Includes any other load.
-fn machine_cpu_per_run(sandbox: &Sandbox, spec: &SandboxSpec, runs: usize) {
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
-    let host = |p: &str| spec.box_dir.join(p);
-    let mut per_run = Vec::new();
-    for bare in [true, false] {
-        let Some(before) = machine_busy_jiffies() else {
-            return;
-        };
-        for _ in 0..runs {
-            if bare {
-                let _ = Command::new(&spec.program)
-                    .current_dir(&spec.box_dir)
-                    .stdin(std::fs::File::open(host("in.txt")).expect("stdin"))
-                    .stdout(std::fs::File::create(host("out.txt")).expect("stdout"))
-                    .status()
-                    .expect("bare run");
-            } else {
-                sandbox.run(spec).expect("sandbox run");
-            }
-        }
-        // Let background work (cgroup removal, namespace teardown) finish inside the window.
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        let Some(after) = machine_busy_jiffies() else {
-            return;
-        };
-        per_run.push((after - before) * 1_000_000 / hz / runs as u64);
-    }
-    println!(
-        "machine CPU per run ({runs} runs each, all processes): bare {} us, sandbox {} us",
-        per_run[0], per_run[1]
     );
 }

@@ -2,7 +2,7 @@
 
 use crate::{Sandbox, SandboxError, SandboxSpec, StdioSpec};
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -68,6 +68,35 @@ fn host_stdio(spec: &SandboxSpec, s: &StdioSpec, write: bool) -> std::io::Result
     }
 }
 
+/// The program of `spec` as the host sees it (a relative path with a directory is in the box).
+fn host_program(spec: &SandboxSpec) -> PathBuf {
+    if spec.program.is_relative() && spec.program.components().count() > 1 {
+        spec.box_dir.join(&spec.program)
+    } else {
+        spec.program.clone()
+    }
+}
+
+/// One plain fork+exec+wait of `spec` on the host (same files, same argv, no isolation).
+fn bare_run(spec: &SandboxSpec, program: &Path) -> Result<(), SandboxError> {
+    let io = |e: std::io::Error| SandboxError::Io {
+        op: "bare run",
+        path: program.to_owned(),
+        source: e,
+    };
+    Command::new(program)
+        .args(&spec.args)
+        .current_dir(&spec.box_dir)
+        .env_clear()
+        .env("PATH", crate::BOX_ENV_PATH)
+        .stdin(host_stdio(spec, &spec.stdin, false).map_err(io)?)
+        .stdout(host_stdio(spec, &spec.stdout, true).map_err(io)?)
+        .stderr(host_stdio(spec, &spec.stderr, true).map_err(io)?)
+        .status()
+        .map_err(io)?;
+    Ok(())
+}
+
 /// Runs `spec` `runs` times bare (fork+exec+wait on the host, same files, same argv) and
 /// `runs` times through the sandbox, alternating, and reports wall-time percentiles.
 pub fn benchmark(
@@ -75,34 +104,15 @@ pub fn benchmark(
     spec: &SandboxSpec,
     runs: usize,
 ) -> Result<BenchReport, SandboxError> {
-    let program = if spec.program.is_relative() && spec.program.components().count() > 1 {
-        spec.box_dir.join(&spec.program)
-    } else {
-        spec.program.clone()
-    };
-    let io = |e: std::io::Error| SandboxError::Io {
-        op: "bare run",
-        path: program.clone(),
-        source: e,
-    };
+    let program = host_program(spec);
     let mut bare = Vec::with_capacity(runs);
     let mut boxed = Vec::with_capacity(runs);
     // Warm up both paths once.
     sandbox.run(spec)?;
     for _ in 0..runs {
         let t = Instant::now();
-        let status = Command::new(&program)
-            .args(&spec.args)
-            .current_dir(&spec.box_dir)
-            .env_clear()
-            .env("PATH", crate::BOX_ENV_PATH)
-            .stdin(host_stdio(spec, &spec.stdin, false).map_err(io)?)
-            .stdout(host_stdio(spec, &spec.stdout, true).map_err(io)?)
-            .stderr(host_stdio(spec, &spec.stderr, true).map_err(io)?)
-            .status()
-            .map_err(io)?;
+        bare_run(spec, &program)?;
         bare.push(t.elapsed());
-        let _ = status;
         let t = Instant::now();
         sandbox.run(spec)?;
         boxed.push(t.elapsed());
@@ -118,6 +128,55 @@ pub fn benchmark(
         sandbox: boxed,
         isolation: sandbox.isolation(),
     })
+}
+
+/// Busy time of the whole machine (every process and kernel thread), in jiffies.
+fn machine_busy_jiffies() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let v: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    let idle = v.get(3)? + v.get(4)?;
+    Some(v.iter().take(8).sum::<u64>() - idle)
+}
+
+/// CPU the whole machine spends per run, in microseconds, bare and then sandboxed (`runs`
+/// each): background threads and kernel workers included, which wall time hides on an idle
+/// multi-core machine. Any other load on the machine is counted too. `None` without
+/// `/proc/stat`.
+pub fn machine_cpu_per_run(
+    sandbox: &Sandbox,
+    spec: &SandboxSpec,
+    runs: usize,
+) -> Result<Option<(u64, u64)>, SandboxError> {
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let program = host_program(spec);
+    let runs = runs.max(1);
+    let mut per_run = [0; 2];
+    for (i, bare) in [true, false].into_iter().enumerate() {
+        let Some(before) = machine_busy_jiffies() else {
+            return Ok(None);
+        };
+        for _ in 0..runs {
+            if bare {
+                bare_run(spec, &program)?;
+            } else {
+                sandbox.run(spec)?;
+            }
+        }
+        // Let background work (cgroup removal, namespace teardown) finish inside the window.
+        std::thread::sleep(Duration::from_millis(300));
+        let Some(after) = machine_busy_jiffies() else {
+            return Ok(None);
+        };
+        per_run[i] = after.saturating_sub(before) * 1_000_000 / hz / runs as u64;
+    }
+    Ok(Some((per_run[0], per_run[1])))
 }
 
 /// How far past a CPU limit (ms of CPU) and a wall limit (ms of wall) a busy program and a
