@@ -5,8 +5,10 @@
 //! Denied: io_uring, the kernel keyring, AF_VSOCK sockets, ptrace and cross-process memory
 //! access, every mount/namespace call (and `clone` with a `CLONE_NEW*` flag), bpf, perf events,
 //! kexec, module loading and a few admin calls. `clone3` gets `ENOSYS` so that libc falls back
-//! to `clone`, whose flags can be inspected. A foreign ABI (i386 `int 0x80`, x32) kills the
-//! process or is refused.
+//! to `clone`, whose flags can be inspected. `personality` is allowed only with the harmless
+//! personas Docker's default profile allows (so never `READ_IMPLIES_EXEC`, which would make
+//! every readable mapping executable, or `ADDR_NO_RANDOMIZE`). A foreign ABI (i386 `int 0x80`,
+//! x32) kills the process or is refused.
 
 /// One classic BPF instruction (`struct sock_filter`).
 pub(crate) type Insn = libc::sock_filter;
@@ -35,6 +37,11 @@ const AUDIT_ARCH: u32 = 0xC000_00B7;
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 const AF_VSOCK: u32 = 40;
+
+/// The `personality(2)` arguments a box may pass, as Docker's default profile allows them:
+/// `PER_LINUX`, `PER_LINUX32`, `UNAME26`, `PER_LINUX32 | UNAME26`, and the query `0xffffffff`.
+/// The kernel reads the argument as an `unsigned int`, so its low word is all that counts.
+const HARMLESS_PERSONAS: [u32; 5] = [0x0, 0x8, 0x2_0000, 0x2_0008, 0xffff_ffff];
 
 /// The `CLONE_NEW*` flags (and `CLONE_NEWTIME`'s low-word alias) a box may not use.
 const CLONE_NS_MASK: u32 = (libc::CLONE_NEWNS
@@ -115,6 +122,8 @@ enum Action {
     SocketFamily,
     /// `clone`: refused with a `CLONE_NEW*` flag.
     CloneFlags,
+    /// `personality`: allowed only with one of [`HARMLESS_PERSONAS`].
+    Persona,
 }
 
 /// The instructions of one leaf entry; every path ends in a `RET`. The accumulator holds the
@@ -141,6 +150,20 @@ fn leaf(nr: u32, action: Action) -> Vec<Insn> {
             stmt(BPF_RET_K, eperm),
             stmt(BPF_RET_K, RET_ALLOW),
         ],
+        Action::Persona => {
+            let n = HARMLESS_PERSONAS.len() as u8;
+            // nr? -> load arg0 -> one JEQ per persona jumping to the final ALLOW -> EPERM.
+            let mut p = vec![
+                jump(BPF_JEQ_K, nr, 0, n + 3),
+                stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
+            ];
+            for (i, &persona) in HARMLESS_PERSONAS.iter().enumerate() {
+                p.push(jump(BPF_JEQ_K, persona, n - i as u8, 0));
+            }
+            p.push(stmt(BPF_RET_K, eperm));
+            p.push(stmt(BPF_RET_K, RET_ALLOW));
+            p
+        }
     }
 }
 
@@ -186,6 +209,7 @@ pub(crate) fn build_filter() -> Vec<Insn> {
     entries.push((libc::SYS_clone3 as u32, Action::Enosys));
     entries.push((libc::SYS_socket as u32, Action::SocketFamily));
     entries.push((libc::SYS_clone as u32, Action::CloneFlags));
+    entries.push((libc::SYS_personality as u32, Action::Persona));
     entries.sort_unstable_by_key(|e| e.0);
     entries.dedup_by_key(|e| e.0);
     p.extend(search(&entries));
@@ -266,6 +290,20 @@ mod tests {
     }
 
     #[test]
+    fn personality_allows_only_harmless_personas() {
+        let p = build_filter();
+        let eperm = RET_ERRNO | libc::EPERM as u32;
+        let nr = libc::SYS_personality as u32;
+        for persona in HARMLESS_PERSONAS {
+            assert_eq!(run(&p, AUDIT_ARCH, nr, u64::from(persona)), RET_ALLOW);
+        }
+        // READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, and either with PER_LINUX32.
+        for persona in [0x40_0000u64, 0x4_0000, 0x40_0008, 0x1] {
+            assert_eq!(run(&p, AUDIT_ARCH, nr, persona), eperm, "{persona:#x}");
+        }
+    }
+
+    #[test]
     fn filter_kills_foreign_abis() {
         let p = build_filter();
         assert_eq!(run(&p, 0x4000_0003, 1, 0), RET_KILL_PROCESS);
@@ -296,6 +334,7 @@ mod tests {
         p.extend(leaf(libc::SYS_clone3 as u32, Action::Enosys));
         p.extend(leaf(libc::SYS_socket as u32, Action::SocketFamily));
         p.extend(leaf(libc::SYS_clone as u32, Action::CloneFlags));
+        p.extend(leaf(libc::SYS_personality as u32, Action::Persona));
         p.push(stmt(BPF_RET_K, RET_ALLOW));
         p
     }
@@ -311,6 +350,9 @@ mod tests {
             libc::SIGCHLD as u64,
             (libc::CLONE_NEWUSER | libc::SIGCHLD) as u64,
             (libc::CLONE_NEWNET | libc::CLONE_VM) as u64,
+            0x40_0000,
+            0x2_0008,
+            0xffff_ffff,
         ];
         #[cfg(target_arch = "x86_64")]
         let extra = [X32_SYSCALL_BIT, X32_SYSCALL_BIT | 1, u32::MAX];

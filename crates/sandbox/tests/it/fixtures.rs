@@ -48,6 +48,16 @@ int main(int c, char**v){
 "#,
     ),
     (
+        "persona",
+        r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/personality.h>
+int main(int c, char**v){ unsigned long want = c>1 ? strtoul(v[1],0,0) : 0;
+ int r = personality(want); printf("%s\n", r == -1 ? "refused" : "allowed"); return 0; }
+"#,
+    ),
+    (
         "sleeper",
         r#"
 #include <unistd.h>

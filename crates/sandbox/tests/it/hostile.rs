@@ -40,6 +40,19 @@ fn writing_past_the_output_limit_is_an_output_limit() {
 }
 
 #[test]
+fn personality_read_implies_exec_is_refused_and_harmless_personas_allowed() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    // READ_IMPLIES_EXEC would make every readable mapping executable.
+    let o = run(sb, &b.spec(&prog("persona"), &["0x400000"]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    assert_eq!(b.stdout().trim(), "refused");
+    let o = run(sb, &b.spec(&prog("persona"), &["0xffffffff"]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    assert_eq!(b.stdout().trim(), "allowed");
+}
+
+#[test]
 fn tcp_to_loopback_and_to_a_public_address_fails() {
     let Some(sb) = sandbox() else { return };
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
