@@ -10,8 +10,50 @@ use crate::sys;
 use std::ffi::CString;
 use std::os::fd::RawFd;
 
-/// A record on the status pipe: `[kind, stage, value]` as native-endian u32/i32.
-pub(crate) const MSG_LEN: usize = 12;
+/// A record on the status pipe, written by an init or a program's last steps and read by the
+/// zygote or the supervisor: `[kind, stage, value]` as native-endian u32/u32/i32. Its one
+/// encoding and decoding live here; encoding allocates nothing (it runs between fork and exec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StatusRecord {
+    /// [`MSG_SETUP_FAILED`], [`MSG_EXEC_FAILED`] or [`MSG_EXITED`].
+    pub kind: u32,
+    /// The failed stage (an index of [`STAGES`] or a mount base plus an index).
+    pub stage: u32,
+    /// errno of a failure, or the wait status of [`MSG_EXITED`].
+    pub value: i32,
+}
+
+impl StatusRecord {
+    /// Size of an encoded record.
+    pub(crate) const LEN: usize = 12;
+
+    /// The record's bytes.
+    pub(crate) fn encode(&self) -> [u8; Self::LEN] {
+        let mut buf = [0u8; Self::LEN];
+        buf[0..4].copy_from_slice(&self.kind.to_ne_bytes());
+        buf[4..8].copy_from_slice(&self.stage.to_ne_bytes());
+        buf[8..12].copy_from_slice(&self.value.to_ne_bytes());
+        buf
+    }
+
+    /// Reads a record from its bytes.
+    pub(crate) fn decode(buf: &[u8; Self::LEN]) -> StatusRecord {
+        let word = |i: usize| [buf[i], buf[i + 1], buf[i + 2], buf[i + 3]];
+        StatusRecord {
+            kind: u32::from_ne_bytes(word(0)),
+            stage: u32::from_ne_bytes(word(4)),
+            value: i32::from_ne_bytes(word(8)),
+        }
+    }
+
+    /// Every whole record of `bytes` (a trailing partial record is ignored).
+    pub(crate) fn decode_all(bytes: &[u8]) -> impl Iterator<Item = StatusRecord> + '_ {
+        bytes
+            .chunks_exact(Self::LEN)
+            .filter_map(|c| c.try_into().ok())
+            .map(StatusRecord::decode)
+    }
+}
 /// The box's init or zygote failed to set up (`stage`, errno).
 pub(crate) const MSG_SETUP_FAILED: u32 = 1;
 /// The program's last steps or execve failed (`stage`, errno).
@@ -109,7 +151,7 @@ pub(crate) struct Exec<'a> {
     pub ids: Option<(u32, u32)>,
     pub rlimits: &'a [(libc::__rlimit_resource_t, libc::rlimit)],
     pub filter: Option<&'a [Insn]>,
-    /// Where a failure is reported (a record of [`MSG_LEN`] bytes).
+    /// Where a failure is reported (a [`StatusRecord`]).
     pub status_fd: RawFd,
 }
 
@@ -186,11 +228,8 @@ extern "C" fn program_entry(arg: *mut libc::c_void) -> libc::c_int {
 }
 
 fn report(fd: RawFd, kind: u32, stage: u32, value: i32) {
-    let mut buf = [0u8; MSG_LEN];
-    buf[0..4].copy_from_slice(&kind.to_ne_bytes());
-    buf[4..8].copy_from_slice(&stage.to_ne_bytes());
-    buf[8..12].copy_from_slice(&value.to_ne_bytes());
-    sys::write_all_raw(fd, &buf);
+    let rec = StatusRecord { kind, stage, value };
+    sys::write_all_raw(fd, &rec.encode());
 }
 
 fn fail(status_fd: RawFd, kind: u32, stage: u32) -> ! {
@@ -524,5 +563,29 @@ unsafe fn program_main(exec: &Exec<'_>) -> ! {
         }
         libc::execve(exec.program, exec.argv, exec.envp);
         fail(fd, X, ST_EXEC)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_records_decode_what_they_encode() {
+        let recs = [
+            StatusRecord {
+                kind: MSG_EXEC_FAILED,
+                stage: ST_EXEC,
+                value: libc::ENOENT,
+            },
+            StatusRecord {
+                kind: MSG_EXITED,
+                stage: 0,
+                value: -1,
+            },
+        ];
+        let mut bytes: Vec<u8> = recs.iter().flat_map(StatusRecord::encode).collect();
+        bytes.push(7); // a torn record is ignored
+        assert_eq!(StatusRecord::decode_all(&bytes).collect::<Vec<_>>(), recs);
     }
 }

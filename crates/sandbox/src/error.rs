@@ -65,3 +65,25 @@ pub enum SandboxError {
         limit: u64,
     },
 }
+
+impl SandboxError {
+    /// A host file operation `op` on `path` failed.
+    pub(crate) fn io(op: &'static str, path: &std::path::Path, source: std::io::Error) -> Self {
+        SandboxError::Io {
+            op,
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// `bytes` as a C string; a NUL byte is a bad `what` path.
+pub(crate) fn cstring(
+    bytes: &[u8],
+    what: &std::path::Path,
+) -> Result<std::ffi::CString, SandboxError> {
+    std::ffi::CString::new(bytes).map_err(|_| SandboxError::BadPath {
+        path: what.to_owned(),
+        reason: "contains a NUL byte".into(),
+    })
+}

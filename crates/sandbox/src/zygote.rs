@@ -29,7 +29,7 @@
 //! nothing and only makes system calls on data prepared before the fork or in the arena.
 
 use crate::SandboxError;
-use crate::child::{self, Exec, MountOp, RootPlan};
+use crate::child::{self, Exec, MountOp, RootPlan, StatusRecord};
 use crate::seccomp::Insn;
 use crate::sys;
 use std::ffi::{CStr, CString};
@@ -660,13 +660,13 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
         if let Some(pid) = main {
             // The program's last steps report a failure on the pipe before they exit; the
             // spawn returned only once it exec'd or died, so the record is there or never.
-            let mut rec = [0u8; child::MSG_LEN];
+            let mut rec = [0u8; StatusRecord::LEN];
             let n = libc::read(pipe[0], rec.as_mut_ptr().cast(), rec.len());
-            if n == child::MSG_LEN as isize {
-                let word = |i: usize| [rec[i], rec[i + 1], rec[i + 2], rec[i + 3]];
-                reply.kind = u32::from_ne_bytes(word(0));
-                reply.stage = u32::from_ne_bytes(word(4));
-                reply.errno = i32::from_ne_bytes(word(8));
+            if n == StatusRecord::LEN as isize {
+                let rec = StatusRecord::decode(&rec);
+                reply.kind = rec.kind;
+                reply.stage = rec.stage;
+                reply.errno = rec.value;
             } else {
                 wait_main(pid, &mut reply);
             }

@@ -1,0 +1,299 @@
+//! The cgroup layer: detection, one fresh cgroup per run, limits, readings, removal.
+//!
+//! One interface ([`Hierarchy`], [`RunCgroup`]) over the two kernels' layouts, each in its own
+//! module as youki's `libcgroups` splits them: [`v1`] (a directory per controller:
+//! `memory`, `pids`, `cpuacct`) and [`v2`] (one unified directory). The rest of the sandbox
+//! never asks which one it has; [`pool`] makes run cgroups ahead of time and removes used ones
+//! off the runs' path.
+
+mod pool;
+pub(crate) mod v1;
+pub(crate) mod v2;
+
+pub(crate) use pool::CgroupPool;
+
+use crate::SandboxError;
+use std::fs::{self, File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The cgroup hierarchy found at start-up.
+#[derive(Debug, Clone)]
+pub(crate) enum Hierarchy {
+    /// v1: a parent directory under each controller.
+    V1(v1::Hierarchy),
+    /// v2: one parent directory in the unified hierarchy.
+    V2(v2::Hierarchy),
+}
+
+/// Detects a usable hierarchy under `mount` (normally `/sys/fs/cgroup`, v2 first) and makes
+/// `name` in it.
+pub(crate) fn detect(mount: &Path, name: &str) -> Result<Hierarchy, String> {
+    if v2::is_cgroup2(mount) {
+        v2::detect(mount, name).map(Hierarchy::V2)
+    } else {
+        v1::detect(mount, name).map(Hierarchy::V1)
+    }
+}
+
+impl Hierarchy {
+    /// The directories run cgroups are made in (one per v1 controller, one for v2).
+    pub(crate) fn parents(&self) -> Vec<PathBuf> {
+        match self {
+            Hierarchy::V1(h) => h.parents(),
+            Hierarchy::V2(h) => h.parents(),
+        }
+    }
+}
+
+/// The owner pid encoded in a run cgroup's name (`<pid>-<slot>-<n>`).
+pub(crate) fn owner_pid(name: &str) -> Option<i32> {
+    let mut parts = name.split('-');
+    let pid = parts.next()?.parse().ok()?;
+    parts.next()?.parse::<u64>().ok()?;
+    parts.next()?.parse::<u64>().ok()?;
+    Some(pid)
+}
+
+/// Removes run cgroups left by processes that died mid-run (killing what is left in them).
+pub(crate) fn sweep_stale(h: &Hierarchy) {
+    for parent in h.parents() {
+        let Ok(rd) = fs::read_dir(&parent) else {
+            continue;
+        };
+        for entry in rd.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name.to_str().and_then(owner_pid) else {
+                continue;
+            };
+            if Path::new(&format!("/proc/{pid}")).exists() {
+                continue;
+            }
+            let dir = entry.path();
+            if let Ok(text) = fs::read_to_string(dir.join("cgroup.procs")) {
+                kill_pids(&text);
+            }
+            if fs::remove_dir(&dir).is_ok() {
+                tracing::info!(cgroup = %dir.display(), "removed a stale run cgroup");
+            }
+        }
+    }
+}
+
+/// A name for a new run cgroup, unique in this process: `<pid>-0-<n>` (see [`owner_pid`]).
+pub(crate) fn run_name() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("{}-0-{n}", std::process::id())
+}
+
+/// Readings of a finished run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Readings {
+    pub cpu_ns: u64,
+    pub peak_bytes: u64,
+    pub oom_kills: u64,
+    pub pids_max_events: u64,
+}
+
+/// The cgroup(s) of one run, never used by another run.
+#[derive(Debug)]
+pub(crate) enum RunCgroup {
+    /// A directory in each v1 controller.
+    V1(v1::RunCgroup),
+    /// One v2 directory.
+    V2(v2::RunCgroup),
+}
+
+/// Dispatches a method call to the version's `RunCgroup`.
+macro_rules! each {
+    ($self:expr, $cg:ident => $e:expr) => {
+        match $self {
+            RunCgroup::V1($cg) => $e,
+            RunCgroup::V2($cg) => $e,
+        }
+    };
+}
+
+impl RunCgroup {
+    /// Makes the cgroup `name` under `h` with no limits yet (nothing is left on failure).
+    pub(crate) fn create(h: &Hierarchy, name: &str) -> Result<RunCgroup, SandboxError> {
+        let (made, dirs) = match h {
+            Hierarchy::V1(h) => (
+                v1::RunCgroup::create(h, name).map(RunCgroup::V1),
+                v1::RunCgroup::dirs_of(h, name).to_vec(),
+            ),
+            Hierarchy::V2(h) => (
+                v2::RunCgroup::create(h, name).map(RunCgroup::V2),
+                v2::RunCgroup::dirs_of(h, name).to_vec(),
+            ),
+        };
+        if made.is_err() {
+            for d in dirs {
+                let _ = fs::remove_dir(d);
+            }
+        }
+        made
+    }
+
+    /// Sets the limits of this (fresh, never used) cgroup.
+    pub(crate) fn set_limits(
+        &self,
+        memory_bytes: Option<u64>,
+        pids: u32,
+    ) -> Result<(), SandboxError> {
+        each!(self, cg => cg.set_limits(memory_bytes, pids))
+    }
+
+    /// Raw fds of the `cgroup.procs` files, for the program to write `0` into.
+    pub(crate) fn procs_fds(&self) -> Vec<RawFd> {
+        each!(self, cg => cg.procs())
+            .iter()
+            .map(AsRawFd::as_raw_fd)
+            .collect()
+    }
+
+    /// CPU time used so far, in nanoseconds.
+    pub(crate) fn cpu_ns(&self) -> u64 {
+        each!(self, cg => cg.cpu_ns())
+    }
+
+    /// Reads peak memory, OOM kills and pids-limit events.
+    pub(crate) fn readings(&self) -> Readings {
+        each!(self, cg => cg.readings())
+    }
+
+    /// Kills every process in the cgroup.
+    pub(crate) fn kill_all(&self) {
+        each!(self, cg => cg.kill_all())
+    }
+
+    /// Removes the cgroup directories, killing stragglers first if a directory is busy.
+    pub(crate) fn remove(mut self) -> Result<(), SandboxError> {
+        each!(&mut self, cg => cg.close_procs());
+        let mut last = Ok(());
+        let dirs = each!(&self, cg => cg.dirs()).to_vec();
+        for d in dirs {
+            let mut tries = 0;
+            loop {
+                match fs::remove_dir(&d) {
+                    Ok(()) => break,
+                    Err(e) if e.kind() == ErrorKind::NotFound => break,
+                    Err(_) if tries < 50 => {
+                        tries += 1;
+                        self.kill_all();
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    Err(source) => {
+                        last = Err(SandboxError::Cgroup {
+                            path: d.clone(),
+                            source,
+                        });
+                        break;
+                    }
+                }
+            }
+        }
+        last
+    }
+}
+
+/// SIGKILLs every pid of a `cgroup.procs` text.
+fn kill_pids(procs: &str) {
+    for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+}
+
+fn write_file(path: &Path, value: &str) -> Result<(), SandboxError> {
+    fs::write(path, value).map_err(|source| SandboxError::Cgroup {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Writes `value` to a control file opened ahead of time (`path` names it in errors; `None`:
+/// the kernel lacks it).
+fn write_open(f: &Option<File>, path: &Path, value: &str) -> Result<(), SandboxError> {
+    use std::io::Write;
+    let err = |source| SandboxError::Cgroup {
+        path: path.to_owned(),
+        source,
+    };
+    let f = f.as_ref().ok_or_else(|| err(ErrorKind::NotFound.into()))?;
+    (&*f).write_all(value.as_bytes()).map_err(err)
+}
+
+/// Reads a small control file opened ahead of time, from its start (`None`: empty).
+fn read_small(f: &Option<File>) -> String {
+    let mut buf = [0u8; 512];
+    let n = f
+        .as_ref()
+        .map_or(0, |f| f.read_at(&mut buf, 0).unwrap_or(0));
+    String::from_utf8_lossy(&buf[..n]).into_owned()
+}
+
+fn open_w(p: PathBuf) -> Result<File, SandboxError> {
+    OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .map_err(|source| SandboxError::Cgroup { path: p, source })
+}
+
+fn open_r(p: PathBuf) -> Result<File, SandboxError> {
+    File::open(&p).map_err(|source| SandboxError::Cgroup { path: p, source })
+}
+
+fn mkdir(path: &Path) -> Result<(), SandboxError> {
+    match fs::create_dir(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
+        Err(source) => Err(SandboxError::Cgroup {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Parses a `key value` line file (`memory.events`, `cpu.stat`, `pids.events`,
+/// `memory.oom_control`) and returns the value of `key`.
+pub(crate) fn keyed_value(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let mut it = l.split_whitespace();
+        if it.next() == Some(key) {
+            it.next().and_then(|v| v.parse().ok())
+        } else {
+            None
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyed_value_parses_v2_and_v1_files() {
+        let events = "low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n";
+        assert_eq!(keyed_value(events, "oom_kill"), Some(1));
+        assert_eq!(keyed_value(events, "max"), Some(12));
+        let stat = "usage_usec 501234\nuser_usec 500000\nsystem_usec 1234\n";
+        assert_eq!(keyed_value(stat, "usage_usec"), Some(501_234));
+        let oom = "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n";
+        assert_eq!(keyed_value(oom, "oom_kill"), Some(3));
+        assert_eq!(keyed_value(oom, "missing"), None);
+        assert_eq!(keyed_value("max 0\n", "max"), Some(0));
+    }
+
+    #[test]
+    fn owner_pid_reads_run_cgroup_names_only() {
+        assert_eq!(owner_pid("30474-1-3"), Some(30474));
+        assert_eq!(owner_pid("process_api"), None);
+        assert_eq!(owner_pid("12-x-3"), None);
+        assert_eq!(owner_pid("12-1"), None);
+    }
+}

@@ -1,0 +1,150 @@
+//! Run cgroups made ahead of time and removed afterwards by a background thread.
+
+use super::{Hierarchy, RunCgroup, run_name};
+use std::fs::File;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// How many fresh run cgroups the pool keeps ready.
+pub(crate) const READY: usize = 2;
+
+/// How many finished runs' leftovers may wait for the thread.
+const BACKLOG: usize = 8;
+
+/// Fresh run cgroups made ahead of time, and used ones removed afterwards, by a background
+/// thread. Every run still gets a cgroup of its own that no process ever joined before (fresh
+/// counters, no charge left by another run) and that is removed after it, but neither the
+/// `mkdir`s nor the `rmdir`s are on the run's critical path.
+#[derive(Debug)]
+pub(crate) struct CgroupPool {
+    shared: Arc<PoolShared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug, Default)]
+struct PoolShared {
+    state: Mutex<PoolState>,
+    wake: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct PoolState {
+    ready: Vec<RunCgroup>,
+    /// Descriptors whose closing does work (a dead box's mount namespace) to close first.
+    drops: Vec<File>,
+    used: Vec<RunCgroup>,
+    stop: bool,
+    /// Making a cgroup failed: runs make their own (and report the error).
+    broken: bool,
+}
+
+impl PoolShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn work(&self, h: &Hierarchy) {
+        let mut st = self.lock();
+        loop {
+            if !st.drops.is_empty() {
+                let drops = std::mem::take(&mut st.drops);
+                drop(st);
+                drop(drops);
+                st = self.lock();
+                continue;
+            }
+            if let Some(cg) = st.used.pop() {
+                drop(st);
+                remove_logged(cg);
+                st = self.lock();
+                continue;
+            }
+            if st.stop {
+                let ready = std::mem::take(&mut st.ready);
+                drop(st);
+                ready.into_iter().for_each(remove_logged);
+                return;
+            }
+            if st.ready.len() < READY && !st.broken {
+                drop(st);
+                let made = RunCgroup::create(h, &run_name());
+                st = self.lock();
+                match made {
+                    Ok(cg) => st.ready.push(cg),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot make a run cgroup ahead of time");
+                        st.broken = true;
+                    }
+                }
+                continue;
+            }
+            st = self.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+fn remove_logged(cg: RunCgroup) {
+    if let Err(e) = cg.remove() {
+        tracing::warn!(error = %e, "cannot remove a run cgroup");
+    }
+}
+
+impl CgroupPool {
+    /// Starts the background thread.
+    pub(crate) fn start(h: Hierarchy) -> CgroupPool {
+        let shared = Arc::new(PoolShared::default());
+        let s = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("verdict-cgroups".into())
+            .spawn(move || s.work(&h))
+            .ok();
+        CgroupPool { shared, thread }
+    }
+
+    /// A fresh cgroup (no limits yet) if one is ready; never blocks.
+    pub(crate) fn take(&self) -> Option<RunCgroup> {
+        self.thread.as_ref()?;
+        let mut st = self.shared.lock();
+        let cg = st.ready.pop();
+        self.shared.wake.notify_one();
+        cg
+    }
+
+    /// Hands over a finished run's leftovers: a descriptor to close (a mount namespace whose
+    /// unmounting happens then), then its cgroup to remove (stragglers killed if it is busy).
+    pub(crate) fn retire(&self, close: Option<File>, cg: Option<RunCgroup>) {
+        if self.thread.is_none() {
+            drop(close);
+            if let Some(cg) = cg {
+                remove_logged(cg);
+            }
+            return;
+        }
+        let mut st = self.shared.lock();
+        if st.drops.len() + st.used.len() >= BACKLOG {
+            // The thread is behind (starved of CPU): do this run's share here rather than let
+            // dead boxes' mounts and cgroups pile up.
+            drop(st);
+            drop(close);
+            if let Some(cg) = cg {
+                remove_logged(cg);
+            }
+            return;
+        }
+        st.drops.extend(close);
+        st.used.extend(cg);
+        drop(st);
+        self.shared.wake.notify_one();
+    }
+}
+
+impl Drop for CgroupPool {
+    /// Removes every used and ready cgroup before returning.
+    fn drop(&mut self) {
+        self.shared.lock().stop = true;
+        self.shared.wake.notify_one();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

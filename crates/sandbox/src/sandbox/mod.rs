@@ -1,0 +1,111 @@
+//! The sandbox: one run of an untrusted command, by role.
+//!
+//! - [`probe`]: what the host offers, probed once (cgroups, namespaces), the [`probe::Executor`]
+//!   that follows from it, and the skeleton of every box's private root;
+//! - [`slots`]: the uid slots runs hold;
+//! - [`prepare`]: everything a run needs before anything starts (box, stdio, program, argv,
+//!   envp, rlimits, a zygote's mounts);
+//! - [`supervise`]: handing the run to its executor, watching and killing it, collecting its
+//!   costs.
+//!
+//! This module composes them; the outcome is decided by [`crate::classify`].
+
+mod prepare;
+mod probe;
+mod slots;
+mod supervise;
+
+pub use prepare::{BOX_ENV_PATH, BOX_PATH};
+
+use crate::child::ChildStack;
+use crate::classify::{Facts, classify};
+use crate::seccomp::{self, Insn};
+use crate::{IsolationLevel, SandboxConfig, SandboxError, SandboxOutcome, SandboxSpec};
+use prepare::Prepared;
+use probe::Executor;
+use slots::Slots;
+use supervise::Supervisor;
+
+/// Runs untrusted commands isolated, limited and measured; `Send + Sync`, one per process.
+#[derive(Debug)]
+pub struct Sandbox {
+    config: SandboxConfig,
+    level: IsolationLevel,
+    executor: Executor,
+    /// Whether this process is root (each slot then runs as a uid of its own).
+    root: bool,
+    slots: Slots,
+    /// The stack of the program's last steps before execve (shared: see [`ChildStack`]).
+    stack: Option<ChildStack>,
+    /// CPUs this process may use (read once: it costs a dozen system calls).
+    ncpu: u64,
+    filter: Vec<Insn>,
+}
+
+impl Sandbox {
+    /// Probes cgroups (v2, then v1) and namespaces once, prepares the skeleton root and the
+    /// seccomp filter, and logs what it found.
+    pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
+        let probed = probe::probe(&config)?;
+        Ok(Sandbox {
+            slots: Slots::new(&config, probed.root)?,
+            stack: ChildStack::new(),
+            ncpu: std::thread::available_parallelism().map_or(1, |n| n.get()) as u64,
+            filter: seccomp::build_filter(),
+            level: probed.level,
+            executor: probed.executor,
+            root: probed.root,
+            config,
+        })
+    }
+
+    /// The isolation every run of this sandbox gets.
+    pub fn isolation(&self) -> IsolationLevel {
+        self.level
+    }
+
+    /// The configuration this sandbox was made with.
+    pub fn config(&self) -> &SandboxConfig {
+        &self.config
+    }
+
+    /// Runs one command to completion (blocking) and reports what happened and what it cost.
+    ///
+    /// A limit hit is `Ok` with [`SandboxOutcome::limit_hit`] set; `Err` means the command could
+    /// not be run at all (bad spec, missing program, setup failure).
+    pub fn run(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
+        let slot = self.slots.acquire();
+        let ids = self.root.then(|| {
+            let id = self.config.uid_base + slot.index as u32;
+            (id, id)
+        });
+        let prep = Prepared::new(&self.config, &self.executor, spec, ids)?;
+        let supervisor = Supervisor {
+            config: &self.config,
+            stack_top: self.stack.as_ref().map_or(0, ChildStack::top),
+            filter: &self.filter,
+            ncpu: self.ncpu,
+        };
+        let result = match &self.executor {
+            Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep),
+            Executor::RlimitOnly => supervisor.run_init(spec, &prep),
+        };
+        let output_bytes = prep.output_bytes(spec);
+        let raw = result?;
+        let limits = &spec.limits;
+        Ok(classify(&Facts {
+            status: raw.status,
+            killed_for: raw.killed_for,
+            wall_ms: raw.wall.as_millis() as u64,
+            rusage_cpu_ms: raw.rusage_cpu_ms,
+            rusage_maxrss_kb: raw.rusage_maxrss_kb,
+            readings: raw.readings,
+            output_bytes,
+            output_cap: prep.output_cap,
+            cpu_limit_ms: limits.cpu_time_ms,
+            wall_limit_ms: prep.wall_ms,
+            memory_limit_kb: limits.memory_kb,
+            isolation: Some(self.level),
+        }))
+    }
+}

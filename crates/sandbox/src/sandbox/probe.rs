@@ -1,0 +1,299 @@
+//! What the host offers, probed once: cgroups, namespaces, and from them the executor; and the
+//! skeleton of every box's private root.
+
+use crate::cgroup::{self, CgroupPool, Hierarchy};
+use crate::child::MountOp;
+use crate::error::cstring;
+use crate::netns::NetnsPool;
+use crate::zygote::{Arena, Zygote};
+use crate::{IsolationLevel, SandboxConfig, SandboxError, sys};
+use std::ffi::{CString, OsStr};
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+const NS_FLAGS: u64 = (libc::CLONE_NEWPID
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS) as u64;
+
+/// How runs are executed, decided once from what the host offers.
+#[derive(Debug)]
+pub(super) enum Executor {
+    /// Full isolation: each slot's zygote (namespaces, private root) starts the program in a
+    /// fresh cgroup.
+    Zygote(Zygotes),
+    /// Neither namespaces nor a cgroup (or not root): a subreaper init per run, rlimits,
+    /// `RLIMIT_NPROC` per box uid and `wait4` rusage.
+    RlimitOnly,
+}
+
+/// What full isolation keeps for the sandbox's lifetime.
+#[derive(Debug)]
+pub(super) struct Zygotes {
+    /// What each slot keeps between its runs (locked while a run holds the slot). Dropped
+    /// first: the zygotes die before the cgroup pool removes what is left.
+    pub slots: Vec<Mutex<SlotState>>,
+    /// Network namespaces made ahead of time (one per slot, on its first run).
+    pub netns: Option<NetnsPool>,
+    /// Every box's private root.
+    pub skeleton: Skeleton,
+    /// The options of every box's `/tmp` tmpfs.
+    pub tmp_options: CString,
+    /// The hierarchy, for a run that finds no cgroup ready.
+    pub hierarchy: Hierarchy,
+    /// Makes run cgroups ahead of time and removes used ones.
+    pub cgroups: CgroupPool,
+}
+
+/// What a slot keeps between its runs.
+#[derive(Debug, Default)]
+pub(super) struct SlotState {
+    /// Its network namespace, taken from the pool on the slot's first run.
+    pub netns: Option<OwnedFd>,
+    /// The memory its orders go through.
+    pub arena: Option<Arena>,
+    /// Its zygote, made on first use and again after a box was killed.
+    pub zygote: Option<Zygote>,
+}
+
+/// The host, as probed.
+pub(super) struct Probed {
+    pub level: IsolationLevel,
+    pub executor: Executor,
+    /// Whether this process is root (boxes then get a uid of their own).
+    pub root: bool,
+}
+
+/// Probes cgroups (v2, then v1) and namespaces once, prepares the skeleton root, and logs what
+/// it found; refuses to fall back to rlimits only when the config requires isolation.
+pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut reasons = Vec::new();
+    let mut hierarchy = None;
+    let mut namespaces = false;
+    if root {
+        match cgroup::detect(&config.cgroup_mount, &config.cgroup_name) {
+            Ok(h) => {
+                cgroup::sweep_stale(&h);
+                hierarchy = Some(h);
+            }
+            Err(e) => reasons.push(e),
+        }
+        match probe_namespaces() {
+            Ok(()) => namespaces = true,
+            Err(e) => reasons.push(e),
+        }
+    } else {
+        reasons.push("not running as root".to_string());
+    }
+    let level = match (&hierarchy, namespaces) {
+        (Some(Hierarchy::V1(_)), true) => IsolationLevel::FullCgroupV1,
+        (Some(Hierarchy::V2(_)), true) => IsolationLevel::FullCgroupV2,
+        _ => IsolationLevel::RlimitOnly,
+    };
+    let executor = match hierarchy {
+        Some(hierarchy) if namespaces => {
+            tracing::info!(?level, ?hierarchy, "sandbox isolation");
+            let boxes = config.max_boxes.max(1) as usize;
+            Executor::Zygote(Zygotes {
+                skeleton: Skeleton::build(config)?,
+                tmp_options: CString::new(format!(
+                    "size={},nr_inodes=4096,mode=1777",
+                    config.tmp_size
+                ))
+                .map_err(|_| SandboxError::Nul("tmp".into()))?,
+                cgroups: CgroupPool::start(hierarchy.clone()),
+                hierarchy,
+                netns: NetnsPool::start(),
+                slots: (0..boxes).map(|_| Mutex::default()).collect(),
+            })
+        }
+        _ => {
+            if config.require_isolation {
+                return Err(SandboxError::IsolationUnavailable(reasons.join("; ")));
+            }
+            tracing::warn!(reasons = %reasons.join("; "), "sandbox falls back to rlimits only");
+            Executor::RlimitOnly
+        }
+    };
+    Ok(Probed {
+        level,
+        executor,
+        root,
+    })
+}
+
+/// Probes whether this process can make pid/mount/net/ipc/uts namespaces.
+fn probe_namespaces() -> Result<(), String> {
+    let mut args = sys::CloneArgs {
+        flags: NS_FLAGS,
+        exit_signal: libc::SIGCHLD as u64,
+        ..Default::default()
+    };
+    // SAFETY: the child only calls _exit.
+    let pid = unsafe { sys::clone3(&mut args) };
+    if pid == 0 {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(0) };
+    }
+    if pid < 0 {
+        return Err(format!(
+            "clone3 with namespaces: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    unsafe { libc::waitpid(pid as libc::pid_t, &mut status, libc::__WALL) };
+    Ok(())
+}
+
+/// The skeleton of every box's private root: a directory under the state dir with a mount
+/// point per toolchain dir, and the mounts a zygote makes on it once.
+#[derive(Debug)]
+pub(super) struct Skeleton {
+    /// The skeleton directory.
+    pub path: CString,
+    /// The mounts of every box's private root.
+    pub ops: Vec<MountOp>,
+}
+
+impl Skeleton {
+    /// Makes the skeleton directory (with `/dev`) and plans the toolchain binds and `/proc`.
+    fn build(config: &SandboxConfig) -> Result<Skeleton, SandboxError> {
+        let skeleton_path = config.state_dir.join("root");
+        let mut ops = Vec::new();
+        mkdir_p(&skeleton_path)?;
+        for d in ["box", "proc", "dev", "tmp"] {
+            mkdir_p(&skeleton_path.join(d))?;
+        }
+        make_dev(&skeleton_path.join("dev"))?;
+        for dir in &config.toolchain_dirs {
+            let Ok(meta) = dir.symlink_metadata() else {
+                continue;
+            };
+            if meta.file_type().is_symlink() {
+                let target =
+                    std::fs::read_link(dir).map_err(|e| SandboxError::io("read link", dir, e))?;
+                let rel = dir.strip_prefix("/").unwrap_or(dir);
+                let at = skeleton_path.join(rel);
+                if at.symlink_metadata().is_err() {
+                    if let Some(p) = at.parent() {
+                        mkdir_p(p)?;
+                    }
+                    std::os::unix::fs::symlink(&target, &at)
+                        .map_err(|e| SandboxError::io("make symlink", &at, e))?;
+                }
+                continue;
+            }
+            let at = skeleton_mountpoint(&skeleton_path, dir)?;
+            ops.push(MountOp::Bind {
+                src: cstring(dir.as_os_str().as_bytes(), dir)?,
+                dst: cstring(at.as_os_str().as_bytes(), &at)?,
+                attrs: sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NODEV,
+            });
+        }
+        let proc = skeleton_path.join("proc");
+        ops.push(MountOp::Proc {
+            dst: cstring(proc.as_os_str().as_bytes(), &proc)?,
+        });
+        Ok(Skeleton {
+            path: cstring(skeleton_path.as_os_str().as_bytes(), &skeleton_path)?,
+            ops,
+        })
+    }
+
+    /// The skeleton directory as a path.
+    pub(super) fn dir(&self) -> &Path {
+        Path::new(OsStr::from_bytes(self.path.as_bytes()))
+    }
+}
+
+/// The box's `/dev`, made once in the skeleton (root-owned 0755, read-only in the box): the
+/// `null`, `zero`, `full`, `random` and `urandom` nodes and the `fd`, `stdin`, `stdout`,
+/// `stderr` links. The skeleton's mount is the only one of the box without `nodev`; the box
+/// can create nothing on it (read-only, and its uid has no `CAP_MKNOD`), so these nodes are
+/// the only devices it can open.
+fn make_dev(dev: &Path) -> Result<(), SandboxError> {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    for (name, minor) in [
+        ("null", 3),
+        ("zero", 5),
+        ("full", 7),
+        ("random", 8),
+        ("urandom", 9),
+    ] {
+        let p = dev.join(name);
+        let want = libc::makedev(1, minor);
+        let is_node = |p: &Path| {
+            p.symlink_metadata().is_ok_and(|m| {
+                use std::os::unix::fs::MetadataExt;
+                m.file_type().is_char_device() && m.rdev() == want
+            })
+        };
+        if !is_node(&p) {
+            let _ = std::fs::remove_file(&p);
+            let c = cstring(p.as_os_str().as_bytes(), &p)?;
+            // SAFETY: mknod with a NUL-terminated path.
+            if unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, want) } < 0 {
+                // Another process sharing the state dir may have just made it.
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::EEXIST) || !is_node(&p) {
+                    return Err(SandboxError::io("mknod", &p, e));
+                }
+            }
+        }
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o666))
+            .map_err(|e| SandboxError::io("chmod", &p, e))?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        let p = dev.join(name);
+        if std::fs::read_link(&p).is_ok_and(|t| t == Path::new(target)) {
+            continue;
+        }
+        let _ = std::fs::remove_file(&p);
+        if let Err(e) = std::os::unix::fs::symlink(target, &p) {
+            // Another process sharing the state dir may have just made it.
+            if !std::fs::read_link(&p).is_ok_and(|t| t == Path::new(target)) {
+                return Err(SandboxError::io("make symlink", &p, e));
+            }
+        }
+    }
+    std::fs::set_permissions(dev, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| SandboxError::io("chmod", dev, e))
+}
+
+fn mkdir_p(path: &Path) -> Result<(), SandboxError> {
+    std::fs::create_dir_all(path).map_err(|e| SandboxError::io("create dir", path, e))
+}
+
+/// Makes `dir` (an absolute host path) exist in the skeleton root.
+pub(super) fn skeleton_mountpoint(skeleton: &Path, dir: &Path) -> Result<PathBuf, SandboxError> {
+    let rel = dir.strip_prefix("/").map_err(|_| SandboxError::BadPath {
+        path: dir.to_owned(),
+        reason: "mounts must be absolute paths".into(),
+    })?;
+    if rel
+        .components()
+        .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(SandboxError::BadPath {
+            path: dir.to_owned(),
+            reason: "mounts must be normalised (no `..`, not `/`)".into(),
+        });
+    }
+    let target = skeleton.join(rel);
+    if target.symlink_metadata().is_err() {
+        mkdir_p(&target)?;
+    }
+    Ok(target)
+}

@@ -1,0 +1,434 @@
+//! Supervising a run: handing the prepared run to its executor (the slot's zygote, or an
+//! rlimit-only init), watching CPU and wall time until it ends, killing it on a limit, and
+//! collecting what it cost.
+
+use super::prepare::{Prepared, run_mounts};
+use super::probe::{SlotState, Zygotes};
+use crate::cgroup::{Readings, RunCgroup};
+use crate::child::{self, Exec, Plan, RootPlan, StatusRecord};
+use crate::error::cstring;
+use crate::seccomp::Insn;
+use crate::zygote::{self, Arena, Order, Zygote};
+use crate::{LimitHit, SandboxConfig, SandboxError, SandboxSpec, sys};
+use std::ffi::CString;
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::time::{Duration, Instant};
+
+/// What every run's supervision shares (fixed at start-up).
+pub(super) struct Supervisor<'a> {
+    pub config: &'a SandboxConfig,
+    /// The top of the stack of the program's last steps (0: plain fork).
+    pub stack_top: usize,
+    pub filter: &'a [Insn],
+    /// CPUs this process may use.
+    pub ncpu: u64,
+}
+
+/// What the supervisor saw.
+pub(super) struct RawRun {
+    /// Wait status of the main program (None: killed with the box, or never reported).
+    pub status: Option<i32>,
+    pub killed_for: Option<LimitHit>,
+    pub wall: Duration,
+    /// user+sys of everything reaped (wait4), in ms.
+    pub rusage_cpu_ms: u64,
+    /// The largest ru_maxrss reaped, in KiB.
+    pub rusage_maxrss_kb: u64,
+    /// The run cgroup's readings (full isolation).
+    pub readings: Option<Readings>,
+}
+
+/// The limits the supervisor enforces itself.
+#[derive(Clone, Copy)]
+struct Watch<'a> {
+    cg: Option<&'a RunCgroup>,
+    wall_ms: u64,
+    cpu_limit_ms: Option<u64>,
+}
+
+impl Supervisor<'_> {
+    /// Full isolation: the slot's zygote runs the program in a fresh cgroup, which is retired
+    /// (removed in the background) afterwards, whatever happened.
+    pub(super) fn run_zygote(
+        &self,
+        z: &Zygotes,
+        slot: usize,
+        spec: &SandboxSpec,
+        prep: &Prepared,
+    ) -> Result<RawRun, SandboxError> {
+        let cg = match z.cgroups.take() {
+            Some(cg) => cg,
+            None => RunCgroup::create(&z.hierarchy, &crate::cgroup::run_name())?,
+        };
+        let memory = spec.limits.memory_kb.map(|k| k.saturating_mul(1024));
+        if let Err(e) = cg.set_limits(memory, prep.processes) {
+            z.cgroups.retire(None, Some(cg));
+            return Err(e);
+        }
+        let mut mount_ns = None;
+        let result = self.serve(z, slot, spec, prep, &cg, &mut mount_ns);
+        let readings = cg.readings();
+        // Every process of the box is dead (its zygote reaped them all, or it was killed with
+        // its pid namespace): a killed box's mount namespace is unmounted and the cgroup
+        // removed in the background (killing stragglers if it is still busy), in that order.
+        z.cgroups.retire(mount_ns, Some(cg));
+        let mut raw = result?;
+        raw.readings = Some(readings);
+        Ok(raw)
+    }
+
+    /// Hands the order to the slot's zygote (making one if needed) and waits for its answer.
+    /// A killed box's mount namespace is left in `mount_ns`, to be unmounted off this path.
+    fn serve(
+        &self,
+        z: &Zygotes,
+        slot: usize,
+        spec: &SandboxSpec,
+        prep: &Prepared,
+        cg: &RunCgroup,
+        mount_ns: &mut Option<File>,
+    ) -> Result<RawRun, SandboxError> {
+        let mounts = run_mounts(self.config, z.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?;
+        let cgroup_procs = cg.procs_fds();
+        let order = Order {
+            program: &prep.program,
+            argv: &prep.argv,
+            envp: &prep.envp,
+            ids: prep.ids,
+            rlimits: &prep.rlimits,
+            stdio: prep.stdio_fds(),
+            cgroup_procs: &cgroup_procs,
+            mounts: &mounts,
+        };
+        let mut state = z.slots[slot].lock().unwrap_or_else(|e| e.into_inner());
+        let SlotState {
+            netns,
+            arena,
+            zygote,
+        } = &mut *state;
+        let arena = match arena {
+            Some(arena) => arena,
+            empty => empty.insert(Arena::new().map_err(|source| SandboxError::Setup {
+                stage: "map the zygote's arena".into(),
+                source,
+            })?),
+        };
+        arena
+            .write(&order)
+            .map_err(|source| match source.raw_os_error() {
+                Some(libc::E2BIG) => SandboxError::Exec {
+                    program: spec.program.clone(),
+                    source,
+                },
+                _ => SandboxError::Setup {
+                    stage: "write the order".into(),
+                    source,
+                },
+            })?;
+        let fds = Arena::descriptors(&order);
+        // A zygote may have died since the slot's last run (killed from outside): one retry
+        // with a new one.
+        let mut start = Instant::now();
+        for attempt in 0..2 {
+            if zygote.is_none() {
+                *zygote = Some(self.start_zygote(z, netns, arena)?);
+            }
+            let Some(zy) = zygote.as_ref() else { break };
+            start = Instant::now();
+            match zy.send(&fds) {
+                Ok(()) => break,
+                Err(source) if attempt == 1 => {
+                    return Err(SandboxError::Setup {
+                        stage: "send the order to the zygote".into(),
+                        source,
+                    });
+                }
+                Err(_) => retire_zygote(z, zygote.take()),
+            }
+        }
+        drop(fds);
+        let zy = zygote.as_ref().ok_or_else(|| SandboxError::Setup {
+            stage: "start the zygote".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        })?;
+        let w = Watch {
+            cg: Some(cg),
+            wall_ms: prep.wall_ms,
+            cpu_limit_ms: spec.limits.cpu_time_ms,
+        };
+        let (killed_for, killed_at) = self.watch(zy.sock(), &w, start, || {
+            // SAFETY: kill has no memory-safety preconditions; the zygote is our unreaped child.
+            unsafe { libc::kill(zy.pid(), libc::SIGKILL) };
+            cg.kill_all();
+        });
+        let reply = match killed_for {
+            Some(_) => None,
+            None => Some(zy.recv()),
+        };
+        let wall = killed_at.unwrap_or_else(Instant::now).duration_since(start);
+        let reply = match reply {
+            Some(Ok(r)) => Some(r),
+            Some(Err(source)) => {
+                retire_zygote(z, zygote.take());
+                return Err(SandboxError::Setup {
+                    stage: "wait for the zygote".into(),
+                    source,
+                });
+            }
+            None => {
+                // Killed: the zygote died with its box (wait for it: the box is dead then).
+                *mount_ns = zygote.take().and_then(Zygote::kill);
+                None
+            }
+        };
+        let status = match reply {
+            None => None,
+            Some(r) if r.kind == child::MSG_EXITED => Some(r.status),
+            Some(r) if r.kind == child::MSG_EXEC_FAILED && r.stage == child::ST_EXEC => {
+                return Err(SandboxError::Exec {
+                    program: spec.program.clone(),
+                    source: std::io::Error::from_raw_os_error(r.errno),
+                });
+            }
+            Some(r) => {
+                return Err(SandboxError::Setup {
+                    stage: zygote::describe_stage(r.stage, &z.skeleton.ops, &mounts),
+                    source: std::io::Error::from_raw_os_error(r.errno),
+                });
+            }
+        };
+        Ok(RawRun {
+            status,
+            killed_for,
+            wall,
+            rusage_cpu_ms: reply.map_or(0, |r| (r.utime_us + r.stime_us) / 1000),
+            rusage_maxrss_kb: reply.map_or(0, |r| r.maxrss_kb),
+            readings: None,
+        })
+    }
+
+    /// Starts a slot's zygote (taking the slot's network namespace on its first use).
+    fn start_zygote(
+        &self,
+        z: &Zygotes,
+        netns: &mut Option<OwnedFd>,
+        arena: &Arena,
+    ) -> Result<Zygote, SandboxError> {
+        if netns.is_none() {
+            *netns = z.netns.as_ref().and_then(crate::netns::NetnsPool::take);
+        }
+        Zygote::start(&zygote::Boot {
+            root: RootPlan {
+                skeleton: z.skeleton.path.clone(),
+                ops: &z.skeleton.ops,
+                hostname: c"box".to_owned(),
+            },
+            netns: netns.as_ref().map(AsRawFd::as_raw_fd),
+            arena,
+            tmp_options: &z.tmp_options,
+            stack_top: self.stack_top,
+            filter: self.filter,
+        })
+    }
+
+    /// rlimit-only: a plain child (a subreaper init) runs the program.
+    pub(super) fn run_init(
+        &self,
+        spec: &SandboxSpec,
+        prep: &Prepared,
+    ) -> Result<RawRun, SandboxError> {
+        let cwd = cstring(spec.box_dir.as_os_str().as_bytes(), &spec.box_dir)?;
+        let pointers = |list: &[CString]| {
+            let mut v: Vec<*const libc::c_char> = list.iter().map(|c| c.as_ptr()).collect();
+            v.push(std::ptr::null());
+            v
+        };
+        let (argv, envp) = (pointers(&prep.argv), pointers(&prep.envp));
+        let mut pipe = [0; 2];
+        // SAFETY: pipe2 writes two descriptors into the array.
+        if unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+            return Err(SandboxError::Setup {
+                stage: "pipe".into(),
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        // SAFETY: both descriptors were just created and are owned here.
+        let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(pipe[0]), OwnedFd::from_raw_fd(pipe[1])) };
+        let plan = Plan {
+            exec: Exec {
+                cgroup_procs: &[],
+                stdio: prep.stdio_fds(),
+                program: prep.program.as_ptr(),
+                argv: argv.as_ptr(),
+                envp: envp.as_ptr(),
+                ids: prep.ids,
+                rlimits: &prep.rlimits,
+                filter: Some(self.filter),
+                status_fd: wr.as_raw_fd(),
+            },
+            cwd,
+            stack_top: self.stack_top,
+        };
+        let mut pidfd: RawFd = -1;
+        let mut args = sys::CloneArgs {
+            flags: sys::CLONE_PIDFD,
+            pidfd: &mut pidfd as *mut RawFd as u64,
+            exit_signal: libc::SIGCHLD as u64,
+            ..Default::default()
+        };
+        let start = Instant::now();
+        // SAFETY: the child runs only child::init_main, which uses nothing but system calls on
+        // the prepared plan and never returns.
+        let pid = unsafe { sys::clone3(&mut args) };
+        if pid == 0 {
+            // SAFETY: we are the freshly cloned child.
+            unsafe { child::init_main(&plan) };
+        }
+        if pid < 0 {
+            return Err(SandboxError::Setup {
+                stage: "clone3".into(),
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        drop(wr);
+        let pid = pid as libc::pid_t;
+        // SAFETY: clone3 stored a fresh pidfd owned by nobody else.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
+        let w = Watch {
+            cg: None,
+            wall_ms: prep.wall_ms,
+            cpu_limit_ms: spec.limits.cpu_time_ms,
+        };
+        let (killed_for, killed_at) = self.watch(pidfd.as_raw_fd(), &w, start, || {
+            if let Some((uid, gid)) = prep.ids {
+                kill_uid(uid, gid);
+            }
+            // SAFETY: kill has no memory-safety preconditions; pid is our unreaped child.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        });
+        // SAFETY: rusage is plain old data.
+        let mut rusage: libc::rusage = unsafe { std::mem::zeroed() };
+        let mut status = 0;
+        loop {
+            // SAFETY: waiting for our own child with valid out-pointers.
+            let r = unsafe { libc::wait4(pid, &mut status, libc::__WALL, &mut rusage) };
+            if r >= 0 || sys::errno() != libc::EINTR {
+                break;
+            }
+        }
+        // A killed box is stopped when SIGKILL is sent; its teardown is not the program's time.
+        let wall = killed_at.unwrap_or_else(Instant::now).duration_since(start);
+        // Read the status records (the writers are gone: the box is dead).
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 256];
+        loop {
+            // SAFETY: reading into a live stack buffer of the given size.
+            let n = unsafe { libc::read(rd.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
+            if n <= 0 {
+                break;
+            }
+            buf.extend_from_slice(&chunk[..n as usize]);
+        }
+        let mut main_status = None;
+        for rec in StatusRecord::decode_all(&buf) {
+            match rec.kind {
+                child::MSG_EXITED => main_status = Some(rec.value),
+                child::MSG_EXEC_FAILED if rec.stage == child::ST_EXEC => {
+                    return Err(SandboxError::Exec {
+                        program: spec.program.clone(),
+                        source: std::io::Error::from_raw_os_error(rec.value),
+                    });
+                }
+                _ => {
+                    return Err(SandboxError::Setup {
+                        stage: zygote::describe_stage(rec.stage, &[], &[]),
+                        source: std::io::Error::from_raw_os_error(rec.value),
+                    });
+                }
+            }
+        }
+        drop(plan);
+        let tv = |t: libc::timeval| t.tv_sec as u64 * 1000 + t.tv_usec as u64 / 1000;
+        Ok(RawRun {
+            status: main_status,
+            killed_for,
+            wall,
+            rusage_cpu_ms: tv(rusage.ru_utime) + tv(rusage.ru_stime),
+            rusage_maxrss_kb: rusage.ru_maxrss.max(0) as u64,
+            readings: None,
+        })
+    }
+
+    /// Watches the box until `done` (its init's pidfd or its zygote's socket) is readable;
+    /// calls `kill` on a CPU or wall limit.
+    fn watch(
+        &self,
+        done: RawFd,
+        w: &Watch<'_>,
+        start: Instant,
+        kill: impl Fn(),
+    ) -> (Option<LimitHit>, Option<Instant>) {
+        let wall_limit = Duration::from_millis(w.wall_ms);
+        let cpu_limit_ns = w.cpu_limit_ms.map(|ms| ms * 1_000_000);
+        let ncpu = self.ncpu.max(1);
+        loop {
+            let elapsed = start.elapsed();
+            let mut timeout = wall_limit.saturating_sub(elapsed);
+            if let (Some(limit), Some(cg)) = (cpu_limit_ns, w.cg) {
+                let used = cg.cpu_ns();
+                if used >= limit {
+                    let at = Instant::now();
+                    kill();
+                    return (Some(LimitHit::CpuTime), Some(at));
+                }
+                // The box cannot burn more than ncpu CPU-seconds per second.
+                let safe = Duration::from_nanos((limit - used) / ncpu);
+                timeout =
+                    timeout.min(safe.clamp(Duration::from_millis(1), Duration::from_millis(100)));
+            }
+            if elapsed >= wall_limit {
+                let at = Instant::now();
+                kill();
+                return (Some(LimitHit::WallTime), Some(at));
+            }
+            let mut pfd = libc::pollfd {
+                fd: done,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let ms = timeout.as_micros().div_ceil(1000).clamp(1, 100) as i32;
+            // SAFETY: polling one valid pollfd.
+            let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+            if r > 0 {
+                return (None, None);
+            }
+        }
+    }
+}
+
+/// Ends a zygote (killing whatever it runs) and unmounts its namespace in the background.
+fn retire_zygote(z: &Zygotes, zygote: Option<Zygote>) {
+    z.cgroups.retire(zygote.and_then(Zygote::kill), None);
+}
+
+/// Kills every process of `uid` (rlimit-only boxes) from a short-lived child.
+fn kill_uid(uid: u32, gid: u32) {
+    // SAFETY: the child only calls setresgid/setresuid/kill/_exit.
+    let pid = unsafe { sys::raw_fork() };
+    if pid == 0 {
+        // SAFETY: plain system calls in a fork child that exits.
+        unsafe {
+            if sys::set_ids(uid, gid, false) == 0 {
+                libc::kill(-1, libc::SIGKILL);
+            }
+            libc::_exit(0);
+        }
+    }
+    if pid > 0 {
+        let mut st = 0;
+        // SAFETY: waiting for our own child.
+        unsafe { libc::waitpid(pid as libc::pid_t, &mut st, libc::__WALL) };
+    }
+}
