@@ -1,11 +1,8 @@
-//! The application: its shared state, its router, and serving with a graceful shutdown.
+//! The application: the router (every endpoint, the body limit, timeouts, fallbacks, response
+//! counting) and serving with a graceful shutdown. The handlers know only [`AppState`].
 
-use crate::auth::Auth;
-use crate::config::ServerConfig;
 use crate::error::ApiError;
-use crate::jobs::Jobs;
-use crate::metrics::Metrics;
-use crate::store::Store;
+use crate::state::AppState;
 use crate::{direct, info, submissions};
 use anyhow::Context;
 use axum::Router;
@@ -13,108 +10,9 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
-use verdict_scheduler::Judge;
-use verdict_scheduler::lab::{Lab, Registry};
-use verdict_scripts::OracleOptions;
-
-/// What every handler shares; cheap to clone.
-#[derive(Debug, Clone)]
-pub struct AppState {
-    inner: Arc<Shared>,
-}
-
-/// The shared parts.
-#[derive(Debug)]
-pub struct Shared {
-    /// The configuration in force.
-    pub config: ServerConfig,
-    /// The judge.
-    pub judge: Judge,
-    /// The bearer tokens.
-    pub auth: Auth,
-    /// Submissions and their progress.
-    pub store: Store,
-    /// The queue and its workers.
-    pub jobs: Jobs,
-    /// Counters and histograms.
-    pub metrics: Arc<Metrics>,
-    /// Slots for oracle suites and lab runs.
-    pub direct: Arc<Semaphore>,
-    /// Languages, probed once.
-    pub languages: info::LanguageCache,
-    /// The Agent Lab engine.
-    pub lab: Lab,
-}
-
-impl std::ops::Deref for AppState {
-    type Target = Shared;
-
-    fn deref(&self) -> &Shared {
-        &self.inner
-    }
-}
-
-impl AppState {
-    /// Sets up the judge (sandbox, cache, language profiles) and the server around it.
-    pub fn new(config: ServerConfig) -> anyhow::Result<AppState> {
-        config.check()?;
-        let judge = Judge::new(config.judge.clone()).context("cannot set up the judge")?;
-        AppState::with_judge(config, judge)
-    }
-
-    /// The server around an existing judge.
-    pub fn with_judge(config: ServerConfig, judge: Judge) -> anyhow::Result<AppState> {
-        config.check()?;
-        let mut registry = Registry::new().with_judge(&judge, oracle_options(&config, &judge));
-        config
-            .lab
-            .apply(&mut registry, &config.base_dir)
-            .context("invalid [lab] config")?;
-        let lab = Lab::new(registry);
-        let metrics = Arc::new(Metrics::default());
-        let jobs = Jobs::new(
-            judge.clone(),
-            metrics.clone(),
-            config.queue_capacity,
-            config.workers,
-            &config.quotas,
-        );
-        let auth = Auth::new(config.tokens.clone());
-        if !auth.enabled() {
-            tracing::warn!("no [[tokens]] configured: authentication is off");
-        }
-        Ok(AppState {
-            inner: Arc::new(Shared {
-                store: Store::new(
-                    Duration::from_secs(config.retention_secs),
-                    config.max_retained,
-                ),
-                direct: Arc::new(Semaphore::new(config.direct_concurrency)),
-                languages: info::LanguageCache::default(),
-                config,
-                judge,
-                auth,
-                jobs,
-                metrics,
-                lab,
-            }),
-        })
-    }
-}
-
-/// How the oracle (and the lab's oracle runners) run here.
-pub fn oracle_options(config: &ServerConfig, judge: &Judge) -> OracleOptions {
-    OracleOptions {
-        default_timeout_ms: config.oracle_default_timeout_ms,
-        work_dir: Some(judge.config().work_dir.clone()),
-        ..OracleOptions::default()
-    }
-}
 
 /// The router: every endpoint, the body limit, timeouts, fallbacks and response counting.
 pub fn router(state: AppState) -> Router {

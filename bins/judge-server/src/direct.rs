@@ -2,18 +2,17 @@
 //! suite) and `POST /v1/lab/runs` (an Agent Lab task). They share `direct_concurrency` slots;
 //! when none is free the answer is 429 with Retry-After.
 
-use crate::app::AppState;
+use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::submissions::body_text;
+use crate::extract::Text;
+use crate::state::AppState;
 use axum::Json;
-use axum::body::Body;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use tokio::sync::OwnedSemaphorePermit;
-use verdict_contracts::oracle::parse_suite;
+use verdict_contracts::oracle::suite_from_value;
 use verdict_scheduler::lab::LabTask;
 use verdict_scripts::oracle::{OracleError, run_suite};
 
@@ -38,21 +37,14 @@ fn slot(state: &AppState) -> Result<OwnedSemaphorePermit, ApiError> {
 /// `POST /v1/oracle`: a Task Oracle suite in, its report out.
 pub async fn oracle(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Body,
+    _caller: Caller,
+    Text(text): Text,
 ) -> Result<Response, ApiError> {
-    state.auth.caller(&headers)?;
-    let text = body_text(&headers, body, state.config.max_body_bytes()).await?;
-    let suite = parse_suite(&text).map_err(|e| {
-        if e.field == "suite" && e.message.starts_with("not JSON") {
-            ApiError::bad_body(format!("body: {}", e.message))
-        } else {
-            ApiError::invalid(e.field.clone(), e.to_string())
-        }
-    })?;
+    let suite = suite_from_value(json_value(&text)?)
+        .map_err(|e| ApiError::invalid(e.field.clone(), e.to_string()))?;
     let permit = slot(&state)?;
     let judge = state.judge.clone();
-    let options = crate::app::oracle_options(&state.config, &judge);
+    let options = state.oracle_options();
     state.metrics.oracle_runs.fetch_add(1, Ordering::Relaxed);
     let report = tokio::task::spawn_blocking(move || {
         let _permit = permit;
@@ -72,14 +64,10 @@ pub async fn oracle(
 /// fails is a record with status `failed` (200), never an error.
 pub async fn lab_run(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Body,
+    _caller: Caller,
+    Text(text): Text,
 ) -> Result<Response, ApiError> {
-    state.auth.caller(&headers)?;
-    let text = body_text(&headers, body, state.config.max_body_bytes()).await?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| ApiError::bad_body(format!("body: not JSON: {e}")))?;
-    let task = LabTask::from_value(value).map_err(|message| {
+    let task = LabTask::from_value(json_value(&text)?).map_err(|message| {
         let field = serde_field(&message).unwrap_or_else(|| "task".into());
         ApiError::invalid(field, message)
     })?;
@@ -107,6 +95,11 @@ pub async fn lab_run(
         "evaluator_failures": failures,
     }))
     .into_response())
+}
+
+/// The body as JSON, or 400: text that is not JSON has no field to name.
+fn json_value(text: &str) -> Result<Value, ApiError> {
+    serde_json::from_str(text).map_err(|e| ApiError::bad_body(format!("body: not JSON: {e}")))
 }
 
 /// The field a serde message names (`missing field `id``, `unknown field `x``), if any.

@@ -1,17 +1,16 @@
 //! `GET /v1/health`, `GET /v1/languages`, `GET /metrics` and `GET /v1/openapi.json`.
 
-use crate::app::AppState;
+use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+use std::sync::OnceLock;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
-
-use verdict_scripts::{ToolchainStatus, probe_all};
+use verdict_scripts::ToolchainStatus;
 
 /// `GET /v1/health`: up, and how loaded (no token needed).
 pub async fn health(State(state): State<AppState>) -> Json<Value> {
@@ -25,39 +24,17 @@ pub async fn health(State(state): State<AppState>) -> Json<Value> {
     }))
 }
 
-/// The languages, probed on first use and kept (toolchains do not change under a running server).
-#[derive(Debug, Default)]
-pub struct LanguageCache {
-    statuses: tokio::sync::OnceCell<Arc<Vec<ToolchainStatus>>>,
-}
-
 /// `GET /v1/languages`: which languages work here, with versions, and why the others do not.
 pub async fn languages(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _caller: Caller,
 ) -> Result<Json<Vec<ToolchainStatus>>, ApiError> {
-    state.auth.caller(&headers)?;
-    let judge = state.judge.clone();
-    let statuses = state
-        .languages
-        .statuses
-        .get_or_try_init(|| async move {
-            tokio::task::spawn_blocking(move || {
-                Arc::new(probe_all(judge.profiles(), Duration::from_secs(20)))
-            })
-            .await
-            .map_err(|e| ApiError::Internal(format!("language probe panicked: {e}")))
-        })
-        .await?;
+    let statuses = state.languages.get(&state.judge).await?;
     Ok(Json(statuses.as_ref().clone()))
 }
 
 /// `GET /metrics`: Prometheus text.
-pub async fn metrics(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    state.auth.caller(&headers)?;
+pub async fn metrics(State(state): State<AppState>, _caller: Caller) -> Response {
     let mut response = state
         .metrics
         .render(state.judge.cache_stats())
@@ -66,7 +43,7 @@ pub async fn metrics(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
-    Ok(response)
+    response
 }
 
 /// `GET /v1/openapi.json`: the OpenAPI 3.1 document (no token needed).

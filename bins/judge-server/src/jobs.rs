@@ -8,7 +8,7 @@
 //! tracker and waits for every accepted submission.
 
 use crate::error::ApiError;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, Reject};
 use crate::store::Entry;
 use futures::FutureExt;
 use std::collections::BTreeMap;
@@ -82,7 +82,7 @@ impl Jobs {
     /// A place in the queue, or 429 (full) / 503 (shutting down).
     pub fn reserve(&self) -> Result<Reservation<'_>, ApiError> {
         if !self.accepting.load(Ordering::Acquire) {
-            self.metrics.rejected("shutting_down");
+            self.metrics.rejected(Reject::ShuttingDown);
             return Err(ApiError::ShuttingDown);
         }
         let taken = self
@@ -99,7 +99,7 @@ impl Jobs {
                 })
             }
             Err(_) => {
-                self.metrics.rejected("queue_full");
+                self.metrics.rejected(Reject::QueueFull);
                 Err(ApiError::Busy {
                     message: format!(
                         "the queue is full ({} submissions waiting); retry later",

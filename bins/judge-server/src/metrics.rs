@@ -61,6 +61,34 @@ impl Histogram {
     }
 }
 
+/// Why a submission was refused (the `reason` label of `verdict_submissions_rejected_total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reject {
+    /// Its `sub_id` is still queued or running (409).
+    Conflict,
+    /// The token may not submit as its category (403).
+    Forbidden,
+    /// Not JSON, or not a valid Submission (400 / 422).
+    Invalid,
+    /// The queue is full (429).
+    QueueFull,
+    /// The server is shutting down (503).
+    ShuttingDown,
+}
+
+impl Reject {
+    /// The metric label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Reject::Conflict => "conflict",
+            Reject::Forbidden => "forbidden",
+            Reject::Invalid => "invalid",
+            Reject::QueueFull => "queue_full",
+            Reject::ShuttingDown => "shutting_down",
+        }
+    }
+}
+
 /// Everything `/metrics` reports.
 #[derive(Debug)]
 pub struct Metrics {
@@ -74,7 +102,7 @@ pub struct Metrics {
     pub submissions_accepted: AtomicU64,
     /// Submissions finished.
     pub submissions_finished: AtomicU64,
-    rejected: Mutex<BTreeMap<&'static str, u64>>,
+    rejected: Mutex<BTreeMap<Reject, u64>>,
     verdicts: Vec<AtomicU64>,
     /// Task run time in seconds.
     pub run_time: Histogram,
@@ -129,7 +157,7 @@ impl Default for Metrics {
 
 impl Metrics {
     /// Counts a refused submission by reason.
-    pub fn rejected(&self, reason: &'static str) {
+    pub fn rejected(&self, reason: Reject) {
         let mut map = self.rejected.lock().unwrap_or_else(|p| p.into_inner());
         *map.entry(reason).or_default() += 1;
     }
@@ -207,7 +235,8 @@ impl Metrics {
         {
             let _ = writeln!(
                 out,
-                "verdict_submissions_rejected_total{{reason=\"{reason}\"}} {n}"
+                "verdict_submissions_rejected_total{{reason=\"{}\"}} {n}",
+                reason.label()
             );
         }
         let _ = writeln!(

@@ -1,55 +1,27 @@
 //! The programming judge's endpoints: `POST /v1/judge`, `POST /v1/submissions`,
 //! `GET /v1/submissions/{sub_id}` and its event stream.
 
-use crate::app::AppState;
+use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::extract::{SubIdPath, Text};
+use crate::metrics::Reject;
+use crate::state::AppState;
 use crate::store::{Entry, StreamEvent};
 use axum::Json;
-use axum::body::Body;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use http_body_util::LengthLimitError;
 use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use verdict_contracts::{RequestError, Submission, parse_submission};
 
-/// The request body as UTF-8 text, read only now (after the caller was authenticated) and at
-/// most `limit` bytes: 413 beyond it (at once when `Content-Length` says so), 400 when it is
-/// not UTF-8 or cannot be read.
-pub async fn body_text(headers: &HeaderMap, body: Body, limit: usize) -> Result<String, ApiError> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
-        return Err(ApiError::PayloadTooLarge { limit });
-    }
-    let bytes = axum::body::to_bytes(body, limit).await.map_err(|err| {
-        let err = err.into_inner();
-        if err.downcast_ref::<LengthLimitError>().is_some() {
-            ApiError::PayloadTooLarge { limit }
-        } else {
-            ApiError::bad_body(format!("body: cannot be read: {err}"))
-        }
-    })?;
-    String::from_utf8(bytes.to_vec())
-        .map_err(|e| ApiError::bad_body(format!("body: not UTF-8 ({e})")))
-}
-
-/// Reads and checks a Submission, and checks the caller may submit it.
-async fn read_submission(
-    state: &AppState,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Submission, ApiError> {
-    let caller = state.auth.caller(headers)?;
-    let text = body_text(headers, body, state.config.max_body_bytes()).await?;
-    let submission = parse_submission(&text).map_err(|err| {
-        state.metrics.rejected("invalid");
+/// Parses and checks a Submission, and checks `caller` may submit it.
+fn read_submission(state: &AppState, caller: &Caller, text: &str) -> Result<Submission, ApiError> {
+    let submission = parse_submission(text).map_err(|err| {
+        state.metrics.rejected(Reject::Invalid);
         match err {
             RequestError::NotJson(e) => ApiError::bad_body(format!("body: not JSON: {e}")),
             RequestError::Invalid(invalid) => {
@@ -67,9 +39,7 @@ async fn read_submission(
     })?;
     caller
         .check_category(&submission.category)
-        .inspect_err(|_| {
-            state.metrics.rejected("forbidden");
-        })?;
+        .inspect_err(|_| state.metrics.rejected(Reject::Forbidden))?;
     Ok(submission)
 }
 
@@ -77,7 +47,7 @@ async fn read_submission(
 /// the load), a place in the queue (429 / 503), a worker task.
 fn enqueue(state: &AppState, submission: Submission) -> Result<Arc<Entry>, ApiError> {
     let (entry, previous) = state.store.insert(&submission).inspect_err(|_| {
-        state.metrics.rejected("conflict");
+        state.metrics.rejected(Reject::Conflict);
     })?;
     let reservation = match state.jobs.reserve() {
         Ok(reservation) => reservation,
@@ -95,10 +65,10 @@ fn enqueue(state: &AppState, submission: Submission) -> Result<Arc<Entry>, ApiEr
 /// `POST /v1/judge`: judges a Submission and answers with the complete JudgeReport.
 pub async fn judge(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Body,
+    caller: Caller,
+    Text(text): Text,
 ) -> Result<Response, ApiError> {
-    let submission = read_submission(&state, &headers, body).await?;
+    let submission = read_submission(&state, &caller, &text)?;
     let sub_id = submission.sub_id.clone();
     let entry = enqueue(&state, submission)?;
     let limit = state.config.request_timeout();
@@ -114,10 +84,10 @@ pub async fn judge(
 /// `POST /v1/submissions`: queues a Submission and answers 202 with its `sub_id`.
 pub async fn submit(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Body,
+    caller: Caller,
+    Text(text): Text,
 ) -> Result<Response, ApiError> {
-    let submission = read_submission(&state, &headers, body).await?;
+    let submission = read_submission(&state, &caller, &text)?;
     let sub_id = submission.sub_id.clone();
     enqueue(&state, submission)?;
     let status_url = format!("/v1/submissions/{}", encode_segment(&sub_id));
@@ -133,21 +103,8 @@ pub async fn submit(
     Ok(response)
 }
 
-/// The `{sub_id}` of the path, or 400 naming it.
-fn path_sub_id(sub_id: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    sub_id.map(|Path(id)| id).map_err(|e| ApiError::BadRequest {
-        field: "sub_id".into(),
-        message: format!("sub_id: {}", e.body_text()),
-    })
-}
-
-/// The entry `sub_id` if the caller may see it (another category's is "not found").
-fn visible_entry(
-    state: &AppState,
-    headers: &HeaderMap,
-    sub_id: &str,
-) -> Result<Arc<Entry>, ApiError> {
-    let caller = state.auth.caller(headers)?;
+/// The entry `sub_id` if `caller` may see it (another category's is "not found").
+fn visible_entry(state: &AppState, caller: &Caller, sub_id: &str) -> Result<Arc<Entry>, ApiError> {
     state
         .store
         .get(sub_id)
@@ -158,11 +115,10 @@ fn visible_entry(
 /// `GET /v1/submissions/{sub_id}`: the report so far.
 pub async fn status(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    sub_id: Result<Path<String>, PathRejection>,
+    caller: Caller,
+    SubIdPath(sub_id): SubIdPath,
 ) -> Result<Response, ApiError> {
-    let sub_id = path_sub_id(sub_id)?;
-    let entry = visible_entry(&state, &headers, &sub_id)?;
+    let entry = visible_entry(&state, &caller, &sub_id)?;
     let (report, complete) = entry.snapshot();
     let mut response = Json(report).into_response();
     response.headers_mut().insert(
@@ -175,11 +131,10 @@ pub async fn status(
 /// `GET /v1/submissions/{sub_id}/events`: one `task` event per finished task, then `report`.
 pub async fn events(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    sub_id: Result<Path<String>, PathRejection>,
+    caller: Caller,
+    SubIdPath(sub_id): SubIdPath,
 ) -> Result<Response, ApiError> {
-    let sub_id = path_sub_id(sub_id)?;
-    let entry = visible_entry(&state, &headers, &sub_id)?;
+    let entry = visible_entry(&state, &caller, &sub_id)?;
     let rx = entry.subscribe();
     drop(entry);
     let stream = futures::stream::unfold(rx, |mut rx| async move {

@@ -1,0 +1,76 @@
+//! Extractors the handlers share: the authenticated [`Caller`], the request body as [`Text`]
+//! and the `{sub_id}` of a path as [`SubIdPath`]. Each rejects with the server's [`ApiError`].
+//!
+//! Axum runs the parts extractors (the caller, the path) before the body extractor, so a
+//! handler taking `caller: Caller, Text(text): Text` reads no byte of the body before the token
+//! was checked.
+
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::header;
+use axum::http::request::Parts;
+use http_body_util::LengthLimitError;
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
+        state.auth.caller(&parts.headers)
+    }
+}
+
+/// The request body as UTF-8 text, at most `max_body_kb`: 413 beyond it (at once when
+/// `Content-Length` says so), 400 when it is not UTF-8 or cannot be read.
+#[derive(Debug)]
+pub struct Text(pub String);
+
+impl FromRequest<AppState> for Text {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Text, ApiError> {
+        let limit = state.config.max_body_bytes();
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > limit as u64) {
+            return Err(ApiError::PayloadTooLarge { limit });
+        }
+        let bytes = axum::body::to_bytes(request.into_body(), limit)
+            .await
+            .map_err(|err| {
+                let err = err.into_inner();
+                if err.downcast_ref::<LengthLimitError>().is_some() {
+                    ApiError::PayloadTooLarge { limit }
+                } else {
+                    ApiError::bad_body(format!("body: cannot be read: {err}"))
+                }
+            })?;
+        String::from_utf8(bytes.to_vec())
+            .map(Text)
+            .map_err(|e| ApiError::bad_body(format!("body: not UTF-8 ({e})")))
+    }
+}
+
+/// The `{sub_id}` segment of the path (400 naming `sub_id` when it cannot be decoded).
+#[derive(Debug)]
+pub struct SubIdPath(pub String);
+
+impl FromRequestParts<AppState> for SubIdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<SubIdPath, ApiError> {
+        let Path(sub_id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::BadRequest {
+                field: "sub_id".into(),
+                message: format!("sub_id: {}", e.body_text()),
+            })?;
+        Ok(SubIdPath(sub_id))
+    }
+}
