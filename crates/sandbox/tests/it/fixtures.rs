@@ -1,4 +1,5 @@
-//! C programs compiled once per test run into a shared temp dir.
+//! C programs compiled (static: no dynamic loading in their measured start-up) once per test run
+//! into a shared temp dir, or once into a directory prepared beforehand.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -210,43 +211,99 @@ int main(int c, char**v){ int n = atoi(v[1]), ok=0; pthread_t t[256]; for(int i=
     ),
 ];
 
-/// The directory of the compiled fixtures.
+/// The directory of the compiled fixtures: `VERDICT_TEST_FIXTURES` when set (each program
+/// compiled there unless its binary and an identical copy of its source are already there, so a
+/// directory prepared beforehand serves a machine where gcc is slow, such as the cgroup-v2
+/// guest of `scripts/cgroup2-vm.sh`), else a temp dir of this run.
 pub fn dir() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = tempfile::Builder::new()
-            .prefix("verdict-fixtures-")
-            .tempdir()
-            .expect("tempdir");
-        std::thread::scope(|s| {
-            for (name, src) in PROGRAMS {
-                let d = d.path();
-                s.spawn(move || {
-                    let c = d.join(format!("{name}.c"));
-                    std::fs::write(&c, src).expect("write source");
-                    let mut cmd = Command::new("gcc");
-                    cmd.args(["-O1", "-o"]).arg(d.join(name)).arg(&c);
-                    if *name == "aplusb" {
-                        cmd.arg("-static");
-                    }
-                    if *name == "threads" {
-                        cmd.arg("-pthread").arg("-include").arg("stdlib.h");
-                    }
-                    let out = cmd.output().expect("run gcc");
-                    assert!(
-                        out.status.success(),
-                        "gcc {name}: {}",
-                        String::from_utf8_lossy(&out.stderr)
-                    );
-                });
-            }
-        });
-        // Readable by the box users.
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        d
+    static DIR: OnceLock<(Option<tempfile::TempDir>, PathBuf)> = OnceLock::new();
+    &DIR.get_or_init(|| match std::env::var_os("VERDICT_TEST_FIXTURES") {
+        Some(d) => {
+            let d = PathBuf::from(d);
+            std::fs::create_dir_all(&d).expect("create VERDICT_TEST_FIXTURES");
+            compile_all(&d);
+            (None, d)
+        }
+        None => {
+            let d = tempfile::Builder::new()
+                .prefix("verdict-fixtures-")
+                .tempdir()
+                .expect("tempdir");
+            compile_all(d.path());
+            let path = d.path().to_owned();
+            (Some(d), path)
+        }
     })
-    .path()
+    .1
+}
+
+/// The flags `name` is compiled with.
+fn flags(name: &str) -> &'static [&'static str] {
+    match name {
+        "threads" => &["-O1", "-static", "-pthread", "-include", "stdlib.h"],
+        _ => &["-O1", "-static"],
+    }
+}
+
+/// What is kept beside a compiled fixture: its flags, then its source.
+fn recorded_source(name: &str, src: &str) -> String {
+    format!("// gcc {}\n{src}", flags(name).join(" "))
+}
+
+/// Compiles every program missing or stale in `d` and makes `d` readable by the box users.
+fn compile_all(d: &Path) {
+    std::thread::scope(|s| {
+        for (name, src) in PROGRAMS {
+            let c = d.join(format!("{name}.c"));
+            let text = recorded_source(name, src);
+            if d.join(name).is_file() && std::fs::read(&c).is_ok_and(|old| old == text.as_bytes()) {
+                continue;
+            }
+            s.spawn(move || {
+                // The binary first, its source last: a source there means its binary is complete.
+                let _ = std::fs::remove_file(&c);
+                let tmp = d.join(format!("{name}.tmp.c"));
+                std::fs::write(&tmp, &text).expect("write source");
+                let out = Command::new("gcc")
+                    .args(flags(name))
+                    .arg("-o")
+                    .arg(d.join(name))
+                    .arg(&tmp)
+                    .output()
+                    .expect("run gcc");
+                assert!(
+                    out.status.success(),
+                    "gcc {name}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                std::fs::rename(&tmp, &c).expect("rename source");
+            });
+        }
+    });
+    // Readable by the box users (a prepared directory may be read-only and already so).
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(d)
+        .expect("stat fixtures")
+        .permissions()
+        .mode();
+    if mode & 0o755 != 0o755 {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+}
+
+#[test]
+fn every_fixture_is_compiled_and_current() {
+    let d = dir();
+    for (name, src) in PROGRAMS {
+        assert!(d.join(name).is_file(), "{name} missing in {}", d.display());
+        let c = std::fs::read_to_string(d.join(format!("{name}.c"))).expect("fixture source");
+        assert_eq!(
+            c,
+            recorded_source(name, src),
+            "{name} is stale in {}",
+            d.display()
+        );
+    }
 }
 
 /// The path of one compiled fixture.

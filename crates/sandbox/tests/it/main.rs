@@ -29,7 +29,14 @@ pub fn sandbox() -> Option<&'static Sandbox> {
         Sandbox::new(config).map_err(|e| e.to_string())
     });
     match sb {
-        Ok(sb) => Some(sb),
+        Ok(sb) => {
+            // The cgroup-v2 suite (`scripts/cgroup2-vm.sh`) must not pass on another level.
+            if let Ok(want) = std::env::var("VERDICT_EXPECT_ISOLATION") {
+                let got = serde_json::to_value(sb.isolation()).expect("isolation as JSON");
+                assert_eq!(got, want.as_str(), "VERDICT_EXPECT_ISOLATION");
+            }
+            Some(sb)
+        }
         Err(reason) => {
             if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() == Ok("1") {
                 panic!("VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {reason}");
@@ -38,6 +45,25 @@ pub fn sandbox() -> Option<&'static Sandbox> {
             None
         }
     }
+}
+
+/// Milliseconds the timing checks allow beyond their native bounds: `VERDICT_TEST_SLACK_MS`
+/// (default 0). The cgroup-v2 guest of `scripts/cgroup2-vm.sh` emulates its CPU, so a program's
+/// start-up and the supervisor's reaction cost more there (docs/sandbox.md).
+pub fn slack_ms() -> u64 {
+    std::env::var("VERDICT_TEST_SLACK_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// How many times the limits of JVM and interpreter runs are multiplied: `VERDICT_TEST_SLOWDOWN`
+/// (default 1; the cgroup-v2 guest's emulated CPU starts a JVM several times slower).
+pub fn slowdown() -> u64 {
+    std::env::var("VERDICT_TEST_SLOWDOWN")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
 }
 
 /// A fresh box directory (removed on drop) for one run.
