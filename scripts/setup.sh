@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 # Tools for the special tests (design #8-#10): Google Test, valgrind, static analysers.
 TOOLS="googletest libgtest-dev valgrind cppcheck clang-tidy"
+# RabbitMQ for the queue tests (issue 13): the tests start a private node themselves.
+TOOLS="$TOOLS rabbitmq-server"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
 LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make"
 

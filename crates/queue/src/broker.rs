@@ -1,0 +1,137 @@
+//! Connecting, declaring the home system's topology, and publishing with confirms.
+
+use crate::config::{AmqpConfig, Route};
+use crate::error::Error;
+use lapin::options::{
+    BasicPublishOptions, ConfirmSelectOptions, ExchangeDeclareOptions, QueueBindOptions,
+    QueueDeclareOptions,
+};
+use lapin::types::FieldTable;
+use lapin::{BasicProperties, Channel, Connection, ConnectionProperties};
+
+/// The URI without its password, for logs and errors.
+pub fn redacted(uri: &str) -> String {
+    match (uri.find("://"), uri.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &uri[scheme + 3..at];
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{}{user}:***{}", &uri[..scheme + 3], &uri[at..])
+        }
+        _ => uri.to_owned(),
+    }
+}
+
+/// Opens a connection named `name` (the broker's management UI shows it).
+pub async fn connect(config: &AmqpConfig, name: &str) -> Result<Connection, Error> {
+    let properties = ConnectionProperties::default().with_connection_name(name.into());
+    Connection::connect(&config.uri, properties)
+        .await
+        .map_err(Error::amqp(format!(
+            "connecting to {}",
+            redacted(&config.uri)
+        )))
+}
+
+/// A channel whose publishes the broker confirms.
+pub async fn confirming_channel(connection: &Connection) -> Result<Channel, Error> {
+    let channel = connection
+        .create_channel()
+        .await
+        .map_err(Error::amqp("opening a channel"))?;
+    channel
+        .confirm_select(ConfirmSelectOptions::default())
+        .await
+        .map_err(Error::amqp("enabling publisher confirms"))?;
+    Ok(channel)
+}
+
+/// Declares `route` as the home system does: a durable exchange of its type, a durable,
+/// non-exclusive, non-auto-delete queue (when named) bound with the routing key.
+pub async fn declare(channel: &Channel, route: &Route, key: &str) -> Result<(), Error> {
+    let kind = route.kind(key)?;
+    channel
+        .exchange_declare(
+            route.exchange.as_str().into(),
+            kind,
+            ExchangeDeclareOptions {
+                durable: true,
+                ..ExchangeDeclareOptions::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .map_err(Error::amqp(format!(
+            "declaring exchange {:?}",
+            route.exchange
+        )))?;
+    if route.queue.is_empty() {
+        return Ok(());
+    }
+    channel
+        .queue_declare(
+            route.queue.as_str().into(),
+            QueueDeclareOptions::durable(),
+            FieldTable::default(),
+        )
+        .await
+        .map_err(Error::amqp(format!("declaring queue {:?}", route.queue)))?;
+    channel
+        .queue_bind(
+            route.queue.as_str().into(),
+            route.exchange.as_str().into(),
+            route.routing_key.as_str().into(),
+            QueueBindOptions::default(),
+            FieldTable::default(),
+        )
+        .await
+        .map_err(Error::amqp(format!(
+            "binding queue {:?} to exchange {:?}",
+            route.queue, route.exchange
+        )))
+}
+
+/// Publishes a persistent JSON message and waits for the broker's confirm.
+pub async fn publish(
+    channel: &Channel,
+    exchange: &str,
+    routing_key: &str,
+    body: &[u8],
+) -> Result<(), Error> {
+    let properties = BasicProperties::default()
+        .with_content_type("application/json".into())
+        .with_delivery_mode(2);
+    let confirm = channel
+        .basic_publish(
+            exchange.into(),
+            routing_key.into(),
+            BasicPublishOptions::default(),
+            body,
+            properties,
+        )
+        .await
+        .map_err(Error::amqp(format!("publishing to exchange {exchange:?}")))?
+        .await
+        .map_err(Error::amqp(format!(
+            "waiting for the confirm of a publish to {exchange:?}"
+        )))?;
+    if confirm.is_nack() {
+        return Err(Error::Nacked {
+            exchange: exchange.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_stay_out_of_logs() {
+        assert_eq!(
+            redacted("amqp://matrix:password@192.168.1.1:5672"),
+            "amqp://matrix:***@192.168.1.1:5672"
+        );
+        assert_eq!(redacted("amqp://127.0.0.1:5672"), "amqp://127.0.0.1:5672");
+    }
+}

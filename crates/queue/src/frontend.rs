@@ -1,0 +1,226 @@
+//! Front-end mode: publish accepted Submissions to the request exchange, and consume every
+//! JudgeReport from a queue of this front end's own, bound to the report exchange with `#`, so
+//! that every front end sees every report without taking any from the platform's result queue.
+
+use crate::broker;
+use crate::config::AmqpConfig;
+use crate::error::Error;
+use crate::link::Link;
+use crate::metrics::QueueMetrics;
+use futures::StreamExt;
+use lapin::options::{BasicAckOptions, BasicConsumeOptions, QueueBindOptions, QueueDeclareOptions};
+use lapin::types::{AMQPValue, FieldTable};
+use lapin::{Channel, Connection};
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+use verdict_contracts::{JudgeReport, JudgeStatus};
+
+/// Receives each report a front end consumes.
+pub type ReportSink = Arc<dyn Fn(JudgeReport) + Send + Sync>;
+
+/// A front end's link to the broker.
+pub struct FrontEnd {
+    config: AmqpConfig,
+    metrics: Arc<QueueMetrics>,
+    link: Arc<Link>,
+    publishing: Mutex<Option<Channel>>,
+    sink: ReportSink,
+}
+
+impl std::fmt::Debug for FrontEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrontEnd")
+            .field("link", &self.link)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether `report` is a submission's last: an invalid-request report (`results: []`), or one
+/// in which no task is waiting or running. A worker publishes reports so far with unfinished
+/// tasks `Pending`.
+pub fn is_final(report: &JudgeReport) -> bool {
+    report.results.iter().all(|r| {
+        !matches!(
+            r.status,
+            JudgeStatus::Pending | JudgeStatus::Running | JudgeStatus::Compiling
+        )
+    })
+}
+
+impl FrontEnd {
+    /// A front end handing every consumed report to `sink`; [`FrontEnd::run`] connects it.
+    pub fn new(
+        config: AmqpConfig,
+        metrics: Arc<QueueMetrics>,
+        link: Arc<Link>,
+        sink: ReportSink,
+    ) -> FrontEnd {
+        FrontEnd {
+            config,
+            metrics,
+            link,
+            publishing: Mutex::new(None),
+            sink,
+        }
+    }
+
+    /// Publishes a Submission (its JSON text, already validated) to the request exchange and
+    /// waits for the broker's confirm. `Disconnected` while the broker is unreachable.
+    pub async fn publish_submission(&self, body: &[u8]) -> Result<(), Error> {
+        let channel = self
+            .publishing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(|| {
+                Error::Disconnected(
+                    self.link
+                        .status()
+                        .last_error
+                        .unwrap_or_else(|| "connecting".into()),
+                )
+            })?;
+        let published = broker::publish(
+            &channel,
+            &self.config.request.exchange,
+            &self.config.request.routing_key,
+            body,
+        )
+        .await;
+        match &published {
+            Ok(()) => QueueMetrics::inc(&self.metrics.submissions_published),
+            Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
+        }
+        published
+    }
+
+    /// Keeps the link up until `shutdown` fires, reconnecting with backoff.
+    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        let mut attempt = 0u32;
+        while !shutdown.is_cancelled() {
+            let ended = self.session(&shutdown, &mut attempt).await;
+            *self.publishing.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            match ended {
+                Ok(()) => break,
+                Err(err) => {
+                    QueueMetrics::inc(&self.metrics.connection_failures);
+                    self.link.down(&err.to_string());
+                    tracing::warn!(error = %err, attempt, "broker unavailable; reconnecting");
+                }
+            }
+            let wait = self.config.backoff(attempt);
+            attempt = attempt.saturating_add(1);
+            tokio::select! {
+                () = shutdown.cancelled() => break,
+                () = tokio::time::sleep(wait) => {}
+            }
+        }
+        self.link.down("shut down");
+    }
+
+    async fn session(&self, shutdown: &CancellationToken, attempt: &mut u32) -> Result<(), Error> {
+        let connection = broker::connect(&self.config, "verdict front end").await?;
+        let consuming = connection
+            .create_channel()
+            .await
+            .map_err(Error::amqp("opening a channel"))?;
+        broker::declare(&consuming, &self.config.request, "amqp.request").await?;
+        broker::declare(&consuming, &self.config.report, "amqp.report").await?;
+        let queue = self.declare_own_queue(&consuming).await?;
+        let mut consumer = consuming
+            .basic_consume(
+                queue.as_str().into(),
+                "".into(),
+                BasicConsumeOptions::default(),
+                FieldTable::default(),
+            )
+            .await
+            .map_err(Error::amqp(format!("consuming from queue {queue:?}")))?;
+        let publishing = broker::confirming_channel(&connection).await?;
+        *self.publishing.lock().unwrap_or_else(|p| p.into_inner()) = Some(publishing);
+        self.link.up();
+        QueueMetrics::inc(&self.metrics.connections);
+        *attempt = 0;
+        tracing::info!(
+            uri = %broker::redacted(&self.config.uri),
+            %queue,
+            "front end connected"
+        );
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => break,
+                next = consumer.next() => match next {
+                    Some(Ok(delivery)) => {
+                        match serde_json::from_slice::<JudgeReport>(&delivery.data) {
+                            Ok(report) => {
+                                QueueMetrics::inc(&self.metrics.reports_consumed);
+                                (self.sink)(report);
+                            }
+                            Err(err) => tracing::warn!(error = %err, "a report that is not a JudgeReport; dropped"),
+                        }
+                        delivery
+                            .acker
+                            .ack(BasicAckOptions::default())
+                            .await
+                            .map_err(Error::amqp("acking a report"))?;
+                    }
+                    Some(Err(err)) => return Err(Error::Lost(err.to_string())),
+                    None => return Err(Error::Lost("the broker cancelled the consumer".into())),
+                },
+            }
+        }
+        close(&connection).await;
+        Ok(())
+    }
+
+    /// This front end's report queue: server-named and exclusive, or the configured durable one
+    /// (expiring when unused); bound to the report exchange with `#`.
+    async fn declare_own_queue(&self, channel: &Channel) -> Result<String, Error> {
+        let named = !self.config.frontend_queue.is_empty();
+        let mut arguments = FieldTable::default();
+        let options = if named {
+            let ms = self.config.frontend_queue_expires_secs.saturating_mul(1000);
+            arguments.insert(
+                "x-expires".into(),
+                AMQPValue::LongLongInt(i64::try_from(ms).unwrap_or(i64::MAX)),
+            );
+            QueueDeclareOptions::durable()
+        } else {
+            QueueDeclareOptions {
+                exclusive: true,
+                auto_delete: true,
+                ..QueueDeclareOptions::default()
+            }
+        };
+        let queue = channel
+            .queue_declare(
+                self.config.frontend_queue.as_str().into(),
+                options,
+                arguments,
+            )
+            .await
+            .map_err(Error::amqp(format!(
+                "declaring the front end's queue {:?}",
+                self.config.frontend_queue
+            )))?;
+        let name = queue.name().to_string();
+        channel
+            .queue_bind(
+                name.as_str().into(),
+                self.config.report.exchange.as_str().into(),
+                "#".into(),
+                QueueBindOptions::default(),
+                FieldTable::default(),
+            )
+            .await
+            .map_err(Error::amqp(format!(
+                "binding queue {name:?} to exchange {:?}",
+                self.config.report.exchange
+            )))?;
+        Ok(name)
+    }
+}
+
+async fn close(connection: &Connection) {
+    let _ = connection.close(200, "shutting down".into()).await;
+}

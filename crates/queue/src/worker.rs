@@ -1,0 +1,320 @@
+//! Worker mode: consume Submissions from the request queue, judge them, publish the report so
+//! far after every finished task and the final one at the end, and ack only after the broker
+//! confirmed the final report.
+//!
+//! A delivery that is not a valid Submission gets the contract's invalid-request report
+//! (`results: []`, `message`) and is acked: it is never redelivered for ever. When the
+//! connection is lost, the submissions being judged are abandoned (their deliveries are
+//! unacked, so the broker hands them out again) and the worker reconnects with backoff.
+
+use crate::broker;
+use crate::config::AmqpConfig;
+use crate::error::Error;
+use crate::link::Link;
+use crate::metrics::QueueMetrics;
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use lapin::Channel;
+use lapin::message::Delivery;
+use lapin::options::{BasicAckOptions, BasicCancelOptions, BasicConsumeOptions, BasicQosOptions};
+use lapin::types::FieldTable;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, parse_submission};
+
+/// The judge as the worker sees it: judges one valid submission, sending each finished task as
+/// `(index, result)` while it runs, and returns the final report (never failing: a judge failure
+/// is a `System Error` result).
+pub trait Judging: Send + Sync + 'static {
+    /// Judges `submission`.
+    fn judge(
+        &self,
+        submission: Submission,
+        updates: mpsc::UnboundedSender<(usize, JudgeTaskResult)>,
+    ) -> BoxFuture<'static, JudgeReport>;
+}
+
+/// A worker: one connection, `prefetch` submissions judged at once.
+pub struct Worker {
+    config: AmqpConfig,
+    prefetch: u16,
+    judging: Arc<dyn Judging>,
+    metrics: Arc<QueueMetrics>,
+    link: Arc<Link>,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("prefetch", &self.prefetch)
+            .field("link", &self.link)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Worker {
+    /// A worker judging with `judging`, at most `prefetch` submissions at once (the broker's
+    /// prefetch count, the home system's `concurrency`).
+    pub fn new(
+        config: AmqpConfig,
+        prefetch: usize,
+        judging: Arc<dyn Judging>,
+        metrics: Arc<QueueMetrics>,
+        link: Arc<Link>,
+    ) -> Worker {
+        Worker {
+            config,
+            prefetch: u16::try_from(prefetch.max(1)).unwrap_or(u16::MAX),
+            judging,
+            metrics,
+            link,
+        }
+    }
+
+    /// Consumes until `shutdown` fires, reconnecting with backoff whenever the broker is
+    /// unreachable or the connection is lost. On shutdown it stops consuming, finishes (and
+    /// acks) the submissions it holds, and closes the connection.
+    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        let mut attempt = 0u32;
+        while !shutdown.is_cancelled() {
+            match self.clone().session(&shutdown, &mut attempt).await {
+                Ok(()) => break,
+                Err(err) => {
+                    QueueMetrics::inc(&self.metrics.connection_failures);
+                    self.link.down(&err.to_string());
+                    tracing::warn!(error = %err, attempt, "broker unavailable; reconnecting");
+                }
+            }
+            let wait = self.config.backoff(attempt);
+            attempt = attempt.saturating_add(1);
+            tokio::select! {
+                () = shutdown.cancelled() => break,
+                () = tokio::time::sleep(wait) => {}
+            }
+        }
+        self.link.down("shut down");
+    }
+
+    /// One connection's life: `Ok` after a clean shutdown, `Err` when the broker was lost.
+    async fn session(
+        self: Arc<Self>,
+        shutdown: &CancellationToken,
+        attempt: &mut u32,
+    ) -> Result<(), Error> {
+        let connection = broker::connect(&self.config, "verdict worker").await?;
+        let consuming = connection
+            .create_channel()
+            .await
+            .map_err(Error::amqp("opening a channel"))?;
+        broker::declare(&consuming, &self.config.request, "amqp.request").await?;
+        broker::declare(&consuming, &self.config.report, "amqp.report").await?;
+        let publishing = broker::confirming_channel(&connection).await?;
+        consuming
+            .basic_qos(self.prefetch, BasicQosOptions::default())
+            .await
+            .map_err(Error::amqp("setting the prefetch count"))?;
+        let mut consumer = consuming
+            .basic_consume(
+                self.config.request.queue.as_str().into(),
+                "".into(),
+                BasicConsumeOptions::default(),
+                FieldTable::default(),
+            )
+            .await
+            .map_err(Error::amqp(format!(
+                "consuming from queue {:?}",
+                self.config.request.queue
+            )))?;
+        self.link.up();
+        QueueMetrics::inc(&self.metrics.connections);
+        *attempt = 0;
+        tracing::info!(
+            uri = %broker::redacted(&self.config.uri),
+            queue = %self.config.request.queue,
+            prefetch = self.prefetch,
+            "worker consuming"
+        );
+        let mut inflight: JoinSet<Result<(), Error>> = JoinSet::new();
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => break,
+                next = consumer.next() => match next {
+                    Some(Ok(delivery)) => {
+                        let worker = self.clone();
+                        let publishing = publishing.clone();
+                        inflight.spawn(async move { worker.handle(&publishing, delivery).await });
+                    }
+                    Some(Err(err)) => return Err(Error::Lost(err.to_string())),
+                    None => return Err(Error::Lost("the broker cancelled the consumer".into())),
+                },
+                Some(joined) = inflight.join_next(), if !inflight.is_empty() => {
+                    ended(joined)?;
+                }
+            }
+        }
+        // Shutting down: no new deliveries; finish and ack what is held.
+        let _ = consuming
+            .basic_cancel(consumer.tag(), BasicCancelOptions::default())
+            .await;
+        while let Some(joined) = inflight.join_next().await {
+            if let Err(err) = ended(joined) {
+                tracing::warn!(error = %err, "a submission was left for redelivery");
+            }
+        }
+        let _ = connection.close(200, "shutting down".into()).await;
+        Ok(())
+    }
+
+    /// Judges (or refuses) one delivery, publishes its reports, then acks it.
+    async fn handle(&self, publishing: &Channel, delivery: Delivery) -> Result<(), Error> {
+        QueueMetrics::inc(&self.metrics.deliveries);
+        if delivery.redelivered {
+            QueueMetrics::inc(&self.metrics.redeliveries);
+        }
+        let report = match read_submission(&delivery.data) {
+            Ok(submission) => {
+                tracing::info!(
+                    sub_id = %submission.sub_id,
+                    redelivered = delivery.redelivered,
+                    "judging"
+                );
+                self.judge(publishing, submission).await?
+            }
+            Err(report) => {
+                QueueMetrics::inc(&self.metrics.invalid);
+                tracing::warn!(
+                    sub_id = %report.sub_id,
+                    message = report.message.as_deref().unwrap_or(""),
+                    "invalid submission; reporting it and acking"
+                );
+                *report
+            }
+        };
+        self.publish_report(publishing, &report).await?;
+        delivery
+            .acker
+            .ack(BasicAckOptions::default())
+            .await
+            .map_err(Error::amqp("acking a delivery"))?;
+        QueueMetrics::inc(&self.metrics.acks);
+        Ok(())
+    }
+
+    /// Judges `submission`, publishing the report so far after every finished task (unfinished
+    /// tasks `Pending`); returns the final report (not yet published).
+    async fn judge(
+        &self,
+        publishing: &Channel,
+        submission: Submission,
+    ) -> Result<JudgeReport, Error> {
+        let mut so_far = JudgeReport {
+            sub_type: submission.sub_type.as_str().to_owned(),
+            category: submission.category.clone(),
+            prob_id: submission.prob_id.clone(),
+            sub_id: submission.sub_id.clone(),
+            results: vec![
+                JudgeTaskResult::with_status(JudgeStatus::Pending, "");
+                submission.judge_tasks.len()
+            ],
+            message: None,
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut judging = self.judging.judge(submission, tx);
+        let report = loop {
+            tokio::select! {
+                biased;
+                Some((index, result)) = rx.recv() => {
+                    self.progress(publishing, &mut so_far, index, result).await?;
+                }
+                report = &mut judging => break report,
+            }
+        };
+        // Tasks that finished in the judge's last step.
+        while let Ok((index, result)) = rx.try_recv() {
+            self.progress(publishing, &mut so_far, index, result)
+                .await?;
+        }
+        Ok(report)
+    }
+
+    /// Records a finished task and publishes the report so far.
+    async fn progress(
+        &self,
+        publishing: &Channel,
+        so_far: &mut JudgeReport,
+        index: usize,
+        result: JudgeTaskResult,
+    ) -> Result<(), Error> {
+        match so_far.results.get_mut(index) {
+            Some(slot) => *slot = result,
+            None => return Ok(()),
+        }
+        self.publish_report(publishing, so_far).await
+    }
+
+    /// Publishes `report` to the report exchange, with the submission's category as the routing
+    /// key (as the home system does), and waits for the broker's confirm.
+    async fn publish_report(
+        &self,
+        publishing: &Channel,
+        report: &JudgeReport,
+    ) -> Result<(), Error> {
+        let body = serde_json::to_vec(report).unwrap_or_default();
+        let published = broker::publish(
+            publishing,
+            &self.config.report.exchange,
+            &report.category,
+            &body,
+        )
+        .await;
+        match &published {
+            Ok(()) => QueueMetrics::inc(&self.metrics.reports_published),
+            Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
+        }
+        published
+    }
+}
+
+/// What a finished handler means for the session: a lost connection, a refused report or a
+/// panicked handler ends it (its delivery stays unacked and is redelivered).
+fn ended(joined: Result<Result<(), Error>, tokio::task::JoinError>) -> Result<(), Error> {
+    match joined {
+        Ok(result) => result,
+        Err(join) => {
+            tracing::error!(error = %join, "a delivery handler panicked");
+            Err(Error::Lost(format!("a delivery handler failed: {join}")))
+        }
+    }
+}
+
+/// The Submission in a message body, or the contract's invalid-request report for it.
+pub fn read_submission(body: &[u8]) -> Result<Submission, Box<JudgeReport>> {
+    match std::str::from_utf8(body) {
+        Ok(text) => parse_submission(text).map_err(|err| Box::new(err.into_report())),
+        Err(err) => Err(Box::new(JudgeReport {
+            sub_type: String::new(),
+            category: String::new(),
+            prob_id: String::new(),
+            sub_id: String::new(),
+            results: Vec::new(),
+            message: Some(format!("request is not UTF-8: {err}")),
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_invalid_body_becomes_the_contracts_report() {
+        let report = read_submission(b"{\"sub_id\": \"s9\", \"judge_tasks\": 3}").unwrap_err();
+        assert_eq!(report.sub_id, "s9");
+        assert!(report.results.is_empty());
+        assert!(report.message.is_some_and(|m| !m.is_empty()));
+        let report = read_submission(&[0xff, 0xfe]).unwrap_err();
+        assert!(report.message.is_some_and(|m| m.contains("UTF-8")));
+    }
+}

@@ -1,0 +1,232 @@
+//! The shared broker node, a platform client, and a stand-in judge.
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use lapin::options::{
+    BasicAckOptions, BasicConsumeOptions, BasicPublishOptions, QueueDeclareOptions,
+};
+use lapin::types::FieldTable;
+use lapin::{BasicProperties, Connection, ConnectionProperties, Consumer};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
+use verdict_queue::testing::{NodeError, RabbitNode};
+use verdict_queue::{AmqpConfig, Judging, Route};
+
+/// The node shared by this binary's tests; `None` (after printing `skipped:`) when RabbitMQ is
+/// not installed, unless CI or `VERDICT_REQUIRE_SANDBOX=1` asks for it, where that fails.
+pub fn node() -> Option<&'static RabbitNode> {
+    static NODE: OnceLock<Result<RabbitNode, String>> = OnceLock::new();
+    match NODE.get_or_init(|| RabbitNode::start().map_err(|e| e.to_string())) {
+        Ok(node) => Some(node),
+        Err(err) => skip_or_fail(err),
+    }
+}
+
+/// A node of the test's own (for tests that stop or restart it).
+pub fn own_node() -> Option<RabbitNode> {
+    match RabbitNode::start() {
+        Ok(node) => Some(node),
+        Err(err @ NodeError::NotInstalled) => skip_or_fail(&err.to_string()),
+        Err(err) => panic!("{err}"),
+    }
+}
+
+fn skip_or_fail<T>(err: &str) -> Option<T> {
+    let required = std::env::var_os("CI").is_some()
+        || std::env::var_os("VERDICT_REQUIRE_SANDBOX").is_some_and(|v| v == "1");
+    if required || RabbitNode::installed() {
+        panic!("{err}");
+    }
+    println!("skipped: {err}");
+    None
+}
+
+/// A config on `uri` whose exchange and queue names carry `tag` (tests share one node).
+pub fn config(uri: &str, tag: &str) -> AmqpConfig {
+    let defaults = AmqpConfig::default();
+    AmqpConfig {
+        uri: uri.to_owned(),
+        request: Route {
+            queue: format!("{tag}-request"),
+            exchange: format!("{tag}-request-exchange"),
+            ..defaults.request
+        },
+        report: Route {
+            queue: format!("{tag}-result"),
+            exchange: format!("{tag}-result-exchange"),
+            ..defaults.report
+        },
+        reconnect_min_ms: 50,
+        reconnect_max_ms: 500,
+        ..defaults
+    }
+}
+
+/// A Submission of `tasks` tasks (a compile and standard tests), as a platform sends it.
+pub fn submission_json(sub_id: &str, tasks: usize) -> String {
+    let mut judge_tasks = vec![serde_json::json!(
+        {"check_script": "compile", "depends_on": -1, "time_limit": 1000}
+    )];
+    for _ in 1..tasks {
+        judge_tasks.push(
+            serde_json::json!({"check_script": "standard", "run_script": "standard",
+            "compare_script": "diff-all", "testcase_id": 0, "depends_on": 0,
+            "depends_cond": "ACCEPTED", "time_limit": 1000}),
+        );
+    }
+    serde_json::json!({
+        "sub_type": "programming", "category": "oj", "prob_id": "p1", "sub_id": sub_id,
+        "updated_at": 1, "judge_tasks": judge_tasks,
+        "test_data": [{"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
+                       "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]}],
+        "submission": {"type": "source_code", "language": "c",
+            "source_files": [{"type": "text", "name": "main.c", "text": "int main(){}"}]}
+    })
+    .to_string()
+}
+
+/// A stand-in for the judge (the real one is exercised by judge-server's tests): every task is
+/// `Accepted` after `step`, one after the other; `judged` counts the submissions started.
+#[derive(Debug, Default)]
+pub struct Steps {
+    pub step: Duration,
+    pub judged: AtomicU64,
+}
+
+impl Judging for Steps {
+    fn judge(
+        &self,
+        submission: Submission,
+        updates: mpsc::UnboundedSender<(usize, JudgeTaskResult)>,
+    ) -> BoxFuture<'static, JudgeReport> {
+        self.judged.fetch_add(1, Ordering::SeqCst);
+        let step = self.step;
+        Box::pin(async move {
+            let mut results = Vec::new();
+            for index in 0..submission.judge_tasks.len() {
+                tokio::time::sleep(step).await;
+                let result = JudgeTaskResult::with_status(JudgeStatus::Accepted, "");
+                let _ = updates.send((index, result.clone()));
+                results.push(result);
+            }
+            JudgeReport {
+                sub_type: submission.sub_type.as_str().to_owned(),
+                category: submission.category,
+                prob_id: submission.prob_id,
+                sub_id: submission.sub_id,
+                results,
+                message: None,
+            }
+        })
+    }
+}
+
+/// A platform written for the home system: publishes Submissions to the request exchange and
+/// reads reports from the result queue, with a plain AMQP client.
+pub struct Platform {
+    pub connection: Connection,
+    config: AmqpConfig,
+    reports: Consumer,
+}
+
+impl Platform {
+    pub async fn connect(config: &AmqpConfig) -> Platform {
+        let connection = Connection::connect(&config.uri, ConnectionProperties::default())
+            .await
+            .unwrap();
+        let channel = connection.create_channel().await.unwrap();
+        // The platform declares what it reads from, as the home system's own client does.
+        channel
+            .queue_declare(
+                config.report.queue.as_str().into(),
+                QueueDeclareOptions::durable(),
+                FieldTable::default(),
+            )
+            .await
+            .unwrap();
+        let reports = channel
+            .basic_consume(
+                config.report.queue.as_str().into(),
+                "platform".into(),
+                BasicConsumeOptions::default(),
+                FieldTable::default(),
+            )
+            .await
+            .unwrap();
+        Platform {
+            connection,
+            config: config.clone(),
+            reports,
+        }
+    }
+
+    pub async fn publish(&self, body: &str) {
+        let channel = self.connection.create_channel().await.unwrap();
+        channel
+            .basic_publish(
+                self.config.request.exchange.as_str().into(),
+                self.config.request.routing_key.as_str().into(),
+                BasicPublishOptions::default(),
+                body.as_bytes(),
+                BasicProperties::default(),
+            )
+            .await
+            .unwrap();
+        let _ = channel.close(200, "done".into()).await;
+    }
+
+    /// The next report (acked), waiting at most 60 s.
+    pub async fn next_report(&mut self) -> (JudgeReport, String) {
+        let delivery = tokio::time::timeout(Duration::from_secs(60), self.reports.next())
+            .await
+            .expect("a report within 60 s")
+            .expect("the consumer is open")
+            .expect("a delivery");
+        delivery
+            .acker
+            .ack(BasicAckOptions::default())
+            .await
+            .unwrap();
+        let report: JudgeReport = serde_json::from_slice(&delivery.data).unwrap();
+        (report, delivery.routing_key.to_string())
+    }
+
+    /// Reports until the final one of `sub_id` (statuses of each, in order).
+    pub async fn reports_until_final(&mut self, sub_id: &str) -> Vec<JudgeReport> {
+        let mut seen = Vec::new();
+        loop {
+            let (report, _) = self.next_report().await;
+            if report.sub_id != sub_id {
+                continue;
+            }
+            let last = verdict_queue::is_final(&report);
+            seen.push(report);
+            if last {
+                return seen;
+            }
+        }
+    }
+}
+
+/// Waits until `check` holds (at most 60 s).
+pub async fn eventually(what: &str, check: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while !check() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+pub fn count(counter: &AtomicU64) -> u64 {
+    counter.load(Ordering::SeqCst)
+}
+
+pub fn arc<T>(value: T) -> Arc<T> {
+    Arc::new(value)
+}

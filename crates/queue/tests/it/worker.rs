@@ -1,0 +1,162 @@
+//! Worker mode against a real broker, with a platform reading the result queue.
+
+use crate::common::*;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use verdict_contracts::JudgeStatus;
+use verdict_queue::{Link, QueueMetrics, Worker};
+
+struct Running {
+    metrics: Arc<QueueMetrics>,
+    link: Arc<Link>,
+    judge: Arc<Steps>,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+async fn start_worker(
+    config: &verdict_queue::AmqpConfig,
+    prefetch: usize,
+    step_ms: u64,
+) -> Running {
+    let metrics = arc(QueueMetrics::default());
+    let link = arc(Link::default());
+    let judge = arc(Steps {
+        step: Duration::from_millis(step_ms),
+        ..Steps::default()
+    });
+    let worker = arc(Worker::new(
+        config.clone(),
+        prefetch,
+        judge.clone(),
+        metrics.clone(),
+        link.clone(),
+    ));
+    let shutdown = CancellationToken::new();
+    let task = tokio::spawn(worker.run(shutdown.clone()));
+    let up = link.clone();
+    eventually("the worker connects", move || up.is_up()).await;
+    Running {
+        metrics,
+        link,
+        judge,
+        shutdown,
+        task,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_platform_gets_a_report_after_every_task_then_the_final_one() {
+    let Some(node) = node() else { return };
+    let config = config(&node.uri(), "progress");
+    let worker = start_worker(&config, 2, 20).await;
+    let mut platform = Platform::connect(&config).await;
+    platform.publish(&submission_json("s1", 3)).await;
+    let mut reports = Vec::new();
+    for _ in 0..4 {
+        reports.push(platform.next_report().await);
+    }
+    // Published with the submission's category as the routing key, as the home system does.
+    assert!(reports.iter().all(|(_, key)| key == "oj"));
+    let statuses: Vec<Vec<JudgeStatus>> = reports
+        .iter()
+        .map(|(r, _)| r.results.iter().map(|t| t.status).collect())
+        .collect();
+    use JudgeStatus::{Accepted as A, Pending as P};
+    assert_eq!(
+        statuses,
+        [vec![A, P, P], vec![A, A, P], vec![A, A, A], vec![A, A, A]]
+    );
+    let final_report = &reports[3].0;
+    assert_eq!(
+        (final_report.sub_id.as_str(), final_report.category.as_str()),
+        ("s1", "oj")
+    );
+    let metrics = worker.metrics.clone();
+    eventually("the request is acked", move || count(&metrics.acks) == 1).await;
+    assert_eq!(count(&worker.metrics.reports_published), 4);
+    assert_eq!(count(&worker.metrics.redeliveries), 0);
+    worker.shutdown.cancel();
+    worker.task.await.unwrap();
+    assert!(!worker.link.is_up());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_message_is_reported_and_acked_not_redelivered() {
+    let Some(node) = node() else { return };
+    let config = config(&node.uri(), "invalid");
+    let worker = start_worker(&config, 1, 1).await;
+    let mut platform = Platform::connect(&config).await;
+    platform.publish("this is not JSON").await;
+    let (report, _) = platform.next_report().await;
+    assert!(report.results.is_empty());
+    assert!(
+        report
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("not JSON")),
+        "{report:?}"
+    );
+    let mut broken: serde_json::Value = serde_json::from_str(&submission_json("bad-1", 2)).unwrap();
+    broken["judge_tasks"][1]["testcase_id"] = 7.into();
+    platform.publish(&broken.to_string()).await;
+    let (report, key) = platform.next_report().await;
+    assert_eq!((report.sub_id.as_str(), key.as_str()), ("bad-1", "oj"));
+    assert!(report.results.is_empty());
+    assert!(
+        report
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("judge_tasks[1].testcase_id")),
+        "{report:?}"
+    );
+    // A valid one behind them is judged: the invalid ones did not block the queue.
+    platform.publish(&submission_json("after", 1)).await;
+    let finals = platform.reports_until_final("after").await;
+    assert_eq!(
+        finals.last().unwrap().results[0].status,
+        JudgeStatus::Accepted
+    );
+    let metrics = worker.metrics.clone();
+    eventually("three acks", move || count(&metrics.acks) == 3).await;
+    assert_eq!(count(&worker.metrics.invalid), 2);
+    assert_eq!(count(&worker.metrics.deliveries), 3);
+    assert_eq!(
+        worker
+            .judge
+            .judged
+            .load(std::sync::atomic::Ordering::SeqCst),
+        1
+    );
+    worker.shutdown.cancel();
+    worker.task.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prefetch_bounds_the_submissions_judged_at_once() {
+    let Some(node) = node() else { return };
+    let config = config(&node.uri(), "prefetch");
+    let worker = start_worker(&config, 2, 1000).await;
+    let mut platform = Platform::connect(&config).await;
+    for i in 0..5 {
+        platform
+            .publish(&submission_json(&format!("p{i}"), 1))
+            .await;
+    }
+    // While the first two are judged (1 s each), the other three wait in the broker.
+    let metrics = worker.metrics.clone();
+    eventually("two deliveries", move || count(&metrics.deliveries) == 2).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(count(&worker.metrics.deliveries), 2);
+    let mut finished = std::collections::BTreeSet::new();
+    while finished.len() < 5 {
+        let (report, _) = platform.next_report().await;
+        if verdict_queue::is_final(&report) {
+            finished.insert(report.sub_id);
+        }
+    }
+    assert_eq!(count(&worker.metrics.deliveries), 5);
+    worker.shutdown.cancel();
+    worker.task.await.unwrap();
+}
