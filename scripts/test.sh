@@ -15,5 +15,7 @@ echo "== cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked --no-fail-fast
+echo "== cgroup v2 suite (a qemu guest with a real cgroup-v2 kernel; scripts/test-cgroup2.sh)"
+bash scripts/test-cgroup2.sh
 echo "== benches compile"
 cargo bench --workspace --locked --no-run
