@@ -24,6 +24,10 @@ pub struct LanguageProfile {
     pub check: Option<Vec<String>>,
     /// Run argv (templated), in the box holding the build.
     pub run: Vec<String>,
+    /// Run argv used instead of `run` when the request names an `entry_point` (Kotlin: the
+    /// class `entry_point` names rather than the one kotlinc recorded in the jar's manifest).
+    #[serde(default)]
+    pub run_entry: Option<Vec<String>>,
     /// Argv that prints the toolchain's version.
     pub version: Vec<String>,
     /// The Debian package that provides the toolchain.
@@ -62,6 +66,14 @@ impl LanguageProfile {
     /// Whether the language has a real compile step (not just a syntax check).
     pub fn is_compiled(&self) -> bool {
         self.compile.is_some()
+    }
+    /// The run argv template for a build with these values: `run_entry` when the request
+    /// named an `entry_point` and the profile has one, else `run`.
+    pub fn run_command(&self, vars: &TemplateVars) -> &[String] {
+        match (&self.run_entry, vars.entry_given) {
+            (Some(run_entry), true) => run_entry,
+            _ => &self.run,
+        }
     }
     /// The compile-time argv template: the compiler, the syntax check, or none.
     pub fn compile_template(&self) -> Option<&[String]> {
@@ -137,6 +149,9 @@ pub struct TemplateVars {
     pub main: String,
     /// The main class (JVM languages).
     pub main_class: String,
+    /// Whether the request named the entry point (`entry_point`) rather than leaving it to
+    /// the first file or the toolchain.
+    pub entry_given: bool,
     /// Extra compiler arguments from the request.
     pub extra: Vec<String>,
     /// The memory limit in MiB, if any.
@@ -247,6 +262,28 @@ mod tests {
             vars.expand(&t),
             ["cc", "a.c", "b.c", "-DX", "-Xmx100m", "a"]
         );
+    }
+
+    #[test]
+    fn kotlin_runs_the_entry_point_class_when_one_is_named() {
+        let profiles = LanguageProfiles::builtin().unwrap();
+        let kotlin = profiles.get(Language::Kotlin).unwrap();
+        let named = TemplateVars {
+            main_class: "SecondKt".into(),
+            entry_given: true,
+            ..TemplateVars::default()
+        };
+        let argv = named.expand(kotlin.run_command(&named));
+        assert_eq!(argv[argv.len() - 3..], ["-cp", "main.jar", "SecondKt"]);
+        let unnamed = TemplateVars {
+            main_class: "Main".into(),
+            ..TemplateVars::default()
+        };
+        let argv = unnamed.expand(kotlin.run_command(&unnamed));
+        assert_eq!(argv[argv.len() - 2..], ["-jar", "main.jar"]);
+        // Languages without a `run_entry` keep their one run command.
+        let java = profiles.get(Language::Java).unwrap();
+        assert_eq!(java.run_command(&named), java.run.as_slice());
     }
 
     #[test]

@@ -413,3 +413,31 @@ fn entry_points_name_the_java_class_and_the_python_script() {
         assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
     }
 }
+
+/// Issue 17.3: Kotlin ran the class kotlinc recorded in the jar's manifest whatever
+/// `entry_point` said; `entry_point` now names the class to run.
+#[test]
+fn kotlin_entry_point_names_the_class_to_run() {
+    if toolchain_ready(Language::Kotlin).is_err() {
+        return;
+    }
+    let data = &a_plus_b_data()[..1];
+    let decoy = SourceFile::new(
+        "main.kt",
+        "fun main() {\n    println(\"not this one\")\n}\n",
+    );
+    let second = SourceFile::new(
+        "second.kt",
+        "fun main() {\n    val (a, b) = readLine()!!.trim().split(Regex(\"\\\\s+\")).map { it.toLong() }\n    println(a + b)\n}\n",
+    );
+    let mut sub = submission(
+        "kotlin",
+        "entry-kotlin-class",
+        &[decoy, second],
+        data,
+        TestLimits::default(),
+    );
+    sub["submission"]["entry_point"] = "SecondKt".into();
+    let report = judge_run(&sub);
+    assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
+}

@@ -88,6 +88,7 @@ pub fn source_vars(source: &SourceCode, profile: &LanguageProfile) -> TemplateVa
         sources,
         main,
         main_class,
+        entry_given: source.entry_point.is_some(),
         extra: source.compile_command.clone().unwrap_or_default(),
         memory_mb: None,
         heap_mb: profile.default_heap_mb,
