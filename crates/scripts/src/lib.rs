@@ -11,7 +11,7 @@ pub use error::ScriptError;
 pub use judge::classify::{RunFailure, classify_run, signal_name};
 pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_vars};
 pub use judge::files::{BoxFile, join_inside, log_text, read_capped};
-pub use judge::run::{RunLimits, RunOutput, RunRequest, run_program, sandbox_limits};
+pub use judge::run::{RunLimits, RunOutput, RunRequest, command_line, run_program, sandbox_limits};
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
 pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe, probe_all};
 

@@ -32,16 +32,17 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
     };
     let started = std::time::Instant::now();
     let run_dir = run.fresh_dir(&format!("task{index}"))?;
-    let test = if task.is_random {
+    let (test, origin) = if task.is_random {
         match generate(run, index, &run_dir)? {
-            Generated::Test(test) => test,
+            Generated::Test(test, origin) => (test, Some(origin)),
             Generated::Failed(result) => return Ok(result),
         }
     } else {
-        match task.testcase() {
+        let test = match task.testcase() {
             Some(datum) => datum_files(run, datum)?,
             None => TestFiles::default(),
-        }
+        };
+        (test, None)
     };
     let limits = task_limits(task, run.shared.config.global_output_cap_kb);
     let request = RunRequest {
@@ -77,6 +78,13 @@ pub fn standard_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
         result.score = score;
         result
     };
+    if let Some(origin) = origin {
+        // A platform can regenerate the input a random task ran on (docs/judge.md, #7).
+        result.error_log = match result.error_log.is_empty() {
+            true => format!("random input: {origin}"),
+            false => format!("random input: {origin}\n{}", result.error_log),
+        };
+    }
     result.run_time = outcome.cpu_time_ms;
     result.memory_used = outcome.peak_memory_kb;
     tracing::debug!(

@@ -148,7 +148,9 @@ pub fn valgrind_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResul
     let (test, input_note) = match source {
         DataSource::Datum(datum) => (datum_files(run, datum)?, format!("test datum {datum}")),
         DataSource::Random(of) => match generate(run, of, &run_dir)? {
-            Generated::Test(test) => (test, format!("the random data of task {of}")),
+            Generated::Test(test, origin) => {
+                (test, format!("the random data of task {of}, {origin}"))
+            }
             Generated::Failed(result) => return Ok(result),
         },
         DataSource::Nothing => (TestFiles::default(), "no input".to_owned()),

@@ -188,3 +188,21 @@ fn random_tests_are_reproducible() {
         verdict_scheduler::random_seed("s", 1)
     );
 }
+
+#[test]
+fn random_tasks_log_their_seed_and_generator_command() {
+    let Some(reports) = reports() else { return };
+    for (name, tasks) in [("random-tests", [1, 2]), ("random-gen-error", [1, 2])] {
+        let report = &reports[name];
+        for task in tasks {
+            let seed = verdict_scheduler::random_seed(&report.sub_id, task);
+            let log = &report.results[task].error_log;
+            assert!(
+                log.contains(&format!(
+                    "random input: seed {seed} (generator: ./main {seed})"
+                )),
+                "{name} task {task}: {log}"
+            );
+        }
+    }
+}

@@ -96,13 +96,21 @@ fn memory_tests_use_random_data_of_the_parent_or_their_own() {
         return;
     };
     let own = result("memory-random", 3).expect("judged");
+    // The seed and the generator's command line say how to regenerate the input (issue 17.8).
+    let seed = |task| verdict_scheduler::random_seed("memory-random-1", task);
     assert_eq!(
         under_random.error_log,
-        "1 memory error: Leak_DefinitelyLost x1 (input: the random data of task 1)"
+        format!(
+            "1 memory error: Leak_DefinitelyLost x1 (input: the random data of task 1, seed {0} (generator: ./main {0}))",
+            seed(1)
+        )
     );
     assert_eq!(
         own.error_log,
-        "1 memory error: Leak_DefinitelyLost x1 (input: the random data of task 3)"
+        format!(
+            "1 memory error: Leak_DefinitelyLost x1 (input: the random data of task 3, seed {0} (generator: ./main {0}))",
+            seed(3)
+        )
     );
     for r in [under_random, own] {
         assert_eq!(r.score.to_string(), "9/10");

@@ -60,6 +60,18 @@ pub struct RunOutput {
     pub stderr: PathBuf,
 }
 
+/// The command a run executes in its box: the profile's run command expanded for this build
+/// and these limits, then the request's arguments.
+pub fn command_line(request: &RunRequest<'_>) -> Vec<String> {
+    let profile = &request.build.profile;
+    let mut vars = request.build.vars.clone();
+    vars.memory_mb = request.limits.memory_kb.map(|kb| kb / 1024);
+    vars.heap_mb = heap_mb_for(request.limits.memory_kb, profile.default_heap_mb);
+    let mut argv = vars.expand(profile.run_command(&vars));
+    argv.extend(request.args.iter().cloned());
+    argv
+}
+
 /// Runs the program in a fresh box under `run_dir` (created; the caller removes it).
 pub fn run_program(
     sandbox: &Sandbox,
@@ -76,11 +88,7 @@ pub fn run_program(
     open_up_dirs(&box_dir)?;
     let (stdout, stderr) = (run_dir.join("stdout"), run_dir.join("stderr"));
     let profile = &request.build.profile;
-    let mut vars = request.build.vars.clone();
-    vars.memory_mb = request.limits.memory_kb.map(|kb| kb / 1024);
-    vars.heap_mb = heap_mb_for(request.limits.memory_kb, profile.default_heap_mb);
-    let mut argv = vars.expand(&profile.run);
-    argv.extend(request.args.iter().cloned());
+    let argv = command_line(request);
     let spec = SandboxSpec {
         program: PathBuf::from(&argv[0]),
         args: argv[1..].iter().map(Into::into).collect(),
