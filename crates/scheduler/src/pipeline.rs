@@ -42,6 +42,9 @@ pub(crate) struct JudgeShared {
     pub cache: ProblemCache,
     pub assets: AssetFetcher,
     permits: Semaphore,
+    /// This judge's own dir under `config.work_dir` (the sandbox instance's: removed by the
+    /// next judge to start if this one dies), where submissions' work dirs go.
+    work_root: PathBuf,
 }
 
 impl Judge {
@@ -59,6 +62,7 @@ impl Judge {
         let sandbox = Sandbox::new(sandbox_config)?;
         std::fs::create_dir_all(&config.work_dir)
             .map_err(|e| JudgeError::io("create", &config.work_dir, e))?;
+        let work_root = sandbox.instance().work_root(&config.work_dir)?;
         let cache = ProblemCache::open(
             &config.cache_dir,
             config.cache_max_mb.saturating_mul(1024 * 1024),
@@ -73,6 +77,7 @@ impl Judge {
             cache,
             assets,
             permits,
+            work_root,
         };
         Ok(Judge {
             inner: Arc::new(inner),
@@ -258,8 +263,8 @@ impl SubmissionRun {
             .collect();
         let work = tempfile::Builder::new()
             .prefix(&format!("sub-{prefix}-"))
-            .tempdir_in(&shared.config.work_dir)
-            .map_err(|e| JudgeError::io("create work dir in", &shared.config.work_dir, e))?;
+            .tempdir_in(&shared.work_root)
+            .map_err(|e| JudgeError::io("create work dir in", &shared.work_root, e))?;
         let problem = shared
             .cache
             .problem(

@@ -49,45 +49,51 @@ impl Hierarchy {
     }
 }
 
-/// The owner pid encoded in a run cgroup's name (`<pid>-<slot>-<n>`).
-pub(crate) fn owner_pid(name: &str) -> Option<i32> {
-    let mut parts = name.split('-');
-    let pid = parts.next()?.parse().ok()?;
-    parts.next()?.parse::<u64>().ok()?;
-    parts.next()?.parse::<u64>().ok()?;
-    Some(pid)
+/// Whether `dir_name` is a run cgroup of the instance `instance` (`<instance>-<n>`).
+fn is_run_of(dir_name: &str, instance: &str) -> bool {
+    dir_name
+        .strip_prefix(instance)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Removes run cgroups left by processes that died mid-run (killing what is left in them).
-pub(crate) fn sweep_stale(h: &Hierarchy) {
-    for parent in h.parents() {
-        let Ok(rd) = fs::read_dir(&parent) else {
+/// Kills what is left in the run cgroups of the instance `instance` under `parent` (a
+/// cgroup parent dir of either version) and removes them.
+pub(crate) fn sweep_instance(parent: &Path, instance: &str) {
+    let Ok(rd) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in rd.flatten() {
+        if !entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| is_run_of(n, instance))
+        {
             continue;
-        };
-        for entry in rd.flatten() {
-            let name = entry.file_name();
-            let Some(pid) = name.to_str().and_then(owner_pid) else {
-                continue;
-            };
-            if Path::new(&format!("/proc/{pid}")).exists() {
-                continue;
-            }
-            let dir = entry.path();
+        }
+        let dir = entry.path();
+        for _ in 0..50 {
             if let Ok(text) = fs::read_to_string(dir.join("cgroup.procs")) {
                 kill_pids(&text);
             }
-            if fs::remove_dir(&dir).is_ok() {
-                tracing::info!(cgroup = %dir.display(), "removed a stale run cgroup");
+            match fs::remove_dir(&dir) {
+                Ok(()) => {
+                    tracing::info!(cgroup = %dir.display(), "removed a dead instance's run cgroup");
+                    break;
+                }
+                Err(e) if e.kind() == ErrorKind::NotFound => break,
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
             }
         }
     }
 }
 
-/// A name for a new run cgroup, unique in this process: `<pid>-0-<n>` (see [`owner_pid`]).
-pub(crate) fn run_name() -> String {
+/// A name for a new run cgroup of the instance `instance`: `<instance>-<n>`, unique while
+/// the instance lives (see [`crate::instance`]).
+pub(crate) fn run_name(instance: &str) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    format!("{}-0-{n}", std::process::id())
+    format!("{instance}-{n}")
 }
 
 /// Readings of a finished run.
@@ -290,10 +296,12 @@ mod tests {
     }
 
     #[test]
-    fn owner_pid_reads_run_cgroup_names_only() {
-        assert_eq!(owner_pid("30474-1-3"), Some(30474));
-        assert_eq!(owner_pid("process_api"), None);
-        assert_eq!(owner_pid("12-x-3"), None);
-        assert_eq!(owner_pid("12-1"), None);
+    fn run_cgroups_are_told_apart_by_instance() {
+        assert!(is_run_of("i0123456789abcdef-0", "i0123456789abcdef"));
+        assert!(is_run_of("i0123456789abcdef-42", "i0123456789abcdef"));
+        assert!(!is_run_of("i0123456789abcdef-", "i0123456789abcdef"));
+        assert!(!is_run_of("i0123456789abcdef-4x", "i0123456789abcdef"));
+        assert!(!is_run_of("i1123456789abcdef-4", "i0123456789abcdef"));
+        assert!(!is_run_of("30474-0-3", "i0123456789abcdef"));
     }
 }

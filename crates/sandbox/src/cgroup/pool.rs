@@ -43,7 +43,7 @@ impl PoolShared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn work(&self, h: &Hierarchy) {
+    fn work(&self, h: &Hierarchy, instance: &str) {
         let mut st = self.lock();
         loop {
             if !st.drops.is_empty() {
@@ -67,7 +67,7 @@ impl PoolShared {
             }
             if st.ready.len() < READY && !st.broken {
                 drop(st);
-                let made = RunCgroup::create(h, &run_name());
+                let made = RunCgroup::create(h, &run_name(instance));
                 st = self.lock();
                 match made {
                     Ok(cg) => st.ready.push(cg),
@@ -90,13 +90,13 @@ fn remove_logged(cg: RunCgroup) {
 }
 
 impl CgroupPool {
-    /// Starts the background thread.
-    pub(crate) fn start(h: Hierarchy) -> CgroupPool {
+    /// Starts the background thread, which names run cgroups after `instance`.
+    pub(crate) fn start(h: Hierarchy, instance: String) -> CgroupPool {
         let shared = Arc::new(PoolShared::default());
         let s = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("verdict-cgroups".into())
-            .spawn(move || s.work(&h))
+            .spawn(move || s.work(&h, &instance))
             .ok();
         CgroupPool { shared, thread }
     }

@@ -19,6 +19,7 @@ pub use prepare::{BOX_ENV_PATH, BOX_PATH};
 
 use crate::child::ChildStack;
 use crate::classify::{Facts, classify};
+use crate::instance::Instance;
 use crate::seccomp::{self, Insn};
 use crate::{IsolationLevel, SandboxConfig, SandboxError, SandboxOutcome, SandboxSpec};
 use prepare::Prepared;
@@ -40,6 +41,8 @@ pub struct Sandbox {
     /// CPUs this process may use (read once: it costs a dozen system calls).
     ncpu: u64,
     filter: Vec<Insn>,
+    /// This sandbox's claim on host state (dropped last: what it owns is gone by then).
+    instance: Instance,
 }
 
 impl Sandbox {
@@ -55,6 +58,7 @@ impl Sandbox {
             level: probed.level,
             executor: probed.executor,
             root: probed.root,
+            instance: probed.instance,
             config,
         })
     }
@@ -62,6 +66,12 @@ impl Sandbox {
     /// The isolation every run of this sandbox gets.
     pub fn isolation(&self) -> IsolationLevel {
         self.level
+    }
+
+    /// This sandbox's claim on host state: its name, and work roots no other instance removes
+    /// while it lives.
+    pub fn instance(&self) -> &Instance {
+        &self.instance
     }
 
     /// The configuration this sandbox was made with.

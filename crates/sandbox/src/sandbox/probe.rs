@@ -4,6 +4,7 @@
 use crate::cgroup::{self, CgroupPool, Hierarchy};
 use crate::child::MountOp;
 use crate::error::cstring;
+use crate::instance::{Instance, Owned};
 use crate::netns::NetnsPool;
 use crate::zygote::{Arena, Zygote};
 use crate::{IsolationLevel, SandboxConfig, SandboxError, sys};
@@ -24,7 +25,7 @@ const NS_FLAGS: u64 = (libc::CLONE_NEWPID
 pub(super) enum Executor {
     /// Full isolation: each slot's zygote (namespaces, private root) starts the program in a
     /// fresh cgroup.
-    Zygote(Zygotes),
+    Zygote(Box<Zygotes>),
     /// Neither namespaces nor a cgroup (or not root): a subreaper init per run, rlimits,
     /// `RLIMIT_NPROC` per box uid and `wait4` rusage.
     RlimitOnly,
@@ -44,6 +45,8 @@ pub(super) struct Zygotes {
     pub tmp_options: CString,
     /// The hierarchy, for a run that finds no cgroup ready.
     pub hierarchy: Hierarchy,
+    /// The instance name run cgroups carry.
+    pub instance: String,
     /// Makes run cgroups ahead of time and removes used ones.
     pub cgroups: CgroupPool,
 }
@@ -65,6 +68,8 @@ pub(super) struct Probed {
     pub executor: Executor,
     /// Whether this process is root (boxes then get a uid of their own).
     pub root: bool,
+    /// This sandbox's claim on host state.
+    pub instance: Instance,
 }
 
 /// Probes cgroups (v2, then v1) and namespaces once, prepares the skeleton root, and logs what
@@ -72,15 +77,13 @@ pub(super) struct Probed {
 pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
+    let instance = Instance::claim(&config.state_dir, root)?;
     let mut reasons = Vec::new();
     let mut hierarchy = None;
     let mut namespaces = false;
     if root {
         match cgroup::detect(&config.cgroup_mount, &config.cgroup_name) {
-            Ok(h) => {
-                cgroup::sweep_stale(&h);
-                hierarchy = Some(h);
-            }
+            Ok(h) => hierarchy = Some(h),
             Err(e) => reasons.push(e),
         }
         match probe_namespaces() {
@@ -89,6 +92,14 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
         }
     } else {
         reasons.push("not running as root".to_string());
+    }
+    // What dead instances left (never what a live one holds, in whatever pid namespace);
+    // then this instance's own run cgroups are announced before any is made.
+    instance.sweep_dead();
+    if let Some(h) = &hierarchy {
+        for parent in h.parents() {
+            instance.register(Owned::Cgroup, &parent)?;
+        }
     }
     let level = match (&hierarchy, namespaces) {
         (Some(Hierarchy::V1(_)), true) => IsolationLevel::FullCgroupV1,
@@ -99,18 +110,19 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
         Some(hierarchy) if namespaces => {
             tracing::info!(?level, ?hierarchy, "sandbox isolation");
             let boxes = config.max_boxes.max(1) as usize;
-            Executor::Zygote(Zygotes {
+            Executor::Zygote(Box::new(Zygotes {
                 skeleton: Skeleton::build(config)?,
                 tmp_options: CString::new(format!(
                     "size={},nr_inodes=4096,mode=1777",
                     config.tmp_size
                 ))
                 .map_err(|_| SandboxError::Nul("tmp".into()))?,
-                cgroups: CgroupPool::start(hierarchy.clone()),
+                cgroups: CgroupPool::start(hierarchy.clone(), instance.name().to_string()),
                 hierarchy,
+                instance: instance.name().to_string(),
                 netns: NetnsPool::start(),
                 slots: (0..boxes).map(|_| Mutex::default()).collect(),
-            })
+            }))
         }
         _ => {
             if config.require_isolation {
@@ -124,6 +136,7 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
         level,
         executor,
         root,
+        instance,
     })
 }
 

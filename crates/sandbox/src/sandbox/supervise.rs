@@ -60,7 +60,7 @@ impl Supervisor<'_> {
     ) -> Result<RawRun, SandboxError> {
         let cg = match z.cgroups.take() {
             Some(cg) => cg,
-            None => RunCgroup::create(&z.hierarchy, &crate::cgroup::run_name())?,
+            None => RunCgroup::create(&z.hierarchy, &crate::cgroup::run_name(&z.instance))?,
         };
         let memory = spec.limits.memory_kb.map(|k| k.saturating_mul(1024));
         if let Err(e) = cg.set_limits(memory, prep.processes) {

@@ -342,9 +342,10 @@ fn an_existing_output_file_is_emptied_and_a_hard_linked_one_replaced() {
     );
 }
 
-/// The run cgroups of this process under `cgroup_name` in each v1 controller (or the v2 parent).
-fn my_cgroups(cfg: &verdict_sandbox::SandboxConfig) -> Vec<PathBuf> {
-    let prefix = format!("{}-", std::process::id());
+/// The run cgroups of the instance `instance` under `cgroup_name` in each v1 controller (or
+/// the v2 parent).
+fn my_cgroups(cfg: &verdict_sandbox::SandboxConfig, instance: &str) -> Vec<PathBuf> {
+    let prefix = format!("{instance}-");
     let mut found = Vec::new();
     for ctl in ["memory", "pids", "cpuacct", ""] {
         let parent = cfg.cgroup_mount.join(ctl).join(&cfg.cgroup_name);
@@ -387,7 +388,7 @@ fn after_runs_no_cgroup_of_this_process_is_left() {
     // per hierarchy. Concurrent tests may hold a cgroup right now: wait for them to finish.
     let mut left = Vec::new();
     for _ in 0..300 {
-        left = my_cgroups(sb.config())
+        left = my_cgroups(sb.config(), sb.instance().name())
             .into_iter()
             .filter(|p| !never_used(p))
             .collect::<Vec<_>>();
@@ -427,8 +428,9 @@ fn a_dropped_sandbox_leaves_no_cgroup() {
         let o = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
         assert_eq!(o.exit, ExitKind::Exited(0));
     }
+    let instance = sb.instance().name().to_string();
     drop(sb);
-    let left = my_cgroups(&config);
+    let left = my_cgroups(&config, &instance);
     assert!(
         left.is_empty(),
         "cgroups left by a dropped sandbox: {left:?}"

@@ -7,6 +7,7 @@
 mod fallback;
 mod fixtures;
 mod hostile;
+mod instance;
 mod measure;
 mod reuse;
 

@@ -1,0 +1,278 @@
+//! Host state that belongs to one sandbox instance (design #23).
+//!
+//! Every [`crate::Sandbox`] claims a name unique on the host (`i` and 16 random hex digits) and
+//! holds an exclusive `flock` on `<state_dir>/instances/<name>.lock` for its whole life. What it
+//! leaves on the host carries that name: its run cgroups (`<name>-<n>` under a cgroup parent)
+//! and the work roots it hands out ([`Instance::work_root`]: `<base>/<name>`). Each place is
+//! listed in `<name>.owned` before anything is made there, so that a later instance knows
+//! where to look whatever its own configuration (another cgroup name, another work dir).
+//! Whether an instance is alive
+//! is decided by its lock alone, never by looking for a pid in `/proc`: a process in another
+//! pid namespace (a container, `unshare --pid`) sees other pids or none, but the same lock.
+//!
+//! At start an instance removes what belongs to dead instances: for each lock file nobody
+//! holds, it kills and removes that instance's run cgroups, removes its work roots, then its
+//! registry files (the lock file last, so that a sweep that dies half-way leaves the rest to
+//! the next). What belongs to a live instance is never touched; neither is a run cgroup whose
+//! name has no lock file (another state dir's, say). Only a work root whose name has no lock
+//! file is removed (a reboot empties `/run`, not the work dir): every instance of a host must
+//! therefore share one state dir, the default `/run/verdict`, which also holds the uid slots'
+//! locks.
+
+use crate::SandboxError;
+use std::ffi::OsStr;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Where an instance makes things named after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Owned {
+    /// A cgroup parent: run cgroups `<parent>/<name>-<n>`.
+    Cgroup,
+    /// A work base: the work root `<base>/<name>`.
+    Work,
+}
+
+impl Owned {
+    fn tag(self) -> &'static str {
+        match self {
+            Owned::Cgroup => "cgroup",
+            Owned::Work => "work",
+        }
+    }
+}
+
+/// The places listed in the `.owned` file at `list`.
+fn owned(list: &Path) -> Vec<(Owned, PathBuf)> {
+    let text = fs::read(list).unwrap_or_default();
+    text.split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let at = line.iter().position(|&b| b == b' ')?;
+            let kind = match &line[..at] {
+                b"cgroup" => Owned::Cgroup,
+                b"work" => Owned::Work,
+                _ => return None,
+            };
+            Some((kind, PathBuf::from(OsStr::from_bytes(&line[at + 1..]))))
+        })
+        .collect()
+}
+
+/// Removes what the instance `name` made in the places of its `.owned` file.
+fn remove_owned(list: &Path, name: &str) {
+    for (kind, dir) in owned(list) {
+        match kind {
+            Owned::Cgroup => crate::cgroup::sweep_instance(&dir, name),
+            Owned::Work => remove_tree(&dir.join(name)),
+        }
+    }
+}
+
+/// This process's claim on host state: a unique name and the lock that says it is alive.
+#[derive(Debug)]
+pub struct Instance {
+    name: String,
+    registry: PathBuf,
+    /// The open lock file, `flock`ed exclusively until drop.
+    _lock: File,
+}
+
+/// Whether `name` has the form of an instance name.
+pub(crate) fn is_instance_name(name: &str) -> bool {
+    name.len() == 17 && name.starts_with('i') && name[1..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn random_name() -> Result<String, SandboxError> {
+    let mut bytes = [0u8; 8];
+    // SAFETY: getrandom writes at most `bytes.len()` bytes into the live buffer.
+    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if n != bytes.len() as isize {
+        return Err(SandboxError::Setup {
+            stage: "getrandom for the instance name".into(),
+            source: std::io::Error::last_os_error(),
+        });
+    }
+    Ok(format!("i{:016x}", u64::from_ne_bytes(bytes)))
+}
+
+fn try_lock(f: &File) -> bool {
+    // SAFETY: flock on a descriptor we own.
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+impl Instance {
+    /// Claims a fresh name in `<state_dir>/instances` and locks it. Without root, where the
+    /// state dir may not be writable, a registry of this uid's in the temp dir serves.
+    pub(crate) fn claim(state_dir: &Path, root: bool) -> Result<Instance, SandboxError> {
+        let mut registry = state_dir.join("instances");
+        if let Err(e) = fs::create_dir_all(&registry) {
+            if root {
+                return Err(SandboxError::io("create dir", &registry, e));
+            }
+            // SAFETY: getuid has no preconditions.
+            let uid = unsafe { libc::getuid() };
+            registry = std::env::temp_dir().join(format!("verdict-{uid}-instances"));
+            fs::create_dir_all(&registry)
+                .map_err(|e| SandboxError::io("create dir", &registry, e))?;
+        }
+        loop {
+            let name = random_name()?;
+            let path = registry.join(format!("{name}.lock"));
+            let lock = match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(libc::O_CLOEXEC)
+                .open(&path)
+            {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(SandboxError::io("create lock", &path, e)),
+            };
+            if !try_lock(&lock) {
+                continue;
+            }
+            // A sweeper that found the file before we locked it may have removed it: the
+            // claim holds only if the path still names the locked file.
+            let same = match (lock.metadata(), fs::symlink_metadata(&path)) {
+                (Ok(a), Ok(b)) => a.ino() == b.ino() && a.dev() == b.dev(),
+                _ => false,
+            };
+            if same {
+                return Ok(Instance {
+                    name,
+                    registry,
+                    _lock: lock,
+                });
+            }
+        }
+    }
+
+    /// Records that this instance makes things named after it in `dir` (before it does).
+    pub(crate) fn register(&self, kind: Owned, dir: &Path) -> Result<(), SandboxError> {
+        let list = self.registry.join(format!("{}.owned", self.name));
+        let mut f = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&list)
+            .map_err(|e| SandboxError::io("open", &list, e))?;
+        let mut line = kind.tag().as_bytes().to_vec();
+        line.push(b' ');
+        line.extend_from_slice(dir.as_os_str().as_bytes());
+        line.push(b'\n');
+        f.write_all(&line)
+            .map_err(|e| SandboxError::io("write", &list, e))
+    }
+
+    /// The instance's name (unique on the host while it lives).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A directory of this instance under `base` (`<base>/<name>`, made), for work that must
+    /// not outlive it: a later instance removes it if this one dies without doing so. Also
+    /// removes the directories under `base` of instances that are dead.
+    pub fn work_root(&self, base: &Path) -> Result<PathBuf, SandboxError> {
+        fs::create_dir_all(base).map_err(|e| SandboxError::io("create dir", base, e))?;
+        let base = fs::canonicalize(base).map_err(|e| SandboxError::io("resolve", base, e))?;
+        self.register(Owned::Work, &base)?;
+        self.sweep_dir(&base);
+        let dir = base.join(&self.name);
+        fs::create_dir_all(&dir).map_err(|e| SandboxError::io("create dir", &dir, e))?;
+        Ok(dir)
+    }
+
+    /// Removes the instance directories under `base` whose owner is dead: its lock file is
+    /// free, or gone (removed by a sweep after the owner died; a live owner keeps it).
+    fn sweep_dir(&self, base: &Path) {
+        let Ok(rd) = fs::read_dir(base) else { return };
+        for entry in rd.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str().filter(|n| is_instance_name(n)) else {
+                continue;
+            };
+            if name == self.name {
+                continue;
+            }
+            let lock = self.registry.join(format!("{name}.lock"));
+            let dead = match File::open(&lock) {
+                Ok(f) => try_lock(&f),
+                Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+            };
+            if dead {
+                remove_tree(&entry.path());
+            }
+        }
+    }
+
+    /// Removes what every dead instance of the registry left: its run cgroups (killing what
+    /// runs in them), its work roots, then its registry files. Returns the names cleaned.
+    pub(crate) fn sweep_dead(&self) -> Vec<String> {
+        let mut cleaned = Vec::new();
+        let Ok(rd) = fs::read_dir(&self.registry) else {
+            return cleaned;
+        };
+        for entry in rd.flatten() {
+            let file = entry.file_name();
+            let Some(name) = file
+                .to_str()
+                .and_then(|f| f.strip_suffix(".lock"))
+                .filter(|n| is_instance_name(n) && *n != self.name)
+            else {
+                continue;
+            };
+            let Ok(lock) = File::open(entry.path()) else {
+                continue;
+            };
+            if !try_lock(&lock) {
+                continue; // alive
+            }
+            let list = self.registry.join(format!("{name}.owned"));
+            remove_owned(&list, name);
+            let _ = fs::remove_file(&list);
+            // Last: while the lock file exists, a sweep that dies here leaves the rest to the
+            // next one.
+            let _ = fs::remove_file(entry.path());
+            tracing::info!(instance = name, "removed what a dead instance left");
+            cleaned.push(name.to_string());
+        }
+        cleaned
+    }
+}
+
+fn remove_tree(dir: &Path) {
+    if let Err(e) = fs::remove_dir_all(dir)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(dir = %dir.display(), error = %e, "cannot remove a dead instance's dir");
+    }
+}
+
+impl Drop for Instance {
+    /// Removes what is left of this instance (its run cgroups are gone already: the sandbox
+    /// drops its cgroup pool first) and its registry files; the lock goes last.
+    fn drop(&mut self) {
+        let list = self.registry.join(format!("{}.owned", self.name));
+        remove_owned(&list, &self.name);
+        let _ = fs::remove_file(&list);
+        let _ = fs::remove_file(self.registry.join(format!("{}.lock", self.name)));
+        // `self._lock` closes (unlocks) after the file is gone.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_names_are_recognised() {
+        assert!(is_instance_name("i0123456789abcdef"));
+        assert!(!is_instance_name("i0123456789abcde"));
+        assert!(!is_instance_name("30474-0-3"));
+        assert!(!is_instance_name("x0123456789abcdef"));
+        assert!(is_instance_name(&random_name().expect("name")));
+    }
+}
