@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 TOOLS="googletest libgtest-dev valgrind cppcheck clang-tidy"
 # RabbitMQ for the queue tests (issue 13): the tests start a private node themselves.
 TOOLS="$TOOLS rabbitmq-server"
+# Headless Chromium and its WebDriver: the page tests (judge view, the judge-server page).
+TOOLS="$TOOLS chromium chromium-driver"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
 LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make"
 

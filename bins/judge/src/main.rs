@@ -28,6 +28,8 @@ enum Command {
     Sandbox(cmd::sandbox::Args),
     /// Run Agent Lab tasks (JSON or JSON Lines), append RunRecords and ScoreRecords, summarise.
     Lab(cmd::lab::Args),
+    /// Write Agent Lab runs and scores as one self-contained HTML report (`-o report.html`).
+    View(cmd::view::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => cmd::schema::run(args),
         Command::Sandbox(args) => cmd::sandbox::run(args),
         Command::Lab(args) => cmd::lab::run(args),
+        Command::View(args) => cmd::view::run(args),
     };
     match result {
         Ok(code) => code,

@@ -7,6 +7,7 @@ pub mod oracle;
 pub mod run;
 pub mod sandbox;
 pub mod schema;
+pub mod view;
 
 /// Prints an error with its chain of causes on stderr.
 #[allow(clippy::print_stderr)]

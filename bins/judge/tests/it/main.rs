@@ -4,3 +4,4 @@ mod common;
 mod lab;
 mod languages;
 mod run;
+mod view;

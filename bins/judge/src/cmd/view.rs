@@ -1,0 +1,99 @@
+//! `judge view RUNS.jsonl [--scores SCORES.jsonl] [-o report.html]`: writes the Agent Lab viewer
+//! as one self-contained HTML file (the records embedded, no external request), to open from
+//! disk or mail. Lines that are not a RunRecord (or ScoreRecord) are skipped with a warning on
+//! stderr and a note in the report: a line cut short by a crash must not hide the others.
+
+use anyhow::Context as _;
+use serde_json::Value;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use verdict_contracts::{RunRecord, ScoreRecord};
+use verdict_web::{LabData, lab_report_html};
+
+/// Arguments of `judge view`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// RunRecords, one JSON object per line (`judge lab --out`); `-` reads stdin.
+    pub runs: PathBuf,
+    /// ScoreRecords, one per line (`judge lab --scores`).
+    #[arg(long, value_name = "FILE")]
+    pub scores: Option<PathBuf>,
+    /// Where to write the HTML file (stdout when absent).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The report's title (default: the runs file's name).
+    #[arg(long)]
+    pub title: Option<String>,
+}
+
+/// Runs `judge view`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut notes = Vec::new();
+    let runs = read_records::<RunRecord>(&args.runs, "RunRecord", &mut notes)?;
+    let scores = match &args.scores {
+        Some(path) => read_records::<ScoreRecord>(path, "ScoreRecord", &mut notes)?,
+        None => Vec::new(),
+    };
+    for note in &notes {
+        tracing::warn!("{note}");
+    }
+    let title = args.title.unwrap_or_else(|| {
+        args.runs.file_name().map_or_else(
+            || "Agent Lab runs".into(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    });
+    let html = lab_report_html(&LabData {
+        title,
+        runs,
+        scores,
+        notes,
+    });
+    match &args.out {
+        Some(path) => std::fs::write(path, html)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout()
+            .lock()
+            .write_all(html.as_bytes())
+            .context("cannot write to stdout")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The lines of `path` that are `T`, as read (their JSON, unchanged); a note per other line.
+fn read_records<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    kind: &str,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<Vec<Value>> {
+    let mut text = String::new();
+    if path == Path::new("-") {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read stdin")?;
+    } else {
+        text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+    }
+    let mut records = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let place = format!("{}:{}", path.display(), number + 1);
+        let value: Value = match serde_json::from_str(line) {
+            Ok(value) => value,
+            Err(err) => {
+                notes.push(format!("{place}: skipped, not JSON ({err})"));
+                continue;
+            }
+        };
+        if let Err(err) = T::deserialize(&value) {
+            notes.push(format!("{place}: skipped, not a {kind} ({err})"));
+            continue;
+        }
+        records.push(value);
+    }
+    Ok(records)
+}

@@ -1,0 +1,420 @@
+// verdict pages: the judge-server page. Routes (in the address's #fragment):
+//   #/submit            paste, upload or load an example Submission and send it
+//   #/s/<sub_id>[/<i>]  one submission, live (its event stream read with fetch), task i open
+//   #/queue             recent submissions (filter by category and status) and the metrics
+//   #/lab               the server's Agent Lab runs (the same viewer as `judge view`)
+// The token lives in this tab only (sessionStorage) and goes out as `Authorization: Bearer`.
+"use strict";
+(function () {
+  const V = window.V;
+  const h = V.h;
+  const TOKEN_KEY = "verdict.token";
+  const SUB_KEY = "verdict.sub.";
+  const main = document.getElementById("main");
+  const nav = document.getElementById("nav");
+  const signout = document.getElementById("signout");
+  let leave = () => {}; // stops what the current view runs (streams, timers)
+
+  // ---- token and requests -------------------------------------------------------------------
+  const token = () => sessionStorage.getItem(TOKEN_KEY);
+  const authHeaders = () => (token() ? { Authorization: "Bearer " + token() } : {});
+
+  async function api(path, options) {
+    const opts = Object.assign({}, options || {});
+    opts.headers = Object.assign({}, opts.headers || {}, authHeaders());
+    const res = await fetch(path, opts);
+    if (res.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      showToken("The server refused the token; enter it again.");
+      throw new Error("unauthorized");
+    }
+    return res;
+  }
+
+  async function errorText(res) {
+    try {
+      const body = await res.json();
+      if (body && body.error && body.error.message) return body.error.message;
+      if (body && body.message) return body.message;
+    } catch (_) { /* not JSON */ }
+    return `HTTP ${res.status}`;
+  }
+
+  function showToken(message) {
+    leave();
+    nav.hidden = true;
+    signout.hidden = true;
+    const input = h("input", { id: "token", type: "password", autocomplete: "off", required: false, "aria-describedby": "token-help" });
+    const error = h("p", { id: "token-error", class: "error-text", role: "alert" }, message || "");
+    const form = h("form", { id: "token-form", class: "card narrow" },
+      h("h1", {}, "verdict"),
+      h("label", { for: "token" }, "Access token"), input,
+      h("p", { id: "token-help", class: "muted" }, "Kept in this tab only (sessionStorage); sent as a bearer token. Leave it empty when the server runs without tokens."),
+      h("button", { type: "submit", id: "token-submit" }, "Continue"), error);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+      const res = await fetch("/metrics", { headers: authHeaders() }).catch((err) => ({ ok: false, status: 0, err }));
+      if (res.status === 401 || res.status === 403) {
+        sessionStorage.removeItem(TOKEN_KEY);
+        error.textContent = "The server refused this token.";
+        input.focus();
+        return;
+      }
+      startMetrics();
+      route();
+    });
+    V.replace(main, form);
+    input.focus();
+  }
+
+  signout.addEventListener("click", () => {
+    sessionStorage.clear();
+    showToken("Signed out.");
+  });
+
+  // ---- submit -------------------------------------------------------------------------------
+  let examples = null;
+  async function loadExamples() {
+    if (!examples) {
+      const res = await fetch("/assets/examples.json");
+      examples = res.ok ? await res.json() : [];
+    }
+    return examples;
+  }
+
+  function submitView() {
+    const text = h("textarea", { id: "submission", rows: 18, spellcheck: "false", class: "mono", "aria-label": "Submission JSON" });
+    const select = h("select", { id: "example", "aria-label": "example submission" }, h("option", { value: "" }, "choose an example…"));
+    const file = h("input", { type: "file", id: "upload", accept: ".json,application/json" });
+    const error = h("div", { id: "submit-error", role: "alert" });
+    const send = h("button", { type: "submit", id: "submit" }, "Submit");
+    loadExamples().then((list) => list.forEach((ex) => select.appendChild(h("option", { value: ex.name }, ex.name))));
+    select.addEventListener("change", () => {
+      const ex = (examples || []).find((e) => e.name === select.value);
+      if (!ex) return;
+      // A fresh sub_id, so the same example can be sent again while an earlier one runs.
+      const sub = Object.assign({}, ex.submission, { sub_id: `${ex.name}-${Date.now().toString(36)}` });
+      text.value = JSON.stringify(sub, null, 2);
+    });
+    file.addEventListener("change", async () => {
+      if (file.files && file.files[0]) text.value = await file.files[0].text();
+    });
+    const form = h("form", { class: "card", id: "submit-form" },
+      h("h1", {}, "Submit"),
+      h("div", { class: "toolbar" },
+        h("label", {}, "Start from an example ", select),
+        h("label", {}, "or upload a file ", file)),
+      h("label", { for: "submission" }, "Submission (JSON, as in the judge's request format)"), text,
+      h("div", { class: "toolbar" }, send), error);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      V.replace(error);
+      let sub;
+      try {
+        sub = JSON.parse(text.value);
+      } catch (err) {
+        V.replace(error, h("p", { class: "error-box" }, "Not JSON: " + err.message));
+        return;
+      }
+      send.disabled = true;
+      try {
+        const res = await api("/v1/submissions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(sub) });
+        if (res.status !== 202) {
+          V.replace(error, h("p", { class: "error-box" }, `Refused (${res.status}): ` + (await errorText(res))));
+          return;
+        }
+        const accepted = await res.json();
+        try {
+          sessionStorage.setItem(SUB_KEY + accepted.sub_id, JSON.stringify(sub));
+        } catch (_) { /* too large for the tab's storage: shown without limits */ }
+        location.hash = "#/s/" + encodeURIComponent(accepted.sub_id);
+      } catch (err) {
+        if (err.message !== "unauthorized") V.replace(error, h("p", { class: "error-box" }, String(err)));
+      } finally {
+        send.disabled = false;
+      }
+    });
+    V.replace(main, form);
+  }
+
+  // ---- one submission, live -----------------------------------------------------------------
+  /** Reads a text/event-stream with fetch (EventSource cannot send Authorization). */
+  async function readEvents(path, signal, onEvent) {
+    const res = await api(path, { signal, headers: { Accept: "text/event-stream" } });
+    if (!res.ok) throw new Error(await errorText(res));
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value.replace(/\r\n?/g, "\n");
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let type = "message";
+        const data = [];
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) continue;
+          const colon = line.indexOf(":");
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const val = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (field === "event") type = val;
+          else if (field === "data") data.push(val);
+        }
+        if (data.length) onEvent(type, JSON.parse(data.join("\n")));
+      }
+    }
+  }
+
+  function submissionView(subId, selectedIndex) {
+    const controller = new AbortController();
+    const stored = sessionStorage.getItem(SUB_KEY + subId);
+    const submission = stored ? JSON.parse(stored) : null;
+    const state = { report: null, selected: selectedIndex, live: true };
+    let refreshTimer = null;
+    leave = () => {
+      controller.abort();
+      clearTimeout(refreshTimer);
+    };
+
+    function select(i) {
+      state.selected = i;
+      history.replaceState(null, "", "#/s/" + encodeURIComponent(subId) + "/" + i);
+      draw();
+      const detail = document.getElementById("task-detail");
+      if (detail) {
+        detail.focus();
+        detail.scrollIntoView({ block: "nearest" });
+      }
+    }
+
+    function draw() {
+      if (!state.report) return;
+      const active = document.activeElement;
+      const row = active && active.closest ? active.closest("tr[data-task]") : null;
+      const focusTask = row ? row.getAttribute("data-task") : null;
+      V.replace(main, V.judge.view(state.report, submission, select, state.selected, state.live));
+      if (focusTask !== null) {
+        const again = main.querySelector(`tr[data-task="${focusTask}"] button.task-open`);
+        if (again) again.focus();
+      }
+    }
+
+    async function snapshot() {
+      const res = await api("/v1/submissions/" + encodeURIComponent(subId), { signal: controller.signal });
+      if (!res.ok) throw new Error(await errorText(res));
+      const report = await res.json();
+      const complete = res.headers.get("Verdict-Complete") === "true";
+      if (state.report) {
+        // Keep results the stream already delivered; take the server's in-progress statuses.
+        report.results = report.results.map((r, i) => {
+          const have = state.report.results[i];
+          return have && !V.judge.inProgress(have.status) ? have : r;
+        });
+      }
+      state.report = report;
+      return complete;
+    }
+
+    (async () => {
+      V.replace(main, h("p", { class: "card" }, "Loading submission ", h("span", { class: "mono" }, subId), "…"));
+      try {
+        if (await snapshot()) {
+          state.live = false;
+          draw();
+          return;
+        }
+        draw();
+        await readEvents("/v1/submissions/" + encodeURIComponent(subId) + "/events", controller.signal, (type, data) => {
+          if (type === "task") {
+            state.report.results[data.index] = data.result;
+            draw();
+            clearTimeout(refreshTimer);
+            refreshTimer = setTimeout(() => snapshot().then(draw).catch(() => {}), 150);
+          } else if (type === "report") {
+            clearTimeout(refreshTimer);
+            state.report = data;
+            state.live = false;
+            draw();
+          }
+        });
+        if (state.live) {
+          state.live = false;
+          await snapshot();
+          draw();
+        }
+      } catch (err) {
+        if (controller.signal.aborted || err.message === "unauthorized") return;
+        V.replace(main, h("div", { class: "card" }, h("h1", {}, "Submission ", h("span", { class: "mono" }, subId)),
+          h("p", { class: "error-box" }, String(err.message || err))));
+      }
+    })();
+  }
+
+  // ---- the queue and the metrics ------------------------------------------------------------
+  const history_ = []; // [{t, values: Map(name -> number)}]
+  const WINDOW_MS = 10 * 60 * 1000;
+  let metricsTimer = null;
+
+  function parseMetrics(text) {
+    const values = new Map();
+    for (const line of text.split("\n")) {
+      if (!line || line.startsWith("#")) continue;
+      const m = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+      if (!m) continue;
+      const v = Number(m[3]);
+      if (!isFinite(v)) continue;
+      values.set(m[1] + (m[2] || ""), v);
+      if (m[2]) values.set(m[1], (values.get(m[1]) || 0) + v); // sum over labels
+    }
+    return values;
+  }
+
+  async function sampleMetrics() {
+    try {
+      const res = await fetch("/metrics", { headers: authHeaders() });
+      if (!res.ok) return;
+      history_.push({ t: Date.now(), values: parseMetrics(await res.text()) });
+      while (history_.length && Date.now() - history_[0].t > WINDOW_MS) history_.shift();
+      if (typeof onMetrics === "function") onMetrics();
+    } catch (_) { /* the server is away; try again */ }
+  }
+  let onMetrics = null;
+  function startMetrics() {
+    if (metricsTimer) return;
+    sampleMetrics();
+    metricsTimer = setInterval(sampleMetrics, 3000);
+  }
+
+  const gauge = (name) => history_.map((s) => ({ t: s.t, v: s.values.get(name) }));
+  const rate = (name) => history_.slice(1).map((s, i) => ({
+    t: s.t, v: ((s.values.get(name) || 0) - (history_[i].values.get(name) || 0)) / ((s.t - history_[i].t) / 60000),
+  }));
+  const meanOf = (sum, count) => history_.slice(1).map((s, i) => {
+    const dc = (s.values.get(count) || 0) - (history_[i].values.get(count) || 0);
+    const ds = (s.values.get(sum) || 0) - (history_[i].values.get(sum) || 0);
+    return { t: s.t, v: dc > 0 ? ds / dc : NaN };
+  });
+
+  function metricsView() {
+    const int = (x) => String(Math.round(x));
+    const perMin = (x) => V.fmtNum(x, 1) + "/min";
+    const secs = (x) => V.fmtMs(x * 1000);
+    const ratio = history_.map((s) => {
+      const hits = s.values.get("verdict_problem_cache_hits_total") || 0;
+      const misses = s.values.get("verdict_problem_cache_misses_total") || 0;
+      return { t: s.t, v: hits + misses ? hits / (hits + misses) : NaN };
+    });
+    return h("div", { class: "metrics", id: "metrics" },
+      V.spark("queue length", gauge("verdict_queue_length"), WINDOW_MS, int),
+      V.spark("running submissions", gauge("verdict_running_submissions"), WINDOW_MS, int),
+      V.spark("running tasks", gauge("verdict_running_tasks"), WINDOW_MS, int),
+      V.spark("submissions finished", rate("verdict_submissions_finished_total"), WINDOW_MS, perMin),
+      V.spark("tasks judged", rate("verdict_task_verdicts_total"), WINDOW_MS, perMin),
+      V.spark("refused (429, 409, …)", rate("verdict_submissions_rejected_total"), WINDOW_MS, perMin),
+      V.spark("mean submission time", meanOf("verdict_submission_duration_seconds_sum", "verdict_submission_duration_seconds_count"), WINDOW_MS, secs),
+      V.spark("problem-cache hit rate", ratio, WINDOW_MS, (x) => (100 * x).toFixed(0) + "%"));
+  }
+
+  function queueView() {
+    const category = h("input", { id: "filter-category", type: "search", placeholder: "any", "aria-label": "category" });
+    const status = h("select", { id: "filter-status", "aria-label": "status" },
+      ["", "queued", "running", "finished", "Accepted", "Partial Correct", "Wrong Answer", "Compilation Error",
+        "Runtime Error", "Time Limit Exceeded", "Memory Limit Exceeded", "System Error", "Dependency Not Satisfied"]
+        .map((s) => h("option", { value: s }, s || "any")));
+    const tableSlot = h("div", { id: "queue-table" });
+    const metricsSlot = h("div");
+    let timer = null;
+    leave = () => {
+      clearInterval(timer);
+      onMetrics = null;
+    };
+    async function load() {
+      const q = new URLSearchParams();
+      if (category.value.trim()) q.set("category", category.value.trim());
+      if (status.value) q.set("status", status.value);
+      q.set("limit", "100");
+      try {
+        const res = await api("/v1/submissions?" + q);
+        if (!res.ok) {
+          V.replace(tableSlot, h("p", { class: "error-box" }, await errorText(res)));
+          return;
+        }
+        const body = await res.json();
+        const rows = body.submissions || [];
+        V.replace(tableSlot, rows.length ? V.table(["submission", "category", "problem", "state", "tasks", "score", "verdicts", "accepted"],
+          rows.map((s) => h("tr", {},
+            h("td", {}, h("a", { href: "#/s/" + encodeURIComponent(s.sub_id), class: "mono" }, s.sub_id)),
+            h("td", {}, s.category), h("td", {}, s.prob_id),
+            h("td", {}, V.badge(s.state, s.state === "finished" ? "ok-quiet" : "pending")),
+            h("td", { class: "num" }, `${s.finished_tasks}/${s.tasks}`),
+            h("td", { class: "num" }, s.score),
+            h("td", {}, h("span", { class: "chips" }, Object.entries(s.statuses || {}).map(([k, n]) =>
+              h("span", { class: "chip s-" + V.judge.statusKind(k) }, `${k} ×${n}`)))),
+            h("td", {}, V.fmtMs(s.age_ms) + " ago"))))
+          : h("p", { class: "muted" }, "No submissions match."));
+      } catch (err) {
+        if (err.message !== "unauthorized") V.replace(tableSlot, h("p", { class: "error-box" }, String(err)));
+      }
+    }
+    category.addEventListener("input", load);
+    status.addEventListener("change", load);
+    onMetrics = () => V.replace(metricsSlot, metricsView());
+    V.replace(main,
+      h("section", { class: "card" }, h("h1", {}, "Queue"),
+        h("div", { class: "toolbar" }, h("label", {}, "Category ", category), h("label", {}, "Status ", status),
+          h("button", { type: "button", onclick: load }, "Refresh")),
+        tableSlot),
+      h("section", { class: "card" }, h("h2", {}, "Metrics, last 10 minutes"),
+        h("p", { class: "muted" }, "Sampled from /metrics every 3 s while this tab is open."), metricsSlot));
+    onMetrics();
+    load();
+    timer = setInterval(load, 3000);
+  }
+
+  // ---- lab runs -----------------------------------------------------------------------------
+  function labView() {
+    const root = h("div", { id: "lab" }, h("p", { class: "card" }, "Loading lab runs…"));
+    V.replace(main, root);
+    api("/v1/lab/runs").then(async (res) => {
+      if (!res.ok) {
+        V.replace(root, h("p", { class: "card error-box" }, await errorText(res)));
+        return;
+      }
+      const body = await res.json();
+      V.lab.render(root, { title: "Agent Lab runs on this server", runs: body.runs || [], scores: body.scores || [] });
+    }).catch((err) => {
+      if (err.message !== "unauthorized") V.replace(root, h("p", { class: "card error-box" }, String(err)));
+    });
+  }
+
+  // ---- routing ------------------------------------------------------------------------------
+  function route() {
+    if (token() === null) {
+      showToken();
+      return;
+    }
+    leave();
+    leave = () => {};
+    nav.hidden = false;
+    signout.hidden = false;
+    const hash = location.hash || "#/submit";
+    const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    for (const link of nav.querySelectorAll("a")) {
+      link.setAttribute("aria-current", hash.startsWith(link.getAttribute("href")) ? "page" : "false");
+    }
+    if (parts[0] === "s" && parts[1]) {
+      const i = parts[2] === undefined || parts[2] === "" ? null : Number(parts[2]);
+      submissionView(parts[1], Number.isInteger(i) ? i : null);
+    } else if (parts[0] === "queue") queueView();
+    else if (parts[0] === "lab") labView();
+    else submitView();
+    main.focus({ preventScroll: true });
+  }
+
+  window.addEventListener("hashchange", route);
+  if (token() !== null) startMetrics();
+  route();
+})();

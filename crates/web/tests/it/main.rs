@@ -1,0 +1,3 @@
+//! verdict-web's integration tests: the assets as a client fetches them.
+
+mod assets;
