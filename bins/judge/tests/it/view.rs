@@ -160,8 +160,11 @@ async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
         .await
         .expect("an event with data");
     first.click().await.expect("expand");
+    // The data is built when the toggle event arrives: wait for it.
     let data = c
-        .find(Locator::Css(".timeline details[open] pre"))
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(".timeline details[open] pre"))
         .await
         .expect("the data shows");
     assert!(data.text().await.expect("text").contains('{'));
@@ -184,8 +187,21 @@ async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
         !browser.overflows().await.expect("measure"),
         "overflows at 1280 px"
     );
+    c.execute("window.scrollTo(0, 0);", vec![])
+        .await
+        .expect("scroll");
     browser
         .screenshot(&screenshot_path("lab-report.png"))
+        .await
+        .expect("screenshot");
+    c.execute(
+        "document.querySelector('.timeline').scrollIntoView();",
+        vec![],
+    )
+    .await
+    .expect("scroll");
+    browser
+        .screenshot(&screenshot_path("lab-report-trace.png"))
         .await
         .expect("screenshot");
     browser.resize(390, 844).await.expect("phone width");
