@@ -45,6 +45,14 @@ pub enum DataPathError {
         /// What is wrong, with the byte offset.
         reason: String,
     },
+    /// Writing at an index would pad an array beyond [`MAX_WRITE_INDEX`].
+    #[error("cannot set {path:?}: index {index} is larger than {max} (arrays are padded up to the index written)", max = MAX_WRITE_INDEX)]
+    IndexTooLarge {
+        /// The full path being written.
+        path: String,
+        /// The index asked for.
+        index: usize,
+    },
     /// Writing needs an object or array where the value holds something else.
     #[error("cannot set {path:?}: {at:?} is {found}, not {wanted}")]
     NotAContainer {
@@ -58,6 +66,10 @@ pub enum DataPathError {
         wanted: &'static str,
     },
 }
+
+/// The largest array index a write may use: writing pads the array with `null` up to the
+/// index, so an unbounded index would make a 20-byte path ask for gigabytes.
+pub const MAX_WRITE_INDEX: usize = 65_535;
 
 impl DataPath {
     /// The empty path: the value itself.
@@ -154,6 +166,7 @@ impl DataPath {
     /// array shorter than an index is padded with `null`. Writing through a string, number,
     /// boolean, or through an object with an index (or an array with a key) is an error.
     pub fn set(&self, value: &mut Value, new: Value) -> Result<(), DataPathError> {
+        self.check_writable()?;
         let mut here = value;
         for (depth, segment) in self.segments.iter().enumerate() {
             here = match segment {
@@ -184,6 +197,21 @@ impl DataPath {
         }
         *here = new;
         Ok(())
+    }
+
+    /// Checks that every index is at most [`MAX_WRITE_INDEX`], so [`DataPath::set`] cannot be
+    /// asked to pad an array without bound.
+    pub fn check_writable(&self) -> Result<(), DataPathError> {
+        match self.segments.iter().find_map(|s| match s {
+            PathSegment::Index(n) if *n > MAX_WRITE_INDEX => Some(*n),
+            _ => None,
+        }) {
+            Some(index) => Err(DataPathError::IndexTooLarge {
+                path: self.to_string(),
+                index,
+            }),
+            None => Ok(()),
+        }
     }
 
     fn not_a_container(&self, depth: usize, found: &Value, wanted: &'static str) -> DataPathError {
@@ -239,6 +267,32 @@ impl fmt::Display for DataPath {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn writing_at_a_huge_index_is_an_error_not_a_huge_allocation() {
+        let mut v = json!({});
+        let err = DataPath::parse("a[100000000]")
+            .unwrap()
+            .set(&mut v, json!(1))
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                DataPathError::IndexTooLarge {
+                    index: 100_000_000,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(v, json!({}));
+        let at_limit = format!("a[{MAX_WRITE_INDEX}]");
+        DataPath::parse(&at_limit)
+            .unwrap()
+            .set(&mut v, json!(1))
+            .unwrap();
+        assert_eq!(v["a"].as_array().map(Vec::len), Some(MAX_WRITE_INDEX + 1));
+    }
 
     #[test]
     fn data_path_parses_keys_and_indices() {

@@ -57,7 +57,7 @@ pub mod score;
 pub mod timestamp;
 pub mod validate;
 
-pub use data_path::{DataPath, DataPathError, PathSegment};
+pub use data_path::{DataPath, DataPathError, MAX_WRITE_INDEX, PathSegment};
 pub use judge::*;
 pub use lab::{
     AtomicTask, Evaluator, Evidence, InputMapping, LabError, Provenance, RunError, RunMetrics,

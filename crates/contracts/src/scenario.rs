@@ -113,8 +113,15 @@ fn find_output(rest: &str) -> Option<usize> {
     })
 }
 
-/// Parses a `to` string: `input`, `input.<path>` or `input[<n>]...`.
+/// Parses a `to` string: `input`, `input.<path>` or `input[<n>]...`; indexes are at most
+/// [`crate::data_path::MAX_WRITE_INDEX`] (a write pads the array up to its index).
 pub fn parse_target(to: &str) -> Result<DataPath, String> {
+    let path = parse_target_path(to)?;
+    path.check_writable().map_err(path_message)?;
+    Ok(path)
+}
+
+fn parse_target_path(to: &str) -> Result<DataPath, String> {
     let Some(rest) = to.strip_prefix("input") else {
         return Err(format!(
             "{to:?} must start with \"input\" (e.g. \"input.intent\")"
@@ -365,6 +372,13 @@ mod tests {
     use crate::lab::{AtomicTask, TaskMetadata};
     use serde_json::{Map, Value};
     use std::collections::BTreeMap;
+
+    #[test]
+    fn input_map_targets_with_huge_indexes_are_refused() {
+        let err = parse_target("input.a[100000000]").unwrap_err();
+        assert!(err.contains("100000000") && err.contains("65535"), "{err}");
+        assert!(parse_target("input.a[3]").is_ok());
+    }
 
     fn step(id: &str, name: &str) -> AtomicTask {
         AtomicTask {

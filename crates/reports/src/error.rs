@@ -25,6 +25,16 @@ pub enum ReportError {
         /// The innermost element left open.
         element: String,
     },
+    /// Elements nest deeper than any report of the tool does.
+    #[error("malformed {tool} xml: <{element}> nests deeper than {limit} elements")]
+    TooDeep {
+        /// Which tool's output was being read.
+        tool: &'static str,
+        /// The element that went too deep.
+        element: String,
+        /// The depth allowed.
+        limit: usize,
+    },
     /// The document's root is not the tool's root element (or there is none).
     #[error("not {tool} xml: expected root element <{expected}>, found {found}")]
     WrongRoot {

@@ -56,6 +56,10 @@ pub(crate) enum Item {
     End,
 }
 
+/// Elements may nest this deep; the tools' reports nest fewer than ten levels, and a deeper
+/// document would make [`Stream::subtree`] recurse without bound.
+pub(crate) const MAX_DEPTH: usize = 128;
+
 /// An event stream that knows its depth and turns quick-xml errors into [`ReportError`].
 pub(crate) struct Stream<'a> {
     reader: Reader<&'a [u8]>,
@@ -117,6 +121,13 @@ impl<'a> Stream<'a> {
             match event {
                 Event::Start(start) => {
                     let element = self.element(&start)?;
+                    if self.open.len() >= MAX_DEPTH {
+                        return Err(ReportError::TooDeep {
+                            tool: self.tool,
+                            element: element.name,
+                            limit: MAX_DEPTH,
+                        });
+                    }
                     self.open.push(element.name.clone());
                     self.seen_root = true;
                     return Ok(Item::Open {
@@ -288,6 +299,15 @@ mod tests {
     fn mismatched_end_is_malformed() {
         let err = root("<a><b></a>").unwrap_err();
         assert!(matches!(err, ReportError::Xml { .. }), "{err}");
+    }
+
+    #[test]
+    fn nesting_beyond_the_limit_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}{}", "<a>".repeat(100_000), "</a>".repeat(100_000));
+        let err = root(&deep).unwrap_err();
+        assert!(matches!(err, ReportError::TooDeep { .. }), "{err}");
+        let fine = format!("{}{}", "<a>".repeat(20), "</a>".repeat(20));
+        assert!(root(&fine).is_ok());
     }
 
     #[test]
