@@ -22,6 +22,8 @@ pub(crate) struct Facts {
     pub cpu_limit_ms: Option<u64>,
     pub wall_limit_ms: u64,
     pub memory_limit_kb: Option<u64>,
+    /// What the cgroup allowed beyond the memory limit for file pages (tmpfs box dirs).
+    pub memory_headroom_kb: u64,
     pub isolation: Option<IsolationLevel>,
 }
 
@@ -33,18 +35,42 @@ fn exit_of(status: Option<i32>) -> ExitKind {
     }
 }
 
+/// The program's own peak memory in KiB (design #24): the cgroup's peak, less the file pages
+/// (page cache of what it wrote, tmpfs files) still charged at the end, but never less than
+/// the largest process's peak RSS (which holds no page cache of written files). Without a
+/// cgroup, that RSS.
+fn own_memory_kb(f: &Facts) -> u64 {
+    match f.readings {
+        Some(r) if r.peak_bytes > 0 => {
+            let peak = r.peak_bytes / 1024;
+            if peak <= f.rusage_maxrss_kb {
+                peak
+            } else {
+                f.rusage_maxrss_kb
+                    .max(r.peak_bytes.saturating_sub(r.file_bytes) / 1024)
+            }
+        }
+        _ => f.rusage_maxrss_kb,
+    }
+}
+
 /// Classifies a finished run.
 pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
     let exit = exit_of(f.status);
     let cpu_time_ms = f.readings.map_or(f.rusage_cpu_ms, |r| r.cpu_ns / 1_000_000);
-    let peak_memory_kb = match f.readings {
-        Some(r) if r.peak_bytes > 0 => r.peak_bytes / 1024,
-        _ => f.rusage_maxrss_kb,
-    };
+    let peak_memory_kb = own_memory_kb(f);
+    // With headroom, an OOM kill whose own memory stayed under the limit was the files it
+    // wrote filling the headroom: output, not memory.
+    let files_filled_memory =
+        f.memory_headroom_kb > 0 && f.memory_limit_kb.is_some_and(|l| peak_memory_kb <= l);
     let oom = f.readings.map_or(0, |r| r.oom_kills);
     let pids = f.readings.map_or(0, |r| r.pids_max_events);
     let (limit_hit, evidence) = if let Some(hit) = f.killed_for {
         let ev = match hit {
+            LimitHit::Memory => format!(
+                "own memory (cgroup usage less file pages) passed the limit of {} KiB; killed",
+                f.memory_limit_kb.unwrap_or(0)
+            ),
             LimitHit::CpuTime => format!(
                 "cpu time {cpu_time_ms} ms reached the limit of {} ms; killed",
                 f.cpu_limit_ms.unwrap_or(0)
@@ -55,6 +81,15 @@ pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
             ),
         };
         (Some(hit), Some(ev))
+    } else if oom > 0 && files_filled_memory {
+        (
+            Some(LimitHit::Output),
+            Some(format!(
+                "cgroup oom_kill counter is {oom} with the program's own memory at \
+                 {peak_memory_kb} KiB: files it wrote filled the {} KiB allowed for them",
+                f.memory_headroom_kb
+            )),
+        )
     } else if oom > 0 {
         (
             Some(LimitHit::Memory),
@@ -93,7 +128,7 @@ pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
         (
             Some(LimitHit::Memory),
             Some(format!(
-                "peak memory {peak_memory_kb} KiB over the limit of {} KiB",
+                "own peak memory {peak_memory_kb} KiB over the limit of {} KiB",
                 f.memory_limit_kb.unwrap_or(0)
             )),
         )
@@ -214,6 +249,43 @@ mod tests {
         assert_eq!(o.peak_memory_kb, 2048);
         assert_eq!(o.limit_hit, Some(LimitHit::Memory));
         assert_eq!(o.isolation, IsolationLevel::RlimitOnly);
+    }
+
+    #[test]
+    fn file_pages_still_charged_are_not_own_memory() {
+        let mut f = base();
+        f.rusage_maxrss_kb = 1200;
+        f.memory_limit_kb = Some(65536);
+        f.readings = Some(Readings {
+            peak_bytes: 64 << 20,
+            file_bytes: 63 << 20,
+            ..Readings::default()
+        });
+        let o = classify(&f);
+        assert_eq!(o.peak_memory_kb, 1200);
+        assert_eq!(o.limit_hit, None);
+        // A peak under the largest RSS is taken as it is.
+        f.rusage_maxrss_kb = 70_000;
+        assert_eq!(classify(&f).peak_memory_kb, 65536);
+    }
+
+    #[test]
+    fn an_oom_with_own_memory_under_the_limit_is_output_only_with_headroom() {
+        let mut f = base();
+        f.status = Some(libc::SIGKILL);
+        f.rusage_maxrss_kb = 1200;
+        f.memory_limit_kb = Some(65536);
+        f.readings = Some(Readings {
+            oom_kills: 1,
+            peak_bytes: 320 << 20,
+            file_bytes: 318 << 20,
+            ..Readings::default()
+        });
+        f.memory_headroom_kb = 256 << 10;
+        assert_eq!(classify(&f).limit_hit, Some(LimitHit::Output));
+        // Without headroom an OOM kill is the memory limit, as the cgroup says.
+        f.memory_headroom_kb = 0;
+        assert_eq!(classify(&f).limit_hit, Some(LimitHit::Memory));
     }
 
     #[test]

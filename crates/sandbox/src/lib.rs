@@ -121,9 +121,12 @@
 //!   `limit + 1` bytes, a SIGXFSZ or a stdout+stderr total over the limit is
 //!   [`LimitHit::Output`], never a runtime error or a memory limit.
 //! - **Memory.** Limited on resident memory by the cgroup, never by `RLIMIT_AS` (JVM, Go and
-//!   Node reserve far more address space than they use). Peak from the cgroup, else
-//!   `ru_maxrss`. A memory limit is reported from the cgroup's `oom_kill` counter (or a peak over
-//!   the limit), never inferred from a SIGKILL.
+//!   Node reserve far more address space than they use). The peak is the program's own memory:
+//!   the cgroup's peak less the file pages (page cache, tmpfs) still charged at the end, never
+//!   less than the largest `ru_maxrss`; without a cgroup, `ru_maxrss`. A memory limit is
+//!   reported from the cgroup's `oom_kill` counter (or an own peak over the limit), never
+//!   inferred from a SIGKILL; on a tmpfs box dir the cgroup allows room for written files and
+//!   the supervisor enforces the limit on own memory (see docs/sandbox.md).
 //! - **Host-side file access.** [`read_box_file`], [`open_box_file`] and [`remove_box_dir`]
 //!   resolve with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV)` from the box
 //!   dir's descriptor: a symlink planted as `out.txt -> /etc/passwd` is refused, not followed.

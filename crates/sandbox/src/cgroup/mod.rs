@@ -103,6 +103,9 @@ pub(crate) struct Readings {
     pub peak_bytes: u64,
     pub oom_kills: u64,
     pub pids_max_events: u64,
+    /// File pages still charged when the run ended (page cache of what it wrote or read,
+    /// tmpfs pages); read only when the peak could include them (see `classify`).
+    pub file_bytes: u64,
 }
 
 /// The cgroup(s) of one run, never used by another run.
@@ -165,6 +168,16 @@ impl RunCgroup {
     /// CPU time used so far, in nanoseconds.
     pub(crate) fn cpu_ns(&self) -> u64 {
         each!(self, cg => cg.cpu_ns())
+    }
+
+    /// Memory charged now, in bytes.
+    pub(crate) fn usage_bytes(&self) -> u64 {
+        each!(self, cg => cg.usage_bytes())
+    }
+
+    /// File pages charged now (page cache and tmpfs pages), in bytes.
+    pub(crate) fn file_bytes(&self) -> u64 {
+        each!(self, cg => cg.file_bytes())
     }
 
     /// Reads peak memory, OOM kills and pids-limit events.
@@ -232,6 +245,15 @@ fn write_open(f: &Option<File>, path: &Path, value: &str) -> Result<(), SandboxE
     };
     let f = f.as_ref().ok_or_else(|| err(ErrorKind::NotFound.into()))?;
     (&*f).write_all(value.as_bytes()).map_err(err)
+}
+
+/// Reads `memory.stat` (opened ahead of time) from its start (`None`: empty).
+fn read_stat(f: &Option<File>) -> String {
+    let mut buf = [0u8; 4096];
+    let n = f
+        .as_ref()
+        .map_or(0, |f| f.read_at(&mut buf, 0).unwrap_or(0));
+    String::from_utf8_lossy(&buf[..n]).into_owned()
 }
 
 /// Reads a small control file opened ahead of time, from its start (`None`: empty).

@@ -5,7 +5,7 @@
 //! `memory.oom_control` (`oom_kill` counter), `pids.events`. v1 has no `cgroup.kill`: every
 //! pid listed in `cgroup.procs` is killed.
 
-use super::{Readings, keyed_value, mkdir, open_r, open_w, read_small, write_open};
+use super::{Readings, keyed_value, mkdir, open_r, open_w, read_small, read_stat, write_open};
 use crate::SandboxError;
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
@@ -64,6 +64,10 @@ pub(crate) struct RunCgroup {
     /// `memory.max_usage_in_bytes`, `memory.oom_control`, `pids.events` (`None` where the
     /// kernel lacks the file: the reading is then 0).
     peak: Option<File>,
+    /// `memory.usage_in_bytes` (current usage) and `memory.stat` (its `total_cache`: page cache and tmpfs pages),
+    /// read to tell the program's own memory from the files it wrote.
+    usage: Option<File>,
+    stat: Option<File>,
     oom: Option<File>,
     pids_events: Option<File>,
     /// `memory.limit_in_bytes`, `memory.memsw.limit_in_bytes` (if the kernel has it),
@@ -88,6 +92,8 @@ impl RunCgroup {
         Ok(RunCgroup {
             cpu: open_r(cpuacct.join("cpuacct.usage"))?,
             peak: File::open(mem.join("memory.max_usage_in_bytes")).ok(),
+            usage: File::open(mem.join("memory.usage_in_bytes")).ok(),
+            stat: File::open(mem.join("memory.stat")).ok(),
             oom: File::open(mem.join("memory.oom_control")).ok(),
             pids_events: File::open(pids.join("pids.events")).ok(),
             limit: open_w(mem.join("memory.limit_in_bytes")).ok(),
@@ -158,6 +164,16 @@ impl RunCgroup {
             .unwrap_or(0)
     }
 
+    /// Memory charged now, in bytes.
+    pub(crate) fn usage_bytes(&self) -> u64 {
+        read_small(&self.usage).trim().parse().unwrap_or(0)
+    }
+
+    /// File pages charged now (page cache of what was read or written, tmpfs pages), in bytes.
+    pub(crate) fn file_bytes(&self) -> u64 {
+        keyed_value(&read_stat(&self.stat), "total_cache").unwrap_or(0)
+    }
+
     /// Peak memory, OOM kills and pids-limit events.
     pub(crate) fn readings(&self) -> Readings {
         Readings {
@@ -165,6 +181,7 @@ impl RunCgroup {
             peak_bytes: read_small(&self.peak).trim().parse().unwrap_or(0),
             oom_kills: keyed_value(&read_small(&self.oom), "oom_kill").unwrap_or(0),
             pids_max_events: keyed_value(&read_small(&self.pids_events), "max").unwrap_or(0),
+            file_bytes: 0,
         }
     }
 

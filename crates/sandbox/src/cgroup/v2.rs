@@ -5,7 +5,9 @@
 //! (`usage_usec`), `memory.peak`, `memory.events` (`oom_kill`), `pids.events`. Killing:
 //! `cgroup.kill`.
 
-use super::{Readings, keyed_value, mkdir, open_r, open_w, read_small, write_file, write_open};
+use super::{
+    Readings, keyed_value, mkdir, open_r, open_w, read_small, read_stat, write_file, write_open,
+};
 use crate::SandboxError;
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
@@ -69,6 +71,10 @@ pub(crate) struct RunCgroup {
     /// `memory.peak`, `memory.events`, `pids.events` (`None` where the kernel lacks the file:
     /// the reading is then 0).
     peak: Option<File>,
+    /// `memory.current` (current usage) and `memory.stat` (its `file`: page cache and tmpfs pages),
+    /// read to tell the program's own memory from the files it wrote.
+    usage: Option<File>,
+    stat: Option<File>,
     events: Option<File>,
     pids_events: Option<File>,
     /// `memory.max`, `memory.swap.max`, `pids.max` (`None` where missing: writing that limit
@@ -86,6 +92,8 @@ impl RunCgroup {
         Ok(RunCgroup {
             cpu: open_r(dir.join("cpu.stat"))?,
             peak: File::open(dir.join("memory.peak")).ok(),
+            usage: File::open(dir.join("memory.current")).ok(),
+            stat: File::open(dir.join("memory.stat")).ok(),
             events: File::open(dir.join("memory.events")).ok(),
             pids_events: File::open(dir.join("pids.events")).ok(),
             limit: open_w(dir.join("memory.max")).ok(),
@@ -138,6 +146,16 @@ impl RunCgroup {
         keyed_value(text, "usage_usec").unwrap_or(0) * 1000
     }
 
+    /// Memory charged now, in bytes.
+    pub(crate) fn usage_bytes(&self) -> u64 {
+        read_small(&self.usage).trim().parse().unwrap_or(0)
+    }
+
+    /// File pages charged now (page cache of what was read or written, tmpfs pages), in bytes.
+    pub(crate) fn file_bytes(&self) -> u64 {
+        keyed_value(&read_stat(&self.stat), "file").unwrap_or(0)
+    }
+
     /// Peak memory, OOM kills and pids-limit events.
     pub(crate) fn readings(&self) -> Readings {
         Readings {
@@ -145,6 +163,7 @@ impl RunCgroup {
             peak_bytes: read_small(&self.peak).trim().parse().unwrap_or(0),
             oom_kills: keyed_value(&read_small(&self.events), "oom_kill").unwrap_or(0),
             pids_max_events: keyed_value(&read_small(&self.pids_events), "max").unwrap_or(0),
+            file_bytes: 0,
         }
     }
 

@@ -115,6 +115,7 @@ impl Sandbox {
             cpu_limit_ms: limits.cpu_time_ms,
             wall_limit_ms: prep.wall_ms,
             memory_limit_kb: limits.memory_kb,
+            memory_headroom_kb: raw.headroom / 1024,
             isolation: Some(self.level),
         }))
     }

@@ -42,6 +42,9 @@ pub(super) struct Prepared {
     pub processes: u32,
     /// The wall-clock limit in ms.
     pub wall_ms: u64,
+    /// Whether the box dir is on a tmpfs, whose file pages the run's memory holds (see
+    /// `supervise`).
+    pub box_on_tmpfs: bool,
 }
 
 impl Prepared {
@@ -60,6 +63,8 @@ impl Prepared {
             });
         }
         let box_fd = open_box(&spec.box_dir)?;
+        let box_on_tmpfs = nix::sys::statfs::fstatfs(&box_fd)
+            .is_ok_and(|s| s.filesystem_type() == nix::sys::statfs::TMPFS_MAGIC);
         if let Some((uid, gid)) = ids {
             nix::unistd::fchown(&box_fd, Some(uid.into()), Some(gid.into()))
                 .map_err(|e| SandboxError::io("chown box dir", &spec.box_dir, e.into()))?;
@@ -170,6 +175,7 @@ impl Prepared {
             output_cap,
             processes,
             wall_ms,
+            box_on_tmpfs,
         })
     }
 

@@ -16,6 +16,12 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::time::{Duration, Instant};
 
+/// The most memory a run's cgroup allows beyond its limit for file pages (tmpfs box dirs).
+const MAX_HEADROOM: u64 = 1 << 30;
+
+/// How often the supervisor checks the program's own memory when the cgroup allows more.
+const MEMORY_POLL: Duration = Duration::from_millis(5);
+
 /// What every run's supervision shares (fixed at start-up).
 pub(super) struct Supervisor<'a> {
     pub config: &'a SandboxConfig,
@@ -38,6 +44,8 @@ pub(super) struct RawRun {
     pub rusage_maxrss_kb: u64,
     /// The run cgroup's readings (full isolation).
     pub readings: Option<Readings>,
+    /// Memory the cgroup allowed beyond the memory limit for file pages, in bytes.
+    pub headroom: u64,
 }
 
 /// The limits the supervisor enforces itself.
@@ -46,6 +54,9 @@ struct Watch<'a> {
     cg: Option<&'a RunCgroup>,
     wall_ms: u64,
     cpu_limit_ms: Option<u64>,
+    /// The limit of the program's own memory in bytes, when the cgroup's is higher (headroom
+    /// for file pages): the supervisor enforces it.
+    own_memory_limit: Option<u64>,
 }
 
 impl Supervisor<'_> {
@@ -62,20 +73,40 @@ impl Supervisor<'_> {
             Some(cg) => cg,
             None => RunCgroup::create(&z.hierarchy, &crate::cgroup::run_name(&z.instance))?,
         };
+        // A box dir on tmpfs: what the program writes there is memory charged to its cgroup
+        // that no reclaim can free, so the cgroup gets room for one output file beyond the
+        // limit, and the supervisor holds the program's own memory to the limit (design #24).
         let memory = spec.limits.memory_kb.map(|k| k.saturating_mul(1024));
-        if let Err(e) = cg.set_limits(memory, prep.processes) {
+        let headroom = match memory {
+            Some(_) if prep.box_on_tmpfs => prep.output_cap.min(MAX_HEADROOM),
+            _ => 0,
+        };
+        if let Err(e) = cg.set_limits(memory.map(|m| m.saturating_add(headroom)), prep.processes) {
             z.cgroups.retire(None, Some(cg));
             return Err(e);
         }
         let mut mount_ns = None;
-        let result = self.serve(z, slot, spec, prep, &cg, &mut mount_ns);
-        let readings = cg.readings();
+        let w = Watch {
+            cg: Some(&cg),
+            wall_ms: prep.wall_ms,
+            cpu_limit_ms: spec.limits.cpu_time_ms,
+            own_memory_limit: memory.filter(|_| headroom > 0),
+        };
+        let result = self.serve(z, slot, spec, prep, &w, &mut mount_ns);
+        let mut readings = cg.readings();
+        // A peak above the largest process's RSS may hold file pages (page cache of what it
+        // wrote, tmpfs files): `classify` takes those still charged away from it.
+        let maxrss_kb = result.as_ref().map_or(0, |r| r.rusage_maxrss_kb);
+        if readings.peak_bytes / 1024 > maxrss_kb {
+            readings.file_bytes = cg.file_bytes();
+        }
         // Every process of the box is dead (its zygote reaped them all, or it was killed with
         // its pid namespace): a killed box's mount namespace is unmounted and the cgroup
         // removed in the background (killing stragglers if it is still busy), in that order.
         z.cgroups.retire(mount_ns, Some(cg));
         let mut raw = result?;
         raw.readings = Some(readings);
+        raw.headroom = headroom;
         Ok(raw)
     }
 
@@ -87,9 +118,13 @@ impl Supervisor<'_> {
         slot: usize,
         spec: &SandboxSpec,
         prep: &Prepared,
-        cg: &RunCgroup,
+        w: &Watch<'_>,
         mount_ns: &mut Option<File>,
     ) -> Result<RawRun, SandboxError> {
+        let cg = w.cg.ok_or_else(|| SandboxError::Setup {
+            stage: "the run cgroup".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        })?;
         let mounts = run_mounts(self.config, z.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?;
         let cgroup_procs = cg.procs_fds();
         let order = Order {
@@ -153,12 +188,7 @@ impl Supervisor<'_> {
             stage: "start the zygote".into(),
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
         })?;
-        let w = Watch {
-            cg: Some(cg),
-            wall_ms: prep.wall_ms,
-            cpu_limit_ms: spec.limits.cpu_time_ms,
-        };
-        let (killed_for, killed_at) = self.watch(zy.sock(), &w, start, || {
+        let (killed_for, killed_at) = self.watch(zy.sock(), w, start, || {
             // SAFETY: kill has no memory-safety preconditions; the zygote is our unreaped child.
             unsafe { libc::kill(zy.pid(), libc::SIGKILL) };
             cg.kill_all();
@@ -206,6 +236,7 @@ impl Supervisor<'_> {
             rusage_cpu_ms: reply.map_or(0, |r| (r.utime_us + r.stime_us) / 1000),
             rusage_maxrss_kb: reply.map_or(0, |r| r.maxrss_kb),
             readings: None,
+            headroom: 0,
         })
     }
 
@@ -300,6 +331,7 @@ impl Supervisor<'_> {
             cg: None,
             wall_ms: prep.wall_ms,
             cpu_limit_ms: spec.limits.cpu_time_ms,
+            own_memory_limit: None,
         };
         let (killed_for, killed_at) = self.watch(pidfd.as_raw_fd(), &w, start, || {
             if let Some((uid, gid)) = prep.ids {
@@ -358,6 +390,7 @@ impl Supervisor<'_> {
             rusage_cpu_ms: tv(rusage.ru_utime) + tv(rusage.ru_stime),
             rusage_maxrss_kb: rusage.ru_maxrss.max(0) as u64,
             readings: None,
+            headroom: 0,
         })
     }
 
@@ -387,6 +420,16 @@ impl Supervisor<'_> {
                 let safe = Duration::from_nanos((limit - used) / ncpu);
                 timeout =
                     timeout.min(safe.clamp(Duration::from_millis(1), Duration::from_millis(100)));
+            }
+            if let (Some(limit), Some(cg)) = (w.own_memory_limit, w.cg) {
+                // Over the limit only with its file pages counted: check its own memory.
+                let usage = cg.usage_bytes();
+                if usage > limit && usage.saturating_sub(cg.file_bytes()) > limit {
+                    let at = Instant::now();
+                    kill();
+                    return (Some(LimitHit::Memory), Some(at));
+                }
+                timeout = timeout.min(MEMORY_POLL);
             }
             if elapsed >= wall_limit {
                 let at = Instant::now();

@@ -128,6 +128,17 @@ int main(int c, char**v){ FILE*f=fopen(v[1],"w"); if(!f){ perror("fopen"); retur
 "#,
     ),
     (
+        "scratch",
+        r#"
+#include <stdio.h>
+#include <stdlib.h>
+int main(int c, char**v){ long n = atol(v[1]); static char buf[65536]; for(int i=0;i<65536;i++) buf[i]='s';
+ FILE*f=fopen("scratch.bin","w"); if(!f){ perror("fopen"); return 1; }
+ while(n>0){ long k = n>65536?65536:n; if(fwrite(buf,1,k,f)!=(size_t)k){ perror("fwrite"); return 4; } n-=k; }
+ if(fclose(f)){ perror("fclose"); return 5; } printf("42\n"); return 0; }
+"#,
+    ),
+    (
         "daemon",
         r#"
 #include <unistd.h>

@@ -9,6 +9,7 @@ mod fixtures;
 mod hostile;
 mod instance;
 mod measure;
+mod memory;
 mod reuse;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,112 @@
+//! `memory_used` is the program's own memory, never the page cache or tmpfs pages of the files
+//! it writes (design #24, issue 17.1), with the box dir on disk and on tmpfs; a program whose
+//! own memory passes the limit is still a memory limit, with evidence.
+
+use crate::fixtures::prog;
+use crate::{run, sandbox};
+use std::path::{Path, PathBuf};
+use verdict_sandbox::{ExitKind, LimitHit, SandboxSpec, StdioSpec};
+
+const MIB: u64 = 1 << 20;
+
+/// A box dir on a tmpfs mounted for it (unmounted on drop).
+struct TmpfsBox {
+    mount: tempfile::TempDir,
+}
+
+impl TmpfsBox {
+    fn new() -> TmpfsBox {
+        let mount = tempfile::tempdir().expect("tempdir");
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1g,mode=0755", "tmpfs"])
+            .arg(mount.path())
+            .status()
+            .expect("mount");
+        assert!(ok.success(), "mount a tmpfs");
+        TmpfsBox { mount }
+    }
+}
+
+impl Drop for TmpfsBox {
+    fn drop(&mut self) {
+        let p = std::ffi::CString::new(self.mount.path().as_os_str().as_encoded_bytes())
+            .expect("cstring");
+        // SAFETY: umount2 with a NUL-terminated path.
+        unsafe { libc::umount2(p.as_ptr(), libc::MNT_DETACH) };
+    }
+}
+
+/// A box dir on disk (the cargo target dir, not `/tmp`, which may be a tmpfs).
+fn disk_box() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("verdict-box-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("tempdir")
+}
+
+fn spec(dir: &Path, program: &Path, args: &[&str]) -> SandboxSpec {
+    SandboxSpec {
+        program: program.to_owned(),
+        args: args.iter().map(Into::into).collect(),
+        box_dir: dir.to_owned(),
+        stdout: StdioSpec::File(PathBuf::from("out.txt")),
+        stderr: StdioSpec::File(PathBuf::from("err.txt")),
+        read_only_mounts: vec![crate::fixtures::dir().to_owned()],
+        ..SandboxSpec::default()
+    }
+}
+
+/// Runs `program args` under a 64 MiB memory limit and a 200 MiB output limit in a disk box
+/// and in a tmpfs box; returns each outcome with its box's stdout.
+fn on_disk_and_tmpfs(
+    program: &str,
+    args: &[&str],
+) -> Vec<(&'static str, verdict_sandbox::SandboxOutcome, String)> {
+    let Some(sb) = sandbox() else {
+        return Vec::new();
+    };
+    let disk = disk_box();
+    let tmpfs = TmpfsBox::new();
+    let dir = tmpfs.mount.path().join("box");
+    std::fs::create_dir(&dir).expect("box dir");
+    let mut outcomes = Vec::new();
+    for (kind, dir) in [("disk", disk.path()), ("tmpfs", dir.as_path())] {
+        let mut s = spec(dir, &prog(program), args);
+        s.limits.memory_kb = Some(64 * 1024);
+        s.limits.output_bytes = Some(200 * MIB);
+        let o = run(sb, &s);
+        let out = std::fs::read_to_string(dir.join("out.txt")).unwrap_or_default();
+        println!("{kind}: memory_used {} KiB", o.peak_memory_kb);
+        outcomes.push((kind, o, out));
+    }
+    outcomes
+}
+
+#[test]
+fn printing_150_mib_under_a_64_mib_limit_is_not_memory() {
+    for (kind, o, out) in on_disk_and_tmpfs("writer", &["157286400"]) {
+        assert_eq!(o.exit, ExitKind::Exited(0), "{kind}: {o:?}");
+        assert_eq!(o.limit_hit, None, "{kind}: {o:?}");
+        assert_eq!(out.len(), 150 << 20, "{kind}");
+        assert!(o.peak_memory_kb < 16 * 1024, "{kind}: {o:?}");
+    }
+}
+
+#[test]
+fn a_100_mib_scratch_file_under_a_64_mib_limit_is_not_memory() {
+    for (kind, o, out) in on_disk_and_tmpfs("scratch", &["104857600"]) {
+        assert_eq!(o.exit, ExitKind::Exited(0), "{kind}: {o:?}");
+        assert_eq!(o.limit_hit, None, "{kind}: {o:?}");
+        assert_eq!(out, "42\n", "{kind}");
+        assert!(o.peak_memory_kb < 16 * 1024, "{kind}: {o:?}");
+    }
+}
+
+#[test]
+fn own_memory_over_the_limit_is_a_memory_limit_on_disk_and_tmpfs() {
+    for (kind, o, _) in on_disk_and_tmpfs("touch", &["256"]) {
+        assert_eq!(o.limit_hit, Some(LimitHit::Memory), "{kind}: {o:?}");
+        assert!(o.evidence.is_some(), "{kind}: {o:?}");
+        assert!(o.peak_memory_kb >= 60 * 1024, "{kind}: {o:?}");
+    }
+}
