@@ -91,6 +91,7 @@ fn start_local() -> Option<(String, Local)> {
     };
     let config = ServerConfig {
         queue_capacity: 1024,
+        data_dir: dir.path().join("data"),
         ..ServerConfig::default()
     };
     println!(

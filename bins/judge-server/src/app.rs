@@ -85,7 +85,7 @@ pub async fn serve(
             loop {
                 tokio::select! {
                     () = shutdown.cancelled() => break,
-                    () = tokio::time::sleep(period) => state.store.sweep(),
+                    () = tokio::time::sleep(period) => state.store.sweep().await,
                 }
             }
         })

@@ -16,6 +16,9 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// The judge itself (the same table `judge --config` reads).
     pub judge: JudgeConfig,
+    /// Where accepted submissions and finished reports are kept (an SQLite file), relative to
+    /// the config file's directory; one server per directory.
+    pub data_dir: PathBuf,
     /// Submissions accepted but not started yet; beyond it a submission gets 429.
     pub queue_capacity: usize,
     /// Submissions judged at once (each runs its tasks on the judge's `parallelism` pool).
@@ -47,7 +50,7 @@ pub struct ServerConfig {
 }
 
 /// One bearer token.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TokenConfig {
     /// The secret a client sends as `Authorization: Bearer <token>`.
@@ -63,6 +66,7 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             judge: JudgeConfig::default(),
+            data_dir: PathBuf::from("verdict-data"),
             queue_capacity: 256,
             workers: cores,
             max_body_kb: 16 * 1024,
@@ -145,6 +149,11 @@ impl ServerConfig {
             }
         }
         Ok(())
+    }
+
+    /// The data dir, resolved against the config file's directory.
+    pub fn data_dir(&self) -> PathBuf {
+        self.base_dir.join(&self.data_dir)
     }
 
     /// The request timeout.

@@ -9,7 +9,7 @@
 
 use crate::error::ApiError;
 use crate::metrics::{Metrics, Reject};
-use crate::store::Entry;
+use crate::store::{Entry, Store};
 use futures::FutureExt;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -26,6 +26,7 @@ use verdict_scheduler::{Judge, TaskUpdate};
 pub struct Jobs {
     judge: Judge,
     metrics: Arc<Metrics>,
+    store: Arc<Store>,
     capacity: usize,
     queued: Arc<AtomicUsize>,
     workers: Arc<Semaphore>,
@@ -59,6 +60,7 @@ impl Jobs {
     pub fn new(
         judge: Judge,
         metrics: Arc<Metrics>,
+        store: Arc<Store>,
         capacity: usize,
         workers: usize,
         quotas: &BTreeMap<String, usize>,
@@ -66,6 +68,7 @@ impl Jobs {
         Jobs {
             judge,
             metrics,
+            store,
             capacity,
             queued: Arc::new(AtomicUsize::new(0)),
             workers: Arc::new(Semaphore::new(workers)),
@@ -128,6 +131,19 @@ impl Jobs {
         submission: Submission,
     ) {
         reservation.spent = true;
+        self.run(entry, submission);
+    }
+
+    /// Judges again a submission accepted before a restart (it takes a queue place even when
+    /// the queue is full: it was accepted when there was room).
+    pub fn recover(&self, entry: Arc<Entry>, submission: Submission) {
+        self.queued.fetch_add(1, Ordering::AcqRel);
+        self.metrics.queue_length.fetch_add(1, Ordering::Relaxed);
+        self.run(entry, submission);
+    }
+
+    fn run(&self, entry: Arc<Entry>, submission: Submission) {
+        let store = self.store.clone();
         let judge = self.judge.clone();
         let metrics = self.metrics.clone();
         let workers = self.workers.clone();
@@ -142,7 +158,7 @@ impl Jobs {
             queued.fetch_sub(1, Ordering::AcqRel);
             metrics.queue_length.fetch_sub(1, Ordering::Relaxed);
             metrics.running_submissions.fetch_add(1, Ordering::Relaxed);
-            entry.start(&metrics);
+            store.start(&entry, &metrics).await;
             let (tx, mut rx) = mpsc::unbounded_channel::<TaskUpdate>();
             let header = (
                 submission.sub_type.as_str().to_owned(),
@@ -181,7 +197,7 @@ impl Jobs {
             });
             let statuses: Vec<&str> = report.results.iter().map(|r| r.status.as_str()).collect();
             let statuses = statuses.join(", ");
-            entry.finish(report, &metrics);
+            store.finish(&entry, report, &metrics).await;
             let elapsed = entry.accepted_at.elapsed();
             tracing::info!(
                 %sub_id,

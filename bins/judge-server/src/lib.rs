@@ -22,6 +22,7 @@
 mod app;
 mod auth;
 mod config;
+mod db;
 mod direct;
 mod error;
 mod extract;
@@ -36,8 +37,10 @@ mod submissions;
 pub use app::{router, serve};
 pub use auth::{Auth, Caller};
 pub use config::{ConfigError, ServerConfig, TokenConfig};
+pub use db::{Db, DbError, Phase, SubKey};
 pub use error::{ApiError, ErrorBody};
 pub use extract::{SubIdPath, Text};
 pub use metrics::{Metrics, Reject};
 pub use openapi::document as openapi_document;
 pub use state::{AppState, Languages, Shared};
+pub use store::{Entry, Store, StreamEvent};

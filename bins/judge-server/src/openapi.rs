@@ -97,8 +97,14 @@ fn paths() -> Value {
     ];
     let invalid = json!({"description": "The Submission breaks the contract: the contract's JudgeReport (results: [], message naming the field) plus the error object.", "content": json_content("InvalidSubmission")});
     let conflict = error_response("A submission with this sub_id is still queued or running.");
-    let sub_id_param =
-        json!([{"name": "sub_id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+    let sub_id_param = json!([
+        {"name": "sub_id", "in": "path", "required": true, "schema": {"type": "string"}},
+        {"name": "category", "in": "query", "required": false, "schema": {"type": "string"},
+         "description": "The submission's category: sub_ids are unique per category. Needed only by a token bound to no category, when the sub_id exists in several."},
+    ]);
+    let ambiguous = error_response(
+        "A token bound to no category asked for a sub_id that several categories hold, without ?category=.",
+    );
     json!({
         "/v1/judge": {"post": {
             "summary": "Judge a Submission and wait for its JudgeReport.",
@@ -125,9 +131,11 @@ fn paths() -> Value {
             "operationId": "getSubmission",
             "parameters": sub_id_param.clone(),
             "responses": responses(json!({
-                "200": {"description": "The report so far; the header Verdict-Complete says whether it is final.",
-                        "headers": {"Verdict-Complete": {"schema": {"type": "boolean"}}},
+                "200": {"description": "The report so far; the header Verdict-State says whether it is queued, running or finished, Verdict-Complete whether every task has its result.",
+                        "headers": {"Verdict-Complete": {"schema": {"type": "boolean"}},
+                                    "Verdict-State": {"schema": {"type": "string", "enum": ["queued", "running", "finished"]}}},
                         "content": json_content("JudgeReport")},
+                "409": ambiguous.clone(),
             }), &[("401", "Unauthorized"), ("404", "NotFound")]),
         }},
         "/v1/submissions/{sub_id}/events": {"get": {
@@ -136,6 +144,7 @@ fn paths() -> Value {
             "parameters": sub_id_param,
             "responses": responses(json!({
                 "200": {"description": "An event stream.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                "409": ambiguous,
             }), &[("401", "Unauthorized"), ("404", "NotFound")]),
         }},
         "/v1/oracle": {"post": {

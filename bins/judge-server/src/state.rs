@@ -3,14 +3,17 @@
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
+use crate::db::{Phase, Unfinished};
 use crate::error::ApiError;
 use crate::jobs::Jobs;
 use crate::metrics::Metrics;
 use crate::store::Store;
 use anyhow::Context;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
+use verdict_contracts::parse_submission;
 use verdict_scheduler::Judge;
 use verdict_scheduler::lab::{Lab, Registry};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
@@ -30,8 +33,8 @@ pub struct Shared {
     pub judge: Judge,
     /// The bearer tokens.
     pub auth: Auth,
-    /// Submissions and their progress.
-    pub store: Store,
+    /// Submissions and their progress, kept on disk.
+    pub store: Arc<Store>,
     /// The queue and its workers.
     pub jobs: Jobs,
     /// Counters and histograms.
@@ -70,9 +73,18 @@ impl AppState {
             .context("invalid [lab] config")?;
         let lab = Lab::new(registry);
         let metrics = Arc::new(Metrics::default());
+        let data_dir = config.data_dir();
+        let (store, unfinished) = Store::open(
+            &data_dir,
+            Duration::from_secs(config.retention_secs),
+            config.max_retained,
+        )
+        .with_context(|| format!("cannot open the submission store in {}", data_dir.display()))?;
+        let store = Arc::new(store);
         let jobs = Jobs::new(
             judge.clone(),
             metrics.clone(),
+            store.clone(),
             config.queue_capacity,
             config.workers,
             &config.quotas,
@@ -81,12 +93,10 @@ impl AppState {
         if !auth.enabled() {
             tracing::warn!("no [[tokens]] configured: authentication is off");
         }
+        recover(&judge, &store, &jobs, unfinished);
         Ok(AppState {
             inner: Arc::new(Shared {
-                store: Store::new(
-                    Duration::from_secs(config.retention_secs),
-                    config.max_retained,
-                ),
+                store,
                 direct: Arc::new(Semaphore::new(config.direct_concurrency)),
                 languages: Languages::default(),
                 config,
@@ -103,6 +113,81 @@ impl AppState {
     pub fn oracle_options(&self) -> OracleOptions {
         oracle_options(&self.config, &self.judge)
     }
+}
+
+/// Judges again, in the order they were accepted, the submissions a previous run accepted and
+/// did not finish; the work dirs of those it had started are removed first.
+fn recover(judge: &Judge, store: &Store, jobs: &Jobs, unfinished: Vec<Unfinished>) {
+    if unfinished.is_empty() {
+        return;
+    }
+    let interrupted = unfinished
+        .iter()
+        .filter(|u| u.phase == Phase::Running)
+        .count();
+    tracing::info!(
+        total = unfinished.len(),
+        interrupted,
+        "judging again the submissions accepted before the restart"
+    );
+    for Unfinished {
+        key,
+        request,
+        phase,
+    } in unfinished
+    {
+        if phase == Phase::Running {
+            remove_work_dirs(&judge.config().work_dir, &key.sub_id);
+        }
+        match parse_submission(&request) {
+            Ok(submission) if submission.category == key.category => {
+                let entry = store.recover(&submission);
+                jobs.recover(entry, submission);
+            }
+            // Accepted, so valid when it came; a store written by another version may read
+            // differently: say so in its report rather than drop it.
+            other => {
+                let message = match other {
+                    Ok(_) => "the stored request's category does not match its key".to_owned(),
+                    Err(err) => format!("the stored request no longer reads: {err}"),
+                };
+                tracing::error!(sub_id = %key.sub_id, category = %key.category, "{message}");
+                store.fail_unreadable(&key, message);
+            }
+        }
+    }
+}
+
+/// Removes the work dirs a judge made for `sub_id` (`sub-<its alphanumerics>-*`) in `work_dir`.
+fn remove_work_dirs(work_dir: &Path, sub_id: &str) {
+    let prefix = format!("sub-{}-", work_dir_stem(sub_id));
+    let Ok(dir) = std::fs::read_dir(work_dir) else {
+        return;
+    };
+    for item in dir.flatten() {
+        let name = item.file_name();
+        let name = name.to_string_lossy();
+        // The stem is followed by tempfile's random suffix, which has no '-'.
+        if name
+            .strip_prefix(&prefix)
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('-'))
+        {
+            let path = item.path();
+            match std::fs::remove_dir_all(&path) {
+                Ok(()) => tracing::info!(path = %path.display(), "removed an interrupted work dir"),
+                Err(err) => tracing::warn!(path = %path.display(), "cannot remove: {err}"),
+            }
+        }
+    }
+}
+
+/// The part of a `sub_id` the judge puts in its work dir's name (`SubmissionRun::new`).
+fn work_dir_stem(sub_id: &str) -> String {
+    sub_id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(32)
+        .collect()
 }
 
 fn oracle_options(config: &ServerConfig, judge: &Judge) -> OracleOptions {

@@ -1,10 +1,16 @@
-//! The submissions store: `sub_id` -> progress (per-task results as they stream in, the final
-//! report, the event-stream subscribers). Finished entries are kept for `retention_secs`, at
-//! most `max_retained` of them.
+//! The submissions store, keyed by `(category, sub_id)` ([`SubKey`]: each token's category is
+//! a namespace). In memory: every unfinished submission's progress (per-task results as they
+//! stream in, the event-stream subscribers) and recently finished ones. On disk ([`Db`]): every
+//! accepted submission from before its `202` until its retention ends, so a restart loses
+//! nothing. Finished entries are kept for `retention_secs`, at most `max_retained` of them.
+//!
+//! The disk is touched only on blocking threads; the methods that do are `async`.
 
+use crate::db::{Db, DbError, Finished, Phase, SubKey, Unfinished, now_ms};
 use crate::error::ApiError;
 use crate::metrics::Metrics;
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -42,6 +48,7 @@ struct Progress {
     parents: Vec<Option<usize>>,
     tasks: Vec<TaskState>,
     finish_order: Vec<usize>,
+    started: bool,
     report: Option<Arc<JudgeReport>>,
     finished_at: Option<Instant>,
     subscribers: Vec<mpsc::UnboundedSender<StreamEvent>>,
@@ -50,8 +57,8 @@ struct Progress {
 /// One submission's progress.
 #[derive(Debug)]
 pub struct Entry {
-    /// The submission's category (a category token sees only its own).
-    pub category: String,
+    /// Its key: category and `sub_id`.
+    pub key: SubKey,
     /// When it was accepted.
     pub accepted_at: Instant,
     progress: Mutex<Progress>,
@@ -71,7 +78,7 @@ impl Entry {
         };
         let count = submission.judge_tasks.len();
         Entry {
-            category: submission.category.clone(),
+            key: SubKey::new(&submission.category, &submission.sub_id),
             accepted_at: Instant::now(),
             progress: Mutex::new(Progress {
                 header,
@@ -83,6 +90,7 @@ impl Entry {
                 parents: submission.judge_tasks.iter().map(|t| t.parent()).collect(),
                 tasks: vec![TaskState::Pending; count],
                 finish_order: Vec::with_capacity(count),
+                started: false,
                 report: None,
                 finished_at: None,
                 subscribers: Vec::new(),
@@ -91,8 +99,51 @@ impl Entry {
         }
     }
 
+    /// A finished entry for a report read back from the store, `age` after it finished.
+    pub fn finished(report: JudgeReport, age: Duration) -> Self {
+        let count = report.results.len();
+        let now = Instant::now();
+        let report = Arc::new(report);
+        Entry {
+            key: SubKey::new(&report.category, &report.sub_id),
+            accepted_at: now,
+            progress: Mutex::new(Progress {
+                header: JudgeReport {
+                    results: Vec::new(),
+                    ..report.as_ref().clone()
+                },
+                compiles: vec![false; count],
+                parents: vec![None; count],
+                tasks: report
+                    .results
+                    .iter()
+                    .cloned()
+                    .map(TaskState::Done)
+                    .collect(),
+                finish_order: (0..count).collect(),
+                started: true,
+                report: Some(report.clone()),
+                finished_at: Some(now.checked_sub(age).unwrap_or(now)),
+                subscribers: Vec::new(),
+            }),
+            done: watch::channel(Some(report)).0,
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Progress> {
         self.progress.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queued, running or finished.
+    pub fn phase(&self) -> Phase {
+        let progress = self.lock();
+        if progress.report.is_some() {
+            Phase::Finished
+        } else if progress.started {
+            Phase::Running
+        } else {
+            Phase::Queued
+        }
     }
 
     /// The report so far (unfinished tasks as Pending, Compiling or Running) and whether it is
@@ -141,6 +192,7 @@ impl Entry {
     /// A worker took the submission: tasks without a parent start.
     pub fn start(&self, metrics: &Metrics) {
         let mut progress = self.lock();
+        progress.started = true;
         let mut started = 0;
         for i in 0..progress.tasks.len() {
             if progress.parents[i].is_none() && matches!(progress.tasks[i], TaskState::Pending) {
@@ -256,33 +308,56 @@ impl Entry {
 /// All submissions known to the server.
 #[derive(Debug)]
 pub struct Store {
-    entries: Mutex<HashMap<String, Arc<Entry>>>,
+    entries: Mutex<HashMap<SubKey, Arc<Entry>>>,
+    db: Arc<Db>,
     retention: Duration,
     max_retained: usize,
 }
 
 impl Store {
-    /// An empty store.
-    pub fn new(retention: Duration, max_retained: usize) -> Self {
-        Store {
+    /// Opens the store in `data_dir`; also returns the submissions accepted and not finished
+    /// before (the caller judges them again, in that order, through [`Store::recover`]).
+    pub fn open(
+        data_dir: &Path,
+        retention: Duration,
+        max_retained: usize,
+    ) -> Result<(Store, Vec<Unfinished>), DbError> {
+        let db = Db::open(data_dir)?;
+        let unfinished = db.unfinished()?;
+        let store = Store {
             entries: Mutex::new(HashMap::new()),
+            db: Arc::new(db),
             retention,
             max_retained,
-        }
+        };
+        Ok((store, unfinished))
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<Entry>>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<SubKey, Arc<Entry>>> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Adds a submission; a finished one with the same `sub_id` is replaced (a rejudge) and
-    /// returned, an unfinished one is a conflict.
+    /// Runs `f` on the database on a blocking thread.
+    async fn db<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Db) -> Result<T, DbError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let db = self.db.clone();
+        tokio::task::spawn_blocking(move || f(&db))
+            .await
+            .map_err(|e| ApiError::Internal(format!("submission store: {e}")))?
+            .map_err(|e| ApiError::Internal(e.to_string()))
+    }
+
+    /// Adds a submission in memory; a finished one with the same key is replaced (a rejudge)
+    /// and returned, an unfinished one is a conflict. Not durable until [`Store::persist`].
     pub fn insert(
         &self,
         submission: &Submission,
     ) -> Result<(Arc<Entry>, Option<Arc<Entry>>), ApiError> {
+        let entry = Arc::new(Entry::new(submission));
         let mut entries = self.lock();
-        if let Some(existing) = entries.get(&submission.sub_id)
+        if let Some(existing) = entries.get(&entry.key)
             && !existing.is_finished()
         {
             return Err(ApiError::Conflict(format!(
@@ -290,56 +365,162 @@ impl Store {
                 submission.sub_id
             )));
         }
-        let entry = Arc::new(Entry::new(submission));
-        let previous = entries.insert(submission.sub_id.clone(), entry.clone());
+        let previous = entries.insert(entry.key.clone(), entry.clone());
         Ok((entry, previous))
     }
 
     /// Undoes an [`Store::insert`] of `entry` (the submission could not be queued): the
     /// previous entry, if any, comes back.
-    pub fn undo_insert(&self, sub_id: &str, entry: &Arc<Entry>, previous: Option<Arc<Entry>>) {
+    pub fn undo_insert(&self, entry: &Arc<Entry>, previous: Option<Arc<Entry>>) {
         let mut entries = self.lock();
-        if entries.get(sub_id).is_some_and(|e| Arc::ptr_eq(e, entry)) {
+        if entries
+            .get(&entry.key)
+            .is_some_and(|e| Arc::ptr_eq(e, entry))
+        {
             match previous {
-                Some(previous) => entries.insert(sub_id.to_owned(), previous),
-                None => entries.remove(sub_id),
+                Some(previous) => entries.insert(entry.key.clone(), previous),
+                None => entries.remove(&entry.key),
             };
         }
     }
 
-    /// The submission `sub_id`, if known.
-    pub fn get(&self, sub_id: &str) -> Option<Arc<Entry>> {
-        self.lock().get(sub_id).cloned()
+    /// Writes the accepted submission (its request text) to disk; on disk when this returns.
+    pub async fn persist(&self, entry: &Entry, request: String) -> Result<(), ApiError> {
+        let key = entry.key.clone();
+        self.db(move |db| db.accept(&key, &request)).await
     }
 
-    /// How many entries are held.
+    /// Puts a submission read back at start into memory (it is already on disk).
+    pub fn recover(&self, submission: &Submission) -> Arc<Entry> {
+        let entry = Arc::new(Entry::new(submission));
+        self.lock().insert(entry.key.clone(), entry.clone());
+        entry
+    }
+
+    /// At start: a stored request that no longer reads is finished with a report saying why
+    /// (`results: []`, `message`), as an invalid request is, rather than dropped.
+    pub fn fail_unreadable(&self, key: &SubKey, message: String) {
+        let report = JudgeReport {
+            sub_type: "programming".into(),
+            category: key.category.clone(),
+            prob_id: String::new(),
+            sub_id: key.sub_id.clone(),
+            results: Vec::new(),
+            message: Some(message),
+        };
+        let written = serde_json::to_string(&report)
+            .map_err(|e| e.to_string())
+            .and_then(|json| {
+                self.db
+                    .finish(key, &json, now_ms())
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(err) = written {
+            tracing::error!(sub_id = %key.sub_id, "cannot store the report: {err}");
+        }
+    }
+
+    /// A worker took `entry`: recorded on disk (a restart then knows it was interrupted).
+    pub async fn start(&self, entry: &Entry, metrics: &Metrics) {
+        entry.start(metrics);
+        let key = entry.key.clone();
+        if let Err(err) = self.db(move |db| db.start(&key)).await {
+            tracing::error!(sub_id = %entry.key.sub_id, "cannot record the start: {err:?}");
+        }
+    }
+
+    /// The final report: written to disk first, then published (waiters, streams, GET).
+    pub async fn finish(&self, entry: &Entry, report: JudgeReport, metrics: &Metrics) {
+        let key = entry.key.clone();
+        match serde_json::to_string(&report) {
+            Ok(json) => {
+                let written = self.db(move |db| db.finish(&key, &json, now_ms())).await;
+                if let Err(err) = written {
+                    tracing::error!(sub_id = %entry.key.sub_id, "cannot store the report: {err:?}");
+                }
+            }
+            Err(err) => {
+                tracing::error!(sub_id = %entry.key.sub_id, "cannot encode the report: {err}")
+            }
+        }
+        entry.finish(report, metrics);
+    }
+
+    /// The submission `key`, if known: in memory, or finished and still kept on disk.
+    pub async fn get(&self, key: &SubKey) -> Result<Option<Arc<Entry>>, ApiError> {
+        if let Some(entry) = self.lock().get(key).cloned() {
+            return Ok(Some(entry));
+        }
+        let lookup = key.clone();
+        let Some(Finished {
+            report,
+            finished_at_ms,
+        }) = self.db(move |db| db.finished(&lookup)).await?
+        else {
+            return Ok(None);
+        };
+        let report: JudgeReport = serde_json::from_str(&report)
+            .map_err(|e| ApiError::Internal(format!("stored report of {:?}: {e}", key.sub_id)))?;
+        let age = Duration::from_millis(u64::try_from(now_ms() - finished_at_ms).unwrap_or(0));
+        let entry = Arc::new(Entry::finished(report, age));
+        // Another request may have put it (or a rejudge) in meanwhile: keep that one.
+        Ok(Some(
+            self.lock().entry(key.clone()).or_insert(entry).clone(),
+        ))
+    }
+
+    /// The categories that hold a submission `sub_id` (for a token bound to none).
+    pub async fn categories_of(&self, sub_id: &str) -> Result<Vec<String>, ApiError> {
+        let mut categories: Vec<String> = self
+            .lock()
+            .keys()
+            .filter(|k| k.sub_id == sub_id)
+            .map(|k| k.category.clone())
+            .collect();
+        let sub_id = sub_id.to_owned();
+        categories.extend(self.db(move |db| db.categories_of(&sub_id)).await?);
+        categories.sort();
+        categories.dedup();
+        Ok(categories)
+    }
+
+    /// How many entries are held in memory.
     pub fn len(&self) -> usize {
         self.lock().len()
     }
 
-    /// Whether no entry is held.
+    /// Whether no entry is held in memory.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Drops finished entries older than the retention, then the oldest finished ones beyond
-    /// `max_retained`.
-    pub fn sweep(&self) {
+    /// `max_retained`, in memory and on disk.
+    pub async fn sweep(&self) {
+        self.sweep_memory();
+        let (retention, max) = (self.retention, self.max_retained);
+        let before = now_ms() - i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+        if let Err(err) = self.db(move |db| db.sweep(before, max)).await {
+            tracing::error!("cannot sweep the submission store: {err:?}");
+        }
+    }
+
+    fn sweep_memory(&self) {
         let now = Instant::now();
         let mut entries = self.lock();
         entries.retain(|_, e| {
             e.finished_at()
                 .is_none_or(|at| now.duration_since(at) < self.retention)
         });
-        let mut finished: Vec<(Instant, String)> = entries
+        let mut finished: Vec<(Instant, SubKey)> = entries
             .iter()
-            .filter_map(|(id, e)| e.finished_at().map(|at| (at, id.clone())))
+            .filter_map(|(key, e)| e.finished_at().map(|at| (at, key.clone())))
             .collect();
         if finished.len() > self.max_retained {
             finished.sort();
             let excess = finished.len() - self.max_retained;
-            for (_, id) in finished.into_iter().take(excess) {
-                entries.remove(&id);
+            for (_, key) in finished.into_iter().take(excess) {
+                entries.remove(&key);
             }
         }
     }
@@ -423,10 +604,25 @@ mod tests {
         assert_eq!(std::iter::from_fn(|| late.try_recv().ok()).count(), 3);
     }
 
+    fn store(max_retained: usize) -> (Store, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, unfinished) =
+            Store::open(dir.path(), Duration::from_secs(60), max_retained).unwrap();
+        assert!(unfinished.is_empty());
+        (store, dir)
+    }
+
+    fn in_category(category: &str, sub_id: &str) -> Submission {
+        Submission {
+            category: category.into(),
+            ..submission(sub_id)
+        }
+    }
+
     #[test]
     fn duplicate_sub_ids_conflict_only_while_unfinished() {
         let metrics = Metrics::default();
-        let store = Store::new(Duration::from_secs(60), 10);
+        let (store, _dir) = store(10);
         let (first, _) = store.insert(&submission("dup")).unwrap();
         assert!(matches!(
             store.insert(&submission("dup")),
@@ -436,27 +632,76 @@ mod tests {
         first.finish(report, &metrics);
         let (second, previous) = store.insert(&submission("dup")).unwrap();
         assert!(previous.is_some_and(|p| Arc::ptr_eq(&p, &first)));
-        store.undo_insert("dup", &second, Some(first.clone()));
-        assert!(store.get("dup").is_some_and(|e| Arc::ptr_eq(&e, &first)));
+        store.undo_insert(&second, Some(first.clone()));
+        let key = SubKey::new("oj", "dup");
+        assert!(
+            store
+                .lock()
+                .get(&key)
+                .is_some_and(|e| Arc::ptr_eq(e, &first))
+        );
+    }
+
+    #[test]
+    fn the_same_sub_id_in_two_categories_is_two_submissions() {
+        let (store, _dir) = store(10);
+        let (alpha, _) = store.insert(&in_category("alpha", "same")).unwrap();
+        let (beta, previous) = store.insert(&in_category("beta", "same")).unwrap();
+        assert!(
+            previous.is_none(),
+            "beta's submission replaces nothing of alpha's"
+        );
+        assert!(!Arc::ptr_eq(&alpha, &beta));
+        assert_eq!(store.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_finished_report_is_read_back_from_disk() {
+        let metrics = Metrics::default();
+        let dir = tempfile::tempdir().unwrap();
+        let key = SubKey::new("oj", "kept");
+        {
+            let (store, _) = Store::open(dir.path(), Duration::from_secs(60), 10).unwrap();
+            let (entry, _) = store.insert(&submission("kept")).unwrap();
+            store.persist(&entry, "{}".into()).await.unwrap();
+            store.start(&entry, &metrics).await;
+            let mut report = entry.snapshot().0;
+            report.results[1].status = JudgeStatus::WrongAnswer;
+            store.finish(&entry, report, &metrics).await;
+        }
+        let (store, unfinished) = Store::open(dir.path(), Duration::from_secs(60), 10).unwrap();
+        assert!(unfinished.is_empty());
+        let entry = store.get(&key).await.unwrap().expect("kept on disk");
+        assert_eq!(entry.phase(), Phase::Finished);
+        assert_eq!(statuses(&entry)[1], JudgeStatus::WrongAnswer);
+        assert_eq!(entry.subscribe().try_recv().map(|_| ()).ok(), Some(()));
+        assert!(
+            store
+                .get(&SubKey::new("other", "kept"))
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
     fn sweep_keeps_at_most_max_retained() {
         let metrics = Metrics::default();
-        let store = Store::new(Duration::from_secs(60), 2);
+        let (store, _dir) = store(2);
         for i in 0..4 {
             let (entry, _) = store.insert(&submission(&format!("s{i}"))).unwrap();
             entry.finish(entry.snapshot().0, &metrics);
         }
         let (running, _) = store.insert(&submission("running")).unwrap();
-        store.sweep();
+        store.sweep_memory();
         assert_eq!(store.len(), 3);
-        assert!(store.get("s0").is_none());
-        assert!(store.get("s3").is_some());
+        let entries = store.lock();
+        assert!(!entries.contains_key(&SubKey::new("oj", "s0")));
+        assert!(entries.contains_key(&SubKey::new("oj", "s3")));
         assert!(
-            store
-                .get("running")
-                .is_some_and(|e| Arc::ptr_eq(&e, &running))
+            entries
+                .get(&SubKey::new("oj", "running"))
+                .is_some_and(|e| Arc::ptr_eq(e, &running))
         );
     }
 }

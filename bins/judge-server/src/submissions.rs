@@ -2,16 +2,18 @@
 //! `GET /v1/submissions/{sub_id}` and its event stream.
 
 use crate::auth::Caller;
+use crate::db::SubKey;
 use crate::error::ApiError;
 use crate::extract::{SubIdPath, Text};
 use crate::metrics::Reject;
 use crate::state::AppState;
 use crate::store::{Entry, StreamEvent};
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -43,21 +45,29 @@ fn read_submission(state: &AppState, caller: &Caller, text: &str) -> Result<Subm
     Ok(submission)
 }
 
-/// Queues a valid submission: an entry in the store (409 for a `sub_id` in flight, whatever
-/// the load), a place in the queue (429 / 503), a worker task.
-fn enqueue(state: &AppState, submission: Submission) -> Result<Arc<Entry>, ApiError> {
-    let (entry, previous) = state.store.insert(&submission).inspect_err(|_| {
-        state.metrics.rejected(Reject::Conflict);
-    })?;
+/// Queues a valid submission: an entry in the store (409 for a key in flight, whatever the
+/// load), a place in the queue (429 / 503), the request on disk, a worker task.
+async fn enqueue(
+    state: &AppState,
+    submission: Submission,
+    request: String,
+) -> Result<Arc<Entry>, ApiError> {
+    let (entry, previous) = state
+        .store
+        .insert(&submission)
+        .inspect_err(|_| state.metrics.rejected(Reject::Conflict))?;
     let reservation = match state.jobs.reserve() {
         Ok(reservation) => reservation,
         Err(err) => {
-            state
-                .store
-                .undo_insert(&submission.sub_id, &entry, previous);
+            state.store.undo_insert(&entry, previous);
             return Err(err);
         }
     };
+    // Durable before the client hears anything (design #22).
+    if let Err(err) = state.store.persist(&entry, request).await {
+        state.store.undo_insert(&entry, previous);
+        return Err(err);
+    }
     state.jobs.spawn(reservation, entry.clone(), submission);
     Ok(entry)
 }
@@ -70,13 +80,15 @@ pub async fn judge(
 ) -> Result<Response, ApiError> {
     let submission = read_submission(&state, &caller, &text)?;
     let sub_id = submission.sub_id.clone();
-    let entry = enqueue(&state, submission)?;
+    let entry = enqueue(&state, submission, text).await?;
     let limit = state.config.request_timeout();
     match tokio::time::timeout(limit, entry.wait()).await {
         Ok(report) => Ok(Json(report.as_ref()).into_response()),
         Err(_) => Err(ApiError::Timeout(format!(
-            "sub_id: judging {sub_id:?} took longer than request_timeout_ms ({} ms); it goes on: GET /v1/submissions/{sub_id}",
-            limit.as_millis()
+            "sub_id: judging {sub_id:?} took longer than request_timeout_ms ({} ms); it goes on: GET /v1/submissions/{}?category={}",
+            limit.as_millis(),
+            encode_segment(&sub_id),
+            encode_segment(&entry.key.category)
         ))),
     }
 }
@@ -88,10 +100,12 @@ pub async fn submit(
     Text(text): Text,
 ) -> Result<Response, ApiError> {
     let submission = read_submission(&state, &caller, &text)?;
-    let sub_id = submission.sub_id.clone();
-    enqueue(&state, submission)?;
-    let status_url = format!("/v1/submissions/{}", encode_segment(&sub_id));
-    let events_url = format!("{status_url}/events");
+    let (sub_id, category) = (submission.sub_id.clone(), submission.category.clone());
+    enqueue(&state, submission, text).await?;
+    let path = format!("/v1/submissions/{}", encode_segment(&sub_id));
+    let query = format!("?category={}", encode_segment(&category));
+    let status_url = format!("{path}{query}");
+    let events_url = format!("{path}/events{query}");
     let mut response = (
         StatusCode::ACCEPTED,
         Json(json!({"sub_id": sub_id, "status_url": status_url, "events_url": events_url})),
@@ -103,13 +117,47 @@ pub async fn submit(
     Ok(response)
 }
 
-/// The entry `sub_id` if `caller` may see it (another category's is "not found").
-fn visible_entry(state: &AppState, caller: &Caller, sub_id: &str) -> Result<Arc<Entry>, ApiError> {
+/// The `?category=` of a submission's URL.
+#[derive(Debug, Deserialize)]
+pub struct Which {
+    /// The category the `sub_id` belongs to: needed only by a token bound to no category, and
+    /// only when the `sub_id` exists in several.
+    pub category: Option<String>,
+}
+
+/// The submission `sub_id` that `caller` may see. A category token sees only its own
+/// category's (another's, or a `?category=` naming another, is "not found": nothing tells it
+/// the id exists there). A token bound to no category names the category with `?category=`, or
+/// leaves it out when only one category has that `sub_id` (409 listing them otherwise).
+async fn visible_entry(
+    state: &AppState,
+    caller: &Caller,
+    sub_id: &str,
+    which: Which,
+) -> Result<Arc<Entry>, ApiError> {
+    let not_found = || ApiError::NotFound(format!("sub_id: no submission {sub_id:?}"));
+    let category = match (&caller.category, which.category) {
+        (Some(own), Some(asked)) if *own != asked => return Err(not_found()),
+        (Some(own), _) => own.clone(),
+        (None, Some(asked)) => asked,
+        (None, None) => {
+            let mut categories = state.store.categories_of(sub_id).await?;
+            match categories.len() {
+                0 => return Err(not_found()),
+                1 => categories.remove(0),
+                _ => {
+                    return Err(ApiError::Conflict(format!(
+                        "sub_id: {sub_id:?} exists in the categories {categories:?}; add ?category=<one of them>"
+                    )));
+                }
+            }
+        }
+    };
     state
         .store
-        .get(sub_id)
-        .filter(|entry| caller.may_use(&entry.category))
-        .ok_or_else(|| ApiError::NotFound(format!("sub_id: no submission {sub_id:?}")))
+        .get(&SubKey::new(category, sub_id))
+        .await?
+        .ok_or_else(not_found)
 }
 
 /// `GET /v1/submissions/{sub_id}`: the report so far.
@@ -117,14 +165,18 @@ pub async fn status(
     State(state): State<AppState>,
     caller: Caller,
     SubIdPath(sub_id): SubIdPath,
+    Query(which): Query<Which>,
 ) -> Result<Response, ApiError> {
-    let entry = visible_entry(&state, &caller, &sub_id)?;
+    let entry = visible_entry(&state, &caller, &sub_id, which).await?;
+    let phase = entry.phase();
     let (report, complete) = entry.snapshot();
     let mut response = Json(report).into_response();
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         "verdict-complete",
         HeaderValue::from_static(if complete { "true" } else { "false" }),
     );
+    headers.insert("verdict-state", HeaderValue::from_static(phase.as_str()));
     Ok(response)
 }
 
@@ -133,8 +185,9 @@ pub async fn events(
     State(state): State<AppState>,
     caller: Caller,
     SubIdPath(sub_id): SubIdPath,
+    Query(which): Query<Which>,
 ) -> Result<Response, ApiError> {
-    let entry = visible_entry(&state, &caller, &sub_id)?;
+    let entry = visible_entry(&state, &caller, &sub_id, which).await?;
     let rx = entry.subscribe();
     drop(entry);
     let stream = futures::stream::unfold(rx, |mut rx| async move {

@@ -49,12 +49,22 @@ pub struct TestServer {
     pub addr: SocketAddr,
     shutdown: CancellationToken,
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+    _data_dir: Option<tempfile::TempDir>,
 }
 
 impl TestServer {
-    /// Starts a server with `config` (its `judge` table is ignored: the shared judge is used),
-    /// or `None` when the judge cannot be set up here.
-    pub fn start(config: ServerConfig) -> Option<TestServer> {
+    /// Starts a server with `config` and a fresh data dir (its `judge` table is ignored: the
+    /// shared judge is used), or `None` when the judge cannot be set up here.
+    pub fn start(mut config: ServerConfig) -> Option<TestServer> {
+        let data_dir = tempfile::tempdir().expect("temp dir");
+        config.data_dir = data_dir.path().to_owned();
+        let mut server = TestServer::start_keeping_data(config)?;
+        server._data_dir = Some(data_dir);
+        Some(server)
+    }
+
+    /// Starts a server with `config` as it is, its `data_dir` included.
+    pub fn start_keeping_data(config: ServerConfig) -> Option<TestServer> {
         let judge = judge()?;
         let shutdown = CancellationToken::new();
         let (tx, rx) = std::sync::mpsc::channel();
@@ -78,6 +88,7 @@ impl TestServer {
             addr,
             shutdown,
             thread: Some(thread),
+            _data_dir: None,
         })
     }
 
@@ -310,4 +321,72 @@ pub fn assert_matches_openapi(server: &TestServer, name: &str, instance: &Value)
         .map(|e| e.to_string())
         .collect();
     assert!(errors.is_empty(), "{name}: {errors:?}\n{instance}");
+}
+
+/// A `judge-server` process started from the built binary; killed (SIGKILL) on drop.
+pub struct ServerProcess {
+    /// The process.
+    pub child: std::process::Child,
+    /// `http://address` it listens on.
+    pub base: String,
+    /// Its log lines so far are collected here until the process ends.
+    pub log: std::thread::JoinHandle<Vec<String>>,
+}
+
+impl ServerProcess {
+    /// Starts `judge-server --config <config>` and waits until it logs its address.
+    pub fn start(config: &std::path::Path) -> ServerProcess {
+        use std::process::{Command, Stdio};
+        let mut child = Command::new(env!("CARGO_BIN_EXE_judge-server"))
+            .arg("--config")
+            .arg(config)
+            .env("RUST_LOG", "info")
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("judge-server starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let log = std::thread::spawn(move || {
+            let mut lines = Vec::new();
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let value: Value = serde_json::from_str(&line).unwrap_or_default();
+                if let Some(address) = value["fields"]["address"].as_str() {
+                    let _ = tx.send(address.to_owned());
+                }
+                lines.push(line);
+            }
+            lines
+        });
+        let Ok(address) = rx.recv_timeout(Duration::from_secs(60)) else {
+            let _ = child.kill();
+            let lines = log.join().unwrap_or_default();
+            panic!("no address logged: {lines:#?}");
+        };
+        ServerProcess {
+            child,
+            base: format!("http://{address}"),
+            log,
+        }
+    }
+
+    /// A URL on this server.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// SIGKILL, and its log.
+    pub fn kill9(mut self) -> Vec<String> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let log = std::mem::replace(&mut self.log, std::thread::spawn(Vec::new));
+        log.join().unwrap_or_default()
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

@@ -125,7 +125,7 @@ fn submissions_are_queued_then_read() {
     assert_eq!(accepted.json()["sub_id"], "queued-1");
     assert_eq!(
         accepted.header("location"),
-        Some("/v1/submissions/queued-1")
+        Some("/v1/submissions/queued-1?category=oj")
     );
 
     let in_progress = ["Pending", "Compiling", "Running"];

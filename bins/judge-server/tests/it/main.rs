@@ -6,6 +6,8 @@
 
 mod binary;
 mod common;
+mod durability;
 mod endpoints;
 mod security;
 mod streaming;
+mod tenants;

@@ -1,0 +1,378 @@
+//! The durable part of the submission store: one SQLite database (bundled, WAL, `synchronous =
+//! FULL`) in the server's `data_dir`, holding every accepted submission by `(category, sub_id)`
+//! from the moment it is accepted (before the client hears `202`) until its retention ends.
+//!
+//! A row is `queued` (accepted, its request text kept), `running` (a worker took it) or
+//! `finished` (its final JudgeReport kept, the request dropped). A commit is on disk when it
+//! returns, so a `kill -9` at any moment loses nothing that was acknowledged: at start the server
+//! judges again, from scratch, every row not `finished` ([`Db::unfinished`]).
+//!
+//! Every method does blocking file I/O: call them from a blocking thread (`spawn_blocking`), never
+//! from an async one. A lock file held for the life of the [`Db`] keeps a second server off the
+//! same `data_dir`.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Where a submission is, as the store records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Accepted, waiting for a worker.
+    Queued,
+    /// A worker is judging it.
+    Running,
+    /// Its final report is in.
+    Finished,
+}
+
+impl Phase {
+    /// The name stored and shown (`Verdict-State`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Queued => "queued",
+            Phase::Running => "running",
+            Phase::Finished => "finished",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Phase> {
+        match s {
+            "queued" => Some(Phase::Queued),
+            "running" => Some(Phase::Running),
+            "finished" => Some(Phase::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// A submission's key: its token's category is its namespace.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SubKey {
+    /// The category (the tenant).
+    pub category: String,
+    /// The platform's id, unique within the category.
+    pub sub_id: String,
+}
+
+impl SubKey {
+    /// The key of `sub_id` in `category`.
+    pub fn new(category: impl Into<String>, sub_id: impl Into<String>) -> SubKey {
+        SubKey {
+            category: category.into(),
+            sub_id: sub_id.into(),
+        }
+    }
+}
+
+/// A submission the server accepted and has not finished, as read back at start.
+#[derive(Debug, Clone)]
+pub struct Unfinished {
+    /// Its key.
+    pub key: SubKey,
+    /// The request text as accepted.
+    pub request: String,
+    /// `Queued`, or `Running` when a worker had started it (it was interrupted).
+    pub phase: Phase,
+}
+
+/// A finished submission's report, as stored.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// The final JudgeReport as JSON.
+    pub report: String,
+    /// When it finished, in ms since the Unix epoch.
+    pub finished_at_ms: i64,
+}
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The data dir or its lock file.
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The path involved.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Another server holds the data dir.
+    #[error("{0}: another judge-server uses this data_dir")]
+    Locked(PathBuf),
+    /// SQLite itself.
+    #[error("submission store {path}: {source}")]
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// The cause.
+        source: rusqlite::Error,
+    },
+}
+
+/// The durable submission store.
+#[derive(Debug)]
+pub struct Db {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+    _lock: File,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS submissions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    category TEXT NOT NULL,
+    sub_id TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    request TEXT,
+    report TEXT,
+    accepted_at_ms INTEGER NOT NULL,
+    finished_at_ms INTEGER,
+    UNIQUE (category, sub_id)
+);
+CREATE INDEX IF NOT EXISTS submissions_by_sub_id ON submissions (sub_id);
+CREATE INDEX IF NOT EXISTS submissions_by_finish ON submissions (finished_at_ms);
+";
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+impl Db {
+    /// Opens (creating) the store in `dir`: `dir/submissions.sqlite3`, locked by
+    /// `dir/judge-server.lock` for as long as the `Db` lives.
+    pub fn open(dir: &Path) -> Result<Db, DbError> {
+        let io = |action, path: &Path| {
+            let path = path.to_owned();
+            move |source| DbError::Io {
+                action,
+                path,
+                source,
+            }
+        };
+        std::fs::create_dir_all(dir).map_err(io("create", dir))?;
+        let lock_path = dir.join("judge-server.lock");
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io("open", &lock_path))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => return Err(DbError::Locked(lock_path)),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io("lock", &lock_path)(e)),
+        }
+        let path = dir.join("submissions.sqlite3");
+        let sqlite = |source| DbError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let conn = Connection::open(&path).map_err(sqlite)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sqlite)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(sqlite)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sqlite)?;
+        conn.execute_batch(SCHEMA).map_err(sqlite)?;
+        Ok(Db {
+            conn: Mutex::new(conn),
+            path,
+            _lock: lock,
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn err(&self, source: rusqlite::Error) -> DbError {
+        DbError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Records an accepted submission (`queued`, with its request text), replacing a finished
+    /// one with the same key (a rejudge). On disk when this returns.
+    pub fn accept(&self, key: &SubKey, request: &str) -> Result<(), DbError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.err(e))?;
+        tx.execute(
+            "DELETE FROM submissions WHERE category = ?1 AND sub_id = ?2",
+            params![key.category, key.sub_id],
+        )
+        .map_err(|e| self.err(e))?;
+        tx.execute(
+            "INSERT INTO submissions (category, sub_id, phase, request, accepted_at_ms)
+             VALUES (?1, ?2, 'queued', ?3, ?4)",
+            params![key.category, key.sub_id, request, now_ms()],
+        )
+        .map_err(|e| self.err(e))?;
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// A worker took the submission.
+    pub fn start(&self, key: &SubKey) -> Result<(), DbError> {
+        self.conn()
+            .execute(
+                "UPDATE submissions SET phase = 'running'
+                 WHERE category = ?1 AND sub_id = ?2 AND phase = 'queued'",
+                params![key.category, key.sub_id],
+            )
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The final report is in: kept until its retention ends; the request text is dropped.
+    pub fn finish(&self, key: &SubKey, report: &str, finished_at_ms: i64) -> Result<(), DbError> {
+        self.conn()
+            .execute(
+                "UPDATE submissions SET phase = 'finished', report = ?3, request = NULL,
+                 finished_at_ms = ?4 WHERE category = ?1 AND sub_id = ?2",
+                params![key.category, key.sub_id, report, finished_at_ms],
+            )
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every submission accepted and not finished, in the order they were accepted.
+    pub fn unfinished(&self) -> Result<Vec<Unfinished>, DbError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT category, sub_id, request, phase FROM submissions
+                 WHERE phase != 'finished' ORDER BY seq",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok(Unfinished {
+                    key: SubKey::new(row.get::<_, String>(0)?, row.get::<_, String>(1)?),
+                    request: row.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    phase: Phase::parse(&row.get::<_, String>(3)?).unwrap_or(Phase::Queued),
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// The report of a finished submission, if it is kept.
+    pub fn finished(&self, key: &SubKey) -> Result<Option<Finished>, DbError> {
+        self.conn()
+            .query_row(
+                "SELECT report, finished_at_ms FROM submissions
+                 WHERE category = ?1 AND sub_id = ?2 AND phase = 'finished'",
+                params![key.category, key.sub_id],
+                |row| {
+                    Ok(Finished {
+                        report: row.get(0)?,
+                        finished_at_ms: row.get(1)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// The categories that hold a submission `sub_id`.
+    pub fn categories_of(&self, sub_id: &str) -> Result<Vec<String>, DbError> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare("SELECT category FROM submissions WHERE sub_id = ?1 ORDER BY category")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([sub_id], |row| row.get(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Forgets finished submissions that finished before `before_ms`, then the oldest finished
+    /// ones beyond `max_retained`; how many went.
+    pub fn sweep(&self, before_ms: i64, max_retained: usize) -> Result<usize, DbError> {
+        let conn = self.conn();
+        let expired = conn
+            .execute(
+                "DELETE FROM submissions WHERE phase = 'finished' AND finished_at_ms < ?1",
+                [before_ms],
+            )
+            .map_err(|e| self.err(e))?;
+        let excess = conn
+            .execute(
+                "DELETE FROM submissions WHERE seq IN (
+                   SELECT seq FROM submissions WHERE phase = 'finished'
+                   ORDER BY finished_at_ms DESC, seq DESC LIMIT -1 OFFSET ?1)",
+                [i64::try_from(max_retained).unwrap_or(i64::MAX)],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(expired + excess)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_submission_goes_from_queued_to_finished_and_survives_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = SubKey::new("alpha", "s1");
+        {
+            let db = Db::open(dir.path()).unwrap();
+            db.accept(&key, "{\"x\": 1}").unwrap();
+            db.accept(&SubKey::new("beta", "s1"), "{}").unwrap();
+            db.start(&key).unwrap();
+        }
+        let db = Db::open(dir.path()).unwrap();
+        let open = db.unfinished().unwrap();
+        assert_eq!(open.len(), 2);
+        assert_eq!(open[0].key, key);
+        assert_eq!(open[0].phase, Phase::Running);
+        assert_eq!(open[0].request, "{\"x\": 1}");
+        assert_eq!(open[1].phase, Phase::Queued);
+        assert_eq!(db.categories_of("s1").unwrap(), ["alpha", "beta"]);
+        db.finish(&key, "{\"report\": 1}", 5).unwrap();
+        assert_eq!(db.unfinished().unwrap().len(), 1);
+        assert_eq!(
+            db.finished(&key).unwrap().unwrap().report,
+            "{\"report\": 1}"
+        );
+        assert!(db.finished(&SubKey::new("beta", "s1")).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_second_server_cannot_open_the_same_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = Db::open(dir.path()).unwrap();
+        assert!(matches!(Db::open(dir.path()), Err(DbError::Locked(_))));
+    }
+
+    #[test]
+    fn sweep_drops_expired_then_the_oldest_beyond_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).unwrap();
+        for i in 0..5 {
+            let key = SubKey::new("c", format!("s{i}"));
+            db.accept(&key, "{}").unwrap();
+            db.finish(&key, "{}", 100 + i).unwrap();
+        }
+        db.accept(&SubKey::new("c", "open"), "{}").unwrap();
+        assert_eq!(db.sweep(101, 10).unwrap(), 1);
+        assert_eq!(db.sweep(0, 2).unwrap(), 2);
+        assert!(db.finished(&SubKey::new("c", "s2")).unwrap().is_none());
+        assert!(db.finished(&SubKey::new("c", "s4")).unwrap().is_some());
+        assert_eq!(db.unfinished().unwrap().len(), 1);
+    }
+}

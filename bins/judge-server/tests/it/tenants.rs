@@ -1,0 +1,132 @@
+//! Each token's category is a namespace: two tenants using the same `sub_id` neither see nor
+//! replace each other's submissions, queued or finished; a token bound to no category names
+//! the category when a `sub_id` is in several.
+
+use crate::common::*;
+use std::time::{Duration, Instant};
+use verdict_judge_server::TokenConfig;
+
+fn tenants() -> verdict_judge_server::ServerConfig {
+    let mut config = config();
+    config.workers = 1;
+    config.tokens = ["admin", "alpha", "beta"]
+        .into_iter()
+        .map(|name| TokenConfig {
+            token: format!("{name}-token"),
+            category: (name != "admin").then(|| name.to_owned()),
+            ..TokenConfig::default()
+        })
+        .collect();
+    config
+}
+
+fn wait_finished(server: &TestServer, path: &str, token: &str) -> serde_json::Value {
+    let start = Instant::now();
+    loop {
+        let reply = get(&server.url(path), Some(token));
+        assert_eq!(reply.status, 200, "{path}: {}", reply.text);
+        if reply.header("verdict-state") == Some("finished") {
+            return reply.json();
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{path} finishes");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+const WRONG: &str = "#include <stdio.h>\nint main(){printf(\"0\\n\");return 0;}\n";
+
+#[test]
+fn two_categories_cannot_see_or_clobber_each_others_submissions() {
+    let Some(server) = TestServer::start(tenants()) else {
+        return;
+    };
+    let submit = |token: &str, sub_id: &str, category: &str, source: &str| {
+        post(
+            &server.url("/v1/submissions"),
+            Some(token),
+            &a_plus_b(sub_id, category, source).to_string(),
+        )
+    };
+    // alpha's is in flight (the only worker sleeps on it): beta's same sub_id is no conflict,
+    // and nothing in beta's answer tells it alpha used the id.
+    let alpha = submit("alpha-token", "shared-1", "alpha", &sleepy_a_plus_b(1));
+    assert_eq!(alpha.status, 202, "{}", alpha.text);
+    let beta = submit("beta-token", "shared-1", "beta", WRONG);
+    assert_eq!(beta.status, 202, "{}", beta.text);
+    assert!(!beta.text.contains("alpha"), "{}", beta.text);
+    // Each sees its own, whatever it asks for.
+    let mine = get(&server.url("/v1/submissions/shared-1"), Some("beta-token"));
+    assert_eq!(mine.status, 200);
+    assert_eq!(mine.json()["category"], "beta");
+    let theirs = get(
+        &server.url("/v1/submissions/shared-1?category=alpha"),
+        Some("beta-token"),
+    );
+    assert_eq!(theirs.status, 404, "{}", theirs.text);
+    let (status, _) = read_events(
+        &server.url("/v1/submissions/shared-1/events?category=alpha"),
+        Some("beta-token"),
+    );
+    assert_eq!(status, 404);
+    // An id only alpha used is "not found" for beta, queued or finished.
+    let only = submit("alpha-token", "alpha-only", "alpha", A_PLUS_B);
+    assert_eq!(only.status, 202);
+    for token in ["beta-token"] {
+        assert_eq!(
+            get(&server.url("/v1/submissions/alpha-only"), Some(token)).status,
+            404
+        );
+    }
+
+    let alpha_report = wait_finished(&server, "/v1/submissions/shared-1", "alpha-token");
+    assert_eq!(alpha_report["category"], "alpha");
+    assert_eq!(
+        statuses(&alpha_report),
+        ["Accepted", "Accepted", "Accepted"]
+    );
+    let beta_report = wait_finished(&server, "/v1/submissions/shared-1", "beta-token");
+    assert_eq!(
+        statuses(&beta_report),
+        ["Accepted", "Wrong Answer", "Wrong Answer"]
+    );
+    wait_finished(&server, "/v1/submissions/alpha-only", "alpha-token");
+    assert_eq!(
+        get(
+            &server.url("/v1/submissions/alpha-only"),
+            Some("beta-token")
+        )
+        .status,
+        404
+    );
+
+    // beta judges its shared-1 again: alpha's finished report stays as it was.
+    let again = post(
+        &server.url("/v1/judge"),
+        Some("beta-token"),
+        &a_plus_b("shared-1", "beta", WRONG).to_string(),
+    );
+    assert_eq!(again.status, 200, "{}", again.text);
+    let alpha_after = get(&server.url("/v1/submissions/shared-1"), Some("alpha-token"));
+    assert_eq!(alpha_after.json(), alpha_report);
+    let (_, events) = read_events(
+        &server.url("/v1/submissions/shared-1/events"),
+        Some("alpha-token"),
+    );
+    assert_eq!(events.last().unwrap().data, alpha_report);
+
+    // The admin token sees both, naming the category when the id is in two.
+    let ambiguous = get(&server.url("/v1/submissions/shared-1"), Some("admin-token"));
+    assert_eq!(ambiguous.status, 409, "{}", ambiguous.text);
+    assert!(ambiguous.text.contains("alpha") && ambiguous.text.contains("beta"));
+    let named = get(
+        &server.url("/v1/submissions/shared-1?category=alpha"),
+        Some("admin-token"),
+    );
+    assert_eq!(named.json(), alpha_report);
+    let single = get(
+        &server.url("/v1/submissions/alpha-only"),
+        Some("admin-token"),
+    );
+    assert_eq!(single.status, 200);
+    assert_eq!(single.json()["category"], "alpha");
+}
