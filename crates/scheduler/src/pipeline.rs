@@ -127,7 +127,22 @@ impl Judge {
             message: None,
         };
         let count = submission.judge_tasks.len();
-        let run = match SubmissionRun::new(self.inner.clone(), submission.clone()) {
+        // Creating the work dir and opening the cache entry (which may remove old versions)
+        // is blocking file work: off the async threads.
+        let opened = {
+            let (shared, submission) = (self.inner.clone(), submission.clone());
+            tokio::task::spawn_blocking(move || SubmissionRun::new(shared, submission))
+                .await
+                .unwrap_or_else(|e| {
+                    let work_dir = &self.inner.config.work_dir;
+                    Err(JudgeError::io(
+                        "open a run in",
+                        work_dir,
+                        std::io::Error::other(e),
+                    ))
+                })
+        };
+        let run = match opened {
             Ok(run) => Arc::new(run),
             Err(err) => {
                 tracing::error!(sub_id = %submission.sub_id, "cannot start judging: {err}");
