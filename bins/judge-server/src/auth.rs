@@ -11,13 +11,26 @@ pub struct Auth {
 }
 
 /// An authenticated caller.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Caller {
     /// The only category this caller may submit as and read; `None`: any.
     pub category: Option<String>,
+    /// The lab task types it may run (`None`: its default, see [`Caller::may_run`]).
+    pub lab_runners: Option<Vec<String>>,
+    /// Whether its Submissions may read every local root, not only `<root>/<category>/`.
+    pub shared_local_roots: bool,
 }
 
 impl Caller {
+    /// Whether this caller may run lab tasks of `task_type`; `built_in` are the judged types
+    /// that run in the sandbox (the default of a category token).
+    pub fn may_run(&self, task_type: &str, built_in: &[&str]) -> bool {
+        match &self.lab_runners {
+            Some(list) => list.iter().any(|t| t == "*" || t == task_type),
+            None => self.category.is_none() || built_in.contains(&task_type),
+        }
+    }
+
     /// Whether this caller may act for `category`.
     pub fn may_use(&self, category: &str) -> bool {
         self.category.as_deref().is_none_or(|own| own == category)
@@ -52,7 +65,7 @@ impl Auth {
     /// The caller behind `headers`' `Authorization: Bearer <token>`.
     pub fn caller(&self, headers: &HeaderMap) -> Result<Caller, ApiError> {
         if !self.enabled() {
-            return Ok(Caller { category: None });
+            return Ok(Caller::default());
         }
         let Some(value) = headers.get(header::AUTHORIZATION) else {
             return Err(ApiError::Unauthorized(
@@ -79,6 +92,8 @@ impl Auth {
         match found {
             Some(token) => Ok(Caller {
                 category: token.category.clone(),
+                lab_runners: token.lab_runners.clone(),
+                shared_local_roots: token.shared_local_roots,
             }),
             None => Err(ApiError::Unauthorized(
                 "Authorization: unknown bearer token".into(),
@@ -105,11 +120,18 @@ mod tests {
         Auth::new(vec![
             TokenConfig {
                 token: "admin".into(),
-                category: None,
+                ..TokenConfig::default()
             },
             TokenConfig {
                 token: "oj-secret".into(),
                 category: Some("oj".into()),
+                ..TokenConfig::default()
+            },
+            TokenConfig {
+                token: "agents".into(),
+                category: Some("oj".into()),
+                lab_runners: Some(vec!["intent".into()]),
+                ..TokenConfig::default()
             },
         ])
     }
@@ -131,6 +153,23 @@ mod tests {
         assert!(oj.may_use("oj"));
         assert!(!oj.may_use("other"));
         assert!(oj.check_category("other").is_err());
+    }
+
+    #[test]
+    fn lab_runners_default_to_the_sandboxed_ones_for_a_category_token() {
+        let auth = auth();
+        let built_in = ["function", "programming"];
+        let admin = auth.caller(&headers("Bearer admin")).unwrap();
+        assert!(admin.may_run("intent", &built_in));
+        let oj = auth.caller(&headers("Bearer oj-secret")).unwrap();
+        assert!(oj.may_run("function", &built_in));
+        assert!(!oj.may_run("intent", &built_in));
+        let agents = auth.caller(&headers("Bearer agents")).unwrap();
+        assert!(agents.may_run("intent", &built_in));
+        assert!(
+            !agents.may_run("function", &built_in),
+            "an explicit list is the whole list"
+        );
     }
 
     #[test]

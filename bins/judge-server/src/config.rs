@@ -58,6 +58,15 @@ pub struct TokenConfig {
     /// When set, the token may submit only with this `category`, and sees only its submissions.
     #[serde(default)]
     pub category: Option<String>,
+    /// The Agent Lab task types this token may run on `/v1/lab/runs` (`["*"]`: all). Unset: all
+    /// for a token without a category; the built-in judged types (`function`, `script`, `cli`,
+    /// `programming`) for one with a category.
+    #[serde(default)]
+    pub lab_runners: Option<Vec<String>>,
+    /// Whether this category token's Submissions may read `local` assets anywhere under the
+    /// judge's `local_roots` (default: only under `<root>/<category>/`).
+    #[serde(default)]
+    pub shared_local_roots: bool,
 }
 
 impl Default for ServerConfig {

@@ -2,6 +2,7 @@
 //! suite) and `POST /v1/lab/runs` (an Agent Lab task). They share `direct_concurrency` slots;
 //! when none is free the answer is 429 with Retry-After.
 
+use crate::access::check_lab_task;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::Text;
@@ -64,7 +65,7 @@ pub async fn oracle(
 /// fails is a record with status `failed` (200), never an error.
 pub async fn lab_run(
     State(state): State<AppState>,
-    _caller: Caller,
+    caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
     let task = LabTask::from_value(json_value(&text)?).map_err(|message| {
@@ -77,6 +78,9 @@ pub async fn lab_run(
             .and_then(|e| e.split_once(": "))
             .map_or_else(|| "task".to_owned(), |(field, _)| field.to_owned());
         return Err(ApiError::invalid(field, errors.join("; ")));
+    }
+    for submission in check_lab_task(&caller, &task, &state.sandboxed_lab_types)? {
+        state.check_local_assets(&caller, submission).await?;
     }
     let permit = slot(&state)?;
     state.metrics.lab_runs.fetch_add(1, Ordering::Relaxed);

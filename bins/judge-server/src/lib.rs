@@ -19,6 +19,7 @@
 //! # }
 //! ```
 
+mod access;
 mod app;
 mod auth;
 mod config;
@@ -26,6 +27,7 @@ mod db;
 mod direct;
 mod error;
 mod extract;
+mod ids;
 mod info;
 mod jobs;
 mod metrics;
@@ -40,6 +42,7 @@ pub use config::{ConfigError, ServerConfig, TokenConfig};
 pub use db::{Db, DbError, Phase, SubKey};
 pub use error::{ApiError, ErrorBody};
 pub use extract::{SubIdPath, Text};
+pub use ids::{MAX_ID_BYTES, check_id, check_ids};
 pub use metrics::{Metrics, Reject};
 pub use openapi::document as openapi_document;
 pub use state::{AppState, Languages, Shared};

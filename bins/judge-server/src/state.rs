@@ -1,7 +1,8 @@
 //! What every handler shares: the configuration, the judge, the tokens, the store, the queue,
 //! the metrics, the direct slots, the language probe and the Agent Lab engine.
 
-use crate::auth::Auth;
+use crate::access;
+use crate::auth::{Auth, Caller};
 use crate::config::ServerConfig;
 use crate::db::{Phase, Unfinished};
 use crate::error::ApiError;
@@ -13,9 +14,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
-use verdict_contracts::parse_submission;
+use verdict_contracts::{Submission, parse_submission};
 use verdict_scheduler::Judge;
-use verdict_scheduler::lab::{Lab, Registry};
+use verdict_scheduler::lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
 
 /// What every handler shares; cheap to clone.
@@ -45,6 +46,9 @@ pub struct Shared {
     pub languages: Languages,
     /// The Agent Lab engine.
     pub lab: Lab,
+    /// The lab task types whose runners run the submitted code in the sandbox (the built-in
+    /// judged ones the config did not replace): what a category token may run by default.
+    pub sandboxed_lab_types: Vec<&'static str>,
 }
 
 impl std::ops::Deref for AppState {
@@ -94,8 +98,13 @@ impl AppState {
             tracing::warn!("no [[tokens]] configured: authentication is off");
         }
         recover(&judge, &store, &jobs, unfinished);
+        let sandboxed_lab_types = JUDGED_TYPES
+            .into_iter()
+            .filter(|t| !config.lab.runners.contains_key(*t))
+            .collect();
         Ok(AppState {
             inner: Arc::new(Shared {
+                sandboxed_lab_types,
                 store,
                 direct: Arc::new(Semaphore::new(config.direct_concurrency)),
                 languages: Languages::default(),
@@ -107,6 +116,24 @@ impl AppState {
                 lab,
             }),
         })
+    }
+
+    /// Checks, on a blocking thread, that `caller` may read the `local` assets of `submission`
+    /// (see [`crate::access`]); gives the submission back.
+    pub async fn check_local_assets(
+        &self,
+        caller: &Caller,
+        submission: Submission,
+    ) -> Result<Submission, ApiError> {
+        if caller.category.is_none() || caller.shared_local_roots {
+            return Ok(submission);
+        }
+        let (caller, roots) = (caller.clone(), self.judge.config().local_roots.clone());
+        tokio::task::spawn_blocking(move || {
+            access::check_local_assets(&caller, &roots, &submission).map(|()| submission)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("local asset check: {e}")))?
     }
 
     /// How the oracle (and the lab's oracle runners) run here.

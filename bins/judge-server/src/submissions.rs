@@ -5,6 +5,7 @@ use crate::auth::Caller;
 use crate::db::SubKey;
 use crate::error::ApiError;
 use crate::extract::{SubIdPath, Text};
+use crate::ids::check_ids;
 use crate::metrics::Reject;
 use crate::state::AppState;
 use crate::store::{Entry, StreamEvent};
@@ -18,10 +19,14 @@ use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
-use verdict_contracts::{RequestError, Submission, parse_submission};
+use verdict_contracts::{InvalidRequest, RequestError, Submission, parse_submission};
 
 /// Parses and checks a Submission, and checks `caller` may submit it.
-fn read_submission(state: &AppState, caller: &Caller, text: &str) -> Result<Submission, ApiError> {
+async fn read_submission(
+    state: &AppState,
+    caller: &Caller,
+    text: &str,
+) -> Result<Submission, ApiError> {
     let submission = parse_submission(text).map_err(|err| {
         state.metrics.rejected(Reject::Invalid);
         match err {
@@ -39,10 +44,22 @@ fn read_submission(state: &AppState, caller: &Caller, text: &str) -> Result<Subm
             }
         }
     })?;
+    let errors = check_ids(&submission);
+    if let Some(first) = errors.first() {
+        state.metrics.rejected(Reject::Invalid);
+        let field = first.field.clone();
+        return Err(ApiError::InvalidSubmission {
+            report: Box::new(InvalidRequest::of(&submission, errors).into_report()),
+            field,
+        });
+    }
     caller
         .check_category(&submission.category)
         .inspect_err(|_| state.metrics.rejected(Reject::Forbidden))?;
-    Ok(submission)
+    state
+        .check_local_assets(caller, submission)
+        .await
+        .inspect_err(|_| state.metrics.rejected(Reject::Forbidden))
 }
 
 /// Queues a valid submission: an entry in the store (409 for a key in flight, whatever the
@@ -78,7 +95,7 @@ pub async fn judge(
     caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
-    let submission = read_submission(&state, &caller, &text)?;
+    let submission = read_submission(&state, &caller, &text).await?;
     let sub_id = submission.sub_id.clone();
     let entry = enqueue(&state, submission, text).await?;
     let limit = state.config.request_timeout();
@@ -99,7 +116,7 @@ pub async fn submit(
     caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
-    let submission = read_submission(&state, &caller, &text)?;
+    let submission = read_submission(&state, &caller, &text).await?;
     let (sub_id, category) = (submission.sub_id.clone(), submission.category.clone());
     enqueue(&state, submission, text).await?;
     let path = format!("/v1/submissions/{}", encode_segment(&sub_id));

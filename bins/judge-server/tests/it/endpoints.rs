@@ -310,3 +310,42 @@ fn languages_lists_every_language() {
         .expect("c listed");
     assert_eq!(c["ready"], true, "{c}");
 }
+
+#[test]
+fn sub_ids_that_cannot_be_read_back_are_refused_with_422() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let long = "x".repeat(verdict_judge_server::MAX_ID_BYTES + 1);
+    for (sub_id, why) in [
+        ("", "must not be empty"),
+        (long.as_str(), "bytes long"),
+        ("..", "URL path segment"),
+        ("a\nb", "control characters"),
+    ] {
+        for path in ["/v1/submissions", "/v1/judge"] {
+            let body = a_plus_b(sub_id, "oj", A_PLUS_B).to_string();
+            let reply = post(&server.url(path), None, &body);
+            assert_eq!(reply.status, 422, "{sub_id:?}: {}", reply.text);
+            let json = reply.json();
+            assert_eq!(json["error"]["field"], "sub_id", "{json}");
+            assert!(json["message"].as_str().unwrap().contains(why), "{json}");
+            assert_eq!(
+                json["results"],
+                json!([]),
+                "the contract's invalid-request report"
+            );
+        }
+    }
+    // The longest allowed id, and one that needs escaping, are accepted and read back.
+    let longest = "y".repeat(verdict_judge_server::MAX_ID_BYTES);
+    for sub_id in [longest.as_str(), "a/b c?d%"] {
+        let body = a_plus_b(sub_id, "oj", A_PLUS_B).to_string();
+        let reply = post(&server.url("/v1/submissions"), None, &body);
+        assert_eq!(reply.status, 202, "{}", reply.text);
+        let status_url = reply.json()["status_url"].as_str().unwrap().to_owned();
+        let read = get(&server.url(&status_url), None);
+        assert_eq!(read.status, 200, "{status_url}: {}", read.text);
+        assert_eq!(read.json()["sub_id"], sub_id);
+    }
+}

@@ -9,11 +9,12 @@ fn secured() -> verdict_judge_server::ServerConfig {
     config.tokens = vec![
         TokenConfig {
             token: "admin-token".into(),
-            category: None,
+            ..TokenConfig::default()
         },
         TokenConfig {
             token: "oj-token".into(),
             category: Some("oj".into()),
+            ..TokenConfig::default()
         },
     ];
     config

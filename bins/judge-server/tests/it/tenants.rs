@@ -3,6 +3,7 @@
 //! the category when a `sub_id` is in several.
 
 use crate::common::*;
+use serde_json::json;
 use std::time::{Duration, Instant};
 use verdict_judge_server::TokenConfig;
 
@@ -71,12 +72,14 @@ fn two_categories_cannot_see_or_clobber_each_others_submissions() {
     // An id only alpha used is "not found" for beta, queued or finished.
     let only = submit("alpha-token", "alpha-only", "alpha", A_PLUS_B);
     assert_eq!(only.status, 202);
-    for token in ["beta-token"] {
-        assert_eq!(
-            get(&server.url("/v1/submissions/alpha-only"), Some(token)).status,
-            404
-        );
-    }
+    assert_eq!(
+        get(
+            &server.url("/v1/submissions/alpha-only"),
+            Some("beta-token")
+        )
+        .status,
+        404
+    );
 
     let alpha_report = wait_finished(&server, "/v1/submissions/shared-1", "alpha-token");
     assert_eq!(alpha_report["category"], "alpha");
@@ -129,4 +132,69 @@ fn two_categories_cannot_see_or_clobber_each_others_submissions() {
     );
     assert_eq!(single.status, 200);
     assert_eq!(single.json()["category"], "alpha");
+}
+
+#[test]
+fn a_category_token_runs_only_sandboxed_lab_runners_and_judges_only_as_itself() {
+    let mut config =
+        verdict_judge_server::ServerConfig::from_toml("[lab.runners.echo]\ncommand = [\"cat\"]\n")
+            .unwrap();
+    let base = tenants();
+    config.tokens = base.tokens;
+    config.workers = base.workers;
+    let Some(server) = TestServer::start(config) else {
+        return;
+    };
+    let echo =
+        json!({"id": "e1", "name": "echo", "type": "echo", "input": {"q": 1}, "metadata": {}});
+    let refused = post(
+        &server.url("/v1/lab/runs"),
+        Some("alpha-token"),
+        &echo.to_string(),
+    );
+    assert_eq!(refused.status, 403, "{}", refused.text);
+    assert_eq!(refused.json()["error"]["field"], "type");
+    let admin = post(
+        &server.url("/v1/lab/runs"),
+        Some("admin-token"),
+        &echo.to_string(),
+    );
+    assert_eq!(admin.status, 200, "{}", admin.text);
+
+    // A programming task judges a Submission: only of the token's own category.
+    let judged = |category: &str| {
+        json!({"id": "p1", "name": "judge", "type": "programming", "metadata": {},
+               "input": a_plus_b("lab-1", category, A_PLUS_B)})
+        .to_string()
+    };
+    let other = post(
+        &server.url("/v1/lab/runs"),
+        Some("alpha-token"),
+        &judged("beta"),
+    );
+    assert_eq!(other.status, 403, "{}", other.text);
+    assert_eq!(other.json()["error"]["field"], "input.category");
+    let own = post(
+        &server.url("/v1/lab/runs"),
+        Some("alpha-token"),
+        &judged("alpha"),
+    );
+    assert_eq!(own.status, 200, "{}", own.text);
+    assert_eq!(own.json()["run"]["status"], "completed", "{}", own.text);
+
+    // In a scenario, each step is checked, and a programming step's input may not be built
+    // from other steps' outputs (it could then name any category).
+    let scenario = json!({"id": "s1", "name": "chain", "description": "", "metadata": {},
+        "steps": [
+            {"id": "a", "name": "a", "type": "function", "input": [1, 2], "metadata": {}},
+            {"id": "b", "name": "b", "type": "programming", "input": {}, "metadata": {}}
+        ],
+        "input_map": {"b": [{"from": "step:a.output", "to": "input.category"}]}});
+    let mapped = post(
+        &server.url("/v1/lab/runs"),
+        Some("alpha-token"),
+        &scenario.to_string(),
+    );
+    assert_eq!(mapped.status, 403, "{}", mapped.text);
+    assert_eq!(mapped.json()["error"]["field"], "input_map.b");
 }

@@ -1,0 +1,83 @@
+//! What a `sub_id` and a `category` may be here. They name a submission in a URL
+//! (`/v1/submissions/{sub_id}?category=...`) and in the store, so: not empty (an empty
+//! `sub_id` would be `GET /v1/submissions/`, which names nothing), at most [`MAX_ID_BYTES`],
+//! not `.` or `..` (URL resolution removes those path segments before a request is sent), and no
+//! control characters (they cannot be written in logs or headers as they are). Everything else,
+//! `/`, `?`, `%`, spaces or any Unicode, is allowed: the server percent-encodes it in the URLs it
+//! gives out, so a platform's existing ids keep working.
+
+use verdict_contracts::{FieldError, Submission};
+
+/// The longest `sub_id` or `category`, in bytes of UTF-8.
+pub const MAX_ID_BYTES: usize = 256;
+
+/// The problems of one id named `field`, if any.
+pub fn check_id(field: &str, value: &str) -> Option<FieldError> {
+    let why = if value.is_empty() {
+        "must not be empty".to_owned()
+    } else if value.len() > MAX_ID_BYTES {
+        format!(
+            "is {} bytes long; at most {MAX_ID_BYTES} are allowed",
+            value.len()
+        )
+    } else if value == "." || value == ".." {
+        format!("{value:?} cannot be a URL path segment")
+    } else if let Some(c) = value.chars().find(|c| c.is_control()) {
+        format!(
+            "must not contain control characters (found U+{:04X})",
+            c as u32
+        )
+    } else {
+        return None;
+    };
+    Some(FieldError::new(field, format!("{field}: {why}")))
+}
+
+/// The problems of a Submission's `category` and `sub_id` (empty: none).
+pub fn check_ids(submission: &Submission) -> Vec<FieldError> {
+    [
+        check_id("category", &submission.category),
+        check_id("sub_id", &submission.sub_id),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_that_cannot_name_a_submission_are_refused() {
+        for bad in ["", ".", "..", "a\nb", "tab\there", "\u{7f}"] {
+            assert!(check_id("sub_id", bad).is_some(), "{bad:?}");
+        }
+        let long = "x".repeat(MAX_ID_BYTES + 1);
+        let err = check_id("sub_id", &long).unwrap();
+        assert!(
+            err.message.starts_with("sub_id: is 257 bytes long"),
+            "{err:?}"
+        );
+        assert_eq!(
+            check_id("sub_id", "").unwrap().message,
+            "sub_id: must not be empty"
+        );
+    }
+
+    #[test]
+    fn ordinary_ids_pass() {
+        for good in [
+            "1",
+            "a-b_c.d~e",
+            "a/b",
+            "a b",
+            "100%",
+            "提交-1",
+            "...",
+            &"x".repeat(256),
+        ] {
+            assert!(check_id("sub_id", good).is_none(), "{good:?}");
+        }
+    }
+}
