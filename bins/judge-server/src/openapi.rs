@@ -163,7 +163,7 @@ fn paths() -> Value {
             "responses": responses(json!({
                 "200": {"description": "The run and its scores.", "content": json_content("LabRunResponse")},
                 "422": {"$ref": "#/components/responses/Unprocessable"},
-            }), &[("400", "BadRequest"), ("401", "Unauthorized"), ("413", "PayloadTooLarge"), ("429", "TooManyRequests"), ("503", "ShuttingDown"), ("504", "Timeout"), ("500", "Internal")]),
+            }), &[("400", "BadRequest"), ("401", "Unauthorized"), ("403", "Forbidden"), ("413", "PayloadTooLarge"), ("429", "TooManyRequests"), ("503", "ShuttingDown"), ("504", "Timeout"), ("500", "Internal")]),
         }},
         "/v1/health": {"get": {
             "summary": "Liveness and load; no token needed.",

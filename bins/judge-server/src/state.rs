@@ -10,7 +10,6 @@ use crate::jobs::Jobs;
 use crate::metrics::Metrics;
 use crate::store::Store;
 use anyhow::Context;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
@@ -97,7 +96,7 @@ impl AppState {
         if !auth.enabled() {
             tracing::warn!("no [[tokens]] configured: authentication is off");
         }
-        recover(&judge, &store, &jobs, unfinished);
+        recover(&store, &jobs, unfinished);
         let sandboxed_lab_types = JUDGED_TYPES
             .into_iter()
             .filter(|t| !config.lab.runners.contains_key(*t))
@@ -143,8 +142,9 @@ impl AppState {
 }
 
 /// Judges again, in the order they were accepted, the submissions a previous run accepted and
-/// did not finish; the work dirs of those it had started are removed first.
-fn recover(judge: &Judge, store: &Store, jobs: &Jobs, unfinished: Vec<Unfinished>) {
+/// did not finish. The work dirs of those it had started went with its sandbox instance's work
+/// root, which the judge removed at start (design #23: the dead instance's lock is free).
+fn recover(store: &Store, jobs: &Jobs, unfinished: Vec<Unfinished>) {
     if unfinished.is_empty() {
         return;
     }
@@ -157,15 +157,7 @@ fn recover(judge: &Judge, store: &Store, jobs: &Jobs, unfinished: Vec<Unfinished
         interrupted,
         "judging again the submissions accepted before the restart"
     );
-    for Unfinished {
-        key,
-        request,
-        phase,
-    } in unfinished
-    {
-        if phase == Phase::Running {
-            remove_work_dirs(&judge.config().work_dir, &key.sub_id);
-        }
+    for Unfinished { key, request, .. } in unfinished {
         match parse_submission(&request) {
             Ok(submission) if submission.category == key.category => {
                 let entry = store.recover(&submission);
@@ -183,38 +175,6 @@ fn recover(judge: &Judge, store: &Store, jobs: &Jobs, unfinished: Vec<Unfinished
             }
         }
     }
-}
-
-/// Removes the work dirs a judge made for `sub_id` (`sub-<its alphanumerics>-*`) in `work_dir`.
-fn remove_work_dirs(work_dir: &Path, sub_id: &str) {
-    let prefix = format!("sub-{}-", work_dir_stem(sub_id));
-    let Ok(dir) = std::fs::read_dir(work_dir) else {
-        return;
-    };
-    for item in dir.flatten() {
-        let name = item.file_name();
-        let name = name.to_string_lossy();
-        // The stem is followed by tempfile's random suffix, which has no '-'.
-        if name
-            .strip_prefix(&prefix)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains('-'))
-        {
-            let path = item.path();
-            match std::fs::remove_dir_all(&path) {
-                Ok(()) => tracing::info!(path = %path.display(), "removed an interrupted work dir"),
-                Err(err) => tracing::warn!(path = %path.display(), "cannot remove: {err}"),
-            }
-        }
-    }
-}
-
-/// The part of a `sub_id` the judge puts in its work dir's name (`SubmissionRun::new`).
-fn work_dir_stem(sub_id: &str) -> String {
-    sub_id
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .take(32)
-        .collect()
 }
 
 fn oracle_options(config: &ServerConfig, judge: &Judge) -> OracleOptions {

@@ -462,6 +462,10 @@ impl Store {
         let report: JudgeReport = serde_json::from_str(&report)
             .map_err(|e| ApiError::Internal(format!("stored report of {:?}: {e}", key.sub_id)))?;
         let age = Duration::from_millis(u64::try_from(now_ms() - finished_at_ms).unwrap_or(0));
+        if age >= self.retention {
+            // Past its retention: gone, even before the next sweep removes the row.
+            return Ok(None);
+        }
         let entry = Arc::new(Entry::finished(report, age));
         // Another request may have put it (or a rejudge) in meanwhile: keep that one.
         Ok(Some(

@@ -58,15 +58,18 @@ fn status_of(server: &ServerProcess, sub_id: &str, category: &str) -> Reply {
     )
 }
 
-fn sub_dirs(work: &Path) -> Vec<String> {
-    std::fs::read_dir(work)
-        .map(|dir| {
-            dir.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("sub-"))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The submissions' work dirs (`sub-*`) anywhere under `dir`.
+fn sub_dirs(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("sub-") {
+            found.push(name);
+        } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            found.extend(sub_dirs(&entry.path()));
+        }
+    }
+    found
 }
 
 #[test]
