@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::task::TaskTracker;
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
@@ -31,6 +31,7 @@ pub struct Jobs {
     queued: Arc<AtomicUsize>,
     workers: Arc<Semaphore>,
     worker_count: usize,
+    judging_time: Arc<JudgingTime>,
     quotas: HashMap<String, Arc<Semaphore>>,
     tracker: TaskTracker,
     accepting: AtomicBool,
@@ -73,6 +74,7 @@ impl Jobs {
             queued: Arc::new(AtomicUsize::new(0)),
             workers: Arc::new(Semaphore::new(workers)),
             worker_count: workers,
+            judging_time: Arc::new(JudgingTime::default()),
             quotas: quotas
                 .iter()
                 .map(|(category, n)| (category.clone(), Arc::new(Semaphore::new(*n))))
@@ -114,13 +116,9 @@ impl Jobs {
         }
     }
 
-    /// A guess at when a place frees up: the queue's length times the mean judging time,
-    /// divided among the workers (1 to 60 s).
+    /// When to retry after a 429: the expected time until one queue place frees.
     fn retry_after_secs(&self) -> u64 {
-        let mean = self.metrics.submission_duration.mean().unwrap_or(1.0);
-        let waiting = self.queued.load(Ordering::Acquire) as f64;
-        let secs = (waiting * mean / self.worker_count.max(1) as f64).ceil();
-        (secs as u64).clamp(1, 60)
+        retry_after_secs(self.judging_time.mean(), self.worker_count)
     }
 
     /// Judges `submission` in the background, reporting into `entry`.
@@ -144,6 +142,7 @@ impl Jobs {
 
     fn run(&self, entry: Arc<Entry>, submission: Submission) {
         let store = self.store.clone();
+        let judging_time = self.judging_time.clone();
         let judge = self.judge.clone();
         let metrics = self.metrics.clone();
         let workers = self.workers.clone();
@@ -158,6 +157,7 @@ impl Jobs {
             queued.fetch_sub(1, Ordering::AcqRel);
             metrics.queue_length.fetch_sub(1, Ordering::Relaxed);
             metrics.running_submissions.fetch_add(1, Ordering::Relaxed);
+            let started = std::time::Instant::now();
             store.start(&entry, &metrics).await;
             let (tx, mut rx) = mpsc::unbounded_channel::<TaskUpdate>();
             let header = (
@@ -208,6 +208,7 @@ impl Jobs {
                 "judged"
             );
             metrics.submission_duration.observe(elapsed.as_secs_f64());
+            judging_time.observe(started.elapsed().as_secs_f64());
             metrics.submissions_finished.fetch_add(1, Ordering::Relaxed);
             metrics.running_submissions.fetch_sub(1, Ordering::Relaxed);
         });
@@ -235,5 +236,74 @@ impl Jobs {
     /// Submissions accepted and not started.
     pub fn queued(&self) -> usize {
         self.queued.load(Ordering::Acquire)
+    }
+}
+
+/// A moving average of how long one submission takes to judge, from a worker taking it to its
+/// final report (not from its acceptance: the time spent queued says nothing about how fast
+/// places free up).
+#[derive(Debug, Default)]
+struct JudgingTime {
+    /// The average's `f64` bits; 0 until the first submission finished.
+    bits: AtomicU64,
+}
+
+impl JudgingTime {
+    /// Weight of the newest observation.
+    const ALPHA: f64 = 0.2;
+
+    fn observe(&self, secs: f64) {
+        let _ = self
+            .bits
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                let next = if old == 0 {
+                    secs
+                } else {
+                    let mean = f64::from_bits(old);
+                    mean + Self::ALPHA * (secs - mean)
+                };
+                Some(next.max(f64::MIN_POSITIVE).to_bits())
+            });
+    }
+
+    fn mean(&self) -> Option<f64> {
+        let mean = f64::from_bits(self.bits.load(Ordering::Acquire));
+        (mean > 0.0).then_some(mean)
+    }
+}
+
+/// The `Retry-After` of a 429, in whole seconds (1 to 60): the expected time until one queue
+/// place frees. With `workers` judging at once, each for `judging` seconds on average, one of
+/// them finishes (and a queued submission takes its place) every `judging / workers` seconds.
+/// The queue's length does not enter: a client needs one place, not the whole queue drained.
+fn retry_after_secs(judging: Option<f64>, workers: usize) -> u64 {
+    let secs = judging.unwrap_or(1.0) / workers.max(1) as f64;
+    (secs.ceil() as u64).clamp(1, 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_the_time_until_one_place_frees() {
+        // 2 workers, 0.6 s each: a place every 0.3 s, whatever the queue's length.
+        assert_eq!(retry_after_secs(Some(0.6), 2), 1);
+        assert_eq!(retry_after_secs(Some(9.0), 2), 5);
+        assert_eq!(retry_after_secs(Some(9.0), 3), 3);
+        assert_eq!(retry_after_secs(None, 2), 1);
+        assert_eq!(retry_after_secs(Some(1000.0), 1), 60);
+    }
+
+    #[test]
+    fn judging_time_follows_recent_submissions() {
+        let time = JudgingTime::default();
+        assert_eq!(time.mean(), None);
+        time.observe(2.0);
+        assert_eq!(time.mean(), Some(2.0));
+        for _ in 0..50 {
+            time.observe(0.5);
+        }
+        assert!((time.mean().unwrap() - 0.5).abs() < 0.01);
     }
 }
