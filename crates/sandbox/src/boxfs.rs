@@ -289,6 +289,119 @@ fn remove_contents(dir: OwnedFd, path: &Path, dev: u64) -> Result<(), SandboxErr
     Ok(())
 }
 
+/// The time file timestamps are taken from (the kernel's coarse real-time clock), for
+/// [`find_capped_file`].
+pub(crate) fn file_clock_now() -> libc::timespec {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the live timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+    ts
+}
+
+/// The most directory entries [`find_capped_file`] looks at, and how deep it goes.
+const SCAN_ENTRIES: usize = 4096;
+const SCAN_DEPTH: usize = 8;
+
+/// A regular file under the box dir `dir` (at `path` on the host) modified since `since` and
+/// longer than `cap` bytes: a file that reached `RLIMIT_FSIZE` (`cap + 1`), whose write failed
+/// with EFBIG even if the program ignored SIGXFSZ. Its path relative to the box and its size.
+/// Follows no symlink and stays on the box's file system; looks at most at
+/// [`SCAN_ENTRIES`] entries, [`SCAN_DEPTH`] levels deep. Only after the run: no process of the
+/// box is left to change the tree meanwhile.
+pub(crate) fn find_capped_file(
+    dir: &OwnedFd,
+    cap: u64,
+    since: libc::timespec,
+) -> Option<(PathBuf, u64)> {
+    let dev = nix::sys::stat::fstat(dir).ok()?.st_dev;
+    let mut budget = SCAN_ENTRIES;
+    scan(
+        dir.as_raw_fd(),
+        Path::new(""),
+        cap,
+        since,
+        dev,
+        0,
+        &mut budget,
+    )
+}
+
+fn scan(
+    parent: RawFd,
+    rel: &Path,
+    cap: u64,
+    since: libc::timespec,
+    dev: u64,
+    depth: usize,
+    budget: &mut usize,
+) -> Option<(PathBuf, u64)> {
+    // SAFETY: "." is NUL-terminated; opens a new description of the directory to read.
+    let fd = unsafe {
+        libc::openat(
+            parent,
+            c".".as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: fd is freshly opened and owned here.
+    let mut d = nix::dir::Dir::from_fd(unsafe { OwnedFd::from_raw_fd(fd) }).ok()?;
+    let dfd = d.as_raw_fd();
+    let mut subdirs = Vec::new();
+    for entry in d.iter() {
+        let Ok(entry) = entry else { break };
+        let name = entry.file_name();
+        if name.to_bytes() == b"." || name.to_bytes() == b".." {
+            continue;
+        }
+        if *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        // SAFETY: dfd is the descriptor of `d`, open for this whole loop.
+        let dir = unsafe { std::os::fd::BorrowedFd::borrow_raw(dfd) };
+        let Ok(st) = nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+        else {
+            continue;
+        };
+        let kind = st.st_mode & libc::S_IFMT;
+        let child = rel.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
+        if kind == libc::S_IFREG
+            && st.st_size as u64 > cap
+            && (st.st_mtime, st.st_mtime_nsec) >= (since.tv_sec, since.tv_nsec)
+        {
+            return Some((child, st.st_size as u64));
+        }
+        if kind == libc::S_IFDIR && st.st_dev == dev && depth < SCAN_DEPTH {
+            subdirs.push((name.to_owned(), child));
+        }
+    }
+    for (name, child) in subdirs {
+        // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
+        let fd = unsafe {
+            libc::openat(
+                dfd,
+                name.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            continue;
+        }
+        // SAFETY: fd is freshly opened and owned here.
+        let sub = unsafe { OwnedFd::from_raw_fd(fd) };
+        if let Some(found) = scan(sub.as_raw_fd(), &child, cap, since, dev, depth + 1, budget) {
+            return Some(found);
+        }
+    }
+    None
+}
+
 /// Removes a box directory and everything in it without following any symlink inside it and
 /// without crossing into another file system.
 pub fn remove_box_dir(box_dir: &Path) -> Result<(), SandboxError> {

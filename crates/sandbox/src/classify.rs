@@ -19,6 +19,8 @@ pub(crate) struct Facts {
     pub readings: Option<Readings>,
     pub output_bytes: u64,
     pub output_cap: u64,
+    /// A file of the box (relative path, size) that grew past the output cap during the run.
+    pub capped_file: Option<(std::path::PathBuf, u64)>,
     pub cpu_limit_ms: Option<u64>,
     pub wall_limit_ms: u64,
     pub memory_limit_kb: Option<u64>,
@@ -109,6 +111,15 @@ pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
             Some(format!(
                 "{} bytes written, over the output limit of {} bytes",
                 f.output_bytes, f.output_cap
+            )),
+        )
+    } else if let Some((file, len)) = &f.capped_file {
+        (
+            Some(LimitHit::Output),
+            Some(format!(
+                "{} reached {len} bytes, over the output limit of {} bytes (its write failed)",
+                file.display(),
+                f.output_cap
             )),
         )
     } else if exit == ExitKind::Signaled(libc::SIGXCPU) {
@@ -213,6 +224,16 @@ mod tests {
         assert_eq!(classify(&f).limit_hit, Some(LimitHit::Output));
         f.output_bytes = 1000;
         assert_eq!(classify(&f).limit_hit, None);
+    }
+
+    #[test]
+    fn a_file_that_reached_the_cap_is_output_whatever_the_exit() {
+        let mut f = base();
+        f.status = exited(0);
+        f.capped_file = Some(("big.bin".into(), 1001));
+        let o = classify(&f);
+        assert_eq!(o.limit_hit, Some(LimitHit::Output));
+        assert!(o.evidence.is_some_and(|e| e.contains("big.bin")));
     }
 
     #[test]

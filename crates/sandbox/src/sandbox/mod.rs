@@ -96,12 +96,19 @@ impl Sandbox {
             filter: &self.filter,
             ncpu: self.ncpu,
         };
+        let since = crate::boxfs::file_clock_now();
         let result = match &self.executor {
             Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep),
             Executor::RlimitOnly => supervisor.run_init(spec, &prep),
         };
         let output_bytes = prep.output_bytes(spec);
         let raw = result?;
+        // A file that reached the output cap is an output limit even when the program ignored
+        // SIGXFSZ and went on after EFBIG (a killed box is classified by its kill).
+        let capped_file = match raw.killed_for {
+            None => crate::boxfs::find_capped_file(&prep.box_fd, prep.output_cap, since),
+            Some(_) => None,
+        };
         let limits = &spec.limits;
         Ok(classify(&Facts {
             status: raw.status,
@@ -112,6 +119,7 @@ impl Sandbox {
             readings: raw.readings,
             output_bytes,
             output_cap: prep.output_cap,
+            capped_file,
             cpu_limit_ms: limits.cpu_time_ms,
             wall_limit_ms: prep.wall_ms,
             memory_limit_kb: limits.memory_kb,

@@ -139,6 +139,23 @@ int main(int c, char**v){ long n = atol(v[1]); static char buf[65536]; for(int i
 "#,
     ),
     (
+        "efbig",
+        r#"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+int main(int c, char**v){ long n = atol(v[1]); static char buf[65536]; memset(buf,'e',sizeof buf);
+ signal(SIGXFSZ, SIG_IGN); int fd = open("big.bin", O_WRONLY|O_CREAT|O_TRUNC, 0644); if(fd<0) return 1;
+ while(n>0){ long k = n>65536?65536:n; ssize_t w = write(fd,buf,k);
+   if(w<0){ printf("write failed: %s\n", strerror(errno)); return 0; } n-=w; }
+ close(fd); printf("done\n"); return 0; }
+"#,
+    ),
+    (
         "daemon",
         r#"
 #include <unistd.h>

@@ -19,6 +19,29 @@ fn fork_bomb_under_a_process_limit_is_contained_and_killed() {
 }
 
 #[test]
+fn a_file_stopped_at_the_output_cap_is_an_output_limit_even_if_sigxfsz_is_ignored() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    // It ignores SIGXFSZ, its write at the cap fails with EFBIG, it says so and exits 0.
+    let mut spec = b.spec(&prog("efbig"), &["2147483648"]);
+    spec.limits.output_bytes = Some(1 << 20);
+    let o = run(sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    assert_eq!(b.stdout(), "write failed: File too large\n");
+    assert_eq!(o.limit_hit, Some(LimitHit::Output), "{o:?}");
+    assert!(
+        o.evidence.as_deref().is_some_and(|e| e.contains("big.bin")),
+        "{o:?}"
+    );
+    // A file of exactly the cap is fine.
+    let mut spec = b.spec(&prog("efbig"), &["1048576"]);
+    spec.limits.output_bytes = Some(1 << 20);
+    let o = run(sb, &spec);
+    assert_eq!(b.stdout(), "done\n");
+    assert_eq!(o.limit_hit, None, "{o:?}");
+}
+
+#[test]
 fn writing_past_the_output_limit_is_an_output_limit() {
     let Some(sb) = sandbox() else { return };
     let b = TestBox::new();
