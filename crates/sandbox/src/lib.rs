@@ -127,6 +127,11 @@
 //!   reported from the cgroup's `oom_kill` counter (or an own peak over the limit), never
 //!   inferred from a SIGKILL; on a tmpfs box dir the cgroup allows room for written files and
 //!   the supervisor enforces the limit on own memory (see docs/sandbox.md).
+//! - **Instances.** Each [`Sandbox`] holds an [`Instance`]: a host-unique name and an `flock`
+//!   on `<state_dir>/instances/<name>.lock` held for its life. Its run cgroups and the work
+//!   roots it hands out ([`Instance::work_root`]) carry the name; at start, what belongs to an
+//!   instance whose lock is free (it died) is removed, and nothing else: ownership is never
+//!   judged from `/proc`, which another pid namespace sees differently.
 //! - **Host-side file access.** [`read_box_file`], [`open_box_file`] and [`remove_box_dir`]
 //!   resolve with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV)` from the box
 //!   dir's descriptor: a symlink planted as `out.txt -> /etc/passwd` is refused, not followed.

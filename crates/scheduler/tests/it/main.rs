@@ -5,6 +5,7 @@
 
 mod common;
 mod examples;
+mod instance;
 mod lab;
 mod special;
 mod streaming;
