@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub struct SandboxSpec {
     /// The program: an absolute path, or a name looked up in the sandbox's `PATH`.
     pub program: PathBuf,
-    /// Arguments after argv[0].
+    /// Arguments after `argv[0]`.
     pub args: Vec<OsString>,
     /// Variables added to the cleared environment (PATH, HOME, LANG, ONLINE_JUDGE=1 are set by the sandbox).
     pub env: Vec<(String, String)>,
