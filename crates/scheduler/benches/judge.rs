@@ -8,6 +8,7 @@
 #![allow(clippy::print_stdout)]
 
 use std::time::{Duration, Instant};
+use verdict_contracts::JudgeStatus;
 use verdict_contracts::parse_submission;
 use verdict_scheduler::{Judge, JudgeConfig};
 
@@ -77,7 +78,7 @@ fn bench(label: &str, cache_builds: bool, rounds: usize) {
         let accepted = report
             .results
             .iter()
-            .all(|r| r.status.as_str() == "Accepted");
+            .all(|r| r.status == JudgeStatus::Accepted);
         assert!(accepted, "every task should be Accepted: {report:?}");
         if round > 0 {
             times.push(elapsed); // round 0 warms the problem cache

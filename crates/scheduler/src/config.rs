@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use std::path::PathBuf;
 use verdict_scripts::CompileLimits;
+pub use verdict_scripts::special::static_analysis::StaticAnalyser;
 
 /// Everything a `Judge` needs to know about its host.
 #[derive(Debug, Clone, Deserialize)]
@@ -103,21 +104,6 @@ pub struct SpecialConfig {
     pub static_memory_kb: u64,
 }
 
-/// Which static analyser a static test uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StaticAnalyser {
-    /// oclint if installed, else clang-tidy, else cppcheck.
-    #[default]
-    Auto,
-    /// oclint (not packaged by Debian).
-    Oclint,
-    /// clang-tidy (Debian package clang-tidy).
-    ClangTidy,
-    /// cppcheck (Debian package cppcheck).
-    Cppcheck,
-}
-
 impl Default for SpecialConfig {
     fn default() -> Self {
         SpecialConfig {
@@ -175,20 +161,6 @@ impl CompileConfig {
             memory_kb: self.memory_kb,
             output_bytes: self.output_kb.saturating_mul(1024),
             processes: self.processes,
-        }
-    }
-}
-
-impl GeneratorConfig {
-    /// The limits of a generator, standard program or comparator serving `task`: these limits,
-    /// with at least the task's own time limit.
-    pub fn limits(&self, task: &verdict_contracts::JudgeTask) -> verdict_scripts::RunLimits {
-        verdict_scripts::RunLimits {
-            time_ms: self.time_ms.max(task.time_limit_ms().unwrap_or(0)),
-            wall_ms: None,
-            memory_kb: Some(self.memory_kb),
-            output_kb: Some(self.output_kb),
-            processes: Some(self.processes),
         }
     }
 }

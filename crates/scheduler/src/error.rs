@@ -1,6 +1,7 @@
 //! The crate's error type: the judge could not do its job (a verdict is never an error).
 
 use std::path::PathBuf;
+use verdict_contracts::Language;
 
 /// Why the judge could not judge.
 #[derive(Debug, thiserror::Error)]
@@ -24,12 +25,34 @@ pub enum JudgeError {
         /// The cause.
         source: std::io::Error,
     },
-    /// A file-system error that already names its path (e.g. from the cache).
+    /// The per-problem cache failed (its errors name the path involved).
     #[error(transparent)]
-    Fs(#[from] std::io::Error),
-    /// Anything else, with its reason.
+    Cache(std::io::Error),
+    /// A program's language has no profile on this judge.
+    #[error("{program}: language {language} has no profile on this judge")]
+    NoProfile {
+        /// `submission`, `standard`, `random` or `compare`.
+        program: String,
+        /// The language.
+        language: Language,
+    },
+    /// A language's toolchain is not installed (the message names the package).
     #[error("{0}")]
-    Other(String),
+    ToolchainMissing(String),
+    /// A tool a special test needs is not installed.
+    #[error("{programs} not found: install the Debian packages {packages}")]
+    ToolMissing {
+        /// The programs not found.
+        programs: String,
+        /// The packages that provide them.
+        packages: String,
+    },
+    /// A task names a test datum the request does not have.
+    #[error("test datum {0} does not exist")]
+    NoDatum(usize),
+    /// A problem program could not be built by the judge (not a compile error).
+    #[error("{0}")]
+    Unbuildable(String),
 }
 
 impl JudgeError {

@@ -1,6 +1,10 @@
 //! verdict-scheduler: the programming judge's pipeline, the per-problem cache and the Agent Lab
-//! engine. It decides *when* things run; `verdict-scripts` decides *what* runs and
-//! `verdict-sandbox` runs it.
+//! engine. It decides *when* things run; `verdict-scripts` decides *what* runs and what its
+//! outcome means, and `verdict-sandbox` runs it.
+//!
+//! A submission goes down one way: `pipeline` (validate, plan, dependency forest) -> `plan`
+//! (typed tasks, limits) -> `tasks` (glue per kind) -> `submission` (builds, data, executor)
+//! -> `verdict_scripts` -> `verdict_sandbox`.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,6 +23,8 @@ mod config;
 mod error;
 pub mod lab;
 mod pipeline;
+mod plan;
+mod submission;
 mod tasks;
 
 pub use assets::{AssetError, AssetFetcher};
@@ -30,4 +36,4 @@ pub use config::{
 pub use error::JudgeError;
 pub use lab::{Lab, LabOutcome, LabTask, Registry};
 pub use pipeline::{Judge, TaskUpdate};
-pub use tasks::random::random_seed;
+pub use plan::random_seed;

@@ -6,15 +6,16 @@
 //! complete and in task order.
 
 use crate::assets::AssetFetcher;
-use crate::cache::{ProblemCache, ProblemHandle};
+use crate::cache::ProblemCache;
 use crate::conditions::dependency_holds;
 use crate::config::JudgeConfig;
 use crate::error::JudgeError;
+use crate::plan::{Dependency, JudgePlan, PlannedTask};
+use crate::submission::{JudgeShared, SubmissionRun};
 use crate::tasks;
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use tokio::sync::{Semaphore, mpsc, watch};
-use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
+use verdict_contracts::{DependsCond, JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::LanguageProfiles;
 
@@ -31,20 +32,7 @@ pub struct TaskUpdate {
 #[derive(Debug, Clone)]
 pub struct Judge {
     inner: Arc<JudgeShared>,
-}
-
-/// What every submission of a `Judge` shares.
-#[derive(Debug)]
-pub(crate) struct JudgeShared {
-    pub config: JudgeConfig,
-    pub sandbox: Sandbox,
-    pub profiles: LanguageProfiles,
-    pub cache: ProblemCache,
-    pub assets: AssetFetcher,
-    permits: Semaphore,
-    /// This judge's own dir under `config.work_dir` (the sandbox instance's: removed by the
-    /// next judge to start if this one dies), where submissions' work dirs go.
-    work_root: PathBuf,
+    sandbox: Arc<Sandbox>,
 }
 
 impl Judge {
@@ -59,7 +47,7 @@ impl Judge {
             global_output_cap: config.global_output_cap_kb.saturating_mul(1024),
             ..SandboxConfig::default()
         };
-        let sandbox = Sandbox::new(sandbox_config)?;
+        let sandbox = Arc::new(Sandbox::new(sandbox_config)?);
         std::fs::create_dir_all(&config.work_dir)
             .map_err(|e| JudgeError::io("create", &config.work_dir, e))?;
         let work_root = sandbox.instance().work_root(&config.work_dir)?;
@@ -72,7 +60,7 @@ impl Judge {
         let permits = Semaphore::new(config.parallelism.max(1));
         let inner = JudgeShared {
             config,
-            sandbox,
+            executor: sandbox.clone(),
             profiles,
             cache,
             assets,
@@ -81,6 +69,7 @@ impl Judge {
         };
         Ok(Judge {
             inner: Arc::new(inner),
+            sandbox,
         })
     }
 
@@ -101,7 +90,7 @@ impl Judge {
 
     /// The sandbox (for front ends that run other things through it).
     pub fn sandbox(&self) -> &Sandbox {
-        &self.inner.sandbox
+        &self.sandbox
     }
 
     /// Judges a submission: validates it, runs every task, and returns the complete report.
@@ -127,6 +116,7 @@ impl Judge {
             message: None,
         };
         let count = submission.judge_tasks.len();
+        let plan = JudgePlan::new(&submission, &self.inner.config);
         // Creating the work dir and opening the cache entry (which may remove old versions)
         // is blocking file work: off the async threads.
         let opened = {
@@ -165,14 +155,15 @@ impl Judge {
             .collect();
         let receivers: Vec<_> = channels.iter().map(|(_, rx)| rx.clone()).collect();
         let mut handles = Vec::with_capacity(count);
-        for (index, (tx, _)) in channels.into_iter().enumerate() {
-            let parent = submission.judge_tasks[index]
-                .parent()
-                .map(|p| receivers[p].clone());
+        for (task, (tx, _)) in plan.tasks.into_iter().zip(channels) {
+            let parent = task
+                .parent
+                .map(|dependency| (dependency, receivers[dependency.task].clone()));
             let run = run.clone();
             let updates = updates.clone();
+            let index = task.index;
             handles.push(tokio::spawn(async move {
-                let result = run_one(run, index, parent).await;
+                let result = run_one(run, task, parent).await;
                 if let Some(updates) = &updates {
                     let _ = updates.send(TaskUpdate {
                         index,
@@ -201,20 +192,20 @@ impl Judge {
 /// Waits for the parent, checks the condition, then runs the task on the pool.
 async fn run_one(
     run: Arc<SubmissionRun>,
-    index: usize,
-    parent: Option<watch::Receiver<Option<JudgeTaskResult>>>,
+    task: PlannedTask,
+    parent: Option<(Dependency, watch::Receiver<Option<JudgeTaskResult>>)>,
 ) -> JudgeTaskResult {
-    if let Some(mut parent) = parent {
+    if let Some((dependency, mut parent)) = parent {
         let parent_result = match parent.wait_for(Option::is_some).await {
             Ok(value) => value.clone(),
             Err(_) => None,
         };
-        let cond = run.submission.judge_tasks[index].depends_cond;
+        let cond = dependency.cond;
         let holds = parent_result
             .as_ref()
-            .is_some_and(|r| dependency_holds(cond, r));
+            .is_some_and(|r| dependency_holds(Some(cond), r));
         if !holds {
-            let depends_on = run.submission.judge_tasks[index].depends_on;
+            let depends_on = dependency.task;
             let why = match parent_result {
                 Some(r) => format!(
                     "task {depends_on} ended {}; this task needs {}",
@@ -226,14 +217,14 @@ async fn run_one(
             return JudgeTaskResult::with_status(JudgeStatus::DependencyNotSatisfied, why);
         }
     }
-    let Ok(_permit) = run.shared.permits.acquire().await else {
+    let Ok(_permit) = run.permits().acquire().await else {
         return JudgeTaskResult::with_status(
             JudgeStatus::SystemError,
             "the judge is shutting down",
         );
     };
     let worker = run.clone();
-    match tokio::task::spawn_blocking(move || tasks::execute(&worker, index)).await {
+    match tokio::task::spawn_blocking(move || tasks::execute(&worker, &task)).await {
         Ok(result) => result,
         Err(err) => JudgeTaskResult::with_status(
             JudgeStatus::SystemError,
@@ -242,88 +233,11 @@ async fn run_one(
     }
 }
 
-fn cond_text(cond: Option<verdict_contracts::DependsCond>) -> &'static str {
+/// The condition in a `Dependency Not Satisfied` log.
+fn cond_text(cond: DependsCond) -> &'static str {
     match cond {
-        Some(verdict_contracts::DependsCond::PartialCorrect) => {
-            "PARTIAL_CORRECT (a score above zero)"
-        }
-        Some(verdict_contracts::DependsCond::NotTimeLimit) => "NOT_TIME_LIMIT",
-        _ => "ACCEPTED",
-    }
-}
-
-/// One submission being judged: its request, its work directory, and what its tasks share.
-#[derive(Debug)]
-pub(crate) struct SubmissionRun {
-    pub shared: Arc<JudgeShared>,
-    pub submission: Submission,
-    pub problem: ProblemHandle,
-    work: tempfile::TempDir,
-    pub submission_build: OnceLock<tasks::compile::BuildResult>,
-    /// How the problem's custom comparator is called (detected from its sources once).
-    pub compare_protocol: OnceLock<verdict_scripts::compare::ComparatorProtocol>,
-    /// The submission's sources linked with Google Test (gtest tasks), built on first use.
-    pub gtest_build: OnceLock<tasks::compile::BuildResult>,
-    /// The submission's debug build for valgrind (memory tests), built on first use.
-    pub valgrind_build: OnceLock<tasks::compile::BuildResult>,
-}
-
-impl SubmissionRun {
-    fn new(shared: Arc<JudgeShared>, submission: Submission) -> Result<Self, JudgeError> {
-        let prefix: String = submission
-            .sub_id
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .take(32)
-            .collect();
-        let work = tempfile::Builder::new()
-            .prefix(&format!("sub-{prefix}-"))
-            .tempdir_in(&shared.work_root)
-            .map_err(|e| JudgeError::io("create work dir in", &shared.work_root, e))?;
-        let problem = shared
-            .cache
-            .problem(
-                &submission.category,
-                &submission.prob_id,
-                submission.updated_at,
-            )
-            .map_err(|e| JudgeError::io("open cache entry in", &shared.config.cache_dir, e))?;
-        Ok(SubmissionRun {
-            shared,
-            submission,
-            problem,
-            work,
-            submission_build: OnceLock::new(),
-            compare_protocol: OnceLock::new(),
-            gtest_build: OnceLock::new(),
-            valgrind_build: OnceLock::new(),
-        })
-    }
-
-    /// A fresh directory under this submission's work directory.
-    pub fn fresh_dir(&self, label: &str) -> Result<PathBuf, JudgeError> {
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("{label}-"))
-            .tempdir_in(self.work.path())
-            .map_err(|e| JudgeError::io("create dir in", self.work.path(), e))?;
-        Ok(dir.keep())
-    }
-
-    /// Removes a finished task's directory off the critical path (on the blocking pool, after
-    /// the task has given back its run permit), or at once outside a runtime.
-    pub fn discard(&self, dir: PathBuf) {
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) => {
-                handle.spawn_blocking(move || std::fs::remove_dir_all(dir));
-            }
-            Err(_) => {
-                let _ = std::fs::remove_dir_all(dir);
-            }
-        }
-    }
-
-    /// This submission's work directory.
-    pub fn work_dir(&self) -> &std::path::Path {
-        self.work.path()
+        DependsCond::PartialCorrect => "PARTIAL_CORRECT (a score above zero)",
+        DependsCond::NotTimeLimit => "NOT_TIME_LIMIT",
+        DependsCond::Accepted => "ACCEPTED",
     }
 }

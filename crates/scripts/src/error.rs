@@ -18,6 +18,14 @@ pub enum ScriptError {
         /// The cause.
         source: std::io::Error,
     },
+    /// Comparing an output with its expected answer failed (not a verdict).
+    #[error("comparing {output}: {source}")]
+    Compare {
+        /// The output's name (`testdata.out` or a file the program wrote).
+        output: String,
+        /// The cause.
+        source: crate::compare::CompareError,
+    },
     /// A file name would leave the box.
     #[error("file name {0:?} must be a relative path without '..'")]
     BadName(String),

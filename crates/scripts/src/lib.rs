@@ -10,7 +10,9 @@ pub mod toolchain;
 pub use error::ScriptError;
 pub use judge::classify::{RunFailure, classify_run, signal_name};
 pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_vars};
+pub use judge::exec::{CompileRequest, Executor, tool_build};
 pub use judge::files::{BoxFile, join_inside, log_text, read_capped};
+pub use judge::generate::{Generated, TestFiles, generate, shell_join};
 pub use judge::run::{RunLimits, RunOutput, RunRequest, command_line, run_program, sandbox_limits};
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
 pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe, probe_all};
@@ -23,5 +25,6 @@ pub use compare::{
 };
 
 pub mod oracle;
+pub mod special;
 
 pub use oracle::{Interpreters, OracleError, OracleOptions, run_suite};

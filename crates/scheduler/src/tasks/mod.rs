@@ -1,32 +1,160 @@
-//! One module per kind of judge task; `execute` picks the kind and turns judge failures
-//! into `System Error` results with their reason.
+//! One module per kind of task, each the glue between its plan item and the scripts crate:
+//! fetch the build and the data from the [`SubmissionRun`], hand the run to the executor,
+//! and let `verdict_scripts` say what the outcome means. `execute` turns a judge failure
+//! into `System Error` with its reason.
 
-pub mod compare;
-pub mod compile;
-pub mod data;
-pub mod gtest;
-pub mod random;
-pub mod standard;
-pub mod static_check;
-pub mod valgrind;
+mod compare;
+mod compile;
+mod gtest;
+mod random;
+mod standard;
+mod static_check;
+mod valgrind;
 
-use crate::pipeline::SubmissionRun;
-use verdict_contracts::{CheckScript, JudgeStatus, JudgeTaskResult, RunScript};
+use crate::plan::{PlannedTask, TaskKind};
+use crate::submission::SubmissionRun;
+use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 
-/// Runs task `index` of the submission (blocking) and returns its result.
-pub(crate) fn execute(run: &SubmissionRun, index: usize) -> JudgeTaskResult {
-    let task = &run.submission.judge_tasks[index];
-    let result = match (task.check_script, task.run_script) {
-        (CheckScript::Compile, _) => compile::compile_task(run),
-        (CheckScript::Standard, Some(RunScript::Standard) | None) => {
-            standard::standard_task(run, index)
+/// Runs a planned task of the submission (blocking) and returns its result.
+pub(crate) fn execute(run: &SubmissionRun, task: &PlannedTask) -> JudgeTaskResult {
+    let index = task.index;
+    let result = match &task.kind {
+        TaskKind::Compile { plain, gtest } => compile::compile_task(run, *plain, *gtest),
+        TaskKind::Standard(test) => standard::standard_task(run, index, test),
+        TaskKind::Random(test, generator) => random::random_task(run, index, test, generator),
+        TaskKind::Memory { data, args, limits } => {
+            valgrind::memory_task(run, index, *data, args, *limits)
         }
-        (CheckScript::Static, _) => static_check::static_task(run, index),
-        (CheckScript::Standard, Some(RunScript::Gtest)) => gtest::gtest_task(run, index),
-        (CheckScript::Standard, Some(RunScript::Valgrind)) => valgrind::valgrind_task(run, index),
+        TaskKind::Gtest {
+            datum,
+            args,
+            limits,
+        } => gtest::gtest_task(run, index, *datum, args, *limits),
+        TaskKind::Static { limits } => static_check::static_task(run, index, *limits),
     };
     result.unwrap_or_else(|err| {
-        tracing::warn!(sub_id = %run.submission.sub_id, task = index, "system error: {err}");
+        tracing::warn!(sub_id = %run.sub_id(), task = index, "system error: {err}");
         JudgeTaskResult::with_status(JudgeStatus::SystemError, err.to_string())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assets::AssetFetcher;
+    use crate::cache::ProblemCache;
+    use crate::config::JudgeConfig;
+    use crate::plan::JudgePlan;
+    use crate::submission::JudgeShared;
+    use std::sync::Arc;
+    use verdict_contracts::{Submission, parse_submission};
+    use verdict_scripts::LanguageProfiles;
+    use verdict_scripts::judge::exec::fake::{FakeExecutor, FakeRun};
+
+    /// A submission: compile, a random test, a standard test on datum 0 with diff-all.
+    fn submission() -> Submission {
+        let c = |text: &str| {
+            serde_json::json!({"type": "source_code", "language": "c",
+                "source_files": [{"type": "text", "name": "main.c", "text": text}]})
+        };
+        let text = serde_json::json!({
+            "sub_type": "programming", "category": "unit", "prob_id": "p", "sub_id": "fake-1",
+            "updated_at": 1,
+            "judge_tasks": [
+                {"check_script": "compile", "depends_on": -1, "time_limit": 10000},
+                {"check_script": "standard", "run_script": "standard",
+                 "compare_script": "diff-ign-space", "is_random": true, "testcase_id": -1,
+                 "depends_on": 0, "depends_cond": "ACCEPTED", "time_limit": 1000},
+                {"check_script": "standard", "run_script": "standard",
+                 "compare_script": "diff-all", "testcase_id": 0, "depends_on": 0,
+                 "depends_cond": "ACCEPTED", "time_limit": 1000, "run_args": ["--fast"]}
+            ],
+            "test_data": [{"inputs": [{"type": "text", "name": "testdata.in", "text": "2 2\n"}],
+                           "outputs": [{"type": "text", "name": "testdata.out", "text": "4\n"}]}],
+            "submission": c("int main(void) { return 0; }"),
+            "standard": c("int main(void) { return 0; }"),
+            "random": c("int main(void) { return 0; }")
+        });
+        parse_submission(&text.to_string()).expect("valid submission")
+    }
+
+    /// Runs the planned tasks in order, on a fake executor answering with `runs`.
+    fn judge_with(runs: Vec<FakeRun>) -> (Vec<JudgeTaskResult>, Vec<Vec<String>>) {
+        let dir = tempfile::tempdir().expect("dir");
+        let config = JudgeConfig {
+            work_dir: dir.path().join("work"),
+            cache_dir: dir.path().join("cache"),
+            ..JudgeConfig::default()
+        };
+        std::fs::create_dir_all(&config.work_dir).expect("work dir");
+        let fake = Arc::new(FakeExecutor::new(runs));
+        let shared = JudgeShared {
+            executor: fake.clone(),
+            profiles: LanguageProfiles::builtin().expect("profiles"),
+            cache: ProblemCache::open(&config.cache_dir, 1 << 30).expect("cache"),
+            assets: AssetFetcher::new(&[], config.remote.clone()),
+            permits: tokio::sync::Semaphore::new(1),
+            work_root: config.work_dir.clone(),
+            config,
+        };
+        let submission = submission();
+        let plan = JudgePlan::new(&submission, &shared.config);
+        let run = SubmissionRun::new(Arc::new(shared), submission).expect("run");
+        let results = plan.tasks.iter().map(|t| execute(&run, t)).collect();
+        let commands = fake.commands.lock().expect("commands").clone();
+        (results, commands)
+    }
+
+    #[test]
+    fn tasks_run_through_the_executor_with_their_planned_data_and_args() {
+        let (results, commands) = judge_with(vec![
+            FakeRun::exited(0, "1 2\n"), // random, with the seed
+            FakeRun::exited(0, "3\n"),   // standard on the random input
+            FakeRun::exited(0, "3\n"),   // the submission on it: Accepted
+            FakeRun::exited(0, "4 \n"),  // the submission on datum 0: diff-all says PE
+        ]);
+        let seed = crate::plan::random_seed("fake-1", 1);
+        let statuses: Vec<_> = results.iter().map(|r| r.status).collect();
+        assert_eq!(
+            statuses,
+            [
+                JudgeStatus::Accepted,
+                JudgeStatus::Accepted,
+                JudgeStatus::PresentationError
+            ],
+            "{results:?}"
+        );
+        assert_eq!(
+            results[1].error_log,
+            format!("random input: seed {seed} (generator: ./main {seed})")
+        );
+        let seed = seed.to_string();
+        assert_eq!(
+            commands,
+            [
+                vec!["./main", seed.as_str()],
+                vec!["./main"],
+                vec!["./main"],
+                vec!["./main", "--fast"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failing_generator_is_random_gen_error_with_its_seed() {
+        let (results, _) = judge_with(vec![
+            FakeRun::exited(1, ""),    // random fails
+            FakeRun::exited(0, "4\n"), // the standard test still runs
+        ]);
+        assert_eq!(results[1].status, JudgeStatus::RandomGenError);
+        let seed = crate::plan::random_seed("fake-1", 1);
+        assert!(
+            results[1].error_log.ends_with(&format!(
+                "random input: seed {seed} (generator: ./main {seed})"
+            )),
+            "{}",
+            results[1].error_log
+        );
+        assert_eq!(results[2].status, JudgeStatus::Accepted);
+    }
 }

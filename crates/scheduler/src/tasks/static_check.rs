@@ -1,195 +1,26 @@
-//! Static tests (design #10, docs/special-tests.md): oclint when installed, else clang-tidy,
-//! else cppcheck, run in the sandbox (analysers parse untrusted code) on the submission's
-//! files; findings in oclint's report shape, 20% off per priority-1 and 10% per priority-2
-//! finding.
+//! Static tests (design #10, docs/special-tests.md): the chosen analyser runs in the sandbox
+//! on the submission's files; `verdict_scripts::special::static_analysis` chooses it, builds
+//! its command and reads its findings.
 
-use super::gtest::{
-    c_or_cpp_only, deduction_status, is_c_family, is_unit, path_in_reports, read_box_text,
-    submission_files,
-};
-use crate::config::StaticAnalyser;
 use crate::error::JudgeError;
-use crate::pipeline::SubmissionRun;
-use std::collections::HashMap;
-use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
-use verdict_contracts::{JudgeStatus, JudgeTaskResult, Language, StaticReport, TaskReport};
-use verdict_reports::{
-    CLANG_TIDY_URL, CPPCHECK_URL, StaticTool, build_static_report, parse_clang_tidy,
-    parse_cppcheck_xml, parse_oclint_json, static_score,
-};
-use verdict_sandbox::{ExitKind, SandboxOutcome};
-use verdict_scripts::{
-    Build, LanguageProfile, RunLimits, RunRequest, TemplateVars, log_text, read_capped,
-    run_program, signal_name,
-};
-
-/// The checks clang-tidy runs: the analyser's path-sensitive bugs, likely bugs, and the
-/// design faults oclint reports (a public non-virtual destructor in a class with virtual
-/// functions is oclint's "destructor of virtual class"). Left out because they fire on
-/// ordinary, correct student code (`long long a, b; scanf(...)`, `int add(int a, int b)`,
-/// `rand()`) and would cost 10% each: `cppcoreguidelines-init-variables` (a garbage value that
-/// is really used is still found by `clang-analyzer-core`), `bugprone-easily-swappable-parameters`,
-/// `cert-err34-c` (scanf/atoi), `cert-err58-cpp`, the `rand`/`srand` checks, the
-/// `insecureAPI` checks (scanf, strcpy), struct padding and the macOS checks.
-const CLANG_TIDY_CHECKS: &str = "--checks=-*,\
-clang-analyzer-*,-clang-analyzer-security.insecureAPI.*,-clang-analyzer-optin.performance.Padding,\
--clang-analyzer-osx.*,-clang-analyzer-optin.osx.*,\
-bugprone-*,-bugprone-easily-swappable-parameters,\
-cert-*,-cert-err34-c,-cert-err58-cpp,-cert-msc30-c,-cert-msc50-cpp,-cert-msc32-c,-cert-msc51-cpp,\
-cppcoreguidelines-virtual-class-destructor,\
-misc-*,-misc-unused-parameters,-misc-non-private-member-variables-in-classes,-misc-no-recursion,\
-performance-*,portability-*,readability-misleading-indentation";
-/// cppcheck's report file in the box.
-const CPPCHECK_XML: &str = "cppcheck.xml";
-/// oclint's report file in the box.
-const OCLINT_JSON: &str = "oclint.json";
-/// The largest report read.
-const REPORT_MAX: u64 = 32 * 1024 * 1024;
-/// oclint's home page.
-const OCLINT_URL: &str = "http://oclint.org";
-
-/// An installed analyser.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Analyser {
-    Oclint,
-    ClangTidy,
-    Cppcheck,
-}
-
-impl Analyser {
-    fn program(self) -> &'static str {
-        match self {
-            Analyser::Oclint => "oclint",
-            Analyser::ClangTidy => "clang-tidy",
-            Analyser::Cppcheck => "cppcheck",
-        }
-    }
-
-    fn url(self) -> &'static str {
-        match self {
-            Analyser::Oclint => OCLINT_URL,
-            Analyser::ClangTidy => CLANG_TIDY_URL,
-            Analyser::Cppcheck => CPPCHECK_URL,
-        }
-    }
-
-    /// The analyser's argv (templated: `{sources}` are the translation units).
-    fn argv(self, language: Language) -> Vec<String> {
-        let cpp = language == Language::Cpp;
-        let std = if cpp { "-std=gnu++17" } else { "-std=gnu11" };
-        let args: Vec<&str> = match self {
-            // `--config={}` keeps a `.clang-tidy` file among the sources from changing the checks.
-            Analyser::ClangTidy => vec![
-                "clang-tidy",
-                "--quiet",
-                "--config={}",
-                CLANG_TIDY_CHECKS,
-                "--header-filter=.*",
-                "{sources}",
-                "--",
-                std,
-                "-I.",
-            ],
-            // No --inline-suppr: a submission does not get to silence its findings.
-            Analyser::Cppcheck => vec![
-                "cppcheck",
-                "--xml",
-                "--enable=warning,style,performance,portability",
-                "-q",
-                if cpp {
-                    "--language=c++"
-                } else {
-                    "--language=c"
-                },
-                if cpp { "--std=c++17" } else { "--std=c11" },
-                "--output-file=cppcheck.xml",
-                "{sources}",
-            ],
-            Analyser::Oclint => vec![
-                "oclint",
-                "-report-type=json",
-                "-o=oclint.json",
-                "-max-priority-1=1000000",
-                "-max-priority-2=1000000",
-                "-max-priority-3=1000000",
-                "{sources}",
-                "--",
-                std,
-                "-I.",
-            ],
-        };
-        args.into_iter().map(str::to_owned).collect()
-    }
-}
-
-/// The analyser a static test uses: the configured one, or (auto) oclint if installed,
-/// else clang-tidy, else cppcheck.
-fn choose(config: StaticAnalyser) -> Result<Analyser, String> {
-    let installed = |a: Analyser| verdict_scripts::toolchain::find_program(a.program()).is_some();
-    let wanted = match config {
-        StaticAnalyser::Auto => {
-            return [Analyser::Oclint, Analyser::ClangTidy, Analyser::Cppcheck]
-                .into_iter()
-                .find(|&a| installed(a))
-                .ok_or_else(|| {
-                    "no static analyser is installed: install clang-tidy or cppcheck".to_owned()
-                });
-        }
-        StaticAnalyser::Oclint => Analyser::Oclint,
-        StaticAnalyser::ClangTidy => Analyser::ClangTidy,
-        StaticAnalyser::Cppcheck => Analyser::Cppcheck,
-    };
-    if installed(wanted) {
-        Ok(wanted)
-    } else {
-        Err(format!(
-            "{} is configured as the static analyser (special.static_analyser) but is not installed",
-            wanted.program()
-        ))
-    }
-}
-
-/// `"clang-tidy 14.0.6"`: the tool and the first version-looking word of `--version`, asked
-/// once per process.
-fn version_of(analyser: Analyser) -> String {
-    static VERSIONS: OnceLock<Mutex<HashMap<&'static str, String>>> = OnceLock::new();
-    let versions = VERSIONS.get_or_init(Default::default);
-    let program = analyser.program();
-    if let Some(v) = versions.lock().ok().and_then(|m| m.get(program).cloned()) {
-        return v;
-    }
-    let profile = LanguageProfile {
-        version: vec![program.to_owned(), "--version".to_owned()],
-        ..LanguageProfile::default()
-    };
-    let line = verdict_scripts::probe(Language::Cpp, &profile, Duration::from_secs(10))
-        .version
-        .unwrap_or_default();
-    let number = line
-        .split_whitespace()
-        .map(|w| w.trim_end_matches(['.', ',', ':', ')']))
-        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.'));
-    let version = match number {
-        Some(n) => format!("{program} {n}"),
-        None => program.to_owned(),
-    };
-    if let Ok(mut m) = versions.lock() {
-        m.insert(program, version.clone());
-    }
-    version
-}
+use crate::submission::SubmissionRun;
+use verdict_contracts::{JudgeStatus, JudgeTaskResult};
+use verdict_scripts::special::c_or_cpp_only;
+use verdict_scripts::special::static_analysis::StaticCheck;
+use verdict_scripts::{RunLimits, RunRequest, tool_build};
 
 /// A static test.
-pub fn static_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult, JudgeError> {
-    let task = &run.submission.judge_tasks[index];
-    if let Some(refused) = c_or_cpp_only(run, "static tests") {
+pub(super) fn static_task(
+    run: &SubmissionRun,
+    index: usize,
+    limits: RunLimits,
+) -> Result<JudgeTaskResult, JudgeError> {
+    let source = run.source();
+    if let Some(refused) = c_or_cpp_only(source.language, "static tests") {
         return Ok(refused);
     }
-    let config = &run.shared.config.special;
-    let analyser = match choose(config.static_analyser) {
-        Ok(a) => a,
+    let check = match StaticCheck::new(run.config().special.static_analyser, source) {
+        Ok(check) => check,
         Err(reason) => {
             return Ok(JudgeTaskResult::with_status(
                 JudgeStatus::SystemError,
@@ -197,44 +28,13 @@ pub fn static_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult,
             ));
         }
     };
-    let source = run.submission.submission.source();
-    let all_files = source.source_files.iter().chain(&source.assist_files);
-    let number_of_files = all_files.filter(|a| is_c_family(&a.name)).count();
-    let units: Vec<String> = source
-        .source_files
-        .iter()
-        .map(|a| a.name.clone())
-        .filter(|n| is_unit(n))
-        .collect();
-    if units.is_empty() {
-        return Ok(JudgeTaskResult::with_status(
-            JudgeStatus::SystemError,
-            "static tests need at least one .c or .cpp file in source_files",
-        ));
-    }
-    let (sources_dir, _) = submission_files(run, &format!("task{index}-static-src"))?;
-    let profile = LanguageProfile {
-        run: analyser.argv(source.language),
-        version: vec![analyser.program().to_owned(), "--version".to_owned()],
-        package: analyser.program().to_owned(),
-        ..LanguageProfile::default()
-    };
-    let build = Build {
-        dir: sources_dir.clone(),
-        language: source.language,
-        profile: Arc::new(profile),
-        vars: TemplateVars {
-            sources: units,
-            ..TemplateVars::default()
-        },
-    };
-    let limits = RunLimits {
-        time_ms: config.static_time_ms.max(task.time_limit_ms().unwrap_or(0)),
-        wall_ms: None,
-        memory_kb: Some(config.static_memory_kb),
-        output_kb: Some(64 * 1024),
-        processes: Some(16),
-    };
+    let (sources_dir, _) = run.submission_files(&format!("task{index}-static-src"))?;
+    let build = tool_build(
+        &sources_dir,
+        source.language,
+        check.profile.clone(),
+        check.vars.clone(),
+    );
     let run_dir = run.fresh_dir(&format!("task{index}-static"))?;
     let request = RunRequest {
         build: &build,
@@ -244,194 +44,11 @@ pub fn static_task(run: &SubmissionRun, index: usize) -> Result<JudgeTaskResult,
         empty_dirs: &[],
         limits,
     };
-    let output = run_program(&run.shared.sandbox, &request, &run_dir)?;
+    let output = run.executor().run(&request, &run_dir);
     let _ = std::fs::remove_dir_all(&sources_dir);
-    let outcome = &output.outcome;
-    let stderr = read_capped(&output.stderr, 64 * 1024)?;
-    let box_path = path_in_reports(outcome, &output.box_dir);
-    let report = analyser_failure(analyser, outcome, &limits, &stderr).map_or_else(
-        || read_report(analyser, &output, &box_path, number_of_files),
-        Err,
-    );
+    let output = output?;
+    let result = check.result(&output, &limits);
     let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
     let _ = std::fs::remove_dir_all(&run_dir);
-    let report = match report {
-        Ok(report) => report,
-        Err(reason) => {
-            let mut result = JudgeTaskResult::with_status(JudgeStatus::SystemError, reason);
-            result.run_time = outcome.cpu_time_ms;
-            result.memory_used = outcome.peak_memory_kb;
-            return Ok(result);
-        }
-    };
-    let score = static_score(&report);
-    let mut result =
-        JudgeTaskResult::with_status(deduction_status(score), summary(&report, analyser));
-    result.score = score;
-    result.run_time = outcome.cpu_time_ms;
-    result.memory_used = outcome.peak_memory_kb;
-    result.report = Some(TaskReport::Static(report));
-    Ok(result)
-}
-
-/// Why the analyser itself failed (a limit, a signal, an exit status it does not use for
-/// findings), or `None` when its report can be read.
-fn analyser_failure(
-    analyser: Analyser,
-    outcome: &SandboxOutcome,
-    limits: &RunLimits,
-    stderr: &[u8],
-) -> Option<String> {
-    let program = analyser.program();
-    let reason = if let Some(limit) = outcome.limit_hit {
-        format!(
-            "{program} hit its {limit:?} limit ({} ms CPU, {} KB)",
-            limits.time_ms,
-            limits.memory_kb.unwrap_or(0)
-        )
-    } else {
-        match (analyser, outcome.exit) {
-            (_, ExitKind::Signaled(sig)) => {
-                format!("{program} was killed by signal {}", signal_name(Some(sig)))
-            }
-            (_, ExitKind::Exited(0)) => return None,
-            // clang-tidy exits 1 when the code does not compile (reported as findings).
-            (Analyser::ClangTidy, ExitKind::Exited(1)) => return None,
-            // oclint's exit status tells about thresholds and compile errors; its report decides.
-            (Analyser::Oclint, ExitKind::Exited(_)) => return None,
-            (_, ExitKind::Exited(code)) => format!("{program} exited with code {code}"),
-        }
-    };
-    Some(if stderr.is_empty() {
-        reason
-    } else {
-        format!("{reason}\nstderr:\n{}", log_text(stderr, 2048))
-    })
-}
-
-/// The analyser's findings as an oclint-shaped report.
-fn read_report(
-    analyser: Analyser,
-    output: &verdict_scripts::RunOutput,
-    box_path: &Path,
-    number_of_files: usize,
-) -> Result<StaticReport, String> {
-    let program = analyser.program();
-    let file = |name: &str| match read_box_text(&output.box_dir, name, REPORT_MAX) {
-        Ok(Some(text)) => Ok(text),
-        Ok(None) => Err(format!("{program} wrote no {name}")),
-        Err(reason) => Err(format!("{program}'s {name} is unusable: {reason}")),
-    };
-    let violations = match analyser {
-        Analyser::Oclint => {
-            return parse_oclint_json(&file(OCLINT_JSON)?, box_path)
-                .map_err(|e| format!("{program}'s report: {e}"));
-        }
-        Analyser::ClangTidy => {
-            let stdout = read_capped(&output.stdout, REPORT_MAX).map_err(|e| e.to_string())?;
-            parse_clang_tidy(&String::from_utf8_lossy(&stdout), box_path)
-        }
-        Analyser::Cppcheck => parse_cppcheck_xml(&file(CPPCHECK_XML)?, box_path)
-            .map_err(|e| format!("{program}'s report: {e}"))?,
-    };
-    let timestamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    let tool = StaticTool {
-        url: analyser.url().to_owned(),
-        version: version_of(analyser),
-    };
-    Ok(build_static_report(
-        violations,
-        u32::try_from(number_of_files).unwrap_or(u32::MAX),
-        &tool,
-        timestamp,
-    ))
-}
-
-/// `"clang-tidy 14.0.6: 3 findings (priority 1: 0, priority 2: 3, priority 3: 0)"`.
-fn summary(report: &StaticReport, analyser: Analyser) -> String {
-    let program = analyser.program();
-    let tool = if report.version.starts_with(program) {
-        report.version.clone()
-    } else {
-        // oclint's own report carries a bare version number.
-        format!("{program} {}", report.version)
-    };
-    let n = report.violation.len();
-    if n == 0 {
-        return format!("{tool}: no findings");
-    }
-    let counts: Vec<String> = report
-        .summary
-        .number_of_violations_with_priority
-        .iter()
-        .map(|c| format!("priority {}: {}", c.priority, c.number))
-        .collect();
-    let noun = if n == 1 { "finding" } else { "findings" };
-    format!("{tool}: {n} {noun} ({})", counts.join(", "))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn auto_picks_an_installed_analyser_or_says_what_to_install() {
-        match choose(StaticAnalyser::Auto) {
-            Ok(a) => assert!(verdict_scripts::toolchain::find_program(a.program()).is_some()),
-            Err(reason) => {
-                assert_eq!(
-                    reason,
-                    "no static analyser is installed: install clang-tidy or cppcheck"
-                )
-            }
-        }
-    }
-
-    #[test]
-    fn the_clang_tidy_checks_are_one_argument() {
-        assert!(!CLANG_TIDY_CHECKS.contains(char::is_whitespace));
-        assert!(CLANG_TIDY_CHECKS.contains(",cppcoreguidelines-virtual-class-destructor,"));
-        assert!(!CLANG_TIDY_CHECKS.contains("init-variables"));
-    }
-
-    #[test]
-    fn the_summary_names_the_tool_and_counts_by_priority() {
-        let tool = |version: &str| StaticTool {
-            url: OCLINT_URL.to_owned(),
-            version: version.to_owned(),
-        };
-        let empty = build_static_report(Vec::new(), 1, &tool("22.02"), 0);
-        assert_eq!(
-            summary(&empty, Analyser::Oclint),
-            "oclint 22.02: no findings"
-        );
-        let finding = |priority: u8| verdict_contracts::Violation {
-            path: "a.cpp".into(),
-            rule: "r".into(),
-            start_line: u32::from(priority),
-            start_column: 1,
-            end_line: u32::from(priority),
-            end_column: 1,
-            message: "m".into(),
-            category: "c".into(),
-            priority,
-        };
-        let report =
-            build_static_report(vec![finding(1), finding(2)], 1, &tool("cppcheck 2.10"), 0);
-        assert_eq!(
-            summary(&report, Analyser::Cppcheck),
-            "cppcheck 2.10: 2 findings (priority 1: 1, priority 2: 1, priority 3: 0)"
-        );
-    }
-
-    #[test]
-    fn c_sources_are_analysed_as_c() {
-        let argv = Analyser::ClangTidy.argv(Language::C);
-        assert!(argv.contains(&"-std=gnu11".to_owned()));
-        let argv = Analyser::Cppcheck.argv(Language::Cpp);
-        assert!(argv.contains(&"--language=c++".to_owned()));
-        assert!(!argv.iter().any(|a| a == "--inline-suppr"));
-    }
+    Ok(result?)
 }

@@ -3,6 +3,7 @@
 
 use crate::common::{judge, repo_root, runtime};
 use std::collections::BTreeMap;
+use verdict_contracts::JudgeStatus;
 use verdict_contracts::{JudgeReport, RequestError, parse_submission};
 
 /// The statuses of a report as the `.expected` files write them.
@@ -119,7 +120,7 @@ fn every_example_gets_its_expected_statuses() {
 fn run_time_and_memory_are_measured() {
     let Some(reports) = reports() else { return };
     let result = &reports["measured-cost"].results[1];
-    assert_eq!(result.status.as_str(), "Accepted", "{}", result.error_log);
+    assert_eq!(result.status, JudgeStatus::Accepted, "{}", result.error_log);
     assert!(
         (270..=420).contains(&result.run_time),
         "run_time {} ms for ~300 ms of CPU",
@@ -136,7 +137,7 @@ fn run_time_and_memory_are_measured() {
 fn a_time_limit_is_reported_near_the_limit() {
     let Some(reports) = reports() else { return };
     let result = &reports["time-limit-busy"].results[1];
-    assert_eq!(result.status.as_str(), "Time Limit Exceeded");
+    assert_eq!(result.status, JudgeStatus::TimeLimitExceeded);
     assert!(
         (1000..=1200).contains(&result.run_time),
         "run_time {} for a 1000 ms limit",

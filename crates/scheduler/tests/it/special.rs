@@ -3,6 +3,7 @@
 //! (counts, scores, params, priorities, error_log wording). The statuses alone are checked
 //! by `examples.rs` with the other examples.
 
+use verdict_contracts::JudgeStatus;
 use verdict_contracts::{
     GoogleTestReport, JudgeTaskResult, MemoryReport, StaticReport, TaskReport,
 };
@@ -43,7 +44,7 @@ fn a_clean_program_passes_its_memory_test() {
     let Some(r) = result("memory-clean", 2) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "1/1");
     assert_eq!(r.error_log, "no memory errors (input: test datum 0)");
     let report = memory(r);
@@ -59,7 +60,7 @@ fn each_leak_costs_ten_percent() {
     let Some(r) = result("memory-leaking", 2) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "Partial Correct", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "8/10");
     assert_eq!(
         r.error_log,
@@ -124,7 +125,7 @@ fn a_crash_under_valgrind_keeps_its_report() {
     let Some(r) = result("memory-crash", 1) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "Segmentation Fault", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::SegmentationFault, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "0/1");
     assert!(
         r.error_log.starts_with(
@@ -160,7 +161,7 @@ fn the_time_limit_is_scaled_under_valgrind() {
     let Some(r) = result("memory-time-limit", 1) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "Time Limit Exceeded", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "0/1");
     // time_limit 100 ms x valgrind_time_factor 10; memory_limit + 256 MB.
     assert_eq!(
@@ -181,7 +182,7 @@ fn a_passing_gtest_suite_is_accepted_with_passed_over_total() {
     let Some(r) = result("gtest-all-pass", 1) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "8/8");
     assert_eq!(
         r.error_log,
@@ -200,7 +201,7 @@ fn a_partly_passing_gtest_suite_counts_disabled_tests_in_the_total() {
     let Some(r) = result("gtest-partial", 1) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "Partial Correct", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "4/9");
     assert_eq!(
         r.error_log,
@@ -243,7 +244,7 @@ fn run_args_reach_the_test_binary() {
         return;
     };
     assert_eq!(r.score.to_string(), "5/9", "{}", r.error_log);
-    assert_eq!(r.status.as_str(), "Partial Correct");
+    assert_eq!(r.status, JudgeStatus::PartialCorrect);
     let g = gtest(r);
     assert_eq!(
         (g.total_cases, g.pass_cases, g.error_cases, g.disabled_cases),
@@ -256,7 +257,7 @@ fn a_crashing_test_binary_reports_the_cases_it_finished() {
     let Some(r) = result("gtest-crash", 1) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "Partial Correct", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "2/4");
     assert_eq!(
         r.error_log,
@@ -278,7 +279,7 @@ fn a_test_file_with_its_own_main_reads_the_test_datum() {
         return;
     };
     // The first test compares with the 42 read from testdata.in by the test file's main.
-    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "2/2");
     let g = gtest(r);
     assert_eq!((g.total_cases, g.pass_cases), (2, 2));
@@ -303,7 +304,7 @@ fn clean_code_has_no_findings() {
     let Some(r) = result("static-clean", 1) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
     if !by_clang_tidy(r) {
         return;
     }
@@ -325,7 +326,7 @@ fn ordinary_c_costs_nothing() {
         return;
     }
     // scanf into uninitialised variables, an adder(a, b), rand() and strcpy are no findings.
-    assert_eq!(r.status.as_str(), "Accepted", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "1/1");
     let costly: Vec<_> = static_report(r)
         .violation
@@ -345,7 +346,7 @@ fn findings_cost_twenty_and_ten_percent_by_priority() {
     }
     let s = static_report(r);
     // One priority-1 finding (a garbage value used) and three priority-2 ones: 10 - 2 - 3.
-    assert_eq!(r.status.as_str(), "Partial Correct", "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
     assert_eq!(r.score.to_string(), "5/10");
     assert_eq!(
         r.error_log,
@@ -405,7 +406,7 @@ fn static_tests_refuse_other_languages() {
     let Some(r) = result("static-unsupported-language", 1) else {
         return;
     };
-    assert_eq!(r.status.as_str(), "System Error");
+    assert_eq!(r.status, JudgeStatus::SystemError);
     assert_eq!(
         r.error_log,
         "static tests support c and cpp (the submission is python3)"

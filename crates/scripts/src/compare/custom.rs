@@ -312,7 +312,7 @@ mod tests {
                 denominator: 10
             }
         );
-        assert_eq!(outcome.verdict.score(), "3/10");
+        assert_eq!(outcome.verdict.score().to_string(), "3/10");
         assert_eq!(js(54, &[("score.txt", b"10 10")]).verdict, Accepted);
         assert_eq!(js(54, &[("score.txt", b"0 10")]).verdict, WrongAnswer);
     }

@@ -77,6 +77,7 @@ mod builtin;
 mod custom;
 mod engine;
 mod normalize;
+mod outputs;
 mod source;
 mod verdict;
 
@@ -87,6 +88,7 @@ pub use custom::{
     ComparatorExit, ComparatorProtocol, JudgeSystemPaths, TestlibPaths, detect_protocol,
     interpret_judge_system, interpret_testlib, judge_system_argv, testlib_argv,
 };
+pub use outputs::{CompareSummary, compare_builtin, run_comparator};
 pub use verdict::{CompareOutcome, CompareVerdict, MESSAGE_LIMIT, REPORT_LIMIT};
 
 /// Why the judge could not compare (never a verdict about the program).

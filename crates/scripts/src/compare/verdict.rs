@@ -1,6 +1,7 @@
 //! The result of a comparison: a verdict and a short message for the user.
 
 use std::fmt::Write as _;
+use verdict_contracts::{JudgeStatus, Score};
 
 /// Upper bound, in bytes, of [`CompareOutcome::message`].
 pub const MESSAGE_LIMIT: usize = 1024;
@@ -47,26 +48,31 @@ impl CompareVerdict {
         }
     }
 
-    /// The judge contract's status string (`"Accepted"`, `"Partial Correct"`, ...).
-    pub fn status(&self) -> &'static str {
+    /// The judge contract's status (its string is the contract's, spelled once by serde).
+    pub fn status(&self) -> JudgeStatus {
         match self {
-            Self::Accepted => "Accepted",
-            Self::PresentationError => "Presentation Error",
-            Self::WrongAnswer => "Wrong Answer",
-            Self::PartialCorrect { .. } => "Partial Correct",
-            Self::CompareError => "Compare Error",
+            Self::Accepted => JudgeStatus::Accepted,
+            Self::PresentationError => JudgeStatus::PresentationError,
+            Self::WrongAnswer => JudgeStatus::WrongAnswer,
+            Self::PartialCorrect { .. } => JudgeStatus::PartialCorrect,
+            Self::CompareError => JudgeStatus::CompareError,
         }
     }
 
-    /// The judge contract's score string: `"1/1"`, `"n/d"` for partial marks, else `"0/1"`.
-    pub fn score(&self) -> String {
+    /// The judge contract's score: full marks, `n/d` for partial marks (zero when the
+    /// fraction does not fit the contract's 32-bit numbers), else zero.
+    pub fn score(&self) -> Score {
         match self {
-            Self::Accepted => "1/1".to_owned(),
+            Self::Accepted => Score::FULL,
             Self::PartialCorrect {
                 numerator,
                 denominator,
-            } => format!("{numerator}/{denominator}"),
-            _ => "0/1".to_owned(),
+            } => u32::try_from(*numerator)
+                .ok()
+                .zip(u32::try_from(*denominator).ok())
+                .and_then(|(n, d)| Score::new(n, d))
+                .unwrap_or(Score::ZERO),
+            _ => Score::ZERO,
         }
     }
 }
@@ -149,20 +155,23 @@ mod tests {
 
     #[test]
     fn status_and_score_strings_follow_the_contract() {
-        assert_eq!(CompareVerdict::Accepted.score(), "1/1");
-        assert_eq!(CompareVerdict::WrongAnswer.score(), "0/1");
-        assert_eq!(CompareVerdict::CompareError.score(), "0/1");
+        assert_eq!(CompareVerdict::Accepted.score().to_string(), "1/1");
+        assert_eq!(CompareVerdict::WrongAnswer.score().to_string(), "0/1");
+        assert_eq!(CompareVerdict::CompareError.score().to_string(), "0/1");
         let partial = CompareVerdict::PartialCorrect {
             numerator: 2,
             denominator: 5,
         };
-        assert_eq!(partial.score(), "2/5");
-        assert_eq!(partial.status(), "Partial Correct");
+        assert_eq!(partial.score().to_string(), "2/5");
+        assert_eq!(partial.status().as_str(), "Partial Correct");
         assert_eq!(
-            CompareVerdict::PresentationError.status(),
+            CompareVerdict::PresentationError.status().as_str(),
             "Presentation Error"
         );
-        assert_eq!(CompareVerdict::CompareError.status(), "Compare Error");
+        assert_eq!(
+            CompareVerdict::CompareError.status().as_str(),
+            "Compare Error"
+        );
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub fn classify_run(
                 JudgeStatus::TimeLimitExceeded,
                 format!(
                     "wall time over {} ms (the program was waiting, not computing)",
-                    limits.wall_ms()
+                    limits.wall_ms
                 ),
             );
         }

@@ -2,5 +2,7 @@
 
 pub mod classify;
 pub mod compile;
+pub mod exec;
 pub mod files;
+pub mod generate;
 pub mod run;

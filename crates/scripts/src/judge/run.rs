@@ -12,8 +12,8 @@ use verdict_sandbox::{Sandbox, SandboxLimits, SandboxOutcome, SandboxSpec, Stdio
 pub struct RunLimits {
     /// CPU time in milliseconds (`time_limit`).
     pub time_ms: u64,
-    /// Wall time in milliseconds; `None` means 2 x time + 1 s (design #1).
-    pub wall_ms: Option<u64>,
+    /// Wall time in milliseconds (design #1: 2 x time + 1 s, see [`RunLimits::new`]).
+    pub wall_ms: u64,
     /// Memory in KB (`memory_limit`), if set.
     pub memory_kb: Option<u64>,
     /// Output in KB (`file_limit`), if set.
@@ -23,10 +23,21 @@ pub struct RunLimits {
 }
 
 impl RunLimits {
-    /// The wall-clock limit: the one set, or 2 x the time limit + 1 s.
-    pub fn wall_ms(&self) -> u64 {
-        self.wall_ms
-            .unwrap_or(self.time_ms.saturating_mul(2).saturating_add(1000))
+    /// Limits with the wall clock of design #1: 2 x the CPU time + 1 s, so a program that
+    /// sleeps or blocks is still stopped.
+    pub fn new(
+        time_ms: u64,
+        memory_kb: Option<u64>,
+        output_kb: Option<u64>,
+        processes: Option<u64>,
+    ) -> RunLimits {
+        RunLimits {
+            time_ms,
+            wall_ms: time_ms.saturating_mul(2).saturating_add(1000),
+            memory_kb,
+            output_kb,
+            processes,
+        }
     }
 }
 
@@ -120,7 +131,7 @@ pub fn run_program(
 pub fn sandbox_limits(limits: &RunLimits, extra_processes: u32) -> SandboxLimits {
     SandboxLimits {
         cpu_time_ms: Some(limits.time_ms),
-        wall_time_ms: Some(limits.wall_ms()),
+        wall_time_ms: Some(limits.wall_ms),
         memory_kb: limits.memory_kb,
         output_bytes: limits.output_kb.map(|kb| kb.saturating_mul(1024)),
         processes: limits.processes.map(|p| {

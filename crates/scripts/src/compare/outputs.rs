@@ -1,0 +1,268 @@
+//! Comparing a finished run's outputs with a test's expected ones (design #6, #11): the
+//! built-in comparators over every expected file, or the problem's custom comparator in its
+//! own box holding `input/`, `user_output/`, `answer/` and an empty `feedback/`.
+
+use super::builtin::BuiltinComparator;
+use super::custom::{
+    ComparatorExit, ComparatorProtocol, interpret_judge_system, interpret_testlib,
+};
+use super::verdict::{CompareOutcome, CompareVerdict};
+use crate::judge::generate::TestFiles;
+use crate::{BoxFile, Build, Executor, RunLimits, RunOutput, RunRequest, ScriptError};
+use crate::{join_inside, read_capped};
+use std::io::Read;
+use std::path::Path;
+use verdict_contracts::{JudgeStatus, STDIN_ASSET, STDOUT_ASSET, Score};
+
+/// The most of a comparator's feedback file read.
+const FEEDBACK_MAX: u64 = 64 * 1024;
+
+/// The comparison's status, score and log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompareSummary {
+    /// Accepted, Partial Correct, Presentation Error, Wrong Answer or Compare Error.
+    pub status: JudgeStatus,
+    /// The score.
+    pub score: Score,
+    /// Feedback for `error_log`.
+    pub log: String,
+}
+
+impl CompareSummary {
+    /// A Compare Error with its reason.
+    pub fn compare_error(log: impl Into<String>) -> Self {
+        CompareSummary {
+            status: JudgeStatus::CompareError,
+            score: Score::ZERO,
+            log: log.into(),
+        }
+    }
+}
+
+impl From<CompareOutcome> for CompareSummary {
+    fn from(outcome: CompareOutcome) -> Self {
+        let (status, score) = (outcome.verdict.status(), outcome.verdict.score());
+        let mut log = outcome.message;
+        if let Some(report) = outcome.report {
+            if !log.is_empty() {
+                log.push('\n');
+            }
+            log.push_str(&report);
+        }
+        CompareSummary { status, score, log }
+    }
+}
+
+/// Compares every expected output with `builtin`; with several, the worst verdict wins.
+pub fn compare_builtin(
+    builtin: BuiltinComparator,
+    test: &TestFiles,
+    output: &RunOutput,
+) -> Result<CompareSummary, ScriptError> {
+    let mut worst: Option<(u8, CompareSummary)> = None;
+    for (name, expected) in &test.expected {
+        let outcome = if TestFiles::is_stdout(name) {
+            builtin.compare_files(&output.stdout, expected)
+        } else {
+            match verdict_sandbox::open_box_file(&output.box_dir, Path::new(name)) {
+                Ok(file) => {
+                    let answer = std::fs::File::open(expected)
+                        .map_err(|e| ScriptError::io("open", expected, e))?;
+                    builtin.compare_readers(file, answer)
+                }
+                Err(_) => Ok(CompareOutcome::new(
+                    CompareVerdict::WrongAnswer,
+                    format!("the program did not write {name}"),
+                )),
+            }
+        };
+        let outcome = outcome.map_err(|source| ScriptError::Compare {
+            output: name.clone(),
+            source,
+        })?;
+        let mut summary = CompareSummary::from(outcome);
+        if test.expected.len() > 1 && !summary.log.is_empty() {
+            summary.log = format!("{name}: {}", summary.log);
+        }
+        let rank = match summary.status {
+            JudgeStatus::Accepted => 0,
+            JudgeStatus::PresentationError => 1,
+            _ => 2,
+        };
+        if worst.as_ref().is_none_or(|(r, _)| rank > *r) {
+            worst = Some((rank, summary));
+        }
+    }
+    Ok(worst.map_or_else(
+        || CompareSummary {
+            status: JudgeStatus::Accepted,
+            score: Score::FULL,
+            log: "no expected output to compare".into(),
+        },
+        |(_, s)| s,
+    ))
+}
+
+/// Runs the problem's comparator (`build`, called by `protocol`) on a run's outputs in a box
+/// under `run_dir/compare`, and reads its verdict.
+pub fn run_comparator(
+    executor: &dyn Executor,
+    build: &Build,
+    protocol: ComparatorProtocol,
+    test: &TestFiles,
+    output: &RunOutput,
+    run_dir: &Path,
+    limits: RunLimits,
+) -> Result<CompareSummary, ScriptError> {
+    // The comparator's files: inputs, the program's outputs and the answers, as copies.
+    let mut files = Vec::new();
+    for input in &test.inputs {
+        files.push(BoxFile {
+            name: format!("input/{}", input.name),
+            source: input.source.clone(),
+        });
+    }
+    let user_dir = run_dir.join("user_output");
+    for (name, expected) in &test.expected {
+        files.push(BoxFile {
+            name: format!("answer/{name}"),
+            source: expected.clone(),
+        });
+        let user_copy = join_inside(&user_dir, name)?;
+        if let Some(parent) = user_copy.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| ScriptError::io("create", parent, e))?;
+        }
+        let copied = if TestFiles::is_stdout(name) {
+            std::fs::copy(&output.stdout, &user_copy).is_ok()
+        } else {
+            match verdict_sandbox::open_box_file(&output.box_dir, Path::new(name)) {
+                Ok(mut from) => std::fs::File::create(&user_copy)
+                    .and_then(|mut to| std::io::copy(&mut from, &mut to))
+                    .is_ok(),
+                Err(_) => false,
+            }
+        };
+        if copied {
+            files.push(BoxFile {
+                name: format!("user_output/{name}"),
+                source: user_copy,
+            });
+        }
+    }
+    let args: Vec<String> = match protocol {
+        ComparatorProtocol::JudgeSystem => ["input", "user_output", "answer", "feedback"]
+            .map(String::from)
+            .to_vec(),
+        ComparatorProtocol::Testlib => vec![
+            format!("input/{STDIN_ASSET}"),
+            format!("user_output/{STDOUT_ASSET}"),
+            format!("answer/{STDOUT_ASSET}"),
+        ],
+    };
+    let dir = run_dir.join("compare");
+    std::fs::create_dir_all(&dir).map_err(|e| ScriptError::io("create", &dir, e))?;
+    let request = RunRequest {
+        build,
+        args: &args,
+        stdin: None,
+        files: &files,
+        empty_dirs: &["feedback"],
+        limits,
+    };
+    let result = executor.run(&request, &dir)?;
+    let exit = match (result.outcome.limit_hit, result.outcome.exit) {
+        (Some(limit), _) => ComparatorExit::LimitHit(format!("{limit:?}")),
+        (None, verdict_sandbox::ExitKind::Exited(code)) => ComparatorExit::Code(code),
+        (None, verdict_sandbox::ExitKind::Signaled(sig)) => ComparatorExit::Signal(sig),
+    };
+    let outcome = match protocol {
+        ComparatorProtocol::JudgeSystem => {
+            let mut feedback_files = Vec::new();
+            for name in ["score.txt", "report.txt"] {
+                let path = Path::new("feedback").join(name);
+                if let Ok(file) = verdict_sandbox::open_box_file(&result.box_dir, &path) {
+                    let mut bytes = Vec::new();
+                    let _ = file.take(FEEDBACK_MAX).read_to_end(&mut bytes);
+                    feedback_files.push((name.to_owned(), bytes));
+                }
+            }
+            interpret_judge_system(&exit, &feedback_files)
+        }
+        ComparatorProtocol::Testlib => {
+            let mut message = read_capped(&result.stderr, 4096)?;
+            message.extend(read_capped(&result.stdout, 4096)?);
+            interpret_testlib(&exit, &String::from_utf8_lossy(&message))
+        }
+    };
+    let _ = verdict_sandbox::remove_box_dir(&result.box_dir);
+    Ok(CompareSummary::from(outcome))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::exec::fake::{FakeExecutor, FakeRun};
+    use crate::{LanguageProfile, TemplateVars};
+    use std::sync::Arc;
+    use verdict_contracts::Language;
+
+    #[test]
+    fn a_judge_system_comparator_gets_its_directories_and_its_score_is_read() {
+        let dir = tempfile::tempdir().expect("dir");
+        let host = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).expect("write");
+            path
+        };
+        let test = TestFiles {
+            stdin: None,
+            inputs: vec![BoxFile {
+                name: STDIN_ASSET.into(),
+                source: host("in", "1 2\n"),
+            }],
+            expected: vec![(STDOUT_ASSET.into(), host("out", "3\n"))],
+        };
+        let output = RunOutput {
+            outcome: FakeRun::exited(0, "").outcome,
+            box_dir: dir.path().join("nobox"),
+            stdout: host("stdout", "3\n"),
+            stderr: host("stderr", ""),
+        };
+        let mut partial = FakeRun::exited(54, "");
+        partial.box_files = vec![
+            ("feedback/score.txt".into(), b"2 3\n".to_vec()),
+            ("feedback/report.txt".into(), b"2 of 3\n".to_vec()),
+        ];
+        let fake = FakeExecutor::new(vec![partial]);
+        let build = Build {
+            dir: dir.path().to_owned(),
+            language: Language::C,
+            profile: Arc::new(LanguageProfile {
+                run: vec!["./main".into()],
+                ..LanguageProfile::default()
+            }),
+            vars: TemplateVars::default(),
+        };
+        let limits = RunLimits::new(1000, None, None, None);
+        let summary = run_comparator(
+            &fake,
+            &build,
+            ComparatorProtocol::JudgeSystem,
+            &test,
+            &output,
+            &dir.path().join("run"),
+            limits,
+        )
+        .expect("compare");
+        assert_eq!(summary.status, JudgeStatus::PartialCorrect);
+        assert_eq!(summary.score.to_string(), "2/3");
+        assert!(summary.log.contains("2 of 3"), "{}", summary.log);
+        let command = fake.commands.lock().expect("commands")[0].clone();
+        assert_eq!(
+            command,
+            ["./main", "input", "user_output", "answer", "feedback"]
+        );
+        let copied = dir.path().join("run/user_output").join(STDOUT_ASSET);
+        assert_eq!(std::fs::read_to_string(copied).expect("user output"), "3\n");
+    }
+}

@@ -1,0 +1,184 @@
+//! The executor: the one interface through which the judge's steps run a command (go-judge's
+//! envexec: copy in, run, collect). The sandbox is the executor in production; unit tests give
+//! task logic a fake that writes the outputs a real run would have left.
+
+use super::compile::{Build, CompileLimits, CompileOutcome, compile};
+use super::files::BoxFile;
+use super::run::{RunOutput, RunRequest, run_program};
+use crate::ScriptError;
+use crate::language::LanguageProfile;
+use std::path::Path;
+use std::sync::Arc;
+use verdict_contracts::{Language, SourceCode};
+use verdict_sandbox::Sandbox;
+
+/// One compilation: a program's sources placed in `build_dir` and its profile's compile step.
+#[derive(Debug, Clone)]
+pub struct CompileRequest<'a> {
+    /// The language.
+    pub language: Language,
+    /// How it is compiled and run.
+    pub profile: Arc<LanguageProfile>,
+    /// The program's sources (names, entry point, `compile_command`).
+    pub source: &'a SourceCode,
+    /// The files placed in the build directory (sources and assist files on the host).
+    pub files: &'a [BoxFile],
+    /// Where the build goes (created).
+    pub build_dir: &'a Path,
+    /// The compiler's limits.
+    pub limits: &'a CompileLimits,
+}
+
+/// Runs the judge's commands: copies the files in, runs, collects the outcome and outputs.
+pub trait Executor: Send + Sync + std::fmt::Debug {
+    /// Runs a built program once in a fresh box under `run_dir` (created; the caller removes it).
+    fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError>;
+    /// Compiles (or syntax-checks) a program into its build directory.
+    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError>;
+}
+
+impl Executor for Sandbox {
+    fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError> {
+        run_program(self, request, run_dir)
+    }
+
+    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
+        compile(
+            self,
+            request.language,
+            request.profile.clone(),
+            request.source,
+            request.files,
+            request.build_dir,
+            request.limits,
+        )
+    }
+}
+
+/// A build whose program is a tool rather than the submission (an analyser, a checker): its
+/// files in `dir`, run with `profile`'s run command and these template values.
+pub fn tool_build(
+    dir: &Path,
+    language: Language,
+    profile: LanguageProfile,
+    vars: crate::TemplateVars,
+) -> Build {
+    Build {
+        dir: dir.to_owned(),
+        language,
+        profile: Arc::new(profile),
+        vars,
+    }
+}
+
+/// A fake executor for unit tests: each run leaves the stdout, stderr and box files it was given.
+#[cfg(any(test, feature = "fake-executor"))]
+pub mod fake {
+    use super::*;
+    use crate::judge::run::command_line;
+    use std::sync::Mutex;
+    use verdict_sandbox::{ExitKind, IsolationLevel, SandboxOutcome};
+
+    /// What one faked run leaves behind.
+    #[derive(Debug, Clone)]
+    pub struct FakeRun {
+        /// How it ended.
+        pub outcome: SandboxOutcome,
+        /// Its standard output.
+        pub stdout: Vec<u8>,
+        /// Its standard error.
+        pub stderr: Vec<u8>,
+        /// Files it wrote into its box (relative name, content).
+        pub box_files: Vec<(String, Vec<u8>)>,
+    }
+
+    impl FakeRun {
+        /// A run that exited with `code` after 5 ms, printing `stdout`.
+        pub fn exited(code: i32, stdout: &str) -> FakeRun {
+            FakeRun {
+                outcome: SandboxOutcome {
+                    exit: ExitKind::Exited(code),
+                    cpu_time_ms: 5,
+                    wall_time_ms: 5,
+                    peak_memory_kb: 1024,
+                    output_bytes: stdout.len() as u64,
+                    limit_hit: None,
+                    isolation: IsolationLevel::RlimitOnly,
+                    evidence: None,
+                },
+                stdout: stdout.as_bytes().to_vec(),
+                stderr: Vec::new(),
+                box_files: Vec::new(),
+            }
+        }
+    }
+
+    /// Replays scripted runs in order and records every command line it was asked to run.
+    #[derive(Debug, Default)]
+    pub struct FakeExecutor {
+        runs: Mutex<Vec<FakeRun>>,
+        /// The command lines run so far, in order.
+        pub commands: Mutex<Vec<Vec<String>>>,
+    }
+
+    impl FakeExecutor {
+        /// An executor that answers the next runs with `runs`, in order.
+        pub fn new(mut runs: Vec<FakeRun>) -> FakeExecutor {
+            runs.reverse();
+            FakeExecutor {
+                runs: Mutex::new(runs),
+                commands: Mutex::default(),
+            }
+        }
+    }
+
+    impl Executor for FakeExecutor {
+        fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError> {
+            if let Ok(mut commands) = self.commands.lock() {
+                commands.push(command_line(request));
+            }
+            let next = self.runs.lock().ok().and_then(|mut runs| runs.pop());
+            let Some(run) = next else {
+                return Err(ScriptError::Toolchain(
+                    "the fake executor ran out of runs".into(),
+                ));
+            };
+            let box_dir = run_dir.join("box");
+            std::fs::create_dir_all(&box_dir)
+                .map_err(|e| ScriptError::io("create", &box_dir, e))?;
+            for (name, content) in &run.box_files {
+                let path = crate::join_inside(&box_dir, name)?;
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| ScriptError::io("create", parent, e))?;
+                }
+                std::fs::write(&path, content).map_err(|e| ScriptError::io("write", &path, e))?;
+            }
+            let (stdout, stderr) = (run_dir.join("stdout"), run_dir.join("stderr"));
+            std::fs::write(&stdout, &run.stdout)
+                .map_err(|e| ScriptError::io("write", &stdout, e))?;
+            std::fs::write(&stderr, &run.stderr)
+                .map_err(|e| ScriptError::io("write", &stderr, e))?;
+            Ok(RunOutput {
+                outcome: run.outcome,
+                box_dir,
+                stdout,
+                stderr,
+            })
+        }
+
+        fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
+            std::fs::create_dir_all(request.build_dir)
+                .map_err(|e| ScriptError::io("create", request.build_dir, e))?;
+            Ok(CompileOutcome::Built {
+                build: Build {
+                    dir: request.build_dir.to_owned(),
+                    language: request.language,
+                    profile: request.profile.clone(),
+                    vars: crate::source_vars(request.source, &request.profile),
+                },
+                log: String::new(),
+            })
+        }
+    }
+}

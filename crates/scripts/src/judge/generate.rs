@@ -1,0 +1,214 @@
+//! Random tests' data (design #7): `random` writes the input from the seed given as argv[1],
+//! `standard` writes the expected output from that input. Any failure of either is the task's
+//! `Random Gen Error`, with the seed and the generator's command line in the reason.
+
+use super::classify::classify_run;
+use super::compile::Build;
+use super::exec::Executor;
+use super::files::{BoxFile, log_text, read_capped};
+use super::run::{RunLimits, RunRequest, command_line};
+use crate::ScriptError;
+use std::path::{Path, PathBuf};
+use verdict_contracts::{STDIN_ASSET, STDOUT_ASSET};
+
+/// The files of one test on the host: its standard input, input files and expected outputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TestFiles {
+    /// The file fed as standard input (`testdata.in`), if any.
+    pub stdin: Option<PathBuf>,
+    /// Every input file, placed in the box under its name (`testdata.in` included).
+    pub inputs: Vec<BoxFile>,
+    /// Expected outputs: `testdata.out` is compared with stdout, others with the files the
+    /// program wrote.
+    pub expected: Vec<(String, PathBuf)>,
+}
+
+impl TestFiles {
+    /// Whether an expected output is compared with standard output.
+    pub fn is_stdout(name: &str) -> bool {
+        name == STDOUT_ASSET
+    }
+}
+
+/// Generated data, or why generation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Generated {
+    /// The test's files, and where they came from: `seed N (generator: ./main N)`.
+    Test(TestFiles, String),
+    /// The reason (for `Random Gen Error`), ending with the seed and the command line.
+    Failed(String),
+}
+
+/// Runs `random` with `seed` and `standard` on its output, in `dir`, under `limits`.
+pub fn generate(
+    executor: &dyn Executor,
+    random: &Build,
+    standard: &Build,
+    seed: u32,
+    limits: RunLimits,
+    dir: &Path,
+) -> Result<Generated, ScriptError> {
+    let args = [seed.to_string()];
+    let request = RunRequest {
+        build: random,
+        args: &args,
+        stdin: None,
+        files: &[],
+        empty_dirs: &[],
+        limits,
+    };
+    let origin = format!(
+        "seed {seed} (generator: {})",
+        shell_join(&command_line(&request))
+    );
+    let failed = |reason: String| {
+        Ok(Generated::Failed(format!(
+            "{reason}\nrandom input: {origin}"
+        )))
+    };
+    let input = match run_step(executor, &request, &dir.join("random"), "random")? {
+        Ok(stdout) => stdout,
+        Err(reason) => return failed(reason),
+    };
+    let request = RunRequest {
+        build: standard,
+        args: &[],
+        stdin: Some(&input),
+        files: &[],
+        empty_dirs: &[],
+        limits,
+    };
+    let answer = match run_step(executor, &request, &dir.join("standard"), "standard")? {
+        Ok(stdout) => stdout,
+        Err(reason) => return failed(reason),
+    };
+    let test = TestFiles {
+        stdin: Some(input.clone()),
+        inputs: vec![BoxFile {
+            name: STDIN_ASSET.to_owned(),
+            source: input,
+        }],
+        expected: vec![(STDOUT_ASSET.to_owned(), answer)],
+    };
+    Ok(Generated::Test(test, origin))
+}
+
+/// Runs a generator step; `Ok(Ok(stdout path))` when it exited 0 within its limits.
+fn run_step(
+    executor: &dyn Executor,
+    request: &RunRequest<'_>,
+    dir: &Path,
+    role: &str,
+) -> Result<Result<PathBuf, String>, ScriptError> {
+    std::fs::create_dir_all(dir).map_err(|e| ScriptError::io("create", dir, e))?;
+    let output = executor.run(request, dir)?;
+    let stderr = read_capped(&output.stderr, 4096)?;
+    let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
+    let failure = classify_run(
+        &output.outcome,
+        &request.limits,
+        &String::from_utf8_lossy(&stderr),
+        &[],
+    );
+    let Some(failure) = failure else {
+        return Ok(Ok(output.stdout));
+    };
+    let mut reason = format!(
+        "the {role} program failed: {} ({})",
+        failure.status, failure.reason
+    );
+    if !stderr.is_empty() {
+        reason.push_str("\nstderr:\n");
+        reason.push_str(&log_text(&stderr, 2048));
+    }
+    Ok(Err(reason))
+}
+
+/// A command line for a log: arguments joined by spaces, those with blanks or quotes quoted.
+pub fn shell_join(argv: &[String]) -> String {
+    let quote = |arg: &String| {
+        if !arg.is_empty() && !arg.contains(|c: char| c.is_whitespace() || "'\"\\".contains(c)) {
+            arg.clone()
+        } else {
+            format!("'{}'", arg.replace('\'', "'\\''"))
+        }
+    };
+    argv.iter().map(quote).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::exec::fake::{FakeExecutor, FakeRun};
+    use crate::language::{LanguageProfile, TemplateVars};
+    use std::sync::Arc;
+    use verdict_contracts::Language;
+
+    fn build(dir: &Path) -> Build {
+        Build {
+            dir: dir.to_owned(),
+            language: Language::C,
+            profile: Arc::new(LanguageProfile {
+                run: vec!["./main".into()],
+                ..LanguageProfile::default()
+            }),
+            vars: TemplateVars::default(),
+        }
+    }
+
+    #[test]
+    fn the_generator_gets_the_seed_and_the_standard_program_its_output() {
+        let dir = tempfile::tempdir().expect("dir");
+        let fake = FakeExecutor::new(vec![FakeRun::exited(0, "1 2\n"), FakeRun::exited(0, "3\n")]);
+        let b = build(dir.path());
+        let got = generate(
+            &fake,
+            &b,
+            &b,
+            77,
+            RunLimits::new(1000, None, None, None),
+            dir.path(),
+        )
+        .expect("generate");
+        let Generated::Test(test, origin) = got else {
+            panic!("{got:?}")
+        };
+        assert_eq!(origin, "seed 77 (generator: ./main 77)");
+        let input = std::fs::read_to_string(test.stdin.expect("stdin")).expect("input");
+        assert_eq!(input, "1 2\n");
+        let (name, answer) = &test.expected[0];
+        assert_eq!(name, STDOUT_ASSET);
+        assert_eq!(std::fs::read_to_string(answer).expect("answer"), "3\n");
+        let commands = fake.commands.lock().expect("commands").clone();
+        assert_eq!(commands, [vec!["./main", "77"], vec!["./main"]]);
+    }
+
+    #[test]
+    fn a_failing_generator_is_reported_with_its_seed_and_command_line() {
+        let dir = tempfile::tempdir().expect("dir");
+        let fake = FakeExecutor::new(vec![FakeRun::exited(3, "")]);
+        let b = build(dir.path());
+        let got = generate(
+            &fake,
+            &b,
+            &b,
+            5,
+            RunLimits::new(1000, None, None, None),
+            dir.path(),
+        )
+        .expect("generate");
+        assert_eq!(
+            got,
+            Generated::Failed(
+                "the random program failed: Runtime Error (exited with code 3)\nrandom input: seed 5 (generator: ./main 5)"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn command_lines_are_quoted_for_the_log() {
+        let argv = ["./main", "123", "a b", "", "it's"].map(String::from);
+        assert_eq!(shell_join(&argv), "./main 123 'a b' '' 'it'\\''s'");
+    }
+}
