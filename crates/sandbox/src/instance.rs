@@ -209,11 +209,10 @@ impl Instance {
     }
 
     /// Removes what every dead instance of the registry left: its run cgroups (killing what
-    /// runs in them), its work roots, then its registry files. Returns the names cleaned.
-    pub(crate) fn sweep_dead(&self) -> Vec<String> {
-        let mut cleaned = Vec::new();
+    /// runs in them), its work roots, then its registry files.
+    pub(crate) fn sweep_dead(&self) {
         let Ok(rd) = fs::read_dir(&self.registry) else {
-            return cleaned;
+            return;
         };
         for entry in rd.flatten() {
             let file = entry.file_name();
@@ -237,9 +236,7 @@ impl Instance {
             // next one.
             let _ = fs::remove_file(entry.path());
             tracing::info!(instance = name, "removed what a dead instance left");
-            cleaned.push(name.to_string());
         }
-        cleaned
     }
 }
 

@@ -36,11 +36,18 @@ impl Drop for TmpfsBox {
     }
 }
 
-/// A box dir on disk (the cargo target dir, not `/tmp`, which may be a tmpfs).
+/// A box dir on disk when there is one: the cargo target dir or `/var/tmp`, not `/tmp`, which
+/// may be a tmpfs (where the binary runs elsewhere, e.g. in the cgroup-v2 guest, the first
+/// that exists).
 fn disk_box() -> tempfile::TempDir {
+    let base = [env!("CARGO_TARGET_TMPDIR"), "/var/tmp"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
     tempfile::Builder::new()
         .prefix("verdict-box-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .tempdir_in(base)
         .expect("tempdir")
 }
 
