@@ -1,12 +1,13 @@
 //! Turning the request's assets into host files (design #15): inline text, local files under
-//! configured roots only, and remote files fetched with a timeout, a size cap and an optional
-//! host allow-list.
+//! configured roots only, and remote files fetched through the SSRF guard of `verdict-fetch`
+//! (only globally routable addresses unless the operator allows a host or network), with a
+//! timeout and a size cap.
 
 use crate::config::RemoteConfig;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use verdict_contracts::{Asset, AssetKind};
+use verdict_fetch::{Fetcher, Policy};
 use verdict_scripts::join_inside;
 
 /// Why an asset could not be had. The message names the asset by its field path.
@@ -24,26 +25,38 @@ pub struct AssetError {
 pub struct AssetFetcher {
     local_roots: Vec<PathBuf>,
     remote: RemoteConfig,
-    agent: ureq::Agent,
+    http: Fetcher,
 }
 
 impl AssetFetcher {
-    /// A fetcher reading local files only under `local_roots`.
-    pub fn new(local_roots: &[PathBuf], remote: RemoteConfig) -> Self {
+    /// A fetcher reading local files only under `local_roots`, each of which must exist.
+    pub fn new(local_roots: &[PathBuf], remote: RemoteConfig) -> Result<Self, AssetError> {
         let local_roots = local_roots
             .iter()
-            .filter_map(|r| r.canonicalize().ok())
-            .collect();
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_millis(remote.timeout_ms)))
-            .http_status_as_error(true)
-            .build()
-            .into();
-        AssetFetcher {
+            .enumerate()
+            .map(|(i, root)| {
+                let fail = |reason: String| AssetError {
+                    field: format!("local_roots[{i}]"),
+                    reason: format!("{}: {reason}", root.display()),
+                };
+                let canonical = root.canonicalize().map_err(|e| fail(e.to_string()))?;
+                if !canonical.is_dir() {
+                    return Err(fail("not a directory".into()));
+                }
+                Ok(canonical)
+            })
+            .collect::<Result<_, _>>()?;
+        let http = Fetcher::new(Policy {
+            allow_hosts: remote.allow_hosts.clone(),
+            allow_networks: remote.allow_networks.clone(),
+            max_redirects: remote.max_redirects,
+            timeout: Duration::from_millis(remote.timeout_ms),
+        });
+        Ok(AssetFetcher {
             local_roots,
             remote,
-            agent,
-        }
+            http,
+        })
     }
 
     /// Writes the asset's content to `dir/<asset.name>` and returns that path.
@@ -116,53 +129,15 @@ impl AssetFetcher {
         Ok(canonical)
     }
 
-    /// The body of a remote URL, within the size cap and the host allow-list.
+    /// The body of a remote URL, within the size cap and the address policy.
     fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
         if !self.remote.enabled {
             return Err("remote assets are disabled".into());
         }
-        let host = host_of(url).ok_or_else(|| format!("{url} is not an http(s) URL"))?;
-        if !self.remote.allow_hosts.is_empty()
-            && !self
-                .remote
-                .allow_hosts
-                .iter()
-                .any(|h| h.eq_ignore_ascii_case(host))
-        {
-            return Err(format!("host {host} is not in the allow-list"));
-        }
-        let cap = self.remote.max_kb.saturating_mul(1024);
-        let response = self
-            .agent
-            .get(url)
-            .call()
-            .map_err(|e| format!("GET {url}: {e}"))?;
-        let mut bytes = Vec::new();
-        response
-            .into_body()
-            .into_reader()
-            .take(cap + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("GET {url}: {e}"))?;
-        if bytes.len() as u64 > cap {
-            return Err(format!("{url} is larger than {} KB", self.remote.max_kb));
-        }
-        Ok(bytes)
+        self.http
+            .get(url, self.remote.max_kb.saturating_mul(1024))
+            .map_err(|e| e.to_string())
     }
-}
-
-/// The host of an http(s) URL.
-fn host_of(url: &str) -> Option<&str> {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit('@').next()?;
-    let host = match host_port.strip_prefix('[') {
-        Some(v6) => v6.split(']').next()?,
-        None => host_port.split(':').next()?,
-    };
-    (!host.is_empty()).then_some(host)
 }
 
 #[cfg(test)]
@@ -170,20 +145,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hosts_are_parsed_from_urls() {
-        assert_eq!(host_of("https://a.example:8443/x?y"), Some("a.example"));
-        assert_eq!(host_of("http://u:p@h/x"), Some("h"));
-        assert_eq!(host_of("http://[::1]:80/"), Some("::1"));
-        assert_eq!(host_of("ftp://h/x"), None);
-    }
-
-    #[test]
     fn local_assets_outside_the_roots_are_refused() {
         let root = tempfile::tempdir().unwrap();
         let other = tempfile::tempdir().unwrap();
         std::fs::write(other.path().join("secret"), "x").unwrap();
         std::fs::write(root.path().join("ok.in"), "1 2").unwrap();
-        let fetcher = AssetFetcher::new(&[root.path().to_owned()], RemoteConfig::default());
+        let fetcher =
+            AssetFetcher::new(&[root.path().to_owned()], RemoteConfig::default()).unwrap();
         let out = tempfile::tempdir().unwrap();
         let bad = Asset {
             kind: AssetKind::Local,
@@ -247,21 +215,56 @@ mod tests {
         }
     }
 
+    /// A config allowing the loopback test server by name.
+    fn loopback_allowed() -> RemoteConfig {
+        RemoteConfig {
+            allow_hosts: vec!["127.0.0.1".into()],
+            timeout_ms: 5000,
+            ..RemoteConfig::default()
+        }
+    }
+
     #[test]
     fn remote_assets_are_fetched_over_http() {
         let url = serve(b"1 2\n".to_vec(), 1);
-        let fetcher = AssetFetcher::new(
-            &[],
-            RemoteConfig {
-                allow_hosts: vec!["127.0.0.1".into()],
-                ..RemoteConfig::default()
-            },
-        );
+        let fetcher = AssetFetcher::new(&[], loopback_allowed()).unwrap();
         let out = tempfile::tempdir().unwrap();
         let path = fetcher
             .materialize(&remote(url), out.path(), "test_data[0].inputs[0]")
             .unwrap();
         assert_eq!(std::fs::read(path).unwrap(), b"1 2\n");
+    }
+
+    #[test]
+    fn remote_assets_at_internal_addresses_are_refused_by_default() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let fetcher = AssetFetcher::new(&[], RemoteConfig::default()).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        for host in [
+            "127.0.0.1",
+            "0x7f000001",
+            "localhost",
+            "[::1]",
+            "169.254.169.254",
+        ] {
+            let url = format!("http://{host}:{port}/secret");
+            let err = fetcher
+                .materialize(&remote(url.clone()), out.path(), "test_data[0].outputs[0]")
+                .unwrap_err();
+            let text = err.to_string();
+            assert!(
+                text.starts_with(&format!(
+                    "test_data[0].outputs[0]: url: GET {url}: refused: "
+                )),
+                "{text}"
+            );
+        }
+        assert!(
+            listener.accept().is_err(),
+            "the loopback server was reached"
+        );
     }
 
     #[test]
@@ -271,14 +274,15 @@ mod tests {
             &[],
             RemoteConfig {
                 max_kb: 2,
-                ..RemoteConfig::default()
+                ..loopback_allowed()
             },
-        );
+        )
+        .unwrap();
         let out = tempfile::tempdir().unwrap();
         let err = fetcher
             .materialize(&remote(url), out.path(), "test_data[0].inputs[0]")
             .unwrap_err();
-        assert!(err.to_string().contains("larger than 2 KB"), "{err}");
+        assert!(err.to_string().contains("larger than 2048 bytes"), "{err}");
     }
 
     #[test]
@@ -286,13 +290,7 @@ mod tests {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         drop(listener);
-        let fetcher = AssetFetcher::new(
-            &[],
-            RemoteConfig {
-                timeout_ms: 2000,
-                ..RemoteConfig::default()
-            },
-        );
+        let fetcher = AssetFetcher::new(&[], loopback_allowed()).unwrap();
         let out = tempfile::tempdir().unwrap();
         let err = fetcher
             .materialize(
@@ -314,7 +312,7 @@ mod tests {
             allow_hosts: vec!["data.example".into()],
             ..RemoteConfig::default()
         };
-        let fetcher = AssetFetcher::new(&[], remote);
+        let fetcher = AssetFetcher::new(&[], remote).unwrap();
         let asset = Asset {
             kind: AssetKind::Remote,
             name: "a".into(),
@@ -324,6 +322,26 @@ mod tests {
         };
         let out = tempfile::tempdir().unwrap();
         let err = fetcher.materialize(&asset, out.path(), "f").unwrap_err();
-        assert!(err.to_string().contains("allow-list"), "{err}");
+        assert!(err.to_string().contains("not in allow_hosts"), "{err}");
+    }
+
+    #[test]
+    fn a_local_root_that_does_not_exist_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("no-such-root");
+        let err = AssetFetcher::new(
+            &[dir.path().to_owned(), missing.clone()],
+            RemoteConfig::default(),
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("local_roots[1]: {}: ", missing.display())),
+            "{text}"
+        );
+        let file = dir.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        let err = AssetFetcher::new(&[file], RemoteConfig::default()).unwrap_err();
+        assert!(err.to_string().contains("not a directory"), "{err}");
     }
 }

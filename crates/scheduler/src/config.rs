@@ -75,8 +75,15 @@ pub struct GeneratorConfig {
 pub struct RemoteConfig {
     /// Whether remote assets may be fetched at all.
     pub enabled: bool,
-    /// Hosts allowed (empty: any host).
+    /// Hosts the operator trusts (empty: any host whose every address is globally routable or
+    /// in `allow_networks`; not empty: only these hosts, at any address). See docs/server.md,
+    /// "Remote fetches (SSRF)".
     pub allow_hosts: Vec<String>,
+    /// Networks (CIDR) that may be reached although not globally routable, e.g. a private
+    /// test-data server's `10.1.2.0/24`.
+    pub allow_networks: Vec<verdict_fetch::Network>,
+    /// Redirects followed at most; each is checked like the first request.
+    pub max_redirects: u32,
     /// Timeout of one fetch in milliseconds.
     pub timeout_ms: u64,
     /// Largest asset in KB.
@@ -181,6 +188,8 @@ impl Default for RemoteConfig {
         RemoteConfig {
             enabled: true,
             allow_hosts: Vec::new(),
+            allow_networks: Vec::new(),
+            max_redirects: 5,
             timeout_ms: 30_000,
             max_kb: 256 * 1024,
         }

@@ -56,7 +56,7 @@ impl Judge {
             config.cache_max_mb.saturating_mul(1024 * 1024),
         )
         .map_err(|e| JudgeError::io("open cache", &config.cache_dir, e))?;
-        let assets = AssetFetcher::new(&config.local_roots, config.remote.clone());
+        let assets = AssetFetcher::new(&config.local_roots, config.remote.clone())?;
         let permits = Semaphore::new(config.parallelism.max(1));
         let inner = JudgeShared {
             config,

@@ -22,9 +22,14 @@ pub struct ConfigArgs {
     /// A directory `local` assets may be read from (repeatable).
     #[arg(long = "local-root")]
     pub local_roots: Vec<PathBuf>,
-    /// A host `remote` assets may be fetched from (repeatable; none given: any host).
+    /// A host `remote` assets may be fetched from at any address (repeatable; none given: any
+    /// host whose addresses are all globally routable).
     #[arg(long = "allow-host")]
     pub allow_hosts: Vec<String>,
+    /// A network (CIDR) `remote` assets may reach although it is not globally routable
+    /// (repeatable), e.g. `10.1.2.0/24`.
+    #[arg(long = "allow-network")]
+    pub allow_networks: Vec<verdict_fetch::Network>,
 }
 
 impl ConfigArgs {
@@ -53,6 +58,10 @@ impl ConfigArgs {
             .remote
             .allow_hosts
             .extend(self.allow_hosts.iter().cloned());
+        config
+            .remote
+            .allow_networks
+            .extend(self.allow_networks.iter().copied());
         if std::env::var_os("VERDICT_REQUIRE_SANDBOX").is_some_and(|v| v == "1") {
             config.require_isolation = true;
         }

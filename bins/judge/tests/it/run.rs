@@ -111,6 +111,41 @@ fn an_unknown_config_key_is_named() {
 }
 
 #[test]
+fn a_local_root_that_does_not_exist_is_refused_at_start_naming_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let missing = dir.path().join("no-such-testdata");
+    let path = format!(
+        "{}/../../examples/judge/aplusb-c.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let work = dir.path().join("work");
+    let cache = dir.path().join("cache");
+    let output = judge(
+        &[
+            "run",
+            &path,
+            "--work-dir",
+            work.to_str().expect("utf-8 path"),
+            "--cache-dir",
+            cache.to_str().expect("utf-8 path"),
+            "--local-root",
+            missing.to_str().expect("utf-8 path"),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("local_roots[0]: {}", missing.display())),
+        "{stderr}"
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "no report for a judge that could not start"
+    );
+}
+
+#[test]
 fn languages_lists_every_language_of_the_contract() {
     let output = judge(&["languages", "--json"], None);
     assert_eq!(output.status.code(), Some(0));

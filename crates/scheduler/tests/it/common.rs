@@ -44,3 +44,28 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .expect("tokio runtime")
 }
+
+/// A judge of its own, made from `config` applied to fresh work and cache dirs (kept alive by
+/// the returned directory), or `None` with `skipped:` printed as for [`judge`].
+pub fn judge_with(
+    config: impl FnOnce(JudgeConfig) -> JudgeConfig,
+) -> Option<(Judge, tempfile::TempDir)> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let require = std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1");
+    let config = config(JudgeConfig {
+        work_dir: dir.path().join("work"),
+        cache_dir: dir.path().join("cache"),
+        require_isolation: require,
+        ..JudgeConfig::default()
+    });
+    match Judge::new(config) {
+        Ok(judge) => Some((judge, dir)),
+        Err(err) if require => {
+            panic!("VERDICT_REQUIRE_SANDBOX=1 but the judge cannot be set up: {err}")
+        }
+        Err(err) => {
+            println!("skipped: the judge cannot be set up here: {err}");
+            None
+        }
+    }
+}

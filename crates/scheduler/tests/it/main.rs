@@ -7,5 +7,6 @@ mod common;
 mod examples;
 mod instance;
 mod lab;
+mod remote;
 mod special;
 mod streaming;
