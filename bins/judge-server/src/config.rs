@@ -135,6 +135,12 @@ impl ServerConfig {
                 });
             }
         }
+        verdict_scheduler::check_local_roots(&self.judge.local_roots).map_err(|e| {
+            ConfigError::Value {
+                key: format!("judge.{}", e.field),
+                message: e.reason,
+            }
+        })?;
         for (i, token) in self.tokens.iter().enumerate() {
             if token.token.trim().is_empty() {
                 return Err(ConfigError::Value {

@@ -20,6 +20,26 @@ pub struct AssetError {
     pub reason: String,
 }
 
+/// The canonical form of each configured local root; a root that does not exist or is not a
+/// directory is an error naming it (`local_roots[1]: /srv/data: No such file or directory`).
+pub fn check_local_roots(local_roots: &[PathBuf]) -> Result<Vec<PathBuf>, AssetError> {
+    local_roots
+        .iter()
+        .enumerate()
+        .map(|(i, root)| {
+            let fail = |reason: String| AssetError {
+                field: format!("local_roots[{i}]"),
+                reason: format!("{}: {reason}", root.display()),
+            };
+            let canonical = root.canonicalize().map_err(|e| fail(e.to_string()))?;
+            if !canonical.is_dir() {
+                return Err(fail("not a directory".into()));
+            }
+            Ok(canonical)
+        })
+        .collect()
+}
+
 /// Fetches assets into host files.
 #[derive(Debug)]
 pub struct AssetFetcher {
@@ -31,21 +51,7 @@ pub struct AssetFetcher {
 impl AssetFetcher {
     /// A fetcher reading local files only under `local_roots`, each of which must exist.
     pub fn new(local_roots: &[PathBuf], remote: RemoteConfig) -> Result<Self, AssetError> {
-        let local_roots = local_roots
-            .iter()
-            .enumerate()
-            .map(|(i, root)| {
-                let fail = |reason: String| AssetError {
-                    field: format!("local_roots[{i}]"),
-                    reason: format!("{}: {reason}", root.display()),
-                };
-                let canonical = root.canonicalize().map_err(|e| fail(e.to_string()))?;
-                if !canonical.is_dir() {
-                    return Err(fail("not a directory".into()));
-                }
-                Ok(canonical)
-            })
-            .collect::<Result<_, _>>()?;
+        let local_roots = check_local_roots(local_roots)?;
         let http = Fetcher::new(Policy {
             allow_hosts: remote.allow_hosts.clone(),
             allow_networks: remote.allow_networks.clone(),

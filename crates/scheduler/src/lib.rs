@@ -27,7 +27,7 @@ mod plan;
 mod submission;
 mod tasks;
 
-pub use assets::{AssetError, AssetFetcher};
+pub use assets::{AssetError, AssetFetcher, check_local_roots};
 pub use cache::{CacheStats, ProblemCache, ProblemHandle};
 pub use conditions::dependency_holds;
 pub use config::{

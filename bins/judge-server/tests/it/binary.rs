@@ -39,6 +39,30 @@ fn a_bad_config_is_refused_naming_the_key() {
 }
 
 #[test]
+fn a_local_root_that_does_not_exist_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("server.toml");
+    let missing = dir.path().join("no-such-testdata");
+    std::fs::write(
+        &path,
+        format!("listen = \"127.0.0.1:0\"\n[judge]\nlocal_roots = [{missing:?}]\n"),
+    )
+    .unwrap();
+    let out = bin()
+        .arg("--config")
+        .arg(&path)
+        .arg("--check-config")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("judge.local_roots[0]") && stderr.contains(&*missing.to_string_lossy()),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn the_binary_serves_and_stops_on_sigterm() {
     if judge().is_none() {
         return;
