@@ -114,6 +114,58 @@ impl AssetFetcher {
         Ok(dest)
     }
 
+    /// Stores a test datum's asset under `dir` for [`AssetFetcher::stored_path`]: a local asset
+    /// that can be read in place is left where it is (large test sets cost no second copy);
+    /// any other asset is materialised.
+    pub fn store(&self, asset: &Asset, dir: &Path, field: &str) -> Result<(), AssetError> {
+        if self.in_place(asset).is_none() {
+            self.materialize(asset, dir, field)?;
+        }
+        Ok(())
+    }
+
+    /// Where an asset stored by [`AssetFetcher::store`] under `dir` is read: the local file
+    /// itself when it is read in place, else `dir/<name>`.
+    pub fn stored_path(
+        &self,
+        asset: &Asset,
+        dir: &Path,
+        field: &str,
+    ) -> Result<PathBuf, AssetError> {
+        if let Some(path) = self.in_place(asset) {
+            return Ok(path);
+        }
+        let fail = |reason: String| AssetError {
+            field: field.to_owned(),
+            reason,
+        };
+        let dest = join_inside(dir, &asset.name).map_err(|e| fail(format!("name: {e}")))?;
+        if asset.kind == AssetKind::Local && !dest.is_file() {
+            // Read in place when the datum was stored, and no longer readable so.
+            let path = asset.path.as_deref().unwrap_or_default();
+            let reason = self
+                .local_path(path)
+                .err()
+                .unwrap_or_else(|| format!("{path} changed since it was first read"));
+            return Err(fail(format!("path: {reason}")));
+        }
+        Ok(dest)
+    }
+
+    /// The local file itself, when a test may read it in place: it lies under a configured
+    /// root (links resolved), is a regular file, everyone may read it and nobody but its owner
+    /// may write to it (it is hard-linked into boxes, whose programs run as other users).
+    /// Otherwise `None`: it is copied as before.
+    fn in_place(&self, asset: &Asset) -> Option<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        if asset.kind != AssetKind::Local {
+            return None;
+        }
+        let path = self.local_path(asset.path.as_deref()?).ok()?;
+        let mode = std::fs::metadata(&path).ok()?.permissions().mode();
+        (mode & 0o022 == 0 && mode & 0o004 != 0).then_some(path)
+    }
+
     /// The canonical path of a local asset, if it lies under a configured root.
     fn local_path(&self, path: &str) -> Result<PathBuf, String> {
         if self.local_roots.is_empty() {
@@ -188,6 +240,73 @@ mod tests {
         };
         let path = fetcher.materialize(&good, out.path(), "x").unwrap();
         assert_eq!(std::fs::read_to_string(path).unwrap(), "1 2");
+    }
+
+    fn local(path: &Path) -> Asset {
+        Asset {
+            kind: AssetKind::Local,
+            name: "testdata.in".into(),
+            text: None,
+            url: None,
+            path: Some(path.display().to_string()),
+        }
+    }
+
+    #[test]
+    fn local_test_data_is_read_in_place_without_a_copy() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("big.in");
+        std::fs::write(&data, "1 2\n").unwrap();
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let fetcher =
+            AssetFetcher::new(&[root.path().to_owned()], RemoteConfig::default()).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let asset = local(&data);
+        fetcher.store(&asset, cache.path(), "f").unwrap();
+        assert_eq!(
+            std::fs::read_dir(cache.path()).unwrap().count(),
+            0,
+            "nothing copied"
+        );
+        let path = fetcher.stored_path(&asset, cache.path(), "f").unwrap();
+        assert_eq!(path, data.canonicalize().unwrap());
+
+        // A file others may write to is copied (boxes get hard links to what tests read).
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o666)).unwrap();
+        fetcher.store(&asset, cache.path(), "f").unwrap();
+        let path = fetcher.stored_path(&asset, cache.path(), "f").unwrap();
+        assert_eq!(path, cache.path().join("testdata.in"));
+        assert_eq!(std::fs::read(&path).unwrap(), b"1 2\n");
+    }
+
+    #[test]
+    fn a_link_out_of_the_local_roots_is_neither_read_in_place_nor_copied() {
+        let root = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let secret = other.path().join("secret");
+        std::fs::write(&secret, "s3cret").unwrap();
+        let link = root.path().join("escape.in");
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        let fetcher =
+            AssetFetcher::new(&[root.path().to_owned()], RemoteConfig::default()).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let err = fetcher
+            .store(&local(&link), cache.path(), "test_data[0].inputs[0]")
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("outside the configured local roots"),
+            "{err}"
+        );
+        let err = fetcher
+            .stored_path(&local(&link), cache.path(), "test_data[0].inputs[0]")
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("outside the configured local roots"),
+            "{err}"
+        );
     }
 
     /// Serves `body` once per connection on 127.0.0.1 (plain HTTP/1.1), for `count` connections.

@@ -98,6 +98,18 @@ impl ProblemCache {
         hash.to_hex()[..24].to_owned()
     }
 
+    /// The name of the cache item `label` holding what is made from `content` (a problem
+    /// program, a test datum): the label and a BLAKE3 hash of the content's JSON. The entry is
+    /// still refreshed by `updated_at` (the contract's rule); the hash is insurance, so content
+    /// a platform changed without a newer `updated_at` gets its own item instead of the old one.
+    pub fn content_item(label: &str, content: &impl serde::Serialize) -> String {
+        let mut hasher = blake3::Hasher::new();
+        // Serialising plain wire types into a hasher cannot fail; if it did, the item would be
+        // keyed by the label alone, as before.
+        let _ = serde_json::to_writer(HashWriter(&mut hasher), content);
+        format!("{label}-{}", &hasher.finalize().to_hex()[..32])
+    }
+
     /// A hold on the problem's version `updated_at`, creating or replacing the entry as needed.
     pub fn problem(
         &self,
@@ -243,6 +255,19 @@ impl ProblemHandle {
     }
 }
 
+/// Feeds serialised bytes straight into a hasher (no intermediate string).
+struct HashWriter<'a>(&'a mut blake3::Hasher);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// An I/O error that says what was done to which path.
 fn with_path(action: &str, path: &Path, err: std::io::Error) -> std::io::Error {
     std::io::Error::new(
@@ -356,6 +381,18 @@ mod tests {
         cache.get_or_fill(&b, "x", fill_with(100)).unwrap();
         assert!(!a_path.exists(), "a was least recently used");
         assert!(cache.size_bytes() <= 150);
+    }
+
+    #[test]
+    fn content_items_differ_with_the_content_only() {
+        let a = ProblemCache::content_item("standard", &serde_json::json!({"text": "a"}));
+        let b = ProblemCache::content_item("standard", &serde_json::json!({"text": "b"}));
+        assert_ne!(a, b);
+        assert!(a.starts_with("standard-"), "{a}");
+        assert_eq!(
+            a,
+            ProblemCache::content_item("standard", &serde_json::json!({"text": "a"}))
+        );
     }
 
     #[test]

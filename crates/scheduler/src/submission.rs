@@ -223,7 +223,7 @@ impl SubmissionRun {
     pub fn problem_build(&self, role: &str, program: &Program) -> BuildResult {
         let filled = self.shared.cache.get_or_fill(
             &self.problem,
-            role,
+            &ProblemCache::content_item(role, program),
             |dir: &Path| -> Result<(), FillError> {
                 match self
                     .compile_program(program, role, dir)
@@ -326,19 +326,19 @@ impl SubmissionRun {
         let assets = &self.shared.assets;
         let dir = self.shared.cache.get_or_fill(
             &self.problem,
-            &format!("data-{datum}"),
+            &ProblemCache::content_item(&format!("data-{datum}"), test),
             |dir: &Path| -> Result<(), FillError> {
                 let asset_error = |e: crate::assets::AssetError| FillError(e.into());
                 for (i, asset) in test.inputs.iter().enumerate() {
                     let field = format!("test_data[{datum}].inputs[{i}]");
                     assets
-                        .materialize(asset, &dir.join("in"), &field)
+                        .store(asset, &dir.join("in"), &field)
                         .map_err(asset_error)?;
                 }
                 for (i, asset) in test.outputs.iter().enumerate() {
                     let field = format!("test_data[{datum}].outputs[{i}]");
                     assets
-                        .materialize(asset, &dir.join("out"), &field)
+                        .store(asset, &dir.join("out"), &field)
                         .map_err(asset_error)?;
                 }
                 Ok(())
@@ -346,8 +346,9 @@ impl SubmissionRun {
         );
         let dir = dir.map_err(|FillError(err)| err)?;
         let mut files = TestFiles::default();
-        for asset in &test.inputs {
-            let source = dir.join("in").join(&asset.name);
+        for (i, asset) in test.inputs.iter().enumerate() {
+            let field = format!("test_data[{datum}].inputs[{i}]");
+            let source = assets.stored_path(asset, &dir.join("in"), &field)?;
             if asset.name == STDIN_ASSET {
                 files.stdin = Some(source.clone());
             }
@@ -356,10 +357,10 @@ impl SubmissionRun {
                 source,
             });
         }
-        for asset in &test.outputs {
-            files
-                .expected
-                .push((asset.name.clone(), dir.join("out").join(&asset.name)));
+        for (i, asset) in test.outputs.iter().enumerate() {
+            let field = format!("test_data[{datum}].outputs[{i}]");
+            let source = assets.stored_path(asset, &dir.join("out"), &field)?;
+            files.expected.push((asset.name.clone(), source));
         }
         Ok(files)
     }
