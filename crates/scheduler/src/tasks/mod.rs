@@ -92,7 +92,7 @@ mod tests {
             executor: fake.clone(),
             profiles: LanguageProfiles::builtin().expect("profiles"),
             cache: ProblemCache::open(&config.cache_dir, 1 << 30).expect("cache"),
-            assets: AssetFetcher::new(&[], config.remote.clone()),
+            assets: AssetFetcher::new(&[], config.remote.clone()).expect("no local roots"),
             permits: tokio::sync::Semaphore::new(1),
             work_root: config.work_dir.clone(),
             config,
