@@ -129,7 +129,7 @@ pub(crate) enum DataSource {
     Nothing,
 }
 
-/// The seed given to task `index`'s generator as argv[1]: the first four bytes of
+/// The seed given to task `index`'s generator as `argv[1]`: the first four bytes of
 /// BLAKE3(`"{sub_id}:{index}"`), little-endian (docs/judge.md, design #7).
 pub fn random_seed(sub_id: &str, index: usize) -> u32 {
     let hash = blake3::hash(format!("{sub_id}:{index}").as_bytes());

@@ -1,4 +1,4 @@
-//! Random tests' data (design #7): `random` writes the input from the seed given as argv[1],
+//! Random tests' data (design #7): `random` writes the input from the seed given as `argv[1]`,
 //! `standard` writes the expected output from that input. Any failure of either is the task's
 //! `Random Gen Error`, with the seed and the generator's command line in the reason.
 
