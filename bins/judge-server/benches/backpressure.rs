@@ -1,0 +1,267 @@
+//! Backpressure benchmark (not a test): with the queue kept full, how much throughput do
+//! clients keep when they honour `Retry-After`, compared with clients that retry at once?
+//!
+//! ```text
+//! cargo bench -p verdict-judge-server --bench backpressure
+//! BENCH_CLIENTS=24 BENCH_SECONDS=30 BENCH_QUEUE=8 cargo bench -p verdict-judge-server --bench backpressure
+//! ```
+//!
+//! It starts a server in-process (real sockets, the real sandbox, `workers` = the cores) with a
+//! small queue, then runs two phases of `BENCH_SECONDS` each with `BENCH_CLIENTS` clients that
+//! `POST /v1/submissions` A+B in C in a loop: in the first a client answered 429 retries at
+//! once, in the second it sleeps `Retry-After`. Throughput is the server's own count of judged
+//! submissions in the phase. Done when the second keeps at least 80% of the first (issue 13.5).
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use serde_json::json;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use verdict_judge_server::{AppState, ServerConfig};
+use verdict_scheduler::{Judge, JudgeConfig};
+
+const A_PLUS_B: &str = "#include <stdio.h>\nint main(){int a,b;if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn submission(sub_id: &str) -> String {
+    json!({
+        "sub_type": "programming", "category": "bench", "prob_id": "a-plus-b",
+        "sub_id": sub_id, "updated_at": 1_700_000_000,
+        "judge_tasks": [
+            {"check_script": "compile", "depends_on": -1, "time_limit": 10000},
+            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
+             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
+             "time_limit": 1000, "memory_limit": 65536, "proc_limit": 4}
+        ],
+        "test_data": [
+            {"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
+             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]}
+        ],
+        "submission": {"type": "source_code", "language": "c", "source_files": [
+            {"type": "text", "name": "main.c", "text": A_PLUS_B}
+        ]}
+    })
+    .to_string()
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::new_with_config(
+        ureq::config::Config::builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build(),
+    )
+}
+
+/// The value of a counter in `/metrics`.
+fn counter(base: &str, name: &str) -> u64 {
+    let text = agent()
+        .get(format!("{base}/metrics"))
+        .call()
+        .ok()
+        .and_then(|mut r| r.body_mut().read_to_string().ok())
+        .unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn health(base: &str) -> serde_json::Value {
+    agent()
+        .get(format!("{base}/v1/health"))
+        .call()
+        .ok()
+        .and_then(|mut r| r.body_mut().read_to_string().ok())
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+#[derive(Default)]
+struct Phase {
+    judged: u64,
+    seconds: f64,
+    accepted: u64,
+    refused: u64,
+    retry_after_sum: u64,
+}
+
+/// One phase: `clients` clients keep the queue full for `seconds`; `honour` says whether a 429
+/// makes them sleep `Retry-After` or retry at once.
+fn phase(base: &str, clients: usize, seconds: u64, honour: bool, tag: &str) -> Phase {
+    // Start from a full queue, as the other phase does.
+    let stop = Arc::new(AtomicBool::new(false));
+    let (accepted, refused, retry_sum) = (
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let threads: Vec<_> = (0..clients)
+        .map(|c| {
+            let (base, stop) = (base.to_owned(), stop.clone());
+            let (accepted, refused, retry_sum) =
+                (accepted.clone(), refused.clone(), retry_sum.clone());
+            let tag = tag.to_owned();
+            std::thread::spawn(move || {
+                let agent = agent();
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    let body = submission(&format!("{tag}-{c}-{n}"));
+                    let reply = agent
+                        .post(format!("{base}/v1/submissions"))
+                        .header("Content-Type", "application/json")
+                        .send(body);
+                    let Ok(reply) = reply else {
+                        std::thread::sleep(Duration::from_millis(10));
+                        continue;
+                    };
+                    match reply.status().as_u16() {
+                        202 => {
+                            accepted.fetch_add(1, Ordering::Relaxed);
+                            n += 1;
+                        }
+                        429 => {
+                            refused.fetch_add(1, Ordering::Relaxed);
+                            let secs: u64 = reply
+                                .headers()
+                                .get("retry-after")
+                                .and_then(|v| v.to_str().ok()?.parse().ok())
+                                .unwrap_or(1);
+                            retry_sum.fetch_add(secs, Ordering::Relaxed);
+                            if honour {
+                                let until = Instant::now() + Duration::from_secs(secs);
+                                while Instant::now() < until && !stop.load(Ordering::Relaxed) {
+                                    std::thread::sleep(Duration::from_millis(20));
+                                }
+                            }
+                        }
+                        other => {
+                            eprintln!("unexpected status {other}");
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    let start_wait = Instant::now();
+    while health(base)["queue_length"].as_u64().unwrap_or(0) == 0
+        && start_wait.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let before = counter(base, "verdict_submissions_finished_total");
+    let t0 = Instant::now();
+    std::thread::sleep(Duration::from_secs(seconds));
+    let judged = counter(base, "verdict_submissions_finished_total") - before;
+    let elapsed = t0.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    for t in threads {
+        let _ = t.join();
+    }
+    // Let the queue drain before the next phase.
+    while health(base)["queue_length"].as_u64().unwrap_or(1) > 0
+        || health(base)["running_submissions"].as_u64().unwrap_or(1) > 0
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Phase {
+        judged,
+        seconds: elapsed,
+        accepted: accepted.load(Ordering::Relaxed),
+        refused: refused.load(Ordering::Relaxed),
+        retry_after_sum: retry_sum.load(Ordering::Relaxed),
+    }
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!(
+            "backpressure benchmark: run it with `cargo bench -p verdict-judge-server --bench backpressure`"
+        );
+        return;
+    }
+    let clients: usize = env_or("BENCH_CLIENTS", 16);
+    let seconds: u64 = env_or("BENCH_SECONDS", 20);
+    let queue: usize = env_or("BENCH_QUEUE", 8);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let judge_config = JudgeConfig {
+        work_dir: dir.path().join("work"),
+        cache_dir: dir.path().join("cache"),
+        require_isolation: std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1"),
+        ..JudgeConfig::default()
+    };
+    let judge = match Judge::new(judge_config) {
+        Ok(judge) => judge,
+        Err(err) => {
+            println!("skipped: the judge cannot be set up here: {err}");
+            return;
+        }
+    };
+    let config = ServerConfig {
+        queue_capacity: queue,
+        data_dir: dir.path().join("data"),
+        ..ServerConfig::default()
+    };
+    println!(
+        "backpressure: {clients} clients, queue_capacity {queue}, workers {}, {seconds} s per phase",
+        config.workers
+    );
+    let shutdown = CancellationToken::new();
+    let token = shutdown.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let server = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind");
+            tx.send(listener.local_addr().expect("addr")).expect("send");
+            let state = AppState::with_judge(config, judge).expect("state");
+            verdict_judge_server::serve(state, listener, token)
+                .await
+                .expect("serve");
+        });
+    });
+    let base = format!("http://{}", rx.recv().expect("the server starts"));
+    // Warm the caches, and give the judging-time average a first value.
+    let _ = agent()
+        .post(format!("{base}/v1/judge"))
+        .send(submission("warm-up"));
+
+    let mut results = Vec::new();
+    for (honour, tag, label) in [
+        (false, "at-once", "retries at once      "),
+        (true, "honour", "honours Retry-After  "),
+    ] {
+        let p = phase(&base, clients, seconds, honour, tag);
+        let mean_retry = p.retry_after_sum as f64 / p.refused.max(1) as f64;
+        println!(
+            "{label}: {:.2} submissions/s ({} judged in {:.1} s), {} accepted, {} refused (429), mean Retry-After {mean_retry:.2} s",
+            p.judged as f64 / p.seconds,
+            p.judged,
+            p.seconds,
+            p.accepted,
+            p.refused
+        );
+        results.push(p.judged as f64 / p.seconds);
+    }
+    let ratio = results[1] / results[0].max(f64::MIN_POSITIVE);
+    println!(
+        "ratio: {:.0}% of the at-once throughput (target: at least 80%)",
+        ratio * 100.0
+    );
+    shutdown.cancel();
+    let _ = server.join();
+}
