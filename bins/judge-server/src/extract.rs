@@ -8,10 +8,11 @@
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
-use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::header;
 use axum::http::request::Parts;
 use http_body_util::LengthLimitError;
+use serde::Deserialize;
 
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
@@ -72,5 +73,31 @@ impl FromRequestParts<AppState> for SubIdPath {
                 message: format!("sub_id: {}", e.body_text()),
             })?;
         Ok(SubIdPath(sub_id))
+    }
+}
+
+/// The `?category=` of a submission's URL: the category its `sub_id` belongs to, needed only
+/// by a token bound to no category and only when the `sub_id` exists in several (400 naming
+/// `category` when the query cannot be read).
+#[derive(Debug, Default, Deserialize)]
+pub struct CategoryQuery {
+    /// The category asked for, if any.
+    pub category: Option<String>,
+}
+
+impl FromRequestParts<AppState> for CategoryQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<CategoryQuery, ApiError> {
+        let Query(query) = Query::<CategoryQuery>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::BadRequest {
+                field: "category".into(),
+                message: format!("category: {}", e.body_text()),
+            })?;
+        Ok(query)
     }
 }

@@ -41,7 +41,7 @@ pub use auth::{Auth, Caller};
 pub use config::{ConfigError, ServerConfig, TokenConfig};
 pub use db::{Db, DbError, Phase, SubKey};
 pub use error::{ApiError, ErrorBody};
-pub use extract::{SubIdPath, Text};
+pub use extract::{CategoryQuery, SubIdPath, Text};
 pub use ids::{MAX_ID_BYTES, check_id, check_ids};
 pub use metrics::{Metrics, Reject};
 pub use openapi::document as openapi_document;

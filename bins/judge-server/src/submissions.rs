@@ -4,17 +4,16 @@
 use crate::auth::Caller;
 use crate::db::SubKey;
 use crate::error::ApiError;
-use crate::extract::{SubIdPath, Text};
+use crate::extract::{CategoryQuery, SubIdPath, Text};
 use crate::ids::check_ids;
 use crate::metrics::Reject;
 use crate::state::AppState;
 use crate::store::{Entry, StreamEvent};
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -134,14 +133,6 @@ pub async fn submit(
     Ok(response)
 }
 
-/// The `?category=` of a submission's URL.
-#[derive(Debug, Deserialize)]
-pub struct Which {
-    /// The category the `sub_id` belongs to: needed only by a token bound to no category, and
-    /// only when the `sub_id` exists in several.
-    pub category: Option<String>,
-}
-
 /// The submission `sub_id` that `caller` may see. A category token sees only its own
 /// category's (another's, or a `?category=` naming another, is "not found": nothing tells it
 /// the id exists there). A token bound to no category names the category with `?category=`, or
@@ -150,7 +141,7 @@ async fn visible_entry(
     state: &AppState,
     caller: &Caller,
     sub_id: &str,
-    which: Which,
+    which: CategoryQuery,
 ) -> Result<Arc<Entry>, ApiError> {
     let not_found = || ApiError::NotFound(format!("sub_id: no submission {sub_id:?}"));
     let category = match (&caller.category, which.category) {
@@ -182,7 +173,7 @@ pub async fn status(
     State(state): State<AppState>,
     caller: Caller,
     SubIdPath(sub_id): SubIdPath,
-    Query(which): Query<Which>,
+    which: CategoryQuery,
 ) -> Result<Response, ApiError> {
     let entry = visible_entry(&state, &caller, &sub_id, which).await?;
     let phase = entry.phase();
@@ -202,7 +193,7 @@ pub async fn events(
     State(state): State<AppState>,
     caller: Caller,
     SubIdPath(sub_id): SubIdPath,
-    Query(which): Query<Which>,
+    which: CategoryQuery,
 ) -> Result<Response, ApiError> {
     let entry = visible_entry(&state, &caller, &sub_id, which).await?;
     let rx = entry.subscribe();

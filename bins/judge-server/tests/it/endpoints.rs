@@ -157,6 +157,12 @@ fn submissions_are_queued_then_read() {
     let garbled = get(&server.url("/v1/submissions/%FF%FE"), None);
     assert_eq!(garbled.status, 400, "{}", garbled.text);
     assert_eq!(garbled.json()["error"]["field"], "sub_id");
+    let bad_query = get(
+        &server.url("/v1/submissions/queued-1?category=a&category=b"),
+        None,
+    );
+    assert_eq!(bad_query.status, 400, "{}", bad_query.text);
+    assert_eq!(bad_query.json()["error"]["field"], "category");
     let unknown = get(&server.url("/v1/submissions/nope"), None);
     assert_eq!(unknown.status, 404);
     assert!(
