@@ -234,10 +234,29 @@ async fn run_one(
 }
 
 /// The condition in a `Dependency Not Satisfied` log.
-fn cond_text(cond: DependsCond) -> &'static str {
+/// The name is the contract's, as serde spells it (never a second spelling here).
+fn cond_text(cond: DependsCond) -> String {
+    let name = serde_json::to_value(cond)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{cond:?}"));
     match cond {
-        DependsCond::PartialCorrect => "PARTIAL_CORRECT (a score above zero)",
-        DependsCond::NotTimeLimit => "NOT_TIME_LIMIT",
-        DependsCond::Accepted => "ACCEPTED",
+        DependsCond::PartialCorrect => format!("{name} (a score above zero)"),
+        DependsCond::NotTimeLimit | DependsCond::Accepted => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conditions_are_named_as_the_contract_spells_them() {
+        assert_eq!(cond_text(DependsCond::Accepted), "ACCEPTED");
+        assert_eq!(cond_text(DependsCond::NotTimeLimit), "NOT_TIME_LIMIT");
+        assert_eq!(
+            cond_text(DependsCond::PartialCorrect),
+            "PARTIAL_CORRECT (a score above zero)"
+        );
     }
 }
