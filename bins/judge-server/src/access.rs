@@ -19,7 +19,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use std::path::{Path, PathBuf};
 use verdict_contracts::{Asset, AssetKind, AtomicTask, Submission, submission_from_value};
-use verdict_scheduler::lab::LabTask;
+use verdict_lab::LabTask;
 
 /// The `local` assets of a Submission, with the field naming each.
 fn local_assets(submission: &Submission) -> Vec<(String, &Asset)> {

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
+use verdict_lab::LabConfig;
 use verdict_scheduler::JudgeConfig;
-use verdict_scheduler::lab::LabConfig;
 
 /// Everything `judge-server` reads from `--config server.toml`.
 #[derive(Debug, Clone, Deserialize)]

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use tokio::sync::OwnedSemaphorePermit;
 use verdict_contracts::oracle::suite_from_value;
-use verdict_scheduler::lab::LabTask;
+use verdict_lab::LabTask;
 use verdict_scripts::oracle::{OracleError, run_suite};
 
 /// A direct slot, or 429 / 503.

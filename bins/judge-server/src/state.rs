@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
 use verdict_contracts::{Submission, parse_submission};
+use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_scheduler::Judge;
-use verdict_scheduler::lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
 
 /// What every handler shares; cheap to clone.

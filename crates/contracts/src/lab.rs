@@ -1,6 +1,7 @@
 //! The Agent Lab records (`seeds/agent-lab-contracts.md`): `AtomicTask`, `ScenarioTask`,
-//! `RunRecord`, `TraceEvent`, `StepSummary`, `ScoreRecord`, and the `Runner` and `Evaluator`
-//! traits. Field names are the seed's (camelCase, and `input_map` as the seed spells it).
+//! `RunRecord`, `TraceEvent`, `StepSummary`, `ScoreRecord`: data only (the `Runner` and
+//! `Evaluator` traits live in `verdict-lab`). Field names are the seed's (camelCase, and
+//! `input_map` as the seed spells it).
 //!
 //! Decisions where the seed is silent:
 //! - Dates are RFC 3339 strings ([`Timestamp`]).
@@ -16,7 +17,6 @@
 //!   (`verdictVersion`, `taskHash`); `provenance` keeps exactly the seed's three keys.
 
 use crate::timestamp::Timestamp;
-use async_trait::async_trait;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -555,95 +555,6 @@ pub struct Evidence {
     /// Alignment data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alignment: Option<Map<String, Value>>,
-}
-
-/// Why a runner or an evaluator could not do its job.
-///
-/// A task that ran and failed is not an error: it is `Ok(RunRecord)` with status `failed`.
-#[derive(Debug, thiserror::Error)]
-pub enum LabError {
-    /// The task does not suit this runner or evaluator (wrong type, malformed input).
-    #[error("invalid task {task_id:?}: {message}")]
-    InvalidTask {
-        /// The task's id.
-        task_id: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// The runner's configuration is unusable.
-    #[error("invalid config: {0}")]
-    InvalidConfig(String),
-    /// The runner or evaluator itself failed (could not start the agent, lost its sandbox).
-    #[error("{0}")]
-    Failed(String),
-    /// A lower layer failed.
-    #[error(transparent)]
-    Other(#[from] Box<dyn std::error::Error + Send + Sync>),
-}
-
-/// Executes atomic tasks of one type (seed section 4).
-#[async_trait]
-pub trait Runner: Send + Sync {
-    /// The runner's unique id (recorded as `provenance.runnerId`).
-    fn id(&self) -> &str;
-    /// The task type it runs (an AtomicTask's `type`).
-    fn task_type(&self) -> &str;
-    /// The runner's version (recorded as `provenance.runnerVersion`).
-    fn version(&self) -> &str;
-    /// Runs `task` with `config`; a failed task is `Ok` with status `failed`.
-    async fn execute(&self, task: &AtomicTask, config: &Value) -> Result<RunRecord, LabError>;
-}
-
-/// Scores runs (seed section 5).
-///
-/// ```
-/// use async_trait::async_trait;
-/// use verdict_contracts::{
-///     AtomicTask, Evaluator, LabError, RunRecord, ScoreRecord, ScoreTarget, ScoreValue, Timestamp,
-/// };
-///
-/// /// `exact`: 1 when the output equals `expected`, else 0.
-/// struct Exact;
-///
-/// #[async_trait]
-/// impl Evaluator for Exact {
-///     fn id(&self) -> &str {
-///         "exact"
-///     }
-///     fn metrics(&self) -> Vec<String> {
-///         vec!["exact_match".into()]
-///     }
-///     async fn evaluate(&self, run: &RunRecord, task: &AtomicTask) -> Result<Vec<ScoreRecord>, LabError> {
-///         let hit = run.output.is_some() && run.output == task.expected;
-///         Ok(vec![ScoreRecord {
-///             id: format!("{}-exact", run.id),
-///             run_id: run.id.clone(),
-///             metric: "exact_match".into(),
-///             value: ScoreValue::Number(if hit { 1.0 } else { 0.0 }),
-///             target: ScoreTarget::Final,
-///             evidence: None,
-///             evaluator_id: self.id().into(),
-///             created_at: Timestamp::now(),
-///         }])
-///     }
-/// }
-///
-/// // Object-safe: the lab engine keeps evaluators as trait objects.
-/// let evaluators: Vec<Box<dyn Evaluator>> = vec![Box::new(Exact)];
-/// assert_eq!(evaluators[0].metrics(), ["exact_match"]);
-/// ```
-#[async_trait]
-pub trait Evaluator: Send + Sync {
-    /// The evaluator's unique id (recorded as `evaluatorId`).
-    fn id(&self) -> &str;
-    /// The metrics it produces.
-    fn metrics(&self) -> Vec<String>;
-    /// Scores `run` of `task`.
-    async fn evaluate(
-        &self,
-        run: &RunRecord,
-        task: &AtomicTask,
-    ) -> Result<Vec<ScoreRecord>, LabError>;
 }
 
 /// Deserialises a present field as `Some`, keeping an explicit `null` as `Some(Value::Null)`.

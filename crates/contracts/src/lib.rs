@@ -6,7 +6,8 @@
 //!   #15, #16); an invalid one becomes a report with `results: []` and a message naming the field.
 //! - The Task Oracle ([`oracle`]): a [`TestSuite`] in, an [`OracleReport`] out (design #17).
 //! - Agent Lab ([`lab`], [`scenario`]): [`AtomicTask`], [`ScenarioTask`] and its `input_map`
-//!   ([`DataPath`]), [`RunRecord`], [`ScoreRecord`], and the [`Runner`] and [`Evaluator`] traits.
+//!   ([`DataPath`]), [`RunRecord`], [`ScoreRecord`] (the engine, with its `Runner` and `Evaluator`
+//!   traits, is `verdict-lab`).
 //! - [`schemas`]: one JSON Schema (draft 2020-12) per top-level type, for `judge schema`.
 //!
 //! This crate does no process, file or network I/O.
@@ -60,9 +61,9 @@ pub mod validate;
 pub use data_path::{DataPath, DataPathError, MAX_WRITE_INDEX, PathSegment};
 pub use judge::*;
 pub use lab::{
-    AtomicTask, Evaluator, Evidence, InputMapping, LabError, Provenance, RunError, RunMetrics,
-    RunRecord, RunStatus, Runner, ScenarioTask, ScoreRecord, ScoreTarget, ScoreTargetParseError,
-    ScoreValue, StepStatus, StepSummary, TaskMetadata, TaskType, TraceEvent, TraceLevel,
+    AtomicTask, Evidence, InputMapping, Provenance, RunError, RunMetrics, RunRecord, RunStatus,
+    ScenarioTask, ScoreRecord, ScoreTarget, ScoreTargetParseError, ScoreValue, StepStatus,
+    StepSummary, TaskMetadata, TaskType, TraceEvent, TraceLevel,
 };
 pub use oracle::*;
 pub use parse::{RequestError, parse_submission, submission_from_value};

@@ -78,7 +78,7 @@ fn lab_corpus() -> Vec<Vec<u8>> {
 }
 
 fn run_lab_tasks(input: &[u8]) {
-    let _ = verdict_scheduler::lab::parse_tasks(&text(input));
+    let _ = verdict_lab::parse_tasks(&text(input));
 }
 
 fn records_corpus() -> Vec<Vec<u8>> {
@@ -174,7 +174,7 @@ fn run_configs(input: &[u8]) {
     let text = text(input);
     let _ = verdict_scheduler::JudgeConfig::from_toml(&text);
     let _ = verdict_judge_server::ServerConfig::from_toml(&text);
-    let _ = verdict_scheduler::lab::LabConfig::from_toml(&text);
+    let _ = verdict_lab::LabConfig::from_toml(&text);
 }
 
 fn feedback_corpus() -> Vec<Vec<u8>> {

@@ -1,5 +1,5 @@
-//! verdict-scheduler: the programming judge's pipeline, the per-problem cache and the Agent Lab
-//! engine. It decides *when* things run; `verdict-scripts` decides *what* runs and what its
+//! verdict-scheduler: the programming judge's pipeline and the per-problem cache (the Agent
+//! Lab is `verdict-lab`, above it). It decides *when* things run; `verdict-scripts` decides *what* runs and what its
 //! outcome means, and `verdict-sandbox` runs it.
 //!
 //! A submission goes down one way: `pipeline` (validate, plan, dependency forest) -> `plan`
@@ -21,7 +21,6 @@ mod cache;
 mod conditions;
 mod config;
 mod error;
-pub mod lab;
 mod pipeline;
 mod plan;
 mod submission;
@@ -34,6 +33,5 @@ pub use config::{
     CompileConfig, GeneratorConfig, JudgeConfig, RemoteConfig, SpecialConfig, StaticAnalyser,
 };
 pub use error::JudgeError;
-pub use lab::{Lab, LabOutcome, LabTask, Registry};
 pub use pipeline::{Judge, TaskUpdate};
 pub use plan::random_seed;

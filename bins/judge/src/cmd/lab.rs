@@ -5,17 +5,19 @@ use super::config::{ConfigArgs, read_input};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, IsTerminal, Read, Seek, SeekFrom, Write};
+use std::collections::HashSet;
+use std::io::{IsTerminal, Write};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use verdict_contracts::{RunRecord, RunStatus, ScoreRecord, ScoreValue};
-use verdict_scheduler::lab::{
-    CommandRunner, HttpRunner, LabConfig, LabOutcome, TaskEntry, parse_tasks,
+use verdict_contracts::RunStatus;
+use verdict_lab::batch::{self, BatchEvent, RecordWriter, Summary};
+use verdict_lab::{
+    CommandRunner, HttpRunner, JUDGED_TYPES, Lab, LabConfig, LabOutcome, Registry, TaskEntry,
+    parse_tasks,
 };
-use verdict_scheduler::{Judge, Lab, Registry};
+use verdict_scheduler::Judge;
 use verdict_scripts::oracle::OracleOptions;
 
 /// Arguments of `judge lab`.
@@ -78,14 +80,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let done = match (&args.out, args.resume) {
-        (Some(path), true) => done_hashes(path)?,
+        (Some(path), true) => batch::done_hashes(path)?,
         _ => HashSet::new(),
     };
-    let (todo, skipped): (Vec<TaskEntry>, Vec<TaskEntry>) =
-        entries.into_iter().partition(|e| !done.contains(&e.hash));
-    let mut runs_out = Output::open(args.out.as_deref())?;
+    let (todo, skipped) = batch::split_done(entries, &done);
+    let mut runs_out = match &args.out {
+        Some(path) => RecordWriter::append(path)?,
+        None => RecordWriter::to_writer(Box::new(std::io::stdout()), "standard output"),
+    };
     let mut scores_out = match &args.scores {
-        Some(path) => Some(Output::open(Some(path))?),
+        Some(path) => Some(RecordWriter::append(path)?),
         None => None,
     };
 
@@ -106,47 +110,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let mut summary = Summary::default();
-    runtime.block_on(async {
-        let permits = Arc::new(tokio::sync::Semaphore::new(args.concurrency.max(1)));
-        let mut set = tokio::task::JoinSet::new();
-        for entry in todo {
-            let lab = lab.clone();
-            let permits = permits.clone();
-            set.spawn(async move {
-                let _permit = permits.acquire_owned().await;
-                let outcome = lab.run_entry(&entry).await;
-                (entry, outcome)
-            });
+    let concurrency = NonZeroUsize::new(args.concurrency).unwrap_or(NonZeroUsize::MIN);
+    runtime.block_on(batch::run_batch(&lab, todo, concurrency, |event| {
+        match event {
+            BatchEvent::Done(entry, outcome) => {
+                record(
+                    &entry,
+                    &outcome,
+                    &mut runs_out,
+                    scores_out.as_mut(),
+                    &progress,
+                )?;
+                summary.add(entry.task.kind(), &outcome.run, &outcome.scores);
+            }
+            BatchEvent::Lost(e) => {
+                note(&progress, &format!("judge lab: a task was lost: {e}"));
+                summary.add_lost();
+            }
         }
-        while let Some(joined) = set.join_next().await {
-            let (entry, outcome) = match joined {
-                Ok(done) => done,
-                Err(e) => {
-                    note(&progress, &format!("judge lab: a task was lost: {e}"));
-                    summary.lost += 1;
-                    continue;
-                }
-            };
-            record(
-                &entry,
-                &outcome,
-                &mut runs_out,
-                scores_out.as_mut(),
-                &progress,
-                &mut summary,
-            )?;
-            progress.inc(1);
-        }
+        progress.inc(1);
         anyhow::Ok(())
-    })?;
+    }))?;
     progress.finish_and_clear();
-    runs_out.flush()?;
-    if let Some(s) = scores_out.as_mut() {
-        s.flush()?;
-    }
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(summary.table(skipped.len()).as_bytes());
-    Ok(if summary.failed == 0 && summary.lost == 0 {
+    Ok(if summary.all_completed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -159,7 +147,7 @@ fn registry(args: &Args, entries: &[TaskEntry]) -> anyhow::Result<Registry> {
     let judged = entries
         .iter()
         .flat_map(|e| e.task.atomic_tasks())
-        .any(|t| verdict_scheduler::lab::JUDGED_TYPES.contains(&t.kind.as_str()));
+        .any(|t| JUDGED_TYPES.contains(&t.kind.as_str()));
     if judged {
         let judge = Judge::new(args.config.load()?)
             .context("cannot set up the judge for function, script, cli or programming tasks")?;
@@ -196,92 +184,18 @@ fn registry(args: &Args, entries: &[TaskEntry]) -> anyhow::Result<Registry> {
     Ok(registry)
 }
 
-/// The task hashes of the RunRecords already in `path` (none when it does not exist).
-fn done_hashes(path: &Path) -> anyhow::Result<HashSet<String>> {
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashSet::new()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let mut done = HashSet::new();
-    for line in BufReader::new(file).lines() {
-        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-        // A line cut short by a crash is not a record: its task runs again.
-        if let Ok(run) = serde_json::from_str::<RunRecord>(&line)
-            && let Some(hash) = run.provenance.task_hash()
-        {
-            done.insert(hash.to_owned());
-        }
-    }
-    Ok(done)
-}
-
-/// Where records go: a file opened for appending, or standard output.
-enum Output {
-    File(File),
-    Stdout,
-}
-
-impl Output {
-    fn open(path: Option<&Path>) -> anyhow::Result<Output> {
-        let Some(path) = path else {
-            return Ok(Output::Stdout);
-        };
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .open(path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        // After a crash mid-line, start the next record on a line of its own.
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-        if len > 0 {
-            let mut last = [0u8];
-            file.seek(SeekFrom::Start(len - 1))?;
-            file.read_exact(&mut last)?;
-            if last[0] != b'\n' {
-                file.write_all(b"\n")?;
-            }
-        }
-        Ok(Output::File(file))
-    }
-
-    fn line<T: serde::Serialize>(&mut self, value: &T) -> anyhow::Result<()> {
-        let mut text = serde_json::to_string(value)?;
-        text.push('\n');
-        match self {
-            Output::File(f) => f.write_all(text.as_bytes())?,
-            Output::Stdout => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(text.as_bytes())?;
-                out.flush()?;
-            }
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> anyhow::Result<()> {
-        match self {
-            Output::File(f) => f.flush()?,
-            Output::Stdout => std::io::stdout().flush()?,
-        }
-        Ok(())
-    }
-}
-
+/// Writes a finished task's records and tells of its failures on stderr.
 fn record(
     entry: &TaskEntry,
     outcome: &LabOutcome,
-    runs: &mut Output,
-    scores: Option<&mut Output>,
+    runs: &mut RecordWriter,
+    scores: Option<&mut RecordWriter>,
     progress: &ProgressBar,
-    summary: &mut Summary,
 ) -> anyhow::Result<()> {
-    runs.line(&outcome.run)
-        .context("cannot write a run record")?;
+    runs.line(&outcome.run)?;
     if let Some(out) = scores {
         for score in &outcome.scores {
-            out.line(score).context("cannot write a score record")?;
+            out.line(score)?;
         }
     }
     for f in &outcome.evaluator_failures {
@@ -303,7 +217,6 @@ fn record(
             &format!("failed: {}{step}: {message}", entry.origin),
         );
     }
-    summary.add(entry.task.kind(), &outcome.run, &outcome.scores);
     progress.set_message(entry.task.id().to_owned());
     Ok(())
 }
@@ -329,104 +242,4 @@ fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
     }
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
     bar
-}
-
-/// Counts per task type and aggregates per (type, metric, target kind).
-#[derive(Default)]
-struct Summary {
-    runs: BTreeMap<String, (usize, usize, usize)>,
-    metrics: BTreeMap<(String, String, String), Aggregate>,
-    failed: usize,
-    lost: usize,
-}
-
-#[derive(Default)]
-struct Aggregate {
-    n: usize,
-    sum: f64,
-    trues: usize,
-    bools: usize,
-}
-
-impl Summary {
-    fn add(&mut self, kind: &str, run: &RunRecord, scores: &[ScoreRecord]) {
-        let row = self.runs.entry(kind.to_owned()).or_default();
-        row.0 += 1;
-        if run.status == RunStatus::Completed {
-            row.1 += 1;
-        } else {
-            row.2 += 1;
-            self.failed += 1;
-        }
-        for s in scores {
-            let target = s.target.to_string();
-            let target = if target.starts_with("step:") {
-                "step".to_owned()
-            } else {
-                target
-            };
-            let agg = self
-                .metrics
-                .entry((kind.to_owned(), s.metric.clone(), target))
-                .or_default();
-            match &s.value {
-                ScoreValue::Number(v) => {
-                    agg.n += 1;
-                    agg.sum += v;
-                }
-                ScoreValue::Bool(b) => {
-                    agg.bools += 1;
-                    agg.trues += usize::from(*b);
-                }
-                ScoreValue::Text(_) => {}
-            }
-        }
-    }
-
-    fn table(&self, skipped: usize) -> String {
-        let mut out = String::new();
-        out.push_str(&format!(
-            "{:<16} {:>6} {:>10} {:>7}\n",
-            "type", "runs", "completed", "failed"
-        ));
-        for (kind, (n, ok, failed)) in &self.runs {
-            out.push_str(&format!("{kind:<16} {n:>6} {ok:>10} {failed:>7}\n"));
-        }
-        if skipped > 0 {
-            out.push_str(&format!("({skipped} task(s) skipped by --resume)\n"));
-        }
-        if !self.metrics.is_empty() {
-            out.push_str(&format!(
-                "\n{:<16} {:<18} {:<7} {:>5} {:>12}\n",
-                "type", "metric", "target", "n", "mean"
-            ));
-            for ((kind, metric, target), a) in &self.metrics {
-                if a.bools > 0 {
-                    let rate = 100.0 * a.trues as f64 / a.bools as f64;
-                    out.push_str(&format!(
-                        "{kind:<16} {metric:<18} {target:<7} {:>5} {:>11.1}%\n",
-                        a.bools, rate
-                    ));
-                }
-                if a.n > 0 {
-                    let mean = number(a.sum / a.n as f64);
-                    out.push_str(&format!(
-                        "{kind:<16} {metric:<18} {target:<7} {:>5} {mean:>12}\n",
-                        a.n
-                    ));
-                }
-            }
-        }
-        out
-    }
-}
-
-/// A mean as a table shows it: 3 decimals, or 4 significant digits below 1.
-fn number(x: f64) -> String {
-    if x == 0.0 || x.abs() >= 1.0 {
-        format!("{x:.3}")
-    } else {
-        let digits = (3 - x.abs().log10().floor() as i32).clamp(3, 9) as usize;
-        format!("{x:.digits$}")
-    }
 }

@@ -7,7 +7,6 @@ mod cache;
 mod common;
 mod examples;
 mod instance;
-mod lab;
 mod remote;
 mod special;
 mod streaming;

@@ -14,8 +14,9 @@
 //! The agent runs as a normal host process (it usually needs the network to reach its model),
 //! not in the judge's sandbox: run only agents you trust.
 
-use super::VERDICT_VERSION;
-use super::builder::RunBuilder;
+use crate::VERDICT_VERSION;
+use crate::builder::RunBuilder;
+use crate::traits::{LabError, Runner};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
@@ -25,8 +26,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 use tokio::sync::mpsc;
 use verdict_contracts::{
-    AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, Timestamp, TraceEvent,
-    TraceLevel,
+    AtomicTask, Provenance, RunError, RunRecord, Timestamp, TraceEvent, TraceLevel,
 };
 
 /// `error.step` of a run whose agent failed, crashed or timed out (rule 3).

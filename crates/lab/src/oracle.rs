@@ -11,16 +11,15 @@
 //! the case's status; the `judge` evaluator scores it. A case that cannot be run at all (a
 //! malformed deliverable, an `invalid_test_format` case) fails the run, naming the field.
 
-use super::VERDICT_VERSION;
-use super::builder::RunBuilder;
-use super::command::merge_config;
-use crate::Judge;
+use crate::VERDICT_VERSION;
+use crate::builder::RunBuilder;
+use crate::command::merge_config;
+use crate::traits::{LabError, Runner};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, suite_from_value};
-use verdict_contracts::{
-    AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel,
-};
+use verdict_contracts::{AtomicTask, Provenance, RunError, RunRecord, TraceLevel};
+use verdict_scheduler::Judge;
 use verdict_scripts::oracle::{OracleOptions, run_suite};
 
 /// The extension key holding the deliverable.

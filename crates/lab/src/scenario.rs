@@ -9,9 +9,9 @@
 //! own events (attributed to the step), `step_completed` or `step_failed` (`step_skipped` for
 //! the skipped ones), and finally `completed` or `failed`.
 
-use super::VERDICT_VERSION;
-use super::builder::RunBuilder;
-use super::engine::{Lab, StepRun};
+use crate::VERDICT_VERSION;
+use crate::builder::RunBuilder;
+use crate::engine::{Lab, StepRun};
 use serde_json::{Map, Value, json};
 use verdict_contracts::{
     DataPath, PathSegment, Provenance, ResolvedMapping, ResolvedSource, RunError, RunRecord,
@@ -114,7 +114,7 @@ impl Lab {
                     step_id: step.id.clone(),
                     step_name: step.name.clone(),
                     status: StepStatus::Failed,
-                    latency: super::builder::elapsed_ms(clock),
+                    latency: crate::builder::elapsed_ms(clock),
                     output: None,
                     error: Some(message.clone()),
                 });

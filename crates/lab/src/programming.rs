@@ -2,16 +2,16 @@
 //! format); the output is its JudgeReport. An invalid request fails the run with the report's
 //! message (which names the field); a judged submission completes, whatever its verdicts.
 
-use super::VERDICT_VERSION;
-use super::builder::RunBuilder;
-use super::command::merge_config;
-use crate::Judge;
+use crate::VERDICT_VERSION;
+use crate::builder::RunBuilder;
+use crate::command::merge_config;
+use crate::traits::{LabError, Runner};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use verdict_contracts::{
-    AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel,
-    submission_from_value,
+    AtomicTask, Provenance, RunError, RunRecord, TraceLevel, submission_from_value,
 };
+use verdict_scheduler::Judge;
 
 /// Judges a task's Submission with the judge pipeline (id `programming`).
 #[derive(Debug, Clone)]

@@ -20,16 +20,16 @@
 //! confidence = "min"
 //! ```
 
-use super::command::CommandRunner;
-use super::evaluators::{SubsetConfig, SubsetEvaluator};
-use super::http::HttpRunner;
-use super::registry::Registry;
+use crate::command::CommandRunner;
+use crate::evaluators::{SubsetConfig, SubsetEvaluator};
+use crate::http::HttpRunner;
+use crate::registry::Registry;
+use crate::traits::LabError;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use verdict_contracts::LabError;
 
 /// The lab's configuration.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -77,7 +77,7 @@ impl LabConfig {
         for (task_type, rc) in &self.runners {
             let at = format!("runners.{task_type}");
             let config = rc.config.clone().unwrap_or(Value::Null);
-            let runner: Arc<dyn verdict_contracts::Runner> = match (&rc.command, &rc.url) {
+            let runner: Arc<dyn crate::Runner> = match (&rc.command, &rc.url) {
                 (Some(command), None) => {
                     let mut r = CommandRunner::new(task_type.clone(), command.clone())
                         .map_err(|e| LabError::InvalidConfig(format!("{at}.{e}")))?

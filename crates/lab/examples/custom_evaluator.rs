@@ -1,6 +1,6 @@
 //! A user-defined Runner and Evaluator plugged into the Agent Lab engine.
 //!
-//! `cargo run -p verdict-scheduler --example custom_evaluator` runs the seed's intent task with
+//! `cargo run -p verdict-lab --example custom_evaluator` runs the seed's intent task with
 //! an in-process runner (`keyword-agent`, a stand-in for a model call) and scores it with a
 //! custom evaluator (`label_f1`) next to the built-in `subset` and `latency`.
 //! See `examples/lab/custom-evaluator/README.md`.
@@ -11,11 +11,9 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use verdict_contracts::{
-    AtomicTask, Evaluator, Evidence, LabError, Provenance, RunRecord, RunStatus, Runner,
-    ScoreRecord, ScoreTarget, TraceLevel,
+    AtomicTask, Evidence, Provenance, RunRecord, RunStatus, ScoreRecord, ScoreTarget, TraceLevel,
 };
-use verdict_scheduler::lab::{RunBuilder, score_record};
-use verdict_scheduler::{Lab, LabTask, Registry};
+use verdict_lab::{Evaluator, Lab, LabError, LabTask, Registry, RunBuilder, Runner, score_record};
 
 /// A runner of one's own: classifies the input sentence by keywords.
 struct KeywordAgent;
@@ -119,7 +117,7 @@ impl Evaluator for LabelF1 {
 }
 
 /// Runs the seed's intent task with both, checks the scores, and returns the outcome.
-async fn demo() -> Result<verdict_scheduler::LabOutcome, Box<dyn std::error::Error>> {
+async fn demo() -> Result<verdict_lab::LabOutcome, Box<dyn std::error::Error>> {
     let mut registry = Registry::new();
     registry.register_runner_for("intent", Arc::new(KeywordAgent), json!({"threshold": 0.5}));
     registry.register_evaluator(Arc::new(LabelF1));

@@ -1,16 +1,17 @@
 //! [`Registry`]: which runner runs a task's `type`, and which evaluators score it.
 
-use super::evaluators::{
+use crate::evaluators::{
     ExactEvaluator, JudgeEvaluator, LatencyEvaluator, SubsetConfig, SubsetEvaluator,
 };
-use super::oracle::OracleRunner;
-use super::programming::ProgrammingRunner;
-use crate::Judge;
+use crate::oracle::OracleRunner;
+use crate::programming::ProgrammingRunner;
+use crate::traits::{Evaluator, LabError, Runner};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use verdict_contracts::AtomicTask;
 use verdict_contracts::oracle::DeliverableType;
-use verdict_contracts::{AtomicTask, Evaluator, LabError, Runner};
+use verdict_scheduler::Judge;
 use verdict_scripts::oracle::OracleOptions;
 
 /// The task types whose runners produce a report for the `judge` evaluator.

@@ -1,14 +1,14 @@
 //! [`Lab`]: runs a task with its runner and scores the run with its evaluators.
 
-use super::VERDICT_VERSION;
-use super::builder::RunBuilder;
-use super::registry::Registry;
-use super::tasks::{LabTask, TaskEntry, task_hash};
+use crate::VERDICT_VERSION;
+use crate::builder::RunBuilder;
+use crate::registry::Registry;
+use crate::tasks::{LabTask, TaskEntry, task_hash};
+use crate::traits::Evaluator;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use verdict_contracts::{
-    AtomicTask, Evaluator, Provenance, RunError, RunRecord, ScoreRecord, ScoreTarget, TraceEvent,
-    TraceLevel,
+    AtomicTask, Provenance, RunError, RunRecord, ScoreRecord, ScoreTarget, TraceEvent, TraceLevel,
 };
 
 /// An evaluator that could not score a run (a malformed `extensions.subset`, an unknown
@@ -297,7 +297,7 @@ impl Lab {
             .iter()
             .filter(|s| s.run.status == verdict_contracts::RunStatus::Completed)
             .count();
-        scores.push(super::builder::score_record(
+        scores.push(crate::builder::score_record(
             &run.id,
             "scenario",
             "steps_completed",
@@ -355,7 +355,7 @@ async fn evaluate_guarded(
 /// A runner's `config` as a provenance map.
 fn config_map(config: &Value) -> Map<String, Value> {
     let mut map = Map::new();
-    super::command::merge_config(&mut map, config);
+    crate::command::merge_config(&mut map, config);
     map
 }
 

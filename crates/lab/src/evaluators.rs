@@ -10,15 +10,14 @@
 //! A task without `expected` gets no `exact` or `subset` score. A failed run scores `false`/0
 //! with the run's error as the explanation.
 
-use super::builder::score_record;
+use crate::builder::score_record;
+use crate::traits::{Evaluator, LabError};
 use async_trait::async_trait;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Number, Value, json};
 use std::collections::BTreeMap;
 use verdict_contracts::oracle::FloatTolerance;
-use verdict_contracts::{
-    AtomicTask, Evaluator, Evidence, LabError, RunRecord, RunStatus, ScoreRecord, ScoreTarget,
-};
+use verdict_contracts::{AtomicTask, Evidence, RunRecord, RunStatus, ScoreRecord, ScoreTarget};
 use verdict_scripts::oracle::{first_difference, numbers_equal};
 
 /// How a number of `expected` is compared with the output's (subset evaluator).
@@ -573,7 +572,7 @@ impl Evaluator for LatencyEvaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::builder::RunBuilder;
+    use crate::builder::RunBuilder;
     use serde_json::json;
     use verdict_contracts::{Provenance, ScoreValue, TaskMetadata};
 

@@ -3,15 +3,14 @@
 //! the output. A status other than 2xx, a body that is not JSON, a refused connection or the
 //! task's timeout (`metadata.timeout`, else the runner's default) fail the run.
 
-use super::VERDICT_VERSION;
-use super::builder::RunBuilder;
-use super::command::{DEFAULT_TIMEOUT_MS, agent_view, merge_config};
+use crate::VERDICT_VERSION;
+use crate::builder::RunBuilder;
+use crate::command::{DEFAULT_TIMEOUT_MS, agent_view, merge_config};
+use crate::traits::{LabError, Runner};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
-use verdict_contracts::{
-    AtomicTask, LabError, Provenance, RunError, RunRecord, Runner, TraceLevel,
-};
+use verdict_contracts::{AtomicTask, Provenance, RunError, RunRecord, TraceLevel};
 
 /// Runs tasks of one type by POSTing them to an agent endpoint (id `http`).
 #[derive(Debug, Clone)]

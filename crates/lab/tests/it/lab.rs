@@ -8,13 +8,10 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 use verdict_contracts::{
-    AtomicTask, LabError, RunRecord, RunStatus, Runner, ScoreRecord, ScoreTarget, ScoreValue,
-    StepStatus,
+    AtomicTask, RunRecord, RunStatus, ScoreRecord, ScoreTarget, ScoreValue, StepStatus,
 };
-use verdict_scheduler::lab::{
-    CommandRunner, HttpRunner, LabConfig, RunBuilder, parse_tasks, task_hash,
-};
-use verdict_scheduler::{Lab, LabOutcome, LabTask, Registry};
+use verdict_lab::{CommandRunner, HttpRunner, LabConfig, RunBuilder, parse_tasks, task_hash};
+use verdict_lab::{Lab, LabError, LabOutcome, LabTask, Registry, Runner};
 use verdict_scripts::oracle::OracleOptions;
 
 fn agent() -> CommandRunner {
