@@ -4,6 +4,8 @@
 //! - [`AppState`] and [`router`]: the endpoints (`POST /v1/judge`, `POST /v1/submissions`,
 //!   `GET /v1/submissions/{sub_id}[/events]`, `POST /v1/oracle`, `POST /v1/lab/runs`,
 //!   `GET /v1/health`, `GET /v1/languages`, `GET /metrics`, `GET /v1/openapi.json`).
+//! - [`Store`]: submissions by `(category, sub_id)` (each token's category is a namespace),
+//!   written to an SQLite file in `data_dir` before the 202, judged again after a restart.
 //! - [`serve`]: serves until a shutdown token fires, then refuses new work and lets accepted
 //!   submissions finish.
 //!

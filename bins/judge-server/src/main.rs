@@ -15,7 +15,7 @@ use verdict_judge_server::{AppState, ServerConfig, serve};
 #[derive(Debug, Parser)]
 #[command(name = "judge-server", version)]
 struct Args {
-    /// The TOML config file (see README: listen, [judge], queue_capacity, workers, tokens, quotas).
+    /// The TOML config file (see README: listen, `[judge]`, queue_capacity, workers, tokens, quotas).
     #[arg(long, env = "VERDICT_SERVER_CONFIG")]
     config: Option<PathBuf>,
     /// Listen here instead of the config's `listen`.

@@ -118,7 +118,7 @@ impl AppState {
     }
 
     /// Checks, on a blocking thread, that `caller` may read the `local` assets of `submission`
-    /// (see [`crate::access`]); gives the submission back.
+    /// (the rules are in `src/access.rs`); gives the submission back.
     pub async fn check_local_assets(
         &self,
         caller: &Caller,
