@@ -14,14 +14,17 @@ cache="${CGROUP2_VM_CACHE:-$repo/target/cgroup2-vm}"
 
 # The emulated CPU (TCG) of the guest: timing checks get this much more room, limits of
 # interpreters and the JVM this factor (docs/sandbox.md, "cgroup v2 on a v1 host").
-export VERDICT_TEST_SLACK_MS="${VERDICT_TEST_SLACK_MS:-250}"
+export VERDICT_TEST_SLACK_MS="${VERDICT_TEST_SLACK_MS:-500}"
 export VERDICT_TEST_SLOWDOWN="${VERDICT_TEST_SLOWDOWN:-4}"
 
 if [ "${1:-}" != "--guest" ]; then
   start=$SECONDS
   # The binaries `cargo test --workspace` built (no rebuild after it): the sandbox's test
-  # binary and `judge`.
-  artifacts="$(cargo test --workspace --locked --no-run --message-format=json 2>/dev/null)"
+  # binary and `judge` (or VERDICT_CGROUP2_IT and VERDICT_CGROUP2_JUDGE when both are given).
+  artifacts=""
+  if [ -z "${VERDICT_CGROUP2_IT:-}" ] || [ -z "${VERDICT_CGROUP2_JUDGE:-}" ]; then
+    artifacts="$(cargo test --workspace --locked --no-run --message-format=json 2>/dev/null)"
+  fi
   pick() { # package target-kind target-name
     printf '%s\n' "$artifacts" | python3 -c '
 import json, sys
@@ -36,8 +39,8 @@ for line in sys.stdin:
         break
 ' "$@"
   }
-  it="$(pick verdict-sandbox test it)"
-  judge="$(pick verdict-judge bin judge)"
+  it="${VERDICT_CGROUP2_IT:-$(pick verdict-sandbox test it)}"
+  judge="${VERDICT_CGROUP2_JUDGE:-$(pick verdict-judge bin judge)}"
   if [ -z "$it" ] || [ -z "$judge" ]; then
     echo "test-cgroup2: cannot find the sandbox test binary or judge" >&2
     exit 1
@@ -56,6 +59,29 @@ judge="$VERDICT_CGROUP2_JUDGE"
 fail=0
 step() { echo "== cgroup2: $* ($SECONDS s)"; }
 
+cg=/sys/fs/cgroup
+# Runs "$@" as the only process of the (new) cgroup $cg/$1.
+in_cgroup() {
+  local dir="$cg/$1"
+  shift
+  mkdir -p "$dir"
+  sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+}
+
+step "the judge in a non-root cgroup without memory and pids delegated"
+# A fresh guest enables no controller for the root's children.
+out="$(in_cgroup nodeleg "$judge" sandbox -- /bin/true 2>&1)" || true
+if ! grep -q '"isolation": "rlimit-only"' <<<"$out" ||
+  ! grep -q "memory and pids controller(s) are not delegated to $cg/nodeleg" <<<"$out"; then
+  echo "FAILED: no clear refusal without delegated controllers:"
+  echo "$out"
+  fail=1
+fi
+if [ -e "$cg/nodeleg/verdict" ] || [ -e "$cg/verdict" ]; then
+  echo "FAILED: a cgroup was made without delegated controllers"
+  fail=1
+fi
+
 step "the sandbox reports full-cgroup-v2"
 level="$("$judge" sandbox -- /bin/true | sed -n 's/.*"isolation": *"\([^"]*\)".*/\1/p')"
 if [ "$level" != "full-cgroup-v2" ]; then
@@ -63,7 +89,36 @@ if [ "$level" != "full-cgroup-v2" ]; then
   exit 1
 fi
 
-step "the sandbox's integration tests (the v1 suite's binary)"
+step "the sandbox's integration tests in a delegated non-root cgroup (systemd's Delegate=yes)"
+echo "+memory +pids" > "$cg/cgroup.subtree_control"
+VERDICT_REQUIRE_SANDBOX=1 VERDICT_EXPECT_ISOLATION=full-cgroup-v2 \
+  in_cgroup svc "$it" --test-threads=2 || fail=1
+# Only the delegated subtree was used: the supervisor moved into its leaf, the run cgroups'
+# parents are beside it, and no run cgroup is left in them.
+# (A sandbox the test binary never drops leaves its fresh, never used cgroups, as on v1.)
+left="$(find "$cg/svc" -mindepth 2 -type d | while read -r d; do
+  head -1 "$d/cpu.stat" | grep -qx 'usage_usec 0' || echo "$d"; done)"
+if [ ! -d "$cg/svc/verdict-supervisor" ] || [ ! -d "$cg/svc/verdict-sandbox-tests" ] ||
+  [ -n "$left" ] || [ -e "$cg/verdict-sandbox-tests" ]; then
+  echo "FAILED: the delegated subtree was not used alone, or run cgroups were left:"
+  find "$cg" -maxdepth 3 -type d -name 'verdict*'
+  fail=1
+fi
+
+step "the judge in a container's cgroup namespace (its root is not the real root)"
+out="$(in_cgroup ctr unshare --cgroup --mount sh -c \
+  'umount /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
+  "$judge" sandbox --memory 32768 --ro "$VERDICT_TEST_FIXTURES" -- \
+  "$VERDICT_TEST_FIXTURES/touch" 64 2>&1)" || true
+if ! grep -q '"isolation": "full-cgroup-v2"' <<<"$out" || ! grep -q 'oom_kill' <<<"$out" ||
+  [ ! -d "$cg/ctr/verdict-supervisor" ] || [ ! -d "$cg/ctr/verdict" ]; then
+  echo "FAILED: the judge in a cgroup namespace:"
+  echo "$out"
+  find "$cg/ctr" -maxdepth 1
+  fail=1
+fi
+
+step "the sandbox's integration tests in the root cgroup"
 VERDICT_REQUIRE_SANDBOX=1 VERDICT_EXPECT_ISOLATION=full-cgroup-v2 \
   "$it" --test-threads=2 || fail=1
 

@@ -1,5 +1,7 @@
 //! cgroup v2: one directory per run in the unified hierarchy, with the `memory` and `pids`
-//! controllers enabled for the parent's children.
+//! controllers enabled for the parent's children. Started in a non-root cgroup (systemd's
+//! `Delegate=yes`, a container's cgroup namespace), the supervisor uses only that cgroup: it
+//! moves the cgroup's processes into a leaf and makes the parent of the run cgroups beside it.
 //!
 //! Limits: `memory.max`, `memory.swap.max` 0, `pids.max`. Readings: `cpu.stat`
 //! (`usage_usec`), `memory.peak`, `memory.events` (`oom_kill`), `pids.events`. Killing:
@@ -28,28 +30,100 @@ pub(crate) fn is_cgroup2(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
-/// Whether a v2 `cgroup.controllers` line lists both `memory` and `pids`.
-pub(crate) fn has_controllers(controllers: &str) -> bool {
+/// The controllers the sandbox needs.
+const NEEDED: [&str; 2] = ["memory", "pids"];
+
+/// Which of `memory` and `pids` a `cgroup.controllers` line lacks.
+fn missing_controllers(controllers: &str) -> Vec<&'static str> {
     let names: Vec<&str> = controllers.split_whitespace().collect();
-    names.contains(&"memory") && names.contains(&"pids")
+    NEEDED.into_iter().filter(|c| !names.contains(c)).collect()
 }
 
-/// Checks the controllers at `mount` (a cgroup2 mount), makes `name` and enables `memory` and
-/// `pids` for its children.
+/// The leaf a supervisor started in a non-root cgroup moves that cgroup's processes into, so
+/// that the cgroup may enable controllers for its children ("no internal processes").
+pub(crate) const SUPERVISOR_LEAF: &str = "verdict-supervisor";
+
+/// The cgroup (relative to the mount) that is this process's to use, from the `0::/path` line
+/// of `/proc/self/cgroup`: the one it was started in (the leaf's parent once it has moved into
+/// [`SUPERVISOR_LEAF`]). `None` when there is no v2 line.
+fn delegated_base(proc_self_cgroup: &str) -> Option<PathBuf> {
+    let path = proc_self_cgroup
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))?
+        .trim();
+    let path = Path::new(path.strip_prefix('/').unwrap_or(path));
+    Some(if path.file_name() == Some(SUPERVISOR_LEAF.as_ref()) {
+        path.parent().unwrap_or(Path::new("")).to_owned()
+    } else {
+        path.to_owned()
+    })
+}
+
+/// Moves every process of `base` into its [`SUPERVISOR_LEAF`] (made if needed).
+fn move_into_leaf(base: &Path) -> Result<(), String> {
+    let leaf = base.join(SUPERVISOR_LEAF);
+    mkdir(&leaf).map_err(|e| e.to_string())?;
+    let procs = base.join("cgroup.procs");
+    // A process may fork meanwhile: its child lands in `base` too, so read until it is empty.
+    for _ in 0..100 {
+        let text = fs::read_to_string(&procs).map_err(|e| format!("{}: {e}", procs.display()))?;
+        if text.trim().is_empty() {
+            return Ok(());
+        }
+        for pid in text.lines() {
+            match fs::write(leaf.join("cgroup.procs"), pid.trim()) {
+                Ok(()) => {}
+                // Exited meanwhile.
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {}
+                Err(e) => {
+                    return Err(format!(
+                        "cannot move process {} from {} into {}: {e}",
+                        pid.trim(),
+                        base.display(),
+                        leaf.display()
+                    ));
+                }
+            }
+        }
+    }
+    Err(format!("{} never emptied", procs.display()))
+}
+
+/// Finds the cgroup this process may use under `mount` (a cgroup2 mount): the root, or the
+/// non-root cgroup it was started in (systemd's `Delegate=yes`, a container's cgroup
+/// namespace), whose processes it then moves into [`SUPERVISOR_LEAF`]. Checks that `memory`
+/// and `pids` are delegated there (saying which are missing and how to delegate them), makes
+/// `name` in it and enables both controllers for its children. Nothing outside that cgroup is
+/// written.
 pub(crate) fn detect(mount: &Path, name: &str) -> Result<Hierarchy, String> {
-    let controllers = fs::read_to_string(mount.join("cgroup.controllers"))
-        .map_err(|e| format!("cgroup2 at {}: {e}", mount.display()))?;
-    if !has_controllers(&controllers) {
+    let own =
+        fs::read_to_string("/proc/self/cgroup").map_err(|e| format!("/proc/self/cgroup: {e}"))?;
+    let rel = delegated_base(&own)
+        .ok_or_else(|| format!("/proc/self/cgroup has no cgroup2 line: {own:?}"))?;
+    let base = mount.join(&rel);
+    let controllers = fs::read_to_string(base.join("cgroup.controllers"))
+        .map_err(|e| format!("cgroup2 at {}: {e}", base.display()))?;
+    let missing = missing_controllers(&controllers);
+    if !missing.is_empty() {
         return Err(format!(
-            "cgroup2 at {} lacks the memory and pids controllers",
-            mount.display()
+            "cgroup2: the {} controller(s) are not delegated to {} (it has: {:?}); with systemd \
+             set Delegate=yes on the unit, in a container delegate them to its cgroup \
+             (docs/sandbox.md, deploy/)",
+            missing.join(" and "),
+            base.display(),
+            controllers.trim()
         ));
     }
-    let parent = mount.join(name);
+    // Only the real root cgroup (which has no `cgroup.type`) may hold processes and enable
+    // controllers for its children; a cgroup namespace's root is not the real root.
+    if base.join("cgroup.type").exists() {
+        move_into_leaf(&base)?;
+    }
+    let parent = base.join(name);
     let enable = |dir: &Path| {
         write_file(&dir.join("cgroup.subtree_control"), "+memory +pids").map_err(|e| e.to_string())
     };
-    enable(mount)?;
+    enable(&base)?;
     mkdir(&parent).map_err(|e| e.to_string())?;
     enable(&parent)?;
     Ok(Hierarchy { parent })
@@ -179,10 +253,31 @@ mod tests {
 
     #[test]
     fn controller_detection_needs_memory_and_pids() {
-        assert!(has_controllers(
-            "cpuset cpu io memory hugetlb pids rdma misc\n"
-        ));
-        assert!(!has_controllers("cpuset cpu io\n"));
-        assert!(!has_controllers(""));
+        assert!(missing_controllers("cpuset cpu io memory hugetlb pids rdma misc\n").is_empty());
+        assert_eq!(missing_controllers("cpuset cpu io\n"), ["memory", "pids"]);
+        assert_eq!(missing_controllers(""), ["memory", "pids"]);
+        assert_eq!(missing_controllers("cpu io memory\n"), ["pids"]);
+        assert_eq!(missing_controllers("cpu"), ["memory", "pids"]);
+    }
+
+    #[test]
+    fn the_delegated_base_is_the_starting_cgroup_or_the_leafs_parent() {
+        let base = |s: &str| delegated_base(s).map(|p| p.display().to_string());
+        assert_eq!(base("0::/\n").as_deref(), Some(""));
+        assert_eq!(
+            base("0::/system.slice/judge-server.service\n").as_deref(),
+            Some("system.slice/judge-server.service")
+        );
+        assert_eq!(
+            base("0::/system.slice/judge-server.service/verdict-supervisor\n").as_deref(),
+            Some("system.slice/judge-server.service")
+        );
+        assert_eq!(base("0::/verdict-supervisor\n").as_deref(), Some(""));
+        // A hybrid host lists v1 hierarchies first.
+        assert_eq!(
+            base("12:pids:/x\n1:name=systemd:/y\n0::/y\n").as_deref(),
+            Some("y")
+        );
+        assert_eq!(base("12:pids:/x\n"), None);
     }
 }
