@@ -59,6 +59,9 @@ judge="$VERDICT_CGROUP2_JUDGE"
 fail=0
 step() { echo "== cgroup2: $* ($SECONDS s)"; }
 
+# The tests' on-disk boxes go under the target dir's tmp/, read-only here: a tmpfs instead.
+if [ -d target/tmp ]; then mount -t tmpfs -o mode=1777 tmpfs target/tmp; fi
+
 cg=/sys/fs/cgroup
 # Runs "$@" as the only process of the (new) cgroup $cg/$1.
 in_cgroup() {
@@ -92,7 +95,10 @@ fi
 step "the sandbox's integration tests in a delegated non-root cgroup (systemd's Delegate=yes)"
 echo "+memory +pids" > "$cg/cgroup.subtree_control"
 VERDICT_REQUIRE_SANDBOX=1 VERDICT_EXPECT_ISOLATION=full-cgroup-v2 \
-  in_cgroup svc "$it" --test-threads=2 || fail=1
+  in_cgroup svc "$it" --test-threads=2 \
+  --skip instance::a_second_instance_in_another_pid_namespace_keeps_the_first_ones_runs || fail=1
+# (That test looks for its run cgroups under <mount>/<cgroup_name>, which a delegated run does
+# not use; it runs in the root cgroup below.)
 # Only the delegated subtree was used: the supervisor moved into its leaf, the run cgroups'
 # parents are beside it, and no run cgroup is left in them.
 # (A sandbox the test binary never drops leaves its fresh, never used cgroups, as on v1.)
