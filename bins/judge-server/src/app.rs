@@ -3,7 +3,7 @@
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::{direct, info, submissions};
+use crate::{direct, info, lab_runs, listing, page, submissions};
 use anyhow::Context;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -18,10 +18,15 @@ use tokio_util::sync::CancellationToken;
 pub fn router(state: AppState) -> Router {
     // Requests that end by themselves within the request timeout.
     let timed = Router::new()
-        .route("/v1/submissions", post(submissions::submit))
+        .route(
+            "/v1/submissions",
+            post(submissions::submit).get(listing::list),
+        )
         .route("/v1/submissions/{sub_id}", get(submissions::status))
         .route("/v1/oracle", post(direct::oracle))
-        .route("/v1/lab/runs", post(direct::lab_run))
+        .route("/v1/lab/runs", post(direct::lab_run).get(lab_runs::list))
+        .route("/", get(page::index))
+        .route("/assets/{name}", get(page::asset))
         .route("/v1/health", get(info::health))
         .route("/v1/languages", get(info::languages))
         .route("/metrics", get(info::metrics))

@@ -86,6 +86,15 @@ pub async fn lab_run(
     state.metrics.lab_runs.fetch_add(1, Ordering::Relaxed);
     let outcome = state.lab.run(&task).await;
     drop(permit);
+    state.lab_runs.record(
+        &caller,
+        serde_json::to_value(&outcome.run).unwrap_or_default(),
+        outcome
+            .scores
+            .iter()
+            .filter_map(|score| serde_json::to_value(score).ok())
+            .collect(),
+    );
     let failures: Vec<Value> = outcome
         .evaluator_failures
         .iter()

@@ -7,6 +7,7 @@ use crate::config::ServerConfig;
 use crate::db::{Phase, Unfinished};
 use crate::error::ApiError;
 use crate::jobs::Jobs;
+use crate::lab_runs::LabRuns;
 use crate::metrics::Metrics;
 use crate::store::Store;
 use anyhow::Context;
@@ -48,6 +49,8 @@ pub struct Shared {
     /// The lab task types whose runners run the submitted code in the sandbox (the built-in
     /// judged ones the config did not replace): what a category token may run by default.
     pub sandboxed_lab_types: Vec<&'static str>,
+    /// The newest lab runs, for the page.
+    pub lab_runs: LabRuns,
 }
 
 impl std::ops::Deref for AppState {
@@ -113,6 +116,7 @@ impl AppState {
                 jobs,
                 metrics,
                 lab,
+                lab_runs: LabRuns::default(),
             }),
         })
     }

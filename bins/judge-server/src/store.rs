@@ -488,6 +488,11 @@ impl Store {
         Ok(categories)
     }
 
+    /// Every entry held in memory (the page's list of recent submissions).
+    pub fn list(&self) -> Vec<Arc<Entry>> {
+        self.lock().values().cloned().collect()
+    }
+
     /// How many entries are held in memory.
     pub fn len(&self) -> usize {
         self.lock().len()

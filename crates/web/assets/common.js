@@ -43,8 +43,7 @@
 
   V.fmtMs = (ms) => {
     if (typeof ms !== "number" || !isFinite(ms)) return "–";
-    if (ms >= 10000) return (ms / 1000).toFixed(1) + " s";
-    if (ms >= 1000) return (ms / 1000).toFixed(2) + " s";
+    if (ms >= 1000) return (ms / 1000).toFixed(ms >= 10000 ? 1 : 2).replace(/\.?0+$/, "") + " s";
     return (Math.round(ms * 10) / 10) + " ms";
   };
   V.fmtKB = (kb) => {

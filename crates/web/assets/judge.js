@@ -150,7 +150,7 @@
     const height = rows.length * (nodeH + gapY) + 10;
     const pos = [];
     rows.forEach((r, d) => r.forEach((i, k) => (pos[i] = { x: gapX + k * (nodeW + gapX), y: 6 + d * (nodeH + gapY) })));
-    const svg = V.s("svg", { class: "graph", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "task dependencies" },
+    const svg = V.s("svg", { class: "graph", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "task dependencies" },
       V.s("title", {}, "task dependencies: an arrow goes from the task that must finish first"),
       V.s("defs", {}, V.s("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
         V.s("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrow-head" }))));

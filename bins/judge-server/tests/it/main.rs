@@ -11,3 +11,4 @@ mod endpoints;
 mod security;
 mod streaming;
 mod tenants;
+mod web;

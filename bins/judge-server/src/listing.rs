@@ -1,0 +1,133 @@
+//! `GET /v1/submissions`: the recent submissions the caller may see (a category token: only its
+//! category), newest first, for the page's queue view. Query: `category`, `status` (`queued`,
+//! `running`, `finished`, or a task status such as `Wrong Answer`: submissions with such a task),
+//! `limit` (default 50, at most 500).
+
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::{Query, State};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use verdict_contracts::JudgeReport;
+
+/// The query string.
+#[derive(Debug, Default, Deserialize)]
+pub struct ListQuery {
+    /// Only this category.
+    pub category: Option<String>,
+    /// `queued`, `running`, `finished` or a task status.
+    pub status: Option<String>,
+    /// At most this many (default 50, at most 500).
+    pub limit: Option<usize>,
+}
+
+/// One submission in the list.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// Its `sub_id`.
+    pub sub_id: String,
+    /// Its category.
+    pub category: String,
+    /// Its problem.
+    pub prob_id: String,
+    /// `queued`, `running` or `finished`.
+    pub state: &'static str,
+    /// How many tasks it has.
+    pub tasks: usize,
+    /// How many of them have finished.
+    pub finished_tasks: usize,
+    /// Σ numerators / Σ denominators of the finished tasks' scores.
+    pub score: String,
+    /// How many tasks have each status.
+    pub statuses: BTreeMap<String, usize>,
+    /// Milliseconds since it was accepted.
+    pub age_ms: u64,
+}
+
+/// The answer.
+#[derive(Debug, Serialize)]
+pub struct List {
+    /// Newest first.
+    pub submissions: Vec<Summary>,
+}
+
+/// `GET /v1/submissions`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<List>, ApiError> {
+    let Query(query) =
+        query.map_err(|e| ApiError::invalid("query", format!("query: {}", e.body_text())))?;
+    let limit = query.limit.unwrap_or(50).clamp(1, 500);
+    let mut entries: Vec<_> = state
+        .store
+        .list()
+        .into_iter()
+        .filter(|entry| caller.may_use(&entry.key.category))
+        .filter(|entry| {
+            query
+                .category
+                .as_deref()
+                .is_none_or(|c| c == entry.key.category)
+        })
+        .collect();
+    entries.sort_by_key(|entry| std::cmp::Reverse(entry.accepted_at));
+    let mut submissions = Vec::new();
+    for entry in entries {
+        let (report, finished) = entry.snapshot();
+        let summary = summarise(&report, finished, entry.accepted_at.elapsed().as_millis());
+        let wanted = match query.status.as_deref() {
+            None | Some("") => true,
+            Some(status @ ("queued" | "running" | "finished")) => summary.state == status,
+            Some(status) => summary.statuses.contains_key(status),
+        };
+        if wanted {
+            submissions.push(summary);
+            if submissions.len() == limit {
+                break;
+            }
+        }
+    }
+    Ok(Json(List { submissions }))
+}
+
+fn summarise(report: &JudgeReport, finished: bool, age_ms: u128) -> Summary {
+    let mut statuses = BTreeMap::new();
+    let (mut numerator, mut denominator, mut done) = (0u64, 0u64, 0usize);
+    for result in &report.results {
+        *statuses
+            .entry(result.status.as_str().to_owned())
+            .or_insert(0) += 1;
+        if !result.status.is_in_progress() {
+            done += 1;
+            numerator += u64::from(result.score.numerator);
+            denominator += u64::from(result.score.denominator);
+        }
+    }
+    let state = if finished {
+        "finished"
+    } else if done == 0
+        && report
+            .results
+            .iter()
+            .all(|r| r.status == verdict_contracts::JudgeStatus::Pending)
+    {
+        "queued"
+    } else {
+        "running"
+    };
+    Summary {
+        sub_id: report.sub_id.clone(),
+        category: report.category.clone(),
+        prob_id: report.prob_id.clone(),
+        state,
+        tasks: report.results.len(),
+        finished_tasks: done,
+        score: format!("{numerator}/{denominator}"),
+        statuses,
+        age_ms: u64::try_from(age_ms).unwrap_or(u64::MAX),
+    }
+}
