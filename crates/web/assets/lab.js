@@ -111,9 +111,9 @@
         const hasData = ev.data !== undefined && ev.data !== null;
         const summary = h("span", { class: "tl-head" },
           h("span", { class: "tl-time mono" }, isFinite(offset) ? "+" + V.fmtMs(offset) : "–"),
-          V.badge(ev.level || "–", LEVEL_KIND[ev.level] || "skip"),
-          h("span", { class: "tl-event" }, ev.event),
-          lane);
+          h("span", {}, V.badge(ev.level || "–", LEVEL_KIND[ev.level] || "skip")),
+          lane,
+          h("span", { class: "tl-event" }, ev.event));
         const item = h("li", { class: "tl-item" + (g.step ? " in-step" : "") + (ev.level === "error" ? " tl-error" : "") });
         if (hasData) item.appendChild(V.details(summary, () => V.json(ev.data)));
         else item.appendChild(h("div", { class: "tl-nodata" }, summary));
