@@ -21,3 +21,5 @@ pub use address::refusal;
 pub use client::{Dns, FetchError, FetchErrorKind, Fetcher, Policy, Reply, SystemDns};
 pub use host::Host;
 pub use network::Network;
+/// The URI type requests are made with (ureq's `http::Uri`).
+pub use ureq::http::Uri;

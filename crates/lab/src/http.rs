@@ -1,7 +1,10 @@
 //! The `http` runner: POSTs each task (JSON, without `expected` unless
 //! [`HttpRunner::send_expected`] is set) to an agent endpoint; the response body (JSON) is
 //! the output. A status other than 2xx, a body that is not JSON, a refused connection or the
-//! task's timeout (`metadata.timeout`, else the runner's default) fail the run.
+//! task's timeout (`metadata.timeout`, else the runner's default) fail the run. Requests go
+//! through `verdict-fetch`: only the configured host is reached (at whatever address the
+//! operator's name resolves to); a redirect elsewhere is refused (docs/server.md, "Remote
+//! fetches (SSRF)").
 
 use crate::VERDICT_VERSION;
 use crate::builder::RunBuilder;
@@ -21,6 +24,7 @@ pub struct HttpRunner {
     default_timeout_ms: u64,
     max_response_bytes: u64,
     send_expected: bool,
+    http: verdict_fetch::Fetcher,
 }
 
 enum Reply {
@@ -37,6 +41,16 @@ impl HttpRunner {
                 "url: {url:?} must start with http:// or https://"
             )));
         }
+        let host = url
+            .parse::<verdict_fetch::Uri>()
+            .ok()
+            .and_then(|uri| uri.host().map(str::to_owned))
+            .ok_or_else(|| LabError::InvalidConfig(format!("url: {url:?} has no host")))?;
+        // The operator named this host: it is trusted, and the only one reached.
+        let http = verdict_fetch::Fetcher::new(verdict_fetch::Policy {
+            allow_hosts: vec![host],
+            ..verdict_fetch::Policy::default()
+        });
         Ok(HttpRunner {
             task_type: task_type.into(),
             url,
@@ -44,6 +58,7 @@ impl HttpRunner {
             default_timeout_ms: DEFAULT_TIMEOUT_MS,
             max_response_bytes: 16 << 20,
             send_expected: false,
+            http,
         })
     }
 
@@ -66,37 +81,27 @@ impl HttpRunner {
     }
 
     fn post(&self, body: Vec<u8>, timeout_ms: u64) -> Reply {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_millis(timeout_ms)))
-            .http_status_as_error(false)
-            .build()
-            .into();
-        let mut request = agent
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json");
-        for (k, v) in &self.headers {
-            request = request.header(k, v);
-        }
-        match request.send(&body[..]) {
-            Ok(mut response) => {
-                let status = response.status().as_u16();
-                match response
-                    .body_mut()
-                    .with_config()
-                    .limit(self.max_response_bytes)
-                    .read_to_string()
-                {
-                    Ok(text) => Reply::Body { status, text },
-                    Err(e) => {
-                        Reply::Failed(format!("cannot read the response of {}: {e}", self.url))
-                    }
-                }
-            }
-            Err(ureq::Error::Timeout(_)) => {
+        let mut headers = vec![
+            ("content-type".to_owned(), "application/json".to_owned()),
+            ("accept".to_owned(), "application/json".to_owned()),
+        ];
+        headers.extend(self.headers.iter().cloned());
+        let reply = self.http.post(
+            &self.url,
+            &headers,
+            &body,
+            self.max_response_bytes,
+            Some(Duration::from_millis(timeout_ms)),
+        );
+        match reply {
+            Ok(reply) => Reply::Body {
+                status: reply.status,
+                text: String::from_utf8_lossy(&reply.body).into_owned(),
+            },
+            Err(e) if matches!(e.kind, verdict_fetch::FetchErrorKind::Timeout(_)) => {
                 Reply::Failed(format!("agent timed out after {timeout_ms} ms"))
             }
-            Err(e) => Reply::Failed(format!("POST {} failed: {e}", self.url)),
+            Err(e) => Reply::Failed(e.to_string()),
         }
     }
 }
