@@ -116,7 +116,7 @@ out="$(in_cgroup ctr unshare --cgroup --mount sh -c \
   'umount /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup && exec "$@"' sh \
   "$judge" sandbox --memory 32768 --ro "$VERDICT_TEST_FIXTURES" -- \
   "$VERDICT_TEST_FIXTURES/touch" 64 2>&1)" || true
-if ! grep -q '"isolation": "full-cgroup-v2"' <<<"$out" || ! grep -q 'oom_kill' <<<"$out" ||
+if ! grep -q '"isolation": "full-cgroup-v2"' <<<"$out" || ! grep -q '"limit_hit": "memory"' <<<"$out" ||
   [ ! -d "$cg/ctr/verdict-supervisor" ] || [ ! -d "$cg/ctr/verdict" ]; then
   echo "FAILED: the judge in a cgroup namespace:"
   echo "$out"
