@@ -246,7 +246,8 @@ impl Runner for CommandRunner {
                     }
                     run.push(event);
                 }
-                _ => {
+                Some(StderrLine::Malformed(event)) => run.push(event),
+                None => {
                     if stderr_text.len() < 64 * 1024 {
                         stderr_text.push_str(&line);
                         stderr_text.push('\n');
@@ -325,34 +326,65 @@ fn note_stderr(run: &mut RunBuilder, text: &str, level: TraceLevel) {
 }
 
 /// Tokens and cost reported by a `usage` event.
-type Usage = (Option<u64>, Option<f64>);
+pub type Usage = (Option<u64>, Option<f64>);
 
-enum StderrLine {
+/// What a stderr line that starts with `{` is.
+pub enum StderrLine {
+    /// A trace event (and its usage, for `usage` events).
     Event(TraceEvent, Option<Usage>),
+    /// A trace line that does not follow the protocol: a `warn` event `malformed_trace` whose
+    /// data keeps the raw line and the problem, so that nothing the agent said is lost.
+    Malformed(TraceEvent),
 }
 
-/// A stderr line that is a JSON object, as a trace event (and its usage, for `usage` events).
-fn stderr_event(line: &str, arrived: Timestamp) -> Option<StderrLine> {
+/// The keys of a trace line.
+const TRACE_KEYS: [&str; 4] = ["event", "level", "data", "timestamp"];
+
+/// Reads one stderr line of an agent: `None` when it is plain text (it does not start with
+/// `{`), else a trace event or, when it breaks the protocol, a [`StderrLine::Malformed`] event.
+pub fn stderr_event(line: &str, arrived: Timestamp) -> Option<StderrLine> {
     let trimmed = line.trim();
     if !trimmed.starts_with('{') {
         return None;
     }
-    let Ok(Value::Object(mut obj)) = serde_json::from_str::<Value>(trimmed) else {
-        return None;
+    let malformed = |problem: String| {
+        let event = TraceEvent::new(arrived, TraceLevel::Warn, "malformed_trace")
+            .with_data(json!({"line": line, "problem": problem}));
+        Some(StderrLine::Malformed(event))
     };
+    let mut obj = match serde_json::from_str::<Value>(trimmed) {
+        Ok(Value::Object(obj)) => obj,
+        Ok(_) => return malformed("not a JSON object".into()),
+        Err(e) => return malformed(format!("not JSON: {e}")),
+    };
+    if let Some(key) = obj.keys().find(|k| !TRACE_KEYS.contains(&k.as_str())) {
+        return malformed(format!(
+            "unknown key {key:?} (a trace line has event, level, data, timestamp; put the rest in data)"
+        ));
+    }
     let event = match obj.remove("event") {
+        None => "log".to_owned(),
         Some(Value::String(s)) if !s.is_empty() => s,
-        _ => "log".to_owned(),
+        Some(other) => return malformed(format!("event: must be a non-empty string, got {other}")),
     };
-    let level = obj
-        .get("level")
-        .and_then(|l| serde_json::from_value::<TraceLevel>(l.clone()).ok())
-        .unwrap_or(TraceLevel::Debug);
-    let timestamp = obj
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(|t| t.parse::<Timestamp>().ok())
-        .unwrap_or(arrived);
+    let level = match obj.get("level") {
+        None => TraceLevel::Debug,
+        Some(l) => match serde_json::from_value::<TraceLevel>(l.clone()) {
+            Ok(level) => level,
+            Err(_) => {
+                return malformed(format!(
+                    "level: must be \"debug\", \"info\", \"warn\" or \"error\", got {l}"
+                ));
+            }
+        },
+    };
+    let timestamp = match obj.get("timestamp") {
+        None => arrived,
+        Some(t) => match t.as_str().and_then(|t| t.parse::<Timestamp>().ok()) {
+            Some(t) => t,
+            None => return malformed(format!("timestamp: must be an RFC 3339 time, got {t}")),
+        },
+    };
     let data = obj.remove("data");
     let usage = (event == "usage").then(|| {
         let d = data.as_ref();
@@ -383,17 +415,42 @@ mod tests {
         assert_eq!(e.level, TraceLevel::Info);
         assert_eq!(e.data, Some(json!({"model": "m"})));
         assert!(usage.is_none());
-        let Some(StderrLine::Event(e, usage)) = stderr_event(
-            r#"{"event":"usage","level":"loud","data":{"tokens":12,"cost":0.5}}"#,
-            at,
-        ) else {
+        let Some(StderrLine::Event(e, usage)) =
+            stderr_event(r#"{"event":"usage","data":{"tokens":12,"cost":0.5}}"#, at)
+        else {
             panic!("not an event")
         };
         assert_eq!(e.level, TraceLevel::Debug);
         assert_eq!(usage, Some((Some(12), Some(0.5))));
         assert!(stderr_event("Traceback (most recent call last):", at).is_none());
-        assert!(stderr_event("{not json", at).is_none());
         assert!(stderr_event("[1, 2]", at).is_none());
+    }
+
+    #[test]
+    fn malformed_trace_lines_keep_the_raw_line_as_a_warning() {
+        let at = Timestamp::now();
+        for (line, problem) in [
+            ("{not json", "not JSON"),
+            (r#"{"msg":"hello"}"#, "unknown key \"msg\""),
+            (r#"{"event":"x","level":"loud"}"#, "level: must be"),
+            (r#"{"event":7}"#, "event: must be a non-empty string"),
+            (
+                r#"{"event":"x","timestamp":"yesterday"}"#,
+                "timestamp: must be",
+            ),
+        ] {
+            let Some(StderrLine::Malformed(e)) = stderr_event(line, at) else {
+                panic!("{line}: not reported as malformed")
+            };
+            assert_eq!(e.level, TraceLevel::Warn, "{line}");
+            assert_eq!(e.event, "malformed_trace");
+            let data = e.data.unwrap();
+            assert_eq!(data["line"], line);
+            assert!(
+                data["problem"].as_str().unwrap().starts_with(problem),
+                "{line}: {data}"
+            );
+        }
     }
 
     #[test]

@@ -60,7 +60,7 @@ mod tasks;
 mod traits;
 
 pub use builder::{RunBuilder, new_id, score_record};
-pub use command::CommandRunner;
+pub use command::{CommandRunner, StderrLine, Usage, stderr_event};
 pub use config::{LabConfig, RunnerConfig};
 pub use engine::{EvaluatorFailure, Lab, LabOutcome};
 pub use evaluators::{

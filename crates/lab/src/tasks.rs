@@ -42,7 +42,7 @@ impl LabTask {
         };
         if obj.contains_key("steps") {
             let task: ScenarioTask =
-                serde_json::from_value(value).map_err(|e| format!("invalid ScenarioTask: {e}"))?;
+                from_value_at(value).map_err(|e| format!("invalid ScenarioTask: {e}"))?;
             if let Err(errors) = task.validate() {
                 let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
                 return Err(all.join("; "));
@@ -50,7 +50,7 @@ impl LabTask {
             Ok(LabTask::Scenario(task))
         } else {
             let task: AtomicTask =
-                serde_json::from_value(value).map_err(|e| format!("invalid AtomicTask: {e}"))?;
+                from_value_at(value).map_err(|e| format!("invalid AtomicTask: {e}"))?;
             Ok(LabTask::Atomic(task))
         }
     }
@@ -70,6 +70,20 @@ impl LabTask {
         }
         .unwrap_or(Value::Null)
     }
+}
+
+/// Reads `value` as a `T`; an error names the field at fault (`metadata.timeout: invalid type:
+/// string "5s", expected u64`).
+fn from_value_at<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            inner.to_string()
+        } else {
+            format!("{path}: {inner}")
+        }
+    })
 }
 
 /// One task read from a file.
@@ -170,10 +184,31 @@ pub fn parse_tasks(text: &str) -> Result<Vec<TaskEntry>, Vec<String>> {
         }
     }
     if errors.is_empty() {
+        errors.extend(duplicate_ids(&entries));
+    }
+    if errors.is_empty() {
         Ok(entries)
     } else {
         Err(errors)
     }
+}
+
+/// One error per task id used more than once, naming every task that uses it.
+fn duplicate_ids(entries: &[TaskEntry]) -> Vec<String> {
+    let mut by_id: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for e in entries {
+        by_id.entry(e.task.id()).or_default().push(&e.origin);
+    }
+    by_id
+        .into_iter()
+        .filter(|(_, origins)| origins.len() > 1)
+        .map(|(id, origins)| {
+            format!(
+                "tasks: duplicate task id {id:?} ({}); each task needs its own id",
+                origins.join(", ")
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -185,14 +220,15 @@ mod tests {
 
     #[test]
     fn reads_arrays_single_tasks_and_json_lines() {
+        let second = INTENT.replace("task-001", "task-002");
         assert_eq!(
-            parse_tasks(&format!("[{INTENT}, {INTENT}]")).unwrap().len(),
+            parse_tasks(&format!("[{INTENT}, {second}]")).unwrap().len(),
             2
         );
         assert_eq!(parse_tasks(INTENT).unwrap().len(), 1);
-        let lines = format!("{INTENT}\n\n{INTENT}\n");
+        let lines = format!("{INTENT}\n\n{second}\n");
         let entries = parse_tasks(&lines).unwrap();
-        assert_eq!(entries[1].origin, "tasks[1] (line 3, id \"task-001\")");
+        assert_eq!(entries[1].origin, "tasks[1] (line 3, id \"task-002\")");
     }
 
     #[test]
@@ -207,6 +243,36 @@ mod tests {
         assert!(a[0].hash.starts_with("blake3:"));
         let c = parse_tasks(&INTENT.replace("\"x\"", "\"y\"")).unwrap();
         assert_ne!(a[0].hash, c[0].hash);
+    }
+
+    #[test]
+    fn duplicate_task_ids_are_refused_naming_them() {
+        let other = INTENT.replace("task-001", "task-002");
+        let text = format!("{INTENT}\n{other}\n{INTENT}\n");
+        assert_eq!(
+            parse_tasks(&text).unwrap_err(),
+            [
+                "tasks: duplicate task id \"task-001\" (tasks[0] (line 1, id \"task-001\"), tasks[2] (line 3, id \"task-001\")); each task needs its own id"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_timeout_that_is_not_a_number_names_the_field() {
+        let bad = INTENT.replace("\"metadata\":{}", "\"metadata\":{\"timeout\":\"5s\"}");
+        let errors = parse_tasks(&bad).unwrap_err();
+        assert!(
+            errors[0].contains("invalid AtomicTask: metadata.timeout: invalid type: string \"5s\""),
+            "{errors:?}"
+        );
+        let scenario = format!(
+            r#"{{"id":"s","name":"n","description":"d","steps":[{bad}],"input_map":{{}}}}"#
+        );
+        let errors = parse_tasks(&scenario).unwrap_err();
+        assert!(
+            errors[0].contains("invalid ScenarioTask: steps[0].metadata.timeout: invalid type"),
+            "{errors:?}"
+        );
     }
 
     #[test]

@@ -31,9 +31,9 @@ pub struct Args {
     /// Append the ScoreRecords here (JSON Lines).
     #[arg(long)]
     pub scores: Option<PathBuf>,
-    /// How many tasks run at once.
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
+    /// How many tasks run at once (at least 1).
+    #[arg(long, default_value = "4")]
+    pub concurrency: NonZeroUsize,
     /// Skip the tasks whose RunRecord is already in --out (same content hash).
     #[arg(long, requires = "out")]
     pub resume: bool,
@@ -110,8 +110,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let mut summary = Summary::default();
-    let concurrency = NonZeroUsize::new(args.concurrency).unwrap_or(NonZeroUsize::MIN);
-    runtime.block_on(batch::run_batch(&lab, todo, concurrency, |event| {
+    runtime.block_on(batch::run_batch(&lab, todo, args.concurrency, |event| {
         match event {
             BatchEvent::Done(entry, outcome) => {
                 record(

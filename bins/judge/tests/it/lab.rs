@@ -193,6 +193,26 @@ fn lab_writes_to_stdout_with_a_fallback_agent() {
 }
 
 #[test]
+fn concurrency_zero_is_refused_naming_the_flag() {
+    let task = r#"{"id":"t","name":"n","type":"echo","input":1,"metadata":{}}"#;
+    let out = judge_lab(&["-", "--agent", "cat", "--concurrency", "0"], Some(task));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("'--concurrency <CONCURRENCY>'"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn duplicate_task_ids_are_refused_before_anything_runs() {
+    let task = r#"{"id":"same","name":"n","type":"echo","input":1,"metadata":{}}"#;
+    let out = judge_lab(&["-", "--agent", "cat"], Some(&format!("{task}\n{task}\n")));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("duplicate task id \"same\""), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
 fn lab_refuses_bad_tasks_naming_them() {
     let bad_json = "{\"id\":\"a\",\"name\":\"a\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}\n{\"id\": \"b\",\n";
     let out = judge_lab(&["-", "--agent", "true"], Some(bad_json));
