@@ -6,12 +6,17 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 use verdict_lab::LabConfig;
+use verdict_queue::AmqpConfig;
 use verdict_scheduler::JudgeConfig;
 
 /// Everything `judge-server` reads from `--config server.toml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ServerConfig {
+    /// `standalone` (the default), `worker` or `frontend`.
+    pub role: crate::role::Role,
+    /// The broker, for the `worker` and `frontend` roles.
+    pub amqp: AmqpConfig,
     /// The address to listen on.
     pub listen: SocketAddr,
     /// The judge itself (the same table `judge --config` reads).
@@ -73,6 +78,8 @@ impl Default for ServerConfig {
     fn default() -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         ServerConfig {
+            role: crate::role::Role::default(),
+            amqp: AmqpConfig::default(),
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             judge: JudgeConfig::default(),
             data_dir: PathBuf::from("verdict-data"),
@@ -141,6 +148,17 @@ impl ServerConfig {
                 message: e.reason,
             }
         })?;
+        if self.role != crate::role::Role::Standalone {
+            self.amqp.check().map_err(|err| match err {
+                verdict_queue::Error::Config { key, message } => {
+                    ConfigError::Value { key, message }
+                }
+                other => ConfigError::Value {
+                    key: "amqp".into(),
+                    message: other.to_string(),
+                },
+            })?;
+        }
         for (i, token) in self.tokens.iter().enumerate() {
             if token.token.trim().is_empty() {
                 return Err(ConfigError::Value {

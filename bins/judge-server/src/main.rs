@@ -9,7 +9,7 @@ use clap::Parser;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
-use verdict_judge_server::{AppState, ServerConfig, serve};
+use verdict_judge_server::{AppState, Role, ServerConfig, serve, serve_worker};
 
 /// The verdict judge over HTTP.
 #[derive(Debug, Parser)]
@@ -84,14 +84,21 @@ fn run(args: Args) -> anyhow::Result<()> {
         .context("cannot start the tokio runtime")?;
     runtime.block_on(async move {
         let listen = config.listen;
-        let state = AppState::new(config)?;
+        let role = config.role;
+        let state = match role {
+            Role::Standalone => Some(AppState::new(config.clone())?),
+            Role::Worker => None,
+        };
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
-        tracing::info!(address = %listener.local_addr()?, "judge-server listening");
+        tracing::info!(address = %listener.local_addr()?, ?role, "judge-server listening");
         let shutdown = CancellationToken::new();
         tokio::spawn(on_signal(shutdown.clone()));
-        serve(state, listener, shutdown).await
+        match state {
+            Some(state) => serve(state, listener, shutdown).await,
+            None => serve_worker(config, listener, shutdown).await,
+        }
     })
 }
 

@@ -2,7 +2,15 @@
 //! started on free loopback ports with its own data, log and cookie directory and node name, no
 //! system service involved. A watcher stops it (and its `epmd`) when the process that started it
 //! exits, even by `kill -9`, so a node shared through a `static` never outlives its test binary.
+//! [`Platform`] plays a platform written for the home system, with a plain AMQP client.
 
+use crate::config::AmqpConfig;
+use futures::StreamExt;
+use lapin::options::{
+    BasicAckOptions, BasicConsumeOptions, BasicPublishOptions, QueueDeclareOptions,
+};
+use lapin::types::FieldTable;
+use lapin::{BasicProperties, Connection, ConnectionProperties, Consumer};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -225,5 +233,77 @@ impl Drop for RabbitNode {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
+    }
+}
+
+/// A platform written for the home system: publishes Submissions to the request exchange and
+/// reads JudgeReports from the result queue, with a plain AMQP client.
+pub struct Platform {
+    connection: Connection,
+    config: AmqpConfig,
+    reports: Consumer,
+}
+
+impl std::fmt::Debug for Platform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Platform").finish_non_exhaustive()
+    }
+}
+
+impl Platform {
+    /// Connects and starts reading the result queue (declaring it, durable, as the home system
+    /// does; a worker binds it to the report exchange).
+    pub async fn connect(config: &AmqpConfig) -> Result<Platform, lapin::Error> {
+        let connection = Connection::connect(&config.uri, ConnectionProperties::default()).await?;
+        let channel = connection.create_channel().await?;
+        channel
+            .queue_declare(
+                config.report.queue.as_str().into(),
+                QueueDeclareOptions::durable(),
+                FieldTable::default(),
+            )
+            .await?;
+        let reports = channel
+            .basic_consume(
+                config.report.queue.as_str().into(),
+                "platform".into(),
+                BasicConsumeOptions::default(),
+                FieldTable::default(),
+            )
+            .await?;
+        Ok(Platform {
+            connection,
+            config: config.clone(),
+            reports,
+        })
+    }
+
+    /// Publishes `body` to the request exchange with the request routing key.
+    pub async fn publish(&self, body: &str) -> Result<(), lapin::Error> {
+        let channel = self.connection.create_channel().await?;
+        channel
+            .basic_publish(
+                self.config.request.exchange.as_str().into(),
+                self.config.request.routing_key.as_str().into(),
+                BasicPublishOptions::default(),
+                body.as_bytes(),
+                BasicProperties::default().with_delivery_mode(2),
+            )
+            .await?;
+        channel.close(200, "published".into()).await
+    }
+
+    /// The next report and its routing key (acked), or `None` after `wait`.
+    pub async fn next_report(
+        &mut self,
+        wait: Duration,
+    ) -> Option<(verdict_contracts::JudgeReport, String)> {
+        let delivery = tokio::time::timeout(wait, self.reports.next())
+            .await
+            .ok()??
+            .ok()?;
+        delivery.acker.ack(BasicAckOptions::default()).await.ok()?;
+        let report = serde_json::from_slice(&delivery.data).ok()?;
+        Some((report, delivery.routing_key.to_string()))
     }
 }

@@ -4,6 +4,7 @@
 
 #![allow(clippy::print_stdout)]
 
+mod amqp;
 mod binary;
 mod common;
 mod durability;

@@ -1,18 +1,12 @@
 //! The shared broker node, a platform client, and a stand-in judge.
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use lapin::options::{
-    BasicAckOptions, BasicConsumeOptions, BasicPublishOptions, QueueDeclareOptions,
-};
-use lapin::types::FieldTable;
-use lapin::{BasicProperties, Connection, ConnectionProperties, Consumer};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
-use verdict_queue::testing::{NodeError, RabbitNode};
+use verdict_queue::testing::{NodeError, Platform, RabbitNode};
 use verdict_queue::{AmqpConfig, Judging, Route};
 
 /// The node shared by this binary's tests; `None` (after printing `skipped:`) when RabbitMQ is
@@ -124,89 +118,38 @@ impl Judging for Steps {
     }
 }
 
-/// A platform written for the home system: publishes Submissions to the request exchange and
-/// reads reports from the result queue, with a plain AMQP client.
-pub struct Platform {
-    pub connection: Connection,
-    config: AmqpConfig,
-    reports: Consumer,
+/// The next report (with its routing key), at most 60 s away.
+pub async fn next_report(platform: &mut Platform) -> (JudgeReport, String) {
+    platform
+        .next_report(Duration::from_secs(60))
+        .await
+        .expect("a report within 60 s")
 }
 
-impl Platform {
-    pub async fn connect(config: &AmqpConfig) -> Platform {
-        let connection = Connection::connect(&config.uri, ConnectionProperties::default())
-            .await
-            .unwrap();
-        let channel = connection.create_channel().await.unwrap();
-        // The platform declares what it reads from, as the home system's own client does.
-        channel
-            .queue_declare(
-                config.report.queue.as_str().into(),
-                QueueDeclareOptions::durable(),
-                FieldTable::default(),
-            )
-            .await
-            .unwrap();
-        let reports = channel
-            .basic_consume(
-                config.report.queue.as_str().into(),
-                "platform".into(),
-                BasicConsumeOptions::default(),
-                FieldTable::default(),
-            )
-            .await
-            .unwrap();
-        Platform {
-            connection,
-            config: config.clone(),
-            reports,
+/// A platform connected to `config`'s broker.
+pub async fn connect_platform(config: &AmqpConfig) -> Platform {
+    Platform::connect(config)
+        .await
+        .expect("the platform connects")
+}
+
+/// Publishes `body` as the platform.
+pub async fn publish(platform: &Platform, body: &str) {
+    platform.publish(body).await.expect("published");
+}
+
+/// Reports until the final one of `sub_id`.
+pub async fn reports_until_final(platform: &mut Platform, sub_id: &str) -> Vec<JudgeReport> {
+    let mut seen = Vec::new();
+    loop {
+        let (report, _) = next_report(platform).await;
+        if report.sub_id != sub_id {
+            continue;
         }
-    }
-
-    pub async fn publish(&self, body: &str) {
-        let channel = self.connection.create_channel().await.unwrap();
-        channel
-            .basic_publish(
-                self.config.request.exchange.as_str().into(),
-                self.config.request.routing_key.as_str().into(),
-                BasicPublishOptions::default(),
-                body.as_bytes(),
-                BasicProperties::default(),
-            )
-            .await
-            .unwrap();
-        let _ = channel.close(200, "done".into()).await;
-    }
-
-    /// The next report (acked), waiting at most 60 s.
-    pub async fn next_report(&mut self) -> (JudgeReport, String) {
-        let delivery = tokio::time::timeout(Duration::from_secs(60), self.reports.next())
-            .await
-            .expect("a report within 60 s")
-            .expect("the consumer is open")
-            .expect("a delivery");
-        delivery
-            .acker
-            .ack(BasicAckOptions::default())
-            .await
-            .unwrap();
-        let report: JudgeReport = serde_json::from_slice(&delivery.data).unwrap();
-        (report, delivery.routing_key.to_string())
-    }
-
-    /// Reports until the final one of `sub_id` (statuses of each, in order).
-    pub async fn reports_until_final(&mut self, sub_id: &str) -> Vec<JudgeReport> {
-        let mut seen = Vec::new();
-        loop {
-            let (report, _) = self.next_report().await;
-            if report.sub_id != sub_id {
-                continue;
-            }
-            let last = verdict_queue::is_final(&report);
-            seen.push(report);
-            if last {
-                return seen;
-            }
+        let last = verdict_queue::is_final(&report);
+        seen.push(report);
+        if last {
+            return seen;
         }
     }
 }

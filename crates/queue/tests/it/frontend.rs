@@ -44,7 +44,7 @@ async fn every_front_end_sees_every_report_and_the_platform_keeps_its_own() {
         link_a.is_up() && link_b.is_up()
     })
     .await;
-    let mut platform = Platform::connect(&config).await;
+    let mut platform = connect_platform(&config).await;
     let worker = arc(Worker::new(
         config.clone(),
         2,
@@ -76,7 +76,7 @@ async fn every_front_end_sees_every_report_and_the_platform_keeps_its_own() {
     // Two reports so far plus the final, for each submission, in the platform's queue too.
     let mut got = Vec::new();
     for _ in 0..6 {
-        got.push(platform.next_report().await.0.sub_id);
+        got.push(next_report(&mut platform).await.0.sub_id);
     }
     got.sort();
     assert_eq!(got, ["via-a", "via-a", "via-a", "via-b", "via-b", "via-b"]);

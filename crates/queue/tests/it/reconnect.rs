@@ -41,11 +41,9 @@ async fn a_worker_survives_a_broker_down_at_start_and_a_restart() {
         let link = link.clone();
         eventually("the worker connects", move || link.is_up()).await;
     }
-    let mut platform = Platform::connect(&config).await;
-    platform
-        .publish(&submission_json("before-restart", 1))
-        .await;
-    let finals = platform.reports_until_final("before-restart").await;
+    let mut platform = connect_platform(&config).await;
+    publish(&platform, &submission_json("before-restart", 1)).await;
+    let finals = reports_until_final(&mut platform, "before-restart").await;
     assert_eq!(
         finals.last().unwrap().results[0].status,
         JudgeStatus::Accepted
@@ -54,9 +52,9 @@ async fn a_worker_survives_a_broker_down_at_start_and_a_restart() {
     // The broker restarts under a connected worker: it reconnects to the durable queues.
     drop(platform);
     tokio::task::block_in_place(|| node.restart()).unwrap();
-    let mut platform = Platform::connect(&config).await;
-    platform.publish(&submission_json("after-restart", 1)).await;
-    let finals = platform.reports_until_final("after-restart").await;
+    let mut platform = connect_platform(&config).await;
+    publish(&platform, &submission_json("after-restart", 1)).await;
+    let finals = reports_until_final(&mut platform, "after-restart").await;
     assert_eq!(
         finals.last().unwrap().results[0].status,
         JudgeStatus::Accepted

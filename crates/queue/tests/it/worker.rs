@@ -51,11 +51,11 @@ async fn a_platform_gets_a_report_after_every_task_then_the_final_one() {
     let Some(node) = node() else { return };
     let config = config(&node.uri(), "progress");
     let worker = start_worker(&config, 2, 20).await;
-    let mut platform = Platform::connect(&config).await;
-    platform.publish(&submission_json("s1", 3)).await;
+    let mut platform = connect_platform(&config).await;
+    publish(&platform, &submission_json("s1", 3)).await;
     let mut reports = Vec::new();
     for _ in 0..4 {
-        reports.push(platform.next_report().await);
+        reports.push(next_report(&mut platform).await);
     }
     // Published with the submission's category as the routing key, as the home system does.
     assert!(reports.iter().all(|(_, key)| key == "oj"));
@@ -87,9 +87,9 @@ async fn an_invalid_message_is_reported_and_acked_not_redelivered() {
     let Some(node) = node() else { return };
     let config = config(&node.uri(), "invalid");
     let worker = start_worker(&config, 1, 1).await;
-    let mut platform = Platform::connect(&config).await;
-    platform.publish("this is not JSON").await;
-    let (report, _) = platform.next_report().await;
+    let mut platform = connect_platform(&config).await;
+    publish(&platform, "this is not JSON").await;
+    let (report, _) = next_report(&mut platform).await;
     assert!(report.results.is_empty());
     assert!(
         report
@@ -100,8 +100,8 @@ async fn an_invalid_message_is_reported_and_acked_not_redelivered() {
     );
     let mut broken: serde_json::Value = serde_json::from_str(&submission_json("bad-1", 2)).unwrap();
     broken["judge_tasks"][1]["testcase_id"] = 7.into();
-    platform.publish(&broken.to_string()).await;
-    let (report, key) = platform.next_report().await;
+    publish(&platform, &broken.to_string()).await;
+    let (report, key) = next_report(&mut platform).await;
     assert_eq!((report.sub_id.as_str(), key.as_str()), ("bad-1", "oj"));
     assert!(report.results.is_empty());
     assert!(
@@ -112,8 +112,8 @@ async fn an_invalid_message_is_reported_and_acked_not_redelivered() {
         "{report:?}"
     );
     // A valid one behind them is judged: the invalid ones did not block the queue.
-    platform.publish(&submission_json("after", 1)).await;
-    let finals = platform.reports_until_final("after").await;
+    publish(&platform, &submission_json("after", 1)).await;
+    let finals = reports_until_final(&mut platform, "after").await;
     assert_eq!(
         finals.last().unwrap().results[0].status,
         JudgeStatus::Accepted
@@ -138,11 +138,9 @@ async fn prefetch_bounds_the_submissions_judged_at_once() {
     let Some(node) = node() else { return };
     let config = config(&node.uri(), "prefetch");
     let worker = start_worker(&config, 2, 1000).await;
-    let mut platform = Platform::connect(&config).await;
+    let mut platform = connect_platform(&config).await;
     for i in 0..5 {
-        platform
-            .publish(&submission_json(&format!("p{i}"), 1))
-            .await;
+        publish(&platform, &submission_json(&format!("p{i}"), 1)).await;
     }
     // While the first two are judged (1 s each), the other three wait in the broker.
     let metrics = worker.metrics.clone();
@@ -151,7 +149,7 @@ async fn prefetch_bounds_the_submissions_judged_at_once() {
     assert_eq!(count(&worker.metrics.deliveries), 2);
     let mut finished = std::collections::BTreeSet::new();
     while finished.len() < 5 {
-        let (report, _) = platform.next_report().await;
+        let (report, _) = next_report(&mut platform).await;
         if verdict_queue::is_final(&report) {
             finished.insert(report.sub_id);
         }

@@ -1,0 +1,239 @@
+//! `role = "worker"` against a real RabbitMQ node (started by the test): a platform publishes
+//! Submissions to the request exchange and reads the result queue as a platform built for the
+//! home system would; a worker process killed with SIGKILL mid-judging loses nothing.
+
+use crate::common::*;
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use verdict_contracts::JudgeStatus;
+use verdict_queue::AmqpConfig;
+use verdict_queue::testing::{Platform, RabbitNode};
+
+/// The broker shared by this file's tests, or `None` (with `skipped:`) where RabbitMQ is not
+/// installed; under `VERDICT_REQUIRE_SANDBOX=1` (CI) that is a failure.
+fn node() -> Option<&'static RabbitNode> {
+    static NODE: OnceLock<Option<RabbitNode>> = OnceLock::new();
+    NODE.get_or_init(|| match RabbitNode::start() {
+        Ok(node) => Some(node),
+        Err(err) if RabbitNode::installed() || std::env::var_os("CI").is_some() => {
+            panic!("{err}")
+        }
+        Err(err) if std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1") => {
+            panic!("{err}")
+        }
+        Err(err) => {
+            println!("skipped: {err}");
+            None
+        }
+    })
+    .as_ref()
+}
+
+/// Names of this test's own (the node is shared).
+fn amqp(node: &RabbitNode, tag: &str) -> AmqpConfig {
+    let mut config = AmqpConfig {
+        uri: node.uri(),
+        reconnect_min_ms: 50,
+        reconnect_max_ms: 500,
+        ..AmqpConfig::default()
+    };
+    config.request.queue = format!("{tag}-request");
+    config.request.exchange = format!("{tag}-request-exchange");
+    config.report.queue = format!("{tag}-result");
+    config.report.exchange = format!("{tag}-result-exchange");
+    config
+}
+
+/// A `judge-server` process in the worker role, its base URL, killed on drop.
+struct WorkerProcess {
+    child: Child,
+    url: String,
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn start_worker(dir: &Path, name: &str, amqp: &AmqpConfig) -> WorkerProcess {
+    let port = free_port();
+    let home = dir.join(name);
+    std::fs::create_dir_all(&home).unwrap();
+    let config = format!(
+        r##"role = "worker"
+listen = "127.0.0.1:{port}"
+workers = 1
+shutdown_grace_ms = 2000
+[judge]
+work_dir = {work:?}
+cache_dir = {cache:?}
+[amqp]
+uri = {uri:?}
+reconnect_min_ms = 50
+reconnect_max_ms = 500
+[amqp.request]
+queue = {rq:?}
+exchange = {rx:?}
+[amqp.report]
+queue = {pq:?}
+exchange = {px:?}
+routing_key = "#"
+"##,
+        work = home.join("work"),
+        cache = home.join("cache"),
+        uri = amqp.uri,
+        rq = amqp.request.queue,
+        rx = amqp.request.exchange,
+        pq = amqp.report.queue,
+        px = amqp.report.exchange,
+    );
+    let path = home.join("server.toml");
+    std::fs::write(&path, config).unwrap();
+    let log = std::fs::File::create(home.join("stderr.log")).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_judge-server"))
+        .arg("--config")
+        .arg(&path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let worker = WorkerProcess {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Ok(response) = client().get(format!("{}/v1/health", worker.url)).call()
+            && let Ok(body) = response.into_body().read_to_string()
+            && body.contains("\"connected\":true")
+        {
+            return worker;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "worker {name} did not connect: {}",
+            std::fs::read_to_string(home.join("stderr.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A counter from a worker's `/metrics`.
+fn metric(worker: &WorkerProcess, name: &str) -> u64 {
+    let text = get(&format!("{}/metrics", worker.url), None).text;
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("{name} not in /metrics"))
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_worker_killed_mid_judging_loses_nothing() {
+    let Some(node) = node() else { return };
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let amqp = amqp(node, "killed");
+    let rt = runtime();
+    let mut first = Some(start_worker(dir.path(), "first", &amqp));
+    let mut platform = rt.block_on(Platform::connect(&amqp)).unwrap();
+    let submission = a_plus_b("doomed", "oj", &sleepy_a_plus_b(2)).to_string();
+    rt.block_on(platform.publish(&submission)).unwrap();
+    // The compile task's report: the first worker is judging the tests now.
+    let (report, key) = rt
+        .block_on(platform.next_report(Duration::from_secs(120)))
+        .expect("a first report");
+    assert_eq!((report.sub_id.as_str(), key.as_str()), ("doomed", "oj"));
+    assert_eq!(report.results[0].status, JudgeStatus::Accepted);
+    assert_eq!(report.results[1].status, JudgeStatus::Pending);
+    // SIGKILL, as a crash would; then another worker comes.
+    let mut killed = first.take().unwrap();
+    killed.child.kill().unwrap();
+    killed.child.wait().unwrap();
+    let second = start_worker(dir.path(), "second", &amqp);
+    let final_report = loop {
+        let (report, _) = rt
+            .block_on(platform.next_report(Duration::from_secs(120)))
+            .expect("the second worker's reports");
+        if verdict_queue::is_final(&report) {
+            break report;
+        }
+    };
+    assert_eq!(final_report.sub_id, "doomed");
+    let statuses: Vec<_> = final_report.results.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [JudgeStatus::Accepted; 3]);
+    assert_eq!(metric(&second, "verdict_amqp_redeliveries_total"), 1);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while metric(&second, "verdict_amqp_acks_total") != 1 {
+        assert!(
+            Instant::now() < deadline,
+            "the redelivered request is acked"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_worker_reports_an_invalid_request_and_judges_a_valid_one() {
+    let Some(node) = node() else { return };
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let amqp = amqp(node, "worker-role");
+    let rt = runtime();
+    let worker = start_worker(dir.path(), "only", &amqp);
+    let health = get(&format!("{}/v1/health", worker.url), None).json();
+    assert_eq!(health["role"], "worker");
+    assert_eq!(health["status"], "ok");
+    let mut platform = rt.block_on(Platform::connect(&amqp)).unwrap();
+    rt.block_on(platform.publish("{\"sub_id\": \"broken\"}"))
+        .unwrap();
+    rt.block_on(platform.publish(&a_plus_b("fine", "oj", A_PLUS_B).to_string()))
+        .unwrap();
+    let (invalid, _) = rt
+        .block_on(platform.next_report(Duration::from_secs(120)))
+        .unwrap();
+    assert_eq!(invalid.sub_id, "broken");
+    assert!(invalid.results.is_empty());
+    assert!(invalid.message.is_some_and(|m| !m.is_empty()));
+    // One report per finished task (compile, two tests), then the final one.
+    let mut reports = Vec::new();
+    for _ in 0..4 {
+        let (report, _) = rt
+            .block_on(platform.next_report(Duration::from_secs(120)))
+            .unwrap();
+        assert_eq!(report.sub_id, "fine");
+        reports.push(report);
+    }
+    assert!(!verdict_queue::is_final(&reports[0]));
+    let statuses: Vec<_> = reports[3].results.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [JudgeStatus::Accepted; 3]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while metric(&worker, "verdict_amqp_acks_total") != 2 {
+        assert!(Instant::now() < deadline, "both requests are acked");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(metric(&worker, "verdict_amqp_invalid_total"), 1);
+    assert_eq!(metric(&worker, "verdict_amqp_deliveries_total"), 2);
+}
