@@ -74,9 +74,7 @@ fn start_worker(dir: &Path, name: &str, amqp: &AmqpConfig) -> (Child, u16) {
 fn health_connected(port: u16) -> bool {
     std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_ok_and(|mut s| {
         use std::io::{Read, Write};
-        let _ = s.write_all(
-            b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        );
+        let _ = s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         let mut text = String::new();
         let _ = s.read_to_string(&mut text);
         text.contains("\"connected\":true")
@@ -132,14 +130,15 @@ fn main() {
         rt.block_on(platform.publish(&submission(&format!("bench-{i}"))))
             .expect("publish");
     }
-    println!("published {total} submissions in {:.1} s", started.elapsed().as_secs_f64());
+    println!(
+        "published {total} submissions in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     let mut seen: HashMap<String, Seen> = HashMap::new();
     let mut finals = 0usize;
     let mut killed = false;
     while finals < total {
-        let Some((report, _)) =
-            rt.block_on(platform.next_report(Duration::from_secs(300)))
-        else {
+        let Some((report, _)) = rt.block_on(platform.next_report(Duration::from_secs(300))) else {
             println!("no report for 300 s; giving up");
             break;
         };
@@ -160,7 +159,10 @@ fn main() {
                 finals += 1;
             }
             entry.complete = true;
-            entry.correct = report.results.iter().all(|r| r.status == JudgeStatus::Accepted);
+            entry.correct = report
+                .results
+                .iter()
+                .all(|r| r.status == JudgeStatus::Accepted);
         }
         if !killed && finals >= total / 3 {
             let _ = doomed.kill();
@@ -177,8 +179,12 @@ fn main() {
     let restarted = seen.values().filter(|s| s.restarted).count();
     let redelivered = metric(survivor_port, "verdict_amqp_redeliveries_total").unwrap_or(0);
     println!("final reports:        {finals} of {total} ({correct} correct: every task Accepted)");
-    println!("redelivered (broker): {redelivered} (the survivor's verdict_amqp_redeliveries_total)");
-    println!("re-reported:          {restarted} submissions whose reports started over (judged again)");
+    println!(
+        "redelivered (broker): {redelivered} (the survivor's verdict_amqp_redeliveries_total)"
+    );
+    println!(
+        "re-reported:          {restarted} submissions whose reports started over (judged again)"
+    );
     println!(
         "time:                 {elapsed:.1} s, {:.1} submissions/s",
         finals as f64 / elapsed
