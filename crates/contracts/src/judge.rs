@@ -37,29 +37,18 @@ pub struct Submission {
     pub compare: Option<Program>,
 }
 
-/// The kind of a submission.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SubType {
-    /// A programming problem (the one kind this judge implements).
-    Programming,
-    /// A program-output problem.
-    Output,
-    /// A multiple-choice problem.
-    Choice,
-    /// A fill-in-the-program problem.
-    ProgramBlankFilling,
-}
-
-impl SubType {
-    /// The contract's string for this kind.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SubType::Programming => "programming",
-            SubType::Output => "output",
-            SubType::Choice => "choice",
-            SubType::ProgramBlankFilling => "program_blank_filling",
-        }
+wire_enum! {
+    /// The kind of a submission.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+    pub enum SubType {
+        /// A programming problem (the one kind this judge implements).
+        Programming = "programming",
+        /// A program-output problem.
+        Output = "output",
+        /// A multiple-choice problem.
+        Choice = "choice",
+        /// A fill-in-the-program problem.
+        ProgramBlankFilling = "program_blank_filling",
     }
 }
 
@@ -142,60 +131,60 @@ impl JudgeTask {
     }
 }
 
-/// A check script id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckScript {
-    /// Compile the submission (and the standard, random and compare programs).
-    Compile,
-    /// Run a test.
-    Standard,
-    /// Static analysis.
-    Static,
+wire_enum! {
+    /// A check script id.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+    pub enum CheckScript {
+        /// Compile the submission (and the standard, random and compare programs).
+        Compile = "compile",
+        /// Run a test.
+        Standard = "standard",
+        /// Static analysis.
+        Static = "static",
+    }
 }
 
-/// A run script id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RunScript {
-    /// Run the program on the test datum.
-    Standard,
-    /// Run the Google Test binary.
-    Gtest,
-    /// Run the program under valgrind memcheck.
-    Valgrind,
+wire_enum! {
+    /// A run script id.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+    pub enum RunScript {
+        /// Run the program on the test datum.
+        Standard = "standard",
+        /// Run the Google Test binary.
+        Gtest = "gtest",
+        /// Run the program under valgrind memcheck.
+        Valgrind = "valgrind",
+    }
 }
 
-/// A compare script id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-pub enum CompareScript {
-    /// Lines compared with runs of blanks as one; trailing blanks and blank lines ignored.
-    #[serde(rename = "diff-ign-space")]
-    DiffIgnSpace,
-    /// Byte-exact comparison; whitespace-only differences are a Presentation Error.
-    #[serde(rename = "diff-all")]
-    DiffAll,
-    /// The memory test's report decides.
-    #[serde(rename = "valgrind")]
-    Valgrind,
-    /// The Google Test report decides.
-    #[serde(rename = "gtest")]
-    Gtest,
-    /// The problem's custom comparator (`Submission.compare`).
-    #[serde(rename = "")]
-    Custom,
+wire_enum! {
+    /// A compare script id.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+    pub enum CompareScript {
+        /// Lines compared with runs of blanks as one; trailing blanks and blank lines ignored.
+        DiffIgnSpace = "diff-ign-space",
+        /// Byte-exact comparison; whitespace-only differences are a Presentation Error.
+        DiffAll = "diff-all",
+        /// The memory test's report decides.
+        Valgrind = "valgrind",
+        /// The Google Test report decides.
+        Gtest = "gtest",
+        /// The problem's custom comparator (`Submission.compare`).
+        Custom = "",
+    }
 }
 
-/// When a dependent task may run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum DependsCond {
-    /// The parent is `Accepted`.
-    Accepted,
-    /// The parent did not exceed its time limit (nor fail to compile, compare or generate).
-    NotTimeLimit,
-    /// The parent scored above zero.
-    PartialCorrect,
+wire_enum! {
+    /// When a dependent task may run.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+    pub enum DependsCond {
+        /// The parent is `Accepted`.
+        Accepted = "ACCEPTED",
+        /// The parent did not exceed its time limit (nor fail to compile, compare or generate).
+        NotTimeLimit = "NOT_TIME_LIMIT",
+        /// The parent scored above zero.
+        PartialCorrect = "PARTIAL_CORRECT",
+    }
 }
 
 /// One group of the problem's standard test data.
@@ -246,16 +235,17 @@ impl Asset {
     }
 }
 
-/// The kind of an asset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum AssetKind {
-    /// Inline text.
-    Text,
-    /// Downloaded by HTTP GET.
-    Remote,
-    /// A file on the judge machine.
-    Local,
+wire_enum! {
+    /// The kind of an asset.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+    pub enum AssetKind {
+        /// Inline text.
+        Text = "text",
+        /// Downloaded by HTTP GET.
+        Remote = "remote",
+        /// A file on the judge machine.
+        Local = "local",
+    }
 }
 
 /// A program; today always source code.
@@ -293,38 +283,37 @@ pub struct SourceCode {
     pub compile_command: Option<Vec<String>>,
 }
 
-/// The contract's languages.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-#[allow(missing_docs)]
-pub enum Language {
-    Ada,
-    Awk,
-    Bash,
-    C,
-    Cpp,
-    Csharp,
-    Fortran95,
-    Fsharp,
-    Go,
-    Haskell,
-    Java,
-    Js,
-    Kotlin,
-    Lua,
-    Make,
-    Pas,
-    Perl,
-    Python2,
-    Python3,
-    R,
-    Ruby,
-    Rust,
-    Scala,
-    Swift,
-    Vbnet,
+wire_enum! {
+    /// The contract's languages.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,)]
+    #[allow(missing_docs)]
+    pub enum Language {
+        Ada = "ada",
+        Awk = "awk",
+        Bash = "bash",
+        C = "c",
+        Cpp = "cpp",
+        Csharp = "csharp",
+        Fortran95 = "fortran95",
+        Fsharp = "fsharp",
+        Go = "go",
+        Haskell = "haskell",
+        Java = "java",
+        Js = "js",
+        Kotlin = "kotlin",
+        Lua = "lua",
+        Make = "make",
+        Pas = "pas",
+        Perl = "perl",
+        Python2 = "python2",
+        Python3 = "python3",
+        R = "r",
+        Ruby = "ruby",
+        Rust = "rust",
+        Scala = "scala",
+        Swift = "swift",
+        Vbnet = "vbnet",
+    }
 }
 
 impl Language {
@@ -356,37 +345,6 @@ impl Language {
         Language::Swift,
         Language::Vbnet,
     ];
-
-    /// The contract's string for this language.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Language::Ada => "ada",
-            Language::Awk => "awk",
-            Language::Bash => "bash",
-            Language::C => "c",
-            Language::Cpp => "cpp",
-            Language::Csharp => "csharp",
-            Language::Fortran95 => "fortran95",
-            Language::Fsharp => "fsharp",
-            Language::Go => "go",
-            Language::Haskell => "haskell",
-            Language::Java => "java",
-            Language::Js => "js",
-            Language::Kotlin => "kotlin",
-            Language::Lua => "lua",
-            Language::Make => "make",
-            Language::Pas => "pas",
-            Language::Perl => "perl",
-            Language::Python2 => "python2",
-            Language::Python3 => "python3",
-            Language::R => "r",
-            Language::Ruby => "ruby",
-            Language::Rust => "rust",
-            Language::Scala => "scala",
-            Language::Swift => "swift",
-            Language::Vbnet => "vbnet",
-        }
-    }
 
     /// The language named by a contract string.
     pub fn from_name(name: &str) -> Option<Language> {
@@ -466,48 +424,33 @@ pub enum TaskReport {
     Memory(MemoryReport),
 }
 
-/// A judge task's status, spelled exactly as the contract does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[allow(missing_docs)]
-pub enum JudgeStatus {
-    Pending,
-    Running,
-    Accepted,
-    #[serde(rename = "Partial Correct")]
-    PartialCorrect,
-    #[serde(rename = "Compilation Error")]
-    CompilationError,
-    #[serde(rename = "Executable Compilation Error")]
-    ExecutableCompilationError,
-    #[serde(rename = "Dependency Not Satisfied")]
-    DependencyNotSatisfied,
-    #[serde(rename = "Wrong Answer")]
-    WrongAnswer,
-    #[serde(rename = "Runtime Error")]
-    RuntimeError,
-    #[serde(rename = "Time Limit Exceeded")]
-    TimeLimitExceeded,
-    #[serde(rename = "Memory Limit Exceeded")]
-    MemoryLimitExceeded,
-    #[serde(rename = "Output Limit Exceeded")]
-    OutputLimitExceeded,
-    #[serde(rename = "Presentation Error")]
-    PresentationError,
-    #[serde(rename = "Restrict Function")]
-    RestrictFunction,
-    #[serde(rename = "Out of Contest Time")]
-    OutOfContestTime,
-    Compiling,
-    #[serde(rename = "Segmentation Fault")]
-    SegmentationFault,
-    #[serde(rename = "Floating Point Error")]
-    FloatingPointError,
-    #[serde(rename = "Random Gen Error")]
-    RandomGenError,
-    #[serde(rename = "Compare Error")]
-    CompareError,
-    #[serde(rename = "System Error")]
-    SystemError,
+wire_enum! {
+    /// A judge task's status, spelled exactly as the contract does.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+    #[allow(missing_docs)]
+    pub enum JudgeStatus {
+        Pending = "Pending",
+        Running = "Running",
+        Accepted = "Accepted",
+        PartialCorrect = "Partial Correct",
+        CompilationError = "Compilation Error",
+        ExecutableCompilationError = "Executable Compilation Error",
+        DependencyNotSatisfied = "Dependency Not Satisfied",
+        WrongAnswer = "Wrong Answer",
+        RuntimeError = "Runtime Error",
+        TimeLimitExceeded = "Time Limit Exceeded",
+        MemoryLimitExceeded = "Memory Limit Exceeded",
+        OutputLimitExceeded = "Output Limit Exceeded",
+        PresentationError = "Presentation Error",
+        RestrictFunction = "Restrict Function",
+        OutOfContestTime = "Out of Contest Time",
+        Compiling = "Compiling",
+        SegmentationFault = "Segmentation Fault",
+        FloatingPointError = "Floating Point Error",
+        RandomGenError = "Random Gen Error",
+        CompareError = "Compare Error",
+        SystemError = "System Error",
+    }
 }
 
 impl JudgeStatus {
@@ -535,33 +478,6 @@ impl JudgeStatus {
         JudgeStatus::CompareError,
         JudgeStatus::SystemError,
     ];
-
-    /// The contract's string for this status.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JudgeStatus::Pending => "Pending",
-            JudgeStatus::Running => "Running",
-            JudgeStatus::Accepted => "Accepted",
-            JudgeStatus::PartialCorrect => "Partial Correct",
-            JudgeStatus::CompilationError => "Compilation Error",
-            JudgeStatus::ExecutableCompilationError => "Executable Compilation Error",
-            JudgeStatus::DependencyNotSatisfied => "Dependency Not Satisfied",
-            JudgeStatus::WrongAnswer => "Wrong Answer",
-            JudgeStatus::RuntimeError => "Runtime Error",
-            JudgeStatus::TimeLimitExceeded => "Time Limit Exceeded",
-            JudgeStatus::MemoryLimitExceeded => "Memory Limit Exceeded",
-            JudgeStatus::OutputLimitExceeded => "Output Limit Exceeded",
-            JudgeStatus::PresentationError => "Presentation Error",
-            JudgeStatus::RestrictFunction => "Restrict Function",
-            JudgeStatus::OutOfContestTime => "Out of Contest Time",
-            JudgeStatus::Compiling => "Compiling",
-            JudgeStatus::SegmentationFault => "Segmentation Fault",
-            JudgeStatus::FloatingPointError => "Floating Point Error",
-            JudgeStatus::RandomGenError => "Random Gen Error",
-            JudgeStatus::CompareError => "Compare Error",
-            JudgeStatus::SystemError => "System Error",
-        }
-    }
 
     /// Whether the task is still waiting or running.
     pub fn is_in_progress(self) -> bool {

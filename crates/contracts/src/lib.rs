@@ -46,6 +46,9 @@
 //! assert_eq!(json["score"], "1/1");
 //! ```
 
+#[macro_use]
+mod wire;
+
 pub mod data_path;
 pub mod judge;
 pub mod lab;

@@ -191,12 +191,12 @@ impl Submission {
         match task.check_script {
             CheckScript::Compile | CheckScript::Static => {
                 if let Some(run) = task.run_script {
-                    push("run_script", format!("must be null for a {kind} task (got {:?})", run_name(run)));
+                    push("run_script", format!("must be null for a {kind} task (got {:?})", RunScript::as_str(run)));
                 }
                 if let Some(compare) = task.compare_script {
                     push(
                         "compare_script",
-                        format!("must be null for a {kind} task (got {:?})", compare_name(compare)),
+                        format!("must be null for a {kind} task (got {:?})", CompareScript::as_str(compare)),
                     );
                 }
             }
@@ -214,7 +214,7 @@ impl Submission {
                         "compare_script",
                         format!(
                             "{:?} does not go with run_script \"standard\" (use \"diff-ign-space\", \"diff-all\" or \"\")",
-                            compare_name(c)
+                            CompareScript::as_str(c)
                         ),
                     ),
                     Some(_) => {}
@@ -230,9 +230,9 @@ impl Submission {
                             "compare_script",
                             format!(
                                 "{:?} does not go with run_script {:?} (use {:?})",
-                                compare_name(c),
-                                run_name(run),
-                                compare_name(wanted)
+                                CompareScript::as_str(c),
+                                RunScript::as_str(run),
+                                CompareScript::as_str(wanted)
                             ),
                         );
                     }
@@ -366,24 +366,6 @@ impl Submission {
             ),
             _ => {}
         }
-    }
-}
-
-fn run_name(run: RunScript) -> &'static str {
-    match run {
-        RunScript::Standard => "standard",
-        RunScript::Gtest => "gtest",
-        RunScript::Valgrind => "valgrind",
-    }
-}
-
-fn compare_name(compare: CompareScript) -> &'static str {
-    match compare {
-        CompareScript::DiffIgnSpace => "diff-ign-space",
-        CompareScript::DiffAll => "diff-all",
-        CompareScript::Valgrind => "valgrind",
-        CompareScript::Gtest => "gtest",
-        CompareScript::Custom => "",
     }
 }
 

@@ -1,0 +1,65 @@
+//! One spelling of each contract string: a fieldless wire enum is declared with its strings
+//! written once, and serde's rename, the JSON Schema and `as_str` all come from that literal.
+
+/// Declares a fieldless enum whose variants carry their contract string:
+/// `Variant = "wire string"`. Generates `#[serde(rename = ...)]` on each variant and an
+/// `as_str` returning the same literal, so the two can never disagree.
+macro_rules! wire_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $wire:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis enum $name {
+            $( $(#[$vmeta])* #[serde(rename = $wire)] $variant, )+
+        }
+
+        impl $name {
+            /// The contract's string for this value (the one serde writes and reads).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $wire, )+
+                }
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{CheckScript, CompareScript, DependsCond, JudgeStatus, Language, RunScript};
+
+    fn serde_string<T: serde::Serialize>(value: T) -> String {
+        match serde_json::to_value(value) {
+            Ok(serde_json::Value::String(s)) => s,
+            other => panic!("not a string: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn as_str_is_what_serde_writes() {
+        for s in JudgeStatus::ALL {
+            assert_eq!(s.as_str(), serde_string(s));
+        }
+        for l in Language::ALL {
+            assert_eq!(l.as_str(), serde_string(l));
+        }
+        assert_eq!(
+            CompareScript::Custom.as_str(),
+            serde_string(CompareScript::Custom)
+        );
+        assert_eq!(CompareScript::DiffIgnSpace.as_str(), "diff-ign-space");
+        assert_eq!(
+            RunScript::Valgrind.as_str(),
+            serde_string(RunScript::Valgrind)
+        );
+        assert_eq!(
+            CheckScript::Static.as_str(),
+            serde_string(CheckScript::Static)
+        );
+        assert_eq!(DependsCond::NotTimeLimit.as_str(), "NOT_TIME_LIMIT");
+        assert_eq!(JudgeStatus::PartialCorrect.as_str(), "Partial Correct");
+    }
+}
