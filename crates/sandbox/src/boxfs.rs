@@ -402,6 +402,43 @@ fn scan(
     None
 }
 
+/// Bytes allocated to the regular files under the box dir `dir` modified since `since`: on a
+/// tmpfs box dir, the pages of what the program wrote, which its cgroup is charged for. Follows
+/// no symlink, stays on the box's file system, and looks at most at [`SCAN_ENTRIES`] entries,
+/// [`SCAN_DEPTH`] levels deep. Only after the run: no process of the box is left.
+pub(crate) fn written_bytes(dir: &Path, since: libc::timespec) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(root) = std::fs::symlink_metadata(dir) else {
+        return 0;
+    };
+    let mut budget = SCAN_ENTRIES;
+    let mut total = 0u64;
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((path, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if budget == 0 {
+                return total;
+            }
+            budget -= 1;
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.dev() != root.dev() {
+                continue;
+            }
+            if meta.file_type().is_file()
+                && (meta.mtime(), meta.mtime_nsec()) >= (since.tv_sec, since.tv_nsec)
+            {
+                total = total.saturating_add(meta.blocks().saturating_mul(512));
+            } else if meta.file_type().is_dir() && depth < SCAN_DEPTH {
+                stack.push((entry.path(), depth + 1));
+            }
+        }
+    }
+    total
+}
+
 /// Removes a box directory and everything in it without following any symlink inside it and
 /// without crossing into another file system.
 pub fn remove_box_dir(box_dir: &Path) -> Result<(), SandboxError> {

@@ -102,7 +102,18 @@ impl Sandbox {
             Executor::RlimitOnly => supervisor.run_init(spec, &prep),
         };
         let output_bytes = prep.output_bytes(spec);
-        let raw = result?;
+        let mut raw = result?;
+        // On a tmpfs box dir, what the program wrote is charged to its cgroup as file pages;
+        // `memory.stat` may not count them yet right after a short run (its statistics are
+        // flushed lazily), so the files written during the run are counted directly as well.
+        if prep.box_on_tmpfs
+            && let Some(r) = raw.readings.as_mut()
+            && r.peak_bytes / 1024 > raw.rusage_maxrss_kb
+        {
+            r.file_bytes = r
+                .file_bytes
+                .max(crate::boxfs::written_bytes(&spec.box_dir, since));
+        }
         // A file that reached the output cap is an output limit even when the program ignored
         // SIGXFSZ and went on after EFBIG (a killed box is classified by its kill).
         let capped_file = match raw.killed_for {
