@@ -103,16 +103,19 @@ impl Sandbox {
         };
         let output_bytes = prep.output_bytes(spec);
         let mut raw = result?;
-        // On a tmpfs box dir, what the program wrote is charged to its cgroup as file pages;
-        // `memory.stat` may not count them yet right after a short run (its statistics are
-        // flushed lazily), so the files written during the run are counted directly as well.
+        // On a tmpfs box dir, what the program wrote is charged to its cgroup as file pages.
+        // `memory.stat` is read only when the peak passes ru_maxrss, and ru_maxrss itself can
+        // hold the pages of a written file (seen when a fresh zygote serves the run), so the
+        // files written during the run are counted directly: they are taken from the peak and
+        // never keep the ru_maxrss floor up (design #24).
         if prep.box_on_tmpfs
             && let Some(r) = raw.readings.as_mut()
-            && r.peak_bytes / 1024 > raw.rusage_maxrss_kb
         {
-            r.file_bytes = r
-                .file_bytes
-                .max(crate::boxfs::written_bytes(&spec.box_dir, since));
+            let written = crate::boxfs::written_bytes(&spec.box_dir, since);
+            if written > 0 {
+                r.file_bytes = r.file_bytes.max(written);
+                raw.rusage_maxrss_kb = raw.rusage_maxrss_kb.saturating_sub(written / 1024);
+            }
         }
         // A file that reached the output cap is an output limit even when the program ignored
         // SIGXFSZ and went on after EFBIG (a killed box is classified by its kill).
