@@ -32,7 +32,9 @@ pkg, kind, name = sys.argv[1:]
 for line in sys.stdin:
     m = json.loads(line)
     t = m.get("target", {})
+    # Not the unit-test harness of a bin target (kind "bin" too, profile.test true).
     if (m.get("reason") == "compiler-artifact" and m.get("executable")
+            and (kind == "test" or not m.get("profile", {}).get("test"))
             and m["package_id"].split("#")[-1].startswith(pkg + "@")
             and kind in t.get("kind", []) and t.get("name") == name):
         print(m["executable"])

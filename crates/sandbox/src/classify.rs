@@ -62,9 +62,13 @@ pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
     let cpu_time_ms = f.readings.map_or(f.rusage_cpu_ms, |r| r.cpu_ns / 1_000_000);
     let peak_memory_kb = own_memory_kb(f);
     // With headroom, an OOM kill whose own memory stayed under the limit was the files it
-    // wrote filling the headroom: output, not memory.
-    let files_filled_memory =
-        f.memory_headroom_kb > 0 && f.memory_limit_kb.is_some_and(|l| peak_memory_kb <= l);
+    // wrote filling the headroom: output, not memory. The files must have taken at least half
+    // the headroom and 1 MiB: with a headroom of a few pages, a program stopped at its own
+    // limit shows an own memory a few pages under it (its binary's page cache is file pages).
+    let file_kb = f.readings.map_or(0, |r| r.file_bytes / 1024);
+    let files_filled_memory = f.memory_headroom_kb > 0
+        && file_kb >= (f.memory_headroom_kb / 2).max(1024)
+        && f.memory_limit_kb.is_some_and(|l| peak_memory_kb <= l);
     let oom = f.readings.map_or(0, |r| r.oom_kills);
     let pids = f.readings.map_or(0, |r| r.pids_max_events);
     let (limit_hit, evidence) = if let Some(hit) = f.killed_for {
@@ -306,6 +310,24 @@ mod tests {
         assert_eq!(classify(&f).limit_hit, Some(LimitHit::Output));
         // Without headroom an OOM kill is the memory limit, as the cgroup says.
         f.memory_headroom_kb = 0;
+        assert_eq!(classify(&f).limit_hit, Some(LimitHit::Memory));
+    }
+
+    #[test]
+    fn an_oom_just_under_the_limit_with_nothing_written_is_memory_not_output() {
+        // A 4 KiB headroom, nothing written: the kernel stopped the program a page under its
+        // own limit (seen in the cgroup-v2 guest).
+        let mut f = base();
+        f.status = Some(libc::SIGKILL);
+        f.rusage_maxrss_kb = 0;
+        f.memory_limit_kb = Some(65536);
+        f.memory_headroom_kb = 4;
+        f.readings = Some(Readings {
+            oom_kills: 1,
+            peak_bytes: 65540 << 10,
+            file_bytes: 8 << 10,
+            ..Readings::default()
+        });
         assert_eq!(classify(&f).limit_hit, Some(LimitHit::Memory));
     }
 
