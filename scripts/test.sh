@@ -13,6 +13,8 @@ echo "== cargo fmt --check"
 cargo fmt --all --check
 echo "== cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo doc --no-deps (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 echo "== cargo test"
 cargo test --workspace --locked --no-fail-fast
 echo "== cgroup v2 suite (a qemu guest with a real cgroup-v2 kernel; scripts/test-cgroup2.sh)"

@@ -27,7 +27,7 @@ pub struct LabRuns {
 }
 
 impl LabRuns {
-    /// Keeps a run made by `caller` (the oldest goes beyond [`KEPT`]).
+    /// Keeps a run made by `caller` (the oldest goes beyond `KEPT`).
     pub fn record(&self, caller: &Caller, run: Value, scores: Vec<Value>) {
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
         if runs.len() == KEPT {
