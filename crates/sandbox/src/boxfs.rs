@@ -290,7 +290,7 @@ fn remove_contents(dir: OwnedFd, path: &Path, dev: u64) -> Result<(), SandboxErr
 }
 
 /// The time file timestamps are taken from (the kernel's coarse real-time clock), for
-/// [`find_capped_file`].
+/// [`scan_written`].
 pub(crate) fn file_clock_now() -> libc::timespec {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -301,142 +301,120 @@ pub(crate) fn file_clock_now() -> libc::timespec {
     ts
 }
 
-/// The most directory entries [`find_capped_file`] looks at, and how deep it goes.
+/// The most directory entries [`scan_written`] looks at, and how deep it goes.
 const SCAN_ENTRIES: usize = 4096;
 const SCAN_DEPTH: usize = 8;
 
-/// A regular file under the box dir `dir` (at `path` on the host) modified since `since` and
-/// longer than `cap` bytes: a file that reached `RLIMIT_FSIZE` (`cap + 1`), whose write failed
-/// with EFBIG even if the program ignored SIGXFSZ. Its path relative to the box and its size.
-/// Follows no symlink and stays on the box's file system; looks at most at
-/// [`SCAN_ENTRIES`] entries, [`SCAN_DEPTH`] levels deep. Only after the run: no process of the
-/// box is left to change the tree meanwhile.
-pub(crate) fn find_capped_file(
-    dir: &OwnedFd,
-    cap: u64,
-    since: libc::timespec,
-) -> Option<(PathBuf, u64)> {
-    let dev = nix::sys::stat::fstat(dir).ok()?.st_dev;
-    let mut budget = SCAN_ENTRIES;
-    scan(
-        dir.as_raw_fd(),
-        Path::new(""),
-        cap,
-        since,
-        dev,
-        0,
-        &mut budget,
-    )
+/// What the program wrote in its box dir, found by one walk after the run.
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    /// A regular file modified during the run and longer than the cap: a file that reached
+    /// `RLIMIT_FSIZE` (`cap + 1`), whose write failed with EFBIG even if the program ignored
+    /// SIGXFSZ. Its path relative to the box and its size.
+    pub capped: Option<(PathBuf, u64)>,
+    /// Bytes allocated to the regular files modified during the run (on a tmpfs box dir, the
+    /// pages its cgroup is charged for).
+    pub bytes: u64,
 }
 
-fn scan(
-    parent: RawFd,
-    rel: &Path,
+/// Walks the box dir `dir` once for the regular files modified since `since`. Follows no
+/// symlink and stays on the box's file system; looks at most at [`SCAN_ENTRIES`] entries,
+/// [`SCAN_DEPTH`] levels deep. Only after the run: no process of the box is left to change the
+/// tree meanwhile.
+pub(crate) fn scan_written(dir: &OwnedFd, cap: u64, since: libc::timespec) -> Written {
+    let mut written = Written::default();
+    let Ok(st) = nix::sys::stat::fstat(dir) else {
+        return written;
+    };
+    let mut budget = SCAN_ENTRIES;
+    let mut walk = Walk {
+        cap,
+        since,
+        dev: st.st_dev,
+        budget: &mut budget,
+        written: &mut written,
+    };
+    walk.dir(dir.as_raw_fd(), Path::new(""), 0);
+    written
+}
+
+struct Walk<'a> {
     cap: u64,
     since: libc::timespec,
     dev: u64,
-    depth: usize,
-    budget: &mut usize,
-) -> Option<(PathBuf, u64)> {
-    // SAFETY: "." is NUL-terminated; opens a new description of the directory to read.
-    let fd = unsafe {
-        libc::openat(
-            parent,
-            c".".as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: fd is freshly opened and owned here.
-    let mut d = nix::dir::Dir::from_fd(unsafe { OwnedFd::from_raw_fd(fd) }).ok()?;
-    let dfd = d.as_raw_fd();
-    let mut subdirs = Vec::new();
-    for entry in d.iter() {
-        let Ok(entry) = entry else { break };
-        let name = entry.file_name();
-        if name.to_bytes() == b"." || name.to_bytes() == b".." {
-            continue;
-        }
-        if *budget == 0 {
-            return None;
-        }
-        *budget -= 1;
-        // SAFETY: dfd is the descriptor of `d`, open for this whole loop.
-        let dir = unsafe { std::os::fd::BorrowedFd::borrow_raw(dfd) };
-        let Ok(st) = nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
-        else {
-            continue;
-        };
-        let kind = st.st_mode & libc::S_IFMT;
-        let child = rel.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
-        if kind == libc::S_IFREG
-            && st.st_size as u64 > cap
-            && (st.st_mtime, st.st_mtime_nsec) >= (since.tv_sec, since.tv_nsec)
-        {
-            return Some((child, st.st_size as u64));
-        }
-        if kind == libc::S_IFDIR && st.st_dev == dev && depth < SCAN_DEPTH {
-            subdirs.push((name.to_owned(), child));
-        }
-    }
-    for (name, child) in subdirs {
-        // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
+    budget: &'a mut usize,
+    written: &'a mut Written,
+}
+
+impl Walk<'_> {
+    fn dir(&mut self, parent: RawFd, rel: &Path, depth: usize) {
+        // SAFETY: "." is NUL-terminated; opens a new description of the directory to read.
         let fd = unsafe {
             libc::openat(
-                dfd,
-                name.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                parent,
+                c".".as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
             )
         };
         if fd < 0 {
-            continue;
+            return;
         }
         // SAFETY: fd is freshly opened and owned here.
-        let sub = unsafe { OwnedFd::from_raw_fd(fd) };
-        if let Some(found) = scan(sub.as_raw_fd(), &child, cap, since, dev, depth + 1, budget) {
-            return Some(found);
-        }
-    }
-    None
-}
-
-/// Bytes allocated to the regular files under the box dir `dir` modified since `since`: on a
-/// tmpfs box dir, the pages of what the program wrote, which its cgroup is charged for. Follows
-/// no symlink, stays on the box's file system, and looks at most at [`SCAN_ENTRIES`] entries,
-/// [`SCAN_DEPTH`] levels deep. Only after the run: no process of the box is left.
-pub(crate) fn written_bytes(dir: &Path, since: libc::timespec) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(root) = std::fs::symlink_metadata(dir) else {
-        return 0;
-    };
-    let mut budget = SCAN_ENTRIES;
-    let mut total = 0u64;
-    let mut stack = vec![(dir.to_path_buf(), 0usize)];
-    while let Some((path, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&path) else {
-            continue;
+        let Ok(mut d) = nix::dir::Dir::from_fd(unsafe { OwnedFd::from_raw_fd(fd) }) else {
+            return;
         };
-        for entry in entries.flatten() {
-            if budget == 0 {
-                return total;
-            }
-            budget -= 1;
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.dev() != root.dev() {
+        let dfd = d.as_raw_fd();
+        let mut subdirs = Vec::new();
+        for entry in d.iter() {
+            let Ok(entry) = entry else { break };
+            let name = entry.file_name();
+            if name.to_bytes() == b"." || name.to_bytes() == b".." {
                 continue;
             }
-            if meta.file_type().is_file()
-                && (meta.mtime(), meta.mtime_nsec()) >= (since.tv_sec, since.tv_nsec)
-            {
-                total = total.saturating_add(meta.blocks().saturating_mul(512));
-            } else if meta.file_type().is_dir() && depth < SCAN_DEPTH {
-                stack.push((entry.path(), depth + 1));
+            if *self.budget == 0 {
+                return;
+            }
+            *self.budget -= 1;
+            // SAFETY: dfd is the descriptor of `d`, open for this whole loop.
+            let dir = unsafe { std::os::fd::BorrowedFd::borrow_raw(dfd) };
+            let Ok(st) =
+                nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+            else {
+                continue;
+            };
+            let kind = st.st_mode & libc::S_IFMT;
+            let child = rel.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
+            let modified =
+                (st.st_mtime, st.st_mtime_nsec) >= (self.since.tv_sec, self.since.tv_nsec);
+            if kind == libc::S_IFREG && modified {
+                let w = &mut *self.written;
+                w.bytes = w
+                    .bytes
+                    .saturating_add((st.st_blocks.max(0) as u64).saturating_mul(512));
+                if w.capped.is_none() && st.st_size as u64 > self.cap {
+                    w.capped = Some((child, st.st_size as u64));
+                }
+            } else if kind == libc::S_IFDIR && st.st_dev == self.dev && depth < SCAN_DEPTH {
+                subdirs.push((name.to_owned(), child));
             }
         }
+        for (name, child) in subdirs {
+            // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
+            let fd = unsafe {
+                libc::openat(
+                    dfd,
+                    name.as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
+            };
+            if fd < 0 {
+                continue;
+            }
+            // SAFETY: fd is freshly opened and owned here.
+            let sub = unsafe { OwnedFd::from_raw_fd(fd) };
+            self.dir(sub.as_raw_fd(), &child, depth + 1);
+        }
     }
-    total
 }
 
 /// Removes a box directory and everything in it without following any symlink inside it and

@@ -103,24 +103,28 @@ impl Sandbox {
         };
         let output_bytes = prep.output_bytes(spec);
         let mut raw = result?;
-        // On a tmpfs box dir, what the program wrote is charged to its cgroup as file pages.
-        // `memory.stat` is read only when the peak passes ru_maxrss, and ru_maxrss itself can
-        // hold the pages of a written file (seen when a fresh zygote serves the run), so the
-        // files written during the run are counted directly: they are taken from the peak and
-        // never keep the ru_maxrss floor up (design #24).
-        if prep.box_on_tmpfs
+        // One walk of the box dir for what the program wrote. A file that reached the output cap
+        // is an output limit even when the program ignored SIGXFSZ and went on after EFBIG (a
+        // killed box is classified by its kill). On a tmpfs box dir, what it wrote is charged to
+        // its cgroup as file pages; `memory.stat` is read only when the peak passes ru_maxrss,
+        // and ru_maxrss itself can hold the pages of a written file (seen when a fresh zygote
+        // serves the run), so the written files are taken from the peak and never keep the
+        // ru_maxrss floor up (design #24).
+        let count_written = prep.box_on_tmpfs && raw.readings.is_some();
+        let written = if raw.killed_for.is_none() || count_written {
+            crate::boxfs::scan_written(&prep.box_fd, prep.output_cap, since)
+        } else {
+            crate::boxfs::Written::default()
+        };
+        if count_written
+            && written.bytes > 0
             && let Some(r) = raw.readings.as_mut()
         {
-            let written = crate::boxfs::written_bytes(&spec.box_dir, since);
-            if written > 0 {
-                r.file_bytes = r.file_bytes.max(written);
-                raw.rusage_maxrss_kb = raw.rusage_maxrss_kb.saturating_sub(written / 1024);
-            }
+            r.file_bytes = r.file_bytes.max(written.bytes);
+            raw.rusage_maxrss_kb = raw.rusage_maxrss_kb.saturating_sub(written.bytes / 1024);
         }
-        // A file that reached the output cap is an output limit even when the program ignored
-        // SIGXFSZ and went on after EFBIG (a killed box is classified by its kill).
         let capped_file = match raw.killed_for {
-            None => crate::boxfs::find_capped_file(&prep.box_fd, prep.output_cap, since),
+            None => written.capped,
             Some(_) => None,
         };
         let limits = &spec.limits;
