@@ -9,7 +9,10 @@
 //!   `level`, default `"debug"`; `data`; `timestamp`, default the time the line arrived). An
 //!   event named `usage` with `data.tokens` and/or `data.cost` adds to the run's metrics. Other
 //!   stderr lines are kept as text (one `stderr` event, and the error's `stack` on failure);
-//! - the run is stopped after `metadata.timeout` ms (the runner's default when absent).
+//! - the run is stopped after `metadata.timeout` ms (the runner's default when absent);
+//! - the agent leads a process group of its own, killed whole when the run ends: at its exit
+//!   (what it left running dies with it), at the timeout, or when the run is dropped
+//!   (see [`crate::tree`]).
 //!
 //! The agent runs as a normal host process (it usually needs the network to reach its model),
 //! not in the judge's sandbox: run only agents you trust.
@@ -17,6 +20,7 @@
 use crate::VERDICT_VERSION;
 use crate::builder::RunBuilder;
 use crate::traits::{LabError, Runner};
+use crate::tree::{self, AgentTree};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
@@ -171,16 +175,25 @@ impl Runner for CommandRunner {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .kill_on_drop(true)
+            .process_group(0);
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
+        let tag = tree::new_tag();
+        cmd.env(tree::AGENT_TAG_VAR, &tag);
         let mut child = cmd.spawn().map_err(|e| {
             LabError::Failed(format!("cannot start agent {:?}: {e}", self.command[0]))
         })?;
+        // Dropped (a cancelled run) or not, the whole tree dies with the run.
+        let tree = child
+            .id()
+            .ok_or(tree::Stopping)
+            .and_then(|pid| AgentTree::register(pid, tag))
+            .map_err(|_| LabError::Failed("the lab is stopping: no new agent is started".into()))?;
         run.event(
             TraceLevel::Debug,
             "agent_spawned",
@@ -218,16 +231,22 @@ impl Runner for CommandRunner {
 
         let waited = tokio::time::timeout(Duration::from_millis(timeout_ms), child.wait()).await;
         let status = match waited {
-            Ok(Ok(status)) => Some(status),
+            Ok(Ok(status)) => {
+                // The run ends with the agent: what it left running (a grandchild still
+                // holding the pipes, a server it started) is killed now.
+                tree.kill();
+                Some(status)
+            }
             Ok(Err(e)) => return Err(LabError::Failed(format!("cannot wait for the agent: {e}"))),
             Err(_) => {
-                let _ = child.start_kill();
+                tree.kill();
                 let _ = child.wait().await;
                 None
             }
         };
         let grace = Duration::from_millis(500);
-        // A grandchild may still hold the pipes open: stop listening after a grace period.
+        // A process that escaped the tree may still hold the pipes: stop listening after a grace
+        // period.
         let stdout = match tokio::time::timeout(grace, &mut out_reader).await {
             Ok(Ok(Ok(bytes))) => bytes,
             _ => Vec::new(),

@@ -58,6 +58,7 @@ mod registry;
 mod scenario;
 mod tasks;
 mod traits;
+mod tree;
 
 pub use builder::{RunBuilder, new_id, score_record};
 pub use command::{CommandRunner, StderrLine, Usage, stderr_event};
@@ -72,6 +73,7 @@ pub use programming::ProgrammingRunner;
 pub use registry::{EVALUATORS_KEY, JUDGED_TYPES, Registry};
 pub use tasks::{LabTask, TaskEntry, parse_tasks, task_hash};
 pub use traits::{Evaluator, LabError, Runner};
+pub use tree::{AGENT_TAG_VAR, kill_all_agents};
 
 /// verdict's version, recorded in every run's `provenance.config.verdictVersion`.
 pub const VERDICT_VERSION: &str = env!("CARGO_PKG_VERSION");

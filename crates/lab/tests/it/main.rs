@@ -6,3 +6,4 @@
 
 mod common;
 mod lab;
+mod tree;
