@@ -161,6 +161,7 @@ mod sandbox;
 mod seccomp;
 mod spec;
 mod sys;
+pub mod timings;
 mod zygote;
 
 pub use boxfs::{open_box_file, read_box_file, remove_box_dir};

@@ -59,6 +59,9 @@ pub struct Args {
     /// Benchmark: run the command N times bare and N times sandboxed; print percentiles.
     #[arg(long, value_name = "N")]
     bench: Option<usize>,
+    /// Print where this process's time went, phase by phase, as JSON on stderr.
+    #[arg(long)]
+    timings: bool,
     /// The program and its arguments.
     #[arg(last = true, required = true, value_name = "PROGRAM ARGS")]
     command: Vec<OsString>,
@@ -75,6 +78,7 @@ fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
 
 /// Runs `judge sandbox`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let start_ns = args.timings.then(verdict_sandbox::timings::enable);
     let config = SandboxConfig {
         require_isolation: args.require_isolation,
         ..SandboxConfig::default()
@@ -161,8 +165,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if made_dir {
         let _ = verdict_sandbox::remove_box_dir(&box_dir);
     }
+    drop(sandbox);
+    verdict_sandbox::timings::mark("teardown");
     let json = result??;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{json}").context("write stdout")?;
+    drop(out);
+    if let Some(start_ns) = start_ns {
+        verdict_sandbox::timings::mark("output");
+        print_timings(start_ns)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--timings`: one JSON object on stderr, `start_ns` (when `judge sandbox` began, on
+/// `CLOCK_MONOTONIC`) and each phase's duration and end.
+fn print_timings(start_ns: u64) -> anyhow::Result<()> {
+    let phases: Vec<_> = verdict_sandbox::timings::phases()
+        .into_iter()
+        .map(|p| serde_json::json!({"phase": p.name, "us": p.duration_ns / 1000, "end_ns": p.end_ns}))
+        .collect();
+    let json = serde_json::json!({"timings": {"start_ns": start_ns, "phases": phases}});
+    writeln!(std::io::stderr().lock(), "{json}").context("write stderr")
 }

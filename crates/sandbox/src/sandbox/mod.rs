@@ -50,7 +50,7 @@ impl Sandbox {
     /// seccomp filter, and logs what it found.
     pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
         let probed = probe::probe(&config)?;
-        Ok(Sandbox {
+        let sandbox = Sandbox {
             slots: Slots::new(&config, probed.root)?,
             stack: ChildStack::new(),
             ncpu: std::thread::available_parallelism().map_or(1, |n| n.get()) as u64,
@@ -60,7 +60,9 @@ impl Sandbox {
             root: probed.root,
             instance: probed.instance,
             config,
-        })
+        };
+        crate::timings::mark("slots and filter");
+        Ok(sandbox)
     }
 
     /// The isolation every run of this sandbox gets.
@@ -85,11 +87,13 @@ impl Sandbox {
     /// not be run at all (bad spec, missing program, setup failure).
     pub fn run(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
         let slot = self.slots.acquire();
+        crate::timings::mark("slot lock");
         let ids = self.root.then(|| {
             let id = self.config.uid_base + slot.index as u32;
             (id, id)
         });
         let prep = Prepared::new(&self.config, &self.executor, spec, ids)?;
+        crate::timings::mark("box prep");
         let supervisor = Supervisor {
             config: &self.config,
             stack_top: self.stack.as_ref().map_or(0, ChildStack::top),
@@ -103,6 +107,7 @@ impl Sandbox {
         };
         let output_bytes = prep.output_bytes(spec);
         let mut raw = result?;
+        crate::timings::mark("readings and cleanup");
         // One walk of the box dir for what the program wrote. A file that reached the output cap
         // is an output limit even when the program ignored SIGXFSZ and went on after EFBIG (a
         // killed box is classified by its kill). On a tmpfs box dir, what it wrote is charged to
@@ -127,6 +132,7 @@ impl Sandbox {
             None => written.capped,
             Some(_) => None,
         };
+        crate::timings::mark("box scan");
         let limits = &spec.limits;
         Ok(classify(&Facts {
             status: raw.status,

@@ -78,6 +78,7 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let instance = Instance::claim(&config.state_dir, root)?;
+    crate::timings::mark("instance lock");
     let mut reasons = Vec::new();
     let mut hierarchy = None;
     let mut namespaces = false;
@@ -90,6 +91,7 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
             Ok(()) => namespaces = true,
             Err(e) => reasons.push(e),
         }
+        crate::timings::mark("probe");
     } else {
         reasons.push("not running as root".to_string());
     }
@@ -101,6 +103,7 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
             instance.register(Owned::Cgroup, &parent)?;
         }
     }
+    crate::timings::mark("instance sweep");
     let level = match (&hierarchy, namespaces) {
         (Some(Hierarchy::V1(_)), true) => IsolationLevel::FullCgroupV1,
         (Some(Hierarchy::V2(_)), true) => IsolationLevel::FullCgroupV2,
@@ -132,6 +135,7 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
             Executor::RlimitOnly
         }
     };
+    crate::timings::mark("skeleton and pools");
     Ok(Probed {
         level,
         executor,

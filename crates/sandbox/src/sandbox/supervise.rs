@@ -85,6 +85,7 @@ impl Supervisor<'_> {
             z.cgroups.retire(None, Some(cg));
             return Err(e);
         }
+        crate::timings::mark("cgroup setup");
         let mut mount_ns = None;
         let w = Watch {
             cg: Some(&cg),
@@ -127,6 +128,7 @@ impl Supervisor<'_> {
         })?;
         let mounts = run_mounts(self.config, z.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?;
         let cgroup_procs = cg.procs_fds();
+        crate::timings::mark("box mounts");
         let order = Order {
             program: &prep.program,
             argv: &prep.argv,
@@ -163,12 +165,14 @@ impl Supervisor<'_> {
                 },
             })?;
         let fds = Arena::descriptors(&order);
+        crate::timings::mark("order");
         // A zygote may have died since the slot's last run (killed from outside): one retry
         // with a new one.
         let mut start = Instant::now();
         for attempt in 0..2 {
             if zygote.is_none() {
                 *zygote = Some(self.start_zygote(z, netns, arena)?);
+                crate::timings::mark("zygote start");
             }
             let Some(zy) = zygote.as_ref() else { break };
             start = Instant::now();
@@ -197,6 +201,7 @@ impl Supervisor<'_> {
             Some(_) => None,
             None => Some(zy.recv()),
         };
+        crate::timings::mark("run");
         let wall = killed_at.unwrap_or_else(Instant::now).duration_since(start);
         let reply = match reply {
             Some(Ok(r)) => Some(r),
