@@ -110,7 +110,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let mut summary = Summary::default();
-    runtime.block_on(batch::run_batch(&lab, todo, args.concurrency, |event| {
+    let mut written = 0usize;
+    let batch = batch::run_batch(&lab, todo, args.concurrency, |event| {
         match event {
             BatchEvent::Done(entry, outcome) => {
                 record(
@@ -120,6 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     scores_out.as_mut(),
                     &progress,
                 )?;
+                written += 1;
                 summary.add(entry.task.kind(), &outcome.run, &outcome.scores);
             }
             BatchEvent::Lost(e) => {
@@ -129,15 +131,75 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         progress.inc(1);
         anyhow::Ok(())
-    }))?;
+    });
+    let stopped_by = runtime.block_on(until_signal(batch))?;
     progress.finish_and_clear();
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(summary.table(skipped.len()).as_bytes());
+    if let Some((signal, killed)) = stopped_by {
+        // Every record was written and flushed as its task finished; the runs still going are
+        // lost, and their agents (whole process trees) killed.
+        let target = args
+            .out
+            .as_ref()
+            .map_or_else(|| "standard output".to_owned(), |p| p.display().to_string());
+        let _ = writeln!(
+            err,
+            "judge lab: stopped by {}: {killed} running agent(s) killed with their processes; \
+             {written} finished record(s) kept in {target}; run again with --resume to run the rest",
+            signal.name()
+        );
+        // Oracle and programming runs may still hold a blocking thread: do not wait for them.
+        runtime.shutdown_background();
+        return Ok(ExitCode::from(signal.exit_code()));
+    }
     Ok(if summary.all_completed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// A signal that stops `judge lab`.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    Interrupt,
+    Terminate,
+}
+
+impl Stop {
+    fn name(self) -> &'static str {
+        match self {
+            Stop::Interrupt => "SIGINT",
+            Stop::Terminate => "SIGTERM",
+        }
+    }
+
+    /// 128 + the signal number, as a shell reports a command killed by it.
+    fn exit_code(self) -> u8 {
+        match self {
+            Stop::Interrupt => 130,
+            Stop::Terminate => 143,
+        }
+    }
+}
+
+/// Runs `batch` to its end, or until SIGINT or SIGTERM: then every live agent tree is killed
+/// (and no new agent starts) before the batch and its runs are dropped; returns the signal and
+/// how many agents were running.
+async fn until_signal(
+    batch: impl std::future::Future<Output = anyhow::Result<()>>,
+) -> anyhow::Result<Option<(Stop, usize)>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    let mut batch = std::pin::pin!(batch);
+    let stop = tokio::select! {
+        done = &mut batch => return done.map(|()| None),
+        _ = interrupt.recv() => Stop::Interrupt,
+        _ = terminate.recv() => Stop::Terminate,
+    };
+    Ok(Some((stop, verdict_lab::kill_all_agents())))
 }
 
 /// The runners: the judge's for the judged types the tasks use, the lab config's, the fallback agent.

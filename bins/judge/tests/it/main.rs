@@ -2,6 +2,7 @@
 
 mod common;
 mod lab;
+mod lab_stop;
 mod languages;
 mod run;
 mod view;
