@@ -1,7 +1,8 @@
 //! Many tasks at once, as `judge lab` runs them: [`run_batch`] runs a batch over a bounded number
 //! of slots and hands each finished task to the caller at once; [`done_hashes`] and
-//! [`split_done`] implement `--resume`; [`RecordWriter`] appends records as JSON Lines;
-//! [`Summary`] counts runs and aggregates scores into the table printed at the end.
+//! [`split_done`] implement `--resume` (with `--retry-failed`: [`Resume`]); [`RecordWriter`]
+//! appends records as JSON Lines; [`Summary`] counts runs and aggregates scores into the table
+//! printed at the end.
 
 use crate::engine::{Lab, LabOutcome};
 use crate::tasks::TaskEntry;
@@ -81,29 +82,60 @@ pub async fn run_batch<E>(
     Ok(())
 }
 
-/// The task hashes (`provenance.config.taskHash`) of the RunRecords already in `path`; none when
-/// it does not exist. A line that is not a whole record (cut short by a crash) is not counted:
-/// its task runs again.
-pub fn done_hashes(path: &Path) -> Result<HashSet<String>, BatchError> {
+/// Which RunRecords already in `--out` mark their task as done for `--resume`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Resume {
+    /// Every whole record, whatever its status (`--resume`).
+    #[default]
+    AnyRecord,
+    /// Only a record whose run completed (`status: "completed"`); a task whose records are all
+    /// runs that did not complete (`failed`: the agent timed out, crashed, wrote no JSON, a step
+    /// failed; or a `pending` / `running` record another tool wrote) runs again
+    /// (`--resume --retry-failed`). A completed run that scored badly is not retried: its scores
+    /// are its result.
+    RetryFailed,
+}
+
+/// The task hashes (`provenance.config.taskHash`) found in a records file.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct DoneHashes {
+    /// The tasks done: skipped by `--resume`.
+    pub done: HashSet<String>,
+    /// The tasks whose records are all failed runs, run again under [`Resume::RetryFailed`]
+    /// (always empty under [`Resume::AnyRecord`]).
+    pub retry: HashSet<String>,
+}
+
+/// The tasks already in `path` (a RunRecords file, as `--out` writes it), done or to retry as
+/// `resume` says; none when it does not exist. A line that is not a whole record (cut short by a
+/// crash) is not counted: its task runs again.
+pub fn done_hashes(path: &Path, resume: Resume) -> Result<DoneHashes, BatchError> {
     let read_error = |source| BatchError::Read {
         path: path.to_owned(),
         source,
     };
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(HashSet::new()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(DoneHashes::default()),
         Err(e) => return Err(read_error(e)),
     };
-    let mut done = HashSet::new();
+    let mut hashes = DoneHashes::default();
     for line in BufReader::new(file).lines() {
         let line = line.map_err(read_error)?;
-        if let Ok(run) = serde_json::from_str::<RunRecord>(&line)
-            && let Some(hash) = run.provenance.task_hash()
-        {
-            done.insert(hash.to_owned());
+        let Ok(run) = serde_json::from_str::<RunRecord>(&line) else {
+            continue;
+        };
+        let Some(hash) = run.provenance.task_hash() else {
+            continue;
+        };
+        if resume == Resume::AnyRecord || run.status == RunStatus::Completed {
+            hashes.retry.remove(hash);
+            hashes.done.insert(hash.to_owned());
+        } else if !hashes.done.contains(hash) {
+            hashes.retry.insert(hash.to_owned());
         }
     }
-    Ok(done)
+    Ok(hashes)
 }
 
 /// Splits `entries` into those to run and those whose hash is in `done` (skipped).
@@ -264,8 +296,9 @@ impl Summary {
     }
 
     /// The table: runs per type (runs, completed, failed), then per type × metric × target the
-    /// rate of `true` for booleans and the mean of numbers; `skipped` tasks are noted.
-    pub fn table(&self, skipped: usize) -> String {
+    /// rate of `true` for booleans and the mean of numbers; the tasks `skipped` by `--resume` and
+    /// the failed ones `retried` by `--retry-failed` are noted.
+    pub fn table(&self, skipped: usize, retried: usize) -> String {
         let mut out = String::new();
         out.push_str(&format!(
             "{:<16} {:>6} {:>10} {:>7}\n",
@@ -279,6 +312,11 @@ impl Summary {
         }
         if skipped > 0 {
             out.push_str(&format!("({skipped} task(s) skipped by --resume)\n"));
+        }
+        if retried > 0 {
+            out.push_str(&format!(
+                "({retried} failed task(s) run again by --retry-failed)\n"
+            ));
         }
         if !self.metrics.is_empty() {
             out.push_str(&format!(
@@ -327,6 +365,42 @@ mod tests {
         assert_eq!(number(0.000123456), "0.0001235");
     }
 
+    fn record(hash: &str, status: &str) -> String {
+        serde_json::json!({
+            "id": format!("run-{hash}-{status}"), "taskId": hash, "taskType": "atomic",
+            "status": status, "metrics": {"latency": 1.0}, "trace": [],
+            "startedAt": "2026-01-01T00:00:00Z",
+            "provenance": {"runnerId": "command", "runnerVersion": "1",
+                           "config": {"taskHash": hash}},
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn retry_failed_counts_only_completed_runs_as_done() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.jsonl");
+        let lines = [
+            record("ok", "completed"),
+            record("bad", "failed"),
+            // Retried once and completed: done.
+            record("again", "failed"),
+            record("again", "completed"),
+            // A later failure does not undo an earlier completed run.
+            record("kept", "completed"),
+            record("kept", "failed"),
+            record("odd", "running"),
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let set = |hashes: &[&str]| hashes.iter().map(|h| (*h).to_owned()).collect();
+        let all = done_hashes(&path, Resume::AnyRecord).unwrap();
+        assert_eq!(all.done, set(&["ok", "bad", "again", "kept", "odd"]));
+        assert!(all.retry.is_empty());
+        let retry = done_hashes(&path, Resume::RetryFailed).unwrap();
+        assert_eq!(retry.done, set(&["ok", "again", "kept"]));
+        assert_eq!(retry.retry, set(&["bad", "odd"]));
+    }
+
     #[test]
     fn writer_starts_a_new_line_after_a_cut_record() {
         let dir = tempfile::tempdir().unwrap();
@@ -338,7 +412,13 @@ mod tests {
             std::fs::read_to_string(&path).unwrap(),
             "{\"cut\":\n{\"a\":1}\n"
         );
-        assert!(done_hashes(&path).unwrap().is_empty());
-        assert!(done_hashes(&dir.path().join("none")).unwrap().is_empty());
+        assert_eq!(
+            done_hashes(&path, Resume::AnyRecord).unwrap(),
+            DoneHashes::default()
+        );
+        assert_eq!(
+            done_hashes(&dir.path().join("none"), Resume::RetryFailed).unwrap(),
+            DoneHashes::default()
+        );
     }
 }

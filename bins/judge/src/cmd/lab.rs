@@ -5,14 +5,13 @@ use super::config::{ConfigArgs, read_input};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
-use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use verdict_contracts::RunStatus;
-use verdict_lab::batch::{self, BatchEvent, RecordWriter, Summary};
+use verdict_lab::batch::{self, BatchEvent, DoneHashes, RecordWriter, Resume, Summary};
 use verdict_lab::{
     CommandRunner, HttpRunner, JUDGED_TYPES, Lab, LabConfig, LabOutcome, Registry, TaskEntry,
     parse_tasks,
@@ -37,6 +36,10 @@ pub struct Args {
     /// Skip the tasks whose RunRecord is already in --out (same content hash).
     #[arg(long, requires = "out")]
     pub resume: bool,
+    /// With --resume: run again the tasks whose records in --out are all failed runs (only a
+    /// completed run counts as done).
+    #[arg(long, requires = "resume")]
+    pub retry_failed: bool,
     /// Lab configuration (TOML): runners per task type, evaluators, subset number rules.
     #[arg(long)]
     pub lab_config: Option<PathBuf>,
@@ -79,11 +82,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("cannot run {}:\n  {}", args.tasks, problems.join("\n  "));
     }
 
-    let done = match (&args.out, args.resume) {
-        (Some(path), true) => batch::done_hashes(path)?,
-        _ => HashSet::new(),
+    let resume = if args.retry_failed {
+        Resume::RetryFailed
+    } else {
+        Resume::AnyRecord
     };
-    let (todo, skipped) = batch::split_done(entries, &done);
+    let found = match (&args.out, args.resume) {
+        (Some(path), true) => batch::done_hashes(path, resume)?,
+        _ => DoneHashes::default(),
+    };
+    let (todo, skipped) = batch::split_done(entries, &found.done);
+    let retried: Vec<&str> = todo
+        .iter()
+        .filter(|e| found.retry.contains(&e.hash))
+        .map(|e| e.task.id())
+        .collect();
     let mut runs_out = match &args.out {
         Some(path) => RecordWriter::append(path)?,
         None => RecordWriter::to_writer(Box::new(std::io::stdout()), "standard output"),
@@ -105,6 +118,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ),
         );
     }
+    if !retried.is_empty() {
+        note(
+            &progress,
+            &format!(
+                "resume: running {} failed task(s) again: {}",
+                retried.len(),
+                retried.join(", ")
+            ),
+        );
+    }
+    let retried = retried.len();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -135,7 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stopped_by = runtime.block_on(until_signal(batch))?;
     progress.finish_and_clear();
     let mut err = std::io::stderr().lock();
-    let _ = err.write_all(summary.table(skipped.len()).as_bytes());
+    let _ = err.write_all(summary.table(skipped.len(), retried).as_bytes());
     if let Some((signal, killed)) = stopped_by {
         // Every record was written and flushed as its task finished; the runs still going are
         // lost, and their agents (whole process trees) killed.

@@ -156,6 +156,104 @@ fn lab_runs_jsonl_tasks_appends_records_and_resumes() {
     assert_eq!(sorted, ["intent-hotel", "intent-new"]);
 }
 
+/// Fails a `flaky` task the first time (no `$STATE` file yet), answers every other call.
+const FLAKY_AGENT: &str = r#"task=$(cat)
+case "$task" in
+  *'"input":"flaky"'*)
+    if [ ! -e "$STATE" ]; then touch "$STATE"; echo 'not yet' >&2; exit 1; fi ;;
+esac
+echo '{"ok": true}'
+"#;
+
+#[test]
+fn resume_retry_failed_runs_failed_tasks_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = dir.path().join("agent.sh");
+    std::fs::write(&agent, FLAKY_AGENT).unwrap();
+    let tasks = dir.path().join("tasks.jsonl");
+    std::fs::write(
+        &tasks,
+        "{\"id\":\"steady\",\"name\":\"s\",\"type\":\"echo\",\"input\":\"steady\",\"metadata\":{}}\n\
+         {\"id\":\"flaky\",\"name\":\"f\",\"type\":\"echo\",\"input\":\"flaky\",\"metadata\":{}}\n",
+    )
+    .unwrap();
+    let runs = dir.path().join("runs.jsonl");
+    let run = |extra: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_judge"));
+        cmd.arg("lab")
+            .arg(&tasks)
+            .args(["--agent", &format!("sh {}", agent.display()), "--out"])
+            .arg(&runs)
+            .args(extra)
+            .env("STATE", dir.path().join("state"))
+            .env("NO_COLOR", "1");
+        let out = cmd.output().expect("judge runs");
+        (out.status.code(), text(&out.stderr))
+    };
+    let statuses = || -> Vec<(String, String)> {
+        lines(&runs)
+            .iter()
+            .map(|r| {
+                (
+                    r["taskId"].as_str().unwrap().to_owned(),
+                    r["status"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+
+    let (code, stderr) = run(&[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let mut first = statuses();
+    first.sort();
+    assert_eq!(
+        first,
+        [
+            ("flaky".into(), "failed".into()),
+            ("steady".into(), "completed".into())
+        ]
+    );
+    // --resume alone counts the failed run as done: nothing runs.
+    let (code, stderr) = run(&["--resume"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("resume: skipping 2 done task(s)"),
+        "{stderr}"
+    );
+    assert_eq!(statuses().len(), 2);
+    // --retry-failed runs the failed one again, and says so.
+    let (code, stderr) = run(&["--resume", "--retry-failed"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("resume: skipping 1 done task(s): steady"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("resume: running 1 failed task(s) again: flaky"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("(1 failed task(s) run again by --retry-failed)"),
+        "{stderr}"
+    );
+    let after = statuses();
+    assert_eq!(after.len(), 3);
+    assert_eq!(after[2], ("flaky".into(), "completed".into()));
+    // Once it completed, it is done.
+    let (code, stderr) = run(&["--resume", "--retry-failed"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("resume: skipping 2 done task(s)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("again"), "{stderr}");
+    assert_eq!(statuses().len(), 3);
+    // --retry-failed means nothing without --resume.
+    let (code, stderr) = run(&["--retry-failed"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+}
+
 #[test]
 fn lab_writes_to_stdout_with_a_fallback_agent() {
     let agent = examples().join("agent/agent.py");
