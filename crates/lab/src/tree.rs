@@ -14,11 +14,11 @@
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// The environment variable that tags every process of an agent's tree
-/// (`<judge pid>.<sequence number>`).
+/// (`<judge pid>-<random>.<sequence number>`).
 pub const AGENT_TAG_VAR: &str = "VERDICT_LAB_AGENT";
 
 /// The live agent groups (group id -> tag); `closed` once [`kill_all_agents`] ran.
@@ -38,9 +38,15 @@ fn live() -> std::sync::MutexGuard<'static, Live> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The tag prefix of this process's agents.
-fn own_prefix() -> String {
-    format!("{}.", std::process::id())
+/// The tag prefix of this process's agents: its pid, for people, and a random part, so that
+/// the orphans of an earlier process with the same pid are not taken for ours.
+fn own_prefix() -> &'static str {
+    static PREFIX: OnceLock<String> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        // The last 12 hex digits of a UUIDv7 are random.
+        let id = uuid::Uuid::now_v7().simple().to_string();
+        format!("{}-{}.", std::process::id(), &id[20..])
+    })
 }
 
 /// A new tag for an agent about to start.
@@ -96,11 +102,17 @@ impl Drop for AgentTree {
     }
 }
 
-/// `killpg(SIGKILL)` the group, then the tagged processes that left it.
+/// `killpg(SIGKILL)` the group, then the tagged processes that left it. The scan of `/proc`
+/// (a few ms) runs on a blocking thread when called from the async runtime.
 fn kill_tree(pgid: i32, tag: &str) {
     // ESRCH: the group is already gone.
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-    sweep(|value| value == tag.as_bytes());
+    let tag = tag.to_owned();
+    let scan = move || sweep(|value| value == tag.as_bytes());
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => drop(runtime.spawn_blocking(scan)),
+        Err(_) => scan(),
+    }
 }
 
 /// Kills every live agent tree of this process (each process group, then every process still

@@ -6,13 +6,14 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A `fast` task answers at once; a `slow` one starts a child and a grandchild (each appends its
-/// pid to `$PIDS`, the agent too) and sleeps.
+/// A `fast` task answers at once; a `slow` one starts a child, a grandchild and a grandchild
+/// that leaves the process group (`setsid`); each appends its pid to `$PIDS`, the agent too.
 const AGENT: &str = r#"task=$(cat)
 case "$task" in
   *'"input":"slow"'*)
     echo $$ >> "$PIDS"
     sh -c 'echo $$ >> "$PIDS"; exec sleep 300' &
+    setsid sh -c 'echo $$ >> "$PIDS"; exec sleep 300' &
     sleep 300 &
     echo $! >> "$PIDS"
     wait ;;
@@ -79,9 +80,9 @@ fn stop_mid_batch(signal: &str, code: i32) {
         .spawn()
         .expect("judge runs");
 
-    // Both fast records written, both slow agents (3 processes each) running.
+    // Both fast records written, both slow agents (4 processes each) running.
     wait_for("the fast records", || lines(&runs).len() == 2);
-    wait_for("the slow agents' processes", || lines(&pids).len() == 6);
+    wait_for("the slow agents' processes", || lines(&pids).len() == 8);
     let sent = Command::new("sh")
         .args(["-c", "kill -s \"$1\" \"$2\"", "sh", signal])
         .arg(judge.id().to_string())
