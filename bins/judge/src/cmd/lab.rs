@@ -184,9 +184,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// A signal that stops `judge lab`.
+/// A signal that stops `judge lab`. Agents lead process groups of their own, so the terminal's
+/// SIGINT (Ctrl-C) and SIGHUP (the terminal closed) reach only `judge lab`, which must pass
+/// them on.
 #[derive(Debug, Clone, Copy)]
 enum Stop {
+    Hangup,
     Interrupt,
     Terminate,
 }
@@ -194,6 +197,7 @@ enum Stop {
 impl Stop {
     fn name(self) -> &'static str {
         match self {
+            Stop::Hangup => "SIGHUP",
             Stop::Interrupt => "SIGINT",
             Stop::Terminate => "SIGTERM",
         }
@@ -202,24 +206,27 @@ impl Stop {
     /// 128 + the signal number, as a shell reports a command killed by it.
     fn exit_code(self) -> u8 {
         match self {
+            Stop::Hangup => 129,
             Stop::Interrupt => 130,
             Stop::Terminate => 143,
         }
     }
 }
 
-/// Runs `batch` to its end, or until SIGINT or SIGTERM: then every live agent tree is killed
-/// (and no new agent starts) before the batch and its runs are dropped; returns the signal and
-/// how many agents were running.
+/// Runs `batch` to its end, or until SIGINT, SIGTERM or SIGHUP: then every live agent tree is
+/// killed (and no new agent starts) before the batch and its runs are dropped; returns the
+/// signal and how many agents were running.
 async fn until_signal(
     batch: impl std::future::Future<Output = anyhow::Result<()>>,
 ) -> anyhow::Result<Option<(Stop, usize)>> {
     use tokio::signal::unix::{SignalKind, signal};
+    let mut hangup = signal(SignalKind::hangup()).context("cannot handle SIGHUP")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
     let mut terminate = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
     let mut batch = std::pin::pin!(batch);
     let stop = tokio::select! {
         done = &mut batch => return done.map(|()| None),
+        _ = hangup.recv() => Stop::Hangup,
         _ = interrupt.recv() => Stop::Interrupt,
         _ = terminate.recv() => Stop::Terminate,
     };

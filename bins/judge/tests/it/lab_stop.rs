@@ -1,5 +1,6 @@
-//! `judge lab` stopped by SIGINT or SIGTERM in the middle of a batch: it kills every running
-//! agent with its whole process tree, keeps the records already finished, and exits 130 / 143.
+//! `judge lab` stopped by SIGINT, SIGTERM or SIGHUP in the middle of a batch: it kills every
+//! running agent with its whole process tree, keeps the records already finished, and exits
+//! 130 / 143 / 129.
 
 use serde_json::Value;
 use std::path::Path;
@@ -140,4 +141,9 @@ fn sigint_kills_every_agent_tree_keeps_finished_records_and_exits_130() {
 #[test]
 fn sigterm_kills_every_agent_tree_keeps_finished_records_and_exits_143() {
     stop_mid_batch("TERM", 143);
+}
+
+#[test]
+fn sighup_kills_every_agent_tree_keeps_finished_records_and_exits_129() {
+    stop_mid_batch("HUP", 129);
 }
