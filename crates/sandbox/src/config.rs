@@ -30,6 +30,12 @@ pub struct SandboxConfig {
     pub default_wall_time_ms: u64,
     /// Size of each box's private `/tmp` (a tmpfs charged to the box's memory) in bytes.
     pub tmp_size: u64,
+    /// The sandbox serves one run and is then dropped (`judge sandbox`): nothing is made for
+    /// later runs. No network-namespace or cgroup pool and no background thread; the zygote
+    /// that serves the run is started by [`crate::Sandbox::new`] (its `clone3` is the
+    /// namespace probe), builds the box's root while the run is prepared, serves one order and
+    /// exits on its own, unwaited. More runs still work, each with a zygote of its own.
+    pub one_shot: bool,
 }
 
 impl Default for SandboxConfig {
@@ -54,6 +60,7 @@ impl Default for SandboxConfig {
             default_open_files: 1024,
             default_wall_time_ms: 600_000,
             tmp_size: 256 << 20,
+            one_shot: false,
         }
     }
 }

@@ -328,6 +328,10 @@ pub(crate) struct Boot<'a> {
     pub tmp_options: &'a CStr,
     pub stack_top: usize,
     pub filter: &'a [Insn],
+    /// Serve one order, then exit (a one-shot sandbox): nothing is readied for a next run and
+    /// its mount namespace is not held (it is unmounted in the zygote's own exit, which nobody
+    /// waits for: see [`Zygote::let_go`]).
+    pub one_shot: bool,
 }
 
 /// A running zygote; dropping it kills it (and every process of its namespaces) and reaps it.
@@ -338,6 +342,10 @@ pub(crate) struct Zygote {
     /// Its mount namespace, held so that unmounting it happens when this is dropped (in the
     /// background), not in the zygote's exit.
     mount_ns: Option<File>,
+    /// Whether its root is ready (its first reply was read).
+    ready: bool,
+    /// Killed without waiting for its exit (see [`Zygote::let_go`]).
+    let_go: bool,
 }
 
 const NS_FLAGS: u64 =
@@ -346,6 +354,14 @@ const NS_FLAGS: u64 =
 impl Zygote {
     /// Makes a zygote and waits until its root is ready.
     pub(crate) fn start(boot: &Boot<'_>) -> Result<Zygote, SandboxError> {
+        let mut zygote = Zygote::spawn(boot)?;
+        zygote.wait_ready(boot.root.ops)?;
+        Ok(zygote)
+    }
+
+    /// Makes a zygote, which builds its root while the caller goes on; [`Zygote::wait_ready`]
+    /// before the first order.
+    pub(crate) fn spawn(boot: &Boot<'_>) -> Result<Zygote, SandboxError> {
         let setup = |stage: &str, source: std::io::Error| SandboxError::Setup {
             stage: stage.into(),
             source,
@@ -388,19 +404,37 @@ impl Zygote {
         }
         drop(theirs);
         let pid = pid as libc::pid_t;
-        let zygote = Zygote {
+        Ok(Zygote {
             pid,
             sock: ours,
-            mount_ns: File::open(format!("/proc/{pid}/ns/mnt")).ok(),
+            mount_ns: match boot.one_shot {
+                true => None,
+                false => File::open(format!("/proc/{pid}/ns/mnt")).ok(),
+            },
+            ready: false,
+            let_go: false,
+        })
+    }
+
+    /// Waits until the zygote's root is ready (at once if it was already); `ops` are the root
+    /// ops it was made with, to name a failed one.
+    pub(crate) fn wait_ready(&mut self, ops: &[MountOp]) -> Result<(), SandboxError> {
+        if self.ready {
+            return Ok(());
+        }
+        let setup = |stage: &str, source: std::io::Error| SandboxError::Setup {
+            stage: stage.into(),
+            source,
         };
-        let ready = zygote.recv().map_err(|e| setup("start the zygote", e))?;
+        let ready = self.recv().map_err(|e| setup("start the zygote", e))?;
         if ready.kind != MSG_READY {
             return Err(setup(
-                &describe_stage(ready.stage, boot.root.ops, &[]),
+                &describe_stage(ready.stage, ops, &[]),
                 std::io::Error::from_raw_os_error(ready.errno),
             ));
         }
-        Ok(zygote)
+        self.ready = true;
+        Ok(())
     }
 
     /// The zygote's pid (pid 1 of the box's namespace; killing it kills the box).
@@ -455,6 +489,24 @@ impl Zygote {
     pub(crate) fn kill(mut self) -> Option<File> {
         self.mount_ns.take()
     }
+
+    /// Ends a zygote whose box is already dead (it answered) without waiting for its exit,
+    /// in which the kernel tears down its namespaces (unmounting waits for an RCU grace
+    /// period); returns its pid, for the caller to reap when it suits.
+    pub(crate) fn let_go(mut self) -> libc::pid_t {
+        self.let_go = true;
+        self.pid
+    }
+}
+
+/// Reaps the zygotes in `pids` that have exited (never blocks); keeps the others.
+pub(crate) fn reap_let_go(pids: &mut Vec<libc::pid_t>) {
+    pids.retain(|&pid| {
+        let mut status = 0;
+        // SAFETY: waitpid on our own child, without blocking.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG | libc::__WALL) };
+        r == 0
+    });
 }
 
 impl Drop for Zygote {
@@ -462,6 +514,9 @@ impl Drop for Zygote {
         // SAFETY: kill and wait4 on our own unreaped child.
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
+            if self.let_go {
+                return;
+            }
             let mut status = 0;
             while libc::wait4(self.pid, &mut status, libc::__WALL, std::ptr::null_mut()) < 0
                 && sys::errno() == libc::EINTR
@@ -586,7 +641,7 @@ unsafe fn zygote_main(boot: &Boot<'_>, sock: RawFd, parent_end: RawFd) -> ! {
             for &fd in passed {
                 libc::close(fd);
             }
-            if !send_reply(&reply) {
+            if !send_reply(&reply) || boot.one_shot {
                 shut_down();
             }
             ready_next_run(boot);
@@ -689,9 +744,12 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
             }
         }
         // Mounts outside /box and /tmp go now: their paths are in the arena, which the
-        // supervisor reuses once it has the reply. The rest goes in `ready_next_run`.
+        // supervisor reuses once it has the reply. The rest goes in `ready_next_run`. A
+        // one-shot zygote leaves them all to its exit (an unmount waits for an RCU grace
+        // period, and nothing else will run here).
         libc::chdir(c"/".as_ptr());
-        for m in mounts[..mounted].iter().rev() {
+        let keep = if boot.one_shot { mounted } else { 0 };
+        for m in mounts[keep..mounted].iter().rev() {
             let path = CStr::from_ptr(m.path).to_bytes();
             if m.kind == OP_ATTACH && path != b"/box" && !path.starts_with(b"/tmp/") {
                 libc::umount2(m.path, libc::MNT_DETACH);

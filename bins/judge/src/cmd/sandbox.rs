@@ -81,6 +81,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let start_ns = args.timings.then(verdict_sandbox::timings::enable);
     let config = SandboxConfig {
         require_isolation: args.require_isolation,
+        // One run (but for --bench): nothing is made for reuse.
+        one_shot: args.bench.is_none(),
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).context("cannot set up the sandbox")?;

@@ -101,6 +101,15 @@ impl CgroupPool {
         CgroupPool { shared, thread }
     }
 
+    /// No thread: runs make their cgroups and [`CgroupPool::retire`] removes them on the spot
+    /// (a one-shot sandbox, whose only run would leave the thread nothing to do ahead of time).
+    pub(crate) fn inline() -> CgroupPool {
+        CgroupPool {
+            shared: Arc::default(),
+            thread: None,
+        }
+    }
+
     /// A fresh cgroup (no limits yet) if one is ready; never blocks.
     pub(crate) fn take(&self) -> Option<RunCgroup> {
         self.thread.as_ref()?;

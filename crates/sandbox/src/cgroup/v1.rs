@@ -84,9 +84,15 @@ impl RunCgroup {
         for d in &dirs {
             mkdir(d)?;
         }
+        // The program joins through `tasks`, not `cgroup.procs`: it is a single thread then
+        // (a vfork child before exec), so moving that thread moves the whole process, and a
+        // thread writing `0` (itself) into `tasks` skips the global lock that a process move
+        // takes for writing, whose first taker in a while waits a whole RCU grace period
+        // (5-15 ms on a busy host: the largest cost of a one-shot run). Kernels without that
+        // shortcut (before 6.0) take the lock either way.
         let mut procs = Vec::new();
         for d in &dirs {
-            procs.push(open_w(d.join("cgroup.procs"))?);
+            procs.push(open_w(d.join("tasks"))?);
         }
         let [mem, pids, cpuacct] = &dirs;
         Ok(RunCgroup {
@@ -143,12 +149,12 @@ impl RunCgroup {
         &self.dirs
     }
 
-    /// The opened `cgroup.procs` files.
+    /// The opened `tasks` files the program joins through.
     pub(crate) fn procs(&self) -> &[File] {
         &self.procs
     }
 
-    /// Closes the opened `cgroup.procs` files (before removal).
+    /// Closes the opened `tasks` files (before removal).
     pub(crate) fn close_procs(&mut self) {
         self.procs.clear();
     }

@@ -38,7 +38,7 @@ pub struct Sandbox {
     slots: Slots,
     /// The stack of the program's last steps before execve (shared: see [`ChildStack`]).
     stack: Option<ChildStack>,
-    /// CPUs this process may use (read once: it costs a dozen system calls).
+    /// CPUs this process may run on (its boxes too).
     ncpu: u64,
     filter: Vec<Insn>,
     /// This sandbox's claim on host state (dropped last: what it owns is gone by then).
@@ -49,12 +49,14 @@ impl Sandbox {
     /// Probes cgroups (v2, then v1) and namespaces once, prepares the skeleton root and the
     /// seccomp filter, and logs what it found.
     pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
-        let probed = probe::probe(&config)?;
+        let stack = ChildStack::new();
+        let filter = seccomp::build_filter();
+        let probed = probe::probe(&config, stack.as_ref().map_or(0, ChildStack::top), &filter)?;
         let sandbox = Sandbox {
             slots: Slots::new(&config, probed.root)?,
-            stack: ChildStack::new(),
-            ncpu: std::thread::available_parallelism().map_or(1, |n| n.get()) as u64,
-            filter: seccomp::build_filter(),
+            stack,
+            ncpu: affinity_cpus(),
+            filter,
             level: probed.level,
             executor: probed.executor,
             root: probed.root,
@@ -86,7 +88,7 @@ impl Sandbox {
     /// A limit hit is `Ok` with [`SandboxOutcome::limit_hit`] set; `Err` means the command could
     /// not be run at all (bad spec, missing program, setup failure).
     pub fn run(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
-        let slot = self.slots.acquire();
+        let slot = self.slots.acquire()?;
         crate::timings::mark("slot lock");
         let ids = self.root.then(|| {
             let id = self.config.uid_base + slot.index as u32;
@@ -150,5 +152,20 @@ impl Sandbox {
             memory_headroom_kb: raw.headroom / 1024,
             isolation: Some(self.level),
         }))
+    }
+}
+
+/// How many CPUs this process may run on, from its affinity mask (one system call; never
+/// fewer than the CPUs a box can burn at once, which is what the supervisor's polling needs:
+/// a CPU quota only makes it poll a little more often than it must).
+fn affinity_cpus() -> u64 {
+    // SAFETY: cpu_set_t is plain old data; sched_getaffinity writes at most its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            libc::CPU_COUNT(&set).max(1) as u64
+        } else {
+            1
+        }
     }
 }

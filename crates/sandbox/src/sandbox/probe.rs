@@ -2,14 +2,15 @@
 //! skeleton of every box's private root.
 
 use crate::cgroup::{self, CgroupPool, Hierarchy};
-use crate::child::MountOp;
+use crate::child::{MountOp, RootPlan};
 use crate::error::cstring;
 use crate::instance::{Instance, Owned};
 use crate::netns::NetnsPool;
-use crate::zygote::{Arena, Zygote};
+use crate::seccomp::Insn;
+use crate::zygote::{Arena, Boot, Zygote};
 use crate::{IsolationLevel, SandboxConfig, SandboxError, sys};
 use std::ffi::{CString, OsStr};
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -49,6 +50,37 @@ pub(super) struct Zygotes {
     pub instance: String,
     /// Makes run cgroups ahead of time and removes used ones.
     pub cgroups: CgroupPool,
+    /// One-shot: zygotes serve one order and are let go (see [`SandboxConfig::one_shot`]).
+    pub one_shot: bool,
+    /// One-shot: the zygote started with the sandbox for its first run, with its arena.
+    pub first: Mutex<Option<(Arena, Zygote)>>,
+    /// One-shot: zygotes let go and not reaped yet.
+    pub let_go: Mutex<Vec<libc::pid_t>>,
+}
+
+impl Zygotes {
+    /// What a zygote of these is made with (`arena`: its slot's).
+    pub(super) fn boot<'a>(
+        &'a self,
+        netns: Option<&OwnedFd>,
+        arena: &'a Arena,
+        stack_top: usize,
+        filter: &'a [Insn],
+    ) -> Boot<'a> {
+        Boot {
+            root: RootPlan {
+                skeleton: self.skeleton.path.clone(),
+                ops: &self.skeleton.ops,
+                hostname: c"box".to_owned(),
+            },
+            netns: netns.map(AsRawFd::as_raw_fd),
+            arena,
+            tmp_options: &self.tmp_options,
+            stack_top,
+            filter,
+            one_shot: self.one_shot,
+        }
+    }
 }
 
 /// What a slot keeps between its runs.
@@ -73,8 +105,14 @@ pub(super) struct Probed {
 }
 
 /// Probes cgroups (v2, then v1) and namespaces once, prepares the skeleton root, and logs what
-/// it found; refuses to fall back to rlimits only when the config requires isolation.
-pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
+/// it found; refuses to fall back to rlimits only when the config requires isolation. A
+/// one-shot sandbox probes namespaces by starting its first zygote (with `stack_top` and
+/// `filter`, as every zygote).
+pub(super) fn probe(
+    config: &SandboxConfig,
+    stack_top: usize,
+    filter: &[Insn],
+) -> Result<Probed, SandboxError> {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let instance = Instance::claim(&config.state_dir, root)?;
@@ -87,9 +125,13 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
             Ok(h) => hierarchy = Some(h),
             Err(e) => reasons.push(e),
         }
-        match probe_namespaces() {
-            Ok(()) => namespaces = true,
-            Err(e) => reasons.push(e),
+        // One-shot with a cgroup: the first zygote's clone3 below is the probe.
+        match config.one_shot && hierarchy.is_some() {
+            true => namespaces = true,
+            false => match probe_namespaces() {
+                Ok(()) => namespaces = true,
+                Err(e) => reasons.push(e),
+            },
         }
         crate::timings::mark("probe");
     } else {
@@ -104,30 +146,55 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
         }
     }
     crate::timings::mark("instance sweep");
-    let level = match (&hierarchy, namespaces) {
-        (Some(Hierarchy::V1(_)), true) => IsolationLevel::FullCgroupV1,
-        (Some(Hierarchy::V2(_)), true) => IsolationLevel::FullCgroupV2,
-        _ => IsolationLevel::RlimitOnly,
-    };
-    let executor = match hierarchy {
+    let zygotes = match hierarchy {
         Some(hierarchy) if namespaces => {
-            tracing::info!(?level, ?hierarchy, "sandbox isolation");
             let boxes = config.max_boxes.max(1) as usize;
-            Executor::Zygote(Box::new(Zygotes {
+            let z = Zygotes {
                 skeleton: Skeleton::build(config)?,
                 tmp_options: CString::new(format!(
                     "size={},nr_inodes=4096,mode=1777",
                     config.tmp_size
                 ))
                 .map_err(|_| SandboxError::Nul("tmp".into()))?,
-                cgroups: CgroupPool::start(hierarchy.clone(), instance.name().to_string()),
+                cgroups: match config.one_shot {
+                    true => CgroupPool::inline(),
+                    false => CgroupPool::start(hierarchy.clone(), instance.name().to_string()),
+                },
                 hierarchy,
                 instance: instance.name().to_string(),
-                netns: NetnsPool::start(),
+                netns: match config.one_shot {
+                    true => None,
+                    false => NetnsPool::start(),
+                },
                 slots: (0..boxes).map(|_| Mutex::default()).collect(),
-            }))
+                one_shot: config.one_shot,
+                first: Mutex::default(),
+                let_go: Mutex::default(),
+            };
+            match z.one_shot {
+                true => match start_first(&z, stack_top, filter) {
+                    Ok(()) => Some(z),
+                    Err(e) => {
+                        reasons.push(format!("the first zygote: {e}"));
+                        None
+                    }
+                },
+                false => Some(z),
+            }
         }
-        _ => {
+        _ => None,
+    };
+    let level = match zygotes.as_ref().map(|z| &z.hierarchy) {
+        Some(Hierarchy::V1(_)) => IsolationLevel::FullCgroupV1,
+        Some(Hierarchy::V2(_)) => IsolationLevel::FullCgroupV2,
+        None => IsolationLevel::RlimitOnly,
+    };
+    let executor = match zygotes {
+        Some(z) => {
+            tracing::info!(?level, hierarchy = ?z.hierarchy, "sandbox isolation");
+            Executor::Zygote(Box::new(z))
+        }
+        None => {
             if config.require_isolation {
                 return Err(SandboxError::IsolationUnavailable(reasons.join("; ")));
             }
@@ -142,6 +209,18 @@ pub(super) fn probe(config: &SandboxConfig) -> Result<Probed, SandboxError> {
         root,
         instance,
     })
+}
+
+/// Starts a one-shot sandbox's first zygote (the namespace probe): it builds the box's root
+/// while the caller prepares the run.
+fn start_first(z: &Zygotes, stack_top: usize, filter: &[Insn]) -> Result<(), SandboxError> {
+    let arena = Arena::new().map_err(|source| SandboxError::Setup {
+        stage: "map the zygote's arena".into(),
+        source,
+    })?;
+    let zygote = Zygote::spawn(&z.boot(None, &arena, stack_top, filter))?;
+    *z.first.lock().unwrap_or_else(|e| e.into_inner()) = Some((arena, zygote));
+    Ok(())
 }
 
 /// Probes whether this process can make pid/mount/net/ipc/uts namespaces.

@@ -1,19 +1,29 @@
 //! Box slots: slot `i` runs as uid/gid `uid_base + i`, held by one run at a time in this process
-//! (a flag) and across processes (`flock` on `<state_dir>/locks/uid-N`).
+//! (a flag) and across processes (`flock` on `<state_dir>/locks/uid-N`, opened on first use).
 
 use crate::{SandboxConfig, SandboxError};
 use std::fs::File;
 use std::os::fd::AsRawFd;
+use std::path::PathBuf;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 /// The slots of one sandbox.
 #[derive(Debug)]
 pub(super) struct Slots {
-    busy: Mutex<Vec<bool>>,
+    state: Mutex<Vec<SlotState>>,
     freed: Condvar,
-    /// One lock file per slot (root only: without root every box runs as this process's uid).
-    locks: Vec<File>,
+    /// Where the lock files are (root only: without root every box runs as this process's
+    /// uid).
+    lock_dir: Option<PathBuf>,
+    uid_base: u32,
+}
+
+#[derive(Debug, Default)]
+struct SlotState {
+    busy: bool,
+    /// The slot's lock file, opened the first time the slot is tried.
+    lock: Option<File>,
 }
 
 /// A slot held for one run; dropping it frees the slot.
@@ -25,72 +35,80 @@ pub(super) struct Slot<'a> {
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        if let Some(lock) = self.slots.locks.get(self.index) {
+        let mut state = self.slots.lock();
+        if let Some(lock) = &state[self.index].lock {
             // SAFETY: flock on a descriptor we own.
             unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_UN) };
         }
-        let mut busy = self.slots.busy.lock().unwrap_or_else(|e| e.into_inner());
-        busy[self.index] = false;
+        state[self.index].busy = false;
         self.slots.freed.notify_one();
     }
 }
 
 impl Slots {
-    /// `config.max_boxes` slots; with `root`, each with its lock file.
+    /// `config.max_boxes` slots; with `root`, each with its lock file (the directory is made
+    /// here, the files when a slot is first tried).
     pub(super) fn new(config: &SandboxConfig, root: bool) -> Result<Slots, SandboxError> {
-        let lock_dir = config.state_dir.join("locks");
-        let mut locks = Vec::new();
-        if root {
-            std::fs::create_dir_all(&lock_dir)
-                .map_err(|e| SandboxError::io("create dir", &lock_dir, e))?;
-            for i in 0..config.max_boxes {
-                let uid = config.uid_base + i;
-                let p = lock_dir.join(format!("uid-{uid}"));
-                let f = std::fs::OpenOptions::new()
-                    .create(true)
-                    .truncate(false)
-                    .write(true)
-                    .open(&p)
-                    .map_err(|e| SandboxError::io("open lock", &p, e))?;
-                locks.push(f);
-            }
+        let lock_dir = root.then(|| config.state_dir.join("locks"));
+        if let Some(dir) = &lock_dir {
+            std::fs::create_dir_all(dir).map_err(|e| SandboxError::io("create dir", dir, e))?;
         }
         Ok(Slots {
-            busy: Mutex::new(vec![false; config.max_boxes.max(1) as usize]),
+            state: Mutex::new(
+                (0..config.max_boxes.max(1))
+                    .map(|_| SlotState::default())
+                    .collect(),
+            ),
             freed: Condvar::new(),
-            locks,
+            lock_dir,
+            uid_base: config.uid_base,
         })
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<SlotState>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Waits for a slot free here and in every other process.
-    pub(super) fn acquire(&self) -> Slot<'_> {
-        let mut busy = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+    pub(super) fn acquire(&self) -> Result<Slot<'_>, SandboxError> {
+        let mut state = self.lock();
         loop {
-            for i in 0..busy.len() {
-                if busy[i] {
+            for (i, slot) in state.iter_mut().enumerate() {
+                if slot.busy {
                     continue;
                 }
-                let free = match self.locks.get(i) {
-                    Some(f) => {
+                let free = match &self.lock_dir {
+                    Some(dir) => {
+                        let lock = match &mut slot.lock {
+                            Some(f) => f,
+                            empty => {
+                                let p = dir.join(format!("uid-{}", self.uid_base + i as u32));
+                                let f = std::fs::OpenOptions::new()
+                                    .create(true)
+                                    .truncate(false)
+                                    .write(true)
+                                    .open(&p)
+                                    .map_err(|e| SandboxError::io("open lock", &p, e))?;
+                                empty.insert(f)
+                            }
+                        };
                         // SAFETY: flock on a descriptor we own.
-                        let r =
-                            unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-                        r == 0
+                        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
                     }
                     None => true,
                 };
                 if free {
-                    busy[i] = true;
-                    return Slot {
+                    slot.busy = true;
+                    return Ok(Slot {
                         slots: self,
                         index: i,
-                    };
+                    });
                 }
             }
             // Every slot is in use here or by another process: wait a little.
-            busy = self
+            state = self
                 .freed
-                .wait_timeout(busy, Duration::from_millis(5))
+                .wait_timeout(state, Duration::from_millis(5))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }

@@ -5,7 +5,7 @@
 use super::prepare::{Prepared, run_mounts};
 use super::probe::{SlotState, Zygotes};
 use crate::cgroup::{Readings, RunCgroup};
-use crate::child::{self, Exec, Plan, RootPlan, StatusRecord};
+use crate::child::{self, Exec, Plan, StatusRecord};
 use crate::error::cstring;
 use crate::seccomp::Insn;
 use crate::zygote::{self, Arena, Order, Zygote};
@@ -145,6 +145,14 @@ impl Supervisor<'_> {
             arena,
             zygote,
         } = &mut *state;
+        if zygote.is_none()
+            && let Some((a, zy)) = z.first.lock().unwrap_or_else(|e| e.into_inner()).take()
+        {
+            // One-shot: the zygote started with the sandbox serves any slot (it has a network
+            // namespace of its own), with the arena it was made with.
+            *arena = Some(a);
+            *zygote = Some(zy);
+        }
         let arena = match arena {
             Some(arena) => arena,
             empty => empty.insert(Arena::new().map_err(|source| SandboxError::Setup {
@@ -174,7 +182,12 @@ impl Supervisor<'_> {
                 *zygote = Some(self.start_zygote(z, netns, arena)?);
                 crate::timings::mark("zygote start");
             }
-            let Some(zy) = zygote.as_ref() else { break };
+            let Some(zy) = zygote.as_mut() else { break };
+            if let Err(e) = zy.wait_ready(&z.skeleton.ops) {
+                *zygote = None;
+                return Err(e);
+            }
+            crate::timings::mark("zygote ready");
             start = Instant::now();
             match zy.send(&fds) {
                 Ok(()) => break,
@@ -218,6 +231,14 @@ impl Supervisor<'_> {
                 None
             }
         };
+        if z.one_shot
+            && let Some(zy) = zygote.take()
+        {
+            // It has answered (its box is dead) or was killed: it exits on its own, unwaited.
+            let mut let_go = z.let_go.lock().unwrap_or_else(|e| e.into_inner());
+            crate::zygote::reap_let_go(&mut let_go);
+            let_go.push(zy.let_go());
+        }
         let status = match reply {
             None => None,
             Some(r) if r.kind == child::MSG_EXITED => Some(r.status),
@@ -255,18 +276,7 @@ impl Supervisor<'_> {
         if netns.is_none() {
             *netns = z.netns.as_ref().and_then(crate::netns::NetnsPool::take);
         }
-        Zygote::start(&zygote::Boot {
-            root: RootPlan {
-                skeleton: z.skeleton.path.clone(),
-                ops: &z.skeleton.ops,
-                hostname: c"box".to_owned(),
-            },
-            netns: netns.as_ref().map(AsRawFd::as_raw_fd),
-            arena,
-            tmp_options: &z.tmp_options,
-            stack_top: self.stack_top,
-            filter: self.filter,
-        })
+        Zygote::start(&z.boot(netns.as_ref(), arena, self.stack_top, self.filter))
     }
 
     /// rlimit-only: a plain child (a subreaper init) runs the program.

@@ -10,6 +10,7 @@ mod hostile;
 mod instance;
 mod measure;
 mod memory;
+mod oneshot;
 mod reuse;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,118 @@
+//! A one-shot sandbox (`SandboxConfig::one_shot`, what `judge sandbox` uses): no pool, thread
+//! or kept zygote, and the same isolation, limits and measurements as a reused one.
+
+use crate::fixtures::prog;
+use crate::{TestBox, run, sandbox, slack_ms};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxConfig, StdioSpec};
+
+/// Children of this test's thread that are still alive (not zombies).
+fn live_children() -> Vec<i32> {
+    std::fs::read_to_string("/proc/thread-self/children")
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    s.rsplit_once(')')
+                        .map(|(_, rest)| rest.trim().starts_with('Z'))
+                })
+                == Some(false)
+        })
+        .collect()
+}
+
+/// Waits (a little) until no zygote of this thread is alive.
+fn assert_no_zygote_left(what: &str) {
+    let t = Instant::now();
+    while !live_children().is_empty() && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        live_children(),
+        Vec::<i32>::new(),
+        "a zygote outlived {what}"
+    );
+}
+
+#[test]
+fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
+    sandbox();
+    let sb = match Sandbox::new(SandboxConfig {
+        require_isolation: true,
+        one_shot: true,
+        uid_base: 62_300,
+        max_boxes: 2,
+        cgroup_name: "verdict-sandbox-tests-oneshot".into(),
+        ..SandboxConfig::default()
+    }) {
+        Ok(sb) => sb,
+        Err(e) if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() != Ok("1") => {
+            println!("skipped: {e}");
+            return;
+        }
+        Err(e) => panic!("VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {e}"),
+    };
+    if let Ok(want) = std::env::var("VERDICT_EXPECT_ISOLATION") {
+        let got = serde_json::to_value(sb.isolation()).expect("isolation as JSON");
+        assert_eq!(got, want.as_str(), "VERDICT_EXPECT_ISOLATION");
+    }
+
+    // Its first run is served by the zygote started with the sandbox.
+    let b = TestBox::new();
+    let o = run(&sb, &b.spec(&prog("whoami"), &[]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    let out = b.stdout();
+    assert!(out.contains("pid=2 "), "{out}");
+    assert!(out.contains("nnp=1"), "{out}");
+    assert!(out.contains("host=box"), "{out}");
+    assert!(out.contains("uid=6230"), "{out}");
+    assert_no_zygote_left("its run");
+
+    // More runs work, each with a zygote of its own, let go when it answers.
+    let b = TestBox::new();
+    std::fs::write(b.path().join("in.txt"), "2 40\n").expect("write");
+    let mut spec = b.spec(&prog("aplusb"), &[]);
+    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    let o = run(&sb, &spec);
+    assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None));
+    assert_eq!(b.stdout(), "42\n");
+
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("touch"), &["64"]);
+    spec.limits.memory_kb = Some(256 * 1024);
+    let o = run(&sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    let want = 64 * 1024;
+    assert!(o.peak_memory_kb.abs_diff(want) <= want / 20, "{o:?}");
+
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("touch"), &["256"]);
+    spec.limits.memory_kb = Some(64 * 1024);
+    spec.limits.output_bytes = Some(4096);
+    let o = run(&sb, &spec);
+    assert_eq!(o.limit_hit, Some(LimitHit::Memory), "{o:?}");
+
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("threads"), &["20"]);
+    spec.limits.processes = Some(8);
+    let o = run(&sb, &spec);
+    assert_eq!(b.stdout().trim(), "7");
+    assert_eq!(o.limit_hit, Some(LimitHit::Processes));
+
+    // A killed box: its zygote is killed with it.
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("busy"), &[]);
+    spec.limits.cpu_time_ms = Some(300);
+    let o = run(&sb, &spec);
+    assert_eq!(o.limit_hit, Some(LimitHit::CpuTime));
+    assert!(
+        (300..=325 + slack_ms()).contains(&o.cpu_time_ms),
+        "stopped at {} ms for a 300 ms limit",
+        o.cpu_time_ms
+    );
+    assert_no_zygote_left("its runs");
+}
