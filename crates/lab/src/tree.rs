@@ -2,7 +2,8 @@
 //! own, and the whole group is killed (`killpg(SIGKILL)`) when the run ends, whichever way:
 //! the agent exited (anything it left running dies with it), it timed out, or the run was
 //! dropped (cancelled, abandoned by the engine). A registry of the live groups lets
-//! [`kill_all_agents`] stop every agent of this process at once (`judge lab` on SIGINT/SIGTERM).
+//! [`kill_all_agents`] stop every agent of this process at once (`judge lab` on SIGINT, SIGTERM
+//! or SIGHUP).
 //!
 //! A process group does not hold a process that leaves it (`setsid`, `setpgid`: a double-forked
 //! daemon). Every agent is therefore also started with [`AGENT_TAG_VAR`] in its environment, which
@@ -117,7 +118,8 @@ fn kill_tree(pgid: i32, tag: &str) {
 
 /// Kills every live agent tree of this process (each process group, then every process still
 /// tagged by one of this process's agents) and refuses new agents from then on: for a command
-/// that is stopping (`judge lab` on SIGINT or SIGTERM). Returns how many trees were live.
+/// that is stopping (`judge lab` on SIGINT, SIGTERM or SIGHUP). Returns how many trees were
+/// live.
 pub fn kill_all_agents() -> usize {
     let groups = {
         let mut live = live();
