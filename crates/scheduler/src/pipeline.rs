@@ -17,7 +17,7 @@ use std::sync::Arc;
 use tokio::sync::{Semaphore, mpsc, watch};
 use verdict_contracts::{DependsCond, JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
 use verdict_sandbox::{Sandbox, SandboxConfig};
-use verdict_scripts::LanguageProfiles;
+use verdict_scripts::{LanguageProfiles, timing};
 
 /// A finished task, sent as soon as it is known (for streaming front ends).
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +38,7 @@ pub struct Judge {
 impl Judge {
     /// A judge from its configuration: sets up the sandbox, the cache and the language profiles.
     pub fn new(config: JudgeConfig) -> Result<Judge, JudgeError> {
+        let _starting = timing::phase("judge.new");
         let profiles = LanguageProfiles::from_toml(
             verdict_scripts::language::BUILTIN_PROFILES,
             config.languages.as_ref(),
@@ -47,7 +48,9 @@ impl Judge {
             global_output_cap: config.global_output_cap_kb.saturating_mul(1024),
             ..SandboxConfig::default()
         };
+        let sandbox_new = timing::phase("sandbox.new");
         let sandbox = Arc::new(Sandbox::new(sandbox_config)?);
+        sandbox_new.end();
         std::fs::create_dir_all(&config.work_dir)
             .map_err(|e| JudgeError::io("create", &config.work_dir, e))?;
         let work_root = sandbox.instance().work_root(&config.work_dir)?;
@@ -104,9 +107,12 @@ impl Judge {
         submission: Submission,
         updates: Option<mpsc::UnboundedSender<TaskUpdate>>,
     ) -> JudgeReport {
+        let _judging = timing::phase("judge");
+        let validating = timing::phase("validate");
         if let Err(invalid) = submission.validate() {
             return invalid.into_report();
         }
+        validating.end();
         let header = |results| JudgeReport {
             sub_type: submission.sub_type.as_str().to_owned(),
             category: submission.category.clone(),
@@ -116,7 +122,10 @@ impl Judge {
             message: None,
         };
         let count = submission.judge_tasks.len();
+        let planning = timing::phase("plan");
         let plan = JudgePlan::new(&submission, &self.inner.config);
+        planning.end();
+        let opening = timing::phase("open");
         // Creating the work dir and opening the cache entry (which may remove old versions)
         // is blocking file work: off the async threads.
         let opened = {
@@ -132,6 +141,7 @@ impl Judge {
                     ))
                 })
         };
+        opening.end();
         let run = match opened {
             Ok(run) => Arc::new(run),
             Err(err) => {
@@ -183,6 +193,7 @@ impl Judge {
                 )
             }));
         }
+        let _reporting = timing::phase("report");
         // The work directory goes with the last holder of the run: remove it off this thread.
         tokio::task::spawn_blocking(move || drop(run));
         header(results)
@@ -224,7 +235,13 @@ async fn run_one(
         );
     };
     let worker = run.clone();
-    match tokio::task::spawn_blocking(move || tasks::execute(&worker, &task)).await {
+    let handoff = timing::phase("task.handoff");
+    let execute = move || {
+        let _task = timing::task_scope(task.index);
+        handoff.end();
+        tasks::execute(&worker, &task)
+    };
+    match tokio::task::spawn_blocking(execute).await {
         Ok(result) => result,
         Err(err) => JudgeTaskResult::with_status(
             JudgeStatus::SystemError,

@@ -13,7 +13,7 @@ use verdict_scripts::compare::{ComparatorProtocol, detect_protocol};
 use verdict_scripts::special::{gtest, is_unit, valgrind};
 use verdict_scripts::{
     BoxFile, Build, CompileOutcome, CompileRequest, Executor, LanguageProfile, LanguageProfiles,
-    TestFiles, source_vars,
+    TestFiles, source_vars, timing,
 };
 
 /// The file in a cached build directory that holds a failed compile's log.
@@ -421,8 +421,10 @@ impl SubmissionRun {
                 verdict_scripts::not_installed_message(source.language, profile, &missing);
             return Err(JudgeError::ToolchainMissing(message));
         }
+        let materializing = timing::phase("compile.sources");
         let sources = self.fresh_dir(&format!("{role}-src"))?;
         let files = self.materialize(source, role, &sources)?;
+        materializing.end();
         let outcome = self.executor().compile(&CompileRequest {
             language: source.language,
             profile: Arc::new(profile.clone()),
@@ -431,6 +433,7 @@ impl SubmissionRun {
             build_dir: dir,
             limits: &self.shared.config.compile.limits(),
         })?;
+        let _cleaning = timing::phase("compile.cleanup");
         let _ = std::fs::remove_dir_all(&sources);
         Ok(outcome)
     }

@@ -5,6 +5,7 @@
 mod error;
 pub mod judge;
 pub mod language;
+pub mod timing;
 pub mod toolchain;
 
 pub use error::ScriptError;

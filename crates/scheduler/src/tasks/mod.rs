@@ -18,6 +18,7 @@ use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 /// Runs a planned task of the submission (blocking) and returns its result.
 pub(crate) fn execute(run: &SubmissionRun, task: &PlannedTask) -> JudgeTaskResult {
     let index = task.index;
+    let _task = verdict_scripts::timing::task_scope(index);
     let result = match &task.kind {
         TaskKind::Compile { plain, gtest } => compile::compile_task(run, *plain, *gtest),
         TaskKind::Standard(test) => standard::standard_task(run, index, test),

@@ -6,7 +6,7 @@ use crate::plan::TestRun;
 use crate::submission::SubmissionRun;
 use std::path::Path;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
-use verdict_scripts::{RunRequest, TestFiles, classify_run, log_text, read_capped};
+use verdict_scripts::{RunRequest, TestFiles, classify_run, log_text, read_capped, timing};
 
 /// How much of a failing program's stderr goes into `error_log`.
 const STDERR_EXCERPT: usize = 2048;
@@ -17,12 +17,15 @@ pub(super) fn standard_task(
     index: usize,
     test: &TestRun,
 ) -> Result<JudgeTaskResult, JudgeError> {
+    let preparing = timing::phase("test.prepare");
     let run_dir = run.fresh_dir(&format!("task{index}"))?;
     let files = match test.datum {
         Some(datum) => run.datum_files(datum)?,
         None => TestFiles::default(),
     };
+    preparing.end();
     let result = run_test(run, index, test, &files, &run_dir);
+    let _discarding = timing::phase("test.discard");
     run.discard(run_dir);
     result
 }
@@ -54,6 +57,7 @@ pub(super) fn run_test(
     };
     let output = run.executor().run(&request, run_dir)?;
     let ran = started.elapsed();
+    let _checking = timing::phase("test.check");
     let stderr = read_capped(&output.stderr, 64 * 1024)?;
     let outcome = &output.outcome;
     let failure = classify_run(

@@ -105,6 +105,7 @@ pub fn compile(
     build_dir: &Path,
     limits: &CompileLimits,
 ) -> Result<CompileOutcome, ScriptError> {
+    let placing = crate::timing::phase("compile.box");
     std::fs::create_dir_all(build_dir).map_err(|e| ScriptError::io("create", build_dir, e))?;
     place_files(build_dir, files)?;
     open_up_dirs(build_dir)?;
@@ -155,7 +156,11 @@ pub fn compile(
         read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
         writable_mounts: Vec::new(),
     };
+    placing.end();
+    let running = crate::timing::phase("compile.sandbox");
     let outcome = sandbox.run(&spec)?;
+    running.end();
+    let _sealing = crate::timing::phase("compile.seal");
     let mut raw = read_capped(&out_path, COMPILE_LOG_MAX as u64 + 1)?;
     raw.extend(read_capped(&err_path, COMPILE_LOG_MAX as u64 + 1)?);
     let mut log = log_text(&raw, COMPILE_LOG_MAX);

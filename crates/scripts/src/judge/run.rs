@@ -89,6 +89,7 @@ pub fn run_program(
     request: &RunRequest<'_>,
     run_dir: &Path,
 ) -> Result<RunOutput, ScriptError> {
+    let placing = crate::timing::phase("run.box");
     let box_dir = run_dir.join("box");
     link_tree(&request.build.dir, &box_dir)?;
     place_files(&box_dir, request.files)?;
@@ -118,7 +119,10 @@ pub fn run_program(
         read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
         writable_mounts: Vec::new(),
     };
+    placing.end();
+    let running = crate::timing::phase("run.sandbox");
     let outcome = sandbox.run(&spec)?;
+    running.end();
     Ok(RunOutput {
         outcome,
         box_dir,
