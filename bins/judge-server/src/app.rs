@@ -2,6 +2,7 @@
 //! counting) and serving with a graceful shutdown. The handlers know only [`AppState`].
 
 use crate::error::ApiError;
+use crate::host::Host;
 use crate::state::AppState;
 use crate::{direct, info, lab_runs, listing, page, submissions};
 use anyhow::Context;
@@ -20,9 +21,12 @@ pub fn router(state: AppState) -> Router {
     let timed = Router::new()
         .route(
             "/v1/submissions",
-            post(submissions::submit).get(listing::list),
+            post(submissions::submit::<AppState>).get(listing::list::<AppState>),
         )
-        .route("/v1/submissions/{sub_id}", get(submissions::status))
+        .route(
+            "/v1/submissions/{sub_id}",
+            get(submissions::status::<AppState>),
+        )
         .route("/v1/oracle", post(direct::oracle))
         .route("/v1/lab/runs", post(direct::lab_run).get(lab_runs::list))
         .route("/", get(page::index))
@@ -31,25 +35,39 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/languages", get(info::languages))
         .route("/metrics", get(info::metrics))
         .route("/v1/openapi.json", get(info::openapi))
-        .route_layer(middleware::from_fn_with_state(state.clone(), timeout));
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            timeout::<AppState>,
+        ));
     // `/v1/judge` applies the timeout itself (its answer says where to poll); event streams
     // last as long as their submission.
     let untimed = Router::new()
-        .route("/v1/judge", post(submissions::judge))
-        .route("/v1/submissions/{sub_id}/events", get(submissions::events));
+        .route("/v1/judge", post(submissions::judge::<AppState>))
+        .route(
+            "/v1/submissions/{sub_id}/events",
+            get(submissions::events::<AppState>),
+        );
     Router::new()
         .merge(timed)
         .merge(untimed)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes()))
-        .layer(middleware::from_fn_with_state(state.clone(), count))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            count::<AppState>,
+        ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
 
-async fn timeout(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let limit = state.config.request_timeout();
+/// Answers 504 when a request takes longer than `request_timeout_ms`.
+pub(crate) async fn timeout<H: Host>(
+    State(state): State<H>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let limit = state.config().request_timeout();
     match tokio::time::timeout(limit, next.run(request)).await {
         Ok(response) => response,
         Err(_) => ApiError::Timeout(format!(
@@ -60,17 +78,24 @@ async fn timeout(State(state): State<AppState>, request: Request, next: Next) ->
     }
 }
 
-async fn count(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// Counts each response by status.
+pub(crate) async fn count<H: Host>(
+    State(state): State<H>,
+    request: Request,
+    next: Next,
+) -> Response {
     let response = next.run(request).await;
-    state.metrics.response(response.status().as_u16());
+    state.metrics().response(response.status().as_u16());
     response
 }
 
-async fn not_found(request: Request) -> ApiError {
+/// The fallback: 404 naming the path.
+pub(crate) async fn not_found(request: Request) -> ApiError {
     ApiError::NotFound(format!("path: no endpoint at {}", request.uri().path()))
 }
 
-async fn method_not_allowed() -> ApiError {
+/// 405.
+pub(crate) async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
 }
 

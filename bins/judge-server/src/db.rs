@@ -76,6 +76,8 @@ pub struct Unfinished {
     pub request: String,
     /// `Queued`, or `Running` when a worker had started it (it was interrupted).
     pub phase: Phase,
+    /// A front end's newest report so far, when one came from the broker.
+    pub report: Option<String>,
 }
 
 /// A finished submission's report, as stored.
@@ -248,12 +250,63 @@ impl Db {
             .map_err(|e| self.err(e))
     }
 
+    /// A front end's record of a report consumed from the broker: the final one finishes the
+    /// submission (as [`Db::finish`]), one so far marks it `running` and keeps the report. A
+    /// submission not known here (another front end accepted it) is added; a finished one is
+    /// left as it is (a redelivered submission's reports come again). On disk when this returns;
+    /// whether a row changed.
+    pub fn record_report(
+        &self,
+        key: &SubKey,
+        report: &str,
+        finished_at_ms: Option<i64>,
+    ) -> Result<bool, DbError> {
+        let phase = if finished_at_ms.is_some() {
+            "finished"
+        } else {
+            "running"
+        };
+        self.conn()
+            .execute(
+                "INSERT INTO submissions
+                   (category, sub_id, phase, report, accepted_at_ms, finished_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (category, sub_id) DO UPDATE SET
+                   phase = excluded.phase, report = excluded.report,
+                   finished_at_ms = excluded.finished_at_ms,
+                   request = CASE WHEN excluded.phase = 'finished' THEN NULL ELSE request END
+                 WHERE phase != 'finished'",
+                params![
+                    key.category,
+                    key.sub_id,
+                    phase,
+                    report,
+                    now_ms(),
+                    finished_at_ms
+                ],
+            )
+            .map(|changed| changed > 0)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Forgets a submission accepted and never started (a front end could not hand it to the
+    /// broker, so the client was told it was not accepted).
+    pub fn withdraw(&self, key: &SubKey) -> Result<(), DbError> {
+        self.conn()
+            .execute(
+                "DELETE FROM submissions WHERE category = ?1 AND sub_id = ?2 AND phase = 'queued'",
+                params![key.category, key.sub_id],
+            )
+            .map(drop)
+            .map_err(|e| self.err(e))
+    }
+
     /// Every submission accepted and not finished, in the order they were accepted.
     pub fn unfinished(&self) -> Result<Vec<Unfinished>, DbError> {
         let conn = self.conn();
         let mut stmt = conn
             .prepare(
-                "SELECT category, sub_id, request, phase FROM submissions
+                "SELECT category, sub_id, request, phase, report FROM submissions
                  WHERE phase != 'finished' ORDER BY seq",
             )
             .map_err(|e| self.err(e))?;
@@ -263,6 +316,7 @@ impl Db {
                     key: SubKey::new(row.get::<_, String>(0)?, row.get::<_, String>(1)?),
                     request: row.get::<_, Option<String>>(2)?.unwrap_or_default(),
                     phase: Phase::parse(&row.get::<_, String>(3)?).unwrap_or(Phase::Queued),
+                    report: row.get(4)?,
                 })
             })
             .map_err(|e| self.err(e))?;
@@ -350,6 +404,44 @@ mod tests {
             "{\"report\": 1}"
         );
         assert!(db.finished(&SubKey::new("beta", "s1")).unwrap().is_none());
+    }
+
+    #[test]
+    fn reports_from_the_broker_are_recorded_once_finished() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).unwrap();
+        let mine = SubKey::new("oj", "mine");
+        db.accept(&mine, "{\"request\": 1}").unwrap();
+        assert!(db.record_report(&mine, "{\"so_far\": 1}", None).unwrap());
+        // Another front end's submission, first seen in a report.
+        let theirs = SubKey::new("oj", "theirs");
+        db.record_report(&theirs, "{\"so_far\": 2}", None).unwrap();
+        let open = db.unfinished().unwrap();
+        assert_eq!(open.len(), 2);
+        assert_eq!(open[0].phase, Phase::Running);
+        assert_eq!(open[0].request, "{\"request\": 1}");
+        assert_eq!(open[0].report.as_deref(), Some("{\"so_far\": 1}"));
+        assert_eq!(open[1].key, theirs);
+        assert_eq!(open[1].report.as_deref(), Some("{\"so_far\": 2}"));
+        db.record_report(&theirs, "{\"final\": 1}", Some(7))
+            .unwrap();
+        // A redelivered submission's reports come again: the first final one stays.
+        assert!(!db.record_report(&theirs, "{\"so_far\": 3}", None).unwrap());
+        db.record_report(&theirs, "{\"final\": 2}", Some(9))
+            .unwrap();
+        let kept = db.finished(&theirs).unwrap().unwrap();
+        assert_eq!(
+            (kept.report.as_str(), kept.finished_at_ms),
+            ("{\"final\": 1}", 7)
+        );
+        assert_eq!(db.unfinished().unwrap().len(), 1);
+        // Withdrawn only while queued.
+        db.withdraw(&mine).unwrap();
+        assert_eq!(db.unfinished().unwrap().len(), 1);
+        let fresh = SubKey::new("oj", "fresh");
+        db.accept(&fresh, "{}").unwrap();
+        db.withdraw(&fresh).unwrap();
+        assert_eq!(db.unfinished().unwrap().len(), 1);
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub async fn lab_run(
         return Err(ApiError::invalid(field, errors.join("; ")));
     }
     for submission in check_lab_task(&caller, &task, &state.sandboxed_lab_types)? {
-        state.check_local_assets(&caller, submission).await?;
+        crate::host::check_local_assets(&state, &caller, submission).await?;
     }
     let permit = slot(&state)?;
     state.metrics.lab_runs.fetch_add(1, Ordering::Relaxed);

@@ -61,6 +61,14 @@ pub enum ApiError {
     },
     /// The server is shutting down (503).
     ShuttingDown,
+    /// Something the server needs is unreachable for now, such as a front end's broker (503
+    /// with Retry-After); nothing was accepted.
+    Unavailable {
+        /// What is unreachable, and why.
+        message: String,
+        /// Seconds after which to retry.
+        retry_after_secs: u64,
+    },
     /// The request took too long (504).
     Timeout(String),
     /// The server failed (500): the detail is logged, the client gets a generic message.
@@ -98,7 +106,9 @@ impl ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Busy { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::ShuttingDown | ApiError::Unavailable { .. } => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -118,6 +128,7 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => "payload_too_large",
             ApiError::Busy { .. } => "busy",
             ApiError::ShuttingDown => "shutting_down",
+            ApiError::Unavailable { .. } => "unavailable",
             ApiError::Timeout(_) => "timeout",
             ApiError::Internal(_) => "internal",
         }
@@ -136,7 +147,9 @@ impl ApiError {
             ApiError::NotFound(m) | ApiError::Conflict(m) | ApiError::Timeout(m) => {
                 (None, m.clone())
             }
-            ApiError::Busy { message, .. } => (None, message.clone()),
+            ApiError::Busy { message, .. } | ApiError::Unavailable { message, .. } => {
+                (None, message.clone())
+            }
             ApiError::MethodNotAllowed => (None, "method not allowed on this path".into()),
             ApiError::PayloadTooLarge { limit } => (
                 Some("body".into()),
@@ -198,6 +211,9 @@ impl IntoResponse for ApiError {
         let headers = response.headers_mut();
         match &self {
             ApiError::Busy {
+                retry_after_secs, ..
+            }
+            | ApiError::Unavailable {
                 retry_after_secs, ..
             } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));

@@ -7,18 +7,18 @@
 
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::host::Host;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::header;
 use axum::http::request::Parts;
 use http_body_util::LengthLimitError;
 use serde::Deserialize;
 
-impl FromRequestParts<AppState> for Caller {
+impl<S: Host> FromRequestParts<S> for Caller {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
-        state.auth.caller(&parts.headers)
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Caller, ApiError> {
+        state.auth().caller(&parts.headers)
     }
 }
 
@@ -27,11 +27,11 @@ impl FromRequestParts<AppState> for Caller {
 #[derive(Debug)]
 pub struct Text(pub String);
 
-impl FromRequest<AppState> for Text {
+impl<S: Host> FromRequest<S> for Text {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &AppState) -> Result<Text, ApiError> {
-        let limit = state.config.max_body_bytes();
+    async fn from_request(request: Request, state: &S) -> Result<Text, ApiError> {
+        let limit = state.config().max_body_bytes();
         let declared = request
             .headers()
             .get(header::CONTENT_LENGTH)
@@ -59,13 +59,10 @@ impl FromRequest<AppState> for Text {
 #[derive(Debug)]
 pub struct SubIdPath(pub String);
 
-impl FromRequestParts<AppState> for SubIdPath {
+impl<S: Send + Sync> FromRequestParts<S> for SubIdPath {
     type Rejection = ApiError;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<SubIdPath, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<SubIdPath, ApiError> {
         let Path(sub_id) = Path::<String>::from_request_parts(parts, state)
             .await
             .map_err(|e| ApiError::BadRequest {
@@ -85,13 +82,10 @@ pub struct CategoryQuery {
     pub category: Option<String>,
 }
 
-impl FromRequestParts<AppState> for CategoryQuery {
+impl<S: Send + Sync> FromRequestParts<S> for CategoryQuery {
     type Rejection = ApiError;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<CategoryQuery, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<CategoryQuery, ApiError> {
         let Query(query) = Query::<CategoryQuery>::from_request_parts(parts, state)
             .await
             .map_err(|e| ApiError::BadRequest {

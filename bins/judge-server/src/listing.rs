@@ -5,7 +5,7 @@
 
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::host::Host;
 use axum::Json;
 use axum::extract::{Query, State};
 use serde::{Deserialize, Serialize};
@@ -54,8 +54,8 @@ pub struct List {
 }
 
 /// `GET /v1/submissions`.
-pub async fn list(
-    State(state): State<AppState>,
+pub async fn list<H: Host>(
+    State(state): State<H>,
     caller: Caller,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<List>, ApiError> {
@@ -63,7 +63,7 @@ pub async fn list(
         query.map_err(|e| ApiError::invalid("query", format!("query: {}", e.body_text())))?;
     let limit = query.limit.unwrap_or(50).clamp(1, 500);
     let mut entries: Vec<_> = state
-        .store
+        .store()
         .list()
         .into_iter()
         .filter(|entry| caller.may_use(&entry.key.category))

@@ -9,7 +9,7 @@ use clap::Parser;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
-use verdict_judge_server::{AppState, Role, ServerConfig, serve, serve_worker};
+use verdict_judge_server::{AppState, Role, ServerConfig, serve, serve_frontend, serve_worker};
 
 /// The verdict judge over HTTP.
 #[derive(Debug, Parser)]
@@ -87,7 +87,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         let role = config.role;
         let state = match role {
             Role::Standalone => Some(AppState::new(config.clone())?),
-            Role::Worker => None,
+            Role::Worker | Role::Frontend => None,
         };
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -95,9 +95,10 @@ fn run(args: Args) -> anyhow::Result<()> {
         tracing::info!(address = %listener.local_addr()?, ?role, "judge-server listening");
         let shutdown = CancellationToken::new();
         tokio::spawn(on_signal(shutdown.clone()));
-        match state {
-            Some(state) => serve(state, listener, shutdown).await,
-            None => serve_worker(config, listener, shutdown).await,
+        match (state, role) {
+            (Some(state), _) => serve(state, listener, shutdown).await,
+            (None, Role::Frontend) => serve_frontend(config, listener, shutdown).await,
+            (None, _) => serve_worker(config, listener, shutdown).await,
         }
     })
 }

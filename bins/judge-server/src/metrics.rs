@@ -74,6 +74,8 @@ pub enum Reject {
     QueueFull,
     /// The server is shutting down (503).
     ShuttingDown,
+    /// A front end's broker is unreachable (503).
+    BrokerUnavailable,
 }
 
 impl Reject {
@@ -85,6 +87,7 @@ impl Reject {
             Reject::Invalid => "invalid",
             Reject::QueueFull => "queue_full",
             Reject::ShuttingDown => "shutting_down",
+            Reject::BrokerUnavailable => "broker_unavailable",
         }
     }
 }

@@ -67,7 +67,11 @@ fn common_responses() -> Value {
             "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}},
             "content": json_content("Error")
         },
-        "ShuttingDown": error_response("The server is shutting down."),
+        "ShuttingDown": {
+            "description": "The server is shutting down (code shutting_down), or, on a front end (role = \"frontend\"), the broker did not take the submission (code unavailable, with Retry-After): nothing was accepted.",
+            "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait (code unavailable)."}},
+            "content": json_content("Error")
+        },
         "Timeout": error_response("The request took longer than request_timeout_ms."),
         "Internal": error_response("The server failed; details are in its log."),
     })
@@ -301,7 +305,11 @@ fn health_schema() -> Value {
         "type": "object",
         "required": ["status", "version", "queue_length", "running_submissions", "accepting"],
         "properties": {
-            "status": {"type": "string", "enum": ["ok", "shutting_down"]},
+            "status": {"type": "string", "enum": ["ok", "degraded", "shutting_down"], "description": "degraded: a front end or worker is not connected to its broker."},
+            "role": {"type": "string", "enum": ["standalone", "worker", "frontend"], "description": "Absent on a standalone server."},
+            "broker": {"type": "object", "description": "A front end's or worker's link to the broker.",
+                       "required": ["connected"],
+                       "properties": {"connected": {"type": "boolean"}, "last_error": {"type": "string"}}},
             "version": {"type": "string"},
             "queue_length": {"type": "integer"},
             "running_submissions": {"type": "integer"},

@@ -1,5 +1,5 @@
-//! What a `judge-server` process does (`role` in the config): judge on its own, or judge from a
-//! RabbitMQ queue.
+//! What a `judge-server` process does (`role` in the config): judge on its own, judge from a
+//! RabbitMQ queue, or take HTTP requests in front of that queue.
 
 use serde::Deserialize;
 
@@ -13,6 +13,9 @@ pub enum Role {
     /// Submissions from the broker's request queue, reports to its report exchange; HTTP serves
     /// only `/v1/health` and `/metrics`.
     Worker,
+    /// HTTP in, published to the broker's request exchange; `GET` and event streams served
+    /// from the reports consumed from the report exchange. Judges nothing (no sandbox).
+    Frontend,
 }
 
 #[cfg(test)]
@@ -35,7 +38,15 @@ mod tests {
         assert!(err.to_string().starts_with("amqp.uri: "), "{err}");
         let err = ServerConfig::from_toml("[amqp]\nprefetch = 3\n").unwrap_err();
         assert!(err.to_string().contains("prefetch"), "{err}");
-        assert!(ServerConfig::from_toml("role = \"boss\"\n").is_err());
+        let err = ServerConfig::from_toml("role = \"boss\"\n").unwrap_err();
+        assert!(err.to_string().contains("role"), "{err}");
+        let config = ServerConfig::from_toml("role = \"frontend\"\n").unwrap();
+        assert_eq!(config.role, Role::Frontend);
+        let err = ServerConfig::from_toml(
+            "role = \"frontend\"\n[amqp.request]\nqueue = \"\"\nexchange = \"x\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "amqp.request.queue: must not be empty");
         assert_eq!(ServerConfig::default().role, Role::Standalone);
     }
 }

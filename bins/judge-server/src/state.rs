@@ -1,16 +1,17 @@
 //! What every handler shares: the configuration, the judge, the tokens, the store, the queue,
 //! the metrics, the direct slots, the language probe and the Agent Lab engine.
 
-use crate::access;
-use crate::auth::{Auth, Caller};
+use crate::auth::Auth;
 use crate::config::ServerConfig;
 use crate::db::{Phase, Unfinished};
 use crate::error::ApiError;
+use crate::host::Host;
 use crate::jobs::Jobs;
 use crate::lab_runs::LabRuns;
 use crate::metrics::Metrics;
-use crate::store::Store;
+use crate::store::{Entry, Store};
 use anyhow::Context;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
@@ -121,27 +122,58 @@ impl AppState {
         })
     }
 
-    /// Checks, on a blocking thread, that `caller` may read the `local` assets of `submission`
-    /// (the rules are in `src/access.rs`); gives the submission back.
-    pub async fn check_local_assets(
-        &self,
-        caller: &Caller,
-        submission: Submission,
-    ) -> Result<Submission, ApiError> {
-        if caller.category.is_none() || caller.shared_local_roots {
-            return Ok(submission);
-        }
-        let (caller, roots) = (caller.clone(), self.judge.config().local_roots.clone());
-        tokio::task::spawn_blocking(move || {
-            access::check_local_assets(&caller, &roots, &submission).map(|()| submission)
-        })
-        .await
-        .map_err(|e| ApiError::Internal(format!("local asset check: {e}")))?
-    }
-
     /// How the oracle (and the lab's oracle runners) run here.
     pub fn oracle_options(&self) -> OracleOptions {
         oracle_options(&self.config, &self.judge)
+    }
+}
+
+impl Host for AppState {
+    fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    fn auth(&self) -> &Auth {
+        &self.auth
+    }
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    fn local_roots(&self) -> Vec<PathBuf> {
+        self.judge.config().local_roots.clone()
+    }
+
+    /// An entry in the store (409 for a key in flight, whatever the load), a place in the queue
+    /// (429 / 503), the request on disk, a worker task.
+    async fn accept(
+        &self,
+        submission: Submission,
+        request: String,
+    ) -> Result<Arc<Entry>, ApiError> {
+        let (entry, previous) = self
+            .store
+            .insert(&submission)
+            .inspect_err(|_| self.metrics.rejected(crate::metrics::Reject::Conflict))?;
+        let reservation = match self.jobs.reserve() {
+            Ok(reservation) => reservation,
+            Err(err) => {
+                self.store.undo_insert(&entry, previous);
+                return Err(err);
+            }
+        };
+        // Durable before the client hears anything (design #22).
+        if let Err(err) = self.store.persist(&entry, request).await {
+            self.store.undo_insert(&entry, previous);
+            return Err(err);
+        }
+        self.jobs.spawn(reservation, entry.clone(), submission);
+        Ok(entry)
     }
 }
 

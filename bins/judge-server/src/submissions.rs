@@ -5,9 +5,9 @@ use crate::auth::Caller;
 use crate::db::SubKey;
 use crate::error::ApiError;
 use crate::extract::{CategoryQuery, SubIdPath, Text};
+use crate::host::{Host, check_local_assets};
 use crate::ids::check_ids;
 use crate::metrics::Reject;
-use crate::state::AppState;
 use crate::store::{Entry, StreamEvent};
 use axum::Json;
 use axum::extract::State;
@@ -22,12 +22,12 @@ use verdict_contracts::{InvalidRequest, RequestError, Submission, parse_submissi
 
 /// Parses and checks a Submission, and checks `caller` may submit it.
 async fn read_submission(
-    state: &AppState,
+    state: &impl Host,
     caller: &Caller,
     text: &str,
 ) -> Result<Submission, ApiError> {
     let submission = parse_submission(text).map_err(|err| {
-        state.metrics.rejected(Reject::Invalid);
+        state.metrics().rejected(Reject::Invalid);
         match err {
             RequestError::NotJson(e) => ApiError::bad_body(format!("body: not JSON: {e}")),
             RequestError::Invalid(invalid) => {
@@ -45,7 +45,7 @@ async fn read_submission(
     })?;
     let errors = check_ids(&submission);
     if let Some(first) = errors.first() {
-        state.metrics.rejected(Reject::Invalid);
+        state.metrics().rejected(Reject::Invalid);
         let field = first.field.clone();
         return Err(ApiError::InvalidSubmission {
             report: Box::new(InvalidRequest::of(&submission, errors).into_report()),
@@ -54,50 +54,22 @@ async fn read_submission(
     }
     caller
         .check_category(&submission.category)
-        .inspect_err(|_| state.metrics.rejected(Reject::Forbidden))?;
-    state
-        .check_local_assets(caller, submission)
+        .inspect_err(|_| state.metrics().rejected(Reject::Forbidden))?;
+    check_local_assets(state, caller, submission)
         .await
-        .inspect_err(|_| state.metrics.rejected(Reject::Forbidden))
-}
-
-/// Queues a valid submission: an entry in the store (409 for a key in flight, whatever the
-/// load), a place in the queue (429 / 503), the request on disk, a worker task.
-async fn enqueue(
-    state: &AppState,
-    submission: Submission,
-    request: String,
-) -> Result<Arc<Entry>, ApiError> {
-    let (entry, previous) = state
-        .store
-        .insert(&submission)
-        .inspect_err(|_| state.metrics.rejected(Reject::Conflict))?;
-    let reservation = match state.jobs.reserve() {
-        Ok(reservation) => reservation,
-        Err(err) => {
-            state.store.undo_insert(&entry, previous);
-            return Err(err);
-        }
-    };
-    // Durable before the client hears anything (design #22).
-    if let Err(err) = state.store.persist(&entry, request).await {
-        state.store.undo_insert(&entry, previous);
-        return Err(err);
-    }
-    state.jobs.spawn(reservation, entry.clone(), submission);
-    Ok(entry)
+        .inspect_err(|_| state.metrics().rejected(Reject::Forbidden))
 }
 
 /// `POST /v1/judge`: judges a Submission and answers with the complete JudgeReport.
-pub async fn judge(
-    State(state): State<AppState>,
+pub async fn judge<H: Host>(
+    State(state): State<H>,
     caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
     let submission = read_submission(&state, &caller, &text).await?;
     let sub_id = submission.sub_id.clone();
-    let entry = enqueue(&state, submission, text).await?;
-    let limit = state.config.request_timeout();
+    let entry = state.accept(submission, text).await?;
+    let limit = state.config().request_timeout();
     match tokio::time::timeout(limit, entry.wait()).await {
         Ok(report) => Ok(Json(report.as_ref()).into_response()),
         Err(_) => Err(ApiError::Timeout(format!(
@@ -110,14 +82,14 @@ pub async fn judge(
 }
 
 /// `POST /v1/submissions`: queues a Submission and answers 202 with its `sub_id`.
-pub async fn submit(
-    State(state): State<AppState>,
+pub async fn submit<H: Host>(
+    State(state): State<H>,
     caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
     let submission = read_submission(&state, &caller, &text).await?;
     let (sub_id, category) = (submission.sub_id.clone(), submission.category.clone());
-    enqueue(&state, submission, text).await?;
+    state.accept(submission, text).await?;
     let path = format!("/v1/submissions/{}", encode_segment(&sub_id));
     let query = format!("?category={}", encode_segment(&category));
     let status_url = format!("{path}{query}");
@@ -138,7 +110,7 @@ pub async fn submit(
 /// the id exists there). A token bound to no category names the category with `?category=`, or
 /// leaves it out when only one category has that `sub_id` (409 listing them otherwise).
 async fn visible_entry(
-    state: &AppState,
+    state: &impl Host,
     caller: &Caller,
     sub_id: &str,
     which: CategoryQuery,
@@ -149,7 +121,7 @@ async fn visible_entry(
         (Some(own), _) => own.clone(),
         (None, Some(asked)) => asked,
         (None, None) => {
-            let mut categories = state.store.categories_of(sub_id).await?;
+            let mut categories = state.store().categories_of(sub_id).await?;
             match categories.len() {
                 0 => return Err(not_found()),
                 1 => categories.remove(0),
@@ -162,15 +134,15 @@ async fn visible_entry(
         }
     };
     state
-        .store
+        .store()
         .get(&SubKey::new(category, sub_id))
         .await?
         .ok_or_else(not_found)
 }
 
 /// `GET /v1/submissions/{sub_id}`: the report so far.
-pub async fn status(
-    State(state): State<AppState>,
+pub async fn status<H: Host>(
+    State(state): State<H>,
     caller: Caller,
     SubIdPath(sub_id): SubIdPath,
     which: CategoryQuery,
@@ -189,8 +161,8 @@ pub async fn status(
 }
 
 /// `GET /v1/submissions/{sub_id}/events`: one `task` event per finished task, then `report`.
-pub async fn events(
-    State(state): State<AppState>,
+pub async fn events<H: Host>(
+    State(state): State<H>,
     caller: Caller,
     SubIdPath(sub_id): SubIdPath,
     which: CategoryQuery,

@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::link::Link;
 use crate::metrics::QueueMetrics;
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use lapin::options::{BasicAckOptions, BasicConsumeOptions, QueueBindOptions, QueueDeclareOptions};
 use lapin::types::{AMQPValue, FieldTable};
 use lapin::{Channel, Connection};
@@ -15,8 +16,11 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::{JudgeReport, JudgeStatus};
 
-/// Receives each report a front end consumes.
-pub type ReportSink = Arc<dyn Fn(JudgeReport) + Send + Sync>;
+/// Receives each report a front end consumes, with the routing key it was published with (the
+/// home system's: the submission's category). The report is acked when the returned future
+/// ends, so a sink that stores the report before it ends loses none (with a named
+/// `frontend_queue`, whatever was not acked is delivered again after a reconnection).
+pub type ReportSink = Arc<dyn Fn(JudgeReport, String) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// A front end's link to the broker.
 pub struct FrontEnd {
@@ -154,7 +158,7 @@ impl FrontEnd {
                         match serde_json::from_slice::<JudgeReport>(&delivery.data) {
                             Ok(report) => {
                                 QueueMetrics::inc(&self.metrics.reports_consumed);
-                                (self.sink)(report);
+                                (self.sink)(report, delivery.routing_key.to_string()).await;
                             }
                             Err(err) => tracing::warn!(error = %err, "a report that is not a JudgeReport; dropped"),
                         }

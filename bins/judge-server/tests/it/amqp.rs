@@ -14,7 +14,7 @@ use verdict_queue::testing::{Platform, RabbitNode};
 
 /// The broker shared by this file's tests, or `None` (with `skipped:`) where RabbitMQ is not
 /// installed; under `VERDICT_REQUIRE_SANDBOX=1` (CI) that is a failure.
-fn node() -> Option<&'static RabbitNode> {
+pub fn node() -> Option<&'static RabbitNode> {
     static NODE: OnceLock<Option<RabbitNode>> = OnceLock::new();
     NODE.get_or_init(|| match RabbitNode::start() {
         Ok(node) => Some(node),
@@ -33,7 +33,7 @@ fn node() -> Option<&'static RabbitNode> {
 }
 
 /// Names of this test's own (the node is shared).
-fn amqp(node: &RabbitNode, tag: &str) -> AmqpConfig {
+pub fn amqp(node: &RabbitNode, tag: &str) -> AmqpConfig {
     let mut config = AmqpConfig {
         uri: node.uri(),
         reconnect_min_ms: 50,
@@ -47,10 +47,10 @@ fn amqp(node: &RabbitNode, tag: &str) -> AmqpConfig {
     config
 }
 
-/// A `judge-server` process in the worker role, its base URL, killed on drop.
-struct WorkerProcess {
-    child: Child,
-    url: String,
+/// A `judge-server` process in the worker or front-end role, its base URL, killed on drop.
+pub struct WorkerProcess {
+    pub child: Child,
+    pub url: String,
 }
 
 impl Drop for WorkerProcess {
@@ -68,11 +68,23 @@ fn free_port() -> u16 {
 }
 
 fn start_worker(dir: &Path, name: &str, amqp: &AmqpConfig) -> WorkerProcess {
+    start_role(dir, name, "worker", amqp, true)
+}
+
+/// Starts `judge-server` in `role` on `amqp`'s broker; waits until it answers `/v1/health`, and
+/// when `connected`, until it is connected to the broker.
+pub fn start_role(
+    dir: &Path,
+    name: &str,
+    role: &str,
+    amqp: &AmqpConfig,
+    connected: bool,
+) -> WorkerProcess {
     let port = free_port();
     let home = dir.join(name);
     std::fs::create_dir_all(&home).unwrap();
     let config = format!(
-        r##"role = "worker"
+        r##"role = "{role}"
 listen = "127.0.0.1:{port}"
 workers = 1
 shutdown_grace_ms = 2000
@@ -118,7 +130,7 @@ routing_key = "#"
     loop {
         if let Ok(response) = client().get(format!("{}/v1/health", worker.url)).call()
             && let Ok(body) = response.into_body().read_to_string()
-            && body.contains("\"connected\":true")
+            && (!connected || body.contains("\"connected\":true"))
         {
             return worker;
         }
@@ -132,14 +144,14 @@ routing_key = "#"
 }
 
 /// A counter from a worker's `/metrics`.
-fn metric(worker: &WorkerProcess, name: &str) -> u64 {
+pub fn metric(worker: &WorkerProcess, name: &str) -> u64 {
     let text = get(&format!("{}/metrics", worker.url), None).text;
     text.lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
         .unwrap_or_else(|| panic!("{name} not in /metrics"))
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

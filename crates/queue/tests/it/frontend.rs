@@ -14,7 +14,10 @@ fn front_end(
     let seen = arc(Mutex::new(Vec::new()));
     let sink = {
         let seen = seen.clone();
-        Arc::new(move |report| seen.lock().unwrap().push(report))
+        Arc::new(move |report, _key: String| {
+            seen.lock().unwrap().push(report);
+            Box::pin(async {}) as futures::future::BoxFuture<'static, ()>
+        })
     };
     let link = arc(Link::default());
     let front = arc(FrontEnd::new(

@@ -1,0 +1,171 @@
+//! `role = "frontend"` against a real RabbitMQ node: front ends publish what they accept and
+//! serve `GET` and event streams from the reports they consume, for any submission, whichever
+//! front end (or platform) sent it; a front end without its broker says so and refuses with 503
+//! until the broker is back.
+
+use crate::amqp::{WorkerProcess, amqp, metric, node, runtime, start_role};
+use crate::common::*;
+use std::time::{Duration, Instant};
+use verdict_queue::testing::{Platform, RabbitNode};
+
+/// Polls `GET url` until `done` holds for the reply (at most 120 s).
+fn poll(url: &str, what: &str, done: impl Fn(&Reply) -> bool) -> Reply {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let reply = get(url, None);
+        if done(&reply) {
+            return reply;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {} {}",
+            reply.status,
+            reply.text
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn state(reply: &Reply) -> Option<&str> {
+    (reply.status == 200).then(|| reply.header("verdict-state"))?
+}
+
+fn finished(server: &WorkerProcess, sub_id: &str) -> Reply {
+    poll(
+        &format!("{}/v1/submissions/{sub_id}?category=oj", server.url),
+        &format!("{sub_id} finished at {}", server.url),
+        |r| state(r) == Some("finished"),
+    )
+}
+
+#[test]
+fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
+    let Some(node) = node() else { return };
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let amqp = amqp(node, "frontends");
+    let a = start_role(dir.path(), "front-a", "frontend", &amqp, true);
+    let b = start_role(dir.path(), "front-b", "frontend", &amqp, true);
+    let _worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    let health = get(&format!("{}/v1/health", a.url), None).json();
+    assert_eq!(health["role"], "frontend");
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["broker"]["connected"], true);
+
+    // Accepted by A (after the broker's confirm), followed live at B.
+    let slow = a_plus_b("via-a", "oj", &sleepy_a_plus_b(2)).to_string();
+    let accepted = post(&format!("{}/v1/submissions", a.url), None, &slow);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    assert_eq!(metric(&a, "verdict_amqp_submissions_published_total"), 1);
+    let mine = get(&format!("{}/v1/submissions/via-a?category=oj", a.url), None);
+    assert_eq!(mine.status, 200);
+    let at_b = poll(
+        &format!("{}/v1/submissions/via-a?category=oj", b.url),
+        "B to hear of via-a",
+        |r| state(r).is_some(),
+    );
+    // The compile task's report came; the tests sleep 2 s: the stream sees them arrive.
+    assert_eq!(state(&at_b), Some("running"), "{}", at_b.text);
+    let (status, events) = read_events(
+        &format!("{}/v1/submissions/via-a/events?category=oj", b.url),
+        None,
+    );
+    assert_eq!(status, 200);
+    let kinds: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(kinds, ["task", "task", "task", "report"], "{events:?}");
+    let report = &events[3].data;
+    assert_eq!(report["sub_id"], "via-a");
+    assert_eq!(statuses(report), ["Accepted"; 3]);
+    for server in [&a, &b] {
+        let reply = finished(server, "via-a");
+        assert_eq!(reply.header("verdict-complete"), Some("true"));
+        assert_eq!(statuses(&reply.json()), ["Accepted"; 3]);
+    }
+
+    // Published by a platform straight to the broker: no front end saw the request, both serve
+    // its reports.
+    let rt = runtime();
+    let platform = rt.block_on(Platform::connect(&amqp)).unwrap();
+    let wrong = A_PLUS_B.replace("a+b", "a-b");
+    rt.block_on(platform.publish(&a_plus_b("direct", "oj", &wrong).to_string()))
+        .unwrap();
+    for server in [&a, &b] {
+        let reply = finished(server, "direct");
+        assert_eq!(
+            statuses(&reply.json()),
+            ["Accepted", "Wrong Answer", "Wrong Answer"]
+        );
+    }
+
+    // POST /v1/judge through B waits for the final report.
+    let judged = post(
+        &format!("{}/v1/judge", b.url),
+        None,
+        &a_plus_b("sync", "oj", A_PLUS_B).to_string(),
+    );
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert_eq!(statuses(&judged.json()), ["Accepted"; 3]);
+    assert!(metric(&a, "verdict_amqp_reports_consumed_total") >= 3 * 4);
+
+    // What a front end cannot do, it says.
+    let oracle = post(&format!("{}/v1/oracle", a.url), None, "{}");
+    assert_eq!(oracle.status, 404);
+    assert!(oracle.text.contains("front end"), "{}", oracle.text);
+}
+
+#[test]
+fn a_front_end_without_its_broker_says_so_refuses_with_503_and_recovers() {
+    if node().is_none() {
+        return;
+    }
+    let mut own = RabbitNode::start().expect("a broker of this test's own");
+    let amqp = amqp(&own, "down");
+    own.stop();
+    let dir = tempfile::tempdir().unwrap();
+    let front = start_role(dir.path(), "front", "frontend", &amqp, false);
+    let health = poll(
+        &format!("{}/v1/health", front.url),
+        "the first connection attempt to fail",
+        |r| r.text.contains("last_error"),
+    )
+    .json();
+    assert_eq!(health["status"], "degraded");
+    assert_eq!(health["broker"]["connected"], false);
+    assert!(
+        health["broker"]["last_error"]
+            .as_str()
+            .is_some_and(|e| !e.is_empty()),
+        "{health}"
+    );
+    let submission = a_plus_b("waiting", "oj", A_PLUS_B).to_string();
+    let refused = post(&format!("{}/v1/submissions", front.url), None, &submission);
+    assert_eq!(refused.status, 503, "{}", refused.text);
+    assert!(refused.header("retry-after").is_some());
+    assert!(refused.text.contains("broker"), "{}", refused.text);
+    // Not accepted, so not known.
+    let unknown = get(
+        &format!("{}/v1/submissions/waiting?category=oj", front.url),
+        None,
+    );
+    assert_eq!(unknown.status, 404);
+
+    own.restart().expect("the broker comes back");
+    poll(
+        &format!("{}/v1/health", front.url),
+        "the front end to reconnect",
+        |r| r.text.contains("\"status\":\"ok\""),
+    );
+    let accepted = post(&format!("{}/v1/submissions", front.url), None, &submission);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    let queued = get(
+        &format!("{}/v1/submissions/waiting?category=oj", front.url),
+        None,
+    );
+    assert_eq!(state(&queued), Some("queued"));
+    assert_eq!(
+        metric(&front, "verdict_amqp_submissions_published_total"),
+        1
+    );
+}
