@@ -52,7 +52,7 @@ struct FrontShared {
 impl FrontState {
     /// Opens the store (taking back the submissions in progress when the front end stopped)
     /// and sets up the link to the broker; [`serve_frontend`] connects it.
-    fn new(config: ServerConfig, stopping: CancellationToken) -> anyhow::Result<FrontState> {
+    fn new(mut config: ServerConfig, stopping: CancellationToken) -> anyhow::Result<FrontState> {
         config.check()?;
         let metrics = Arc::new(Metrics::default());
         let data_dir = config.data_dir();
@@ -64,6 +64,9 @@ impl FrontState {
         .with_context(|| format!("cannot open the submission store in {}", data_dir.display()))?;
         let store = Arc::new(store);
         recover(&store, &metrics, unfinished);
+        if config.amqp.frontend_queue.is_empty() {
+            config.amqp.frontend_queue = own_queue_name(&data_dir)?;
+        }
         let sink: ReportSink = {
             let (store, metrics) = (store.clone(), metrics.clone());
             Arc::new(move |mut report: JudgeReport, routing_key: String| {
@@ -90,12 +93,7 @@ impl FrontState {
         if !auth.enabled() {
             tracing::warn!("no [[tokens]] configured: authentication is off");
         }
-        if config.amqp.frontend_queue.is_empty() {
-            tracing::warn!(
-                "amqp.frontend_queue is not set: reports published while this front end is down \
-                 never reach it (name a queue per front end to catch up after a restart)"
-            );
-        }
+        tracing::info!(queue = %config.amqp.frontend_queue, "the front end's report queue");
         Ok(FrontState {
             inner: Arc::new(FrontShared {
                 config,
@@ -167,22 +165,54 @@ impl Host for FrontState {
             .store
             .insert(&submission)
             .inspect_err(|_| shared.metrics.rejected(Reject::Conflict))?;
-        // On disk before it is published: its reports may come back at once.
-        if let Err(err) = shared.store.persist(&entry, request.clone()).await {
-            shared.store.undo_insert(&entry, previous);
-            return Err(err);
-        }
-        if let Err(err) = shared.front.publish_submission(request.as_bytes()).await {
-            tracing::warn!(sub_id = %entry.key.sub_id, error = %err, "publish failed");
-            shared.store.withdraw(&entry, previous).await;
-            return Err(self.unavailable(&err.to_string()));
-        }
+        // On its own task: a request dropped meanwhile (timeout, client gone) must not leave
+        // the submission half-accepted; it ends published, or taken back.
+        let handing = {
+            let state = self.clone();
+            let entry = entry.clone();
+            tokio::spawn(async move {
+                let shared = &state.inner;
+                // On disk before it is published: its reports may come back at once.
+                if let Err(err) = shared.store.persist(&entry, request.clone()).await {
+                    shared.store.undo_insert(&entry, previous);
+                    return Err(err);
+                }
+                if let Err(err) = shared.front.publish_submission(request.as_bytes()).await {
+                    tracing::warn!(sub_id = %entry.key.sub_id, error = %err, "publish failed");
+                    shared.store.withdraw(&entry, previous).await;
+                    return Err(state.unavailable(&err.to_string()));
+                }
+                Ok(())
+            })
+        };
+        handing
+            .await
+            .map_err(|e| ApiError::Internal(format!("publishing: {e}")))??;
         shared
             .metrics
             .submissions_accepted
             .fetch_add(1, Ordering::Relaxed);
         Ok(entry)
     }
+}
+
+/// The name of this front end's report queue when `amqp.frontend_queue` does not give one:
+/// made once and kept in `data_dir` (which one front end holds at a time), so the queue outlives
+/// restarts and lost connections and the reports published meanwhile wait in it.
+fn own_queue_name(data_dir: &std::path::Path) -> anyhow::Result<String> {
+    let path = data_dir.join("frontend-queue");
+    match std::fs::read_to_string(&path) {
+        Ok(name) if !name.trim().is_empty() => return Ok(name.trim().to_owned()),
+        Ok(_) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let name = format!("verdict-frontend-{:x}-{nanos:x}", std::process::id());
+    std::fs::write(&path, &name).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(name)
 }
 
 /// Puts back in memory the submissions that were in progress when the front end stopped: as

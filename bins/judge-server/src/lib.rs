@@ -8,6 +8,9 @@
 //!   written to an SQLite file in `data_dir` before the 202, judged again after a restart.
 //! - [`serve`]: serves until a shutdown token fires, then refuses new work and lets accepted
 //!   submissions finish.
+//! - [`Role`] (`role` in the config): `standalone` ([`serve`]), `worker` ([`serve_worker`]:
+//!   judges from RabbitMQ) or `frontend` ([`serve_frontend`]: HTTP in front of RabbitMQ,
+//!   judging nothing); the submission endpoints serve any [`Host`].
 //!
 //! See `README.md` beside this crate and `docs/server.md`.
 //!

@@ -85,12 +85,17 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     }
 
     // Published by a platform straight to the broker: no front end saw the request, both serve
-    // its reports.
+    // its reports, B although it was killed (SIGKILL) meanwhile: its queue kept them.
+    let mut b = b;
+    b.child.kill().unwrap();
+    b.child.wait().unwrap();
     let rt = runtime();
     let platform = rt.block_on(Platform::connect(&amqp)).unwrap();
     let wrong = A_PLUS_B.replace("a+b", "a-b");
     rt.block_on(platform.publish(&a_plus_b("direct", "oj", &wrong).to_string()))
         .unwrap();
+    finished(&a, "direct");
+    let b = start_role(dir.path(), "front-b", "frontend", &amqp, true);
     for server in [&a, &b] {
         let reply = finished(server, "direct");
         assert_eq!(
@@ -107,6 +112,8 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     );
     assert_eq!(judged.status, 200, "{}", judged.text);
     assert_eq!(statuses(&judged.json()), ["Accepted"; 3]);
+    finished(&a, "sync");
+    // Three submissions of three tasks: a report after each task, then the final one.
     assert!(metric(&a, "verdict_amqp_reports_consumed_total") >= 3 * 4);
 
     // What a front end cannot do, it says.
