@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::{JudgeReport, Submission, parse_submission};
-use verdict_queue::{FrontEnd, Link, QueueMetrics, ReportSink};
+use verdict_queue::{Consumed, FrontEnd, Link, QueueMetrics, ReportSink};
 use verdict_scheduler::CacheStats;
 
 /// What a front end's handlers share; cheap to clone.
@@ -69,15 +69,20 @@ impl FrontState {
         }
         let sink: ReportSink = {
             let (store, metrics) = (store.clone(), metrics.clone());
-            Arc::new(move |mut report: JudgeReport, routing_key: String| {
+            Arc::new(move |consumed| {
                 let (store, metrics) = (store.clone(), metrics.clone());
                 Box::pin(async move {
-                    // The home system publishes each report with its category as the routing
-                    // key: the fallback for a report that could not name its own.
-                    if report.category.is_empty() {
-                        report.category = routing_key;
+                    match consumed {
+                        Consumed::Submission(body) => seen_published(&store, body).await,
+                        Consumed::Report(mut report, routing_key) => {
+                            // The home system publishes each report with its category as the
+                            // routing key: the fallback for a report that could not name its own.
+                            if report.category.is_empty() {
+                                report.category = routing_key;
+                            }
+                            store.ingest(report, &metrics).await;
+                        }
                     }
-                    store.ingest(report, &metrics).await;
                 })
             })
         };
@@ -213,6 +218,21 @@ fn own_queue_name(data_dir: &std::path::Path) -> anyhow::Result<String> {
     let name = format!("verdict-frontend-{:x}-{nanos:x}", std::process::id());
     std::fs::write(&path, &name).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(name)
+}
+
+/// A copy of a Submission published to the request exchange (by this front end, another one or
+/// a platform): known here as queued from now on, unless it already is (this front end accepted
+/// it) or is not a valid Submission (its worker reports that).
+async fn seen_published(store: &Store, body: Vec<u8>) {
+    let Ok(text) = String::from_utf8(body) else {
+        return;
+    };
+    let Ok(submission) = parse_submission(&text) else {
+        return;
+    };
+    if crate::ids::check_ids(&submission).is_empty() {
+        store.note_published(&submission, text).await;
+    }
 }
 
 /// Puts back in memory the submissions that were in progress when the front end stopped: as

@@ -129,6 +129,25 @@ impl Store {
         }
     }
 
+    /// A front end's copy of a Submission published to the broker: added as queued (on disk,
+    /// then in memory) unless a submission with its key is in flight here already; a finished
+    /// one is replaced (the submission was sent again to be judged again).
+    pub async fn note_published(&self, submission: &Submission, request: String) {
+        let key = SubKey::new(&submission.category, &submission.sub_id);
+        if self.lock().get(&key).is_some_and(|e| !e.is_finished()) {
+            return;
+        }
+        let lookup = key.clone();
+        if let Err(err) = self.db(move |db| db.accept(&lookup, &request)).await {
+            tracing::error!(sub_id = %key.sub_id, "cannot store the submission: {err:?}");
+        }
+        let entry = Arc::new(Entry::new(submission));
+        let mut entries = self.lock();
+        if entries.get(&key).is_none_or(|e| e.is_finished()) {
+            entries.insert(key, entry);
+        }
+    }
+
     /// A front end's report from the broker, of a submission accepted here or by another front
     /// end: recorded on disk (see [`Db::record_report`]), then shown to `GET`, streams and
     /// waiters. A submission not seen before is added; one finished here stays as it is.

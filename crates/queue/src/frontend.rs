@@ -1,6 +1,9 @@
 //! Front-end mode: publish accepted Submissions to the request exchange, and consume every
 //! JudgeReport from a queue of this front end's own, bound to the report exchange with `#`, so
 //! that every front end sees every report without taking any from the platform's result queue.
+//! The same queue is bound to the request exchange too: each front end also gets a copy of every
+//! Submission published (by any front end or platform), and knows it is queued before its first
+//! report.
 
 use crate::broker;
 use crate::config::AmqpConfig;
@@ -16,11 +19,20 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::{JudgeReport, JudgeStatus};
 
-/// Receives each report a front end consumes, with the routing key it was published with (the
-/// home system's: the submission's category). The report is acked when the returned future
-/// ends, so a sink that stores the report before it ends loses none (with a named
-/// `frontend_queue`, whatever was not acked is delivered again after a reconnection).
-pub type ReportSink = Arc<dyn Fn(JudgeReport, String) -> BoxFuture<'static, ()> + Send + Sync>;
+/// What a front end consumes from its queue.
+#[derive(Debug, Clone)]
+pub enum Consumed {
+    /// A copy of a message published to the request exchange (a Submission, unchecked).
+    Submission(Vec<u8>),
+    /// A report, with the routing key it was published with (the home system's: the
+    /// submission's category).
+    Report(JudgeReport, String),
+}
+
+/// Receives each message a front end consumes. It is acked when the returned future ends, so a
+/// sink that stores it before it ends loses none (with a named `frontend_queue`, whatever was
+/// not acked is delivered again after a reconnection).
+pub type ReportSink = Arc<dyn Fn(Consumed) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// A front end's link to the broker.
 pub struct FrontEnd {
@@ -155,12 +167,17 @@ impl FrontEnd {
                 () = shutdown.cancelled() => break,
                 next = consumer.next() => match next {
                     Some(Ok(delivery)) => {
-                        match serde_json::from_slice::<JudgeReport>(&delivery.data) {
-                            Ok(report) => {
-                                QueueMetrics::inc(&self.metrics.reports_consumed);
-                                (self.sink)(report, delivery.routing_key.to_string()).await;
+                        if delivery.exchange.as_str() == self.config.request.exchange {
+                            (self.sink)(Consumed::Submission(delivery.data.clone())).await;
+                        } else {
+                            match serde_json::from_slice::<JudgeReport>(&delivery.data) {
+                                Ok(report) => {
+                                    QueueMetrics::inc(&self.metrics.reports_consumed);
+                                    let key = delivery.routing_key.to_string();
+                                    (self.sink)(Consumed::Report(report, key)).await;
+                                }
+                                Err(err) => tracing::warn!(error = %err, "a report that is not a JudgeReport; dropped"),
                             }
-                            Err(err) => tracing::warn!(error = %err, "a report that is not a JudgeReport; dropped"),
                         }
                         delivery
                             .acker
@@ -177,8 +194,9 @@ impl FrontEnd {
         Ok(())
     }
 
-    /// This front end's report queue: server-named and exclusive, or the configured durable one
-    /// (expiring when unused); bound to the report exchange with `#`.
+    /// This front end's queue: server-named and exclusive, or the configured durable one
+    /// (expiring when unused); bound to the report exchange with `#` and to the request exchange
+    /// with the requests' routing key.
     async fn declare_own_queue(&self, channel: &Channel) -> Result<String, Error> {
         let named = !self.config.frontend_queue.is_empty();
         let mut arguments = FieldTable::default();
@@ -208,19 +226,27 @@ impl FrontEnd {
                 self.config.frontend_queue
             )))?;
         let name = queue.name().to_string();
-        channel
-            .queue_bind(
-                name.as_str().into(),
-                self.config.report.exchange.as_str().into(),
-                "#".into(),
-                QueueBindOptions::default(),
-                FieldTable::default(),
-            )
-            .await
-            .map_err(Error::amqp(format!(
-                "binding queue {name:?} to exchange {:?}",
-                self.config.report.exchange
-            )))?;
+        let bindings = [
+            (&self.config.report.exchange, "#"),
+            (
+                &self.config.request.exchange,
+                self.config.request.routing_key.as_str(),
+            ),
+        ];
+        for (exchange, key) in bindings {
+            channel
+                .queue_bind(
+                    name.as_str().into(),
+                    exchange.as_str().into(),
+                    key.into(),
+                    QueueBindOptions::default(),
+                    FieldTable::default(),
+                )
+                .await
+                .map_err(Error::amqp(format!(
+                    "binding queue {name:?} to exchange {exchange:?}"
+                )))?;
+        }
         Ok(name)
     }
 }

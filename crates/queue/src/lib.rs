@@ -6,7 +6,7 @@
 //!   one, and acks only after the broker confirmed the final report. A worker that dies holding
 //!   a submission loses nothing: the broker redelivers it.
 //! - [`FrontEnd`]: publishes accepted Submissions to the request exchange and consumes every
-//!   report from a queue of its own bound to the report exchange.
+//!   report (and a copy of every Submission) from a queue of its own bound to both exchanges.
 //! - [`AmqpConfig`]: the `[amqp]` table; names default to the home system's example config.
 //! - [`Link`] and [`QueueMetrics`]: what `/v1/health` and `/metrics` show.
 //! - `testing::RabbitNode` (feature `testing`): a private broker node for tests and benches.
@@ -34,7 +34,7 @@ mod worker;
 pub use broker::redacted;
 pub use config::{AmqpConfig, Route};
 pub use error::Error;
-pub use frontend::{FrontEnd, ReportSink, is_final};
+pub use frontend::{Consumed, FrontEnd, ReportSink, is_final};
 pub use link::{Link, LinkStatus};
 pub use metrics::QueueMetrics;
 pub use worker::{Judging, Worker, read_submission};

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::JudgeReport;
-use verdict_queue::{FrontEnd, Link, QueueMetrics, Worker};
+use verdict_queue::{Consumed, FrontEnd, Link, QueueMetrics, Worker};
 
 fn front_end(
     config: &verdict_queue::AmqpConfig,
@@ -14,8 +14,10 @@ fn front_end(
     let seen = arc(Mutex::new(Vec::new()));
     let sink = {
         let seen = seen.clone();
-        Arc::new(move |report, _key: String| {
-            seen.lock().unwrap().push(report);
+        Arc::new(move |consumed| {
+            if let Consumed::Report(report, _) = consumed {
+                seen.lock().unwrap().push(report);
+            }
             Box::pin(async {}) as futures::future::BoxFuture<'static, ()>
         })
     };
