@@ -1,7 +1,7 @@
 //! Pid-namespace benchmark (not a test; issue 13.4): a real standalone `judge-server` judges
 //! `BENCH_SUBMISSIONS` (default 30) submissions while, beside it, `judge run` loops in another
-//! pid namespace (`unshare --pid --fork`), sharing the server's `work_dir` and the host's cgroup
-//! parents. Neither can see the other's processes; before design #23 each `judge` start removed
+//! pid namespace with its own `/proc` (`unshare --pid --fork --mount-proc`), sharing the
+//! server's `work_dir` and the host's cgroup parents. Neither can see the other's processes; before design #23 each `judge` start removed
 //! the server's live run cgroups as stale (9 of 30 submissions ended `System Error`). It prints
 //! the System Error counts of both (expected: 0 and 0) and exits 1 otherwise.
 //!
@@ -130,7 +130,9 @@ fn judge_loop(judge: PathBuf, example: PathBuf, work: PathBuf, stop: Arc<AtomicB
     let cache = tempfile::tempdir().expect("temp dir");
     while !stop.load(Ordering::Acquire) {
         let output = Command::new("unshare")
-            .args(["--pid", "--fork", "--kill-child"])
+            // A pid namespace with its own /proc: the server's processes are invisible to it, as
+            // in a container.
+            .args(["--pid", "--fork", "--mount-proc", "--kill-child"])
             .arg(&judge)
             .arg("run")
             .arg(&example)
