@@ -11,19 +11,13 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod support;
+
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use support::{agent, env_or, start};
 
 /// A+B in C; every fourth sleeps 1 s (so some are running at the kill), every fifth is wrong.
 fn submission(i: usize) -> (String, Value, [&'static str; 2]) {
@@ -59,42 +53,6 @@ fn submission(i: usize) -> (String, Value, [&'static str; 2]) {
              "text": format!("#include <stdio.h>\n#include <unistd.h>\n{source}\n")}]}
     });
     (sub_id, body, expected)
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build(),
-    )
-}
-
-/// Starts the binary and waits for the address it logs.
-fn start(config: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_judge-server"))
-        .arg("--config")
-        .arg(config)
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("judge-server starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let value: Value = serde_json::from_str(&line).unwrap_or_default();
-            if let Some(address) = value["fields"]["address"].as_str() {
-                let _ = tx.send(address.to_owned());
-            }
-        }
-    });
-    let address = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the server logs its address");
-    (child, format!("http://{address}"))
 }
 
 /// `(status, Verdict-State, report)` of a submission.

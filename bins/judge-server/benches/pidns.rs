@@ -15,20 +15,15 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod support;
+
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use support::{agent, env_or, start};
 
 /// A+B in C that sleeps 0.3 s before answering (so runs overlap with the loop's starts).
 fn submission(i: usize) -> (String, Value) {
@@ -56,42 +51,6 @@ fn submission(i: usize) -> (String, Value) {
             {"type": "text", "name": "main.c", "text": source}]}
     });
     (sub_id, body)
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build(),
-    )
-}
-
-/// Starts the server and waits for the address it logs.
-fn start(config: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_judge-server"))
-        .arg("--config")
-        .arg(config)
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("judge-server starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let value: Value = serde_json::from_str(&line).unwrap_or_default();
-            if let Some(address) = value["fields"]["address"].as_str() {
-                let _ = tx.send(address.to_owned());
-            }
-        }
-    });
-    let address = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the server logs its address");
-    (child, format!("http://{address}"))
 }
 
 /// The `judge` binary: `JUDGE_BIN`, else beside this bench's profile directory.

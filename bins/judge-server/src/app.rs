@@ -107,19 +107,11 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let app = router(state.clone());
-    let sweeper = {
-        let state = state.clone();
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let period = Duration::from_secs(state.config.retention_secs.clamp(1, 60));
-            loop {
-                tokio::select! {
-                    () = shutdown.cancelled() => break,
-                    () = tokio::time::sleep(period) => state.store.sweep().await,
-                }
-            }
-        })
-    };
+    let sweeper = crate::store::spawn_sweeper(
+        state.store.clone(),
+        state.config.retention_secs,
+        shutdown.clone(),
+    );
     let signal = {
         let state = state.clone();
         let shutdown = shutdown.clone();

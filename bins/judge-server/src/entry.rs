@@ -367,10 +367,11 @@ impl Entry {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn submission(sub_id: &str) -> Submission {
+    /// A submission of a compile task and one test, in category `oj`.
+    pub(crate) fn submission(sub_id: &str) -> Submission {
         verdict_contracts::parse_submission(&format!(
             r#"{{"sub_type": "programming", "category": "oj", "prob_id": "p", "sub_id": "{sub_id}",
             "updated_at": 1,
@@ -387,7 +388,8 @@ mod tests {
         .unwrap()
     }
 
-    fn statuses(entry: &Entry) -> Vec<JudgeStatus> {
+    /// The statuses of an entry's report so far.
+    pub(crate) fn statuses(entry: &Entry) -> Vec<JudgeStatus> {
         entry
             .snapshot()
             .0

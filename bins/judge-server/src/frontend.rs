@@ -55,17 +55,11 @@ impl FrontState {
     fn new(mut config: ServerConfig, stopping: CancellationToken) -> anyhow::Result<FrontState> {
         config.check()?;
         let metrics = Arc::new(Metrics::default());
-        let data_dir = config.data_dir();
-        let (store, unfinished) = Store::open(
-            &data_dir,
-            Duration::from_secs(config.retention_secs),
-            config.max_retained,
-        )
-        .with_context(|| format!("cannot open the submission store in {}", data_dir.display()))?;
+        let (store, unfinished) = Store::open_for(&config)?;
         let store = Arc::new(store);
         recover(&store, &metrics, unfinished);
         if config.amqp.frontend_queue.is_empty() {
-            config.amqp.frontend_queue = own_queue_name(&data_dir)?;
+            config.amqp.frontend_queue = own_queue_name(&config.data_dir())?;
         }
         let sink: ReportSink = {
             let (store, metrics) = (store.clone(), metrics.clone());
@@ -372,19 +366,11 @@ pub async fn serve_frontend(
     let state = FrontState::new(config, shutdown.clone())?;
     let link_down = CancellationToken::new();
     let linking = tokio::spawn(state.inner.front.clone().run(link_down.clone()));
-    let sweeper = {
-        let state = state.clone();
-        let shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let period = Duration::from_secs(state.inner.config.retention_secs.clamp(1, 60));
-            loop {
-                tokio::select! {
-                    () = shutdown.cancelled() => break,
-                    () = tokio::time::sleep(period) => state.inner.store.sweep().await,
-                }
-            }
-        })
-    };
+    let sweeper = crate::store::spawn_sweeper(
+        state.inner.store.clone(),
+        state.inner.config.retention_secs,
+        shutdown.clone(),
+    );
     let grace = Duration::from_millis(state.inner.config.shutdown_grace_ms);
     let mut server = tokio::spawn(
         axum::serve(listener, router(state.clone()))

@@ -80,13 +80,7 @@ impl AppState {
             .context("invalid [lab] config")?;
         let lab = Lab::new(registry);
         let metrics = Arc::new(Metrics::default());
-        let data_dir = config.data_dir();
-        let (store, unfinished) = Store::open(
-            &data_dir,
-            Duration::from_secs(config.retention_secs),
-            config.max_retained,
-        )
-        .with_context(|| format!("cannot open the submission store in {}", data_dir.display()))?;
+        let (store, unfinished) = Store::open_for(&config)?;
         let store = Arc::new(store);
         let jobs = Jobs::new(
             judge.clone(),

@@ -46,6 +46,18 @@ impl Store {
         Ok((store, unfinished))
     }
 
+    /// Opens the store of `config` (its `data_dir`, retention and `max_retained`).
+    pub fn open_for(config: &crate::ServerConfig) -> anyhow::Result<(Store, Vec<Unfinished>)> {
+        use anyhow::Context;
+        let data_dir = config.data_dir();
+        Store::open(
+            &data_dir,
+            Duration::from_secs(config.retention_secs),
+            config.max_retained,
+        )
+        .with_context(|| format!("cannot open the submission store in {}", data_dir.display()))
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<SubKey, Arc<Entry>>> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -347,38 +359,29 @@ impl Store {
     }
 }
 
+/// Sweeps `store` (see [`Store::sweep`]) every `retention_secs` (1 to 60 s) until `shutdown`.
+pub fn spawn_sweeper(
+    store: Arc<Store>,
+    retention_secs: u64,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let period = Duration::from_secs(retention_secs.clamp(1, 60));
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => break,
+                () = tokio::time::sleep(period) => store.sweep().await,
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::db::Phase;
+    use crate::entry::tests::{statuses, submission};
     use verdict_contracts::JudgeStatus;
-
-    fn submission(sub_id: &str) -> Submission {
-        verdict_contracts::parse_submission(&format!(
-            r#"{{"sub_type": "programming", "category": "oj", "prob_id": "p", "sub_id": "{sub_id}",
-            "updated_at": 1,
-            "judge_tasks": [
-              {{"check_script": "compile", "depends_on": -1, "time_limit": 1000}},
-              {{"check_script": "standard", "run_script": "standard", "compare_script": "diff-all",
-               "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED", "time_limit": 1000}}
-            ],
-            "test_data": [{{"inputs": [{{"type": "text", "name": "testdata.in", "text": "1 2\n"}}],
-                            "outputs": [{{"type": "text", "name": "testdata.out", "text": "3\n"}}]}}],
-            "submission": {{"type": "source_code", "language": "c",
-              "source_files": [{{"type": "text", "name": "main.c", "text": "int main(){{}}"}}]}}}}"#
-        ))
-        .unwrap()
-    }
-
-    fn statuses(entry: &Entry) -> Vec<JudgeStatus> {
-        entry
-            .snapshot()
-            .0
-            .results
-            .iter()
-            .map(|r| r.status)
-            .collect()
-    }
 
     fn store(max_retained: usize) -> (Store, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
