@@ -104,6 +104,26 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
         );
     }
 
+    // Reports are keyed by (category, sub_id): one sub_id in two categories is two submissions.
+    rt.block_on(platform.publish(&a_plus_b("twin", "alpha", A_PLUS_B).to_string()))
+        .unwrap();
+    rt.block_on(platform.publish(&a_plus_b("twin", "beta", &wrong).to_string()))
+        .unwrap();
+    for (category, expected) in [
+        ("alpha", ["Accepted"; 3]),
+        ("beta", ["Accepted", "Wrong Answer", "Wrong Answer"]),
+    ] {
+        let reply = poll(
+            &format!("{}/v1/submissions/twin?category={category}", b.url),
+            &format!("twin of {category} finished"),
+            |r| state(r) == Some("finished"),
+        );
+        assert_eq!(reply.json()["category"], category);
+        assert_eq!(statuses(&reply.json()), expected);
+    }
+    let ambiguous = get(&format!("{}/v1/submissions/twin", b.url), None);
+    assert_eq!(ambiguous.status, 409, "{}", ambiguous.text);
+
     // POST /v1/judge through B waits for the final report.
     let judged = post(
         &format!("{}/v1/judge", b.url),
@@ -113,8 +133,8 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     assert_eq!(judged.status, 200, "{}", judged.text);
     assert_eq!(statuses(&judged.json()), ["Accepted"; 3]);
     finished(&a, "sync");
-    // Three submissions of three tasks: a report after each task, then the final one.
-    assert!(metric(&a, "verdict_amqp_reports_consumed_total") >= 3 * 4);
+    // Five submissions of three tasks: a report after each task, then the final one.
+    assert!(metric(&a, "verdict_amqp_reports_consumed_total") >= 5 * 4);
 
     // What a front end cannot do, it says.
     let oracle = post(&format!("{}/v1/oracle", a.url), None, "{}");
