@@ -83,6 +83,29 @@ impl Sandbox {
         &self.config
     }
 
+    /// Starts the zygotes of the first `slots` slots that have none yet (blocking; a judge
+    /// calls it off its path at start-up, so that its first runs find their boxes made) and
+    /// returns how many it started. Nothing to do for a one-shot or rlimit-only sandbox.
+    pub fn warm(&self, slots: usize) -> Result<usize, SandboxError> {
+        let Executor::Zygote(z) = &self.executor else {
+            return Ok(0);
+        };
+        if z.one_shot {
+            return Ok(0);
+        }
+        let supervisor = Supervisor {
+            config: &self.config,
+            stack_top: self.stack.as_ref().map_or(0, ChildStack::top),
+            filter: &self.filter,
+            ncpu: self.ncpu,
+        };
+        let mut started = 0;
+        for slot in 0..slots.min(z.slots.len()) {
+            started += usize::from(supervisor.warm_zygote(z, slot)?);
+        }
+        Ok(started)
+    }
+
     /// Runs one command to completion (blocking) and reports what happened and what it cost.
     ///
     /// A limit hit is `Ok` with [`SandboxOutcome::limit_hit`] set; `Err` means the command could

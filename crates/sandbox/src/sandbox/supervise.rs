@@ -153,13 +153,7 @@ impl Supervisor<'_> {
             *arena = Some(a);
             *zygote = Some(zy);
         }
-        let arena = match arena {
-            Some(arena) => arena,
-            empty => empty.insert(Arena::new().map_err(|source| SandboxError::Setup {
-                stage: "map the zygote's arena".into(),
-                source,
-            })?),
-        };
+        let arena = slot_arena(arena)?;
         arena
             .write(&order)
             .map_err(|source| match source.raw_os_error() {
@@ -267,6 +261,26 @@ impl Supervisor<'_> {
     }
 
     /// Starts a slot's zygote (taking the slot's network namespace on its first use).
+    /// Starts slot `slot`'s zygote if it has none (its first run then only waits for it to be
+    /// ready); whether it started one.
+    pub(super) fn warm_zygote(&self, z: &Zygotes, slot: usize) -> Result<bool, SandboxError> {
+        let Some(state) = z.slots.get(slot) else {
+            return Ok(false);
+        };
+        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        let SlotState {
+            netns,
+            arena,
+            zygote,
+        } = &mut *state;
+        if zygote.is_some() {
+            return Ok(false);
+        }
+        let arena = slot_arena(arena)?;
+        *zygote = Some(self.start_zygote(z, netns, arena)?);
+        Ok(true)
+    }
+
     fn start_zygote(
         &self,
         z: &Zygotes,
@@ -467,6 +481,19 @@ impl Supervisor<'_> {
 }
 
 /// Ends a zygote (killing whatever it runs) and unmounts its namespace in the background.
+/// A slot's arena, mapped on its first use.
+fn slot_arena(arena: &mut Option<Arena>) -> Result<&mut Arena, SandboxError> {
+    match arena {
+        Some(arena) => Ok(arena),
+        empty => Ok(
+            empty.insert(Arena::new().map_err(|source| SandboxError::Setup {
+                stage: "map the zygote's arena".into(),
+                source,
+            })?),
+        ),
+    }
+}
+
 fn retire_zygote(z: &Zygotes, zygote: Option<Zygote>) {
     z.cgroups.retire(zygote.and_then(Zygote::kill), None);
 }

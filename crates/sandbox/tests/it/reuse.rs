@@ -8,12 +8,21 @@ use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxConfig};
 
 /// A sandbox of its own with one slot, so that every run of a test goes through one zygote.
 fn one_slot(uid_base: u32, name: &str) -> Option<Sandbox> {
+    slots(1, uid_base, name)
+}
+
+/// A sandbox of its own with two slots.
+fn two_slots(uid_base: u32, name: &str) -> Option<Sandbox> {
+    slots(2, uid_base, name)
+}
+
+fn slots(max_boxes: u32, uid_base: u32, name: &str) -> Option<Sandbox> {
     sandbox()?;
     Some(
         Sandbox::new(SandboxConfig {
             require_isolation: true,
             uid_base,
-            max_boxes: 1,
+            max_boxes,
             cgroup_name: name.into(),
             ..SandboxConfig::default()
         })
@@ -129,4 +138,21 @@ fn a_killed_box_or_a_vanished_zygote_does_not_stop_the_slot() {
     assert!(my_children().is_empty(), "{:?}", my_children());
     assert!(!std::path::Path::new(&format!("/proc/{}", third[0])).exists());
     let _ = fixtures::dir();
+}
+
+#[test]
+fn warm_starts_each_slots_zygote_once_and_runs_use_them() {
+    let Some(sb) = two_slots(62_400, "verdict-sandbox-tests-warm") else {
+        return;
+    };
+    assert_eq!(sb.warm(5).expect("warm"), 2, "one zygote per slot, no more");
+    assert_eq!(sb.warm(2).expect("warm again"), 0, "the zygotes are kept");
+    let b = TestBox::new();
+    let out = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
+    assert_eq!(out.exit, ExitKind::Exited(0), "{out:?}");
+    assert_eq!(
+        sb.warm(2).expect("warm after a run"),
+        0,
+        "the run used a warm zygote"
+    );
 }
