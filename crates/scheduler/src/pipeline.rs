@@ -14,6 +14,7 @@ use crate::plan::{Dependency, JudgePlan, PlannedTask};
 use crate::submission::{JudgeShared, SubmissionRun};
 use crate::tasks;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Semaphore, mpsc, watch};
 use verdict_contracts::{DependsCond, JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
 use verdict_sandbox::{Sandbox, SandboxConfig};
@@ -33,6 +34,8 @@ pub struct TaskUpdate {
 pub struct Judge {
     inner: Arc<JudgeShared>,
     sandbox: Arc<Sandbox>,
+    /// Whether the sandbox's slots were warmed (on the first submission).
+    warmed: Arc<AtomicBool>,
 }
 
 impl Judge {
@@ -73,6 +76,7 @@ impl Judge {
         Ok(Judge {
             inner: Arc::new(inner),
             sandbox,
+            warmed: Arc::default(),
         })
     }
 
@@ -96,6 +100,22 @@ impl Judge {
         &self.sandbox
     }
 
+    /// On the first submission, starts the zygotes of the slots its runs will take, off its
+    /// path: the runs after the compile then find their boxes made (a cold `judge run` no
+    /// longer makes one on a test's path). Runs make any zygote still missing themselves.
+    fn warm_once(&self) {
+        if self.warmed.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let (sandbox, slots) = (self.sandbox.clone(), self.inner.config.parallelism.max(1));
+        tokio::task::spawn_blocking(move || {
+            let _warming = timing::phase("sandbox.warm");
+            if let Err(err) = sandbox.warm(slots) {
+                tracing::debug!("cannot warm the sandbox's slots (runs will): {err}");
+            }
+        });
+    }
+
     /// Judges a submission: validates it, runs every task, and returns the complete report.
     pub async fn judge(&self, submission: Submission) -> JudgeReport {
         self.judge_with_updates(submission, None).await
@@ -113,6 +133,7 @@ impl Judge {
             return invalid.into_report();
         }
         validating.end();
+        self.warm_once();
         let header = |results| JudgeReport {
             sub_type: submission.sub_type.as_str().to_owned(),
             category: submission.category.clone(),

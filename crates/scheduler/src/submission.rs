@@ -433,8 +433,8 @@ impl SubmissionRun {
             build_dir: dir,
             limits: &self.shared.config.compile.limits(),
         })?;
-        let _cleaning = timing::phase("compile.cleanup");
-        let _ = std::fs::remove_dir_all(&sources);
+        // The sources were placed into the build dir: their own dir goes off the critical path.
+        self.discard(sources);
         Ok(outcome)
     }
 
@@ -482,7 +482,7 @@ impl SubmissionRun {
                 build_dir: dir,
                 limits: &self.shared.config.compile.limits(),
             });
-            let _ = std::fs::remove_dir_all(&sources);
+            self.discard(sources);
             Ok(outcome?)
         };
         BuildResult::from_attempt(attempt())
