@@ -20,6 +20,7 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_util::task::TaskTracker;
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
 use verdict_scheduler::{Judge, TaskUpdate};
+use verdict_scripts::timing;
 
 /// The queue, the worker slots and the per-category quotas.
 #[derive(Debug)]
@@ -158,7 +159,16 @@ impl Jobs {
             metrics.queue_length.fetch_sub(1, Ordering::Relaxed);
             metrics.running_submissions.fetch_add(1, Ordering::Relaxed);
             let started = std::time::Instant::now();
-            store.start(&entry, &metrics).await;
+            // The start goes to disk while the judge works (it is no one's prerequisite: an
+            // interrupted submission is judged again whether or not it was marked running),
+            // but its in-memory part comes first: the first poll runs it before any task ends.
+            let starting = async {
+                let _writing = timing::phase("server.start");
+                store.start(&entry, &metrics).await;
+            };
+            // (MaybeDone: the write may already be done at that first poll.)
+            let mut starting = std::pin::pin!(futures::future::maybe_done(starting));
+            let _ = futures::poll!(starting.as_mut());
             let (tx, mut rx) = mpsc::unbounded_channel::<TaskUpdate>();
             let header = (
                 submission.sub_type.as_str().to_owned(),
@@ -176,7 +186,7 @@ impl Jobs {
                     entry.task_done(update.index, update.result, &metrics);
                 }
             };
-            let (judged, ()) = tokio::join!(judging, forwarding);
+            let (judged, (), ()) = tokio::join!(judging, forwarding, starting.as_mut());
             let (sub_type, category, prob_id, sub_id, count) = header;
             let report = judged.unwrap_or_else(|_| {
                 tracing::error!(%sub_id, "the judge panicked");
@@ -197,7 +207,9 @@ impl Jobs {
             });
             let statuses: Vec<&str> = report.results.iter().map(|r| r.status.as_str()).collect();
             let statuses = statuses.join(", ");
+            let finishing = timing::phase("server.finish");
             store.finish(&entry, report, &metrics).await;
+            finishing.end();
             let elapsed = entry.accepted_at.elapsed();
             tracing::info!(
                 %sub_id,
