@@ -410,6 +410,33 @@ fn cold_run(judge: &Path, dir: &Path, tests: usize, rounds: usize) -> (Duration,
     (median(times), peak)
 }
 
+/// The breakdown of one cold `judge run` of the 20-test submission (empty cache), from the
+/// timings it logs.
+fn cold_breakdown(judge: &Path, dir: &Path) {
+    let file = dir.join("cold-20.json");
+    let cache = dir.join("cold-breakdown-cache");
+    let started = Instant::now();
+    let out = Command::new(judge)
+        .arg("run")
+        .arg(&file)
+        .arg("--work-dir")
+        .arg(dir.join("cold-work"))
+        .arg("--cache-dir")
+        .arg(&cache)
+        .env("VERDICT_LOG", "verdict::timing=trace")
+        .output()
+        .expect("judge run");
+    let wall = started.elapsed();
+    assert!(out.status.success(), "judge run failed");
+    let phases = support::parse_phases(&String::from_utf8_lossy(&out.stderr));
+    support::print_breakdown(
+        "one cold `judge run` of it (empty cache)",
+        "process start and exit, runtime",
+        wall,
+        &phases,
+    );
+}
+
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         println!("speed benchmark: run it with `cargo bench -p verdict-judge --bench speed`");
@@ -622,7 +649,13 @@ fn main() {
     salt += 1;
     let body = submission(&format!("phases-{salt}"), 20, salt);
     let (wall, phases) = timings.collect(|| timed(|| server.judge(&body, 20)));
-    support::print_breakdown(wall, &phases);
+    support::print_breakdown(
+        "one warm 20-test submission (POST /v1/judge)",
+        "server (HTTP, parse, queue, store)",
+        wall,
+        &phases,
+    );
+    cold_breakdown(&judge, dir.path());
     println!("{}", Machine::now());
 }
 

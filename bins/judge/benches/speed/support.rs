@@ -392,14 +392,24 @@ impl Timings {
 }
 
 /// The order phases are printed in, per submission and per task.
-const SUBMISSION_PHASES: &[&str] = &["judge", "validate", "plan", "open", "report"];
+const SUBMISSION_PHASES: &[&str] = &[
+    "judge.new",
+    "sandbox.new",
+    "judge",
+    "validate",
+    "plan",
+    "open",
+    "report",
+    "sandbox.warm",
+    "server.start",
+    "server.finish",
+];
 const TASK_PHASES: &[&str] = &[
     "task.handoff",
     "compile.sources",
     "compile.box",
     "compile.sandbox",
     "compile.seal",
-    "compile.cleanup",
     "test.prepare",
     "run.box",
     "run.sandbox",
@@ -407,8 +417,29 @@ const TASK_PHASES: &[&str] = &[
     "test.discard",
 ];
 
-/// Prints the breakdown of one submission: its own phases, then a line per task.
-pub fn print_breakdown(wall: Duration, phases: &[PhaseTime]) {
+/// The phases a `judge` process logged on stderr (`VERDICT_LOG=verdict::timing=trace`).
+pub fn parse_phases(stderr: &str) -> Vec<PhaseTime> {
+    let field = |line: &str, key: &str| -> Option<String> {
+        let (_, rest) = line.split_once(key)?;
+        let value = rest.split_whitespace().next()?;
+        Some(value.trim_matches('"').to_owned())
+    };
+    stderr
+        .lines()
+        .filter(|line| line.contains(TARGET))
+        .filter_map(|line| {
+            Some(PhaseTime {
+                phase: field(line, "phase=")?,
+                task: field(line, "task=")?.parse().ok()?,
+                took: Duration::from_micros(field(line, "us=")?.parse().ok()?),
+            })
+        })
+        .collect()
+}
+
+/// Prints the breakdown of one submission (`what`, which took `wall` as its client saw it):
+/// its own phases, what is outside the judge (`outside` names it), then a line per task.
+pub fn print_breakdown(what: &str, outside: &str, wall: Duration, phases: &[PhaseTime]) {
     let mut tasks: BTreeMap<i64, BTreeMap<&str, Duration>> = BTreeMap::new();
     for p in phases {
         *tasks
@@ -417,8 +448,8 @@ pub fn print_breakdown(wall: Duration, phases: &[PhaseTime]) {
             .entry(p.phase.as_str())
             .or_default() += p.took;
     }
-    println!("per-phase breakdown of one warm 20-test submission (ms):");
-    println!("  POST /v1/judge wall: {}", ms(wall));
+    println!("per-phase breakdown of {what} (ms):");
+    println!("  wall: {}", ms(wall));
     if let Some(own) = tasks.remove(&-1) {
         let judged = own.get("judge").copied().unwrap_or_default();
         for name in SUBMISSION_PHASES {
@@ -427,7 +458,7 @@ pub fn print_breakdown(wall: Duration, phases: &[PhaseTime]) {
             }
         }
         println!(
-            "  server (HTTP, queue, store) = wall - judge: {}",
+            "  {outside} = wall - judge: {}",
             ms(wall.saturating_sub(judged))
         );
     }
