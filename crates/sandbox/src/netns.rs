@@ -1,4 +1,6 @@
-//! A small pool of fresh, empty network namespaces made ahead of time by a background thread.
+//! Network namespaces without making one on a run's path: a small pool of fresh, empty ones
+//! made ahead of time by a background thread (a long-lived sandbox), or one pinned per uid
+//! slot ([`pinned`], a one-shot sandbox).
 //!
 //! Creating a network namespace is the most expensive part of starting a box (about 1 ms here,
 //! more under load). The filler thread `unshare(CLONE_NEWNET)`s itself repeatedly and keeps a
@@ -6,7 +8,11 @@
 //! exactly one slot, whose runs never overlap) and the slot's zygote `setns`es into it. When
 //! the pool is empty the zygote is cloned with `CLONE_NEWNET` instead.
 
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -106,4 +112,80 @@ impl Drop for NetnsPool {
         self.shared.stop.store(true, Ordering::Relaxed);
         self.shared.wake.notify_one();
     }
+}
+
+/// `ioctl` request: the type (`CLONE_NEW*`) of a namespace file.
+const NS_GET_NSTYPE: libc::c_ulong = 0xb703;
+
+/// Whether `f` is a network namespace other than this thread's own (the host's).
+fn is_other_netns(f: &File) -> bool {
+    // SAFETY: an ioctl without arguments on a descriptor we own.
+    let kind = unsafe { libc::ioctl(f.as_raw_fd(), NS_GET_NSTYPE as _) };
+    if kind != libc::CLONE_NEWNET {
+        return false;
+    }
+    let ours = std::fs::metadata("/proc/thread-self/ns/net");
+    match (f.metadata(), ours) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) != (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// The network namespace of the uid slot `uid` for one-shot sandboxes, pinned at
+/// `<dir>/uid-<uid>` (a bind mount of its nsfs file, as `ip netns` pins them), made and pinned
+/// on the slot's first one-shot run since boot. The caller holds the slot (its `flock`), so
+/// one run at a time uses it, as a zygote's runs share its slot's namespace: every process of
+/// a run is dead before the slot is free again, and an unprivileged box can neither configure
+/// the namespace (its loopback stays down) nor leave a socket in it. Making a namespace (and
+/// the kernel's tearing it down afterwards) is the largest cost a one-shot run would pay.
+pub(crate) fn pinned(dir: &Path, uid: u32) -> std::io::Result<OwnedFd> {
+    let path = dir.join(format!("uid-{uid}"));
+    if let Ok(f) = File::open(&path)
+        && is_other_netns(&f)
+    {
+        return Ok(f.into());
+    }
+    std::fs::create_dir_all(dir)?;
+    // The mount point (a stale pin, from a mount namespace that is gone, is mounted over).
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)?;
+    let back = File::open("/proc/thread-self/ns/net")?;
+    // SAFETY: unshare affects only this thread's network namespace; it is set back below
+    // before anything else runs on this thread.
+    if unsafe { libc::unshare(libc::CLONE_NEWNET) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let src = c"/proc/thread-self/ns/net";
+    let dst = crate::error::cstring(path.as_os_str().as_bytes(), &path)
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: NUL-terminated paths; a bind mount of this thread's namespace file.
+    let mounted = unsafe {
+        libc::mount(
+            src.as_ptr(),
+            dst.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND,
+            std::ptr::null(),
+        )
+    };
+    let mount_err = std::io::Error::last_os_error();
+    // SAFETY: back to the namespace this thread was in (a descriptor we own).
+    if unsafe { libc::setns(back.as_raw_fd(), libc::CLONE_NEWNET) } < 0 {
+        // This thread must not go on in another namespace than the process's.
+        std::process::abort();
+    }
+    if mounted < 0 {
+        return Err(mount_err);
+    }
+    let f = File::open(&path)?;
+    if !is_other_netns(&f) {
+        return Err(std::io::Error::other(format!(
+            "{} is not a network namespace of its own",
+            path.display()
+        )));
+    }
+    Ok(f.into())
 }

@@ -94,6 +94,8 @@ pub(crate) struct Order<'a> {
     pub stdio: [RawFd; 3],
     pub cgroup_procs: &'a [RawFd],
     pub mounts: &'a [RunMount],
+    /// The network namespace to run in (for a zygote made with [`Net::PerOrder`]).
+    pub netns: Option<RawFd>,
 }
 
 const OP_ATTACH: u32 = 1;
@@ -109,7 +111,8 @@ struct WireMount {
 }
 
 /// The order as it lies at the start of the arena. Every pointer points into the arena.
-/// Passed descriptors: `[0, 3)` stdio, then `n_cgroup` `cgroup.procs`, then the trees.
+/// Passed descriptors: `[0, 3)` stdio, then `n_cgroup` `cgroup.procs`, then the trees, then
+/// the network namespace (if any: `netns` is its index, else `NO_NETNS`).
 #[repr(C)]
 #[derive(Debug)]
 struct WireOrder {
@@ -123,7 +126,11 @@ struct WireOrder {
     rlimits: [(libc::__rlimit_resource_t, libc::rlimit); MAX_RLIMITS],
     n_mounts: u32,
     mounts: [WireMount; MAX_MOUNTS],
+    netns: u32,
 }
+
+/// [`WireOrder::netns`] when the order brings no network namespace.
+const NO_NETNS: u32 = u32::MAX;
 
 /// What the zygote answers (plain bytes on the socket).
 #[repr(C)]
@@ -291,6 +298,7 @@ impl Arena {
             rlimits,
             n_mounts: order.mounts.len() as u32,
             mounts,
+            netns: order.netns.map_or(NO_NETNS, |_| next_fd),
         };
         // SAFETY: the arena starts with room for a WireOrder (the writer began after it), is
         // page-aligned, and nobody reads it until the order is sent.
@@ -306,6 +314,7 @@ impl Arena {
             RunMount::Attach { tree, .. } => Some(tree.as_raw_fd()),
             _ => None,
         }));
+        fds.extend(order.netns);
         fds
     }
 }
@@ -317,12 +326,23 @@ impl Drop for Arena {
     }
 }
 
+/// Which network namespace a zygote's boxes get.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Net {
+    /// A fresh one, made with the zygote.
+    Fresh,
+    /// This one (the slot's), entered when the zygote starts.
+    Enter(RawFd),
+    /// The one each order brings (a one-shot sandbox's, pinned per uid slot: see
+    /// [`crate::netns::pinned`]); the zygote refuses an order without one.
+    PerOrder,
+}
+
 /// What a zygote is made with (everything read only, prepared before the fork).
 #[derive(Debug)]
 pub(crate) struct Boot<'a> {
     pub root: RootPlan<'a>,
-    /// The slot's network namespace (else the zygote gets a new one).
-    pub netns: Option<RawFd>,
+    pub net: Net,
     pub arena: &'a Arena,
     /// The options of each run's `/tmp` tmpfs.
     pub tmp_options: &'a CStr,
@@ -384,10 +404,9 @@ impl Zygote {
             unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
         let mut args = sys::CloneArgs {
             flags: NS_FLAGS
-                | if boot.netns.is_some() {
-                    0
-                } else {
-                    libc::CLONE_NEWNET as u64
+                | match boot.net {
+                    Net::Fresh => libc::CLONE_NEWNET as u64,
+                    Net::Enter(_) | Net::PerOrder => 0,
                 },
             exit_signal: libc::SIGCHLD as u64,
             ..Default::default()
@@ -583,7 +602,7 @@ unsafe fn zygote_main(boot: &Boot<'_>, sock: RawFd, parent_end: RawFd) -> ! {
             sys::send_fds(sock, reply.as_bytes(), &[]);
             libc::_exit(1)
         };
-        if let Some(fd) = boot.netns
+        if let Net::Enter(fd) = boot.net
             && libc::setns(fd, libc::CLONE_NEWNET) < 0
         {
             fail(child::ST_NETNS);
@@ -664,7 +683,22 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
     // SAFETY: plain system calls on the order's NUL-terminated strings and arrays (all in the
     // arena, written by the parent before it sent the order) and on passed descriptors.
     unsafe {
+        // The box's network namespace: the order's, or the zygote's own (never the host's: a
+        // zygote that waits for one per order refuses an order without one).
+        match passed.get(order.netns as usize) {
+            Some(&fd) if order.netns != NO_NETNS => {
+                failed = (libc::setns(fd, libc::CLONE_NEWNET) < 0)
+                    .then(|| (child::ST_NETNS, sys::errno()));
+            }
+            _ if matches!(boot.net, Net::PerOrder) => {
+                failed = Some((child::ST_NETNS, libc::EINVAL));
+            }
+            _ => {}
+        }
         for (i, m) in mounts.iter().enumerate() {
+            if failed.is_some() {
+                break;
+            }
             let r = match m.kind {
                 OP_ATTACH => match passed.get(m.fd as usize) {
                     Some(&tree) => sys::move_mount_to(tree, m.path),

@@ -7,7 +7,7 @@ use crate::error::cstring;
 use crate::instance::{Instance, Owned};
 use crate::netns::NetnsPool;
 use crate::seccomp::Insn;
-use crate::zygote::{Arena, Boot, Zygote};
+use crate::zygote::{Arena, Boot, Net, Zygote};
 use crate::{IsolationLevel, SandboxConfig, SandboxError, sys};
 use std::ffi::{CString, OsStr};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -73,7 +73,11 @@ impl Zygotes {
                 ops: &self.skeleton.ops,
                 hostname: c"box".to_owned(),
             },
-            netns: netns.map(AsRawFd::as_raw_fd),
+            net: match (self.one_shot, netns) {
+                (true, _) => Net::PerOrder,
+                (false, Some(fd)) => Net::Enter(fd.as_raw_fd()),
+                (false, None) => Net::Fresh,
+            },
             arena,
             tmp_options: &self.tmp_options,
             stack_top,

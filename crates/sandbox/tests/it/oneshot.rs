@@ -72,6 +72,19 @@ fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
     assert!(out.contains("uid=6230"), "{out}");
     assert_no_zygote_left("its run");
 
+    // The slot's pinned network namespace is empty: no loopback to reach the host's
+    // listener, no route out. Twice: made and pinned, then taken as it is.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port().to_string();
+    for _ in 0..2 {
+        let b = TestBox::new();
+        let o = run(&sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+        assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
+        let o = run(&sb, &b.spec(&prog("tcp"), &["1.1.1.1", "80"]));
+        assert_eq!(o.exit, ExitKind::Exited(1));
+        assert!(b.stderr().contains("unreachable"), "{}", b.stderr());
+    }
+
     // More runs work, each with a zygote of its own, let go when it answers.
     let b = TestBox::new();
     std::fs::write(b.path().join("in.txt"), "2 40\n").expect("write");
