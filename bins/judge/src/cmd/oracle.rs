@@ -4,7 +4,7 @@ use super::config::{print_json, read_input};
 use anyhow::Context;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use verdict_contracts::oracle::parse_suite;
+use verdict_contracts::oracle::{DeliverableType, parse_suite};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::oracle::{OracleOptions, run_suite};
 
@@ -28,8 +28,12 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = read_input(&args.suite)?;
     let suite = parse_suite(&text).with_context(|| format!("invalid suite {}", args.suite))?;
+    // A function suite runs in one interpreter (more only when one dies mid-suite): a one-shot
+    // sandbox pays for no pool or thread it would not reuse (issue 16). Script and cli suites
+    // run a process per case and keep the zygotes.
     let config = SandboxConfig {
         require_isolation: std::env::var_os("VERDICT_REQUIRE_SANDBOX").is_some_and(|v| v == "1"),
+        one_shot: suite.deliverable_type == DeliverableType::Function,
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).context("cannot set up the sandbox")?;

@@ -4,5 +4,6 @@ mod common;
 mod lab;
 mod lab_stop;
 mod languages;
+mod oracle;
 mod run;
 mod view;
