@@ -163,6 +163,7 @@ impl Batch<'_> {
                 "function deliverables run in python3 or js",
             ));
         };
+        let placing = crate::timing::phase("oracle.files");
         let work = WorkDir::new(self.options.work_dir.as_deref())?;
         let box_dir = work.box_dir();
         write_sources(&box_dir, &self.suite.source_files)?;
@@ -171,6 +172,7 @@ impl Batch<'_> {
             .map_err(|e| OracleError::io("encode", CASES_FILE, e.into()))?;
         write_box_file(&box_dir, CASES_FILE, &cases)?;
 
+        placing.end();
         let total = self.valid.len();
         let per_interpreter = self.options.max_cases_per_interpreter.max(1);
         let mut start = 0;
@@ -179,6 +181,7 @@ impl Batch<'_> {
             let end = start.saturating_add(per_interpreter).min(total);
             let results_name = format!(".verdict/results-{run_no}.jsonl");
             let stderr = work.io(&format!("stderr-{run_no}"));
+            let running = crate::timing::phase("oracle.sandbox");
             let outcome = self.launch(
                 &harness,
                 &box_dir,
@@ -188,6 +191,8 @@ impl Batch<'_> {
                 start,
                 end,
             )?;
+            running.end();
+            let _reading = crate::timing::phase("oracle.results");
             run_no += 1;
             let text = match read_box_file(&box_dir, Path::new(&results_name), MAX_RESULTS_BYTES) {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
