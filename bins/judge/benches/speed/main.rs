@@ -410,11 +410,23 @@ fn cold_run(judge: &Path, dir: &Path, tests: usize, rounds: usize) -> (Duration,
     (median(times), peak)
 }
 
-/// The breakdown of one cold `judge run` of the 20-test submission (empty cache), from the
-/// timings it logs.
-fn cold_breakdown(judge: &Path, dir: &Path) {
+/// The breakdown of cold `judge run`s of the 20-test submission (empty cache), from the
+/// timings they log.
+fn cold_breakdown(judge: &Path, dir: &Path, rounds: usize) {
+    let runs: Vec<_> = (0..rounds)
+        .map(|round| cold_phases(judge, dir, round))
+        .collect();
+    support::print_breakdown(
+        "a cold `judge run` of it (empty cache)",
+        "process start and exit, runtime",
+        &runs,
+    );
+}
+
+/// One cold `judge run`: its wall time and the phases it logged.
+fn cold_phases(judge: &Path, dir: &Path, round: usize) -> (Duration, Vec<support::PhaseTime>) {
     let file = dir.join("cold-20.json");
-    let cache = dir.join("cold-breakdown-cache");
+    let cache = dir.join(format!("cold-breakdown-cache-{round}"));
     let started = Instant::now();
     let out = Command::new(judge)
         .arg("run")
@@ -428,13 +440,11 @@ fn cold_breakdown(judge: &Path, dir: &Path) {
         .expect("judge run");
     let wall = started.elapsed();
     assert!(out.status.success(), "judge run failed");
-    let phases = support::parse_phases(&String::from_utf8_lossy(&out.stderr));
-    support::print_breakdown(
-        "one cold `judge run` of it (empty cache)",
-        "process start and exit, runtime",
+    let _ = std::fs::remove_dir_all(&cache);
+    (
         wall,
-        &phases,
-    );
+        support::parse_phases(&String::from_utf8_lossy(&out.stderr)),
+    )
 }
 
 fn main() {
@@ -646,16 +656,19 @@ fn main() {
         return;
     };
     server.judge(&submission("phases-warm-up", 20, 0), 20);
-    salt += 1;
-    let body = submission(&format!("phases-{salt}"), 20, salt);
-    let (wall, phases) = timings.collect(|| timed(|| server.judge(&body, 20)));
+    let mut warm_runs = Vec::new();
+    for _ in 0..rounds {
+        salt += 1;
+        let body = submission(&format!("phases-{salt}"), 20, salt);
+        warm_runs.push(timings.collect(|| timed(|| server.judge(&body, 20))));
+    }
     support::print_breakdown(
-        "one warm 20-test submission (POST /v1/judge)",
+        "a warm 20-test submission (POST /v1/judge)",
         "server (HTTP, parse, queue, store)",
-        wall,
-        &phases,
+        &warm_runs,
     );
-    cold_breakdown(&judge, dir.path());
+    drop(server);
+    cold_breakdown(&judge, dir.path(), rounds);
     println!("{}", Machine::now());
 }
 

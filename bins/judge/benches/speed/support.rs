@@ -437,23 +437,57 @@ pub fn parse_phases(stderr: &str) -> Vec<PhaseTime> {
         .collect()
 }
 
-/// Prints the breakdown of one submission (`what`, which took `wall` as its client saw it):
-/// its own phases, what is outside the judge (`outside` names it), then a line per task.
-pub fn print_breakdown(what: &str, outside: &str, wall: Duration, phases: &[PhaseTime]) {
-    let mut tasks: BTreeMap<i64, BTreeMap<&str, Duration>> = BTreeMap::new();
+/// One judging's phases: task (-1: the submission's own) -> phase -> time (summed).
+type Breakdown = BTreeMap<i64, BTreeMap<String, Duration>>;
+
+fn breakdown(phases: &[PhaseTime]) -> Breakdown {
+    let mut tasks = Breakdown::new();
     for p in phases {
         *tasks
             .entry(p.task)
             .or_default()
-            .entry(p.phase.as_str())
+            .entry(p.phase.clone())
             .or_default() += p.took;
     }
-    println!("per-phase breakdown of {what} (ms):");
+    tasks
+}
+
+/// Prints the median breakdown of several judgings of one submission (`what`; `runs` holds
+/// each one's wall time as its client saw it and its phases): the submission's own phases,
+/// what is outside the judge (`outside` names it), then a line per task; each figure is the
+/// median over the runs.
+pub fn print_breakdown(what: &str, outside: &str, runs: &[(Duration, Vec<PhaseTime>)]) {
+    let all: Vec<Breakdown> = runs.iter().map(|(_, p)| breakdown(p)).collect();
+    let mut tasks = Breakdown::new();
+    for b in &all {
+        for (task, phases) in b {
+            for name in phases.keys() {
+                let times = all
+                    .iter()
+                    .map(|b| {
+                        b.get(task)
+                            .and_then(|p| p.get(name))
+                            .copied()
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                tasks
+                    .entry(*task)
+                    .or_default()
+                    .insert(name.clone(), median(times));
+            }
+        }
+    }
+    let wall = median(runs.iter().map(|(w, _)| *w).collect());
+    println!(
+        "per-phase breakdown of {what}, median of {} (ms):",
+        runs.len()
+    );
     println!("  wall: {}", ms(wall));
     if let Some(own) = tasks.remove(&-1) {
         let judged = own.get("judge").copied().unwrap_or_default();
         for name in SUBMISSION_PHASES {
-            if let Some(t) = own.get(name) {
+            if let Some(t) = own.get(*name) {
                 println!("  {name:<10} {}", ms(*t));
             }
         }
@@ -465,14 +499,14 @@ pub fn print_breakdown(what: &str, outside: &str, wall: Duration, phases: &[Phas
     let used: Vec<&str> = TASK_PHASES
         .iter()
         .copied()
-        .filter(|name| tasks.values().any(|t| t.contains_key(name)))
+        .filter(|name| tasks.values().any(|t| t.contains_key(*name)))
         .collect();
     println!("  | task | {} |", used.join(" | "));
     println!("  |---|{}", "---|".repeat(used.len()));
     for (task, times) in &tasks {
         let cells: Vec<String> = used
             .iter()
-            .map(|name| times.get(name).map_or_else(|| "-".to_owned(), |t| ms(*t)))
+            .map(|name| times.get(*name).map_or_else(|| "-".to_owned(), |t| ms(*t)))
             .collect();
         println!("  | {task} | {} |", cells.join(" | "));
     }
