@@ -11,6 +11,9 @@
 //! BENCH_SUBMISSIONS=60 JUDGE_BIN=target/release/judge cargo bench -p verdict-judge-server --bench pidns
 //! ```
 //!
+//! `JUDGE_SERVER_BIN` runs another `judge-server` binary; a submission not finished after
+//! `BENCH_DEADLINE_SECS` (default 300) counts as a failure.
+//!
 //! Needs root (for `unshare --pid`) and a host where the judge sandboxes.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -166,9 +169,9 @@ fn main() {
         assert_eq!(reply.status().as_u16(), 202, "{sub_id}");
     }
     let mut reports: Vec<Option<Value>> = vec![None; total];
-    let deadline = Instant::now() + Duration::from_secs(600);
-    while reports.iter().any(Option::is_none) {
-        assert!(Instant::now() < deadline, "not all finished in 600 s");
+    let wait: u64 = env_or("BENCH_DEADLINE_SECS", 300);
+    let deadline = Instant::now() + Duration::from_secs(wait);
+    while reports.iter().any(Option::is_none) && Instant::now() < deadline {
         for (i, (sub_id, _)) in subs.iter().enumerate() {
             if reports[i].is_some() {
                 continue;
@@ -199,26 +202,36 @@ fn main() {
     let _ = server.kill();
     let _ = server.wait();
 
-    let (mut server_errors, mut server_wrong) = (0, 0);
+    let (mut server_errors, mut server_wrong, mut unfinished) = (0, 0, 0);
     for (report, (sub_id, _)) in reports.iter().zip(&subs) {
-        let statuses = statuses(report.as_ref().unwrap_or(&Value::Null));
+        let Some(report) = report else {
+            unfinished += 1;
+            continue;
+        };
+        let statuses = statuses(report);
         if statuses.iter().any(|s| s == "System Error") {
             server_errors += 1;
-            eprintln!("{sub_id}: {report:?}");
+            eprintln!("{sub_id}: {report}");
         } else if statuses != ["Accepted"; 3] {
             server_wrong += 1;
             eprintln!("{sub_id}: {statuses:?}");
         }
     }
     println!(
-        "server: {total} submissions judged in {:.1} s beside the loop: {server_errors} System Errors, {server_wrong} other wrong reports",
+        "server: {total} submissions, {} finished in {:.1} s beside the loop: {server_errors} System Errors, {server_wrong} other wrong reports, {unfinished} unfinished after {wait} s",
+        total - unfinished,
         elapsed.as_secs_f64()
     );
     println!(
         "judge run in another pid namespace: {} runs: {} System Errors, {} other failures",
         loop_count.runs, loop_count.system_errors, loop_count.other_failures
     );
-    if server_errors + server_wrong + loop_count.system_errors + loop_count.other_failures > 0
+    if server_errors
+        + server_wrong
+        + unfinished
+        + loop_count.system_errors
+        + loop_count.other_failures
+        > 0
         || loop_count.runs == 0
     {
         eprintln!("FAILED");

@@ -25,9 +25,12 @@ pub fn agent() -> ureq::Agent {
     )
 }
 
-/// Starts the `judge-server` binary with `config` and waits for the address it logs.
+/// Starts the `judge-server` binary (`JUDGE_SERVER_BIN`, else this package's) with `config` and
+/// waits for the address it logs.
 pub fn start(config: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_judge-server"))
+    let binary = std::env::var_os("JUDGE_SERVER_BIN")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_judge-server").into());
+    let mut child = Command::new(binary)
         .arg("--config")
         .arg(config)
         .env("RUST_LOG", "info")
