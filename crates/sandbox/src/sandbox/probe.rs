@@ -320,11 +320,7 @@ impl Skeleton {
 /// the only devices it can open.
 fn make_dev(dev: &Path) -> Result<(), SandboxError> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
-    // Made by an earlier sandbox: checked, not changed (each start pays a few `lstat`s only).
-    let mode_is = |p: &Path, mode: u32| {
-        p.symlink_metadata()
-            .is_ok_and(|m| m.mode() & 0o7777 == mode)
-    };
+    // Made by an earlier sandbox: checked, not changed (each start pays an `lstat` a node).
     for (name, minor) in [
         ("null", 3),
         ("zero", 5),
@@ -334,22 +330,25 @@ fn make_dev(dev: &Path) -> Result<(), SandboxError> {
     ] {
         let p = dev.join(name);
         let want = libc::makedev(1, minor);
-        let is_node = |p: &Path| {
+        let node = |p: &Path| {
             p.symlink_metadata()
-                .is_ok_and(|m| m.file_type().is_char_device() && m.rdev() == want)
+                .ok()
+                .filter(|m| m.file_type().is_char_device() && m.rdev() == want)
         };
-        if is_node(&p) && mode_is(&p, 0o666) {
-            continue;
-        }
-        if !is_node(&p) {
-            let _ = std::fs::remove_file(&p);
-            let c = cstring(p.as_os_str().as_bytes(), &p)?;
-            // SAFETY: mknod with a NUL-terminated path.
-            if unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, want) } < 0 {
-                // Another process sharing the state dir may have just made it.
-                let e = std::io::Error::last_os_error();
-                if e.raw_os_error() != Some(libc::EEXIST) || !is_node(&p) {
-                    return Err(SandboxError::io("mknod", &p, e));
+        let is_node = |p: &Path| node(p).is_some();
+        match node(&p) {
+            Some(m) if m.mode() & 0o7777 == 0o666 => continue,
+            Some(_) => {}
+            None => {
+                let _ = std::fs::remove_file(&p);
+                let c = cstring(p.as_os_str().as_bytes(), &p)?;
+                // SAFETY: mknod with a NUL-terminated path.
+                if unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, want) } < 0 {
+                    // Another process sharing the state dir may have just made it.
+                    let e = std::io::Error::last_os_error();
+                    if e.raw_os_error() != Some(libc::EEXIST) || !is_node(&p) {
+                        return Err(SandboxError::io("mknod", &p, e));
+                    }
                 }
             }
         }
@@ -374,7 +373,10 @@ fn make_dev(dev: &Path) -> Result<(), SandboxError> {
             }
         }
     }
-    if mode_is(dev, 0o755) {
+    if dev
+        .symlink_metadata()
+        .is_ok_and(|m| m.mode() & 0o7777 == 0o755)
+    {
         return Ok(());
     }
     std::fs::set_permissions(dev, std::fs::Permissions::from_mode(0o755))

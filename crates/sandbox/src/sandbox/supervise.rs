@@ -273,7 +273,6 @@ impl Supervisor<'_> {
         })
     }
 
-    /// Starts a slot's zygote (taking the slot's network namespace on its first use).
     /// Starts slot `slot`'s zygote if it has none (its first run then only waits for it to be
     /// ready); whether it started one.
     pub(super) fn warm_zygote(&self, z: &Zygotes, slot: usize) -> Result<bool, SandboxError> {
@@ -294,6 +293,7 @@ impl Supervisor<'_> {
         Ok(true)
     }
 
+    /// Starts a slot's zygote (taking the slot's network namespace on its first use).
     fn start_zygote(
         &self,
         z: &Zygotes,
