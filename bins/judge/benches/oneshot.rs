@@ -3,8 +3,10 @@
 //! is on `PATH`; and the per-phase breakdown of a one-shot run (`judge sandbox --timings`).
 //!
 //! `cargo bench -p verdict-judge --bench oneshot` (needs root, namespaces and cgroups; prints
-//! `skipped: ...` otherwise). `VERDICT_BENCH_RUNS` sets the runs of each kind (default 200).
-//! CI compiles it (`cargo bench --no-run`); it does not time it.
+//! `skipped: ...` otherwise). `VERDICT_BENCH_RUNS` sets the runs of each kind (default 200);
+//! `VERDICT_BENCH_COMPARE=<judge binary>` also times another build of `judge` (an older commit,
+//! say) in the same alternating loop. CI compiles it (`cargo bench --no-run`); it does not time
+//! it.
 #![allow(clippy::print_stdout)]
 
 use std::path::{Path, PathBuf};
@@ -65,6 +67,8 @@ fn load() -> String {
 
 struct Setup {
     judge: PathBuf,
+    /// Another `judge` build to compare with (`VERDICT_BENCH_COMPARE`).
+    compare: Option<PathBuf>,
     program: PathBuf,
     box_dir: PathBuf,
 }
@@ -80,7 +84,11 @@ impl Setup {
     }
 
     fn judge(&self, extra: &[&str]) -> Command {
-        let mut c = Command::new(&self.judge);
+        self.judge_of(&self.judge, extra)
+    }
+
+    fn judge_of(&self, judge: &Path, extra: &[&str]) -> Command {
+        let mut c = Command::new(judge);
         c.arg("sandbox")
             .args(extra)
             .args(["--time", &TIME_MS.to_string()])
@@ -208,6 +216,7 @@ fn main() {
     std::fs::write(box_dir.path().join("in.txt"), "1 2\n").expect("write");
     let setup = Setup {
         judge: PathBuf::from(env!("CARGO_BIN_EXE_judge")),
+        compare: std::env::var_os("VERDICT_BENCH_COMPARE").map(PathBuf::from),
         program,
         box_dir: box_dir.path().to_owned(),
     };
@@ -224,7 +233,8 @@ fn main() {
 
     let isolate = Isolate::find().and_then(|i| Isolate::init(&i, &setup.program));
     let load_before = load();
-    let (mut bare, mut oneshot, mut iso) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut bare, mut oneshot, mut iso, mut other) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         bare.push(time(&mut setup.bare()).0);
         let (t, o) = time(&mut setup.judge(&[]));
@@ -232,6 +242,11 @@ fn main() {
         oneshot.push(t);
         if let Some(i) = &isolate {
             iso.push(time(&mut i.run()).0);
+        }
+        if let Some(j) = &setup.compare {
+            let (t, o) = time(&mut setup.judge_of(j, &[]));
+            assert!(o.status.success(), "{} sandbox failed", j.display());
+            other.push(t);
         }
     }
     let bare_ms = median_ms(&mut bare);
@@ -249,6 +264,15 @@ fn main() {
         p95_ms(&mut oneshot),
         oneshot_ms / bare_ms
     );
+    if let Some(j) = &setup.compare {
+        let other_ms = median_ms(&mut other);
+        println!(
+            "  compared: {}  median {other_ms:>6.2} ms  p95 {:>6.2} ms  ratio {:.2}",
+            j.display(),
+            p95_ms(&mut other),
+            other_ms / bare_ms
+        );
+    }
     if iso.is_empty() {
         println!(
             "  isolate --cg --run        absent (issue 16, quiet machine: {ISOLATE_REFERENCE_MS} ms, bare 0.71 ms, ratio {:.2})",
