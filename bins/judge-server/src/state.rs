@@ -150,24 +150,31 @@ impl Host for AppState {
         submission: Submission,
         request: String,
     ) -> Result<Arc<Entry>, ApiError> {
-        let (entry, previous) = self
-            .store
-            .insert(&submission)
-            .inspect_err(|_| self.metrics.rejected(crate::metrics::Reject::Conflict))?;
-        let reservation = match self.jobs.reserve() {
-            Ok(reservation) => reservation,
-            Err(err) => {
-                self.store.undo_insert(&entry, previous);
+        // On its own task: a request dropped meanwhile (timeout, client gone) must not leave
+        // the submission half-accepted (on disk, in no queue); it ends queued, or not accepted.
+        let state = self.clone();
+        tokio::spawn(async move {
+            let (entry, previous) = state
+                .store
+                .insert(&submission)
+                .inspect_err(|_| state.metrics.rejected(crate::metrics::Reject::Conflict))?;
+            let reservation = match state.jobs.reserve() {
+                Ok(reservation) => reservation,
+                Err(err) => {
+                    state.store.undo_insert(&entry, previous);
+                    return Err(err);
+                }
+            };
+            // Durable before the client hears anything (design #22).
+            if let Err(err) = state.store.persist(&entry, request).await {
+                state.store.undo_insert(&entry, previous);
                 return Err(err);
             }
-        };
-        // Durable before the client hears anything (design #22).
-        if let Err(err) = self.store.persist(&entry, request).await {
-            self.store.undo_insert(&entry, previous);
-            return Err(err);
-        }
-        self.jobs.spawn(reservation, entry.clone(), submission);
-        Ok(entry)
+            state.jobs.spawn(reservation, entry.clone(), submission);
+            Ok(entry)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("accepting: {e}")))?
     }
 }
 

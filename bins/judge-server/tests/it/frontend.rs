@@ -133,8 +133,9 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     assert_eq!(judged.status, 200, "{}", judged.text);
     assert_eq!(statuses(&judged.json()), ["Accepted"; 3]);
     finished(&a, "sync");
-    // Five submissions of three tasks: a report after each task, then the final one.
-    assert!(metric(&a, "verdict_amqp_reports_consumed_total") >= 5 * 4);
+    // Five submissions, each with its final report at least (reports so far of tasks that
+    // finish together may be published as one).
+    assert!(metric(&a, "verdict_amqp_reports_consumed_total") >= 5);
 
     // What a front end cannot do, it says.
     let oracle = post(&format!("{}/v1/oracle", a.url), None, "{}");
