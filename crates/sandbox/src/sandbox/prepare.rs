@@ -370,6 +370,12 @@ pub(super) fn run_mounts(
             }
             let target = if let Ok(under) = d.strip_prefix("/tmp") {
                 // Inside the box's own /tmp (a tmpfs): make the mount point there.
+                if under.as_os_str().is_empty() {
+                    return Err(SandboxError::BadPath {
+                        path: d.clone(),
+                        reason: "the box has a /tmp of its own: mount a directory under it".into(),
+                    });
+                }
                 boxfs::check_relative(under)?;
                 let mut p = PathBuf::from("/tmp");
                 for comp in under.components() {

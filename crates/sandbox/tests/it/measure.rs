@@ -274,6 +274,16 @@ fn a_missing_program_is_a_typed_error() {
 }
 
 #[test]
+fn mounting_tmp_itself_is_refused_naming_the_box_s_own_tmp() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("aplusb"), &[]);
+    spec.read_only_mounts.push(PathBuf::from("/tmp"));
+    let e = sb.run(&spec).unwrap_err().to_string();
+    assert!(e.contains("/tmp of its own"), "{e}");
+}
+
+#[test]
 fn dev_null_zero_and_urandom_open_in_the_box() {
     let Some(sb) = sandbox() else { return };
     let b = TestBox::new();
