@@ -84,6 +84,8 @@
 //!   uid slot keeps one (made by a background thread) for all its runs, which never overlap:
 //!   an unprivileged box can change nothing in it (no interface, route, sysctl or firewall
 //!   rule) and its sockets die with its processes, so nothing passes from one run to the next.
+//!   A one-shot sandbox ([`SandboxConfig::one_shot`]) enters its slot's namespace pinned at
+//!   `<state_dir>/netns/uid-N`, on the same grounds, across processes.
 //! - **Privileges.** Each concurrent run takes a slot: uid/gid `uid_base + slot` (locked with
 //!   `flock` on `<state_dir>/locks/uid-N`, so several processes sharing a uid range never share a
 //!   uid), no supplementary groups, no capabilities (dropped by the uid change),
@@ -100,10 +102,11 @@
 //!   `cpuacct` hierarchies (`memory.limit_in_bytes` and `memory.memsw.limit_in_bytes`,
 //!   `pids.max`, `cpuacct.usage`, `memory.max_usage_in_bytes`, `memory.oom_control`,
 //!   `pids.events`). A fresh cgroup per run under `<cgroup_name>/`, which the program joins
-//!   before exec (the zygote's mount work is not charged to it) and which is removed afterwards.
-//!   A background thread makes a few empty ones ahead of time and removes used ones (killing
-//!   stragglers), so neither `mkdir` nor `rmdir` is on a run's path; no cgroup is ever used by
-//!   two runs, and dropping the [`Sandbox`] removes the ready ones.
+//!   before exec (the zygote's mount work is not charged to it; on v1 through `tasks`, which
+//!   spares it an RCU grace period) and which is removed afterwards. A background thread makes a
+//!   few empty ones ahead of time and removes used ones (killing stragglers), so neither `mkdir`
+//!   nor `rmdir` is on a run's path (a one-shot sandbox makes and removes its one itself); no
+//!   cgroup is ever used by two runs, and dropping the [`Sandbox`] removes the ready ones.
 //!   Without a usable cgroup (or without root or namespaces) the sandbox falls back to rlimits,
 //!   `RLIMIT_NPROC` per box uid and `wait4` rusage, and every outcome says
 //!   [`IsolationLevel::RlimitOnly`]: it never pretends.
