@@ -403,6 +403,8 @@ const SUBMISSION_PHASES: &[&str] = &[
     "sandbox.warm",
     "server.start",
     "server.finish",
+    "judge.drop",
+    "runtime.drop",
 ];
 const TASK_PHASES: &[&str] = &[
     "task.handoff",

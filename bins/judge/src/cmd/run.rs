@@ -38,5 +38,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let judge = Judge::new(config).context("cannot set up the judge")?;
     let report = runtime.block_on(judge.judge(submission));
     print_json(&report, args.pretty)?;
+    let exiting = verdict_scripts::timing::phase("judge.drop");
+    drop(judge);
+    exiting.end();
+    let exiting = verdict_scripts::timing::phase("runtime.drop");
+    drop(runtime);
+    exiting.end();
     Ok(ExitCode::SUCCESS)
 }
