@@ -129,7 +129,7 @@ impl Supervisor<'_> {
         let mounts = run_mounts(self.config, z.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?;
         let cgroup_procs = cg.procs_fds();
         // One-shot: the slot's pinned network namespace (held with the slot).
-        let netns = match (z.one_shot, prep.ids) {
+        let pinned_netns = match (z.one_shot, prep.ids) {
             (true, Some((uid, _))) => Some(
                 crate::netns::pinned(&self.config.state_dir.join("netns"), uid).map_err(
                     |source| SandboxError::Setup {
@@ -150,7 +150,7 @@ impl Supervisor<'_> {
             stdio: prep.stdio_fds(),
             cgroup_procs: &cgroup_procs,
             mounts: &mounts,
-            netns: netns.as_ref().map(AsRawFd::as_raw_fd),
+            netns: pinned_netns.as_ref().map(AsRawFd::as_raw_fd),
         };
         let mut state = z.slots[slot].lock().unwrap_or_else(|e| e.into_inner());
         let SlotState {
