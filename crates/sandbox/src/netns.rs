@@ -138,6 +138,8 @@ fn is_other_netns(f: &File) -> bool {
 /// a run is dead before the slot is free again, and an unprivileged box can neither configure
 /// the namespace (its loopback stays down) nor leave a socket in it. Making a namespace (and
 /// the kernel's tearing it down afterwards) is the largest cost a one-shot run would pay.
+/// Where it cannot be pinned (a read-only state dir, no right to mount), a fresh one serves the
+/// run alone, with a warning.
 pub(crate) fn pinned(dir: &Path, uid: u32) -> std::io::Result<OwnedFd> {
     let path = dir.join(format!("uid-{uid}"));
     if let Ok(f) = File::open(&path)
@@ -145,47 +147,57 @@ pub(crate) fn pinned(dir: &Path, uid: u32) -> std::io::Result<OwnedFd> {
     {
         return Ok(f.into());
     }
-    std::fs::create_dir_all(dir)?;
-    // The mount point (a stale pin, from a mount namespace that is gone, is mounted over).
-    std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)?;
+    // A fresh one, pinned where the state dir allows it (a stale pin, from a mount namespace
+    // that is gone, is mounted over); else it serves this run alone.
+    let mount_point = std::fs::create_dir_all(dir)
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+        })
+        .and_then(|_| {
+            std::ffi::CString::new(path.as_os_str().as_bytes())
+                .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))
+        });
     let back = File::open("/proc/thread-self/ns/net")?;
     // SAFETY: unshare affects only this thread's network namespace; it is set back below
-    // before anything else runs on this thread.
+    // before this function returns.
     if unsafe { libc::unshare(libc::CLONE_NEWNET) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
-    let src = c"/proc/thread-self/ns/net";
-    let dst = crate::error::cstring(path.as_os_str().as_bytes(), &path)
-        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-    // SAFETY: NUL-terminated paths; a bind mount of this thread's namespace file.
-    let mounted = unsafe {
-        libc::mount(
-            src.as_ptr(),
-            dst.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND,
-            std::ptr::null(),
-        )
-    };
-    let mount_err = std::io::Error::last_os_error();
+    let fresh = File::open("/proc/thread-self/ns/net");
+    let pin = mount_point.and_then(|dst| {
+        // SAFETY: NUL-terminated paths; a bind mount of this thread's namespace file.
+        let r = unsafe {
+            libc::mount(
+                c"/proc/thread-self/ns/net".as_ptr(),
+                dst.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            )
+        };
+        match r {
+            0 => Ok(()),
+            _ => Err(std::io::Error::last_os_error()),
+        }
+    });
     // SAFETY: back to the namespace this thread was in (a descriptor we own).
     if unsafe { libc::setns(back.as_raw_fd(), libc::CLONE_NEWNET) } < 0 {
         // This thread must not go on in another namespace than the process's.
         std::process::abort();
     }
-    if mounted < 0 {
-        return Err(mount_err);
+    let fresh = fresh?;
+    if let Err(e) = pin {
+        tracing::warn!(path = %path.display(), error = %e, "cannot pin a network namespace; this run's serves it alone");
     }
-    let f = File::open(&path)?;
-    if !is_other_netns(&f) {
+    if !is_other_netns(&fresh) {
         return Err(std::io::Error::other(format!(
-            "{} is not a network namespace of its own",
+            "the namespace made for {} is not one of its own",
             path.display()
         )));
     }
-    Ok(f.into())
+    Ok(fresh.into())
 }

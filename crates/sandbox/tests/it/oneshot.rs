@@ -129,3 +129,31 @@ fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
     );
     assert_no_zygote_left("its runs");
 }
+
+#[test]
+fn a_slot_namespace_that_cannot_be_pinned_is_made_for_the_run_alone() {
+    if sandbox().is_none() {
+        return;
+    }
+    // A state dir of its own where `netns` is a file: nothing can be pinned there.
+    let state = tempfile::tempdir().expect("state dir");
+    std::fs::write(state.path().join("netns"), "").expect("netns file");
+    let sb = Sandbox::new(SandboxConfig {
+        require_isolation: true,
+        one_shot: true,
+        uid_base: 62_340,
+        max_boxes: 1,
+        cgroup_name: "verdict-sandbox-tests-oneshot-nopin".into(),
+        state_dir: state.path().to_owned(),
+        ..SandboxConfig::default()
+    })
+    .expect("sandbox");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port().to_string();
+    let b = TestBox::new();
+    let o = run(&sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+    assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
+    assert!(b.stderr().contains("connect"), "{}", b.stderr());
+    drop(sb);
+    assert_no_zygote_left("its run");
+}
