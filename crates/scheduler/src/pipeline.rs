@@ -181,6 +181,13 @@ impl Judge {
                 return header(results);
             }
         };
+        // A cold cache's test data is written beside the first tasks (the compile), not on
+        // each test's path; a warm one is only looked up once per datum.
+        let datums: Vec<usize> = plan.tasks.iter().filter_map(PlannedTask::datum).collect();
+        if !datums.is_empty() {
+            let run = run.clone();
+            tokio::task::spawn_blocking(move || run.prefill_data(&datums));
+        }
         let channels: Vec<_> = (0..count)
             .map(|_| watch::channel(None::<JudgeTaskResult>))
             .collect();

@@ -37,6 +37,16 @@ pub(crate) struct PlannedTask {
     pub parent: Option<Dependency>,
 }
 
+impl PlannedTask {
+    /// The test datum a standard test runs on, if any.
+    pub fn datum(&self) -> Option<usize> {
+        match &self.kind {
+            TaskKind::Standard(test) => test.datum,
+            _ => None,
+        }
+    }
+}
+
 /// A parent and the condition its result must meet (design #12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Dependency {

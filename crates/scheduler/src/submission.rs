@@ -96,6 +96,8 @@ pub(crate) struct SubmissionRun {
     compare_protocol: OnceLock<ComparatorProtocol>,
     gtest_build: OnceLock<BuildResult>,
     valgrind_build: OnceLock<BuildResult>,
+    /// Each datum's files once found (a failure is not kept: the next caller meets it too).
+    data: Vec<OnceLock<TestFiles>>,
 }
 
 impl SubmissionRun {
@@ -122,7 +124,13 @@ impl SubmissionRun {
                 submission.updated_at,
             )
             .map_err(|e| JudgeError::io("open cache entry in", &shared.config.cache_dir, e))?;
+        let data = submission
+            .test_data
+            .iter()
+            .map(|_| OnceLock::new())
+            .collect();
         Ok(SubmissionRun {
+            data,
             shared,
             submission,
             problem,
@@ -132,6 +140,12 @@ impl SubmissionRun {
             gtest_build: OnceLock::new(),
             valgrind_build: OnceLock::new(),
         })
+    }
+
+    /// How the judge's cache has served so far.
+    #[cfg(test)]
+    pub fn cache_stats(&self) -> crate::cache::CacheStats {
+        self.shared.cache.stats()
     }
 
     /// The judge's run permits (the bounded pool).
@@ -318,8 +332,28 @@ impl SubmissionRun {
     }
 
     /// The files of standard test datum `datum`, materialised once per problem version in the
-    /// cache.
+    /// cache (and found once per submission).
     pub fn datum_files(&self, datum: usize) -> Result<TestFiles, JudgeError> {
+        if let Some(files) = self.data.get(datum).and_then(OnceLock::get) {
+            return Ok(files.clone());
+        }
+        let files = self.find_datum_files(datum)?;
+        if let Some(cell) = self.data.get(datum) {
+            let _ = cell.set(files.clone());
+        }
+        Ok(files)
+    }
+
+    /// Fills the cache with the files of the data `datums` (errors are left for the tests that
+    /// need them to meet): what a cold cache's tests would otherwise write on their path.
+    pub fn prefill_data(&self, datums: &[usize]) {
+        let _filling = timing::phase("data.prefill");
+        for &datum in datums {
+            let _ = self.datum_files(datum);
+        }
+    }
+
+    fn find_datum_files(&self, datum: usize) -> Result<TestFiles, JudgeError> {
         let Some(test) = self.submission.test_data.get(datum) else {
             return Err(JudgeError::NoDatum(datum));
         };

@@ -401,6 +401,7 @@ const SUBMISSION_PHASES: &[&str] = &[
     "open",
     "report",
     "sandbox.warm",
+    "data.prefill",
     "server.start",
     "server.finish",
     "judge.drop",

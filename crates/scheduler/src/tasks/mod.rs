@@ -79,12 +79,11 @@ mod tests {
         parse_submission(&text.to_string()).expect("valid submission")
     }
 
-    /// Runs the planned tasks in order, on a fake executor answering with `runs`.
-    fn judge_with(runs: Vec<FakeRun>) -> (Vec<JudgeTaskResult>, Vec<Vec<String>>) {
-        let dir = tempfile::tempdir().expect("dir");
+    /// What the tasks of `submission()` share, on a fake executor answering with `runs`.
+    fn shared_with(dir: &std::path::Path, runs: Vec<FakeRun>) -> (JudgeShared, Arc<FakeExecutor>) {
         let config = JudgeConfig {
-            work_dir: dir.path().join("work"),
-            cache_dir: dir.path().join("cache"),
+            work_dir: dir.join("work"),
+            cache_dir: dir.join("cache"),
             ..JudgeConfig::default()
         };
         std::fs::create_dir_all(&config.work_dir).expect("work dir");
@@ -98,6 +97,30 @@ mod tests {
             work_root: config.work_dir.clone(),
             config,
         };
+        (shared, fake)
+    }
+
+    #[test]
+    fn prefilled_data_is_found_without_filling_or_looking_up_again() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (shared, _) = shared_with(dir.path(), Vec::new());
+        let run = SubmissionRun::new(Arc::new(shared), submission()).expect("run");
+        run.prefill_data(&[0]);
+        let filled = run.datum_files(0).expect("datum 0");
+        let stdin = filled.stdin.as_deref().expect("testdata.in is stdin");
+        assert_eq!(std::fs::read_to_string(stdin).expect("input"), "2 2\n");
+        let stats = run.cache_stats();
+        assert_eq!(
+            (stats.misses, stats.hits),
+            (1, 0),
+            "one fill, no second look-up"
+        );
+    }
+
+    /// Runs the planned tasks in order, on a fake executor answering with `runs`.
+    fn judge_with(runs: Vec<FakeRun>) -> (Vec<JudgeTaskResult>, Vec<Vec<String>>) {
+        let dir = tempfile::tempdir().expect("dir");
+        let (shared, fake) = shared_with(dir.path(), runs);
         let submission = submission();
         let plan = JudgePlan::new(&submission, &shared.config);
         let run = SubmissionRun::new(Arc::new(shared), submission).expect("run");
