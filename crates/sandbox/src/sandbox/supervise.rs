@@ -493,7 +493,6 @@ impl Supervisor<'_> {
     }
 }
 
-/// Ends a zygote (killing whatever it runs) and unmounts its namespace in the background.
 /// A slot's arena, mapped on its first use.
 fn slot_arena(arena: &mut Option<Arena>) -> Result<&mut Arena, SandboxError> {
     match arena {
@@ -507,6 +506,7 @@ fn slot_arena(arena: &mut Option<Arena>) -> Result<&mut Arena, SandboxError> {
     }
 }
 
+/// Ends a zygote (killing whatever it runs) and unmounts its namespace in the background.
 fn retire_zygote(z: &Zygotes, zygote: Option<Zygote>) {
     z.cgroups.retire(zygote.and_then(Zygote::kill), None);
 }
