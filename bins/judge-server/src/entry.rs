@@ -62,14 +62,7 @@ pub struct Entry {
 impl Entry {
     /// A pending entry for `submission`.
     pub fn new(submission: &Submission) -> Self {
-        let header = JudgeReport {
-            sub_type: submission.sub_type.as_str().to_owned(),
-            category: submission.category.clone(),
-            prob_id: submission.prob_id.clone(),
-            sub_id: submission.sub_id.clone(),
-            results: Vec::new(),
-            message: None,
-        };
+        let header = JudgeReport::echoing(submission, Vec::new());
         let count = submission.judge_tasks.len();
         Entry {
             key: SubKey::new(&submission.category, &submission.sub_id),

@@ -42,14 +42,7 @@ impl Judging for JudgeJudging {
         Box::pin(async move {
             let started = Instant::now();
             metrics.running_submissions.fetch_add(1, Ordering::Relaxed);
-            let header = JudgeReport {
-                sub_type: submission.sub_type.as_str().to_owned(),
-                category: submission.category.clone(),
-                prob_id: submission.prob_id.clone(),
-                sub_id: submission.sub_id.clone(),
-                results: Vec::new(),
-                message: None,
-            };
+            let header = JudgeReport::echoing(&submission, Vec::new());
             let count = submission.judge_tasks.len();
             let (tx, mut rx) = mpsc::unbounded_channel::<TaskUpdate>();
             let judging =

@@ -376,6 +376,20 @@ pub struct JudgeReport {
     pub message: Option<String>,
 }
 
+impl JudgeReport {
+    /// A report for `submission` echoing its identifying fields, with `results` and no message.
+    pub fn echoing(submission: &Submission, results: Vec<JudgeTaskResult>) -> Self {
+        JudgeReport {
+            sub_type: submission.sub_type.as_str().to_owned(),
+            category: submission.category.clone(),
+            prob_id: submission.prob_id.clone(),
+            sub_id: submission.sub_id.clone(),
+            results,
+            message: None,
+        }
+    }
+}
+
 /// The result of one judge task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct JudgeTaskResult {

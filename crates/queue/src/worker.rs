@@ -209,17 +209,13 @@ impl Worker {
         publishing: &Channel,
         submission: Submission,
     ) -> Result<JudgeReport, Error> {
-        let mut so_far = JudgeReport {
-            sub_type: submission.sub_type.as_str().to_owned(),
-            category: submission.category.clone(),
-            prob_id: submission.prob_id.clone(),
-            sub_id: submission.sub_id.clone(),
-            results: vec![
+        let mut so_far = JudgeReport::echoing(
+            &submission,
+            vec![
                 JudgeTaskResult::with_status(JudgeStatus::Pending, "");
                 submission.judge_tasks.len()
             ],
-            message: None,
-        };
+        );
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut judging = self.judging.judge(submission, tx);
         let report = loop {

@@ -134,14 +134,7 @@ impl Judge {
         }
         validating.end();
         self.warm_once();
-        let header = |results| JudgeReport {
-            sub_type: submission.sub_type.as_str().to_owned(),
-            category: submission.category.clone(),
-            prob_id: submission.prob_id.clone(),
-            sub_id: submission.sub_id.clone(),
-            results,
-            message: None,
-        };
+        let header = |results| JudgeReport::echoing(&submission, results);
         let count = submission.judge_tasks.len();
         let planning = timing::phase("plan");
         let plan = JudgePlan::new(&submission, &self.inner.config);

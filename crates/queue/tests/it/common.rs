@@ -106,14 +106,7 @@ impl Judging for Steps {
                 let _ = updates.send((index, result.clone()));
                 results.push(result);
             }
-            JudgeReport {
-                sub_type: submission.sub_type.as_str().to_owned(),
-                category: submission.category,
-                prob_id: submission.prob_id,
-                sub_id: submission.sub_id,
-                results,
-                message: None,
-            }
+            JudgeReport::echoing(&submission, results)
         })
     }
 }
