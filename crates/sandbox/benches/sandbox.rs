@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use verdict_sandbox::bench::{benchmark, limit_overshoot, machine_cpu_per_run};
+use verdict_sandbox::bench::{benchmark, limit_overshoot, machine_cpu_per_run, side_by_side};
 use verdict_sandbox::{Sandbox, SandboxConfig, SandboxSpec, StdioSpec};
 
 fn compile(dir: &Path, name: &str, src: &str) -> std::path::PathBuf {
@@ -86,6 +86,26 @@ fn main() {
             "machine CPU per run ({half} runs each, all processes): bare {bare} us, sandbox {boxed} us"
         );
     }
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let dirs: Vec<_> = (0..cores)
+        .map(|_| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            std::fs::write(dir.path().join("in.txt"), "1 2\n").expect("write");
+            dir
+        })
+        .collect();
+    let specs: Vec<_> = dirs
+        .iter()
+        .map(|dir| SandboxSpec {
+            box_dir: dir.path().to_owned(),
+            ..spec.clone()
+        })
+        .collect();
+    let (bare, boxed) = side_by_side(&sandbox, &specs, half).expect("side by side");
+    println!(
+        "{cores} at once ({half} runs each): bare {bare} us, sandbox {boxed} us of wall per run, ratio {:.2}",
+        boxed as f64 / bare.max(1) as f64
+    );
     let (cpu, wall) =
         limit_overshoot(&sandbox, boxdir.path(), &busy, &sleeper, 200, 10).expect("overshoot");
     println!("time-limit overshoot at 200 ms (10 runs): cpu {cpu:?} ms, wall {wall:?} ms");

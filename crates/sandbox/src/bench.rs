@@ -179,6 +179,47 @@ pub fn machine_cpu_per_run(
     Ok(Some((per_run[0], per_run[1])))
 }
 
+/// Wall time per run (µs) when `specs.len()` threads each run their spec `runs` times at once,
+/// bare and then through the sandbox: `(bare, sandboxed)`. Each spec needs its own box dir.
+/// Beside [`benchmark`]'s one-at-a-time figure it shows what a judge running tests on every core
+/// pays, where the machine's CPU per run (see [`machine_cpu_per_run`]) is the limit.
+pub fn side_by_side(
+    sandbox: &Sandbox,
+    specs: &[SandboxSpec],
+    runs: usize,
+) -> Result<(u64, u64), SandboxError> {
+    let total = (runs.max(1) * specs.len().max(1)) as u64;
+    let mut per_run = [0; 2];
+    for (i, bare) in [true, false].into_iter().enumerate() {
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            let threads: Vec<_> = specs
+                .iter()
+                .map(|spec| {
+                    scope.spawn(move || -> Result<(), SandboxError> {
+                        let program = host_program(spec);
+                        for _ in 0..runs {
+                            if bare {
+                                bare_run(spec, &program)?;
+                            } else {
+                                sandbox.run(spec)?;
+                            }
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            threads.into_iter().try_for_each(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+        })?;
+        per_run[i] = started.elapsed().as_micros() as u64 / total;
+    }
+    Ok((per_run[0], per_run[1]))
+}
+
 /// How far past a CPU limit (ms of CPU) and a wall limit (ms of wall) a busy program and a
 /// sleeping one were stopped; `busy` spins forever, `sleeper` blocks forever.
 pub fn limit_overshoot(
