@@ -88,6 +88,28 @@ fn responses(ok: Value, errors: &[(&str, &str)]) -> Value {
     Value::Object(map)
 }
 
+/// `GET /v1/submissions`'s answer (`listing::List`).
+fn submission_list() -> Value {
+    json!({
+        "type": "object", "required": ["submissions"],
+        "properties": {"submissions": {"type": "array", "items": {
+            "type": "object",
+            "required": ["sub_id", "category", "prob_id", "state", "tasks", "finished_tasks", "score", "statuses", "age_ms"],
+            "properties": {
+                "sub_id": {"type": "string"},
+                "category": {"type": "string"},
+                "prob_id": {"type": "string"},
+                "state": {"type": "string", "enum": ["queued", "running", "finished"]},
+                "tasks": {"type": "integer", "minimum": 0},
+                "finished_tasks": {"type": "integer", "minimum": 0},
+                "score": {"type": "string", "description": "Σ numerators / Σ denominators of the finished tasks' scores."},
+                "statuses": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "How many tasks have each status."},
+                "age_ms": {"type": "integer", "minimum": 0, "description": "Milliseconds since it was accepted."},
+            },
+        }}},
+    })
+}
+
 fn paths() -> Value {
     let submit_errors: &[(&str, &str)] = &[
         ("400", "BadRequest"),
@@ -129,6 +151,18 @@ fn paths() -> Value {
                 "409": conflict,
                 "422": invalid,
             }), submit_errors),
+        }, "get": {
+            "summary": "The recent submissions the caller may see (a category token: only its category), newest first.",
+            "operationId": "listSubmissions",
+            "parameters": [
+                {"name": "category", "in": "query", "required": false, "schema": {"type": "string"}, "description": "Only this category."},
+                {"name": "status", "in": "query", "required": false, "schema": {"type": "string"}, "description": "queued, running, finished, or a task status (such as Wrong Answer): submissions with such a task."},
+                {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}},
+            ],
+            "responses": responses(json!({
+                "200": {"description": "Newest first.", "content": {"application/json": {"schema": submission_list()}}},
+                "422": {"$ref": "#/components/responses/Unprocessable"},
+            }), &[("401", "Unauthorized")]),
         }},
         "/v1/submissions/{sub_id}": {"get": {
             "summary": "The JudgeReport so far: unfinished tasks are Pending, Compiling or Running.",
@@ -168,6 +202,31 @@ fn paths() -> Value {
                 "200": {"description": "The run and its scores.", "content": json_content("LabRunResponse")},
                 "422": {"$ref": "#/components/responses/Unprocessable"},
             }), &[("400", "BadRequest"), ("401", "Unauthorized"), ("403", "Forbidden"), ("413", "PayloadTooLarge"), ("429", "TooManyRequests"), ("503", "ShuttingDown"), ("504", "Timeout"), ("500", "Internal")]),
+        }, "get": {
+            "summary": "The server's recent lab runs (in memory, the newest 500) and their scores; a category token sees only its category's.",
+            "operationId": "listLabRuns",
+            "responses": responses(json!({
+                "200": {"description": "The runs and their scores.", "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["runs", "scores"],
+                    "properties": {"runs": {"type": "array", "items": reference("RunRecord")},
+                                   "scores": {"type": "array", "items": reference("ScoreRecord")}},
+                }}}},
+            }), &[("401", "Unauthorized")]),
+        }},
+        "/": {"get": {
+            "summary": "The page: submissions, lab runs and the server's state, for people; no token needed to load it.",
+            "operationId": "page",
+            "security": [],
+            "responses": {"200": {"description": "HTML.", "content": {"text/html": {"schema": {"type": "string"}}}}},
+        }},
+        "/assets/{name}": {"get": {
+            "summary": "A script, the stylesheet or the bundled examples of the page; no token needed.",
+            "operationId": "pageAsset",
+            "security": [],
+            "parameters": [{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "responses": responses(json!({
+                "200": {"description": "The asset."},
+            }), &[("404", "NotFound")]),
         }},
         "/v1/health": {"get": {
             "summary": "Liveness and load; no token needed.",
@@ -365,6 +424,60 @@ mod tests {
             }
             Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
             _ => {}
+        }
+    }
+
+    /// `(path, method)` of every `.route("path", handlers)` in a router's source.
+    fn routes_in(source: &str) -> Vec<(String, String)> {
+        let mut routes = Vec::new();
+        for piece in source.split(".route(").skip(1) {
+            // The call's arguments: up to the parenthesis that closes `.route(`.
+            let mut depth = 1;
+            let end = piece
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(piece.len(), |(at, _)| at);
+            let Some(rest) = piece[..end].trim_start().strip_prefix('"') else {
+                continue;
+            };
+            let Some((path, handlers)) = rest.split_once('"') else {
+                continue;
+            };
+            for method in ["get", "post", "put", "delete", "patch"] {
+                let called = handlers
+                    .match_indices(&format!("{method}("))
+                    .any(|(at, _)| {
+                        let before = handlers[..at].chars().next_back();
+                        before.is_none_or(|c| !c.is_alphanumeric() && c != '_')
+                    });
+                if called {
+                    routes.push((path.to_owned(), method.to_owned()));
+                }
+            }
+        }
+        routes
+    }
+
+    #[test]
+    fn every_route_of_every_role_is_documented() {
+        let doc = document();
+        let mut routes = routes_in(include_str!("app.rs"));
+        routes.extend(routes_in(include_str!("frontend.rs")));
+        routes.extend(routes_in(include_str!("worker.rs")));
+        assert!(routes.len() >= 14, "{routes:?}");
+        assert!(routes.contains(&("/v1/lab/runs".into(), "get".into())));
+        for (path, method) in routes {
+            assert!(
+                doc["paths"][&path][&method].is_object(),
+                "{method} {path} is routed but not in the OpenAPI document"
+            );
         }
     }
 
