@@ -36,14 +36,7 @@ pub(super) fn static_task(
         check.vars.clone(),
     );
     let run_dir = run.fresh_dir(&format!("task{index}-static"))?;
-    let request = RunRequest {
-        build: &build,
-        args: &[],
-        stdin: None,
-        files: &[],
-        empty_dirs: &[],
-        limits,
-    };
+    let request = RunRequest::new(&build, limits);
     let output = run.executor().run(&request, &run_dir);
     let _ = std::fs::remove_dir_all(&sources_dir);
     let output = output?;

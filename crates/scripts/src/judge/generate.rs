@@ -50,12 +50,8 @@ pub fn generate(
 ) -> Result<Generated, ScriptError> {
     let args = [seed.to_string()];
     let request = RunRequest {
-        build: random,
         args: &args,
-        stdin: None,
-        files: &[],
-        empty_dirs: &[],
-        limits,
+        ..RunRequest::new(random, limits)
     };
     let origin = format!(
         "seed {seed} (generator: {})",
@@ -71,12 +67,8 @@ pub fn generate(
         Err(reason) => return failed(reason),
     };
     let request = RunRequest {
-        build: standard,
-        args: &[],
         stdin: Some(&input),
-        files: &[],
-        empty_dirs: &[],
-        limits,
+        ..RunRequest::new(standard, limits)
     };
     let answer = match run_step(executor, &request, &dir.join("standard"), "standard")? {
         Ok(stdout) => stdout,

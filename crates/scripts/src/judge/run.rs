@@ -58,6 +58,20 @@ pub struct RunRequest<'a> {
     pub limits: RunLimits,
 }
 
+impl<'a> RunRequest<'a> {
+    /// A run of `build` under `limits` with no arguments, no standard input and no files.
+    pub fn new(build: &'a Build, limits: RunLimits) -> Self {
+        RunRequest {
+            build,
+            args: &[],
+            stdin: None,
+            files: &[],
+            empty_dirs: &[],
+            limits,
+        }
+    }
+}
+
 /// A finished run: the sandbox's outcome and where its outputs are.
 #[derive(Debug)]
 pub struct RunOutput {

@@ -3,7 +3,7 @@
 //! with `--gtest_output=xml:...` and its `run_args`, and scores `passed/total` from the XML,
 //! or from the console when the binary died before writing it.
 
-use super::{is_unit, path_in_reports, read_box_text};
+use super::{path_in_reports, read_box_text, translation_units};
 use crate::language::LanguageProfile;
 use crate::{RunLimits, RunOutput, ScriptError, classify_run, log_text, read_capped, signal_name};
 use std::path::Path;
@@ -39,13 +39,7 @@ pub fn gtest_installed() -> Result<(), String> {
 
 /// The profile that builds and runs the submission's gtest binary (its translation units).
 pub fn gtest_build_profile(source: &SourceCode) -> LanguageProfile {
-    let units: Vec<String> = source
-        .source_files
-        .iter()
-        .map(|a| a.name.clone())
-        .filter(|n| is_unit(n))
-        .collect();
-    gtest_profile(source.language, &units)
+    gtest_profile(source.language, &translation_units(source))
 }
 
 /// The profile that builds and runs a gtest binary: `g++ ... -lgtest_main -lgtest -pthread`.
@@ -272,12 +266,8 @@ mod tests {
         let limits = RunLimits::new(1000, None, Some(1024), None);
         let args = ["--gtest_filter=Add.*".to_owned()];
         let request = RunRequest {
-            build: &build,
             args: &args,
-            stdin: None,
-            files: &[],
-            empty_dirs: &[],
-            limits,
+            ..RunRequest::new(&build, limits)
         };
         let output = fake.run(&request, dir.path()).expect("run");
         let result = gtest_result(&output, &limits).expect("result");

@@ -7,7 +7,7 @@ pub mod static_analysis;
 pub mod valgrind;
 
 use std::path::{Path, PathBuf};
-use verdict_contracts::{JudgeStatus, JudgeTaskResult, Language, Score};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult, Language, Score, SourceCode};
 use verdict_sandbox::{IsolationLevel, SandboxOutcome};
 
 /// Source names a C or C++ compiler takes as translation units.
@@ -20,6 +20,16 @@ const HEADER_SUFFIXES: [&str; 9] = [
 /// Whether a file name is a C or C++ translation unit (not a header).
 pub fn is_unit(name: &str) -> bool {
     UNIT_SUFFIXES.iter().any(|s| name.ends_with(s))
+}
+
+/// The names of `source`'s C or C++ translation units, in order (its headers left out).
+pub fn translation_units(source: &SourceCode) -> Vec<String> {
+    source
+        .source_files
+        .iter()
+        .map(|a| a.name.clone())
+        .filter(|n| is_unit(n))
+        .collect()
 }
 
 /// Whether a file name is C or C++ source or header.

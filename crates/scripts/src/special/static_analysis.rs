@@ -2,7 +2,7 @@
 //! the sandbox (analysers parse untrusted code) on the submission's files; findings in
 //! oclint's report shape, 20% off per priority-1 and 10% per priority-2 finding.
 
-use super::{deduction_status, is_c_family, is_unit, path_in_reports, read_box_text};
+use super::{deduction_status, is_c_family, path_in_reports, read_box_text, translation_units};
 use crate::language::{LanguageProfile, TemplateVars};
 use crate::{RunLimits, RunOutput, ScriptError, log_text, read_capped, signal_name};
 use serde::Deserialize;
@@ -59,12 +59,7 @@ impl StaticCheck {
             .chain(&source.assist_files)
             .filter(|a| is_c_family(&a.name))
             .count();
-        let units: Vec<String> = source
-            .source_files
-            .iter()
-            .map(|a| a.name.clone())
-            .filter(|n| is_unit(n))
-            .collect();
+        let units = translation_units(source);
         if units.is_empty() {
             return Err("static tests need at least one .c or .cpp file in source_files".into());
         }

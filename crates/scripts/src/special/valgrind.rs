@@ -216,14 +216,7 @@ mod tests {
         let fake = FakeExecutor::new(vec![FakeRun::exited(0, "")]);
         let limits = RunLimits::new(1000, Some(65536), None, None);
         let build = build(dir.path());
-        let request = RunRequest {
-            build: &build,
-            args: &[],
-            stdin: None,
-            files: &[],
-            empty_dirs: &[],
-            limits,
-        };
+        let request = RunRequest::new(&build, limits);
         let output = fake.run(&request, dir.path()).expect("run");
         let result = memory_result(&output, &limits, "no input").expect("result");
         assert_eq!(result.status, JudgeStatus::SystemError);
@@ -246,14 +239,7 @@ mod tests {
         let fake = FakeExecutor::new(vec![crash]);
         let limits = RunLimits::new(1000, Some(65536), None, None);
         let build = build(dir.path());
-        let request = RunRequest {
-            build: &build,
-            args: &[],
-            stdin: None,
-            files: &[],
-            empty_dirs: &[],
-            limits,
-        };
+        let request = RunRequest::new(&build, limits);
         let output = fake.run(&request, dir.path()).expect("run");
         let result = memory_result(&output, &limits, "test datum 0").expect("result");
         assert_eq!(result.status, JudgeStatus::SegmentationFault);
