@@ -101,12 +101,14 @@
 //!   `memory.peak`, `memory.events`, `pids.events`, `cgroup.kill`), else v1 `memory`, `pids` and
 //!   `cpuacct` hierarchies (`memory.limit_in_bytes` and `memory.memsw.limit_in_bytes`,
 //!   `pids.max`, `cpuacct.usage`, `memory.max_usage_in_bytes`, `memory.oom_control`,
-//!   `pids.events`). A fresh cgroup per run under `<cgroup_name>/`, which the program joins
-//!   before exec (the zygote's mount work is not charged to it; on v1 through `tasks`, which
-//!   spares it an RCU grace period) and which is removed afterwards. A background thread makes a
-//!   few empty ones ahead of time and removes used ones (killing stragglers), so neither `mkdir`
-//!   nor `rmdir` is on a run's path (a one-shot sandbox makes and removes its one itself); no
-//!   cgroup is ever used by two runs, and dropping the [`Sandbox`] removes the ready ones.
+//!   `pids.events`). Every run gets a memory cgroup (v2: a cgroup) no process ever joined
+//!   before, under `<cgroup_name>/`, which the program joins before exec (the zygote's mount
+//!   work is not charged to it; on v1 through `tasks`, which spares it an RCU grace period) and
+//!   which is removed afterwards. A background thread makes a few empty ones ahead of time and
+//!   removes used ones (killing stragglers), so neither `mkdir` nor `rmdir` is on a run's path
+//!   (a one-shot sandbox makes and removes its one itself). On v1 a slot keeps its `pids` and
+//!   `cpuacct` cgroups across its runs (empty between them, counters reset per run) as long
+//!   as each run ends cleanly; dropping the [`Sandbox`] removes them and the ready ones.
 //!   Without a usable cgroup (or without root or namespaces) the sandbox falls back to rlimits,
 //!   `RLIMIT_NPROC` per box uid and `wait4` rusage, and every outcome says
 //!   [`IsolationLevel::RlimitOnly`]: it never pretends.

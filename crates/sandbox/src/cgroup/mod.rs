@@ -1,4 +1,5 @@
-//! The cgroup layer: detection, one fresh cgroup per run, limits, readings, removal.
+//! The cgroup layer: detection, a run's cgroups (fresh, or a slot's kept ones), limits,
+//! readings, removal.
 //!
 //! One interface ([`Hierarchy`], [`RunCgroup`]) over the two kernels' layouts, each in its own
 //! module as youki's `libcgroups` splits them: [`v1`] (a directory per controller:
@@ -108,7 +109,100 @@ pub(crate) struct Readings {
     pub file_bytes: u64,
 }
 
-/// The cgroup(s) of one run, never used by another run.
+/// The part of a run's cgroups that every run gets fresh (made ahead of time by the pool):
+/// on v1 the `memory` cgroup, on v2 the run's one directory.
+#[derive(Debug)]
+pub(crate) enum Fresh {
+    /// The run's v1 `memory` cgroup.
+    V1(v1::Memory),
+    /// The run's v2 directory.
+    V2(v2::RunCgroup),
+}
+
+/// What a slot keeps between its runs: on v1 its `pids` and `cpuacct` cgroups (see
+/// [`v1::Counters`] for why that is sound).
+pub(crate) type Kept = v1::Counters;
+
+impl Fresh {
+    /// Makes the fresh part of a run cgroup `name` under `h`, with no limits yet (nothing is
+    /// left on failure).
+    pub(crate) fn create(h: &Hierarchy, name: &str) -> Result<Fresh, SandboxError> {
+        let (made, dir) = match h {
+            Hierarchy::V1(h) => (
+                v1::Memory::create(h, name).map(Fresh::V1),
+                v1::Memory::dir_of(h, name),
+            ),
+            Hierarchy::V2(h) => {
+                let [dir] = v2::RunCgroup::dirs_of(h, name);
+                (v2::RunCgroup::create(h, name).map(Fresh::V2), dir)
+            }
+        };
+        if made.is_err() {
+            let _ = fs::remove_dir(dir);
+        }
+        made
+    }
+
+    fn into_removal(self) -> Removal {
+        match self {
+            Fresh::V1(m) => Removal {
+                dirs: vec![m.into_dir()],
+                v2: false,
+            },
+            Fresh::V2(cg) => Removal {
+                dirs: cg.dirs().to_vec(),
+                v2: true,
+            },
+        }
+    }
+}
+
+/// Cgroup directories to remove (their control files closed), killing stragglers first if
+/// one is busy.
+#[derive(Debug)]
+pub(crate) struct Removal {
+    dirs: Vec<PathBuf>,
+    v2: bool,
+}
+
+impl Removal {
+    /// Removes the directories; the last error, if any.
+    pub(crate) fn remove(self) -> Result<(), SandboxError> {
+        let mut last = Ok(());
+        for d in &self.dirs {
+            let mut tries = 0;
+            loop {
+                match fs::remove_dir(d) {
+                    Ok(()) => break,
+                    Err(e) if e.kind() == ErrorKind::NotFound => break,
+                    Err(_) if tries < 50 => {
+                        tries += 1;
+                        match self.v2 {
+                            true => {
+                                let _ = fs::write(d.join("cgroup.kill"), "1");
+                            }
+                            false => v1::kill_listed(d),
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    Err(source) => {
+                        last = Err(SandboxError::Cgroup {
+                            path: d.clone(),
+                            source,
+                        });
+                        break;
+                    }
+                }
+            }
+        }
+        last
+    }
+}
+
+/// The cgroups of one run. On v2 one directory no process joined before. On v1 a `memory`
+/// cgroup no process joined before, and the slot's `pids` and `cpuacct` cgroups, which only
+/// the slot's earlier runs used and which hold no process when the run starts (see
+/// [`v1::Counters`]).
 #[derive(Debug)]
 pub(crate) enum RunCgroup {
     /// A directory in each v1 controller.
@@ -128,41 +222,55 @@ macro_rules! each {
 }
 
 impl RunCgroup {
-    /// Makes the cgroup `name` under `h` with no limits yet (nothing is left on failure).
-    pub(crate) fn create(h: &Hierarchy, name: &str) -> Result<RunCgroup, SandboxError> {
-        let (made, dirs) = match h {
-            Hierarchy::V1(h) => (
-                v1::RunCgroup::create(h, name).map(RunCgroup::V1),
-                v1::RunCgroup::dirs_of(h, name).to_vec(),
-            ),
-            Hierarchy::V2(h) => (
-                v2::RunCgroup::create(h, name).map(RunCgroup::V2),
-                v2::RunCgroup::dirs_of(h, name).to_vec(),
-            ),
-        };
-        if made.is_err() {
-            for d in dirs {
-                let _ = fs::remove_dir(d);
+    /// A run's cgroups: `fresh`, and on v1 the slot's `kept` counters (reset) or new ones named
+    /// after `instance`. On failure nothing is left (the kept counters are removed).
+    pub(crate) fn assemble(
+        fresh: Fresh,
+        kept: Option<Kept>,
+        h: &Hierarchy,
+        instance: &str,
+    ) -> Result<RunCgroup, SandboxError> {
+        match (fresh, h) {
+            (Fresh::V1(memory), Hierarchy::V1(h)) => {
+                let counters = match kept {
+                    Some(mut c) => c.reset().map(|()| c),
+                    None => v1::Counters::create(h, &run_name(instance)),
+                };
+                match counters {
+                    Ok(counters) => Ok(RunCgroup::V1(v1::RunCgroup { memory, counters })),
+                    Err(e) => {
+                        let _ = Fresh::V1(memory).into_removal().remove();
+                        Err(e)
+                    }
+                }
+            }
+            (Fresh::V2(cg), _) => Ok(RunCgroup::V2(cg)),
+            (fresh, _) => {
+                let _ = fresh.into_removal().remove();
+                Err(SandboxError::Setup {
+                    stage: "the run cgroup".into(),
+                    source: std::io::Error::from(ErrorKind::InvalidInput),
+                })
             }
         }
-        made
     }
 
-    /// Sets the limits of this (fresh, never used) cgroup.
+    /// Sets the limits of the run.
     pub(crate) fn set_limits(
-        &self,
+        &mut self,
         memory_bytes: Option<u64>,
         pids: u32,
     ) -> Result<(), SandboxError> {
         each!(self, cg => cg.set_limits(memory_bytes, pids))
     }
 
-    /// Raw fds of the `cgroup.procs` files, for the program to write `0` into.
+    /// Raw fds of the files the program joins through (`tasks` on v1, `cgroup.procs` on v2),
+    /// for it to write `0` into.
     pub(crate) fn procs_fds(&self) -> Vec<RawFd> {
-        each!(self, cg => cg.procs())
-            .iter()
-            .map(AsRawFd::as_raw_fd)
-            .collect()
+        match self {
+            RunCgroup::V1(cg) => cg.tasks().iter().map(|f| f.as_raw_fd()).collect(),
+            RunCgroup::V2(cg) => cg.procs().iter().map(AsRawFd::as_raw_fd).collect(),
+        }
     }
 
     /// CPU time used so far, in nanoseconds.
@@ -190,33 +298,23 @@ impl RunCgroup {
         each!(self, cg => cg.kill_all())
     }
 
-    /// Removes the cgroup directories, killing stragglers first if a directory is busy.
-    pub(crate) fn remove(mut self) -> Result<(), SandboxError> {
-        each!(&mut self, cg => cg.close_procs());
-        let mut last = Ok(());
-        let dirs = each!(&self, cg => cg.dirs()).to_vec();
-        for d in dirs {
-            let mut tries = 0;
-            loop {
-                match fs::remove_dir(&d) {
-                    Ok(()) => break,
-                    Err(e) if e.kind() == ErrorKind::NotFound => break,
-                    Err(_) if tries < 50 => {
-                        tries += 1;
-                        self.kill_all();
-                        std::thread::sleep(std::time::Duration::from_millis(2));
-                    }
-                    Err(source) => {
-                        last = Err(SandboxError::Cgroup {
-                            path: d.clone(),
-                            source,
-                        });
-                        break;
-                    }
+    /// Ends the run: what to remove, and (v1) the counters for the slot to keep when `clean`
+    /// (the run's zygote answered, so it had killed and reaped every process of the run). A
+    /// run that did not end cleanly (a killed box, whose processes may still be dying) has
+    /// every one of its cgroups removed, and the slot makes new counters for its next run.
+    pub(crate) fn finish(self, clean: bool) -> (Removal, Option<Kept>) {
+        match self {
+            RunCgroup::V1(v1::RunCgroup { memory, counters }) => {
+                let mut removal = Fresh::V1(memory).into_removal();
+                if clean {
+                    (removal, Some(counters))
+                } else {
+                    removal.dirs.extend(counters.into_dirs());
+                    (removal, None)
                 }
             }
+            RunCgroup::V2(cg) => (Fresh::V2(cg).into_removal(), None),
         }
-        last
     }
 }
 
@@ -274,6 +372,14 @@ fn open_w(p: PathBuf) -> Result<File, SandboxError> {
 
 fn open_r(p: PathBuf) -> Result<File, SandboxError> {
     File::open(&p).map_err(|source| SandboxError::Cgroup { path: p, source })
+}
+
+fn open_rw(p: PathBuf) -> Result<File, SandboxError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&p)
+        .map_err(|source| SandboxError::Cgroup { path: p, source })
 }
 
 fn mkdir(path: &Path) -> Result<(), SandboxError> {

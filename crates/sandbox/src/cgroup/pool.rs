@@ -1,6 +1,6 @@
 //! Run cgroups made ahead of time and removed afterwards by a background thread.
 
-use super::{Hierarchy, RunCgroup, run_name};
+use super::{Fresh, Hierarchy, Removal, run_name};
 use std::fs::File;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -12,9 +12,15 @@ pub(crate) const READY: usize = 2;
 const BACKLOG: usize = 8;
 
 /// Fresh run cgroups made ahead of time, and used ones removed afterwards, by a background
-/// thread. Every run still gets a cgroup of its own that no process ever joined before (fresh
-/// counters, no charge left by another run) and that is removed after it, but neither the
-/// `mkdir`s nor the `rmdir`s are on the run's critical path.
+/// thread: neither the `mkdir`s nor the `rmdir`s are on the run's critical path.
+///
+/// What the pool makes is the part of a run's cgroups that must be fresh ([`Fresh`]): every
+/// run gets a memory cgroup (on v2 a whole cgroup) that no process ever joined before, so its
+/// peak and OOM counter are the run's alone and no page cache or kernel object another run
+/// left is charged to it; it is removed after the run. On v1 the `pids` and `cpuacct`
+/// cgroups are a slot's, kept across its runs (made once, empty between runs, counters reset:
+/// see [`super::v1::Counters`]); they come here for removal only after a run that did not
+/// end cleanly.
 #[derive(Debug)]
 pub(crate) struct CgroupPool {
     shared: Arc<PoolShared>,
@@ -29,10 +35,10 @@ struct PoolShared {
 
 #[derive(Debug, Default)]
 struct PoolState {
-    ready: Vec<RunCgroup>,
+    ready: Vec<Fresh>,
     /// Descriptors whose closing does work (a dead box's mount namespace) to close first.
     drops: Vec<File>,
-    used: Vec<RunCgroup>,
+    used: Vec<Removal>,
     stop: bool,
     /// Making a cgroup failed: runs make their own (and report the error).
     broken: bool,
@@ -62,12 +68,15 @@ impl PoolShared {
             if st.stop {
                 let ready = std::mem::take(&mut st.ready);
                 drop(st);
-                ready.into_iter().for_each(remove_logged);
+                ready
+                    .into_iter()
+                    .map(Fresh::into_removal)
+                    .for_each(remove_logged);
                 return;
             }
             if st.ready.len() < READY && !st.broken {
                 drop(st);
-                let made = RunCgroup::create(h, &run_name(instance));
+                let made = Fresh::create(h, &run_name(instance));
                 st = self.lock();
                 match made {
                     Ok(cg) => st.ready.push(cg),
@@ -83,7 +92,7 @@ impl PoolShared {
     }
 }
 
-fn remove_logged(cg: RunCgroup) {
+fn remove_logged(cg: Removal) {
     if let Err(e) = cg.remove() {
         tracing::warn!(error = %e, "cannot remove a run cgroup");
     }
@@ -111,7 +120,7 @@ impl CgroupPool {
     }
 
     /// A fresh cgroup (no limits yet) if one is ready; never blocks.
-    pub(crate) fn take(&self) -> Option<RunCgroup> {
+    pub(crate) fn take(&self) -> Option<Fresh> {
         self.thread.as_ref()?;
         let mut st = self.shared.lock();
         let cg = st.ready.pop();
@@ -121,7 +130,7 @@ impl CgroupPool {
 
     /// Hands over a finished run's leftovers: a descriptor to close (a mount namespace whose
     /// unmounting happens then), then its cgroup to remove (stragglers killed if it is busy).
-    pub(crate) fn retire(&self, close: Option<File>, cg: Option<RunCgroup>) {
+    pub(crate) fn retire(&self, close: Option<File>, cg: Option<Removal>) {
         if self.thread.is_none() {
             drop(close);
             if let Some(cg) = cg {

@@ -185,7 +185,7 @@ impl RunCgroup {
 
     /// Sets the limits of this fresh cgroup (no swap).
     pub(crate) fn set_limits(
-        &self,
+        &mut self,
         memory_bytes: Option<u64>,
         pids: u32,
     ) -> Result<(), SandboxError> {
@@ -205,11 +205,6 @@ impl RunCgroup {
     /// The opened `cgroup.procs` file.
     pub(crate) fn procs(&self) -> &[File] {
         &self.procs
-    }
-
-    /// Closes the opened `cgroup.procs` file (before removal).
-    pub(crate) fn close_procs(&mut self) {
-        self.procs.clear();
     }
 
     /// CPU time used so far, in nanoseconds.

@@ -1,7 +1,7 @@
 //! What the host offers, probed once: cgroups, namespaces, and from them the executor; and the
 //! skeleton of every box's private root.
 
-use crate::cgroup::{self, CgroupPool, Hierarchy};
+use crate::cgroup::{self, CgroupPool, Hierarchy, Kept};
 use crate::child::{MountOp, RootPlan};
 use crate::error::cstring;
 use crate::instance::{Instance, Owned};
@@ -24,8 +24,8 @@ const NS_FLAGS: u64 = (libc::CLONE_NEWPID
 /// How runs are executed, decided once from what the host offers.
 #[derive(Debug)]
 pub(super) enum Executor {
-    /// Full isolation: each slot's zygote (namespaces, private root) starts the program in a
-    /// fresh cgroup.
+    /// Full isolation: each slot's zygote (namespaces, private root) starts the program in the
+    /// run's cgroups (see [`crate::cgroup::RunCgroup`]).
     Zygote(Box<Zygotes>),
     /// Neither namespaces nor a cgroup (or not root): a subreaper init per run, rlimits,
     /// `RLIMIT_NPROC` per box uid and `wait4` rusage.
@@ -96,6 +96,9 @@ pub(super) struct SlotState {
     pub arena: Option<Arena>,
     /// Its zygote, made on first use and again after a box was killed.
     pub zygote: Option<Zygote>,
+    /// Its kept cgroups (v1 `pids` and `cpuacct`), made on its first run and again after a
+    /// run that did not end cleanly (dropped after the zygote: empty by then).
+    pub cgroups: Option<Kept>,
 }
 
 /// The host, as probed.

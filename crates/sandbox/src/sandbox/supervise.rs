@@ -4,7 +4,7 @@
 
 use super::prepare::{Prepared, run_mounts};
 use super::probe::{SlotState, Zygotes};
-use crate::cgroup::{Readings, RunCgroup};
+use crate::cgroup::{Fresh, Readings, RunCgroup};
 use crate::child::{self, Exec, Plan, StatusRecord};
 use crate::error::cstring;
 use crate::seccomp::Insn;
@@ -60,8 +60,9 @@ struct Watch<'a> {
 }
 
 impl Supervisor<'_> {
-    /// Full isolation: the slot's zygote runs the program in a fresh cgroup, which is retired
-    /// (removed in the background) afterwards, whatever happened.
+    /// Full isolation: the slot's zygote runs the program in the run's cgroups (see
+    /// [`RunCgroup`]), whose fresh part is retired (removed in the background) afterwards,
+    /// whatever happened; the slot keeps the rest when the run ended cleanly.
     pub(super) fn run_zygote(
         &self,
         z: &Zygotes,
@@ -69,10 +70,12 @@ impl Supervisor<'_> {
         spec: &SandboxSpec,
         prep: &Prepared,
     ) -> Result<RawRun, SandboxError> {
-        let cg = match z.cgroups.take() {
-            Some(cg) => cg,
-            None => RunCgroup::create(&z.hierarchy, &crate::cgroup::run_name(&z.instance))?,
+        let fresh = match z.cgroups.take() {
+            Some(f) => f,
+            None => Fresh::create(&z.hierarchy, &crate::cgroup::run_name(&z.instance))?,
         };
+        let kept = self.slot_state(z, slot).cgroups.take();
+        let mut cg = RunCgroup::assemble(fresh, kept, &z.hierarchy, &z.instance)?;
         // A box dir on tmpfs: what the program writes there is memory charged to its cgroup
         // that no reclaim can free, so the cgroup gets room for one output file beyond the
         // limit, and the supervisor holds the program's own memory to the limit (design #24).
@@ -82,18 +85,19 @@ impl Supervisor<'_> {
             _ => 0,
         };
         if let Err(e) = cg.set_limits(memory.map(|m| m.saturating_add(headroom)), prep.processes) {
-            z.cgroups.retire(None, Some(cg));
+            z.cgroups.retire(None, Some(cg.finish(false).0));
             return Err(e);
         }
         crate::timings::mark("cgroup setup");
         let mut mount_ns = None;
+        let mut answered = false;
         let w = Watch {
             cg: Some(&cg),
             wall_ms: prep.wall_ms,
             cpu_limit_ms: spec.limits.cpu_time_ms,
             own_memory_limit: memory.filter(|_| headroom > 0),
         };
-        let result = self.serve(z, slot, spec, prep, &w, &mut mount_ns);
+        let result = self.serve(z, slot, spec, prep, &w, &mut mount_ns, &mut answered);
         let mut readings = cg.readings();
         // A peak above the largest process's RSS may hold file pages (page cache of what it
         // wrote, tmpfs files): `classify` takes those still charged away from it.
@@ -104,15 +108,29 @@ impl Supervisor<'_> {
         // Every process of the box is dead (its zygote reaped them all, or it was killed with
         // its pid namespace): a killed box's mount namespace is unmounted and the cgroup
         // removed in the background (killing stragglers if it is still busy), in that order.
-        z.cgroups.retire(mount_ns, Some(cg));
+        // A zygote that answered had reaped every process of the run first: the slot keeps
+        // what it may reuse.
+        let (removal, kept) = cg.finish(answered);
+        if kept.is_some() {
+            self.slot_state(z, slot).cgroups = kept;
+        }
+        z.cgroups.retire(mount_ns, Some(removal));
         let mut raw = result?;
         raw.readings = Some(readings);
         raw.headroom = headroom;
         Ok(raw)
     }
 
-    /// Hands the order to the slot's zygote (making one if needed) and waits for its answer.
-    /// A killed box's mount namespace is left in `mount_ns`, to be unmounted off this path.
+    /// The state slot `slot` keeps between runs (locked).
+    fn slot_state<'z>(&self, z: &'z Zygotes, slot: usize) -> std::sync::MutexGuard<'z, SlotState> {
+        z.slots[slot].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands the order to the slot's zygote (making one if needed) and waits for its answer
+    /// (`answered` is set once it is read: the zygote had killed and reaped every process of
+    /// the run). A killed box's mount namespace is left in `mount_ns`, to be unmounted off
+    /// this path.
+    #[allow(clippy::too_many_arguments)]
     fn serve(
         &self,
         z: &Zygotes,
@@ -121,6 +139,7 @@ impl Supervisor<'_> {
         prep: &Prepared,
         w: &Watch<'_>,
         mount_ns: &mut Option<File>,
+        answered: &mut bool,
     ) -> Result<RawRun, SandboxError> {
         let cg = w.cg.ok_or_else(|| SandboxError::Setup {
             stage: "the run cgroup".into(),
@@ -152,11 +171,12 @@ impl Supervisor<'_> {
             mounts: &mounts,
             netns: pinned_netns.as_ref().map(AsRawFd::as_raw_fd),
         };
-        let mut state = z.slots[slot].lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.slot_state(z, slot);
         let SlotState {
             netns,
             arena,
             zygote,
+            ..
         } = &mut *state;
         if zygote.is_none()
             && let Some((a, zy)) = z.first.lock().unwrap_or_else(|e| e.into_inner()).take()
@@ -224,7 +244,10 @@ impl Supervisor<'_> {
         crate::timings::mark("run");
         let wall = killed_at.unwrap_or_else(Instant::now).duration_since(start);
         let reply = match reply {
-            Some(Ok(r)) => Some(r),
+            Some(Ok(r)) => {
+                *answered = true;
+                Some(r)
+            }
             Some(Err(source)) => {
                 retire_zygote(z, zygote.take());
                 return Err(SandboxError::Setup {
@@ -284,6 +307,7 @@ impl Supervisor<'_> {
             netns,
             arena,
             zygote,
+            ..
         } = &mut *state;
         if zygote.is_some() {
             return Ok(false);

@@ -156,3 +156,51 @@ fn warm_starts_each_slots_zygote_once_and_runs_use_them() {
         "the run used a warm zygote"
     );
 }
+
+#[test]
+fn a_slots_kept_cpu_counter_reports_only_each_runs_own_cpu() {
+    let Some(sb) = one_slot(62_220, "verdict-sandbox-tests-keptcpu") else {
+        return;
+    };
+    let b = TestBox::new();
+    let o = run(&sb, &b.spec(&prog("busy"), &["300"]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    assert!(o.cpu_time_ms >= 290, "{o:?}");
+    // The same slot's next run, in the same cpuacct cgroup (v1): its own CPU only.
+    let o = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    assert!(
+        o.cpu_time_ms < 100,
+        "the earlier run's CPU was counted again: {o:?}"
+    );
+}
+
+#[test]
+fn a_slots_kept_pids_cgroup_reports_only_each_runs_own_limit_events() {
+    let Some(sb) = one_slot(62_230, "verdict-sandbox-tests-keptpids") else {
+        return;
+    };
+    let b = TestBox::new();
+    let threads = |limit: u32| {
+        let mut spec = b.spec(&prog("threads"), &["20"]);
+        spec.limits.processes = Some(limit);
+        let o = run(&sb, &spec);
+        assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+        (b.stdout().trim().to_string(), o.limit_hit)
+    };
+    assert_eq!(threads(8), ("7".into(), Some(LimitHit::Processes)));
+    // The next run of the slot hits no limit: the earlier run's events are not its own.
+    let mut spec = b.spec(&prog("exitcode"), &["0"]);
+    spec.limits.processes = Some(8);
+    let o = run(&sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    assert_eq!(
+        o.limit_hit, None,
+        "an earlier run's pids limit event: {o:?}"
+    );
+    // Each run gets its own process limit, changed or not.
+    assert_eq!(threads(12), ("11".into(), Some(LimitHit::Processes)));
+    assert_eq!(threads(12), ("11".into(), Some(LimitHit::Processes)));
+    assert_eq!(threads(8), ("7".into(), Some(LimitHit::Processes)));
+    assert_eq!(threads(32), ("20".into(), None));
+}
