@@ -12,14 +12,16 @@ A case runs under SIGALRM; if the alarm does not end it (swallowed, or C code ho
 faulthandler's watchdog ends the process after a grace period, writing into RESULTS.timeout.
 """
 
+import _signal
 import faulthandler
 import fcntl
-import importlib.util
-import json
 import os
-import signal
 import sys
 import time
+
+# Start-up is the harness's main cost per suite: it imports no module that the interpreter has
+# not already loaded at start (no json, re, enum, signal, importlib.util, inspect on the plain
+# path); see docs/oracle.md, "Start-up".
 
 
 HARNESS = os.path.abspath(__file__)
@@ -48,12 +50,14 @@ def main():
     os.dup2(hard_fd, hard.fileno())
     os.close(hard_fd)
 
+    loads, dumps = json_codec()
+
     def emit(record):
-        out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+        out.write(dumps(record) + "\n")
         out.flush()
 
     with open(cases_path, encoding="utf-8") as f:
-        cases = json.load(f)
+        cases = loads(f.read())
 
     # A case gets at least `window` before the hard stop and is stopped within 2 x `window`;
     # the watchdog is re-armed only when that would not hold (re-arming costs a thread).
@@ -65,23 +69,22 @@ def main():
         if not now + window <= armed_until[0] <= now + 2 * window:
             faulthandler.dump_traceback_later(1.5 * window, exit=True, file=hard)
             armed_until[0] = now + 1.5 * window
-        signal.setitimer(signal.ITIMER_REAL, timeout)
+        _signal.setitimer(_signal.ITIMER_REAL, timeout)
         return time.perf_counter()
 
     def disarm():
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
 
     def on_alarm(signum, frame):
         raise CaseTimeout()
 
-    signal.signal(signal.SIGALRM, on_alarm)
+    _signal.signal(_signal.SIGALRM, on_alarm)
 
     module_dir = os.path.dirname(os.path.abspath(module_path))
     sys.path.insert(0, module_dir)
     name = os.path.splitext(os.path.basename(module_path))[0]
     try:
-        spec = importlib.util.spec_from_file_location(name, module_path)
-        module = importlib.util.module_from_spec(spec)
+        spec, module = module_for(name, module_path)
         sys.modules[name] = module
         arm()
         try:
@@ -123,6 +126,90 @@ def main():
             emit({"i": k, "error": describe(e, module_dir), "ms": (time.perf_counter() - t0) * 1000})
     faulthandler.cancel_dump_traceback_later()
     emit({"done": True})
+
+
+def module_for(name, path):
+    """(spec, module) for the deliverable, as importlib.util's spec_from_file_location and
+    module_from_spec make them: the same functions, taken from the import system's own frozen
+    modules, which the interpreter loaded at start (importlib.util would import contextlib,
+    collections and functools). The module gets the same __spec__, __loader__ (a
+    SourceFileLoader), __file__, __cached__ and __package__ as before."""
+    bootstrap = sys.modules.get("_frozen_importlib")
+    external = sys.modules.get("_frozen_importlib_external")
+    if bootstrap is None or external is None:
+        import importlib.util as bootstrap
+
+        external = bootstrap
+    spec = external.spec_from_file_location(name, path)
+    return spec, bootstrap.module_from_spec(spec)
+
+
+def json_codec():
+    """(loads, dumps) with exactly json.loads' and json.dumps(record, ensure_ascii=False,
+    allow_nan=False)'s results and errors: on CPython 3.8-3.13 (whose json modules were checked
+    to call the C accelerator this way) straight over `_json`, which imports nothing (`json`
+    imports re and enum: a third of the harness's start-up); elsewhere through `json`."""
+    try:
+        if not (3, 8) <= sys.version_info[:2] <= (3, 13) or sys.implementation.name != "cpython":
+            raise ImportError("unchecked json module")
+        import _json
+
+        class Context:
+            # What json.JSONDecoder() gives make_scanner (its other attributes are the pure
+            # Python scanner's).
+            strict = True
+            object_hook = None
+            object_pairs_hook = None
+            parse_float = float
+            parse_int = int
+            parse_constant = {
+                "-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan"),
+            }.__getitem__
+
+        def not_serializable(o):  # json.JSONEncoder.default
+            raise TypeError("Object of type %s is not JSON serializable" % o.__class__.__name__)
+
+        scan = _json.make_scanner(Context())
+        markers = {}  # json.dumps' check_circular; emptied per record (a failed one leaves ids)
+        encode = _json.make_encoder(
+            markers, not_serializable, _json.encode_basestring, None, ": ", ", ",
+            False, False, False)
+    except (ImportError, AttributeError, TypeError):
+        import json
+
+        return json.loads, lambda record: json.dumps(record, ensure_ascii=False, allow_nan=False)
+
+    def skip_space(s, i):  # json.decoder.WHITESPACE
+        n = len(s)
+        while i < n and s[i] in " \t\n\r":
+            i += 1
+        return i
+
+    def loads(s):
+        try:
+            if not s.startswith("\ufeff"):
+                value, end = scan(s, skip_space(s, 0))
+                if skip_space(s, end) == len(s):
+                    return value
+        except (StopIteration, ValueError):
+            pass
+        import json  # the document is not JSON: json says how, in its words
+
+        return json.loads(s)
+
+    # Three frames, as json.dumps -> JSONEncoder.encode -> iterencode: under 3.11 and older the
+    # C encoder's recursion check counts them, so a deep value fails at the same depth.
+    def dumps(record):
+        return joined(record)
+
+    def joined(record):
+        return "".join(chunks(record))
+
+    def chunks(record):
+        markers.clear()
+        return encode(record, 0)
+
+    return loads, dumps
 
 
 def positional_bounds(fn):
