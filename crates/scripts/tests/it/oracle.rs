@@ -78,6 +78,8 @@ fn message(report: &OracleReport, i: usize) -> &str {
     report.results[i].message.as_deref().unwrap_or("")
 }
 
+mod python_harness;
+
 mod examples {
     use super::*;
 
