@@ -19,6 +19,7 @@ use std::io::ErrorKind;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The cgroup hierarchy found at start-up.
@@ -345,7 +346,31 @@ fn write_open(f: &Option<File>, path: &Path, value: &str) -> Result<(), SandboxE
     (&*f).write_all(value.as_bytes()).map_err(err)
 }
 
-/// Reads `memory.stat` (opened ahead of time) from its start (`None`: empty).
+/// A control file a run reads only sometimes (`memory.stat`, the current usage: see
+/// `classify`), opened on its first read rather than ahead of time for every run.
+#[derive(Debug)]
+pub(crate) struct OnDemand {
+    name: &'static str,
+    file: OnceLock<Option<File>>,
+}
+
+impl OnDemand {
+    /// The control file `name` (in the directory [`OnDemand::get`] is given), not opened yet.
+    pub(crate) fn new(name: &'static str) -> OnDemand {
+        OnDemand {
+            name,
+            file: OnceLock::new(),
+        }
+    }
+
+    /// The file in `dir`, opened on the first call (`None`: the kernel lacks it).
+    pub(crate) fn get(&self, dir: &Path) -> &Option<File> {
+        self.file
+            .get_or_init(|| File::open(dir.join(self.name)).ok())
+    }
+}
+
+/// Reads `memory.stat` from its start (`None`: empty).
 fn read_stat(f: &Option<File>) -> String {
     let mut buf = [0u8; 4096];
     let n = f
@@ -354,7 +379,7 @@ fn read_stat(f: &Option<File>) -> String {
     String::from_utf8_lossy(&buf[..n]).into_owned()
 }
 
-/// Reads a small control file opened ahead of time, from its start (`None`: empty).
+/// Reads a small opened control file from its start (`None`: empty).
 fn read_small(f: &Option<File>) -> String {
     let mut buf = [0u8; 512];
     let n = f

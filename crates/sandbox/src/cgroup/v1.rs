@@ -5,7 +5,9 @@
 //! `memory.oom_control` (`oom_kill` counter), `pids.events`. v1 has no `cgroup.kill`: every
 //! pid listed in `cgroup.procs` is killed.
 
-use super::{Readings, keyed_value, mkdir, open_rw, open_w, read_small, read_stat, write_open};
+use super::{
+    OnDemand, Readings, keyed_value, mkdir, open_rw, open_w, read_small, read_stat, write_open,
+};
 use crate::SandboxError;
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
@@ -55,7 +57,7 @@ impl Hierarchy {
 }
 
 /// A run's `memory` cgroup, made fresh for every run (see [`super::Fresh`]), with its control
-/// files opened ahead of time.
+/// files opened ahead of time (those read only sometimes on first use).
 #[derive(Debug)]
 pub(crate) struct Memory {
     dir: PathBuf,
@@ -65,9 +67,10 @@ pub(crate) struct Memory {
     peak: Option<File>,
     oom: Option<File>,
     /// `memory.usage_in_bytes` (current usage) and `memory.stat` (its `total_cache`: page cache
-    /// and tmpfs pages), read to tell the program's own memory from the files it wrote.
-    usage: Option<File>,
-    stat: Option<File>,
+    /// and tmpfs pages), read to tell the program's own memory from the files it wrote (only
+    /// when the peak could include file pages, or the supervisor holds its own memory limit).
+    usage: OnDemand,
+    stat: OnDemand,
     /// `memory.limit_in_bytes`, `memory.memsw.limit_in_bytes` (if the kernel has it) (`None`
     /// where missing: writing that limit then fails).
     limit: Option<File>,
@@ -84,8 +87,8 @@ impl Memory {
             tasks: open_w(dir.join("tasks"))?,
             peak: File::open(dir.join("memory.max_usage_in_bytes")).ok(),
             oom: File::open(dir.join("memory.oom_control")).ok(),
-            usage: File::open(dir.join("memory.usage_in_bytes")).ok(),
-            stat: File::open(dir.join("memory.stat")).ok(),
+            usage: OnDemand::new("memory.usage_in_bytes"),
+            stat: OnDemand::new("memory.stat"),
             limit: open_w(dir.join("memory.limit_in_bytes")).ok(),
             memsw_limit: if h.memsw {
                 open_w(dir.join("memory.memsw.limit_in_bytes")).ok()
@@ -268,12 +271,19 @@ impl RunCgroup {
 
     /// Memory charged now, in bytes.
     pub(crate) fn usage_bytes(&self) -> u64 {
-        read_small(&self.memory.usage).trim().parse().unwrap_or(0)
+        read_small(self.memory.usage.get(&self.memory.dir))
+            .trim()
+            .parse()
+            .unwrap_or(0)
     }
 
     /// File pages charged now (page cache of what was read or written, tmpfs pages), in bytes.
     pub(crate) fn file_bytes(&self) -> u64 {
-        keyed_value(&read_stat(&self.memory.stat), "total_cache").unwrap_or(0)
+        keyed_value(
+            &read_stat(self.memory.stat.get(&self.memory.dir)),
+            "total_cache",
+        )
+        .unwrap_or(0)
     }
 
     /// Peak memory, OOM kills and pids-limit events (those of this run only).

@@ -8,7 +8,8 @@
 //! `cgroup.kill`.
 
 use super::{
-    Readings, keyed_value, mkdir, open_r, open_w, read_small, read_stat, write_file, write_open,
+    OnDemand, Readings, keyed_value, mkdir, open_r, open_w, read_small, read_stat, write_file,
+    write_open,
 };
 use crate::SandboxError;
 use std::fs::{self, File};
@@ -136,7 +137,8 @@ impl Hierarchy {
     }
 }
 
-/// One run's directory, with its control files opened ahead of time.
+/// One run's directory, with its control files opened ahead of time (those read only
+/// sometimes on first use).
 #[derive(Debug)]
 pub(crate) struct RunCgroup {
     dirs: [PathBuf; 1],
@@ -145,10 +147,11 @@ pub(crate) struct RunCgroup {
     /// `memory.peak`, `memory.events`, `pids.events` (`None` where the kernel lacks the file:
     /// the reading is then 0).
     peak: Option<File>,
-    /// `memory.current` (current usage) and `memory.stat` (its `file`: page cache and tmpfs pages),
-    /// read to tell the program's own memory from the files it wrote.
-    usage: Option<File>,
-    stat: Option<File>,
+    /// `memory.current` (current usage) and `memory.stat` (its `file`: page cache and tmpfs
+    /// pages), read to tell the program's own memory from the files it wrote (only when the
+    /// peak could include file pages, or the supervisor holds its own memory limit).
+    usage: OnDemand,
+    stat: OnDemand,
     events: Option<File>,
     pids_events: Option<File>,
     /// `memory.max`, `memory.swap.max`, `pids.max` (`None` where missing: writing that limit
@@ -166,8 +169,8 @@ impl RunCgroup {
         Ok(RunCgroup {
             cpu: open_r(dir.join("cpu.stat"))?,
             peak: File::open(dir.join("memory.peak")).ok(),
-            usage: File::open(dir.join("memory.current")).ok(),
-            stat: File::open(dir.join("memory.stat")).ok(),
+            usage: OnDemand::new("memory.current"),
+            stat: OnDemand::new("memory.stat"),
             events: File::open(dir.join("memory.events")).ok(),
             pids_events: File::open(dir.join("pids.events")).ok(),
             limit: open_w(dir.join("memory.max")).ok(),
@@ -217,12 +220,15 @@ impl RunCgroup {
 
     /// Memory charged now, in bytes.
     pub(crate) fn usage_bytes(&self) -> u64 {
-        read_small(&self.usage).trim().parse().unwrap_or(0)
+        read_small(self.usage.get(&self.dirs[0]))
+            .trim()
+            .parse()
+            .unwrap_or(0)
     }
 
     /// File pages charged now (page cache of what was read or written, tmpfs pages), in bytes.
     pub(crate) fn file_bytes(&self) -> u64 {
-        keyed_value(&read_stat(&self.stat), "file").unwrap_or(0)
+        keyed_value(&read_stat(self.stat.get(&self.dirs[0])), "file").unwrap_or(0)
     }
 
     /// Peak memory, OOM kills and pids-limit events.
