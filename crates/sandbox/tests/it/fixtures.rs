@@ -49,6 +49,29 @@ int main(int c, char**v){
 "#,
     ),
     (
+        "numbers",
+        r#"
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int c, char**v){
+ if(c>1 && !strcmp(v[1],"hide")){
+   int fd = open("/tmp", O_TMPFILE|O_RDWR, 0600); if(fd<0) return 2; close(fd);
+   int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT|0600); if(id<0) return 3;
+   return shmctl(id, IPC_RMID, 0) < 0 ? 4 : 0; }
+ struct stat st;
+ int fd = open("/tmp/probe", O_CREAT|O_EXCL|O_WRONLY, 0600);
+ if(fd<0 || fstat(fd, &st)) { printf("leftover /tmp/probe\n"); return 0; }
+ int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT|0600); if(id<0) return 5;
+ printf("ino=%lu shm=%d\n", (unsigned long)st.st_ino, id); return 0; }
+"#,
+    ),
+    (
         "persona",
         r#"
 #include <stdio.h>

@@ -204,3 +204,23 @@ fn a_slots_kept_pids_cgroup_reports_only_each_runs_own_limit_events() {
     assert_eq!(threads(8), ("7".into(), Some(LimitHit::Processes)));
     assert_eq!(threads(32), ("20".into(), None));
 }
+
+#[test]
+fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
+    let Some(sb) = one_slot(62_240, "verdict-sandbox-tests-numbers") else {
+        return;
+    };
+    let b = TestBox::new();
+    let look = |sb: &Sandbox| {
+        let o = run(sb, &b.spec(&prog("numbers"), &["look"]));
+        assert_eq!(o.exit, ExitKind::Exited(0), "{o:?} {}", b.stderr());
+        b.stdout().trim().to_string()
+    };
+    let first = look(&sb);
+    // A run that leaves /tmp and the IPC namespace looking untouched (an unnamed O_TMPFILE
+    // changes neither the directory's times nor statfs; a removed segment is in no count)
+    // still moved their counters on: the next run must get a fresh /tmp and IPC namespace.
+    let o = run(&sb, &b.spec(&prog("numbers"), &["hide"]));
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    assert_eq!(look(&sb), first, "an earlier run shows in the numbers");
+}
