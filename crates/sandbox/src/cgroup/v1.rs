@@ -1,4 +1,6 @@
-//! cgroup v1: one directory per run in each of the `memory`, `pids` and `cpuacct` hierarchies.
+//! cgroup v1: a run's directory in each of the `memory`, `pids` and `cpuacct` hierarchies: a
+//! fresh `memory` one per run ([`Memory`]), and the slot's `pids` and `cpuacct` ones, kept
+//! across its runs ([`Counters`]).
 //!
 //! Limits: `memory.limit_in_bytes` and `memory.memsw.limit_in_bytes` (no swap, where the kernel
 //! has it), `pids.max`. Readings: `cpuacct.usage`, `memory.max_usage_in_bytes` (peak),
