@@ -178,7 +178,12 @@ def json_codec():
     except (ImportError, AttributeError, TypeError):
         import json
 
-        return json.loads, lambda record: json.dumps(record, ensure_ascii=False, allow_nan=False)
+        encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+
+        def dumps_json(record):  # json.dumps(record, ...) is this, in as many frames
+            return encoder.encode(record)
+
+        return json.loads, dumps_json
 
     def skip_space(s, i):  # json.decoder.WHITESPACE
         n = len(s)
