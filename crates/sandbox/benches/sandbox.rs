@@ -6,7 +6,9 @@
 
 use std::path::Path;
 use std::process::Command;
-use verdict_sandbox::bench::{benchmark, limit_overshoot, machine_cpu_per_run, side_by_side};
+use verdict_sandbox::bench::{
+    benchmark, limit_overshoot, machine_cpu_per_run, side_by_side, tree_cpu_per_run,
+};
 use verdict_sandbox::{Sandbox, SandboxConfig, SandboxSpec, StdioSpec};
 
 fn compile(dir: &Path, name: &str, src: &str) -> std::path::PathBuf {
@@ -28,10 +30,11 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1000);
-    let sandbox = match Sandbox::new(SandboxConfig {
+    let config = SandboxConfig {
         require_isolation: true,
         ..SandboxConfig::default()
-    }) {
+    };
+    let sandbox = match Sandbox::new(config.clone()) {
         Ok(s) => s,
         Err(e) => {
             println!("skipped: {e}");
@@ -86,6 +89,10 @@ fn main() {
             "machine CPU per run ({half} runs each, all processes): bare {bare} us, sandbox {boxed} us"
         );
     }
+    let (bare, boxed) = tree_cpu_per_run(&config, &spec, half).expect("cpu");
+    println!(
+        "CPU per run of this process tree and kernel threads ({half} runs each, other processes left out): bare {bare} us, sandbox {boxed} us"
+    );
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let dirs: Vec<_> = (0..cores)
         .map(|_| {
