@@ -242,16 +242,25 @@ pub fn tree_cpu_per_run(
 ) -> Result<(u64, u64), SandboxError> {
     let program = host_program(spec);
     let runs = runs.max(1);
-    let now = || own_tree_ns() + kernel_threads_ns();
+    // Scanning `/proc` costs this process milliseconds: the first reading scans before it
+    // reads its own CPU, the last one after, so that neither scan falls inside the window.
+    let start = || {
+        let k = kernel_threads_ns();
+        k + own_tree_ns()
+    };
+    let end = || {
+        let own = own_tree_ns();
+        own + kernel_threads_ns()
+    };
     let settle = || std::thread::sleep(Duration::from_millis(300));
-    let before = now();
+    let before = start();
     for _ in 0..runs {
         bare_run(spec, &program)?;
     }
     settle();
-    let bare = now().saturating_sub(before);
+    let bare = end().saturating_sub(before);
     let sandboxed = |n: usize| -> Result<u64, SandboxError> {
-        let before = now();
+        let before = start();
         let sandbox = Sandbox::new(config.clone())?;
         sandbox.warm(1)?;
         for _ in 0..n {
@@ -259,7 +268,7 @@ pub fn tree_cpu_per_run(
         }
         drop(sandbox);
         settle();
-        Ok(now().saturating_sub(before))
+        Ok(end().saturating_sub(before))
     };
     let fixed = sandboxed(0)?;
     let boxed = sandboxed(runs)?.saturating_sub(fixed);
