@@ -27,6 +27,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Where an instance makes things named after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +78,9 @@ fn remove_owned(list: &Path, name: &str) {
 pub struct Instance {
     name: String,
     registry: PathBuf,
+    /// The places listed in its `.owned` file (what its drop removes; the file is for the
+    /// instances that sweep after a crash).
+    owned: Mutex<Vec<(Owned, PathBuf)>>,
     /// The open lock file, `flock`ed exclusively until drop.
     _lock: File,
 }
@@ -99,6 +103,30 @@ fn random_name() -> Result<String, SandboxError> {
     Ok(format!("i{:016x}", u64::from_ne_bytes(bytes)))
 }
 
+/// The registry dir `registry`, made (opening a lock file in it failed with `open_err`);
+/// without root, where it cannot be made, this uid's in the temp dir.
+fn make_registry(
+    registry: PathBuf,
+    root: bool,
+    open_err: std::io::Error,
+) -> Result<PathBuf, SandboxError> {
+    if open_err.kind() != std::io::ErrorKind::NotFound && root {
+        return Err(SandboxError::io("create lock", &registry, open_err));
+    }
+    match fs::create_dir_all(&registry) {
+        Ok(()) if open_err.kind() == std::io::ErrorKind::NotFound => Ok(registry),
+        Err(e) if root => Err(SandboxError::io("create dir", &registry, e)),
+        _ => {
+            // SAFETY: getuid has no preconditions.
+            let uid = unsafe { libc::getuid() };
+            let registry = std::env::temp_dir().join(format!("verdict-{uid}-instances"));
+            fs::create_dir_all(&registry)
+                .map_err(|e| SandboxError::io("create dir", &registry, e))?;
+            Ok(registry)
+        }
+    }
+}
+
 fn try_lock(f: &File) -> bool {
     // SAFETY: flock on a descriptor we own.
     unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
@@ -106,19 +134,12 @@ fn try_lock(f: &File) -> bool {
 
 impl Instance {
     /// Claims a fresh name in `<state_dir>/instances` and locks it. Without root, where the
-    /// state dir may not be writable, a registry of this uid's in the temp dir serves.
+    /// state dir may not be writable, a registry of this uid's in the temp dir serves. The
+    /// registry dir is made only when the lock file cannot be made for want of it (a one-shot
+    /// process pays no `mkdir` and `stat` for a dir that is there).
     pub(crate) fn claim(state_dir: &Path, root: bool) -> Result<Instance, SandboxError> {
         let mut registry = state_dir.join("instances");
-        if let Err(e) = fs::create_dir_all(&registry) {
-            if root {
-                return Err(SandboxError::io("create dir", &registry, e));
-            }
-            // SAFETY: getuid has no preconditions.
-            let uid = unsafe { libc::getuid() };
-            registry = std::env::temp_dir().join(format!("verdict-{uid}-instances"));
-            fs::create_dir_all(&registry)
-                .map_err(|e| SandboxError::io("create dir", &registry, e))?;
-        }
+        let mut made = false;
         loop {
             let name = random_name()?;
             let path = registry.join(format!("{name}.lock"));
@@ -130,6 +151,11 @@ impl Instance {
             {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) if !made => {
+                    made = true;
+                    registry = make_registry(registry, root, e)?;
+                    continue;
+                }
                 Err(e) => return Err(SandboxError::io("create lock", &path, e)),
             };
             if !try_lock(&lock) {
@@ -145,26 +171,40 @@ impl Instance {
                 return Ok(Instance {
                     name,
                     registry,
+                    owned: Mutex::default(),
                     _lock: lock,
                 });
             }
         }
     }
 
-    /// Records that this instance makes things named after it in `dir` (before it does).
-    pub(crate) fn register(&self, kind: Owned, dir: &Path) -> Result<(), SandboxError> {
+    /// Records that this instance makes things named after it in each of `places` (before it
+    /// does): one `write` of the `.owned` file for all of them.
+    pub(crate) fn register(&self, places: &[(Owned, &Path)]) -> Result<(), SandboxError> {
         let list = self.registry.join(format!("{}.owned", self.name));
+        let mut line = Vec::new();
+        for (kind, dir) in places {
+            line.extend_from_slice(kind.tag().as_bytes());
+            line.push(b' ');
+            line.extend_from_slice(dir.as_os_str().as_bytes());
+            line.push(b'\n');
+        }
         let mut f = OpenOptions::new()
             .append(true)
             .create(true)
+            .custom_flags(libc::O_CLOEXEC)
             .open(&list)
             .map_err(|e| SandboxError::io("open", &list, e))?;
-        let mut line = kind.tag().as_bytes().to_vec();
-        line.push(b' ');
-        line.extend_from_slice(dir.as_os_str().as_bytes());
-        line.push(b'\n');
+        // Remembered before the write: a failed write may still have written part of it, and
+        // dropping the instance then looks in every place it may have listed.
+        self.owned_places()
+            .extend(places.iter().map(|(k, d)| (*k, d.to_path_buf())));
         f.write_all(&line)
             .map_err(|e| SandboxError::io("write", &list, e))
+    }
+
+    fn owned_places(&self) -> std::sync::MutexGuard<'_, Vec<(Owned, PathBuf)>> {
+        self.owned.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The instance's name (unique on the host while it lives).
@@ -178,7 +218,7 @@ impl Instance {
     pub fn work_root(&self, base: &Path) -> Result<PathBuf, SandboxError> {
         fs::create_dir_all(base).map_err(|e| SandboxError::io("create dir", base, e))?;
         let base = fs::canonicalize(base).map_err(|e| SandboxError::io("resolve", base, e))?;
-        self.register(Owned::Work, &base)?;
+        self.register(&[(Owned::Work, &base)])?;
         self.sweep_dir(&base);
         let dir = base.join(&self.name);
         fs::create_dir_all(&dir).map_err(|e| SandboxError::io("create dir", &dir, e))?;
@@ -250,11 +290,19 @@ fn remove_tree(dir: &Path) {
 
 impl Drop for Instance {
     /// Removes what is left of this instance (its run cgroups are gone already: the sandbox
-    /// drops its cgroup pool first) and its registry files; the lock goes last.
+    /// drops its cgroup pool first) in the places it listed (remembered: the `.owned` file is
+    /// not read back) and its registry files; the lock goes last.
     fn drop(&mut self) {
-        let list = self.registry.join(format!("{}.owned", self.name));
-        remove_owned(&list, &self.name);
-        let _ = fs::remove_file(&list);
+        let owned = std::mem::take(&mut *self.owned_places());
+        for (kind, dir) in &owned {
+            match kind {
+                Owned::Cgroup => crate::cgroup::sweep_instance(dir, &self.name),
+                Owned::Work => remove_tree(&dir.join(&self.name)),
+            }
+        }
+        if !owned.is_empty() {
+            let _ = fs::remove_file(self.registry.join(format!("{}.owned", self.name)));
+        }
         let _ = fs::remove_file(self.registry.join(format!("{}.lock", self.name)));
         // `self._lock` closes (unlocks) after the file is gone.
     }

@@ -6,4 +6,5 @@ mod lab_stop;
 mod languages;
 mod oracle;
 mod run;
+mod sandbox;
 mod view;

@@ -12,6 +12,7 @@
 
 mod prepare;
 mod probe;
+mod skeleton;
 mod slots;
 mod supervise;
 

@@ -148,9 +148,12 @@ pub(super) fn probe(
     // then this instance's own run cgroups are announced before any is made.
     instance.sweep_dead();
     if let Some(h) = &hierarchy {
-        for parent in h.parents() {
-            instance.register(Owned::Cgroup, &parent)?;
-        }
+        let parents = h.parents();
+        let places: Vec<_> = parents
+            .iter()
+            .map(|p| (Owned::Cgroup, p.as_path()))
+            .collect();
+        instance.register(&places)?;
     }
     crate::timings::mark("instance sweep");
     let zygotes = match hierarchy {
@@ -266,16 +269,29 @@ pub(super) struct Skeleton {
 }
 
 impl Skeleton {
-    /// Makes the skeleton directory (with `/dev`) and plans the toolchain binds and `/proc`.
+    /// Makes the skeleton directory (with `/dev`) and plans the toolchain binds and `/proc`;
+    /// when the skeleton's mark says an earlier build checked it all and nothing changed
+    /// since, takes the plan from the mark (see `skeleton.rs`).
     fn build(config: &SandboxConfig) -> Result<Skeleton, SandboxError> {
         let skeleton_path = config.state_dir.join("root");
-        let mut ops = Vec::new();
+        let dirs = &config.toolchain_dirs;
+        let clock = super::skeleton::clock();
+        let before = super::skeleton::identity(&skeleton_path, dirs);
+        if let Some(binds) = before
+            .as_ref()
+            .and_then(|id| super::skeleton::check(&skeleton_path, id))
+        {
+            return Skeleton::planned(&skeleton_path, &binds);
+        }
         mkdir_p(&skeleton_path)?;
         for d in ["box", "proc", "dev", "tmp"] {
             mkdir_p(&skeleton_path.join(d))?;
         }
+        owned_dir(&skeleton_path)?;
+        owned_dir(&skeleton_path.join("dev"))?;
         make_dev(&skeleton_path.join("dev"))?;
-        for dir in &config.toolchain_dirs {
+        let mut binds = Vec::new();
+        for dir in dirs {
             let Ok(meta) = dir.symlink_metadata() else {
                 continue;
             };
@@ -293,7 +309,24 @@ impl Skeleton {
                 }
                 continue;
             }
-            let at = skeleton_mountpoint(&skeleton_path, dir)?;
+            skeleton_mountpoint(&skeleton_path, dir)?;
+            binds.push(dir.clone());
+        }
+        if let (Some(before), Some(after)) =
+            (before, super::skeleton::identity(&skeleton_path, dirs))
+        {
+            super::skeleton::record(&skeleton_path, clock, &before, &after, &binds);
+        }
+        Skeleton::planned(&skeleton_path, &binds)
+    }
+
+    /// The skeleton at `skeleton_path` with its mounts: `binds` (host dirs, read-only at the
+    /// same path) and `/proc`.
+    fn planned(skeleton_path: &Path, binds: &[PathBuf]) -> Result<Skeleton, SandboxError> {
+        let mut ops = Vec::new();
+        for dir in binds {
+            let rel = dir.strip_prefix("/").unwrap_or(dir);
+            let at = skeleton_path.join(rel);
             ops.push(MountOp::Bind {
                 src: cstring(dir.as_os_str().as_bytes(), dir)?,
                 dst: cstring(at.as_os_str().as_bytes(), &at)?,
@@ -305,7 +338,7 @@ impl Skeleton {
             dst: cstring(proc.as_os_str().as_bytes(), &proc)?,
         });
         Ok(Skeleton {
-            path: cstring(skeleton_path.as_os_str().as_bytes(), &skeleton_path)?,
+            path: cstring(skeleton_path.as_os_str().as_bytes(), skeleton_path)?,
             ops,
         })
     }
@@ -376,14 +409,35 @@ fn make_dev(dev: &Path) -> Result<(), SandboxError> {
             }
         }
     }
-    if dev
+    // The dir's own owner and mode: `owned_dir`.
+    Ok(())
+}
+
+/// Checks that `dir` is a directory (not a link to one) of this uid that nobody else may
+/// write to, making it so (`chown`, `chmod 0755`) when it is not: the skeleton's top and its
+/// `/dev` hold what every box sees as `/` and its devices.
+fn owned_dir(dir: &Path) -> Result<(), SandboxError> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let m = dir
         .symlink_metadata()
-        .is_ok_and(|m| m.mode() & 0o7777 == 0o755)
-    {
-        return Ok(());
+        .map_err(|e| SandboxError::io("stat", dir, e))?;
+    if !m.file_type().is_dir() {
+        return Err(SandboxError::BadPath {
+            path: dir.to_owned(),
+            reason: "the skeleton's dirs must be directories, not links".into(),
+        });
     }
-    std::fs::set_permissions(dev, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| SandboxError::io("chmod", dev, e))
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    if m.uid() != uid || m.gid() != gid {
+        std::os::unix::fs::lchown(dir, Some(uid), Some(gid))
+            .map_err(|e| SandboxError::io("chown", dir, e))?;
+    }
+    if m.mode() & 0o7777 != 0o755 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| SandboxError::io("chmod", dir, e))?;
+    }
+    Ok(())
 }
 
 fn mkdir_p(path: &Path) -> Result<(), SandboxError> {

@@ -4,7 +4,7 @@
 use crate::{SandboxConfig, SandboxError};
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -45,14 +45,30 @@ impl Drop for Slot<'_> {
     }
 }
 
+/// Opens (making it) the lock file `p` in `dir`, making `dir` if it is missing.
+fn open_lock(dir: &Path, p: &Path) -> Result<File, SandboxError> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(p)
+    };
+    match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(|e| SandboxError::io("create dir", dir, e))?;
+            open()
+        }
+        r => r,
+    }
+    .map_err(|e| SandboxError::io("open lock", p, e))
+}
+
 impl Slots {
-    /// `config.max_boxes` slots; with `root`, each with its lock file (the directory is made
-    /// here, the files when a slot is first tried).
+    /// `config.max_boxes` slots; with `root`, each with its lock file (made when the slot is
+    /// first tried, and the directory only when it is missing then).
     pub(super) fn new(config: &SandboxConfig, root: bool) -> Result<Slots, SandboxError> {
         let lock_dir = root.then(|| config.state_dir.join("locks"));
-        if let Some(dir) = &lock_dir {
-            std::fs::create_dir_all(dir).map_err(|e| SandboxError::io("create dir", dir, e))?;
-        }
         Ok(Slots {
             state: Mutex::new(
                 (0..config.max_boxes.max(1))
@@ -83,13 +99,7 @@ impl Slots {
                             Some(f) => f,
                             empty => {
                                 let p = dir.join(format!("uid-{}", self.uid_base + i as u32));
-                                let f = std::fs::OpenOptions::new()
-                                    .create(true)
-                                    .truncate(false)
-                                    .write(true)
-                                    .open(&p)
-                                    .map_err(|e| SandboxError::io("open lock", &p, e))?;
-                                empty.insert(f)
+                                empty.insert(open_lock(dir, &p)?)
                             }
                         };
                         // SAFETY: flock on a descriptor we own.

@@ -12,6 +12,7 @@ mod measure;
 mod memory;
 mod oneshot;
 mod reuse;
+mod skeleton;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

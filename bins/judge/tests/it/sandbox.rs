@@ -1,0 +1,111 @@
+//! `judge sandbox`, the one-shot path: what a killed one is left with is cleaned by the next.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const STATE: &str = "/run/verdict";
+
+/// The instance lock files in the registry now.
+fn locks() -> Vec<PathBuf> {
+    std::fs::read_dir(Path::new(STATE).join("instances"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "lock"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The run cgroups of instance `name` (the judge's default cgroup name, every hierarchy).
+fn run_cgroups(name: &str) -> Vec<PathBuf> {
+    let prefix = format!("{name}-");
+    [
+        "memory/verdict",
+        "pids/verdict",
+        "cpuacct/verdict",
+        "verdict",
+    ]
+    .iter()
+    .filter_map(|p| std::fs::read_dir(Path::new("/sys/fs/cgroup").join(p)).ok())
+    .flat_map(|rd| rd.flatten())
+    .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+    .map(|e| e.path())
+    .collect()
+}
+
+fn judge_sandbox(dir: &Path, program: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_judge"));
+    c.args(["sandbox", "--require-isolation", "--wall", "60000", "--dir"])
+        .arg(dir)
+        .arg("--")
+        .args(program)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
+#[test]
+fn a_killed_one_shot_judges_cgroups_and_registry_files_are_removed_by_the_next() {
+    let dir = tempfile::tempdir().expect("box dir");
+    let probe = judge_sandbox(dir.path(), &["/bin/true"])
+        .output()
+        .expect("judge sandbox");
+    if !probe.status.success() {
+        let why = String::from_utf8_lossy(&probe.stderr);
+        assert_ne!(
+            std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref(),
+            Ok("1"),
+            "VERDICT_REQUIRE_SANDBOX=1 but judge sandbox failed: {why}"
+        );
+        println!("skipped: judge sandbox --require-isolation failed here: {why}");
+        return;
+    }
+    let before = locks();
+    let mut killed = judge_sandbox(dir.path(), &["/bin/sleep", "30"])
+        .spawn()
+        .expect("spawn judge sandbox");
+    // Its instance: a new lock file whose run cgroup holds the sleeping program.
+    let t = Instant::now();
+    let (lock, cgroups) = loop {
+        let found = locks()
+            .into_iter()
+            .filter(|l| !before.contains(l))
+            .find_map(|l| {
+                let name = l.file_stem()?.to_string_lossy().into_owned();
+                let cgs = run_cgroups(&name);
+                let busy = cgs.iter().any(|c| {
+                    std::fs::read_to_string(c.join("cgroup.procs"))
+                        .is_ok_and(|s| !s.trim().is_empty())
+                });
+                busy.then_some((l, cgs))
+            });
+        if let Some(f) = found {
+            break f;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the run never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    killed.kill().expect("SIGKILL judge");
+    killed.wait().expect("wait");
+    assert!(lock.exists(), "a killed judge cannot remove its lock file");
+
+    let next = judge_sandbox(dir.path(), &["/bin/true"])
+        .output()
+        .expect("judge sandbox");
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    assert!(!lock.exists(), "{} left", lock.display());
+    assert!(!lock.with_extension("owned").exists(), "its .owned left");
+    for cg in &cgroups {
+        assert!(!cg.exists(), "{} left", cg.display());
+    }
+}
