@@ -60,7 +60,11 @@ fn a_killed_one_shot_judges_cgroups_and_registry_files_are_removed_by_the_next()
             Ok("1"),
             "VERDICT_REQUIRE_SANDBOX=1 but judge sandbox failed: {why}"
         );
-        println!("skipped: judge sandbox --require-isolation failed here: {why}");
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stdout(),
+            "skipped: judge sandbox --require-isolation failed here: {why}"
+        );
         return;
     }
     let before = locks();

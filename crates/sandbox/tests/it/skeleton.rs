@@ -63,10 +63,8 @@ fn a_skeleton_changed_after_its_mark_is_checked_and_repaired() {
     let c = std::ffi::CString::new(dev.join("null").into_os_string().into_encoded_bytes())
         .expect("path");
     // SAFETY: mknod with a NUL-terminated path.
-    assert_eq!(
-        unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 8)) },
-        0
-    );
+    let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 8)) };
+    assert_eq!(made, 0, "mknod");
     drop(Sandbox::new(cfg.clone()).expect("sandbox"));
     assert!(null_is_null(&dev), "dev/null not repaired");
 
