@@ -122,7 +122,9 @@ pub(super) fn probe(
 ) -> Result<Probed, SandboxError> {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
-    let instance = Instance::claim(&config.state_dir, root)?;
+    // What dead instances left is removed first (never what a live one holds, in whatever pid
+    // namespace).
+    let instance = Instance::claim(&config.state_dir, root, config.one_shot)?;
     crate::timings::mark("instance lock");
     let mut reasons = Vec::new();
     let mut hierarchy = None;
@@ -144,9 +146,7 @@ pub(super) fn probe(
     } else {
         reasons.push("not running as root".to_string());
     }
-    // What dead instances left (never what a live one holds, in whatever pid namespace);
-    // then this instance's own run cgroups are announced before any is made.
-    instance.sweep_dead();
+    // This instance's own run cgroups are announced before any is made.
     if let Some(h) = &hierarchy {
         let parents = h.parents();
         let places: Vec<_> = parents

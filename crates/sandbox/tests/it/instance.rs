@@ -5,6 +5,7 @@ use crate::sandbox;
 use std::fs;
 use std::io::Write;
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use verdict_sandbox::{ExitKind, Sandbox, SandboxConfig, SandboxSpec};
@@ -235,4 +236,68 @@ fn what_a_dead_instance_left_is_removed_and_a_live_ones_is_kept() {
     }
     let _ = fs::remove_file(&live.lock);
     let _ = fs::remove_file(live.lock.with_extension("owned"));
+}
+
+#[test]
+fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
+    if sandbox().is_none() {
+        return;
+    }
+    let state = tempfile::Builder::new()
+        .prefix("verdict-instance-test-")
+        .tempdir_in("/run")
+        .expect("state dir");
+    let cfg = SandboxConfig {
+        one_shot: true,
+        state_dir: state.path().to_owned(),
+        ..config("verdict-sandbox-tests-adopt", 62_350)
+    };
+    let registry = state.path().join("instances");
+    // A one-shot instance that ends cleanly leaves its lock file, and nothing else.
+    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
+    let first = sb.instance().name().to_string();
+    let lock = registry.join(format!("{first}.lock"));
+    let ino = fs::metadata(&lock).expect("lock").ino();
+    drop(sb);
+    assert!(lock.exists(), "the clean one-shot's lock file was removed");
+    assert!(!lock.with_extension("owned").exists(), "its .owned left");
+
+    // The next takes it over, name and file.
+    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
+    assert_eq!(sb.instance().name(), first);
+    assert_eq!(fs::metadata(&lock).expect("lock").ino(), ino);
+    // A second one, while the first lives, gets a name of its own.
+    let other = Sandbox::new(cfg.clone()).expect("sandbox");
+    assert_ne!(other.instance().name(), first);
+    drop(other);
+    drop(sb);
+
+    // A dead instance that left something (its .owned lists a work root) is swept, never
+    // taken over, whatever else is free.
+    let base = tempfile::tempdir().expect("base");
+    let crashed = leave(&cfg, base.path(), &fake_name(4));
+    let Leftovers {
+        name,
+        lock: crashed_lock,
+        work,
+        cgroups,
+        mut sleeper,
+        held,
+    } = crashed;
+    drop(held);
+    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
+    assert_ne!(
+        sb.instance().name(),
+        name,
+        "a crashed instance's name was taken over"
+    );
+    assert!(
+        !crashed_lock.exists() && !work.exists(),
+        "{name}'s leftovers kept"
+    );
+    for cg in &cgroups {
+        assert!(!cg.exists(), "{} left", cg.display());
+    }
+    let _ = sleeper.wait();
+    drop(sb);
 }
