@@ -6,6 +6,9 @@ use std::time::{Duration, Instant};
 
 const STATE: &str = "/run/verdict";
 
+/// The killed judge's program, as its `/proc/<pid>/cmdline`.
+const SLEEPER: &[u8] = b"/bin/sleep\x0030\x00";
+
 /// The instance lock files in the registry now.
 fn locks() -> Vec<PathBuf> {
     std::fs::read_dir(Path::new(STATE).join("instances"))
@@ -67,25 +70,26 @@ fn a_killed_one_shot_judges_cgroups_and_registry_files_are_removed_by_the_next()
         );
         return;
     }
-    let before = locks();
     let mut killed = judge_sandbox(dir.path(), &["/bin/sleep", "30"])
         .spawn()
         .expect("spawn judge sandbox");
-    // Its instance: a new lock file whose run cgroup holds the sleeping program.
+    // Its instance: the lock file whose run cgroup holds the sleeping program (a new one, or
+    // the one the probe run left: a one-shot instance takes over a clean one's).
     let t = Instant::now();
     let (lock, cgroups) = loop {
-        let found = locks()
-            .into_iter()
-            .filter(|l| !before.contains(l))
-            .find_map(|l| {
-                let name = l.file_stem()?.to_string_lossy().into_owned();
-                let cgs = run_cgroups(&name);
-                let busy = cgs.iter().any(|c| {
-                    std::fs::read_to_string(c.join("cgroup.procs"))
-                        .is_ok_and(|s| !s.trim().is_empty())
-                });
-                busy.then_some((l, cgs))
+        let found = locks().into_iter().find_map(|l| {
+            let name = l.file_stem()?.to_string_lossy().into_owned();
+            let cgs = run_cgroups(&name);
+            let busy = cgs.iter().any(|c| {
+                std::fs::read_to_string(c.join("cgroup.procs"))
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .any(|pid| {
+                        std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == SLEEPER)
+                    })
             });
+            busy.then_some((l, cgs))
+        });
         if let Some(f) = found {
             break f;
         }
