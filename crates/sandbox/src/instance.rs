@@ -338,7 +338,7 @@ impl Drop for Instance {
         let owned = std::mem::take(&mut *self.owned_places());
         for (kind, dir) in &owned {
             match kind {
-                Owned::Cgroup => crate::cgroup::sweep_instance(dir, &self.name),
+                Owned::Cgroup => crate::cgroup::remove_own_runs(dir, &self.name),
                 Owned::Work => remove_tree(&dir.join(&self.name)),
             }
         }

@@ -90,12 +90,35 @@ pub(crate) fn sweep_instance(parent: &Path, instance: &str) {
     }
 }
 
+/// The `n` of the next run cgroup name this process gives ([`run_name`]).
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
 /// A name for a new run cgroup of the instance `instance`: `<instance>-<n>`, unique while
 /// the instance lives (see [`crate::instance`]).
 pub(crate) fn run_name(instance: &str) -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     format!("{instance}-{n}")
+}
+
+/// Removes what is left of this process's instance `instance`'s run cgroups under `parent`.
+/// When this process gave few names ([`run_name`]: a one-shot `judge sandbox` gives two), one
+/// `rmdir` each, by name (most fail with ENOENT: each run removed its own), instead of listing
+/// `parent` (a v1 cgroup dir lists its ~30 control files too); any other failure (a process
+/// left in one) and it is [`sweep_instance`]d (killed, then removed). Every run cgroup of the
+/// instance has such a name: the instance's name is its own (see [`crate::instance`]) and
+/// every run cgroup name comes from [`run_name`].
+pub(crate) fn remove_own_runs(parent: &Path, instance: &str) {
+    let given = NEXT.load(Ordering::Relaxed);
+    if given > 8 {
+        return sweep_instance(parent, instance);
+    }
+    for n in 0..given {
+        match fs::remove_dir(parent.join(format!("{instance}-{n}"))) {
+            Ok(()) => tracing::info!(cgroup = %parent.display(), n, "removed a run cgroup left"),
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(_) => return sweep_instance(parent, instance),
+        }
+    }
 }
 
 /// Readings of a finished run.
@@ -434,6 +457,27 @@ pub(crate) fn keyed_value(text: &str, key: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_instances_own_run_cgroups_are_removed_by_the_names_given() {
+        let parent = tempfile::tempdir().expect("parent");
+        let instance = "i00000000000000aa";
+        let given = [run_name(instance), run_name(instance)];
+        for name in &given {
+            fs::create_dir(parent.path().join(name)).expect("mkdir");
+        }
+        // A name this process never gave (another process's, were the name shared): by
+        // name, it is not looked for; a listing would have removed it.
+        let never = parent.path().join(format!("{instance}-{}", 1u64 << 40));
+        fs::create_dir(&never).expect("mkdir");
+        // Only this test gives names in the unit tests' process: few, so by name.
+        assert!(NEXT.load(Ordering::Relaxed) <= 8);
+        remove_own_runs(parent.path(), instance);
+        for name in &given {
+            assert!(!parent.path().join(name).exists(), "{name} left");
+        }
+        assert!(never.exists(), "removed by listing, not by name");
+    }
 
     #[test]
     fn keyed_value_parses_v2_and_v1_files() {
