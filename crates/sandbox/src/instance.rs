@@ -159,7 +159,9 @@ impl Instance {
         one_shot: bool,
     ) -> Result<Instance, SandboxError> {
         let mut registry = state_dir.join("instances");
-        if let Some(instance) = sweep_dead(&registry, one_shot) {
+        // Taken over only as root: another uid could lock a root instance's file (it is
+        // readable) but not list places beside it.
+        if let Some(instance) = sweep_dead(&registry, one_shot && root) {
             return Ok(instance);
         }
         let mut made = false;
