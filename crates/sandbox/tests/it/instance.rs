@@ -205,6 +205,12 @@ fn what_a_dead_instance_left_is_removed_and_a_live_ones_is_kept() {
     assert!(root.ends_with(sb.instance().name()), "{}", root.display());
 
     // The dead one's: cgroups (and the process in them), work root, registry files: gone.
+    // Another test's sandbox sharing the registry may be the one sweeping it (then this one
+    // found its lock held): the lock file goes last, so its absence means the sweep is done.
+    let t = std::time::Instant::now();
+    while dead.lock.exists() && t.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
     let status = dead.sleeper.wait().expect("wait");
     assert!(!status.success(), "{status:?}");
     for cg in &dead.cgroups {
@@ -238,6 +244,20 @@ fn what_a_dead_instance_left_is_removed_and_a_live_ones_is_kept() {
     let _ = fs::remove_file(live.lock.with_extension("owned"));
 }
 
+/// Waits (up to 5 s) until nobody holds the lock file `lock`.
+fn wait_free(lock: &Path) {
+    let t = std::time::Instant::now();
+    loop {
+        let f = fs::File::open(lock).expect("open lock");
+        // SAFETY: flock on a descriptor we own (closing it releases the lock).
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return;
+        }
+        assert!(t.elapsed().as_secs() < 5, "{} still held", lock.display());
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
 #[test]
 fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
     if sandbox().is_none() {
@@ -261,6 +281,10 @@ fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
     drop(sb);
     assert!(lock.exists(), "the clean one-shot's lock file was removed");
     assert!(!lock.with_extension("owned").exists(), "its .owned left");
+    // Its zygote, let go unused, holds a copy of the lock until it has closed what it
+    // inherited or exited (asynchronously): a `judge sandbox` process's has long done so
+    // when the next process starts.
+    wait_free(&lock);
 
     // The next takes it over, name and file.
     let sb = Sandbox::new(cfg.clone()).expect("sandbox");
