@@ -19,15 +19,17 @@
 //! therefore share one state dir, the default `/run/verdict`, which also holds the uid slots'
 //! locks.
 //!
-//! A one-shot sandbox (`judge sandbox`: one run per process) takes over the lock file of a dead
-//! instance that left nothing (no `.owned` file: it ended cleanly, or died before it listed a
-//! place), name and all, and leaves its own lock file when it ends cleanly, for the next one:
-//! making a file and removing it per process cost ~0.2 ms on an ext4 state dir (the removal's
-//! inode eviction on the last `close`). The claim holds as a fresh one does: nothing carries
-//! the name (a dead instance's places are listed in `.owned` before anything is made there),
-//! the lock is taken with `flock` and kept only if the path still names the locked file. A dead
-//! instance with a `.owned` file is swept, never taken over. Other instances treat a left lock
-//! file as a dead instance's that left nothing, and remove it.
+//! A root one-shot sandbox (`judge sandbox`: one run per process) takes over the registry files
+//! of a dead instance that left nothing, name and all, and leaves its own when it ends, for the
+//! next one: making and removing two files per process cost ~0.3 ms on an ext4 state dir (the
+//! removals' inode evictions). "Left nothing" is: no `.owned` file (it listed no place, so
+//! made nothing), or a lock file whose first byte says clean (`c`, written by its drop only
+//! after it removed everything it made; `.owned` then lists places where nothing of it is
+//! left, and is kept, its lines not written again). The taker marks the lock dirty (`d`)
+//! before anything else, so its own crash is swept, never taken over. The claim holds as a
+//! fresh one does: the lock is an `flock`, kept only if the path still names the locked file.
+//! Any other instance treats left files as a dead instance's (sweeping its places finds
+//! nothing) and removes them.
 
 use crate::SandboxError;
 use std::ffi::OsStr;
@@ -77,7 +79,9 @@ fn owned(list: &Path) -> Vec<(Owned, PathBuf)> {
 fn remove_owned(list: &Path, name: &str) {
     for (kind, dir) in owned(list) {
         match kind {
-            Owned::Cgroup => crate::cgroup::sweep_instance(&dir, name),
+            Owned::Cgroup => {
+                crate::cgroup::sweep_instance(&dir, name);
+            }
             Owned::Work => remove_tree(&dir.join(name)),
         }
     }
@@ -93,6 +97,9 @@ pub struct Instance {
     owned: Mutex<Vec<(Owned, PathBuf)>>,
     /// One-shot: the lock file is left for the next one-shot instance to take over.
     leave_lock: bool,
+    /// The lines its `.owned` file holds (taken over from a clean instance: that one's; they
+    /// are not written again).
+    listed: Mutex<Vec<u8>>,
     /// The open lock file, `flock`ed exclusively until drop.
     _lock: File,
 }
@@ -191,7 +198,8 @@ impl Instance {
                     name,
                     registry,
                     owned: Mutex::default(),
-                    leave_lock: one_shot,
+                    leave_lock: one_shot && root,
+                    listed: Mutex::default(),
                     _lock: lock,
                 });
             }
@@ -202,12 +210,27 @@ impl Instance {
     /// does): one `write` of the `.owned` file for all of them.
     pub(crate) fn register(&self, places: &[(Owned, &Path)]) -> Result<(), SandboxError> {
         let list = self.registry.join(format!("{}.owned", self.name));
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
         let mut line = Vec::new();
         for (kind, dir) in places {
-            line.extend_from_slice(kind.tag().as_bytes());
-            line.push(b' ');
-            line.extend_from_slice(dir.as_os_str().as_bytes());
-            line.push(b'\n');
+            let mut l = kind.tag().as_bytes().to_vec();
+            l.push(b' ');
+            l.extend_from_slice(dir.as_os_str().as_bytes());
+            // Listed already (taken over with the file): not written again.
+            if !listed
+                .split(|&b| b == b'\n')
+                .any(|have| have == l.as_slice())
+            {
+                line.extend_from_slice(&l);
+                line.push(b'\n');
+            }
+        }
+        // Remembered before the write: a failed write may still have written part of it, and
+        // dropping the instance then looks in every place it may have listed.
+        self.owned_places()
+            .extend(places.iter().map(|(k, d)| (*k, d.to_path_buf())));
+        if line.is_empty() {
+            return Ok(());
         }
         let mut f = OpenOptions::new()
             .append(true)
@@ -215,12 +238,10 @@ impl Instance {
             .custom_flags(libc::O_CLOEXEC)
             .open(&list)
             .map_err(|e| SandboxError::io("open", &list, e))?;
-        // Remembered before the write: a failed write may still have written part of it, and
-        // dropping the instance then looks in every place it may have listed.
-        self.owned_places()
-            .extend(places.iter().map(|(k, d)| (*k, d.to_path_buf())));
         f.write_all(&line)
-            .map_err(|e| SandboxError::io("write", &list, e))
+            .map_err(|e| SandboxError::io("write", &list, e))?;
+        listed.extend_from_slice(&line);
+        Ok(())
     }
 
     fn owned_places(&self) -> std::sync::MutexGuard<'_, Vec<(Owned, PathBuf)>> {
@@ -269,6 +290,34 @@ impl Instance {
     }
 }
 
+/// The state byte at the start of a one-shot instance's lock file: [`CLEAN`] when it ended
+/// having removed everything it made (its `.owned` then lists places where nothing of it is
+/// left), [`DIRTY`] while it lives (an empty lock file is dirty too).
+const CLEAN: u8 = b'c';
+/// See [`CLEAN`].
+const DIRTY: u8 = b'd';
+
+/// Writes the state byte of the lock file `lock`; whether it was written.
+fn set_state(lock: &File, state: u8) -> bool {
+    // SAFETY: pwrite of one byte from a live local into a descriptor we own.
+    unsafe { libc::pwrite(lock.as_raw_fd(), (&raw const state).cast(), 1, 0) == 1 }
+}
+
+/// What a dead instance (its lock `lock`, held by us) left listed, if it left nothing else:
+/// no `.owned` file at `list` (it listed no place, so made nothing), or a lock marked
+/// [`CLEAN`] (its `.owned` lines then, which are not written again). `None`: it may have left
+/// something, and is swept.
+fn left_clean(lock: &File, list: &Path) -> Option<Vec<u8>> {
+    let mut state = 0u8;
+    // SAFETY: pread of one byte into a live local from a descriptor we own.
+    let n = unsafe { libc::pread(lock.as_raw_fd(), (&raw mut state).cast(), 1, 0) };
+    match fs::read(list) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+        Ok(text) if n == 1 && state == CLEAN => Some(text),
+        _ => None,
+    }
+}
+
 /// A sweeper that found the lock file at `path` before we locked `lock` may have removed it:
 /// a claim holds only if the path still names the locked file.
 fn still_named(lock: &File, path: &Path) -> bool {
@@ -293,7 +342,13 @@ fn sweep_dead(registry: &Path, adopt: bool) -> Option<Instance> {
         else {
             continue;
         };
-        let Ok(lock) = File::open(entry.path()) else {
+        // Read-write when it may be taken over: its state byte is written then.
+        let Ok(lock) = OpenOptions::new()
+            .read(true)
+            .write(adopt)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(entry.path())
+        else {
             continue;
         };
         if !try_lock(&lock) {
@@ -302,14 +357,17 @@ fn sweep_dead(registry: &Path, adopt: bool) -> Option<Instance> {
         let list = registry.join(format!("{name}.owned"));
         if adopt
             && adopted.is_none()
-            && fs::symlink_metadata(&list).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
             && still_named(&lock, &entry.path())
+            && let Some(listed) = left_clean(&lock, &list)
+            // Dirty from now on: a crash of this instance is swept, never taken over.
+            && set_state(&lock, DIRTY)
         {
             adopted = Some(Instance {
                 name: name.to_string(),
                 registry: registry.to_owned(),
                 owned: Mutex::default(),
                 leave_lock: true,
+                listed: Mutex::new(listed),
                 _lock: lock,
             });
             continue;
@@ -338,20 +396,30 @@ impl Drop for Instance {
     /// not read back) and its registry files; the lock goes last.
     fn drop(&mut self) {
         let owned = std::mem::take(&mut *self.owned_places());
+        let mut clean = true;
         for (kind, dir) in &owned {
             match kind {
-                Owned::Cgroup => crate::cgroup::remove_own_runs(dir, &self.name),
-                Owned::Work => remove_tree(&dir.join(&self.name)),
+                Owned::Cgroup => clean &= crate::cgroup::remove_own_runs(dir, &self.name),
+                Owned::Work => {
+                    let root = dir.join(&self.name);
+                    remove_tree(&root);
+                    clean &= root.symlink_metadata().is_err();
+                }
             }
+        }
+        if self.leave_lock {
+            // One-shot: the lock file and `.owned` stay for the next one-shot instance, which
+            // takes them over only if marked clean (else any instance sweeps them).
+            if clean {
+                set_state(&self._lock, CLEAN);
+            }
+            return;
         }
         if !owned.is_empty() {
             let _ = fs::remove_file(self.registry.join(format!("{}.owned", self.name)));
         }
-        if !self.leave_lock {
-            let _ = fs::remove_file(self.registry.join(format!("{}.lock", self.name)));
-        }
-        // `self._lock` closes (unlocks) after the file is gone (or, one-shot, left: a free
-        // lock with no `.owned` is an instance that left nothing).
+        let _ = fs::remove_file(self.registry.join(format!("{}.lock", self.name)));
+        // `self._lock` closes (unlocks) after the file is gone.
     }
 }
 

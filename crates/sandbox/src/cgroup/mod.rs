@@ -60,11 +60,13 @@ fn is_run_of(dir_name: &str, instance: &str) -> bool {
 }
 
 /// Kills what is left in the run cgroups of the instance `instance` under `parent` (a
-/// cgroup parent dir of either version) and removes them.
-pub(crate) fn sweep_instance(parent: &Path, instance: &str) {
-    let Ok(rd) = fs::read_dir(parent) else {
-        return;
+/// cgroup parent dir of either version) and removes them; whether none is left.
+pub(crate) fn sweep_instance(parent: &Path, instance: &str) -> bool {
+    let rd = match fs::read_dir(parent) {
+        Ok(rd) => rd,
+        Err(e) => return e.kind() == ErrorKind::NotFound,
     };
+    let mut all = true;
     for entry in rd.flatten() {
         if !entry
             .file_name()
@@ -74,6 +76,7 @@ pub(crate) fn sweep_instance(parent: &Path, instance: &str) {
             continue;
         }
         let dir = entry.path();
+        let mut removed = false;
         for _ in 0..50 {
             if let Ok(text) = fs::read_to_string(dir.join("cgroup.procs")) {
                 kill_pids(&text);
@@ -81,13 +84,19 @@ pub(crate) fn sweep_instance(parent: &Path, instance: &str) {
             match fs::remove_dir(&dir) {
                 Ok(()) => {
                     tracing::info!(cgroup = %dir.display(), "removed a dead instance's run cgroup");
+                    removed = true;
                     break;
                 }
-                Err(e) if e.kind() == ErrorKind::NotFound => break,
+                Err(e) if e.kind() == ErrorKind::NotFound => {
+                    removed = true;
+                    break;
+                }
                 Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
             }
         }
+        all &= removed;
     }
+    all
 }
 
 /// The `n` of the next run cgroup name this process gives ([`run_name`]).
@@ -107,7 +116,9 @@ pub(crate) fn run_name(instance: &str) -> String {
 /// left in one) and it is [`sweep_instance`]d (killed, then removed). Every run cgroup of the
 /// instance has such a name: the instance's name is its own (see [`crate::instance`]) and
 /// every run cgroup name comes from [`run_name`].
-pub(crate) fn remove_own_runs(parent: &Path, instance: &str) {
+///
+/// Whether none is left.
+pub(crate) fn remove_own_runs(parent: &Path, instance: &str) -> bool {
     let given = NEXT.load(Ordering::Relaxed);
     if given > 8 {
         return sweep_instance(parent, instance);
@@ -119,6 +130,7 @@ pub(crate) fn remove_own_runs(parent: &Path, instance: &str) {
             Err(_) => return sweep_instance(parent, instance),
         }
     }
+    true
 }
 
 /// Readings of a finished run.
@@ -472,7 +484,10 @@ mod tests {
         fs::create_dir(&never).expect("mkdir");
         // Only this test gives names in the unit tests' process: few, so by name.
         assert!(NEXT.load(Ordering::Relaxed) <= 8);
-        remove_own_runs(parent.path(), instance);
+        assert!(
+            remove_own_runs(parent.path(), instance),
+            "by name, all gone"
+        );
         for name in &given {
             assert!(!parent.path().join(name).exists(), "{name} left");
         }

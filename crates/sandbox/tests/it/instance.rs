@@ -278,22 +278,47 @@ fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
     let first = sb.instance().name().to_string();
     let lock = registry.join(format!("{first}.lock"));
     let ino = fs::metadata(&lock).expect("lock").ino();
+    let owned = lock.with_extension("owned");
+    let owned_ino = fs::metadata(&owned).expect(".owned").ino();
     drop(sb);
-    assert!(lock.exists(), "the clean one-shot's lock file was removed");
-    assert!(!lock.with_extension("owned").exists(), "its .owned left");
+    // Its lock file and .owned stay, the lock marked clean.
+    assert_eq!(fs::read(&lock).expect("lock"), b"c", "not marked clean");
+    assert_eq!(fs::metadata(&owned).expect(".owned").ino(), owned_ino);
     // Its zygote, let go unused, holds a copy of the lock until it has closed what it
     // inherited or exited (asynchronously): a `judge sandbox` process's has long done so
     // when the next process starts.
     wait_free(&lock);
 
-    // The next takes it over, name and file.
+    // The next takes them over, name and files, and marks the lock dirty while it lives.
+    let owned_text = fs::read(&owned).expect(".owned");
     let sb = Sandbox::new(cfg.clone()).expect("sandbox");
     assert_eq!(sb.instance().name(), first);
     assert_eq!(fs::metadata(&lock).expect("lock").ino(), ino);
+    assert_eq!(fs::read(&lock).expect("lock"), b"d", "not marked dirty");
+    assert_eq!(fs::metadata(&owned).expect(".owned").ino(), owned_ino);
+    assert_eq!(
+        fs::read(&owned).expect(".owned"),
+        owned_text,
+        "lines written again"
+    );
     // A second one, while the first lives, gets a name of its own.
     let other = Sandbox::new(cfg.clone()).expect("sandbox");
     assert_ne!(other.instance().name(), first);
     drop(other);
+    drop(sb);
+    // One left dirty (its owner died after taking it over) is swept, never taken over.
+    wait_free(&lock);
+    fs::write(&lock, b"d").expect("mark dirty");
+    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
+    assert_ne!(
+        sb.instance().name(),
+        first,
+        "a dirty instance was taken over"
+    );
+    assert!(
+        !lock.exists() && !owned.exists(),
+        "the dirty instance was not swept"
+    );
     drop(sb);
 
     // A dead instance that left something (its .owned lists a work root) is swept, never
