@@ -196,6 +196,9 @@ fn what_a_dead_instance_left_is_removed_and_a_live_ones_is_kept() {
     let mut dead = leave(&cfg, base.path(), &fake_name(1));
     let mut live = leave(&cfg, base.path(), &fake_name(2));
     drop(dead.held.take()); // its owner died
+    // Dead once nothing holds its lock: a zygote another test's sandbox forked while it was
+    // held keeps an inherited copy until it has closed what it inherited.
+    wait_free(&dead.lock);
     // An instance dir without any lock file (say, after a reboot emptied the registry).
     let orphan = base.path().join(fake_name(3));
     fs::create_dir_all(orphan.join("sub-2-y")).expect("orphan");
@@ -334,6 +337,9 @@ fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
         held,
     } = crashed;
     drop(held);
+    // Its owner is dead once nothing holds its lock: a zygote another test's sandbox forked
+    // while `held` was open holds an inherited copy until it has closed what it inherited.
+    wait_free(&crashed_lock);
     let sb = Sandbox::new(cfg.clone()).expect("sandbox");
     assert_ne!(
         sb.instance().name(),
