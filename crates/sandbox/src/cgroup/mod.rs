@@ -76,23 +76,9 @@ pub(crate) fn sweep_instance(parent: &Path, instance: &str) -> bool {
             continue;
         }
         let dir = entry.path();
-        let mut removed = false;
-        for _ in 0..50 {
-            if let Ok(text) = fs::read_to_string(dir.join("cgroup.procs")) {
-                kill_pids(&text);
-            }
-            match fs::remove_dir(&dir) {
-                Ok(()) => {
-                    tracing::info!(cgroup = %dir.display(), "removed a dead instance's run cgroup");
-                    removed = true;
-                    break;
-                }
-                Err(e) if e.kind() == ErrorKind::NotFound => {
-                    removed = true;
-                    break;
-                }
-                Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
-            }
+        let removed = remove_killing(&dir).is_ok();
+        if removed {
+            tracing::info!(cgroup = %dir.display(), "removed a dead instance's run cgroup");
         }
         all &= removed;
     }
@@ -183,11 +169,9 @@ impl Fresh {
         match self {
             Fresh::V1(m) => Removal {
                 dirs: vec![m.into_dir()],
-                v2: false,
             },
             Fresh::V2(cg) => Removal {
                 dirs: cg.dirs().to_vec(),
-                v2: true,
             },
         }
     }
@@ -198,40 +182,39 @@ impl Fresh {
 #[derive(Debug)]
 pub(crate) struct Removal {
     dirs: Vec<PathBuf>,
-    v2: bool,
 }
 
 impl Removal {
     /// Removes the directories; the last error, if any.
     pub(crate) fn remove(self) -> Result<(), SandboxError> {
         let mut last = Ok(());
-        for d in &self.dirs {
-            let mut tries = 0;
-            loop {
-                match fs::remove_dir(d) {
-                    Ok(()) => break,
-                    Err(e) if e.kind() == ErrorKind::NotFound => break,
-                    Err(_) if tries < 50 => {
-                        tries += 1;
-                        match self.v2 {
-                            true => {
-                                let _ = fs::write(d.join("cgroup.kill"), "1");
-                            }
-                            false => v1::kill_listed(d),
-                        }
-                        std::thread::sleep(std::time::Duration::from_millis(2));
-                    }
-                    Err(source) => {
-                        last = Err(SandboxError::Cgroup {
-                            path: d.clone(),
-                            source,
-                        });
-                        break;
-                    }
-                }
+        for d in self.dirs {
+            if let Err(source) = remove_killing(&d) {
+                last = Err(SandboxError::Cgroup { path: d, source });
             }
         }
         last
+    }
+}
+
+/// Removes the cgroup directory `dir` (gone already counts as removed), killing what is left
+/// in it while it is busy: v2 writes `cgroup.kill`, v1 (which has none) kills each pid listed.
+/// Up to 50 tries, 2 ms apart.
+fn remove_killing(dir: &Path) -> std::io::Result<()> {
+    let mut tries = 0;
+    loop {
+        match fs::remove_dir(dir) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(e) if tries >= 50 => return Err(e),
+            Err(_) => {
+                tries += 1;
+                if fs::write(dir.join("cgroup.kill"), "1").is_err() {
+                    v1::kill_listed(dir);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
     }
 }
 
