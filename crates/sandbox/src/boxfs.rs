@@ -432,6 +432,50 @@ pub fn remove_box_dir(box_dir: &Path) -> Result<(), SandboxError> {
     std::fs::remove_dir(box_dir).map_err(|e| io_err("remove dir", box_dir, e))
 }
 
+/// Empties a finished run's box so that another run of the same submission can have it, and
+/// says whether it may: `Ok(false)` (the box left as it was, for [`remove_box_dir`]) when the
+/// box itself carries state a fresh one lacks, which its owner (the run's user) could have set:
+/// extended attributes or ACLs, or inode flags (casefolding, encryption, ...) other than those
+/// its parent passes to a new directory. Otherwise everything in it is removed (never
+/// following a symlink, never crossing a file system), its mode goes back to 0777 and its owner
+/// to root, as the judge makes a fresh box. Call it only once every process of the run is gone
+/// (a run's processes are all killed before [`crate::Sandbox::run`] returns).
+pub fn reset_box_dir(box_dir: &Path) -> Result<bool, SandboxError> {
+    let fd = open_box(box_dir)?;
+    // SAFETY: a null buffer of size 0 only asks for the size of the attribute list.
+    let listed = unsafe { libc::flistxattr(fd.as_raw_fd(), std::ptr::null_mut(), 0) };
+    if listed != 0 {
+        let unsupported =
+            listed < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EOPNOTSUPP);
+        if !unsupported {
+            return Ok(false);
+        }
+    }
+    let parent = box_dir.parent().unwrap_or(Path::new("/"));
+    let parent_fd = open_box(parent)?;
+    if inode_flags(fd.as_raw_fd()) != inode_flags(parent_fd.as_raw_fd()) {
+        return Ok(false);
+    }
+    nix::sys::stat::fchmod(&fd, nix::sys::stat::Mode::from_bits_truncate(0o777))
+        .map_err(|e| io_err("chmod", box_dir, e.into()))?;
+    nix::unistd::fchown(&fd, Some(0.into()), Some(0.into()))
+        .map_err(|e| io_err("chown", box_dir, e.into()))?;
+    let st = nix::sys::stat::fstat(&fd).map_err(|e| io_err("stat", box_dir, e.into()))?;
+    remove_contents(fd, box_dir, st.st_dev as u64)?;
+    Ok(true)
+}
+
+/// A directory's inode flags (`FS_IOC_GETFLAGS`), or the error number where it has none.
+fn inode_flags(fd: RawFd) -> Result<u32, i32> {
+    let mut flags: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one int into `flags`, which is larger.
+    let r = unsafe { libc::ioctl(fd, libc::FS_IOC_GETFLAGS, &mut flags) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0));
+    }
+    Ok(flags as u32)
+}
+
 /// `box_dir/rel` if `path` is relative, else `path`; and the part beneath `box_dir` if any.
 pub(crate) fn split_box_path(box_dir: &Path, path: &Path) -> (PathBuf, Option<PathBuf>) {
     if path.is_relative() {
@@ -468,6 +512,61 @@ mod tests {
             Err(SandboxError::FileTooLarge { .. })
         ));
         assert!(read_box_file(dir.path(), Path::new("sub"), 10).is_err());
+    }
+
+    /// Sets the extended attribute `name` on `path`.
+    fn set_xattr(path: &Path, name: &str) -> std::io::Result<()> {
+        let p = CString::new(path.as_os_str().as_bytes()).expect("path");
+        let n = CString::new(name).expect("name");
+        // SAFETY: both strings are NUL-terminated; the value is 1 readable byte.
+        let r = unsafe { libc::setxattr(p.as_ptr(), n.as_ptr(), b"1".as_ptr().cast(), 1, 0) };
+        if r < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_reset_box_is_empty_root_owned_and_open_and_a_planted_symlink_is_not_followed() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("keep"), b"host").expect("write");
+        let root = tempfile::tempdir().expect("tempdir");
+        let box_dir = root.path().join("box");
+        std::fs::create_dir_all(box_dir.join("sub/deeper")).expect("mkdir");
+        std::fs::write(box_dir.join("sub/deeper/f"), b"x").expect("write");
+        std::fs::write(box_dir.join("left"), b"x").expect("write");
+        symlink(outside.path(), box_dir.join("out")).expect("symlink");
+        std::fs::set_permissions(&box_dir, std::fs::Permissions::from_mode(0o2700)).expect("chmod");
+        assert!(reset_box_dir(&box_dir).expect("reset"));
+        assert_eq!(std::fs::read_dir(&box_dir).expect("read").count(), 0);
+        let meta = std::fs::metadata(&box_dir).expect("stat");
+        assert_eq!(meta.permissions().mode() & 0o7777, 0o777);
+        if nix::unistd::geteuid().is_root() {
+            assert_eq!((meta.uid(), meta.gid()), (0, 0));
+        }
+        assert_eq!(
+            std::fs::read(outside.path().join("keep")).expect("read"),
+            b"host"
+        );
+    }
+
+    #[test]
+    fn a_box_with_extended_attributes_is_not_reset() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let box_dir = root.path().join("box");
+        std::fs::create_dir(&box_dir).expect("mkdir");
+        std::fs::write(box_dir.join("left"), b"x").expect("write");
+        if let Err(e) = set_xattr(&box_dir, "user.verdict-test") {
+            // A file system without user attributes cannot carry this state either.
+            assert_eq!(e.raw_os_error(), Some(libc::EOPNOTSUPP), "{e}");
+            return;
+        }
+        assert!(!reset_box_dir(&box_dir).expect("reset"));
+        assert!(
+            box_dir.join("left").exists(),
+            "a refused box is left as it was"
+        );
     }
 
     #[test]

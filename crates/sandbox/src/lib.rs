@@ -169,7 +169,7 @@ mod sys;
 pub mod timings;
 mod zygote;
 
-pub use boxfs::{open_box_file, read_box_file, remove_box_dir};
+pub use boxfs::{open_box_file, read_box_file, remove_box_dir, reset_box_dir};
 pub use config::SandboxConfig;
 pub use error::SandboxError;
 pub use instance::Instance;

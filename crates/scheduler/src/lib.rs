@@ -25,6 +25,7 @@ mod pipeline;
 mod plan;
 mod submission;
 mod tasks;
+mod test_dirs;
 
 pub use assets::{AssetError, AssetFetcher, check_local_roots};
 pub use cache::{CacheStats, ProblemCache, ProblemHandle};

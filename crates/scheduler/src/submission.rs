@@ -6,6 +6,7 @@ use crate::assets::AssetFetcher;
 use crate::cache::{ProblemCache, ProblemHandle};
 use crate::config::JudgeConfig;
 use crate::error::JudgeError;
+use crate::test_dirs::TestDirs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use verdict_contracts::{Asset, JudgeStatus, JudgeTaskResult, Program, STDIN_ASSET, SourceCode};
@@ -98,6 +99,8 @@ pub(crate) struct SubmissionRun {
     valgrind_build: OnceLock<BuildResult>,
     /// Each datum's files once found (a failure is not kept: the next caller meets it too).
     data: Vec<OnceLock<TestFiles>>,
+    /// Finished tests' directories, emptied for the next test.
+    test_dirs: TestDirs,
 }
 
 impl SubmissionRun {
@@ -139,6 +142,7 @@ impl SubmissionRun {
             compare_protocol: OnceLock::new(),
             gtest_build: OnceLock::new(),
             valgrind_build: OnceLock::new(),
+            test_dirs: TestDirs::default(),
         })
     }
 
@@ -180,6 +184,23 @@ impl SubmissionRun {
             .tempdir_in(self.work.path())
             .map_err(|e| JudgeError::io("create dir in", self.work.path(), e))?;
         Ok(dir.keep())
+    }
+
+    /// A directory for a test to run in: a finished test's, emptied (see [`TestDirs`]), or a
+    /// fresh one named after `label`.
+    pub fn test_dir(&self, label: &str) -> Result<PathBuf, JudgeError> {
+        match self.test_dirs.take() {
+            Some(dir) => Ok(dir),
+            None => self.fresh_dir(label),
+        }
+    }
+
+    /// Hands a finished test's directory (from [`SubmissionRun::test_dir`]) to the next test,
+    /// or removes it as [`SubmissionRun::discard`] does when it holds more than a test's.
+    pub fn finish_test_dir(&self, dir: PathBuf) {
+        if let Err(dir) = self.test_dirs.give_back(dir) {
+            self.discard(dir);
+        }
     }
 
     /// Removes a finished task's directory off the critical path (on the blocking pool, after

@@ -23,7 +23,7 @@ pub(super) fn random_task(
     {
         return Ok(*result);
     }
-    let run_dir = run.fresh_dir(&format!("task{index}"))?;
+    let run_dir = run.test_dir(&format!("task{index}"))?;
     let result = match generate(run, generator, &run_dir)? {
         Ok((files, origin)) => {
             let mut result = run_test(run, index, test, &files, &run_dir)?;
@@ -36,7 +36,7 @@ pub(super) fn random_task(
         }
         Err(result) => result,
     };
-    run.discard(run_dir);
+    run.finish_test_dir(run_dir);
     Ok(result)
 }
 

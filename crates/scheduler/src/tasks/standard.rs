@@ -18,7 +18,7 @@ pub(super) fn standard_task(
     test: &TestRun,
 ) -> Result<JudgeTaskResult, JudgeError> {
     let preparing = timing::phase("test.prepare");
-    let run_dir = run.fresh_dir(&format!("task{index}"))?;
+    let run_dir = run.test_dir(&format!("task{index}"))?;
     let files = match test.datum {
         Some(datum) => run.datum_files(datum)?,
         None => TestFiles::default(),
@@ -26,7 +26,7 @@ pub(super) fn standard_task(
     preparing.end();
     let result = run_test(run, index, test, &files, &run_dir);
     let _discarding = timing::phase("test.discard");
-    run.discard(run_dir);
+    run.finish_test_dir(run_dir);
     result
 }
 

@@ -10,3 +10,4 @@ mod instance;
 mod remote;
 mod special;
 mod streaming;
+mod test_dirs;
