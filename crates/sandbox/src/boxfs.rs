@@ -161,9 +161,12 @@ fn empty_existing_file(pfd: RawFd, name: &CString) -> Option<OwnedFd> {
     if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_nlink != 1 {
         return None;
     }
+    // An empty file is not truncated: on ext4 a truncation to 0 makes the next close write the
+    // file's data out at once (`auto_da_alloc`), and the truncation after that discard the
+    // blocks it got, synchronously on a disk mounted with `discard` (`sandbox::prepare::empty_output`).
     // SAFETY: ftruncate and fcntl on a descriptor we own (back to blocking writes).
     let ok = unsafe {
-        libc::ftruncate(fd.as_raw_fd(), 0) == 0
+        (st.st_size == 0 || libc::ftruncate(fd.as_raw_fd(), 0) == 0)
             && libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, 0) == 0
     };
     ok.then_some(fd)

@@ -224,3 +224,46 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(look(&sb), first, "an earlier run shows in the numbers");
 }
+
+/// An output file that is already empty is opened as it is, one with data is emptied, both
+/// in the box and outside it: truncating an empty file on ext4 makes the program's close write
+/// its data out at once, and the next truncation discard those blocks (issue 16).
+#[test]
+fn an_empty_output_file_is_not_truncated_and_a_full_one_is() {
+    use std::time::{Duration, SystemTime};
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    let outside = tempfile::tempdir().expect("tempdir");
+    let past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    for (stdout, empty) in [
+        (b.path().join("out.txt"), true),
+        (outside.path().join("stdout"), true),
+        (b.path().join("out.txt"), false),
+        (outside.path().join("stdout"), false),
+    ] {
+        let old: &[u8] = if empty {
+            b""
+        } else {
+            b"an earlier run's output"
+        };
+        std::fs::write(&stdout, old).expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(&stdout)
+            .and_then(|f| f.set_modified(past))
+            .expect("set mtime");
+        let mut spec = b.spec(&prog("writer"), &["0"]);
+        spec.stdout = verdict_sandbox::StdioSpec::File(stdout.clone());
+        let o = run(sb, &spec);
+        assert_eq!(o.exit, ExitKind::Exited(0), "{stdout:?}");
+        assert_eq!(std::fs::read(&stdout).expect("read"), b"", "{stdout:?}");
+        let modified = std::fs::metadata(&stdout)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        assert_eq!(
+            modified == past,
+            empty,
+            "{stdout:?} (empty before: {empty})"
+        );
+    }
+}
