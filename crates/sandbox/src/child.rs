@@ -151,9 +151,20 @@ pub(crate) struct Exec<'a> {
     pub ids: Option<(u32, u32)>,
     pub rlimits: &'a [(libc::__rlimit_resource_t, libc::rlimit)],
     pub filter: Option<&'a [Insn]>,
+    /// The signals set back to their default action before execve, which resets only caught
+    /// ones: every signal an ignored disposition could be inherited from ([`EVERY_SIGNAL`]
+    /// from a fork of the host process; only `SIGPIPE` from a zygote, which sets every other
+    /// one to its default when it starts).
+    pub reset_signals: &'a [libc::c_int],
     /// Where a failure is reported (a [`StatusRecord`]).
     pub status_fd: RawFd,
 }
+
+/// Every signal whose disposition can be set (1-31 but `SIGKILL` and `SIGSTOP`).
+pub(crate) const EVERY_SIGNAL: [libc::c_int; 29] = [
+    1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+    29, 30, 31,
+];
 
 /// What an rlimit-only box's init needs, prepared before the fork.
 #[derive(Debug)]
@@ -526,10 +537,8 @@ unsafe fn program_main(exec: &Exec<'_>) -> ! {
             u32::MAX,
             4u32, /* CLOSE_RANGE_CLOEXEC */
         );
-        for sig in 1..32 {
-            if sig != libc::SIGKILL && sig != libc::SIGSTOP {
-                libc::signal(sig, libc::SIG_DFL);
-            }
+        for &sig in exec.reset_signals {
+            libc::signal(sig, libc::SIG_DFL);
         }
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
@@ -569,6 +578,14 @@ unsafe fn program_main(exec: &Exec<'_>) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_signal_is_each_settable_signal_once() {
+        let want: Vec<libc::c_int> = (1..32)
+            .filter(|&s| s != libc::SIGKILL && s != libc::SIGSTOP)
+            .collect();
+        assert_eq!(EVERY_SIGNAL.to_vec(), want);
+    }
 
     #[test]
     fn status_records_decode_what_they_encode() {

@@ -734,6 +734,8 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
                     .get(..order.n_rlimits as usize)
                     .unwrap_or_default(),
                 filter: Some(boot.filter),
+                // zygote_main set every signal to its default and ignores SIGPIPE alone.
+                reset_signals: &[libc::SIGPIPE],
                 status_fd: pipe[1],
             };
             // Every process of earlier runs is gone: the program is pid 2 again, as in a

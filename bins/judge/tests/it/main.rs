@@ -4,6 +4,7 @@ mod common;
 mod lab;
 mod lab_stop;
 mod languages;
+mod linking;
 mod oracle;
 mod run;
 mod sandbox;

@@ -363,6 +363,7 @@ impl Supervisor<'_> {
                 ids: prep.ids,
                 rlimits: &prep.rlimits,
                 filter: Some(self.filter),
+                reset_signals: &child::EVERY_SIGNAL,
                 status_fd: wr.as_raw_fd(),
             },
             cwd,

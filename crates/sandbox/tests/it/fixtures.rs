@@ -7,6 +7,16 @@ use std::sync::OnceLock;
 
 const PROGRAMS: &[(&str, &str)] = &[
     (
+        "dispositions",
+        r#"
+#include <signal.h>
+#include <stdio.h>
+int main(void){ int odd = 0; for (int s = 1; s < 32; s++) { struct sigaction a;
+ if (s == SIGKILL || s == SIGSTOP || sigaction(s, 0, &a) != 0) continue;
+ if (a.sa_handler != SIG_DFL) { printf("%d ", s); odd++; } } return odd; }
+"#,
+    ),
+    (
         "aplusb",
         r#"
 #include <stdio.h>

@@ -267,3 +267,32 @@ fn an_empty_output_file_is_not_truncated_and_a_full_one_is() {
         );
     }
 }
+
+/// Signals the host process ignores are not inherited by the program, on a zygote's first run
+/// or any later one: the zygote sets every signal to its default when it starts and ignores
+/// SIGPIPE alone, which each program's last steps set back (execve keeps ignored signals).
+#[test]
+fn a_program_starts_with_every_signal_at_its_default() {
+    // The zygote is forked from this process when the sandbox starts its slot: ignore two
+    // signals first (SIGPIPE is ignored by the Rust runtime already).
+    // SAFETY: SIG_IGN for two signals the test binary does not use.
+    let previous =
+        [libc::SIGHUP, libc::SIGUSR2].map(|s| (s, unsafe { libc::signal(s, libc::SIG_IGN) }));
+    let Some(sb) = one_slot(62_500, "verdict-sandbox-tests-signals") else {
+        return;
+    };
+    for round in 0..2 {
+        let b = TestBox::new();
+        let o = run(&sb, &b.spec(&prog("dispositions"), &[]));
+        assert_eq!(
+            o.exit,
+            ExitKind::Exited(0),
+            "run {round}: not at their default: {}",
+            b.stdout()
+        );
+    }
+    for (sig, handler) in previous {
+        // SAFETY: restores what `signal` returned above.
+        unsafe { libc::signal(sig, handler) };
+    }
+}
