@@ -157,3 +157,69 @@ fn a_slot_namespace_that_cannot_be_pinned_is_made_for_the_run_alone() {
     drop(sb);
     assert_no_zygote_left("its run");
 }
+
+/// The run cgroups of this one-shot instance (any controller, v1 or v2).
+fn run_cgroups_of(instance: &str, cgroup_name: &str) -> Vec<PathBuf> {
+    ["memory", "pids", "cpuacct", ""]
+        .iter()
+        .map(|c| PathBuf::from("/sys/fs/cgroup").join(c).join(cgroup_name))
+        .filter_map(|parent| std::fs::read_dir(parent).ok())
+        .flat_map(|dir| dir.flatten().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(instance))
+        })
+        .collect()
+}
+
+/// A one-shot run makes its cgroups while it prepares the box: a spec refused there leaves
+/// none behind, and the next run of the sandbox works.
+#[test]
+fn a_one_shot_run_refused_while_its_cgroups_are_made_leaves_none() {
+    sandbox();
+    let name = "verdict-sandbox-tests-oneshot-refused";
+    let sb = match Sandbox::new(SandboxConfig {
+        require_isolation: true,
+        one_shot: true,
+        uid_base: 62_310,
+        max_boxes: 1,
+        cgroup_name: name.into(),
+        ..SandboxConfig::default()
+    }) {
+        Ok(sb) => sb,
+        Err(e) if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() != Ok("1") => {
+            println!("skipped: {e}");
+            return;
+        }
+        Err(e) => panic!("VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {e}"),
+    };
+    let instance = sb.instance().name().to_owned();
+    let b = TestBox::new();
+    let mut spec = b.spec(&prog("aplusb"), &[]);
+    spec.stdin = StdioSpec::File(PathBuf::from("no-such-input.txt"));
+    let err = sb.run(&spec).expect_err("a missing stdin is refused");
+    assert!(err.to_string().contains("no-such-input.txt"), "{err}");
+    assert_none_left(&instance, name, "the refused run");
+    std::fs::write(b.path().join("in.txt"), "40 2\n").expect("write");
+    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    let o = run(&sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    assert_eq!(b.stdout(), "42\n");
+    drop(sb);
+    assert_none_left(&instance, name, "the sandbox");
+}
+
+/// Waits (a little) until `instance` has no run cgroup left.
+fn assert_none_left(instance: &str, cgroup_name: &str, what: &str) {
+    let t = Instant::now();
+    while !run_cgroups_of(instance, cgroup_name).is_empty() && t.elapsed() < Duration::from_secs(5)
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        run_cgroups_of(instance, cgroup_name),
+        Vec::<PathBuf>::new(),
+        "left by {what}"
+    );
+}
