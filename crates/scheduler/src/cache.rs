@@ -47,7 +47,13 @@ struct ProblemEntry {
     dir: Arc<VersionDir>,
     lock: Arc<Mutex<()>>,
     last_used: u64,
+    /// The items' size: what this process filled, plus the items an earlier process left
+    /// once measured.
     bytes: u64,
+    /// The items an earlier process left in the version dir, not measured yet: only when
+    /// another problem could be evicted for this one (a process with one problem, a cold
+    /// `judge run`, never walks its data), and off the cache's lock.
+    unmeasured: Vec<std::ffi::OsString>,
 }
 
 /// One version directory; removed on drop once replaced or evicted.
@@ -152,7 +158,10 @@ impl ProblemCache {
         std::fs::create_dir_all(&path)?;
         let in_use = state.problems.get(&key).map(|e| e.dir.path.clone());
         remove_other_versions(&problem_dir, &path, in_use.as_deref());
-        let bytes = dir_size(&path);
+        let unmeasured = std::fs::read_dir(&path)?
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
         let dir = Arc::new(VersionDir {
             path,
             stale: AtomicBool::new(false),
@@ -163,7 +172,8 @@ impl ProblemCache {
             dir: dir.clone(),
             lock: lock.clone(),
             last_used: now,
-            bytes,
+            bytes: 0,
+            unmeasured,
         };
         if let Some(old) = state.problems.insert(key.clone(), entry) {
             old.dir.stale.store(true, Ordering::Release);
@@ -208,6 +218,7 @@ impl ProblemCache {
 
     /// Marks a problem used and adds `bytes` to its size, then evicts over the bound.
     fn touch(&self, handle: &ProblemHandle, bytes: u64) {
+        self.measure_on_disk();
         let mut state = self.state();
         state.clock += 1;
         let now = state.clock;
@@ -229,6 +240,36 @@ impl ProblemCache {
             if let Some(entry) = state.problems.remove(&victim) {
                 entry.dir.stale.store(true, Ordering::Release);
                 total = total.saturating_sub(entry.bytes);
+            }
+        }
+    }
+
+    /// Measures the items earlier processes left, once there is more than one problem (only
+    /// then can one be evicted for another). Each list is taken under the lock, so it is
+    /// counted once; the walks run without it. Items this process fills have other names
+    /// (an item is filled only when absent), so nothing is counted twice.
+    fn measure_on_disk(&self) {
+        let unmeasured: Vec<(Arc<VersionDir>, Vec<std::ffi::OsString>)> = {
+            let mut state = self.state();
+            if state.problems.len() < 2 {
+                return;
+            }
+            state
+                .problems
+                .values_mut()
+                .filter(|e| !e.unmeasured.is_empty())
+                .map(|e| (e.dir.clone(), std::mem::take(&mut e.unmeasured)))
+                .collect()
+        };
+        for (dir, items) in unmeasured {
+            let bytes: u64 = items.iter().map(|i| dir_size(&dir.path.join(i))).sum();
+            let mut state = self.state();
+            if let Some(entry) = state
+                .problems
+                .values_mut()
+                .find(|e| Arc::ptr_eq(&e.dir, &dir))
+            {
+                entry.bytes += bytes;
             }
         }
     }
@@ -381,6 +422,33 @@ mod tests {
         cache.get_or_fill(&b, "x", fill_with(100)).unwrap();
         assert!(!a_path.exists(), "a was least recently used");
         assert!(cache.size_bytes() <= 150);
+    }
+
+    #[test]
+    fn items_left_by_an_earlier_process_are_measured_only_when_another_problem_comes() {
+        let root = tempfile::tempdir().unwrap();
+        {
+            let earlier = ProblemCache::open(root.path(), u64::MAX).unwrap();
+            let a = earlier.problem("c", "a", 1).unwrap();
+            earlier.get_or_fill(&a, "x", fill_with(100)).unwrap();
+        }
+        let cache = ProblemCache::open(root.path(), 150).unwrap();
+        let a = cache.problem("c", "a", 1).unwrap();
+        cache.get_or_fill(&a, "y", fill_with(10)).unwrap();
+        assert_eq!(
+            cache.size_bytes(),
+            10,
+            "alone, what an earlier process left is not walked"
+        );
+        let a_path = a.path().to_owned();
+        drop(a);
+        let b = cache.problem("c", "b", 1).unwrap();
+        cache.get_or_fill(&b, "x", fill_with(100)).unwrap();
+        assert!(
+            !a_path.exists(),
+            "a (110 bytes, least recently used) was evicted"
+        );
+        assert_eq!(cache.size_bytes(), 100);
     }
 
     #[test]
