@@ -440,8 +440,8 @@ pub fn remove_box_dir(box_dir: &Path) -> Result<(), SandboxError> {
 /// box itself carries state a fresh one lacks, which its owner (the run's user) could have set:
 /// extended attributes or ACLs, or inode flags (casefolding, encryption, ...) other than those
 /// its parent passes to a new directory. Otherwise everything in it is removed (never
-/// following a symlink, never crossing a file system), its mode goes back to 0777 and its owner
-/// to root, as the judge makes a fresh box. Call it only once every process of the run is gone
+/// following a symlink, never crossing a file system), its mode goes back to 0777 and (as root)
+/// its owner to root, as the judge makes a fresh box. Call it only once every process of the run is gone
 /// (a run's processes are all killed before [`crate::Sandbox::run`] returns).
 pub fn reset_box_dir(box_dir: &Path) -> Result<bool, SandboxError> {
     let fd = open_box(box_dir)?;
@@ -461,8 +461,10 @@ pub fn reset_box_dir(box_dir: &Path) -> Result<bool, SandboxError> {
     }
     nix::sys::stat::fchmod(&fd, nix::sys::stat::Mode::from_bits_truncate(0o777))
         .map_err(|e| io_err("chmod", box_dir, e.into()))?;
-    nix::unistd::fchown(&fd, Some(0.into()), Some(0.into()))
-        .map_err(|e| io_err("chown", box_dir, e.into()))?;
+    if nix::unistd::geteuid().is_root() {
+        nix::unistd::fchown(&fd, Some(0.into()), Some(0.into()))
+            .map_err(|e| io_err("chown", box_dir, e.into()))?;
+    }
     let st = nix::sys::stat::fstat(&fd).map_err(|e| io_err("stat", box_dir, e.into()))?;
     remove_contents(fd, box_dir, st.st_dev as u64)?;
     Ok(true)

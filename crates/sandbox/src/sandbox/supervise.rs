@@ -60,9 +60,6 @@ struct Watch<'a> {
 }
 
 impl Supervisor<'_> {
-    /// Full isolation: the slot's zygote runs the program in the run's cgroups (see
-    /// [`RunCgroup`]), whose fresh part is retired (removed in the background) afterwards,
-    /// whatever happened; the slot keeps the rest when the run ended cleanly.
     /// The cgroups of a run in slot `slot`, without limits yet: the pool's fresh part (made
     /// now when the pool has none) and what the slot kept (made now when it kept nothing).
     pub(super) fn run_cgroup(&self, z: &Zygotes, slot: usize) -> Result<RunCgroup, SandboxError> {
@@ -79,7 +76,10 @@ impl Supervisor<'_> {
         z.cgroups.retire(None, Some(cg.finish(false).0));
     }
 
-    /// `made`: the run's cgroups when the caller made them already (see [`Self::run_cgroup`]).
+    /// Full isolation: the slot's zygote runs the program in the run's cgroups (see
+    /// [`RunCgroup`]; `made` when the caller made them already, see [`Self::run_cgroup`]),
+    /// whose fresh part is retired (removed in the background) afterwards, whatever happened;
+    /// the slot keeps the rest when the run ended cleanly.
     pub(super) fn run_zygote(
         &self,
         z: &Zygotes,
