@@ -118,44 +118,17 @@ impl Sandbox {
             let id = self.config.uid_base + slot.index as u32;
             (id, id)
         });
+        let prep = Prepared::new(&self.config, &self.executor, spec, ids)?;
+        crate::timings::mark("box prep");
         let supervisor = Supervisor {
             config: &self.config,
             stack_top: self.stack.as_ref().map_or(0, ChildStack::top),
             filter: &self.filter,
             ncpu: self.ncpu,
         };
-        let (prep, made) = match &self.executor {
-            // A one-shot run has no cgroups made ahead by a pool: they are made on a second
-            // thread while this one prepares the box. Both are mostly waiting system calls
-            // (cgroup mkdirs; an output truncation, which can discard a block synchronously).
-            Executor::Zygote(z) if z.one_shot => std::thread::scope(|s| {
-                let making = s.spawn(|| supervisor.run_cgroup(z, slot.index));
-                let prep = Prepared::new(&self.config, &self.executor, spec, ids);
-                let made = making.join().unwrap_or_else(|_| {
-                    Err(SandboxError::Setup {
-                        stage: "the run cgroup".into(),
-                        source: std::io::Error::other("the thread making it panicked"),
-                    })
-                });
-                match (prep, made) {
-                    (Ok(prep), Ok(cg)) => Ok((prep, Some(cg))),
-                    (Err(e), Ok(cg)) => {
-                        Supervisor::discard_run_cgroup(z, cg);
-                        Err(e)
-                    }
-                    // The spec's error first: it is the caller's to mend.
-                    (Err(e), Err(_)) | (Ok(_), Err(e)) => Err(e),
-                }
-            })?,
-            _ => (
-                Prepared::new(&self.config, &self.executor, spec, ids)?,
-                None,
-            ),
-        };
-        crate::timings::mark("box prep");
         let since = crate::boxfs::file_clock_now();
         let result = match &self.executor {
-            Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep, made),
+            Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep),
             Executor::RlimitOnly => supervisor.run_init(spec, &prep),
         };
         let output_bytes = prep.output_bytes(spec);

@@ -60,38 +60,22 @@ struct Watch<'a> {
 }
 
 impl Supervisor<'_> {
-    /// The cgroups of a run in slot `slot`, without limits yet: the pool's fresh part (made
-    /// now when the pool has none) and what the slot kept (made now when it kept nothing).
-    pub(super) fn run_cgroup(&self, z: &Zygotes, slot: usize) -> Result<RunCgroup, SandboxError> {
-        let fresh = match z.cgroups.take() {
-            Some(f) => f,
-            None => Fresh::create(&z.hierarchy, &crate::cgroup::run_name(&z.instance))?,
-        };
-        let kept = self.slot_state(z, slot).cgroups.take();
-        RunCgroup::assemble(fresh, kept, &z.hierarchy, &z.instance)
-    }
-
-    /// Gives back the cgroups of a run that never started (removed in the background).
-    pub(super) fn discard_run_cgroup(z: &Zygotes, cg: RunCgroup) {
-        z.cgroups.retire(None, Some(cg.finish(false).0));
-    }
-
     /// Full isolation: the slot's zygote runs the program in the run's cgroups (see
-    /// [`RunCgroup`]; `made` when the caller made them already, see [`Self::run_cgroup`]),
-    /// whose fresh part is retired (removed in the background) afterwards, whatever happened;
-    /// the slot keeps the rest when the run ended cleanly.
+    /// [`RunCgroup`]), whose fresh part is retired (removed in the background) afterwards,
+    /// whatever happened; the slot keeps the rest when the run ended cleanly.
     pub(super) fn run_zygote(
         &self,
         z: &Zygotes,
         slot: usize,
         spec: &SandboxSpec,
         prep: &Prepared,
-        made: Option<RunCgroup>,
     ) -> Result<RawRun, SandboxError> {
-        let mut cg = match made {
-            Some(cg) => cg,
-            None => self.run_cgroup(z, slot)?,
+        let fresh = match z.cgroups.take() {
+            Some(f) => f,
+            None => Fresh::create(&z.hierarchy, &crate::cgroup::run_name(&z.instance))?,
         };
+        let kept = self.slot_state(z, slot).cgroups.take();
+        let mut cg = RunCgroup::assemble(fresh, kept, &z.hierarchy, &z.instance)?;
         // A box dir on tmpfs: what the program writes there is memory charged to its cgroup
         // that no reclaim can free, so the cgroup gets room for one output file beyond the
         // limit, and the supervisor holds the program's own memory to the limit (design #24).
@@ -101,7 +85,7 @@ impl Supervisor<'_> {
             _ => 0,
         };
         if let Err(e) = cg.set_limits(memory.map(|m| m.saturating_add(headroom)), prep.processes) {
-            Self::discard_run_cgroup(z, cg);
+            z.cgroups.retire(None, Some(cg.finish(false).0));
             return Err(e);
         }
         crate::timings::mark("cgroup setup");

@@ -173,10 +173,10 @@ fn run_cgroups_of(instance: &str, cgroup_name: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A one-shot run makes its cgroups while it prepares the box: a spec refused there leaves
-/// none behind, and the next run of the sandbox works.
+/// A one-shot run whose spec is refused leaves no cgroup behind, and the next run of the
+/// sandbox works.
 #[test]
-fn a_one_shot_run_refused_while_its_cgroups_are_made_leaves_none() {
+fn a_refused_one_shot_run_leaves_no_cgroup() {
     sandbox();
     let name = "verdict-sandbox-tests-oneshot-refused";
     let sb = match Sandbox::new(SandboxConfig {
