@@ -38,23 +38,31 @@ fn assert_no_zygote_left(what: &str) {
     );
 }
 
-#[test]
-fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
+/// A one-shot sandbox of its own (`skipped:` and `None` where the host cannot sandbox, unless
+/// `VERDICT_REQUIRE_SANDBOX=1`).
+fn one_shot(uid_base: u32, max_boxes: u32, cgroup_name: &str) -> Option<Sandbox> {
     sandbox();
-    let sb = match Sandbox::new(SandboxConfig {
+    match Sandbox::new(SandboxConfig {
         require_isolation: true,
         one_shot: true,
-        uid_base: 62_300,
-        max_boxes: 2,
-        cgroup_name: "verdict-sandbox-tests-oneshot".into(),
+        uid_base,
+        max_boxes,
+        cgroup_name: cgroup_name.into(),
         ..SandboxConfig::default()
     }) {
-        Ok(sb) => sb,
+        Ok(sb) => Some(sb),
         Err(e) if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() != Ok("1") => {
             println!("skipped: {e}");
-            return;
+            None
         }
         Err(e) => panic!("VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {e}"),
+    }
+}
+
+#[test]
+fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
+    let Some(sb) = one_shot(62_300, 2, "verdict-sandbox-tests-oneshot") else {
+        return;
     };
     if let Ok(want) = std::env::var("VERDICT_EXPECT_ISOLATION") {
         let got = serde_json::to_value(sb.isolation()).expect("isolation as JSON");
@@ -177,22 +185,9 @@ fn run_cgroups_of(instance: &str, cgroup_name: &str) -> Vec<PathBuf> {
 /// sandbox works.
 #[test]
 fn a_refused_one_shot_run_leaves_no_cgroup() {
-    sandbox();
     let name = "verdict-sandbox-tests-oneshot-refused";
-    let sb = match Sandbox::new(SandboxConfig {
-        require_isolation: true,
-        one_shot: true,
-        uid_base: 62_310,
-        max_boxes: 1,
-        cgroup_name: name.into(),
-        ..SandboxConfig::default()
-    }) {
-        Ok(sb) => sb,
-        Err(e) if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() != Ok("1") => {
-            println!("skipped: {e}");
-            return;
-        }
-        Err(e) => panic!("VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {e}"),
+    let Some(sb) = one_shot(62_310, 1, name) else {
+        return;
     };
     let instance = sb.instance().name().to_owned();
     let b = TestBox::new();
