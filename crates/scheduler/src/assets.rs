@@ -72,11 +72,23 @@ impl AssetFetcher {
         dir: &Path,
         field: &str,
     ) -> Result<PathBuf, AssetError> {
+        self.materialize_as(asset, dir, "", field)
+    }
+
+    /// [`AssetFetcher::materialize`] under the name `<prefix><name>`.
+    fn materialize_as(
+        &self,
+        asset: &Asset,
+        dir: &Path,
+        prefix: &str,
+        field: &str,
+    ) -> Result<PathBuf, AssetError> {
         let fail = |reason: String| AssetError {
             field: field.to_owned(),
             reason,
         };
-        let dest = join_inside(dir, &asset.name).map_err(|e| fail(format!("name: {e}")))?;
+        let dest =
+            prefixed_inside(dir, prefix, &asset.name).map_err(|e| fail(format!("name: {e}")))?;
         if let Some(parent) = dest.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
@@ -118,8 +130,21 @@ impl AssetFetcher {
     /// that can be read in place is left where it is (large test sets cost no second copy);
     /// any other asset is materialised.
     pub fn store(&self, asset: &Asset, dir: &Path, field: &str) -> Result<(), AssetError> {
+        self.store_as(asset, dir, "", field)
+    }
+
+    /// [`AssetFetcher::store`] under the name `<prefix><name>` in `dir` (a test datum's inputs
+    /// and outputs share one cache directory as `in.<name>` and `out.<name>`: a directory
+    /// fewer to make each, which costs on some file systems: docs/speed.md, third pass).
+    pub fn store_as(
+        &self,
+        asset: &Asset,
+        dir: &Path,
+        prefix: &str,
+        field: &str,
+    ) -> Result<(), AssetError> {
         if self.in_place(asset).is_none() {
-            self.materialize(asset, dir, field)?;
+            self.materialize_as(asset, dir, prefix, field)?;
         }
         Ok(())
     }
@@ -132,6 +157,17 @@ impl AssetFetcher {
         dir: &Path,
         field: &str,
     ) -> Result<PathBuf, AssetError> {
+        self.stored_path_as(asset, dir, "", field)
+    }
+
+    /// Where an asset stored by [`AssetFetcher::store_as`] with `prefix` is read.
+    pub fn stored_path_as(
+        &self,
+        asset: &Asset,
+        dir: &Path,
+        prefix: &str,
+        field: &str,
+    ) -> Result<PathBuf, AssetError> {
         if let Some(path) = self.in_place(asset) {
             return Ok(path);
         }
@@ -139,7 +175,8 @@ impl AssetFetcher {
             field: field.to_owned(),
             reason,
         };
-        let dest = join_inside(dir, &asset.name).map_err(|e| fail(format!("name: {e}")))?;
+        let dest =
+            prefixed_inside(dir, prefix, &asset.name).map_err(|e| fail(format!("name: {e}")))?;
         if asset.kind == AssetKind::Local && !dest.is_file() {
             // Read in place when the datum was stored, and no longer readable so.
             let path = asset.path.as_deref().unwrap_or_default();
@@ -196,6 +233,17 @@ impl AssetFetcher {
             .get(url, self.remote.max_kb.saturating_mul(1024))
             .map_err(|e| e.to_string())
     }
+}
+
+/// `dir/<prefix><name>`, `name` checked as [`join_inside`] checks it (the prefix goes on its
+/// first component: `in.` and `sub/x` give `in.sub/x`).
+fn prefixed_inside(
+    dir: &Path,
+    prefix: &str,
+    name: &str,
+) -> Result<PathBuf, verdict_scripts::ScriptError> {
+    join_inside(dir, name)?;
+    join_inside(dir, &format!("{prefix}{name}"))
 }
 
 #[cfg(test)]

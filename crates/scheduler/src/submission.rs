@@ -20,6 +20,10 @@ use verdict_scripts::{
 /// The file in a cached build directory that holds a failed compile's log.
 const FAILED_MARKER: &str = ".verdict-compile-error";
 
+/// How a test datum's input and output files are named in its cache directory.
+const DATUM_INPUT: &str = "in.";
+const DATUM_OUTPUT: &str = "out.";
+
 /// An error while filling a cache item: the cache's own I/O (which names its path) or the
 /// filler's. The cache asks for `From<io::Error>`; this keeps that conversion out of
 /// `JudgeError`, so no other I/O error can slip into it without its path.
@@ -381,19 +385,21 @@ impl SubmissionRun {
         let assets = &self.shared.assets;
         let dir = self.shared.cache.get_or_fill(
             &self.problem,
-            &ProblemCache::content_item(&format!("data-{datum}"), test),
+            // `datum-`: one directory per datum, its inputs `in.<name>` and outputs
+            // `out.<name>` (the `data-` items before held `in/` and `out/` directories).
+            &ProblemCache::content_item(&format!("datum-{datum}"), test),
             |dir: &Path| -> Result<(), FillError> {
                 let asset_error = |e: crate::assets::AssetError| FillError(e.into());
                 for (i, asset) in test.inputs.iter().enumerate() {
                     let field = format!("test_data[{datum}].inputs[{i}]");
                     assets
-                        .store(asset, &dir.join("in"), &field)
+                        .store_as(asset, dir, DATUM_INPUT, &field)
                         .map_err(asset_error)?;
                 }
                 for (i, asset) in test.outputs.iter().enumerate() {
                     let field = format!("test_data[{datum}].outputs[{i}]");
                     assets
-                        .store(asset, &dir.join("out"), &field)
+                        .store_as(asset, dir, DATUM_OUTPUT, &field)
                         .map_err(asset_error)?;
                 }
                 Ok(())
@@ -403,7 +409,7 @@ impl SubmissionRun {
         let mut files = TestFiles::default();
         for (i, asset) in test.inputs.iter().enumerate() {
             let field = format!("test_data[{datum}].inputs[{i}]");
-            let source = assets.stored_path(asset, &dir.join("in"), &field)?;
+            let source = assets.stored_path_as(asset, &dir, DATUM_INPUT, &field)?;
             if asset.name == STDIN_ASSET {
                 files.stdin = Some(source.clone());
             }
@@ -414,7 +420,7 @@ impl SubmissionRun {
         }
         for (i, asset) in test.outputs.iter().enumerate() {
             let field = format!("test_data[{datum}].outputs[{i}]");
-            let source = assets.stored_path(asset, &dir.join("out"), &field)?;
+            let source = assets.stored_path_as(asset, &dir, DATUM_OUTPUT, &field)?;
             files.expected.push((asset.name.clone(), source));
         }
         Ok(files)

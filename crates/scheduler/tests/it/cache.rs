@@ -141,3 +141,68 @@ fn local_test_data_costs_no_second_copy_in_the_cache() {
         judge.cache_stats()
     );
 }
+
+/// Every directory under `dir`, `dir` included.
+fn dirs_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut all = vec![dir.to_owned()];
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            all.extend(dirs_under(&entry.path()));
+        }
+    }
+    all
+}
+
+/// A test datum's cache item is one directory with its files (`in.<name>`, `out.<name>`,
+/// nested names keeping theirs): making a directory is what costs most on some file systems,
+/// and a cold judge makes one item per datum.
+#[test]
+fn a_datum_is_cached_as_one_directory_with_its_inputs_and_outputs_apart() {
+    let Some((judge, dir)) = judge_with(|config| config) else {
+        return;
+    };
+    let submission = json!({"sub_type": "programming", "category": "cache", "prob_id": "layout",
+        "sub_id": "layout-1", "updated_at": 1,
+        "judge_tasks": [compile_task(), test_task(false)],
+        "test_data": [{
+            // The same name as input and output, and a nested one.
+            "inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"},
+                       {"type": "text", "name": "same.txt", "text": "input"},
+                       {"type": "text", "name": "sub/extra.txt", "text": "x"}],
+            "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"},
+                        {"type": "text", "name": "same.txt", "text": "output"}]
+        }],
+        "submission": program(APLUSB)});
+    let submission = parse_submission(&submission.to_string()).expect("valid submission");
+    let report = runtime().block_on(judge.judge(submission));
+    // The program leaves the input `same.txt` as it was placed; the expected one differs.
+    let test = &report.results[1];
+    assert_eq!(test.status, JudgeStatus::WrongAnswer, "{report:?}");
+    assert!(
+        test.error_log.contains(r#"expected "output", got "input""#),
+        "{}",
+        test.error_log
+    );
+    let datum = dirs_under(&dir.path().join("cache"))
+        .into_iter()
+        .find(|d| {
+            d.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("datum-0-"))
+        })
+        .expect("the datum's cache item");
+    let read = |name: &str| std::fs::read_to_string(datum.join(name)).unwrap_or_default();
+    assert_eq!(read("in.testdata.in"), "1 2\n");
+    assert_eq!(read("out.testdata.out"), "3\n");
+    assert_eq!(
+        (read("in.same.txt"), read("out.same.txt")),
+        ("input".into(), "output".into())
+    );
+    assert_eq!(read("in.sub/extra.txt"), "x");
+    let dirs: Vec<_> = dirs_under(&datum).into_iter().skip(1).collect();
+    assert_eq!(
+        dirs,
+        vec![datum.join("in.sub")],
+        "only the nested name makes a directory"
+    );
+}
