@@ -126,17 +126,12 @@ impl AssetFetcher {
         Ok(dest)
     }
 
-    /// Stores a test datum's asset under `dir` for [`AssetFetcher::stored_path`]: a local asset
-    /// that can be read in place is left where it is (large test sets cost no second copy);
-    /// any other asset is materialised.
-    pub fn store(&self, asset: &Asset, dir: &Path, field: &str) -> Result<(), AssetError> {
-        self.store_as(asset, dir, "", field)
-    }
-
-    /// [`AssetFetcher::store`] under the name `<prefix><name>` in `dir` (a test datum's inputs
-    /// and outputs share one cache directory as `in.<name>` and `out.<name>`: a directory
-    /// fewer to make each, which costs on some file systems: docs/speed.md, third pass).
-    pub fn store_as(
+    /// Stores a test datum's asset in `dir` as `<prefix><name>` for
+    /// [`AssetFetcher::stored_path`]: a local asset that can be read in place is left where it
+    /// is (large test sets cost no second copy); any other asset is materialised. (A datum's
+    /// inputs and outputs share one cache directory as `in.<name>` and `out.<name>`: a
+    /// directory fewer to make each, which costs on some file systems: docs/speed.md.)
+    pub fn store(
         &self,
         asset: &Asset,
         dir: &Path,
@@ -149,19 +144,9 @@ impl AssetFetcher {
         Ok(())
     }
 
-    /// Where an asset stored by [`AssetFetcher::store`] under `dir` is read: the local file
-    /// itself when it is read in place, else `dir/<name>`.
+    /// Where an asset stored by [`AssetFetcher::store`] in `dir` with `prefix` is read: the
+    /// local file itself when it is read in place, else `dir/<prefix><name>`.
     pub fn stored_path(
-        &self,
-        asset: &Asset,
-        dir: &Path,
-        field: &str,
-    ) -> Result<PathBuf, AssetError> {
-        self.stored_path_as(asset, dir, "", field)
-    }
-
-    /// Where an asset stored by [`AssetFetcher::store_as`] with `prefix` is read.
-    pub fn stored_path_as(
         &self,
         asset: &Asset,
         dir: &Path,
@@ -311,19 +296,19 @@ mod tests {
             AssetFetcher::new(&[root.path().to_owned()], RemoteConfig::default()).unwrap();
         let cache = tempfile::tempdir().unwrap();
         let asset = local(&data);
-        fetcher.store(&asset, cache.path(), "f").unwrap();
+        fetcher.store(&asset, cache.path(), "", "f").unwrap();
         assert_eq!(
             std::fs::read_dir(cache.path()).unwrap().count(),
             0,
             "nothing copied"
         );
-        let path = fetcher.stored_path(&asset, cache.path(), "f").unwrap();
+        let path = fetcher.stored_path(&asset, cache.path(), "", "f").unwrap();
         assert_eq!(path, data.canonicalize().unwrap());
 
         // A file others may write to is copied (boxes get hard links to what tests read).
         std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o666)).unwrap();
-        fetcher.store(&asset, cache.path(), "f").unwrap();
-        let path = fetcher.stored_path(&asset, cache.path(), "f").unwrap();
+        fetcher.store(&asset, cache.path(), "", "f").unwrap();
+        let path = fetcher.stored_path(&asset, cache.path(), "", "f").unwrap();
         assert_eq!(path, cache.path().join("testdata.in"));
         assert_eq!(std::fs::read(&path).unwrap(), b"1 2\n");
     }
@@ -340,7 +325,7 @@ mod tests {
             AssetFetcher::new(&[root.path().to_owned()], RemoteConfig::default()).unwrap();
         let cache = tempfile::tempdir().unwrap();
         let err = fetcher
-            .store(&local(&link), cache.path(), "test_data[0].inputs[0]")
+            .store(&local(&link), cache.path(), "", "test_data[0].inputs[0]")
             .unwrap_err();
         assert!(
             err.to_string()
@@ -348,7 +333,7 @@ mod tests {
             "{err}"
         );
         let err = fetcher
-            .stored_path(&local(&link), cache.path(), "test_data[0].inputs[0]")
+            .stored_path(&local(&link), cache.path(), "", "test_data[0].inputs[0]")
             .unwrap_err();
         assert!(
             err.to_string()

@@ -393,13 +393,13 @@ impl SubmissionRun {
                 for (i, asset) in test.inputs.iter().enumerate() {
                     let field = format!("test_data[{datum}].inputs[{i}]");
                     assets
-                        .store_as(asset, dir, DATUM_INPUT, &field)
+                        .store(asset, dir, DATUM_INPUT, &field)
                         .map_err(asset_error)?;
                 }
                 for (i, asset) in test.outputs.iter().enumerate() {
                     let field = format!("test_data[{datum}].outputs[{i}]");
                     assets
-                        .store_as(asset, dir, DATUM_OUTPUT, &field)
+                        .store(asset, dir, DATUM_OUTPUT, &field)
                         .map_err(asset_error)?;
                 }
                 Ok(())
@@ -409,7 +409,7 @@ impl SubmissionRun {
         let mut files = TestFiles::default();
         for (i, asset) in test.inputs.iter().enumerate() {
             let field = format!("test_data[{datum}].inputs[{i}]");
-            let source = assets.stored_path_as(asset, &dir, DATUM_INPUT, &field)?;
+            let source = assets.stored_path(asset, &dir, DATUM_INPUT, &field)?;
             if asset.name == STDIN_ASSET {
                 files.stdin = Some(source.clone());
             }
@@ -420,7 +420,7 @@ impl SubmissionRun {
         }
         for (i, asset) in test.outputs.iter().enumerate() {
             let field = format!("test_data[{datum}].outputs[{i}]");
-            let source = assets.stored_path_as(asset, &dir, DATUM_OUTPUT, &field)?;
+            let source = assets.stored_path(asset, &dir, DATUM_OUTPUT, &field)?;
             files.expected.push((asset.name.clone(), source));
         }
         Ok(files)
