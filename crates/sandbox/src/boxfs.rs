@@ -440,9 +440,9 @@ pub fn remove_box_dir(box_dir: &Path) -> Result<(), SandboxError> {
 /// box itself carries state a fresh one lacks, which its owner (the run's user) could have set:
 /// extended attributes or ACLs, or inode flags (casefolding, encryption, ...) other than those
 /// its parent passes to a new directory. Otherwise everything in it is removed (never
-/// following a symlink, never crossing a file system), its mode goes back to 0777 and (as root)
-/// its owner to root, as the judge makes a fresh box. Call it only once every process of the run is gone
-/// (a run's processes are all killed before [`crate::Sandbox::run`] returns).
+/// following a symlink, never crossing a file system), its mode goes back to 0777 and (as
+/// root) its owner to root, as the judge makes a fresh box. Call it only once every process of
+/// the run is gone (a run's processes are all killed before [`crate::Sandbox::run`] returns).
 pub fn reset_box_dir(box_dir: &Path) -> Result<bool, SandboxError> {
     let fd = open_box(box_dir)?;
     // SAFETY: a null buffer of size 0 only asks for the size of the attribute list.

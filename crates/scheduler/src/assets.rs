@@ -221,14 +221,15 @@ impl AssetFetcher {
 }
 
 /// `dir/<prefix><name>`, `name` checked as [`join_inside`] checks it (the prefix goes on its
-/// first component: `in.` and `sub/x` give `in.sub/x`).
+/// first component, which stays a plain name: `in.` and `sub/x` give `in.sub/x`, `in.` and
+/// `./x` give `in../x`).
 fn prefixed_inside(
     dir: &Path,
     prefix: &str,
     name: &str,
 ) -> Result<PathBuf, verdict_scripts::ScriptError> {
     join_inside(dir, name)?;
-    join_inside(dir, &format!("{prefix}{name}"))
+    Ok(dir.join(format!("{prefix}{name}")))
 }
 
 #[cfg(test)]

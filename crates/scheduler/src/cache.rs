@@ -178,6 +178,10 @@ impl ProblemCache {
         if let Some(old) = state.problems.insert(key.clone(), entry) {
             old.dir.stale.store(true, Ordering::Release);
         }
+        drop(state);
+        // A second problem makes the first evictable: what earlier processes left is
+        // measured now, once, rather than checked for on every item's use.
+        self.measure_on_disk();
         Ok(ProblemHandle { dir, lock, key })
     }
 
@@ -218,7 +222,6 @@ impl ProblemCache {
 
     /// Marks a problem used and adds `bytes` to its size, then evicts over the bound.
     fn touch(&self, handle: &ProblemHandle, bytes: u64) {
-        self.measure_on_disk();
         let mut state = self.state();
         state.clock += 1;
         let now = state.clock;
