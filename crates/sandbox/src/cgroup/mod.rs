@@ -62,6 +62,11 @@ fn is_run_of(dir_name: &str, instance: &str) -> bool {
 /// Kills what is left in the run cgroups of the instance `instance` under `parent` (a
 /// cgroup parent dir of either version) and removes them; whether none is left.
 pub(crate) fn sweep_instance(parent: &Path, instance: &str) -> bool {
+    sweep_runs(parent, instance, None)
+}
+
+/// [`sweep_instance`], but for the run cgroup named `keep`.
+fn sweep_runs(parent: &Path, instance: &str, keep: Option<&str>) -> bool {
     let rd = match fs::read_dir(parent) {
         Ok(rd) => rd,
         Err(e) => return e.kind() == ErrorKind::NotFound,
@@ -71,7 +76,7 @@ pub(crate) fn sweep_instance(parent: &Path, instance: &str) -> bool {
         if !entry
             .file_name()
             .to_str()
-            .is_some_and(|n| is_run_of(n, instance))
+            .is_some_and(|n| is_run_of(n, instance) && Some(n) != keep)
         {
             continue;
         }
@@ -95,25 +100,38 @@ pub(crate) fn run_name(instance: &str) -> String {
     format!("{instance}-{n}")
 }
 
+/// The `n` of [`kept_name`], which [`run_name`] never gives.
+const KEPT_N: u64 = u64::MAX;
+
+/// The name of a one-shot instance's kept v1 `pids` and `cpuacct` cgroups: a run cgroup name
+/// of the instance (swept with its others) that [`run_name`] never gives. A one-shot process
+/// leaves them, empty, for the next one-shot process that takes the instance over (see
+/// [`crate::instance`] and [`v1::Counters`]).
+pub(crate) fn kept_name(instance: &str) -> String {
+    format!("{instance}-{KEPT_N}")
+}
+
 /// Removes what is left of this process's instance `instance`'s run cgroups under `parent`.
 /// When this process gave few names ([`run_name`]: a one-shot `judge sandbox` gives two), one
 /// `rmdir` each, by name (most fail with ENOENT: each run removed its own), instead of listing
 /// `parent` (a v1 cgroup dir lists its ~30 control files too); any other failure (a process
 /// left in one) and it is [`sweep_instance`]d (killed, then removed). Every run cgroup of the
 /// instance has such a name: the instance's name is its own (see [`crate::instance`]) and
-/// every run cgroup name comes from [`run_name`].
+/// every run cgroup name comes from [`run_name`]. A one-shot instance's kept counters
+/// ([`kept_name`]) are not removed (by name or by listing).
 ///
 /// Whether none is left.
 pub(crate) fn remove_own_runs(parent: &Path, instance: &str) -> bool {
     let given = NEXT.load(Ordering::Relaxed);
+    let sweep = || sweep_runs(parent, instance, Some(&kept_name(instance)));
     if given > 8 {
-        return sweep_instance(parent, instance);
+        return sweep();
     }
     for n in 0..given {
         match fs::remove_dir(parent.join(format!("{instance}-{n}"))) {
             Ok(()) => tracing::info!(cgroup = %parent.display(), n, "removed a run cgroup left"),
             Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(_) => return sweep_instance(parent, instance),
+            Err(_) => return sweep(),
         }
     }
     true
@@ -241,18 +259,22 @@ macro_rules! each {
 }
 
 impl RunCgroup {
-    /// A run's cgroups: `fresh`, and on v1 the slot's `kept` counters (reset) or new ones named
-    /// after `instance`. On failure nothing is left (the kept counters are removed).
+    /// A run's cgroups: `fresh`, and on v1 the slot's `kept` counters (reset) or others named
+    /// after `instance`: new ones, or for a `one_shot` sandbox those an earlier one-shot
+    /// process of the instance left ([`kept_name`]). On failure nothing is left (the kept
+    /// counters are removed).
     pub(crate) fn assemble(
         fresh: Fresh,
         kept: Option<Kept>,
         h: &Hierarchy,
         instance: &str,
+        one_shot: bool,
     ) -> Result<RunCgroup, SandboxError> {
         match (fresh, h) {
             (Fresh::V1(memory), Hierarchy::V1(h)) => {
                 let counters = match kept {
                     Some(mut c) => c.reset().map(|()| c),
+                    None if one_shot => v1::Counters::create(h, &kept_name(instance)),
                     None => v1::Counters::create(h, &run_name(instance)),
                 };
                 match counters {
@@ -426,9 +448,14 @@ fn open_rw(p: PathBuf) -> Result<File, SandboxError> {
 }
 
 fn mkdir(path: &Path) -> Result<(), SandboxError> {
+    made_new(path).map(drop)
+}
+
+/// Makes the directory `path`; whether it was made (`false`: it was there).
+fn made_new(path: &Path) -> Result<bool, SandboxError> {
     match fs::create_dir(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
         Err(source) => Err(SandboxError::Cgroup {
             path: path.to_owned(),
             source,
@@ -475,6 +502,22 @@ mod tests {
             assert!(!parent.path().join(name).exists(), "{name} left");
         }
         assert!(never.exists(), "removed by listing, not by name");
+    }
+
+    #[test]
+    fn an_instances_own_sweep_keeps_its_one_shot_counters_and_any_other_sweep_removes_them() {
+        let parent = tempfile::tempdir().expect("parent");
+        let instance = "i00000000000000bb";
+        let [run, kept] = [format!("{instance}-3"), kept_name(instance)];
+        for name in [&run, &kept] {
+            fs::create_dir(parent.path().join(name)).expect("mkdir");
+        }
+        assert!(is_run_of(&kept, instance), "never swept with the rest");
+        assert!(sweep_runs(parent.path(), instance, Some(&kept)));
+        assert!(!parent.path().join(&run).exists(), "{run} left");
+        assert!(parent.path().join(&kept).exists(), "{kept} removed");
+        assert!(sweep_instance(parent.path(), instance));
+        assert!(!parent.path().join(&kept).exists(), "{kept} left");
     }
 
     #[test]

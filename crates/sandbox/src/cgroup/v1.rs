@@ -8,7 +8,8 @@
 //! pid listed in `cgroup.procs` is killed.
 
 use super::{
-    OnDemand, Readings, keyed_value, mkdir, open_rw, open_w, read_small, read_stat, write_open,
+    OnDemand, Readings, keyed_value, made_new, mkdir, open_rw, open_w, read_small, read_stat,
+    write_open,
 };
 use crate::SandboxError;
 use std::fs::{self, File};
@@ -114,7 +115,9 @@ impl Memory {
 
 /// A slot's `pids` and `cpuacct` cgroups, kept open across the slot's runs: made once and
 /// used again by the slot's next run when the last one ended cleanly (its zygote reaped every
-/// process of it before answering, so no process is left in them). Their counters are reset
+/// process of it before answering, so no process is left in them). A one-shot sandbox leaves
+/// them so at its end, named [`super::kept_name`], and the next one-shot process that takes
+/// its instance over (see [`crate::instance`]) uses them again. Their counters are reset
 /// before each run: `cpuacct.usage` is written 0, and `pids.events`' `max` (which only grows)
 /// is read before the run and reported as a difference. `pids.max` is written when it changes.
 ///
@@ -138,12 +141,41 @@ pub(crate) struct Counters {
 }
 
 impl Counters {
-    /// Makes a slot's `pids` and `cpuacct` cgroups `name` (removed on failure).
+    /// Makes a slot's `pids` and `cpuacct` cgroups `name`, or takes them as an earlier
+    /// one-shot process of the instance left them ([`super::kept_name`]): reset, and checked
+    /// to be empty (were a process in one, both are killed, removed and made anew). Removed
+    /// on failure.
     pub(crate) fn create(h: &Hierarchy, name: &str) -> Result<Counters, SandboxError> {
         let dirs = vec![h.pids.join(name), h.cpuacct.join(name)];
-        let made = (|| {
+        let (mut counters, made) = Self::open(dirs.clone())?;
+        if made {
+            return Ok(counters);
+        }
+        let busy = dirs
+            .iter()
+            .any(|d| fs::read(d.join("cgroup.procs")).map_or(true, |procs| !procs.is_empty()));
+        if busy {
+            tracing::warn!(cgroup = %dirs[0].display(), "a kept cgroup was not empty: made anew");
+            drop(counters.into_dirs());
             for d in &dirs {
-                mkdir(d)?;
+                super::remove_killing(d).map_err(|source| SandboxError::Cgroup {
+                    path: d.clone(),
+                    source,
+                })?;
+            }
+            return Self::open(dirs).map(|(c, _)| c);
+        }
+        counters.reset()?;
+        Ok(counters)
+    }
+
+    /// Makes the cgroups `dirs` (or takes them as they are) and opens their control files;
+    /// whether both were made. On failure removes them.
+    fn open(dirs: Vec<PathBuf>) -> Result<(Counters, bool), SandboxError> {
+        let made = (|| {
+            let mut made = true;
+            for d in &dirs {
+                made &= made_new(d)?;
             }
             let [pids, cpuacct] = [&dirs[0], &dirs[1]];
             // The program joins through `tasks`, not `cgroup.procs`: it is a single thread then
@@ -157,18 +189,22 @@ impl Counters {
                 open_rw(cpuacct.join("cpuacct.usage"))?,
                 File::open(pids.join("pids.events")).ok(),
                 open_w(pids.join("pids.max")).ok(),
+                made,
             ))
         })();
         match made {
-            Ok((tasks, cpu, pids_events, pids_max)) => Ok(Counters {
-                dirs,
-                tasks,
-                cpu,
-                pids_events,
-                pids_max,
-                pids_limit: None,
-                events_base: 0,
-            }),
+            Ok((tasks, cpu, pids_events, pids_max, made)) => Ok((
+                Counters {
+                    dirs,
+                    tasks,
+                    cpu,
+                    pids_events,
+                    pids_max,
+                    pids_limit: None,
+                    events_base: 0,
+                },
+                made,
+            )),
             Err(e) => {
                 for d in &dirs {
                     let _ = fs::remove_dir(d);
@@ -198,6 +234,12 @@ impl Counters {
     /// Hands the directories over for removal (the descriptors close with `self`).
     pub(crate) fn into_dirs(mut self) -> Vec<PathBuf> {
         std::mem::take(&mut self.dirs)
+    }
+
+    /// Leaves the directories (empty) where they are, for the next one-shot process of the
+    /// instance ([`super::kept_name`]).
+    pub(crate) fn leave(self) {
+        drop(self.into_dirs());
     }
 }
 

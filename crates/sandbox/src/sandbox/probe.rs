@@ -87,6 +87,22 @@ impl Zygotes {
     }
 }
 
+impl Drop for Zygotes {
+    /// One-shot: the slots' kept cgroups (empty) are left for the next one-shot process of the
+    /// instance, which takes them over with its name (see [`crate::instance`]).
+    fn drop(&mut self) {
+        if !self.one_shot {
+            return;
+        }
+        for slot in &self.slots {
+            let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(kept) = slot.cgroups.take() {
+                kept.leave();
+            }
+        }
+    }
+}
+
 /// What a slot keeps between its runs.
 #[derive(Debug, Default)]
 pub(super) struct SlotState {

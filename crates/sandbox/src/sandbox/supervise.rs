@@ -75,7 +75,7 @@ impl Supervisor<'_> {
             None => Fresh::create(&z.hierarchy, &crate::cgroup::run_name(&z.instance))?,
         };
         let kept = self.slot_state(z, slot).cgroups.take();
-        let mut cg = RunCgroup::assemble(fresh, kept, &z.hierarchy, &z.instance)?;
+        let mut cg = RunCgroup::assemble(fresh, kept, &z.hierarchy, &z.instance, z.one_shot)?;
         // A box dir on tmpfs: what the program writes there is memory charged to its cgroup
         // that no reclaim can free, so the cgroup gets room for one output file beyond the
         // limit, and the supervisor holds the program's own memory to the limit (design #24).

@@ -248,7 +248,7 @@ fn what_a_dead_instance_left_is_removed_and_a_live_ones_is_kept() {
 }
 
 /// Waits (up to 5 s) until nobody holds the lock file `lock`.
-fn wait_free(lock: &Path) {
+pub(crate) fn wait_free(lock: &Path) {
     let t = std::time::Instant::now();
     loop {
         let f = fs::File::open(lock).expect("open lock");

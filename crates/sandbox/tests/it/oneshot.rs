@@ -2,10 +2,12 @@
 //! or kept zygote, and the same isolation, limits and measurements as a reused one.
 
 use crate::fixtures::prog;
+use crate::instance::wait_free;
 use crate::{TestBox, run, sandbox, slack_ms};
-use std::path::PathBuf;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxConfig, StdioSpec};
+use verdict_sandbox::{ExitKind, IsolationLevel, LimitHit, Sandbox, SandboxConfig, StdioSpec};
 
 /// Children of this test's thread that are still alive (not zombies).
 fn live_children() -> Vec<i32> {
@@ -182,7 +184,8 @@ fn run_cgroups_of(instance: &str, cgroup_name: &str) -> Vec<PathBuf> {
 }
 
 /// A one-shot run whose spec is refused leaves no cgroup behind, and the next run of the
-/// sandbox works.
+/// sandbox works; when the sandbox ends, only its counters are left (for the next one-shot
+/// process).
 #[test]
 fn a_refused_one_shot_run_leaves_no_cgroup() {
     let name = "verdict-sandbox-tests-oneshot-refused";
@@ -201,8 +204,123 @@ fn a_refused_one_shot_run_leaves_no_cgroup() {
     let o = run(&sb, &spec);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     assert_eq!(b.stdout(), "42\n");
+    let v1 = sb.isolation() == IsolationLevel::FullCgroupV1;
     drop(sb);
-    assert_none_left(&instance, name, "the sandbox");
+    assert_only_counters_left(&instance, name, v1);
+}
+
+/// What a one-shot instance leaves when it ends: on v1 its `pids` and `cpuacct` counters,
+/// empty, under their kept name; nothing on v2.
+fn assert_only_counters_left(instance: &str, cgroup_name: &str, v1: bool) {
+    let kept = format!("{instance}-{}", u64::MAX);
+    let t = Instant::now();
+    let left = loop {
+        let left = run_cgroups_of(instance, cgroup_name);
+        let fresh = left.iter().any(|p| !p.ends_with(&kept));
+        if !fresh || t.elapsed() > Duration::from_secs(5) {
+            break left;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut controllers: Vec<_> = left
+        .iter()
+        .map(|p| {
+            assert!(p.ends_with(&kept), "{} left", p.display());
+            let procs = std::fs::read_to_string(p.join("cgroup.procs")).expect("procs");
+            assert_eq!(procs, "", "{} is not empty", p.display());
+            let controller = p.parent().and_then(Path::parent).expect("controller");
+            controller.file_name().expect("name").to_owned()
+        })
+        .collect();
+    controllers.sort();
+    let want: &[&str] = if v1 { &["cpuacct", "pids"] } else { &[] };
+    assert_eq!(controllers, want, "left: {left:?}");
+}
+
+/// A one-shot process leaves its v1 `pids` and `cpuacct` cgroups (empty) for the next
+/// one-shot process that takes its instance over, and that one's run counts only its own CPU
+/// time and process-limit hits. An instance that does not take it over removes them.
+#[test]
+fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
+    if sandbox().is_none() {
+        return;
+    }
+    let state = tempfile::Builder::new()
+        .prefix("verdict-oneshot-test-")
+        .tempdir_in("/run")
+        .expect("state dir");
+    let name = "verdict-sandbox-tests-oneshot-kept";
+    let cfg = SandboxConfig {
+        require_isolation: true,
+        one_shot: true,
+        uid_base: 62_360,
+        max_boxes: 1,
+        cgroup_name: name.into(),
+        state_dir: state.path().to_owned(),
+        ..SandboxConfig::default()
+    };
+    let lock = |instance: &str| state.path().join(format!("instances/{instance}.lock"));
+
+    // The first: 200 ms of CPU time, then a process-limit hit.
+    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
+    let instance = sb.instance().name().to_owned();
+    let v1 = sb.isolation() == IsolationLevel::FullCgroupV1;
+    let b = TestBox::new();
+    let o = run(&sb, &b.spec(&prog("busy"), &["200"]));
+    assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None));
+    assert!(o.cpu_time_ms >= 200, "{o:?}");
+    let mut spec = b.spec(&prog("threads"), &["20"]);
+    spec.limits.processes = Some(8);
+    let o = run(&sb, &spec);
+    assert_eq!(o.limit_hit, Some(LimitHit::Processes), "{o:?}");
+    drop(sb);
+    assert_only_counters_left(&instance, name, v1);
+    wait_free(&lock(&instance));
+
+    // A process put in one of them meanwhile (by root: nothing of a box can) is killed and
+    // the counters made anew.
+    let kept = format!("{instance}-{}", u64::MAX);
+    let mut intruder = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("sleep");
+    if v1 {
+        let procs = Path::new("/sys/fs/cgroup/pids").join(name).join(&kept);
+        std::fs::write(procs.join("cgroup.procs"), intruder.id().to_string()).expect("join");
+    } else {
+        intruder.kill().expect("kill");
+    }
+
+    // The next takes them over with the name, and measures its own run alone.
+    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
+    assert_eq!(sb.instance().name(), instance, "not taken over");
+    let b = TestBox::new();
+    std::fs::write(b.path().join("in.txt"), "40 2\n").expect("write");
+    let mut spec = b.spec(&prog("aplusb"), &[]);
+    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.limits.processes = Some(8);
+    let o = run(&sb, &spec);
+    assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None), "{o:?}");
+    assert!(
+        o.cpu_time_ms < 100,
+        "the last process's CPU time counted: {o:?}"
+    );
+    assert_eq!(b.stdout(), "42\n");
+    let status = intruder.wait().expect("wait");
+    assert_eq!(status.signal(), Some(libc::SIGKILL), "{status:?}");
+    drop(sb);
+    assert_only_counters_left(&instance, name, v1);
+    wait_free(&lock(&instance));
+
+    // An instance that does not take it over (not one-shot) sweeps it, counters and all.
+    let sb = Sandbox::new(SandboxConfig {
+        one_shot: false,
+        ..cfg
+    })
+    .expect("sandbox");
+    assert_ne!(sb.instance().name(), instance);
+    assert_eq!(run_cgroups_of(&instance, name), Vec::<PathBuf>::new());
+    drop(sb);
 }
 
 /// Waits (a little) until `instance` has no run cgroup left.
