@@ -8,9 +8,10 @@
 //! say) in the same alternating loop, and `VERDICT_BENCH_JUDGE=<judge binary>` replaces the
 //! one built here (a copy beside the compared one: the same binary measured from `target/` and
 //! from a copy in `/tmp` differed by ~6 %, so compare copies in one place). Builds that leave
-//! different files in the state dir (a one-shot instance's registry files, say) make each other
-//! pay in the alternating loop: compare them in blocks (`VERDICT_BENCH_JUDGE` alone, in turn). CI compiles it (`cargo bench --no-run`); it does not time
-//! it.
+//! different things in the state dir or the cgroup tree (a one-shot instance's registry files
+//! or kept counters, say) make each other pay in the alternating loop: compare them in blocks
+//! (`VERDICT_BENCH_JUDGE` alone, in turn). CI compiles it (`cargo bench --no-run`); it does
+//! not time it.
 #![allow(clippy::print_stdout)]
 
 use std::path::{Path, PathBuf};
