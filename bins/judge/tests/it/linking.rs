@@ -13,19 +13,57 @@ fn has_libgcc_eh() -> bool {
         })
 }
 
-#[test]
-fn judge_does_not_load_libgcc_s_where_libgcc_eh_is_at_hand() {
-    if !cfg!(all(target_os = "linux", target_env = "gnu")) || !has_libgcc_eh() {
-        return;
-    }
+/// `judge`'s dynamic section, as `readelf` prints it.
+fn judge_dynamic_section() -> String {
     let out = Command::new("readelf")
         .args(["--dynamic", env!("CARGO_BIN_EXE_judge")])
         .output()
         .expect("readelf (binutils) runs");
     assert!(out.status.success(), "readelf failed");
-    let dynamic = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn judge_does_not_load_libgcc_s_where_libgcc_eh_is_at_hand() {
+    if !cfg!(all(target_os = "linux", target_env = "gnu")) || !has_libgcc_eh() {
+        return;
+    }
+    let dynamic = judge_dynamic_section();
     assert!(dynamic.contains("(NEEDED)"), "{dynamic}");
     assert!(!dynamic.contains("libgcc_s"), "{dynamic}");
+}
+
+/// Whether a PIE with a relative relocation, linked with `-z pack-relative-relocs`, links and
+/// runs here (binutils 2.38 and glibc 2.36 or later).
+fn toolchain_packs_relative_relocs() -> bool {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = dir.path().join("p.c");
+    let program = dir.path().join("p");
+    std::fs::write(
+        &source,
+        "static int x; int *p = &x; int main(void) { return *p; }\n",
+    )
+    .expect("write");
+    Command::new("cc")
+        .args(["-fPIE", "-pie", "-Wl,-z,pack-relative-relocs", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .output()
+        .is_ok_and(|o| o.status.success())
+        && Command::new(&program)
+            .output()
+            .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn judge_packs_its_relative_relocations_where_the_toolchain_can() {
+    if !cfg!(all(target_os = "linux", target_env = "gnu")) || !toolchain_packs_relative_relocs() {
+        return;
+    }
+    let dynamic = judge_dynamic_section();
+    assert!(dynamic.contains("(RELR)"), "{dynamic}");
+    // Still position-independent: loaded at a random address.
+    assert!(dynamic.contains("PIE"), "{dynamic}");
 }
 
 /// This test binary is linked as `judge` is (build.rs's search path holds for every target of
