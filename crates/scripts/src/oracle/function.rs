@@ -24,6 +24,10 @@ struct Harness {
     source: &'static str,
 }
 
+/// Where the python harness's bytecode goes in the box, when it runs as bytecode (its code
+/// still names `.verdict/harness.py`, as tracebacks did).
+const PYTHON_HARNESS_BYTECODE: &str = ".verdict/harness.pyc";
+
 fn harness_for(language: Language) -> Option<Harness> {
     match language {
         Language::Python3 => Some(Harness {
@@ -167,7 +171,26 @@ impl Batch<'_> {
         let work = WorkDir::new(self.options.work_dir.as_deref())?;
         let box_dir = work.box_dir();
         write_sources(&box_dir, &self.suite.source_files)?;
-        write_box_file(&box_dir, harness.file, harness.source.as_bytes())?;
+        // The python harness as bytecode its interpreter compiled once, where it can be had.
+        let bytecode = match self.suite.language {
+            Language::Python3 => super::bytecode::harness(
+                self.command,
+                harness.source,
+                harness.file,
+                &self.sandbox.config().state_dir,
+            ),
+            _ => None,
+        };
+        let harness_file = match &bytecode {
+            Some(code) => {
+                write_box_file(&box_dir, PYTHON_HARNESS_BYTECODE, code)?;
+                PYTHON_HARNESS_BYTECODE
+            }
+            None => {
+                write_box_file(&box_dir, harness.file, harness.source.as_bytes())?;
+                harness.file
+            }
+        };
         let cases = serde_json::to_vec(args)
             .map_err(|e| OracleError::io("encode", CASES_FILE, e.into()))?;
         write_box_file(&box_dir, CASES_FILE, &cases)?;
@@ -183,7 +206,7 @@ impl Batch<'_> {
             let stderr = work.io(&format!("stderr-{run_no}"));
             let running = crate::timing::phase("oracle.sandbox");
             let outcome = self.launch(
-                &harness,
+                harness_file,
                 &box_dir,
                 &results_name,
                 &work.io(&format!("stdout-{run_no}")),
@@ -219,7 +242,7 @@ impl Batch<'_> {
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
-        harness: &Harness,
+        harness_file: &str,
         box_dir: &Path,
         results_name: &str,
         stdout: &Path,
@@ -229,7 +252,7 @@ impl Batch<'_> {
     ) -> Result<SandboxOutcome, OracleError> {
         let mut argv: Vec<String> = self.command[1..].to_vec();
         argv.extend([
-            harness.file.to_owned(),
+            harness_file.to_owned(),
             CASES_FILE.to_owned(),
             results_name.to_owned(),
             self.suite.source_files[0].name.clone(),

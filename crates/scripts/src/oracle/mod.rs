@@ -8,6 +8,7 @@
 //! script or cli suite in one fresh box per case. The suite format, the comparison rules and
 //! the harness protocol are described in `examples/oracle/README.md`.
 
+mod bytecode;
 mod error;
 mod expect;
 mod function;

@@ -350,3 +350,44 @@ def helper():
         "loading the module raised ZeroDivisionError: division by zero (at broken.py:2 in <module>)"
     );
 }
+
+/// The harness runs as bytecode its interpreter compiled once (docs/oracle.md, "Start-up"),
+/// kept as root under the sandbox's state dir for later processes; failures are reported as
+/// from the source (the code keeps the source's file name).
+#[test]
+fn the_harness_runs_as_bytecode_compiled_once_and_reports_as_the_source_did() {
+    let suite = function_suite(
+        "python3",
+        "solution.py",
+        "import sys\n\ndef f(x):\n    if x == 0:\n        return sys.argv[0]\n    return 1 // (x - 1)\n",
+        "f",
+        json!([
+            {"name": "argv", "input": [0], "expected": ".verdict/harness.pyc"},
+            {"name": "raises", "input": [1], "expected": 0},
+            {"name": "passes", "input": [2], "expected": 1},
+        ]),
+    );
+    let Some(report) = run(&suite) else { return };
+    assert_eq!(
+        statuses(&report),
+        ["passed", "error", "passed"],
+        "{report:#?}"
+    );
+    assert_eq!(
+        message(&report, 1),
+        "ZeroDivisionError: integer division or modulo by zero (at solution.py:6 in f)"
+    );
+    let Some(sandbox) = sandbox() else { return };
+    let kept = sandbox.config().state_dir.join("oracle");
+    let is_root = std::fs::metadata("/proc/self").is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid() == 0
+    });
+    if is_root {
+        let pyc = std::fs::read_dir(&kept)
+            .expect("the kept dir")
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".pyc"));
+        assert!(pyc, "no .pyc kept in {}", kept.display());
+    }
+}
