@@ -512,7 +512,10 @@ mod tests {
         for name in [&run, &kept] {
             fs::create_dir(parent.path().join(name)).expect("mkdir");
         }
-        assert!(is_run_of(&kept, instance), "never swept with the rest");
+        assert!(
+            is_run_of(&kept, instance),
+            "a kept name others' sweeps would miss"
+        );
         assert!(sweep_runs(parent.path(), instance, Some(&kept)));
         assert!(!parent.path().join(&run).exists(), "{run} left");
         assert!(parent.path().join(&kept).exists(), "{kept} removed");

@@ -1,5 +1,6 @@
 //! Function deliverables: one interpreter runs a batch of cases through a small harness
-//! (`harness/function.py`, `harness/function.js`) and writes one result line per case to a file
+//! (`harness/function.py`, as bytecode its interpreter compiled once where it can: see
+//! `bytecode.rs`; `harness/function.js`) and writes one result line per case to a file
 //! of its own, so the deliverable's prints cannot corrupt the results. When the interpreter dies
 //! mid-batch (a crash, a kill, a limit), the case in progress is recorded and a fresh
 //! interpreter resumes from the next case.
