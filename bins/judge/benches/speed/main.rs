@@ -517,6 +517,14 @@ fn main() {
     std::fs::create_dir_all(&tools).expect("tools dir");
     let aplusb = static_aplusb(&tools);
     let input = tools.join("in.txt");
+    // A box made once, holding the program and its input, as isolate's `--init` makes its
+    // own (below): without `--dir`, `judge sandbox` makes and removes a temporary box each
+    // time, and a program outside the box needs its directory mounted (docs/speed.md).
+    let one_box = dir.path().join("oneshot-box");
+    std::fs::create_dir_all(&one_box).expect("one-shot box");
+    let boxed = one_box.join("aplusb");
+    std::fs::copy(&aplusb, &boxed).expect("copy the program");
+    std::fs::copy(&input, one_box.join("in.txt")).expect("copy the input");
     let mut bare_one = Vec::new();
     let mut oneshot = Vec::new();
     let mut oneshot_ratio = Vec::new();
@@ -526,14 +534,14 @@ fn main() {
         for _ in 0..5 {
             let mut cmd = Command::new(&judge);
             cmd.args(["sandbox", "--require-isolation", "--time", "1000"])
-                .args(["--memory", "262144", "--ro"])
-                .arg(&tools)
+                .args(["--wall", "3000", "--memory", "262144", "--dir"])
+                .arg(&one_box)
                 .arg("--stdin")
-                .arg(&input)
+                .arg(one_box.join("in.txt"))
                 .arg("--stdout")
-                .arg(tools.join("out.txt"))
+                .arg(one_box.join("out.txt"))
                 .arg("--")
-                .arg(&aplusb);
+                .arg(&boxed);
             whole.push(timed(|| {
                 run_process(&mut cmd);
             }));
