@@ -119,40 +119,55 @@ fn which(program: &str) -> Option<PathBuf> {
     })
 }
 
-/// isolate 1.10 `--cg --run` of the static A+B with the same limits, when installed.
-fn isolate_run(program: &Path, input: &Path, runs: usize) -> Option<Duration> {
-    let isolate = which("isolate")?;
-    let init = Command::new(&isolate)
-        .args(["--cg", "-b", "77", "--init"])
-        .output()
-        .ok()?;
-    let box_root = PathBuf::from(String::from_utf8_lossy(&init.stdout).trim()).join("box");
-    std::fs::copy(program, box_root.join("aplusb")).ok()?;
-    std::fs::copy(input, box_root.join("in.txt")).ok()?;
-    let mut times = Vec::new();
-    for _ in 0..runs {
-        times.push(timed(|| {
-            let _ = Command::new(&isolate)
-                .args([
-                    "--cg",
-                    "-b",
-                    "77",
-                    "--time=1",
-                    "--wall-time=3",
-                    "--cg-mem=262144",
-                    "--stdin=in.txt",
-                    "--stdout=out.txt",
-                    "--run",
-                    "--",
-                    "./aplusb",
-                ])
-                .output();
-        }));
+/// isolate 1.10's box `-b 77`, made by `--init` (with the static A+B and its input copied in)
+/// and removed by `--cleanup` when dropped.
+struct IsolateBox {
+    isolate: PathBuf,
+}
+
+impl IsolateBox {
+    /// Inits the box, when isolate is installed.
+    fn init(program: &Path, input: &Path) -> Option<IsolateBox> {
+        let isolate = which("isolate")?;
+        let init = Command::new(&isolate)
+            .args(["--cg", "-b", "77", "--init"])
+            .output()
+            .ok()?;
+        let box_root = PathBuf::from(String::from_utf8_lossy(&init.stdout).trim()).join("box");
+        let made = IsolateBox { isolate };
+        std::fs::copy(program, box_root.join("aplusb")).ok()?;
+        std::fs::copy(input, box_root.join("in.txt")).ok()?;
+        Some(made)
     }
-    let _ = Command::new(&isolate)
-        .args(["--cg", "-b", "77", "--cleanup"])
-        .output();
-    Some(median(times))
+
+    /// One `--cg --run` of the A+B with the limits `judge sandbox` gets; how long it took.
+    fn run(&self) -> Duration {
+        let mut cmd = Command::new(&self.isolate);
+        cmd.args([
+            "--cg",
+            "-b",
+            "77",
+            "--time=1",
+            "--wall-time=3",
+            "--cg-mem=262144",
+            "--stdin=in.txt",
+            "--stdout=out.txt",
+            "--run",
+            "--",
+            "./aplusb",
+        ]);
+        timed(|| {
+            let _ = cmd.output();
+        })
+    }
+}
+
+impl Drop for IsolateBox {
+    fn drop(&mut self) {
+        let _ = Command::new(&self.isolate)
+            .args(["--cg", "-b", "77", "--cleanup"])
+            .output();
+    }
 }
 
 /// A case: its arguments and the expected value.
@@ -528,9 +543,14 @@ fn main() {
     let mut bare_one = Vec::new();
     let mut oneshot = Vec::new();
     let mut oneshot_ratio = Vec::new();
+    // isolate's runs alternate with ours in every round (the load drifts between rounds).
+    let isolate_box = IsolateBox::init(&aplusb, &input);
+    let mut isolate = Vec::new();
+    let mut isolate_ratio = Vec::new();
     for _ in 0..rounds {
         let bare = median(bare_runs(&aplusb, &input, 20, 1).per_run);
         let mut whole = Vec::new();
+        let mut theirs = Vec::new();
         for _ in 0..5 {
             let mut cmd = Command::new(&judge);
             cmd.args(["sandbox", "--require-isolation", "--time", "1000"])
@@ -545,16 +565,29 @@ fn main() {
             whole.push(timed(|| {
                 run_process(&mut cmd);
             }));
+            if let Some(b) = &isolate_box {
+                theirs.push(b.run());
+            }
         }
         let whole = median(whole);
         bare_one.push(bare);
         oneshot.push(whole);
         oneshot_ratio.push(ratio(whole, bare));
+        if !theirs.is_empty() {
+            let theirs = median(theirs);
+            isolate.push(theirs);
+            isolate_ratio.push(ratio(whole, theirs));
+        }
     }
+    drop(isolate_box);
     let (bare_one, oneshot) = (median(bare_one), median(oneshot));
-    let isolate = match isolate_run(&aplusb, &input, 5 * rounds) {
-        Some(t) => format!("isolate `--cg --run`: {} ms", ms(t)),
-        None => "isolate absent (issue: 3.1 ms)".to_owned(),
+    let isolate = match isolate.is_empty() {
+        false => format!(
+            "isolate `--cg --run`: {} ms (verdict {:.2}x isolate)",
+            ms(median(isolate)),
+            median_f64(isolate_ratio)
+        ),
+        true => "isolate absent (issue: 3.1 ms)".to_owned(),
     };
     rows.push(row(
         "one `judge sandbox` command, whole process",
