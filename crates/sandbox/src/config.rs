@@ -35,6 +35,12 @@ pub struct SandboxConfig {
     /// that serves the run is started by [`crate::Sandbox::new`] (its `clone3` is the
     /// namespace probe), builds the box's root while the run is prepared, serves one order and
     /// exits on its own, unwaited. More runs still work, each with a zygote of its own.
+    ///
+    /// As root, it leaves its instance's registry files and (cgroup v1) its empty `pids` and
+    /// `cpuacct` cgroups for the next one-shot sandbox of the same `state_dir` to take over;
+    /// any sandbox that is not one-shot removes them. Before removing a `state_dir` of your own
+    /// (a test's temporary one), start and drop a sandbox that is not one-shot on it, or those
+    /// cgroups stay (empty) until the next boot.
     pub one_shot: bool,
 }
 

@@ -166,6 +166,20 @@ fn a_slot_namespace_that_cannot_be_pinned_is_made_for_the_run_alone() {
     assert!(b.stderr().contains("connect"), "{}", b.stderr());
     drop(sb);
     assert_no_zygote_left("its run");
+    sweep_before_removing(state.path(), "verdict-sandbox-tests-oneshot-nopin");
+}
+
+/// Removes what one-shot sandboxes left under the state dir `state` before it goes (see
+/// `SandboxConfig::one_shot`): a sandbox that is not one-shot sweeps them.
+fn sweep_before_removing(state: &Path, cgroup_name: &str) {
+    let sweeper = Sandbox::new(SandboxConfig {
+        state_dir: state.to_owned(),
+        cgroup_name: cgroup_name.into(),
+        max_boxes: 1,
+        ..SandboxConfig::default()
+    })
+    .expect("sandbox");
+    drop(sweeper);
 }
 
 /// The run cgroups of this one-shot instance (any controller, v1 or v2).
