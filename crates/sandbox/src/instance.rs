@@ -394,8 +394,9 @@ fn remove_tree(dir: &Path) {
 
 impl Drop for Instance {
     /// Removes what is left of this instance (its run cgroups are gone already: the sandbox
-    /// drops its cgroup pool first; a one-shot one's kept counters stay) in the places it listed (remembered: the `.owned` file is
-    /// not read back) and its registry files; the lock goes last.
+    /// drops its cgroup pool first; a one-shot one's kept counters stay) in the places it
+    /// listed (remembered: the `.owned` file is not read back) and its registry files; the
+    /// lock goes last.
     fn drop(&mut self) {
         let owned = std::mem::take(&mut *self.owned_places());
         let mut clean = true;

@@ -7,7 +7,7 @@
 use crate::language::LanguageProfile;
 use serde::Serialize;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 use verdict_contracts::Language;
 
@@ -116,6 +116,23 @@ pub fn probe_all(profiles: &crate::LanguageProfiles, timeout: Duration) -> Vec<T
     })
 }
 
+/// Waits at most `timeout` for `child` to exit: its status, or `None` (it was killed and
+/// reaped, or could not be waited for).
+pub(crate) fn wait_within(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if started.elapsed() < timeout => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
 /// The first non-empty line the version command prints (stdout, else stderr).
 fn version_of(profile: &LanguageProfile, timeout: Duration) -> Option<String> {
     let (program, args) = profile.version.split_first()?;
@@ -128,20 +145,7 @@ fn version_of(profile: &LanguageProfile, timeout: Duration) -> Option<String> {
         .stderr(Stdio::piped())
         .spawn()
         .ok()?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(10))
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
+    wait_within(&mut child, timeout)?;
     let output = child.wait_with_output().ok()?;
     let text = format!(
         "{}\n{}",

@@ -10,8 +10,9 @@
 //! root beside it), read back only from a directory and file owned by this user that nobody
 //! else may write. The key is the harness source, the interpreter command and the interpreter
 //! file's identity (device, inode, size, modification time): an upgraded interpreter is a new
-//! key, so its magic number always matches. Whatever fails (no such interpreter, a python
-//! without `MAGIC_NUMBER`, a directory that is not ours) and the suite runs the source.
+//! key, so its magic number always matches. The interpreter is found as the toolchain probes
+//! find it ([`crate::toolchain::find_program`]). Whatever fails (no such interpreter, a
+//! python without `MAGIC_NUMBER`, a directory that is not ours) and the suite runs the source.
 
 use std::collections::HashMap;
 use std::fs::{self, OpenOptions};
@@ -20,7 +21,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Compiles the source read on stdin as the harness file named by `sys.argv[1]` and writes the
 /// `.pyc` (magic number, 12 bytes of flags and source stamp, which running a `.pyc` file
@@ -44,7 +45,7 @@ pub(crate) fn harness(
     file: &str,
     state_dir: &Path,
 ) -> Option<Arc<[u8]>> {
-    let interpreter = resolve(command.first()?)?;
+    let interpreter = crate::toolchain::find_program(command.first()?)?;
     let meta = fs::metadata(&interpreter).ok()?;
     let key = key(command, source, file, &interpreter, &meta);
     static MEMORY: OnceLock<Mutex<Compiled>> = OnceLock::new();
@@ -66,17 +67,6 @@ pub(crate) fn harness(
     });
     memory.insert(key, made.clone());
     made
-}
-
-/// The file `program` names: itself when it is a path, else the first executable file of
-/// that name on the boxes' PATH (as the sandbox finds it).
-fn resolve(program: &str) -> Option<PathBuf> {
-    if program.contains('/') {
-        return Some(PathBuf::from(program));
-    }
-    std::env::split_paths(verdict_sandbox::BOX_ENV_PATH)
-        .map(|dir| dir.join(program))
-        .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file() && m.mode() & 0o111 != 0))
 }
 
 fn key(
@@ -110,7 +100,7 @@ fn key(
 /// `<state_dir>/oracle`, made if missing, when this process is root and the directory is its
 /// own and writable by nobody else; `None` otherwise (kept in memory only).
 fn kept_dir(state_dir: &Path) -> Option<PathBuf> {
-    let euid = euid()?;
+    let euid = euid();
     if euid != 0 {
         return None;
     }
@@ -124,9 +114,9 @@ fn kept_dir(state_dir: &Path) -> Option<PathBuf> {
         .then_some(dir)
 }
 
-/// This process's effective uid: the owner of `/proc/self` (proc(5)).
-fn euid() -> Option<u32> {
-    fs::metadata("/proc/self").ok().map(|m| m.uid())
+/// This process's effective uid.
+fn euid() -> u32 {
+    nix::unistd::geteuid().as_raw()
 }
 
 /// Owned by `euid` and writable by nobody else.
@@ -142,11 +132,11 @@ fn kept_path(dir: &Path, key: &str) -> PathBuf {
 fn read_kept(dir: &Path, key: &str) -> Option<Arc<[u8]>> {
     let mut f = OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
         .open(kept_path(dir, key))
         .ok()?;
     let meta = f.metadata().ok()?;
-    if !meta.is_file() || !ours(&meta, euid()?) {
+    if !meta.is_file() || !ours(&meta, euid()) {
         return None;
     }
     let mut bytes = Vec::new();
@@ -161,7 +151,7 @@ fn keep(dir: &Path, key: &str, bytes: &[u8]) {
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
         .open(&aside)
         .and_then(|mut f| f.write_all(bytes));
     if written
@@ -198,20 +188,7 @@ fn compile(interpreter: &Path, command: &[String], source: &str, file: &str) -> 
     });
     let wrote = stdin.write_all(source.as_bytes());
     drop(stdin);
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < COMPILE_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-        }
-    };
+    let status = crate::toolchain::wait_within(&mut child, COMPILE_TIMEOUT);
     let out = reader.join().ok()?.ok()?;
     (wrote.is_ok() && status?.success() && looks_like_pyc(&out)).then_some(out)
 }
@@ -228,7 +205,7 @@ mod tests {
             compile(Path::new("/bin/false"), &command, "x = 1\n", "h.py"),
             None
         );
-        assert!(resolve("no-such-interpreter-here").is_none());
+        assert!(crate::toolchain::find_program("no-such-interpreter-here").is_none());
     }
 
     #[test]
@@ -245,7 +222,7 @@ mod tests {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o620)).expect("chmod");
         assert_eq!(read_kept(dir.path(), "k"), None, "group-writable");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).expect("chmod");
-        if euid() == Some(0) {
+        if euid() == 0 {
             std::os::unix::fs::chown(&path, Some(65534), None).expect("chown");
             assert_eq!(read_kept(dir.path(), "k"), None, "another user's");
             std::os::unix::fs::chown(&path, Some(0), None).expect("chown");
