@@ -94,7 +94,7 @@ pub(crate) const ST_STDIO: u32 = 9;
 const ST_RLIMIT: u32 = 10;
 const ST_IDS: u32 = 11;
 const ST_NNP: u32 = 12;
-const ST_SECCOMP: u32 = 13;
+pub(crate) const ST_SECCOMP: u32 = 13;
 /// The execve stage (its errno becomes [`crate::SandboxError::Exec`]).
 pub(crate) const ST_EXEC: u32 = 14;
 pub(crate) const ST_NETNS: u32 = 15;
@@ -417,6 +417,27 @@ pub(crate) unsafe fn spawn_program(exec: &Exec<'_>, stack_top: usize) -> libc::c
     }
 }
 
+/// Loads `filter` on the calling thread (`seccomp(SECCOMP_SET_MODE_FILTER)`); it needs
+/// `no_new_privs` or `CAP_SYS_ADMIN`.
+///
+/// # Safety
+/// A plain system call on `filter`, which must outlive it (the kernel copies it).
+pub(crate) unsafe fn load_filter(filter: &[Insn]) -> libc::c_long {
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_ptr() as *mut Insn,
+    };
+    // SAFETY: see the function's contract.
+    unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            1, /* SECCOMP_SET_MODE_FILTER */
+            0,
+            &prog,
+        )
+    }
+}
+
 /// The init of an rlimit-only box (no namespaces): a subreaper that starts the program, reaps
 /// everything, reports the program's wait status, and kills the box uid's processes.
 ///
@@ -558,17 +579,7 @@ unsafe fn program_main(exec: &Exec<'_>) -> ! {
             ST_NNP,
         );
         if let Some(filter) = exec.filter {
-            let prog = libc::sock_fprog {
-                len: filter.len() as u16,
-                filter: filter.as_ptr() as *mut Insn,
-            };
-            let r = libc::syscall(
-                libc::SYS_seccomp,
-                1, /* SECCOMP_SET_MODE_FILTER */
-                0,
-                &prog,
-            );
-            check(fd, r, X, ST_SECCOMP);
+            check(fd, load_filter(filter), X, ST_SECCOMP);
         }
         libc::execve(exec.program, exec.argv, exec.envp);
         fail(fd, X, ST_EXEC)

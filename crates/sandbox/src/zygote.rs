@@ -347,7 +347,11 @@ pub(crate) struct Boot<'a> {
     /// The options of each run's `/tmp` tmpfs.
     pub tmp_options: &'a CStr,
     pub stack_top: usize,
+    /// The seccomp filter each program loads before its `execve`.
     pub filter: &'a [Insn],
+    /// The one the zygote loads once its root is ready, for itself and every program it starts
+    /// (the policy less the calls it makes between runs: [`crate::seccomp::Filters`]).
+    pub zygote_filter: Option<&'a [Insn]>,
     /// Serve one order, then exit (a one-shot sandbox): nothing is readied for a next run and
     /// its mount namespace is not held (it is unmounted in the zygote's own exit, which nobody
     /// waits for: see [`Zygote::let_go`]).
@@ -640,6 +644,13 @@ unsafe fn zygote_main(boot: &Boot<'_>, sock: RawFd, parent_end: RawFd) -> ! {
             fail(child::ST_STDIO);
         }
         libc::fcntl(pipe[0], libc::F_SETFL, libc::O_NONBLOCK);
+        // From here on the zygote makes only the calls its filter leaves it (root in its
+        // namespaces: no `no_new_privs` needed); every program it starts inherits the filter.
+        if let Some(filter) = boot.zygote_filter
+            && child::load_filter(filter) < 0
+        {
+            fail(child::ST_SECCOMP);
+        }
         if !send_reply(&Reply {
             kind: MSG_READY,
             ..Reply::default()

@@ -21,7 +21,7 @@ pub use prepare::{BOX_ENV_PATH, BOX_PATH};
 use crate::child::ChildStack;
 use crate::classify::{Facts, classify};
 use crate::instance::Instance;
-use crate::seccomp::{self, Insn};
+use crate::seccomp::Filters;
 use crate::{IsolationLevel, SandboxConfig, SandboxError, SandboxOutcome, SandboxSpec};
 use prepare::Prepared;
 use probe::Executor;
@@ -41,7 +41,7 @@ pub struct Sandbox {
     stack: Option<ChildStack>,
     /// CPUs this process may run on (its boxes too).
     ncpu: u64,
-    filter: Vec<Insn>,
+    filters: Filters,
     /// This sandbox's claim on host state (dropped last: what it owns is gone by then).
     instance: Instance,
 }
@@ -51,13 +51,13 @@ impl Sandbox {
     /// seccomp filter, and logs what it found.
     pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
         let stack = ChildStack::new();
-        let filter = seccomp::build_filter();
-        let probed = probe::probe(&config, stack.as_ref().map_or(0, ChildStack::top), &filter)?;
+        let filters = Filters::new();
+        let probed = probe::probe(&config, stack.as_ref().map_or(0, ChildStack::top), &filters)?;
         let sandbox = Sandbox {
             slots: Slots::new(&config, probed.root)?,
             stack,
             ncpu: affinity_cpus(),
-            filter,
+            filters,
             level: probed.level,
             executor: probed.executor,
             root: probed.root,
@@ -97,7 +97,7 @@ impl Sandbox {
         let supervisor = Supervisor {
             config: &self.config,
             stack_top: self.stack.as_ref().map_or(0, ChildStack::top),
-            filter: &self.filter,
+            filters: &self.filters,
             ncpu: self.ncpu,
         };
         let mut started = 0;
@@ -123,7 +123,7 @@ impl Sandbox {
         let supervisor = Supervisor {
             config: &self.config,
             stack_top: self.stack.as_ref().map_or(0, ChildStack::top),
-            filter: &self.filter,
+            filters: &self.filters,
             ncpu: self.ncpu,
         };
         let since = crate::boxfs::file_clock_now();

@@ -6,7 +6,7 @@ use crate::child::{MountOp, RootPlan};
 use crate::error::cstring;
 use crate::instance::{Instance, Owned};
 use crate::netns::NetnsPool;
-use crate::seccomp::Insn;
+use crate::seccomp::Filters;
 use crate::zygote::{Arena, Boot, Net, Zygote};
 use crate::{IsolationLevel, SandboxConfig, SandboxError, sys};
 use std::ffi::{CString, OsStr};
@@ -65,7 +65,7 @@ impl Zygotes {
         netns: Option<&OwnedFd>,
         arena: &'a Arena,
         stack_top: usize,
-        filter: &'a [Insn],
+        filters: &'a Filters,
     ) -> Boot<'a> {
         Boot {
             root: RootPlan {
@@ -81,7 +81,12 @@ impl Zygotes {
             arena,
             tmp_options: &self.tmp_options,
             stack_top,
-            filter,
+            // A one-shot zygote serves one program: loading the policy once gains nothing.
+            filter: match self.one_shot {
+                true => &filters.whole,
+                false => &filters.run,
+            },
+            zygote_filter: (!self.one_shot).then_some(&filters.zygote[..]),
             one_shot: self.one_shot,
         }
     }
@@ -130,11 +135,11 @@ pub(super) struct Probed {
 /// Probes cgroups (v2, then v1) and namespaces once, prepares the skeleton root, and logs what
 /// it found; refuses to fall back to rlimits only when the config requires isolation. A
 /// one-shot sandbox probes namespaces by starting its first zygote (with `stack_top` and
-/// `filter`, as every zygote).
+/// `filters`, as every zygote).
 pub(super) fn probe(
     config: &SandboxConfig,
     stack_top: usize,
-    filter: &[Insn],
+    filters: &Filters,
 ) -> Result<Probed, SandboxError> {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
@@ -198,7 +203,7 @@ pub(super) fn probe(
                 let_go: Mutex::default(),
             };
             match z.one_shot {
-                true => match start_first(&z, stack_top, filter) {
+                true => match start_first(&z, stack_top, filters) {
                     Ok(()) => Some(z),
                     Err(e) => {
                         reasons.push(format!("the first zygote: {e}"));
@@ -239,12 +244,12 @@ pub(super) fn probe(
 
 /// Starts a one-shot sandbox's first zygote (the namespace probe): it builds the box's root
 /// while the caller prepares the run.
-fn start_first(z: &Zygotes, stack_top: usize, filter: &[Insn]) -> Result<(), SandboxError> {
+fn start_first(z: &Zygotes, stack_top: usize, filters: &Filters) -> Result<(), SandboxError> {
     let arena = Arena::new().map_err(|source| SandboxError::Setup {
         stage: "map the zygote's arena".into(),
         source,
     })?;
-    let zygote = Zygote::spawn(&z.boot(None, &arena, stack_top, filter))?;
+    let zygote = Zygote::spawn(&z.boot(None, &arena, stack_top, filters))?;
     *z.first.lock().unwrap_or_else(|e| e.into_inner()) = Some((arena, zygote));
     Ok(())
 }

@@ -7,7 +7,7 @@ use super::probe::{SlotState, Zygotes};
 use crate::cgroup::{Fresh, Readings, RunCgroup};
 use crate::child::{self, Exec, Plan, StatusRecord};
 use crate::error::cstring;
-use crate::seccomp::Insn;
+use crate::seccomp::Filters;
 use crate::zygote::{self, Arena, Order, Zygote};
 use crate::{LimitHit, SandboxConfig, SandboxError, SandboxSpec, sys};
 use std::ffi::CString;
@@ -27,7 +27,7 @@ pub(super) struct Supervisor<'a> {
     pub config: &'a SandboxConfig,
     /// The top of the stack of the program's last steps (0: plain fork).
     pub stack_top: usize,
-    pub filter: &'a [Insn],
+    pub filters: &'a Filters,
     /// CPUs this process may use.
     pub ncpu: u64,
 }
@@ -327,7 +327,7 @@ impl Supervisor<'_> {
         if netns.is_none() {
             *netns = z.netns.as_ref().and_then(crate::netns::NetnsPool::take);
         }
-        Zygote::start(&z.boot(netns.as_ref(), arena, self.stack_top, self.filter))
+        Zygote::start(&z.boot(netns.as_ref(), arena, self.stack_top, self.filters))
     }
 
     /// rlimit-only: a plain child (a subreaper init) runs the program.
@@ -362,7 +362,7 @@ impl Supervisor<'_> {
                 envp: envp.as_ptr(),
                 ids: prep.ids,
                 rlimits: &prep.rlimits,
-                filter: Some(self.filter),
+                filter: Some(&self.filters.whole),
                 reset_signals: &child::EVERY_SIGNAL,
                 status_fd: wr.as_raw_fd(),
             },
