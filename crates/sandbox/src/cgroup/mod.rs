@@ -184,29 +184,37 @@ impl Fresh {
     }
 
     fn into_removal(self) -> Removal {
+        Removal {
+            fresh: Some(self),
+            dirs: Vec::new(),
+        }
+    }
+
+    /// Closes the control files and returns the directories (to remove).
+    fn into_dirs(self) -> Vec<PathBuf> {
         match self {
-            Fresh::V1(m) => Removal {
-                dirs: vec![m.into_dir()],
-            },
-            Fresh::V2(cg) => Removal {
-                dirs: cg.dirs().to_vec(),
-            },
+            Fresh::V1(m) => vec![m.into_dir()],
+            Fresh::V2(cg) => cg.dirs().to_vec(),
         }
     }
 }
 
-/// Cgroup directories to remove (their control files closed), killing stragglers first if
-/// one is busy.
+/// Cgroup directories to remove, killing stragglers first if one is busy. A run's fresh
+/// cgroup comes with its control files still open: they are closed where it is removed, off
+/// the run's path (closing half a dozen kernfs files took ~19 us of every run here).
 #[derive(Debug)]
 pub(crate) struct Removal {
+    fresh: Option<Fresh>,
     dirs: Vec<PathBuf>,
 }
 
 impl Removal {
-    /// Removes the directories; the last error, if any.
+    /// Closes the fresh cgroup's control files and removes the directories; the last error, if
+    /// any.
     pub(crate) fn remove(self) -> Result<(), SandboxError> {
         let mut last = Ok(());
-        for d in self.dirs {
+        let fresh = self.fresh.map(Fresh::into_dirs).unwrap_or_default();
+        for d in fresh.into_iter().chain(self.dirs) {
             if let Err(source) = remove_killing(&d) {
                 last = Err(SandboxError::Cgroup { path: d, source });
             }
