@@ -161,15 +161,36 @@ fn empty_existing_file(pfd: RawFd, name: &CString) -> Option<OwnedFd> {
     if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_nlink != 1 {
         return None;
     }
-    // An empty file is not truncated: on ext4 a truncation to 0 makes the next close write the
-    // file's data out at once (`auto_da_alloc`), and the truncation after that discard the
-    // blocks it got, synchronously on a disk mounted with `discard` (`sandbox::prepare::empty_output`).
-    // SAFETY: ftruncate and fcntl on a descriptor we own (back to blocking writes).
-    let ok = unsafe {
-        (st.st_size == 0 || libc::ftruncate(fd.as_raw_fd(), 0) == 0)
-            && libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, 0) == 0
-    };
+    // SAFETY: fcntl on a descriptor we own (back to blocking writes).
+    let ok = (st.st_size == 0 || truncate_to_empty(fd.as_raw_fd()).is_ok())
+        && unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, 0) } == 0;
     ok.then_some(fd)
+}
+
+/// Empties the regular file open as `fd` for the program to write, as a new file would be.
+///
+/// On ext4 a truncation to 0 marks the file so that the next close of any descriptor of it
+/// writes its data out at once (`auto_da_alloc`, meant for programs that rewrite a file in
+/// place); the truncation after that frees the blocks it got, and a disk mounted with `discard`
+/// discards them synchronously. A run's output file reused run after run paid both, 120-160 us
+/// a run here (a loop of truncate, write 2 bytes, close: 140-186 us against 22-24 us). So the
+/// mark is spent here, on a descriptor of our own opened and closed again (through
+/// `/proc/self/fd`: the same file, whatever its path holds now), and the program's output
+/// stays in the page cache like a new file's. Empty files are not truncated at all.
+pub(crate) fn truncate_to_empty(fd: RawFd) -> std::io::Result<()> {
+    // SAFETY: ftruncate on a descriptor the caller owns.
+    if unsafe { libc::ftruncate(fd, 0) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if let Ok(own) = CString::new(format!("/proc/self/fd/{fd}")) {
+        // SAFETY: a NUL-terminated path; the descriptor is closed at once.
+        let spent = unsafe { libc::open(own.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        if spent >= 0 {
+            // SAFETY: spent was just opened here and is owned by nobody else.
+            unsafe { libc::close(spent) };
+        }
+    }
+    Ok(())
 }
 
 /// Creates (replacing whatever is there, symlink or hard link included) a file beneath `dir`
@@ -599,6 +620,23 @@ mod tests {
         assert!(!b.exists());
         assert!(outside.path().join("keep").exists());
         remove_box_dir(&b).expect("removing a missing box is fine");
+    }
+
+    #[test]
+    fn a_truncated_output_is_empty_and_takes_what_the_program_writes() {
+        use std::io::Write;
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("out.txt");
+        std::fs::write(&p, "the last run's output\n").expect("write");
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .expect("open");
+        truncate_to_empty(f.as_raw_fd()).expect("truncate");
+        assert_eq!(std::fs::read(&p).expect("read"), b"");
+        f.write_all(b"3\n").expect("write");
+        drop(f);
+        assert_eq!(std::fs::read(&p).expect("read"), b"3\n");
     }
 
     #[test]
