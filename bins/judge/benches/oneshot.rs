@@ -208,6 +208,7 @@ fn breakdown(setup: &Setup) -> Vec<(String, u64)> {
 }
 
 fn main() {
+    verdict_sandbox::bench::rerun_without_cargo_library_path();
     let runs: usize = std::env::var("VERDICT_BENCH_RUNS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -26,6 +26,7 @@ fn compile(dir: &Path, name: &str, src: &str) -> std::path::PathBuf {
 }
 
 fn main() {
+    verdict_sandbox::bench::rerun_without_cargo_library_path();
     let runs: usize = std::env::var("VERDICT_BENCH_RUNS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -6,6 +6,34 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Runs this benchmark again, in its place, without the `LD_LIBRARY_PATH` that `cargo bench`
+/// gives it; returns only when there is none.
+///
+/// Cargo puts its build dirs there (eight here), and every dynamically linked program the
+/// benchmark starts would search them, and their `glibc-hwcaps` subdirectories, for each of its
+/// libraries before the system's: the bare runs, bare `gcc` and its `cc1`/`as`/`ld`, isolate,
+/// `python3`, `judge`. That made the floor rows slower than a user's own runs (a bare dynamic
+/// A+B 1.1 ms of a core instead of 0.65-0.73), and every ratio against them look better than it
+/// is. Sandboxed programs never saw it: a box starts with a cleared environment.
+#[allow(clippy::print_stderr)] // a benchmark's own terminal is where this belongs
+pub fn rerun_without_cargo_library_path() {
+    if std::env::var_os("LD_LIBRARY_PATH").is_none() {
+        return;
+    }
+    let rerun = std::env::current_exe().and_then(|exe| {
+        Command::new(exe)
+            .args(std::env::args_os().skip(1))
+            .env_remove("LD_LIBRARY_PATH")
+            .status()
+    });
+    match rerun {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(err) => eprintln!(
+            "bench: running again without LD_LIBRARY_PATH failed ({err}); the floor rows include its library search"
+        ),
+    }
+}
+
 /// Median and 95th percentile of a series of wall times, in microseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Percentiles {

@@ -515,6 +515,7 @@ fn main() {
         println!("speed benchmark: run it with `cargo bench -p verdict-judge --bench speed`");
         return;
     }
+    verdict_sandbox::bench::rerun_without_cargo_library_path();
     let rounds = env_or("VERDICT_BENCH_ROUNDS", 10).max(1);
     let large = env_or("VERDICT_BENCH_LARGE", 1000).max(100);
     let judge = PathBuf::from(env!("CARGO_BIN_EXE_judge"));
