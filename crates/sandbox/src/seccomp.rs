@@ -406,10 +406,9 @@ mod tests {
         p
     }
 
-    #[test]
-    fn the_search_tree_decides_every_call_as_the_linear_list_does() {
-        let tree = build_filter();
-        let reference = linear_reference();
+    /// Calls `check(arch, nr, arg0)` for every call number below 1024 and the x32 range, with
+    /// both ABIs and each argument value the policy inspects.
+    fn for_every_call(mut check: impl FnMut(u32, u32, u64)) {
         let args = [
             0,
             u64::from(AF_VSOCK),
@@ -417,6 +416,7 @@ mod tests {
             libc::SIGCHLD as u64,
             (libc::CLONE_NEWUSER | libc::SIGCHLD) as u64,
             (libc::CLONE_NEWNET | libc::CLONE_VM) as u64,
+            (libc::CLONE_NEWIPC | libc::CLONE_VM) as u64,
             0x40_0000,
             0x2_0008,
             0xffff_ffff,
@@ -428,14 +428,23 @@ mod tests {
         for nr in (0..1024).chain(extra) {
             for &a in &args {
                 for arch in [AUDIT_ARCH, 0x4000_0003] {
-                    assert_eq!(
-                        run(&tree, arch, nr, a),
-                        run(&reference, arch, nr, a),
-                        "nr {nr} arg {a:#x} arch {arch:#x}"
-                    );
+                    check(arch, nr, a);
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_search_tree_decides_every_call_as_the_linear_list_does() {
+        let tree = build_filter();
+        let reference = linear_reference();
+        for_every_call(|arch, nr, a| {
+            assert_eq!(
+                run(&tree, arch, nr, a),
+                run(&reference, arch, nr, a),
+                "nr {nr} arg {a:#x} arch {arch:#x}"
+            );
+        });
         // Every path is short: a handful of steps, not one per listed call.
         let steps = |nr: u32| {
             let mut n = 0;
@@ -479,32 +488,13 @@ mod tests {
     #[test]
     fn stacked_filters_decide_every_call_as_the_whole_policy_does() {
         let filters = Filters::new();
-        let args = [
-            0,
-            u64::from(AF_VSOCK),
-            libc::AF_INET as u64,
-            libc::SIGCHLD as u64,
-            (libc::CLONE_NEWUSER | libc::SIGCHLD) as u64,
-            (libc::CLONE_NEWIPC | libc::CLONE_VM) as u64,
-            0x40_0000,
-            0x2_0008,
-            0xffff_ffff,
-        ];
-        #[cfg(target_arch = "x86_64")]
-        let extra = [X32_SYSCALL_BIT, X32_SYSCALL_BIT | 1, u32::MAX];
-        #[cfg(not(target_arch = "x86_64"))]
-        let extra = [u32::MAX];
-        for nr in (0..1024).chain(extra) {
-            for &a in &args {
-                for arch in [AUDIT_ARCH, 0x4000_0003] {
-                    assert_eq!(
-                        run_stacked(&[&filters.zygote, &filters.run], arch, nr, a),
-                        run(&filters.whole, arch, nr, a),
-                        "nr {nr} arg {a:#x} arch {arch:#x}"
-                    );
-                }
-            }
-        }
+        for_every_call(|arch, nr, a| {
+            assert_eq!(
+                run_stacked(&[&filters.zygote, &filters.run], arch, nr, a),
+                run(&filters.whole, arch, nr, a),
+                "nr {nr} arg {a:#x} arch {arch:#x}"
+            );
+        });
         // The zygote's own filter lets it make its calls between runs, and refuses the rest.
         let eperm = RET_ERRNO | libc::EPERM as u32;
         for nr in ZYGOTE_CALLS {
