@@ -17,11 +17,14 @@
 //! used only when a probe program linked so runs here (native builds): such a binary needs
 //! glibc 2.36 or later where it runs, which the binary built on this host has.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
+
+#[path = "build/link_probes.rs"]
+mod link_probes;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/link_probes.rs");
     println!("cargo:rerun-if-env-changed=CC");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let native = var("TARGET") == var("HOST");
@@ -35,10 +38,10 @@ fn main() {
     if !native || !gnu_linux || static_crt {
         return;
     }
-    if packs_relative_relocs(&out) {
+    if link_probes::packs_relative_relocs(&cc(), &out) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
-    if !has_libgcc_eh() {
+    if !link_probes::has_libgcc_eh(&cc()) {
         return;
     }
     let dir = out.join("static-libgcc");
@@ -53,32 +56,4 @@ fn main() {
 /// The C compiler, which is also the linker driver.
 fn cc() -> String {
     std::env::var("CC").unwrap_or_else(|_| "cc".to_owned())
-}
-
-/// Whether a program linked with `-z pack-relative-relocs` (in `out`) links and runs here.
-fn packs_relative_relocs(out: &Path) -> bool {
-    let source = out.join("relr-probe.c");
-    let program = out.join("relr-probe");
-    let code = "static int x; int *p = &x; int main(void) { return *p; }\n";
-    std::fs::write(&source, code).is_ok()
-        && Command::new(cc())
-            .args(["-fPIE", "-pie", "-Wl,-z,pack-relative-relocs", "-o"])
-            .arg(&program)
-            .arg(&source)
-            .output()
-            .is_ok_and(|o| o.status.success())
-        && Command::new(&program)
-            .output()
-            .is_ok_and(|o| o.status.success())
-}
-
-/// Whether the C compiler (the linker driver) has `libgcc_eh.a`.
-fn has_libgcc_eh() -> bool {
-    Command::new(cc())
-        .arg("-print-file-name=libgcc_eh.a")
-        .output()
-        .ok()
-        .filter(|out| out.status.success())
-        .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
-        .is_some_and(|path| path.is_absolute() && path.is_file())
 }

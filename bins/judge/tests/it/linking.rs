@@ -2,15 +2,12 @@
 
 use std::process::Command;
 
+#[path = "../../build/link_probes.rs"]
+mod link_probes;
+
 /// Whether the C compiler has `libgcc_eh.a`, the archive build.rs links instead.
 fn has_libgcc_eh() -> bool {
-    Command::new("cc")
-        .arg("-print-file-name=libgcc_eh.a")
-        .output()
-        .is_ok_and(|out| {
-            let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            path.starts_with('/') && std::path::Path::new(&path).is_file()
-        })
+    link_probes::has_libgcc_eh("cc")
 }
 
 /// `judge`'s dynamic section, as `readelf` prints it.
@@ -33,26 +30,11 @@ fn judge_does_not_load_libgcc_s_where_libgcc_eh_is_at_hand() {
     assert!(!dynamic.contains("libgcc_s"), "{dynamic}");
 }
 
-/// Whether a PIE with a relative relocation, linked with `-z pack-relative-relocs`, links and
-/// runs here (binutils 2.38 and glibc 2.36 or later).
+/// Whether the toolchain here links and runs a DT_RELR program (the probe `build.rs` uses,
+/// run again here rather than trusting the build script's decision).
 fn toolchain_packs_relative_relocs() -> bool {
     let dir = tempfile::tempdir().expect("tempdir");
-    let source = dir.path().join("p.c");
-    let program = dir.path().join("p");
-    std::fs::write(
-        &source,
-        "static int x; int *p = &x; int main(void) { return *p; }\n",
-    )
-    .expect("write");
-    Command::new("cc")
-        .args(["-fPIE", "-pie", "-Wl,-z,pack-relative-relocs", "-o"])
-        .arg(&program)
-        .arg(&source)
-        .output()
-        .is_ok_and(|o| o.status.success())
-        && Command::new(&program)
-            .output()
-            .is_ok_and(|o| o.status.success())
+    link_probes::packs_relative_relocs("cc", dir.path())
 }
 
 #[test]
