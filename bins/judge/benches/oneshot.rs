@@ -19,6 +19,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use verdict_sandbox::timings::monotonic_ns;
 
+#[path = "common/isolate.rs"]
+mod isolate;
+use isolate::IsolateBox;
+
 /// issue 16's figures (quiet machine): isolate 1.10 `--cg --run`, verdict before this bench.
 const ISOLATE_REFERENCE_MS: f64 = 3.1;
 
@@ -114,69 +118,14 @@ impl Setup {
     }
 }
 
-/// isolate 1.10 `--cg --run` with the same limits, in a box it inits once.
-struct Isolate {
-    program: PathBuf,
-}
-
-impl Isolate {
-    fn find() -> Option<PathBuf> {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .map(|d| d.join("isolate"))
-            .find(|p| p.is_file())
-    }
-
-    fn init(isolate: &Path, program: &Path) -> Option<Isolate> {
-        let _ = Command::new(isolate)
-            .args(["--cg", "--box-id=97", "--cleanup"])
-            .output();
-        let out = Command::new(isolate)
-            .args(["--cg", "--box-id=97", "--init"])
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            println!(
-                "isolate --init failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-            return None;
-        }
-        let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("box");
-        std::fs::copy(program, dir.join("aplusb")).ok()?;
-        std::fs::write(dir.join("in.txt"), "1 2\n").ok()?;
-        Some(Isolate {
-            program: isolate.to_owned(),
-        })
-    }
-
-    fn run(&self) -> Command {
-        let mut c = Command::new(&self.program);
-        c.args(["--cg", "--box-id=97"])
-            .arg(format!("--time={}", TIME_MS as f64 / 1000.0))
-            .arg(format!("--wall-time={}", WALL_MS as f64 / 1000.0))
-            .arg(format!("--cg-mem={MEMORY_KB}"))
-            .arg(format!("--processes={PROCS}"))
-            .args([
-                "--stdin=in.txt",
-                "--stdout=out.txt",
-                "--run",
-                "--",
-                "./aplusb",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        c
-    }
-}
-
-impl Drop for Isolate {
-    fn drop(&mut self) {
-        let _ = Command::new(&self.program)
-            .args(["--cg", "--box-id=97", "--cleanup"])
-            .output();
-    }
+/// isolate's flags for the limits every sandboxed run gets.
+fn isolate_limits() -> Vec<String> {
+    vec![
+        format!("--time={}", TIME_MS as f64 / 1000.0),
+        format!("--wall-time={}", WALL_MS as f64 / 1000.0),
+        format!("--cg-mem={MEMORY_KB}"),
+        format!("--processes={PROCS}"),
+    ]
 }
 
 /// The phases of one `judge sandbox --timings` run, process start and exit included, in us.
@@ -238,7 +187,8 @@ fn main() {
     let out = std::fs::read_to_string(box_dir.path().join("out.txt")).unwrap_or_default();
     assert_eq!(out, "3\n", "the sandboxed A+B's output");
 
-    let isolate = Isolate::find().and_then(|i| Isolate::init(&i, &setup.program));
+    let isolate = IsolateBox::init(97, &setup.program, &setup.box_dir.join("in.txt"));
+    let limits = isolate_limits();
     let load_before = load();
     let (mut bare, mut oneshot, mut iso, mut other) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -256,7 +206,7 @@ fn main() {
                 }
                 2 => {
                     if let Some(i) = &isolate {
-                        iso.push(time(&mut i.run()).0);
+                        iso.push(time(&mut i.run(&limits)).0);
                     }
                 }
                 _ => {

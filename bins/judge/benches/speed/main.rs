@@ -13,7 +13,10 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "../common/isolate.rs"]
+mod isolate;
 mod support;
+use isolate::IsolateBox;
 
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -119,56 +122,8 @@ fn which(program: &str) -> Option<PathBuf> {
     })
 }
 
-/// isolate 1.10's box `-b 77`, made by `--init` (with the static A+B and its input copied in)
-/// and removed by `--cleanup` when dropped.
-struct IsolateBox {
-    isolate: PathBuf,
-}
-
-impl IsolateBox {
-    /// Inits the box, when isolate is installed.
-    fn init(program: &Path, input: &Path) -> Option<IsolateBox> {
-        let isolate = which("isolate")?;
-        let init = Command::new(&isolate)
-            .args(["--cg", "-b", "77", "--init"])
-            .output()
-            .ok()?;
-        let box_root = PathBuf::from(String::from_utf8_lossy(&init.stdout).trim()).join("box");
-        let made = IsolateBox { isolate };
-        std::fs::copy(program, box_root.join("aplusb")).ok()?;
-        std::fs::copy(input, box_root.join("in.txt")).ok()?;
-        Some(made)
-    }
-
-    /// One `--cg --run` of the A+B with the limits `judge sandbox` gets; how long it took.
-    fn run(&self) -> Duration {
-        let mut cmd = Command::new(&self.isolate);
-        cmd.args([
-            "--cg",
-            "-b",
-            "77",
-            "--time=1",
-            "--wall-time=3",
-            "--cg-mem=262144",
-            "--stdin=in.txt",
-            "--stdout=out.txt",
-            "--run",
-            "--",
-            "./aplusb",
-        ]);
-        timed(|| {
-            let _ = cmd.output();
-        })
-    }
-}
-
-impl Drop for IsolateBox {
-    fn drop(&mut self) {
-        let _ = Command::new(&self.isolate)
-            .args(["--cg", "-b", "77", "--cleanup"])
-            .output();
-    }
-}
+/// isolate's flags for the limits `judge sandbox` gets in the one-shot row.
+const ISOLATE_LIMITS: [&str; 3] = ["--time=1", "--wall-time=3", "--cg-mem=262144"];
 
 /// A case: its arguments and the expected value.
 type Case = (serde_json::Value, serde_json::Value);
@@ -545,7 +500,8 @@ fn main() {
     let mut oneshot = Vec::new();
     let mut oneshot_ratio = Vec::new();
     // isolate's runs alternate with ours in every round (the load drifts between rounds).
-    let isolate_box = IsolateBox::init(&aplusb, &input);
+    let isolate_box = IsolateBox::init(77, &aplusb, &input);
+    let isolate_limits = ISOLATE_LIMITS.map(String::from);
     let mut isolate = Vec::new();
     let mut isolate_ratio = Vec::new();
     for _ in 0..rounds {
@@ -567,7 +523,10 @@ fn main() {
                 run_process(&mut cmd);
             }));
             if let Some(b) = &isolate_box {
-                theirs.push(b.run());
+                let mut run = b.run(&isolate_limits);
+                theirs.push(timed(|| {
+                    let _ = run.output();
+                }));
             }
         }
         let whole = median(whole);
