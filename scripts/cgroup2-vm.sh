@@ -13,7 +13,10 @@
 #   CGROUP2_VM_CPUS     guest CPUs (default 2)
 #   CGROUP2_VM_TIMEOUT  seconds before the guest is stopped (default 3000; exit status 124)
 #   CGROUP2_VM_CACHE    where the initramfs and each run's exchange directory live
-#                       (default target/cgroup2-vm of this repository; visible to the guest)
+#                       (default cgroup2-vm/ in cargo's target dir; visible to the guest)
+#   CGROUP2_VM_KEEP     colon-separated directories the guest must still see although they
+#                       lie under /tmp, /var/tmp or /run (the current directory and the cache
+#                       are always kept: a checkout under /tmp works)
 #   CGROUP2_VM_ENV      space-separated names of variables passed into the guest besides
 #                       PATH, HOME, CI, CARGO_TERM_COLOR and VERDICT_* (whose values must not
 #                       contain a newline)
@@ -50,7 +53,13 @@ if [ ! -r "$kernel" ] || [ ! -f "$moddir/modules.dep" ]; then
   exit 2
 fi
 
-cache="${CGROUP2_VM_CACHE:-$repo/target/cgroup2-vm}"
+if [ -z "${CGROUP2_VM_CACHE:-}" ]; then
+  # cargo's target dir (CARGO_TARGET_DIR, a config's build.target-dir, or target/ here).
+  target="$(cd "$repo" && cargo metadata --no-deps --format-version 1 2>/dev/null |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')" ||
+    target="${CARGO_TARGET_DIR:-$repo/target}"
+fi
+cache="${CGROUP2_VM_CACHE:-$target/cgroup2-vm}"
 mkdir -p "$cache"
 cache="$(cd "$cache" && pwd)"
 
@@ -64,6 +73,15 @@ mount -t devtmpfs dev /dev
 for m in $(cat /modules.order); do insmod "/modules/$m" || echo "cgroup2-vm: insmod $m failed"; done
 o=trans=virtio,version=9p2000.L,msize=512000
 mount -t 9p -o "$o,ro,cache=loose" hostroot /newroot || { echo "cgroup2-vm: cannot mount the host root"; poweroff -f; }
+mkdir -p /xchg
+mount -t 9p -o "$o" xchg /xchg
+# The directories to keep (one per line, parents first) are set aside before the tmpfs
+# mounts below would hide them, and put back on top of those.
+i=0
+while IFS= read -r p; do
+  i=$((i + 1))
+  if [ -d "/newroot$p" ]; then mkdir -p "/keep/$i" && mount -o bind "/newroot$p" "/keep/$i"; fi
+done < /xchg/keep
 mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
 mount -t devtmpfs dev /newroot/dev
@@ -71,9 +89,14 @@ mkdir -p /newroot/dev/pts /newroot/dev/shm
 mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/dev/shm
 for d in /tmp /var/tmp /run; do mount -t tmpfs -o mode=1777 tmpfs "/newroot$d"; done
+i=0
+while IFS= read -r p; do
+  i=$((i + 1))
+  if [ -d "/keep/$i" ]; then mkdir -p "/newroot$p" && mount -o bind "/keep/$i" "/newroot$p"; fi
+done < /xchg/keep
 mount -t cgroup2 none /newroot/sys/fs/cgroup
 mkdir -p /newroot/run/cgroup2-vm
-mount -t 9p -o "$o" xchg /newroot/run/cgroup2-vm
+mount -o move /xchg /newroot/run/cgroup2-vm
 stty -F /dev/console -onlcr 2>/dev/null
 chroot /newroot /bin/sh /run/cgroup2-vm/cmd.sh
 echo "$?" > /newroot/run/cgroup2-vm/rc
@@ -115,9 +138,16 @@ if [ ! -f "$initrd" ]; then
   find "$cache" -maxdepth 1 -name 'initramfs-*.cpio.gz' ! -name "$(basename "$initrd")" -delete
 fi
 
-# 4. This run's exchange directory: the command in, the exit status out.
+# 4. This run's exchange directory: the command in, the directories to keep, the exit status out.
 xchg="$(mktemp -d "$cache/run.XXXXXX")"
 trap 'rm -rf "$xchg"' EXIT
+{
+  printf '%s\n' "$PWD" "$cache"
+  IFS=: read -r -a extra <<<"${CGROUP2_VM_KEEP:-}"
+  for d in "${extra[@]}"; do
+    if [ -d "$d" ]; then (cd "$d" && pwd); fi
+  done
+} | grep -E '^/(tmp|var/tmp|run)/' | LC_ALL=C sort -u > "$xchg/keep" || true
 {
   echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
   for v in HOME CI CARGO_TERM_COLOR ${CGROUP2_VM_ENV:-} $(compgen -e | grep '^VERDICT_' || true); do
@@ -138,7 +168,7 @@ timeout --foreground "${CGROUP2_VM_TIMEOUT:-3000}" qemu-system-x86_64 \
   -nic none \
   -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
   -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-  -fsdev local,id=xchg,path="$xchg",security_model=none \
+  -fsdev local,id=xchg,path="${xchg//,/,,}",security_model=none \
   -device virtio-9p-pci,fsdev=xchg,mount_tag=xchg \
   </dev/null
 qemu=$?

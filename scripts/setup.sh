@@ -36,4 +36,5 @@ fi
 echo "== building"
 cargo build --release --locked --bins
 echo "== judging examples/judge/aplusb-c.json"
-./target/release/judge run --pretty examples/judge/aplusb-c.json
+# Through cargo: its target dir may be anywhere (CARGO_TARGET_DIR, a read-only checkout).
+cargo run --release --locked --quiet --bin judge -- run --pretty examples/judge/aplusb-c.json

@@ -9,8 +9,16 @@
 #   scripts/test-cgroup2.sh --guest    the guest part (what the guest runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo="$PWD"
-cache="${CGROUP2_VM_CACHE:-$repo/target/cgroup2-vm}"
+# cargo's target dir (CARGO_TARGET_DIR, a config's build.target-dir, or target/): the source
+# tree may be read-only.
+if [ -z "${VERDICT_CGROUP2_TARGET:-}" ]; then
+  VERDICT_CGROUP2_TARGET="$(cargo metadata --no-deps --format-version 1 2>/dev/null |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')" ||
+    VERDICT_CGROUP2_TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
+fi
+target="$VERDICT_CGROUP2_TARGET"
+export CGROUP2_VM_CACHE="${CGROUP2_VM_CACHE:-$target/cgroup2-vm}"
+cache="$CGROUP2_VM_CACHE"
 
 # The emulated CPU (TCG) of the guest: timing checks get this much more room, limits of
 # interpreters and the JVM this factor (docs/sandbox.md, "cgroup v2 on a v1 host").
@@ -51,7 +59,10 @@ for line in sys.stdin:
   export VERDICT_TEST_FIXTURES="$cache/fixtures"
   "$it" --quiet --exact fixtures::every_fixture_is_compiled_and_current >/dev/null
   echo "== cgroup2: host preparation $((SECONDS - start)) s"
-  export VERDICT_CGROUP2_IT="$it" VERDICT_CGROUP2_JUDGE="$judge"
+  export VERDICT_CGROUP2_IT="$it" VERDICT_CGROUP2_JUDGE="$judge" VERDICT_CGROUP2_TARGET="$target"
+  # The guest hides /tmp, /var/tmp and /run under tmpfs mounts of its own: the checkout, the
+  # target dir and the test binaries stay visible wherever they are.
+  export CGROUP2_VM_KEEP="$target:$(dirname "$it"):$(dirname "$judge")${CGROUP2_VM_KEEP:+:$CGROUP2_VM_KEEP}"
   exec bash scripts/cgroup2-vm.sh bash scripts/test-cgroup2.sh --guest
 fi
 
@@ -62,7 +73,9 @@ fail=0
 step() { echo "== cgroup2: $* ($SECONDS s)"; }
 
 # The tests' on-disk boxes go under the target dir's tmp/, read-only here: a tmpfs instead.
-if [ -d target/tmp ]; then mount -t tmpfs -o mode=1777 tmpfs target/tmp; fi
+if [ -d "$VERDICT_CGROUP2_TARGET/tmp" ]; then
+  mount -t tmpfs -o mode=1777 tmpfs "$VERDICT_CGROUP2_TARGET/tmp"
+fi
 
 cg=/sys/fs/cgroup
 # Runs "$@" as the only process of the (new) cgroup $cg/$1.
