@@ -1,6 +1,6 @@
 //! Bare vs sandboxed run of a static A+B (median, p95, ratio) and time-limit overshoot.
 //!
-//! `cargo bench -p verdict-sandbox` (needs root, namespaces and cgroups; prints `skipped: ...`
+//! `cargo bench -p verdict-sandbox --features bench` (needs root, namespaces and cgroups; prints `skipped: ...`
 //! otherwise). `VERDICT_BENCH_RUNS` sets the number of runs (default 1000).
 #![allow(clippy::print_stdout)]
 

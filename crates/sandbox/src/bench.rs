@@ -1,4 +1,5 @@
-//! The bare-vs-sandbox benchmark, shared by `benches/` and `judge sandbox --bench`.
+//! The bare-vs-sandbox benchmark, shared by `benches/` and `judge sandbox --bench` (the `bench`
+//! feature: not part of the library's API).
 
 use crate::{Sandbox, SandboxError, SandboxSpec, StdioSpec};
 use serde::Serialize;

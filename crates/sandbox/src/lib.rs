@@ -51,7 +51,7 @@
 //!
 //! # Mechanisms
 //!
-//! - **Process structure.** Each slot has a *zygote* (see `zygote.rs`): a helper `clone3`d
+//! - **Process structure.** Each slot has a *zygote* (see `zygote/`): a helper `clone3`d
 //!   once into `CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS` and the slot's network
 //!   namespace, which builds the private root, `pivot_root`s into it and then serves the slot's
 //!   runs one at a time. For a run the parent prepares everything (CStrings, argv/envp arrays,
@@ -152,6 +152,7 @@
 //!   dir, `/root/.pyenv/versions/2.7.18`).
 //! - `processes` counts processes and threads of the program (JVMs need 32 or more).
 
+#[cfg(feature = "bench")]
 pub mod bench;
 mod boxfs;
 mod cgroup;
