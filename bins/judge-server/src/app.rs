@@ -4,7 +4,7 @@
 use crate::error::ApiError;
 use crate::host::Host;
 use crate::state::AppState;
-use crate::{direct, info, lab_runs, listing, page, submissions};
+use crate::{direct, info, listing, page, submissions};
 use anyhow::Context;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -28,7 +28,7 @@ pub fn router(state: AppState) -> Router {
             get(submissions::status::<AppState>),
         )
         .route("/v1/oracle", post(direct::oracle))
-        .route("/v1/lab/runs", post(direct::lab_run).get(lab_runs::list))
+        .route("/v1/lab/runs", post(direct::lab_run).get(direct::lab_runs))
         .route("/", get(page::index))
         .route("/assets/{name}", get(page::asset))
         .route("/v1/health", get(info::health))
@@ -107,7 +107,7 @@ pub async fn serve(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let app = router(state.clone());
-    let sweeper = crate::store::spawn_sweeper(
+    let sweeper = verdict_submissions::spawn_sweeper(
         state.store.clone(),
         state.config.retention_secs,
         shutdown.clone(),

@@ -1,6 +1,6 @@
 //! Requests answered directly, without the submission queue: `POST /v1/oracle` (a Task Oracle
 //! suite) and `POST /v1/lab/runs` (an Agent Lab task). They share `direct_concurrency` slots;
-//! when none is free the answer is 429 with Retry-After.
+//! when none is free the answer is 429 with Retry-After. `GET /v1/lab/runs` reads the runs kept.
 
 use crate::access::check_lab_task;
 use crate::auth::Caller;
@@ -108,6 +108,11 @@ pub async fn lab_run(
         "evaluator_failures": failures,
     }))
     .into_response())
+}
+
+/// `GET /v1/lab/runs`: `{runs: [RunRecord], scores: [ScoreRecord]}`.
+pub async fn lab_runs(State(state): State<AppState>, caller: Caller) -> Json<Value> {
+    Json(state.lab_runs.visible(&caller))
 }
 
 /// The body as JSON, or 400: text that is not JSON has no field to name.

@@ -6,6 +6,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
 use verdict_contracts::JudgeReport;
+use verdict_submissions::SubmissionError;
 
 /// Why a request was not served.
 #[derive(Debug)]
@@ -168,6 +169,25 @@ impl ApiError {
             code: self.code(),
             message,
             field,
+        }
+    }
+}
+
+/// The one place a refusal of the submission store or queue becomes HTTP.
+impl From<SubmissionError> for ApiError {
+    fn from(err: SubmissionError) -> Self {
+        match err {
+            SubmissionError::Conflict { .. } => ApiError::Conflict(err.to_string()),
+            SubmissionError::QueueFull {
+                retry_after_secs, ..
+            } => ApiError::Busy {
+                message: err.to_string(),
+                retry_after_secs,
+            },
+            SubmissionError::ShuttingDown => ApiError::ShuttingDown,
+            SubmissionError::Db(_) | SubmissionError::Internal(_) => {
+                ApiError::Internal(err.to_string())
+            }
         }
     }
 }

@@ -7,11 +7,9 @@
 use crate::app::{count, method_not_allowed, not_found, timeout};
 use crate::auth::{Auth, Caller};
 use crate::config::ServerConfig;
-use crate::db::{Phase, Unfinished};
 use crate::error::ApiError;
 use crate::host::Host;
-use crate::metrics::{Metrics, Reject};
-use crate::store::{Entry, Store};
+use crate::state::open_store;
 use crate::{listing, page, submissions};
 use anyhow::Context;
 use axum::Router;
@@ -27,9 +25,10 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use verdict_contracts::{JudgeReport, Submission, parse_submission};
+use verdict_contracts::{Submission, parse_submission};
 use verdict_queue::{Consumed, FrontEnd, Link, QueueMetrics, ReportSink};
 use verdict_scheduler::CacheStats;
+use verdict_submissions::{Entry, Metrics, Phase, Reject, Store};
 
 /// What a front end's handlers share; cheap to clone.
 #[derive(Debug, Clone)]
@@ -55,9 +54,12 @@ impl FrontState {
     fn new(mut config: ServerConfig, stopping: CancellationToken) -> anyhow::Result<FrontState> {
         config.check()?;
         let metrics = Arc::new(Metrics::default());
-        let (store, unfinished) = Store::open_for(&config)?;
+        let (store, unfinished) = open_store(&config)?;
         let store = Arc::new(store);
-        recover(&store, &metrics, unfinished);
+        // Those in progress when the front end stopped come back as their newest report said,
+        // or queued as accepted; their reports keep coming from the broker (all of them when
+        // `amqp.frontend_queue` is named), so nothing is judged here.
+        drop(store.recover(unfinished, &metrics));
         if config.amqp.frontend_queue.is_empty() {
             config.amqp.frontend_queue = own_queue_name(&config.data_dir())?;
         }
@@ -174,7 +176,7 @@ impl Host for FrontState {
                 // On disk before it is published: its reports may come back at once.
                 if let Err(err) = shared.store.persist(&entry, request.clone()).await {
                     shared.store.undo_insert(&entry, previous);
-                    return Err(err);
+                    return Err(ApiError::from(err));
                 }
                 if let Err(err) = shared.front.publish_submission(request.as_bytes()).await {
                     tracing::warn!(sub_id = %entry.key.sub_id, error = %err, "publish failed");
@@ -226,33 +228,6 @@ async fn seen_published(store: &Store, body: Vec<u8>) {
     };
     if crate::ids::check_ids(&submission).is_empty() {
         store.note_published(&submission, text).await;
-    }
-}
-
-/// Puts back in memory the submissions that were in progress when the front end stopped: as
-/// their newest report said, or queued as accepted. Their reports keep coming from the broker
-/// (all of them when `amqp.frontend_queue` is named).
-fn recover(store: &Store, metrics: &Metrics, unfinished: Vec<Unfinished>) {
-    for Unfinished {
-        key,
-        request,
-        report,
-        ..
-    } in unfinished
-    {
-        if let Some(report) = report.and_then(|r| serde_json::from_str::<JudgeReport>(&r).ok()) {
-            store.recover_report(&report, metrics);
-            continue;
-        }
-        match parse_submission(&request) {
-            Ok(submission) if submission.category == key.category => {
-                store.recover(&submission);
-            }
-            _ => store.fail_unreadable(
-                &key,
-                "the stored request and report no longer read; submit it again".into(),
-            ),
-        }
     }
 }
 
@@ -366,7 +341,7 @@ pub async fn serve_frontend(
     let state = FrontState::new(config, shutdown.clone())?;
     let link_down = CancellationToken::new();
     let linking = tokio::spawn(state.inner.front.clone().run(link_down.clone()));
-    let sweeper = crate::store::spawn_sweeper(
+    let sweeper = verdict_submissions::spawn_sweeper(
         state.inner.store.clone(),
         state.inner.config.retention_secs,
         shutdown.clone(),

@@ -6,12 +6,11 @@
 use crate::auth::{Auth, Caller};
 use crate::config::ServerConfig;
 use crate::error::ApiError;
-use crate::metrics::Metrics;
-use crate::store::{Entry, Store};
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use verdict_contracts::Submission;
+use verdict_submissions::{Entry, Metrics, Store};
 
 /// A server that accepts Submissions and serves their progress.
 pub trait Host: Clone + Send + Sync + 'static {

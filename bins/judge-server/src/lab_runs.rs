@@ -1,11 +1,9 @@
-//! The server's recent Agent Lab runs (`POST /v1/lab/runs` keeps each one here) and
-//! `GET /v1/lab/runs`, which the page shows with the same viewer as `judge view`. In memory, the
-//! newest `KEPT` runs; a category token sees only the runs made with a token of its category.
+//! The server's recent Agent Lab runs: `POST /v1/lab/runs` keeps each one here and
+//! `GET /v1/lab/runs` (in `direct.rs`) reads them for the page, which shows them with the same
+//! viewer as `judge view`. In memory, the newest `KEPT` runs; a category token sees only the runs
+//! made with a token of its category.
 
 use crate::auth::Caller;
-use crate::state::AppState;
-use axum::Json;
-use axum::extract::State;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -52,11 +50,6 @@ impl LabRuns {
             "scores": seen.iter().flat_map(|k| &k.scores).collect::<Vec<_>>(),
         })
     }
-}
-
-/// `GET /v1/lab/runs`: `{runs: [RunRecord], scores: [ScoreRecord]}`.
-pub async fn list(State(state): State<AppState>, caller: Caller) -> Json<Value> {
-    Json(state.lab_runs.visible(&caller))
 }
 
 #[cfg(test)]

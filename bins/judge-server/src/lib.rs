@@ -1,16 +1,17 @@
 //! verdict-judge-server: the judge, the Task Oracle and Agent Lab over HTTP (axum on tokio).
 //!
 //! - [`ServerConfig`]: the TOML config (`listen`, `[judge]`, queue, workers, limits, tokens, quotas).
-//! - [`AppState`] and [`router`]: the endpoints (`POST /v1/judge`, `POST /v1/submissions`,
+//! - [`AppState`] and [`serve`]: the endpoints (`POST /v1/judge`, `POST /v1/submissions`,
 //!   `GET /v1/submissions/{sub_id}[/events]`, `POST /v1/oracle`, `POST /v1/lab/runs`,
 //!   `GET /v1/health`, `GET /v1/languages`, `GET /metrics`, `GET /v1/openapi.json`).
-//! - [`Store`]: submissions by `(category, sub_id)` (each token's category is a namespace),
-//!   written to an SQLite file in `data_dir` before the 202, judged again after a restart.
+//! - Submissions by `(category, sub_id)` (each token's category is a namespace), written to an
+//!   SQLite file in `data_dir` before the 202 and judged again after a restart, are
+//!   `verdict-submissions`' (`crates/submissions`); this crate puts HTTP in front of them.
 //! - [`serve`]: serves until a shutdown token fires, then refuses new work and lets accepted
 //!   submissions finish.
 //! - [`Role`] (`role` in the config): `standalone` ([`serve`]), `worker` ([`serve_worker`]:
 //!   judges from RabbitMQ) or `frontend` ([`serve_frontend`]: HTTP in front of RabbitMQ,
-//!   judging nothing); the submission endpoints serve any [`Host`].
+//!   judging nothing); the submission endpoints serve both.
 //!
 //! See `README.md` beside this crate and `docs/server.md`.
 //!
@@ -28,40 +29,26 @@ mod access;
 mod app;
 mod auth;
 mod config;
-mod db;
 mod direct;
-mod entry;
 mod error;
 mod extract;
 mod frontend;
 mod host;
 mod ids;
 mod info;
-mod jobs;
 mod lab_runs;
 mod listing;
-mod metrics;
 mod openapi;
 mod page;
 mod role;
 mod state;
-mod store;
 mod submissions;
 mod worker;
 
-pub use app::{router, serve};
-pub use auth::{Auth, Caller};
+pub use app::serve;
 pub use config::{ConfigError, ServerConfig, TokenConfig};
-pub use db::{Db, DbError, Phase, SubKey};
-pub use error::{ApiError, ErrorBody};
-pub use extract::{CategoryQuery, SubIdPath, Text};
-pub use frontend::{FrontState, serve_frontend};
-pub use host::Host;
-pub use ids::{MAX_ID_BYTES, check_id, check_ids};
-pub use lab_runs::LabRuns;
-pub use metrics::{Metrics, Reject};
-pub use openapi::document as openapi_document;
+pub use frontend::serve_frontend;
+pub use ids::MAX_ID_BYTES;
 pub use role::Role;
-pub use state::{AppState, Languages, Shared};
-pub use store::{Entry, Store, StreamEvent};
+pub use state::AppState;
 pub use worker::serve_worker;

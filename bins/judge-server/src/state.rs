@@ -3,22 +3,19 @@
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
-use crate::db::{Phase, Unfinished};
 use crate::error::ApiError;
 use crate::host::Host;
-use crate::jobs::Jobs;
 use crate::lab_runs::LabRuns;
-use crate::metrics::Metrics;
-use crate::store::{Entry, Store};
 use anyhow::Context;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
-use verdict_contracts::{Submission, parse_submission};
+use verdict_contracts::Submission;
 use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_scheduler::Judge;
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
+use verdict_submissions::{Entry, Jobs, Metrics, Store, Unfinished};
 
 /// What every handler shares; cheap to clone.
 #[derive(Debug, Clone)]
@@ -38,7 +35,7 @@ pub struct Shared {
     /// Submissions and their progress, kept on disk.
     pub store: Arc<Store>,
     /// The queue and its workers.
-    pub jobs: Jobs,
+    pub jobs: Arc<Jobs>,
     /// Counters and histograms.
     pub metrics: Arc<Metrics>,
     /// Slots for oracle suites and lab runs.
@@ -80,21 +77,21 @@ impl AppState {
             .context("invalid [lab] config")?;
         let lab = Lab::new(registry);
         let metrics = Arc::new(Metrics::default());
-        let (store, unfinished) = Store::open_for(&config)?;
+        let (store, unfinished) = open_store(&config)?;
         let store = Arc::new(store);
-        let jobs = Jobs::new(
+        let jobs = Arc::new(Jobs::new(
             judge.clone(),
             metrics.clone(),
             store.clone(),
             config.queue_capacity,
             config.workers,
             &config.quotas,
-        );
+        ));
         let auth = Auth::new(config.tokens.clone());
         if !auth.enabled() {
             tracing::warn!("no [[tokens]] configured: authentication is off");
         }
-        recover(&store, &jobs, unfinished);
+        jobs.recover(unfinished);
         let sandboxed_lab_types = JUDGED_TYPES
             .into_iter()
             .filter(|t| !config.lab.runners.contains_key(*t))
@@ -143,75 +140,26 @@ impl Host for AppState {
         self.judge.config().local_roots.clone()
     }
 
-    /// An entry in the store (409 for a key in flight, whatever the load), a place in the queue
-    /// (429 / 503), the request on disk, a worker task.
+    /// Judged here: see [`Jobs::accept`].
     async fn accept(
         &self,
         submission: Submission,
         request: String,
     ) -> Result<Arc<Entry>, ApiError> {
-        // On its own task: a request dropped meanwhile (timeout, client gone) must not leave
-        // the submission half-accepted (on disk, in no queue); it ends queued, or not accepted.
-        let state = self.clone();
-        tokio::spawn(async move {
-            let (entry, previous) = state
-                .store
-                .insert(&submission)
-                .inspect_err(|_| state.metrics.rejected(crate::metrics::Reject::Conflict))?;
-            let reservation = match state.jobs.reserve() {
-                Ok(reservation) => reservation,
-                Err(err) => {
-                    state.store.undo_insert(&entry, previous);
-                    return Err(err);
-                }
-            };
-            // Durable before the client hears anything (design #22).
-            if let Err(err) = state.store.persist(&entry, request).await {
-                state.store.undo_insert(&entry, previous);
-                return Err(err);
-            }
-            state.jobs.spawn(reservation, entry.clone(), submission);
-            Ok(entry)
-        })
-        .await
-        .map_err(|e| ApiError::Internal(format!("accepting: {e}")))?
+        Ok(self.jobs.accept(submission, request).await?)
     }
 }
 
-/// Judges again, in the order they were accepted, the submissions a previous run accepted and
-/// did not finish. The work dirs of those it had started went with its sandbox instance's work
-/// root, which the judge removed at start (design #23: the dead instance's lock is free).
-fn recover(store: &Store, jobs: &Jobs, unfinished: Vec<Unfinished>) {
-    if unfinished.is_empty() {
-        return;
-    }
-    let interrupted = unfinished
-        .iter()
-        .filter(|u| u.phase == Phase::Running)
-        .count();
-    tracing::info!(
-        total = unfinished.len(),
-        interrupted,
-        "judging again the submissions accepted before the restart"
-    );
-    for Unfinished { key, request, .. } in unfinished {
-        match parse_submission(&request) {
-            Ok(submission) if submission.category == key.category => {
-                let entry = store.recover(&submission);
-                jobs.recover(entry, submission);
-            }
-            // Accepted, so valid when it came; a store written by another version may read
-            // differently: say so in its report rather than drop it.
-            other => {
-                let message = match other {
-                    Ok(_) => "the stored request's category does not match its key".to_owned(),
-                    Err(err) => format!("the stored request no longer reads: {err}"),
-                };
-                tracing::error!(sub_id = %key.sub_id, category = %key.category, "{message}");
-                store.fail_unreadable(&key, message);
-            }
-        }
-    }
+/// Opens the submission store of `config` (its `data_dir`, retention and `max_retained`); also
+/// returns the submissions accepted and not finished before.
+pub(crate) fn open_store(config: &ServerConfig) -> anyhow::Result<(Store, Vec<Unfinished>)> {
+    let data_dir = config.data_dir();
+    Store::open(
+        &data_dir,
+        Duration::from_secs(config.retention_secs),
+        config.max_retained,
+    )
+    .with_context(|| format!("cannot open the submission store in {}", data_dir.display()))
 }
 
 fn oracle_options(config: &ServerConfig, judge: &Judge) -> OracleOptions {

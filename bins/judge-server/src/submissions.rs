@@ -2,13 +2,10 @@
 //! `GET /v1/submissions/{sub_id}` and its event stream.
 
 use crate::auth::Caller;
-use crate::db::SubKey;
 use crate::error::ApiError;
 use crate::extract::{CategoryQuery, SubIdPath, Text};
 use crate::host::{Host, check_local_assets};
 use crate::ids::check_ids;
-use crate::metrics::Reject;
-use crate::store::{Entry, StreamEvent};
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -19,6 +16,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use verdict_contracts::{InvalidRequest, RequestError, Submission, parse_submission};
+use verdict_submissions::{Entry, Reject, StreamEvent, SubKey};
 
 /// Parses and checks a Submission, and checks `caller` may submit it.
 async fn read_submission(

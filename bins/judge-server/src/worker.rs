@@ -3,7 +3,6 @@
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
-use crate::metrics::Metrics;
 use anyhow::Context;
 use axum::Router;
 use axum::extract::State;
@@ -23,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
 use verdict_queue::{Judging, Link, QueueMetrics, Worker};
 use verdict_scheduler::{Judge, TaskUpdate};
+use verdict_submissions::Metrics;
 
 /// The judge behind a worker: `Judge::judge_with_updates`, its updates forwarded, a panic
 /// turned into `System Error` results (a panicking message must not be redelivered for ever).

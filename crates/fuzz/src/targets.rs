@@ -173,7 +173,17 @@ fn config_corpus() -> Vec<Vec<u8>> {
 fn run_configs(input: &[u8]) {
     let text = text(input);
     let _ = verdict_scheduler::JudgeConfig::from_toml(&text);
-    let _ = verdict_judge_server::ServerConfig::from_toml(&text);
+    // judge-server's own keys are plain numbers, addresses and paths; the tables it reads with
+    // parsers of their own are the judge's (above), the lab's and the broker's.
+    // (judge-server is a binary: this crate depends on libraries only.)
+    let table = toml::from_str::<toml::Table>(&text).ok();
+    let amqp = table.and_then(|t| t.get("amqp").cloned());
+    let amqp = toml::from_str::<verdict_queue::AmqpConfig>(&text)
+        .ok()
+        .or_else(|| amqp.and_then(|v| v.try_into().ok()));
+    if let Some(amqp) = amqp {
+        let _ = amqp.check();
+    }
     let _ = verdict_lab::LabConfig::from_toml(&text);
 }
 

@@ -7,9 +7,11 @@
 //! blocking, which one shared channel read by N workers would have). Shutdown closes the
 //! tracker and waits for every accepted submission.
 
-use crate::error::ApiError;
+use crate::db::Unfinished;
+use crate::entry::Entry;
+use crate::error::SubmissionError;
 use crate::metrics::{Metrics, Reject};
-use crate::store::{Entry, Store};
+use crate::store::Store;
 use futures::FutureExt;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
@@ -40,7 +42,7 @@ pub struct Jobs {
 
 /// A place in the queue, given back on drop unless the job was spawned.
 #[derive(Debug)]
-pub struct Reservation<'a> {
+struct Reservation<'a> {
     jobs: &'a Jobs,
     spent: bool,
 }
@@ -85,11 +87,57 @@ impl Jobs {
         }
     }
 
-    /// A place in the queue, or 429 (full) / 503 (shutting down).
-    pub fn reserve(&self) -> Result<Reservation<'_>, ApiError> {
+    /// Accepts `submission` (`request` is its text) to be judged here: an entry in the store (a
+    /// conflict for a key in flight, whatever the load), a place in the queue (full, or shutting
+    /// down), the request on disk, a worker task. When this returns `Ok` the submission is
+    /// durable and on its way to being judged, and the entry follows its progress.
+    pub async fn accept(
+        self: &Arc<Self>,
+        submission: Submission,
+        request: String,
+    ) -> Result<Arc<Entry>, SubmissionError> {
+        // On its own task: a request dropped meanwhile (timeout, client gone) must not leave
+        // the submission half-accepted (on disk, in no queue); it ends queued, or not accepted.
+        let jobs = self.clone();
+        tokio::spawn(async move {
+            let (entry, previous) = jobs
+                .store
+                .insert(&submission)
+                .inspect_err(|_| jobs.metrics.rejected(Reject::Conflict))?;
+            let reservation = match jobs.reserve() {
+                Ok(reservation) => reservation,
+                Err(err) => {
+                    jobs.store.undo_insert(&entry, previous);
+                    return Err(err);
+                }
+            };
+            // Durable before the client hears anything (design #22).
+            if let Err(err) = jobs.store.persist(&entry, request).await {
+                jobs.store.undo_insert(&entry, previous);
+                return Err(err);
+            }
+            jobs.spawn(reservation, entry.clone(), submission);
+            Ok(entry)
+        })
+        .await
+        .map_err(|e| SubmissionError::Internal(format!("accepting: {e}")))?
+    }
+
+    /// At start: puts back the submissions a previous run accepted and did not finish (from
+    /// [`Store::open`]) and judges them again, in the order they were accepted. The work dirs of
+    /// those it had started went with its sandbox instance's work root, which the judge removed
+    /// at start (design #23: the dead instance's lock is free).
+    pub fn recover(&self, unfinished: Vec<Unfinished>) {
+        for (entry, submission) in self.store.recover(unfinished, &self.metrics) {
+            self.resume(entry, submission);
+        }
+    }
+
+    /// A place in the queue, or why not (full, shutting down).
+    fn reserve(&self) -> Result<Reservation<'_>, SubmissionError> {
         if !self.accepting.load(Ordering::Acquire) {
             self.metrics.rejected(Reject::ShuttingDown);
-            return Err(ApiError::ShuttingDown);
+            return Err(SubmissionError::ShuttingDown);
         }
         let taken = self
             .queued
@@ -106,11 +154,8 @@ impl Jobs {
             }
             Err(_) => {
                 self.metrics.rejected(Reject::QueueFull);
-                Err(ApiError::Busy {
-                    message: format!(
-                        "the queue is full ({} submissions waiting); retry later",
-                        self.capacity
-                    ),
+                Err(SubmissionError::QueueFull {
+                    capacity: self.capacity,
                     retry_after_secs: self.retry_after_secs(),
                 })
             }
@@ -123,19 +168,14 @@ impl Jobs {
     }
 
     /// Judges `submission` in the background, reporting into `entry`.
-    pub fn spawn(
-        &self,
-        mut reservation: Reservation<'_>,
-        entry: Arc<Entry>,
-        submission: Submission,
-    ) {
+    fn spawn(&self, mut reservation: Reservation<'_>, entry: Arc<Entry>, submission: Submission) {
         reservation.spent = true;
         self.run(entry, submission);
     }
 
     /// Judges again a submission accepted before a restart (it takes a queue place even when
     /// the queue is full: it was accepted when there was room).
-    pub fn recover(&self, entry: Arc<Entry>, submission: Submission) {
+    fn resume(&self, entry: Arc<Entry>, submission: Submission) {
         self.queued.fetch_add(1, Ordering::AcqRel);
         self.metrics.queue_length.fetch_add(1, Ordering::Relaxed);
         self.run(entry, submission);

@@ -6,17 +6,16 @@
 //!
 //! The disk is touched only on blocking threads; the methods that do are `async`.
 
-pub use crate::entry::{Entry, StreamEvent};
-
-use crate::db::{Db, DbError, Finished, SubKey, Unfinished, now_ms};
-use crate::error::ApiError;
+use crate::db::{Db, DbError, Finished, Phase, SubKey, Unfinished, now_ms};
+use crate::entry::Entry;
+use crate::error::SubmissionError;
 use crate::metrics::Metrics;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use verdict_contracts::{JudgeReport, Submission};
+use verdict_contracts::{JudgeReport, Submission, parse_submission};
 
 /// All submissions known to the server.
 #[derive(Debug)]
@@ -46,18 +45,6 @@ impl Store {
         Ok((store, unfinished))
     }
 
-    /// Opens the store of `config` (its `data_dir`, retention and `max_retained`).
-    pub fn open_for(config: &crate::ServerConfig) -> anyhow::Result<(Store, Vec<Unfinished>)> {
-        use anyhow::Context;
-        let data_dir = config.data_dir();
-        Store::open(
-            &data_dir,
-            Duration::from_secs(config.retention_secs),
-            config.max_retained,
-        )
-        .with_context(|| format!("cannot open the submission store in {}", data_dir.display()))
-    }
-
     fn lock(&self) -> MutexGuard<'_, HashMap<SubKey, Arc<Entry>>> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -66,12 +53,11 @@ impl Store {
     async fn db<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Db) -> Result<T, DbError> + Send + 'static,
-    ) -> Result<T, ApiError> {
+    ) -> Result<T, SubmissionError> {
         let db = self.db.clone();
-        tokio::task::spawn_blocking(move || f(&db))
+        Ok(tokio::task::spawn_blocking(move || f(&db))
             .await
-            .map_err(|e| ApiError::Internal(format!("submission store: {e}")))?
-            .map_err(|e| ApiError::Internal(e.to_string()))
+            .map_err(|e| SubmissionError::Internal(e.to_string()))??)
     }
 
     /// Adds a submission in memory; a finished one with the same key is replaced (a rejudge)
@@ -79,16 +65,15 @@ impl Store {
     pub fn insert(
         &self,
         submission: &Submission,
-    ) -> Result<(Arc<Entry>, Option<Arc<Entry>>), ApiError> {
+    ) -> Result<(Arc<Entry>, Option<Arc<Entry>>), SubmissionError> {
         let entry = Arc::new(Entry::new(submission));
         let mut entries = self.lock();
         if let Some(existing) = entries.get(&entry.key)
             && !existing.is_finished()
         {
-            return Err(ApiError::Conflict(format!(
-                "sub_id: submission {:?} is still queued or running",
-                submission.sub_id
-            )));
+            return Err(SubmissionError::Conflict {
+                sub_id: submission.sub_id.clone(),
+            });
         }
         let previous = entries.insert(entry.key.clone(), entry.clone());
         Ok((entry, previous))
@@ -110,7 +95,7 @@ impl Store {
     }
 
     /// Writes the accepted submission (its request text) to disk; on disk when this returns.
-    pub async fn persist(&self, entry: &Entry, request: String) -> Result<(), ApiError> {
+    pub async fn persist(&self, entry: &Entry, request: String) -> Result<(), SubmissionError> {
         let key = entry.key.clone();
         self.db(move |db| db.accept(&key, &request)).await
     }
@@ -161,11 +146,12 @@ impl Store {
     }
 
     /// A front end's report from the broker, of a submission accepted here or by another front
-    /// end: recorded on disk (see [`Db::record_report`]), then shown to `GET`, streams and
-    /// waiters. A submission not seen before is added; one finished here stays as it is.
+    /// end: recorded on disk (an upsert that never touches a finished row), then shown to `GET`,
+    /// streams and waiters. A submission not seen before is added; one finished here stays as
+    /// it is.
     pub async fn ingest(&self, report: JudgeReport, metrics: &Metrics) {
         let key = SubKey::new(&report.category, &report.sub_id);
-        let last = verdict_queue::is_final(&report);
+        let last = report.results.iter().all(|r| !r.status.is_in_progress());
         let json = match serde_json::to_string(&report) {
             Ok(json) => json,
             Err(err) => {
@@ -207,23 +193,66 @@ impl Store {
         }
     }
 
-    /// Puts a submission read back at start into memory (it is already on disk).
-    pub fn recover(&self, submission: &Submission) -> Arc<Entry> {
-        let entry = Arc::new(Entry::new(submission));
-        self.lock().insert(entry.key.clone(), entry.clone());
-        entry
+    /// At start, the submissions a previous run accepted and did not finish (from
+    /// [`Store::open`]) go back into memory, in the order they were accepted: one with a report
+    /// so far from the broker (a front end's) as that report says; the others as queued,
+    /// returned with their Submission for the caller to judge again (a standalone server) or to
+    /// wait for the broker's reports (a front end). A stored request that no longer reads is
+    /// finished with a report saying why (`results: []`, `message`), as an invalid request is,
+    /// rather than dropped.
+    pub fn recover(
+        &self,
+        unfinished: Vec<Unfinished>,
+        metrics: &Metrics,
+    ) -> Vec<(Arc<Entry>, Submission)> {
+        if unfinished.is_empty() {
+            return Vec::new();
+        }
+        let interrupted = unfinished
+            .iter()
+            .filter(|u| u.phase == Phase::Running)
+            .count();
+        tracing::info!(
+            total = unfinished.len(),
+            interrupted,
+            "taking back the submissions accepted before the restart"
+        );
+        let mut resumed = Vec::new();
+        for Unfinished {
+            key,
+            request,
+            report,
+            ..
+        } in unfinished
+        {
+            if let Some(report) = report.and_then(|r| serde_json::from_str::<JudgeReport>(&r).ok())
+            {
+                let entry = Arc::new(Entry::from_report(&report, metrics));
+                self.lock().insert(entry.key.clone(), entry);
+                continue;
+            }
+            match parse_submission(&request) {
+                Ok(submission) if submission.category == key.category => {
+                    let entry = Arc::new(Entry::new(&submission));
+                    self.lock().insert(entry.key.clone(), entry.clone());
+                    resumed.push((entry, submission));
+                }
+                // Accepted, so valid when it came; a store written by another version may read
+                // differently: say so in its report rather than drop it.
+                other => {
+                    let message = match other {
+                        Ok(_) => "the stored request's category does not match its key".to_owned(),
+                        Err(err) => format!("the stored request no longer reads: {err}"),
+                    };
+                    tracing::error!(sub_id = %key.sub_id, category = %key.category, "{message}");
+                    self.fail_unreadable(&key, message);
+                }
+            }
+        }
+        resumed
     }
 
-    /// Puts a front end's submission in progress, read back at start with its newest report so
-    /// far, into memory (it is already on disk).
-    pub fn recover_report(&self, report: &JudgeReport, metrics: &Metrics) {
-        let entry = Arc::new(Entry::from_report(report, metrics));
-        self.lock().insert(entry.key.clone(), entry);
-    }
-
-    /// At start: a stored request that no longer reads is finished with a report saying why
-    /// (`results: []`, `message`), as an invalid request is, rather than dropped.
-    pub fn fail_unreadable(&self, key: &SubKey, message: String) {
+    fn fail_unreadable(&self, key: &SubKey, message: String) {
         let report = JudgeReport {
             sub_type: "programming".into(),
             category: key.category.clone(),
@@ -271,7 +300,7 @@ impl Store {
     }
 
     /// The submission `key`, if known: in memory, or finished and still kept on disk.
-    pub async fn get(&self, key: &SubKey) -> Result<Option<Arc<Entry>>, ApiError> {
+    pub async fn get(&self, key: &SubKey) -> Result<Option<Arc<Entry>>, SubmissionError> {
         if let Some(entry) = self.lock().get(key).cloned() {
             return Ok(Some(entry));
         }
@@ -283,8 +312,9 @@ impl Store {
         else {
             return Ok(None);
         };
-        let report: JudgeReport = serde_json::from_str(&report)
-            .map_err(|e| ApiError::Internal(format!("stored report of {:?}: {e}", key.sub_id)))?;
+        let report: JudgeReport = serde_json::from_str(&report).map_err(|e| {
+            SubmissionError::Internal(format!("stored report of {:?}: {e}", key.sub_id))
+        })?;
         let age = Duration::from_millis(u64::try_from(now_ms() - finished_at_ms).unwrap_or(0));
         if age >= self.retention {
             // Past its retention: gone, even before the next sweep removes the row.
@@ -298,7 +328,7 @@ impl Store {
     }
 
     /// The categories that hold a submission `sub_id` (for a token bound to none).
-    pub async fn categories_of(&self, sub_id: &str) -> Result<Vec<String>, ApiError> {
+    pub async fn categories_of(&self, sub_id: &str) -> Result<Vec<String>, SubmissionError> {
         let mut categories: Vec<String> = self
             .lock()
             .keys()
@@ -379,7 +409,6 @@ pub fn spawn_sweeper(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::Phase;
     use crate::entry::tests::{statuses, submission};
     use verdict_contracts::JudgeStatus;
 
@@ -405,7 +434,7 @@ mod tests {
         let (first, _) = store.insert(&submission("dup")).unwrap();
         assert!(matches!(
             store.insert(&submission("dup")),
-            Err(ApiError::Conflict(_))
+            Err(SubmissionError::Conflict { .. })
         ));
         let report = first.snapshot().0;
         first.finish(report, &metrics);

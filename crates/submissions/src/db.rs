@@ -191,11 +191,6 @@ impl Db {
         })
     }
 
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     fn conn(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }

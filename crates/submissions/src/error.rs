@@ -1,0 +1,32 @@
+//! Why a submission was not accepted or could not be read: the crate's one error type. It knows
+//! nothing of HTTP; the server maps each variant to a status in one place.
+
+use crate::db::DbError;
+
+/// Why the store or the queue refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmissionError {
+    /// A submission with this key is still queued or running.
+    #[error("sub_id: submission {sub_id:?} is still queued or running")]
+    Conflict {
+        /// The `sub_id` in flight.
+        sub_id: String,
+    },
+    /// The queue is full.
+    #[error("the queue is full ({capacity} submissions waiting); retry later")]
+    QueueFull {
+        /// How many submissions may wait.
+        capacity: usize,
+        /// When a place is expected to free, in whole seconds.
+        retry_after_secs: u64,
+    },
+    /// The queue stopped accepting (shutdown).
+    #[error("the queue accepts no new submissions (shutting down)")]
+    ShuttingDown,
+    /// The database failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// Something else failed (a stored report that no longer reads, a panicked disk task).
+    #[error("submission store: {0}")]
+    Internal(String),
+}

@@ -1,0 +1,41 @@
+//! verdict-submissions: the submissions a server has accepted, with no HTTP in it.
+//!
+//! - [`Store`]: every submission by `(category, sub_id)` ([`SubKey`]: each category is a
+//!   namespace), written to an SQLite file in the server's `data_dir` before the client hears
+//!   it was accepted, its progress ([`Entry`]: per-task results as they stream in, event
+//!   subscribers, the final report) in memory, finished ones kept for their retention.
+//! - [`Jobs`]: the bounded queue that judges accepted submissions with a
+//!   [`Judge`](verdict_scheduler::Judge) (per-category quotas, worker slots), and drains on
+//!   shutdown.
+//! - Start-up recovery, once: [`Store::open`] reads back what a previous run accepted and did
+//!   not finish, [`Store::recover`] puts it back in memory and [`Jobs::recover`] judges it again.
+//! - [`Metrics`]: the counters and histograms `/metrics` shows, in the Prometheus text format.
+//! - [`SubmissionError`]: why a submission was refused; the server maps it to HTTP in one place.
+//!
+//! ```no_run
+//! # async fn demo(judge: verdict_scheduler::Judge, submission: verdict_contracts::Submission, text: String) -> anyhow::Result<()> {
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use verdict_submissions::{Jobs, Metrics, Store};
+//! let (store, unfinished) = Store::open("data".as_ref(), Duration::from_secs(3600), 10_000)?;
+//! let (store, metrics) = (Arc::new(store), Arc::new(Metrics::default()));
+//! let jobs = Arc::new(Jobs::new(judge, metrics, store, 256, 2, &Default::default()));
+//! jobs.recover(unfinished);
+//! let entry = jobs.accept(submission, text).await?;
+//! let report = entry.wait().await;
+//! # Ok(()) }
+//! ```
+
+mod db;
+mod entry;
+mod error;
+mod jobs;
+mod metrics;
+mod store;
+
+pub use db::{DbError, Phase, SubKey, Unfinished};
+pub use entry::{Entry, StreamEvent};
+pub use error::SubmissionError;
+pub use jobs::Jobs;
+pub use metrics::{Histogram, Metrics, Reject};
+pub use store::{Store, spawn_sweeper};
