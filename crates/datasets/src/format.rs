@@ -1,0 +1,210 @@
+//! The dataset formats `judge eval` reads, how each is recognised, and the field helpers every
+//! reader shares.
+
+use crate::jsonl::{Record, kind};
+use crate::{Error, Problem};
+use serde_json::Value;
+use std::path::Path;
+
+/// A published dataset format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// OpenAI's HumanEval: `task_id, prompt, canonical_solution, test, entry_point`.
+    HumanEval,
+    /// EvalPlus's HumanEval+: HumanEval's fields, `test` holding the plus inputs and results.
+    HumanEvalPlus,
+    /// Google's MBPP: `task_id, text (or prompt), code, test_list, test_setup_code, challenge_test_list`.
+    Mbpp,
+    /// EvalPlus's MBPP+: `task_id, prompt, entry_point, canonical_solution, assertion, base_input, plus_input, atol`.
+    MbppPlus,
+    /// LiveCodeBench's code generation: `question_id, public_test_cases, private_test_cases, metadata`.
+    LiveCodeBench,
+    /// APPS and TACO: `input_output` (`inputs`, `outputs`, optional `fn_name`).
+    Apps,
+    /// DeepMind's CodeContests: `public_tests, private_tests, generated_tests, time_limit, memory_limit_bytes`.
+    CodeContests,
+    /// PrimeIntellect's and open-r1's `verification_info` (`language`, `test_cases`).
+    VerificationInfo,
+}
+
+impl Format {
+    /// Every format, in the order [`Format::detect`] tries them.
+    pub const ALL: [Format; 8] = [
+        Format::VerificationInfo,
+        Format::LiveCodeBench,
+        Format::Apps,
+        Format::CodeContests,
+        Format::HumanEvalPlus,
+        Format::HumanEval,
+        Format::MbppPlus,
+        Format::Mbpp,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::HumanEval => "humaneval",
+            Format::HumanEvalPlus => "humaneval-plus",
+            Format::Mbpp => "mbpp",
+            Format::MbppPlus => "mbpp-plus",
+            Format::LiveCodeBench => "livecodebench",
+            Format::Apps => "apps",
+            Format::CodeContests => "codecontests",
+            Format::VerificationInfo => "verification-info",
+        }
+    }
+
+    /// The format named `name` (`taco` is `apps`).
+    pub fn from_name(name: &str) -> Option<Format> {
+        if name == "taco" {
+            return Some(Format::Apps);
+        }
+        Format::ALL.into_iter().find(|f| f.as_str() == name)
+    }
+
+    /// Tells the format from the fields of a record: the fields only that format has.
+    pub fn detect(record: &Record) -> Option<Format> {
+        let has = |k: &str| record.fields.contains_key(k);
+        Format::ALL.into_iter().find(|f| match f {
+            Format::VerificationInfo => has("verification_info"),
+            Format::LiveCodeBench => has("question_id") && has("public_test_cases"),
+            Format::Apps => has("input_output"),
+            Format::CodeContests => has("public_tests"),
+            Format::HumanEvalPlus => {
+                has("entry_point") && has("test") && (has("plus_input") || has("base_input"))
+            }
+            Format::HumanEval => has("entry_point") && has("prompt") && has("test"),
+            Format::MbppPlus => has("assertion") && has("entry_point"),
+            Format::Mbpp => has("test_list"),
+        })
+    }
+
+    /// Reads one record of this format; `index` is its 0-based position in the file.
+    pub fn read(self, path: &Path, index: usize, record: &Record) -> Result<Problem, Error> {
+        let r = Fields {
+            path,
+            index,
+            record,
+            id: record_label(record, index),
+        };
+        match self {
+            Format::HumanEval | Format::HumanEvalPlus => crate::humaneval::read(self, &r),
+            Format::Mbpp => crate::mbpp::read(&r),
+            Format::MbppPlus => crate::mbpp::read_plus(&r),
+            Format::LiveCodeBench => crate::livecodebench::read(&r),
+            Format::Apps => crate::apps::read(&r),
+            Format::CodeContests => crate::codecontests::read(&r),
+            Format::VerificationInfo => crate::verification::read(&r),
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The id used in messages before the reader knows the record's id field.
+fn record_label(record: &Record, index: usize) -> String {
+    for key in ["task_id", "question_id", "problem_id", "name"] {
+        match record.fields.get(key) {
+            Some(Value::String(s)) => return s.clone(),
+            Some(Value::Number(n)) => return n.to_string(),
+            _ => {}
+        }
+    }
+    format!("#{index}")
+}
+
+/// A record being read, with what error messages need to name it.
+pub(crate) struct Fields<'a> {
+    pub path: &'a Path,
+    pub index: usize,
+    pub record: &'a Record,
+    pub id: String,
+}
+
+impl Fields<'_> {
+    /// An error naming this record and `field`.
+    pub fn error(&self, field: &str, message: impl Into<String>) -> Error {
+        Error::Record {
+            path: self.path.to_path_buf(),
+            line: self.record.line,
+            record: self.id.clone(),
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// The field's value, or an error when it is missing.
+    pub fn get(&self, field: &str) -> Result<&Value, Error> {
+        self.record
+            .fields
+            .get(field)
+            .ok_or_else(|| self.error(field, "missing"))
+    }
+
+    /// A string field.
+    pub fn str(&self, field: &str) -> Result<&str, Error> {
+        match self.get(field)? {
+            Value::String(s) => Ok(s),
+            other => Err(self.error(field, format!("expected a string, found {}", kind(other)))),
+        }
+    }
+
+    /// A string field that may be absent or null.
+    pub fn opt_str(&self, field: &str) -> Result<Option<&str>, Error> {
+        match self.record.fields.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => {
+                Err(self.error(field, format!("expected a string, found {}", kind(other))))
+            }
+        }
+    }
+
+    /// A list of strings that may be absent or null (empty then).
+    pub fn str_list(&self, field: &str) -> Result<Vec<&str>, Error> {
+        match self.record.fields.get(field) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    v.as_str().ok_or_else(|| {
+                        self.error(
+                            &format!("{field}[{i}]"),
+                            format!("expected a string, found {}", kind(v)),
+                        )
+                    })
+                })
+                .collect(),
+            Some(other) => {
+                Err(self.error(field, format!("expected a list, found {}", kind(other))))
+            }
+        }
+    }
+
+    /// An id field: a string, or an integer written in decimal.
+    pub fn id_field(&self, field: &str) -> Result<String, Error> {
+        match self.get(field)? {
+            Value::String(s) => Ok(s.clone()),
+            Value::Number(n) if n.is_u64() || n.is_i64() => Ok(n.to_string()),
+            other => Err(self.error(
+                field,
+                format!("expected a string or an integer, found {}", kind(other)),
+            )),
+        }
+    }
+
+    /// A field holding JSON, either as the value itself or as a string of JSON text (the
+    /// Hugging Face exports store `input_output`, `public_test_cases`, `verification_info` so).
+    pub fn json_or_text(&self, field: &str) -> Result<Value, Error> {
+        match self.get(field)? {
+            Value::String(text) => serde_json::from_str(text)
+                .map_err(|e| self.error(field, format!("not JSON text: {e}"))),
+            other => Ok(other.clone()),
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! Public code-generation datasets read exactly as they are published, and their samples judged
+//! in verdict's sandbox (`judge eval`, design #26 and #27, docs/datasets.md).
+//!
+//! A reader per format turns each record into a [`Problem`]: assertion scripts (HumanEval,
+//! MBPP, EvalPlus), function calls (LiveCodeBench functional, APPS/TACO with `fn_name`,
+//! `verification_info`'s `function_call`) or stdin/stdout tests (LiveCodeBench stdin,
+//! APPS/TACO, CodeContests, `verification_info`'s `stdin_stdout`). A test whose record is
+//! ambiguous is `invalid_test_format` naming the record and the field; nothing is guessed.
+//! [`evaluate`] judges one sample in the sandbox; values are compared outside the box.
+//!
+//! ```
+//! use verdict_datasets::{Format, Tests, jsonl::parse_records};
+//! let text = concat!(
+//!     r#"{"task_id": "HumanEval/0", "prompt": "def f():\n", "entry_point": "f", "#,
+//!     r#""canonical_solution": "    return 1\n", "test": "def check(c):\n    assert c() == 1\n"}"#,
+//! );
+//! let records = parse_records("HumanEval.jsonl".as_ref(), text)?;
+//! let format = Format::detect(&records[0]).unwrap();
+//! let problem = format.read("HumanEval.jsonl".as_ref(), 0, &records[0])?;
+//! assert!(matches!(problem.tests, Tests::Assertion(_)));
+//! # Ok::<(), verdict_datasets::Error>(())
+//! ```
+
+mod apps;
+mod cases;
+mod codecontests;
+pub mod compare;
+mod dataset;
+mod error;
+mod eval;
+mod format;
+mod humaneval;
+pub mod jsonl;
+mod livecodebench;
+mod mbpp;
+pub mod passk;
+mod problem;
+pub mod report;
+mod result;
+pub mod samples;
+mod verification;
+
+pub use dataset::Dataset;
+pub use error::Error;
+pub use eval::{EvalOptions, evaluate};
+pub use format::Format;
+pub use jsonl::read_records;
+pub use livecodebench::decode_private_test_cases;
+pub use problem::{
+    AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Limits, Problem,
+    StdioCase, StdioTests, Tests,
+};
+pub use result::{InfraError, SampleResult, SampleStatus, TestOutcome};
+pub use samples::{Sample, SampleCode};

@@ -1,0 +1,154 @@
+//! One dataset problem in verdict's terms: how a candidate for it is tested, whatever dataset it
+//! came from. Readers build these; the evaluator runs them.
+
+use serde_json::Value;
+
+/// One problem of a dataset, keyed by the `task_id` its samples name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// The id samples refer to (`HumanEval/0`, `11`, `abc387_b`, ...).
+    pub task_id: String,
+    /// Where the problem came from (the dataset's format).
+    pub format: crate::Format,
+    /// Text put before the candidate's code (HumanEval's `prompt` for a bare completion).
+    pub prompt: Option<String>,
+    /// How candidates are tested.
+    pub tests: Tests,
+    /// The dataset's own limits, when it gives them.
+    pub limits: Limits,
+}
+
+/// The dataset's own per-test limits (CodeContests gives both; most give none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Limits {
+    /// Time limit of one test in milliseconds.
+    pub time_ms: Option<u64>,
+    /// Memory limit in bytes.
+    pub memory_bytes: Option<u64>,
+}
+
+/// How candidates for a problem are tested.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tests {
+    /// Assertion-style tests run as one Python script with the candidate in the same box
+    /// (HumanEval's `check`, MBPP's asserts, EvalPlus's `test`).
+    Assertion(AssertionTests),
+    /// Calls of a named function; return values compared outside the box.
+    Function(FunctionTests),
+    /// Whole programs fed stdin; stdout compared outside the box.
+    Stdio(StdioTests),
+}
+
+impl Tests {
+    /// How many test cases there are (an assertion script counts as one).
+    pub fn len(&self) -> usize {
+        match self {
+            Tests::Assertion(_) => 1,
+            Tests::Function(tests) => tests.cases.len(),
+            Tests::Stdio(tests) => tests.cases.len(),
+        }
+    }
+
+    /// Whether there is nothing to run.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Assertion-style tests: the program is the candidate, then `setup`, then `test`, then
+/// `check(entry_point)` when the dataset's harness calls it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssertionTests {
+    /// Code run after the candidate and before the tests (MBPP's `test_setup_code`).
+    pub setup: String,
+    /// The test code (HumanEval's `test`, MBPP's `test_list` joined by newlines).
+    pub test: String,
+    /// The function `check` is called with (HumanEval's `entry_point`); `None` when the tests
+    /// are bare asserts.
+    pub check_entry_point: Option<String>,
+    /// Functions whose return values are checked to be plain values before the tests see them
+    /// (the entry point, or the names MBPP's asserts call).
+    pub guarded: Vec<String>,
+}
+
+/// How a function test calls the candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallStyle {
+    /// `Solution().name(*args)` when the candidate's code contains `class Solution`, else the
+    /// module-level `name(*args)` (APPS's and LiveCodeBench's rule).
+    SolutionOrModule,
+    /// Always the module-level function.
+    Module,
+}
+
+/// Calls of a named function with JSON arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionTests {
+    /// The function's (or method's) name.
+    pub fn_name: String,
+    /// How it is called.
+    pub call: CallStyle,
+    /// The cases, in the dataset's order.
+    pub cases: Vec<Case<FunctionCase>>,
+}
+
+/// One function call and its expected return value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionCase {
+    /// The positional arguments.
+    pub args: Vec<Value>,
+    /// The expected return value.
+    pub expected: Value,
+}
+
+/// Whole-program tests over stdin and stdout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StdioTests {
+    /// The cases, in the dataset's order.
+    pub cases: Vec<Case<StdioCase>>,
+}
+
+/// One stdin and the stdout expected for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdioCase {
+    /// Fed as standard input.
+    pub stdin: String,
+    /// Compared with standard output by [`crate::compare::outputs_match`].
+    pub stdout: String,
+}
+
+/// A test case as read: runnable, or malformed in a way reported as `invalid_test_format`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case<T> {
+    /// The case's name: the dataset field it came from (`public_test_cases[2]`).
+    pub name: String,
+    /// The case, or why its record is malformed.
+    pub body: Result<T, InvalidCase>,
+}
+
+/// A malformed test case: `invalid_test_format` naming the field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidCase {
+    /// The field at fault, e.g. `input_output.outputs[3]`.
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl InvalidCase {
+    /// A malformed field.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        InvalidCase {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The message as reported: `invalid_test_format: record R field F: ...`.
+    pub fn report(&self, task_id: &str) -> String {
+        format!(
+            "invalid_test_format: record {task_id} field {}: {}",
+            self.field, self.message
+        )
+    }
+}

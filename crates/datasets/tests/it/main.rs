@@ -1,0 +1,73 @@
+//! Integration tests of verdict-datasets: real candidates judged in the real sandbox, right and
+//! wrong ones and the reward hacks that must fail (exiting early, forged output, always-equal
+//! objects, rewritten test files).
+//!
+//! Tests that need the sandbox print `skipped: <reason>` when it cannot be set up, unless
+//! `VERDICT_REQUIRE_SANDBOX=1`, under which they fail instead.
+
+mod assertion;
+mod function;
+mod stdio;
+
+use serde_json::Value;
+use std::path::Path;
+use std::sync::OnceLock;
+use verdict_datasets::jsonl::parse_records;
+use verdict_datasets::samples::samples_from;
+use verdict_datasets::{EvalOptions, Format, Problem, SampleResult, evaluate};
+use verdict_sandbox::{Sandbox, SandboxConfig};
+
+/// The shared sandbox, or `None` (after printing why) when it cannot be set up here.
+pub fn sandbox() -> Option<&'static Sandbox> {
+    static SB: OnceLock<Result<Sandbox, String>> = OnceLock::new();
+    let require = std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() == Ok("1");
+    let sb = SB.get_or_init(|| {
+        let config = SandboxConfig {
+            require_isolation: require,
+            ..SandboxConfig::default()
+        };
+        Sandbox::new(config).map_err(|e| e.to_string())
+    });
+    match sb {
+        Ok(sb) => Some(sb),
+        Err(reason) => {
+            assert!(
+                !require,
+                "VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {reason}"
+            );
+            #[allow(clippy::print_stdout)]
+            {
+                println!("skipped: {reason}");
+            }
+            None
+        }
+    }
+}
+
+/// The problem of one dataset record, read by the format its fields name.
+pub fn problem(record: &Value) -> Problem {
+    let records = parse_records(Path::new("dataset.jsonl"), &record.to_string()).expect("record");
+    let format = Format::detect(&records[0]).expect("a known format");
+    format
+        .read(Path::new("dataset.jsonl"), 0, &records[0])
+        .expect("the record reads")
+}
+
+/// Judges each sample record against `problem`; `None` when the sandbox is unavailable.
+pub fn judge(problem: &Problem, samples: &[Value], timeout_ms: u64) -> Option<Vec<SampleResult>> {
+    let sandbox = sandbox()?;
+    let text: Vec<String> = samples.iter().map(Value::to_string).collect();
+    let records =
+        parse_records(Path::new("samples.jsonl"), &text.join("\n")).expect("sample records");
+    let samples = samples_from(Path::new("samples.jsonl"), records).expect("samples");
+    let options = EvalOptions {
+        timeout_ms,
+        ..EvalOptions::default()
+    };
+    Some(
+        samples
+            .iter()
+            .map(|s| evaluate(sandbox, problem, s, &options))
+            .collect(),
+    )
+}
