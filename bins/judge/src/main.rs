@@ -63,6 +63,8 @@ subcommands! {
     Languages(languages),
     /// Judge a deliverable against a Task Oracle suite and print the report.
     Oracle(oracle),
+    /// Judge code samples against a public dataset (HumanEval, MBPP, LiveCodeBench, APPS, ...).
+    Eval(eval),
     /// Write one JSON Schema per top-level wire type into a directory.
     Schema(schema),
     /// Run one command in the sandbox and print its outcome as JSON.
@@ -74,7 +76,7 @@ subcommands! {
 }
 
 /// The command line, each subcommand's arguments deferred: a one-shot `judge sandbox` builds
-/// the arguments of `sandbox` alone, not those of all seven (~0.15 ms of the process's start,
+/// the arguments of `sandbox` alone, not those of all eight (~0.15 ms of the process's start,
 /// issue 16); `judge --help` needs only names and abouts. Help, errors and completions are
 /// those of the eager build (the tests compare them).
 fn command() -> clap::Command {
@@ -107,6 +109,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(args),
         Command::Languages(args) => cmd::languages::run(args),
         Command::Oracle(args) => cmd::oracle::run(args),
+        Command::Eval(args) => cmd::eval::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Sandbox(args) => cmd::sandbox::run(args),
         Command::Lab(args) => cmd::lab::run(args),

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod config;
+pub mod eval;
 pub mod lab;
 pub mod languages;
 pub mod oracle;
