@@ -12,6 +12,8 @@ TOOLS="googletest libgtest-dev valgrind cppcheck clang-tidy"
 TOOLS="$TOOLS rabbitmq-server"
 # Headless Chromium and its WebDriver: the page tests (judge view, the judge-server page).
 TOOLS="$TOOLS chromium chromium-driver"
+# judge eval: EvalPlus's HumanEval+ tests import numpy.
+TOOLS="$TOOLS python3-numpy"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
 LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make"
 
