@@ -17,6 +17,7 @@
 
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::state::AppState;
 use std::path::{Path, PathBuf};
 use verdict_contracts::{Asset, AssetKind, AtomicTask, Submission, submission_from_value};
 use verdict_lab::LabTask;
@@ -96,6 +97,24 @@ pub fn check_local_assets(
         }
     }
     Ok(())
+}
+
+/// [`check_local_assets`] on a blocking thread, for `state`'s local roots; gives the submission
+/// back.
+pub async fn allow_local_assets(
+    state: &AppState,
+    caller: &Caller,
+    submission: Submission,
+) -> Result<Submission, ApiError> {
+    if caller.category.is_none() || caller.shared_local_roots {
+        return Ok(submission);
+    }
+    let (caller, roots) = (caller.clone(), state.local_roots());
+    tokio::task::spawn_blocking(move || {
+        check_local_assets(&caller, &roots, &submission).map(|()| submission)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("local asset check: {e}")))?
 }
 
 /// The atomic tasks a lab task runs, with the field naming each one's `type`.

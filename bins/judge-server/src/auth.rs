@@ -4,10 +4,10 @@ use crate::config::TokenConfig;
 use crate::error::ApiError;
 use axum::http::{HeaderMap, header};
 
-/// The tokens in force (none: authentication is off).
+/// The tokens in force (none: authentication is off); cheap to clone.
 #[derive(Debug, Clone, Default)]
 pub struct Auth {
-    tokens: Vec<TokenConfig>,
+    tokens: std::sync::Arc<[TokenConfig]>,
 }
 
 /// An authenticated caller.
@@ -54,7 +54,9 @@ impl Caller {
 impl Auth {
     /// The tokens from the configuration.
     pub fn new(tokens: Vec<TokenConfig>) -> Self {
-        Auth { tokens }
+        Auth {
+            tokens: tokens.into(),
+        }
     }
 
     /// Whether any token is configured.
@@ -84,7 +86,7 @@ impl Auth {
             })?;
         // Compare with every token in constant time per token, so timing tells nothing.
         let mut found = None;
-        for token in &self.tokens {
+        for token in self.tokens.iter() {
             if constant_time_eq(token.token.as_bytes(), presented.as_bytes()) && found.is_none() {
                 found = Some(token);
             }

@@ -2,28 +2,31 @@
 //! suite) and `POST /v1/lab/runs` (an Agent Lab task). They share `direct_concurrency` slots;
 //! when none is free the answer is 429 with Retry-After. `GET /v1/lab/runs` reads the runs kept.
 
-use crate::access::check_lab_task;
+use crate::access::{allow_local_assets, check_lab_task};
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::Text;
-use crate::state::AppState;
+use crate::lab_runs::LabRunList;
+use crate::state::{AppState, Direct};
 use axum::Json;
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 use std::sync::atomic::Ordering;
 use tokio::sync::OwnedSemaphorePermit;
-use verdict_contracts::oracle::suite_from_value;
+use verdict_contracts::oracle::{OracleReport, suite_from_value};
+use verdict_contracts::{RunRecord, ScoreRecord};
 use verdict_lab::LabTask;
 use verdict_scripts::oracle::{OracleError, run_suite};
 
 /// A direct slot, or 429 / 503.
-fn slot(state: &AppState) -> Result<OwnedSemaphorePermit, ApiError> {
-    if !state.jobs.accepting() {
+fn slot(state: &AppState, direct: &Direct) -> Result<OwnedSemaphorePermit, ApiError> {
+    if !state.accepting() {
         return Err(ApiError::ShuttingDown);
     }
-    state
-        .direct
+    direct
+        .slots
         .clone()
         .try_acquire_owned()
         .map_err(|_| ApiError::Busy {
@@ -40,12 +43,13 @@ pub async fn oracle(
     State(state): State<AppState>,
     _caller: Caller,
     Text(text): Text,
-) -> Result<Response, ApiError> {
+) -> Result<Json<OracleReport>, ApiError> {
+    let direct = state.direct()?;
     let suite = suite_from_value(json_value(&text)?)
         .map_err(|e| ApiError::invalid(e.field.clone(), e.to_string()))?;
-    let permit = slot(&state)?;
-    let judge = state.judge.clone();
-    let options = state.oracle_options();
+    let permit = slot(&state, direct)?;
+    let judge = state.judge()?.clone();
+    let options = state.oracle_options()?;
     state.metrics.oracle_runs.fetch_add(1, Ordering::Relaxed);
     let report = tokio::task::spawn_blocking(move || {
         let _permit = permit;
@@ -57,7 +61,29 @@ pub async fn oracle(
         OracleError::Suite(e) => ApiError::invalid(e.field.clone(), e.to_string()),
         other => ApiError::Internal(format!("oracle: {other}")),
     })?;
-    Ok(Json(report).into_response())
+    Ok(Json(report))
+}
+
+/// `POST /v1/lab/runs`' answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LabRunResponse {
+    /// The run (status `completed` or `failed`).
+    pub run: RunRecord,
+    /// Its scores.
+    pub scores: Vec<ScoreRecord>,
+    /// Evaluators that could not score the run.
+    pub evaluator_failures: Vec<EvaluatorFailure>,
+}
+
+/// An evaluator that could not score a run.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EvaluatorFailure {
+    /// The task (or scenario step) being scored.
+    pub task_id: String,
+    /// The evaluator, when one was found.
+    pub evaluator_id: Option<String>,
+    /// What went wrong.
+    pub message: String,
 }
 
 /// `POST /v1/lab/runs`: an Agent Lab task (AtomicTask, or ScenarioTask when it has `steps`)
@@ -67,52 +93,50 @@ pub async fn lab_run(
     State(state): State<AppState>,
     caller: Caller,
     Text(text): Text,
-) -> Result<Response, ApiError> {
+) -> Result<Json<LabRunResponse>, ApiError> {
+    let direct = state.direct()?;
     let task = LabTask::from_value(json_value(&text)?).map_err(|message| {
         let field = serde_field(&message).unwrap_or_else(|| "task".into());
         ApiError::invalid(field, message)
     })?;
-    if let Err(errors) = state.lab.check(&task) {
+    if let Err(errors) = direct.lab.check(&task) {
         let field = errors
             .first()
             .and_then(|e| e.split_once(": "))
             .map_or_else(|| "task".to_owned(), |(field, _)| field.to_owned());
         return Err(ApiError::invalid(field, errors.join("; ")));
     }
-    for submission in check_lab_task(&caller, &task, &state.sandboxed_lab_types)? {
-        crate::host::check_local_assets(&state, &caller, submission).await?;
+    for submission in check_lab_task(&caller, &task, &direct.sandboxed_lab_types)? {
+        allow_local_assets(&state, &caller, submission).await?;
     }
-    let permit = slot(&state)?;
+    let permit = slot(&state, direct)?;
     state.metrics.lab_runs.fetch_add(1, Ordering::Relaxed);
-    let outcome = state.lab.run(&task).await;
+    let outcome = direct.lab.run(&task).await;
     drop(permit);
-    state.lab_runs.record(
-        &caller,
-        serde_json::to_value(&outcome.run).unwrap_or_default(),
-        outcome
-            .scores
-            .iter()
-            .filter_map(|score| serde_json::to_value(score).ok())
+    direct
+        .lab_runs
+        .record(&caller, &outcome.run, &outcome.scores);
+    Ok(Json(LabRunResponse {
+        run: outcome.run,
+        scores: outcome.scores,
+        evaluator_failures: outcome
+            .evaluator_failures
+            .into_iter()
+            .map(|f| EvaluatorFailure {
+                task_id: f.task_id,
+                evaluator_id: f.evaluator_id,
+                message: f.message,
+            })
             .collect(),
-    );
-    let failures: Vec<Value> = outcome
-        .evaluator_failures
-        .iter()
-        .map(
-            |f| json!({"task_id": f.task_id, "evaluator_id": f.evaluator_id, "message": f.message}),
-        )
-        .collect();
-    Ok(Json(json!({
-        "run": outcome.run,
-        "scores": outcome.scores,
-        "evaluator_failures": failures,
     }))
-    .into_response())
 }
 
 /// `GET /v1/lab/runs`: `{runs: [RunRecord], scores: [ScoreRecord]}`.
-pub async fn lab_runs(State(state): State<AppState>, caller: Caller) -> Json<Value> {
-    Json(state.lab_runs.visible(&caller))
+pub async fn lab_runs(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> Result<Json<LabRunList>, ApiError> {
+    Ok(Json(state.direct()?.lab_runs.visible(&caller)))
 }
 
 /// The body as JSON, or 400: text that is not JSON has no field to name.

@@ -3,6 +3,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
 use verdict_contracts::JudgeReport;
@@ -192,10 +193,20 @@ impl From<SubmissionError> for ApiError {
     }
 }
 
+/// Every error response: `{"error": {...}}`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Error")]
+pub struct ErrorResponse {
+    /// What went wrong.
+    pub error: ErrorBody,
+}
+
 /// The `error` object of every error response.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ErrorBody {
-    /// Machine-readable code.
+    /// Machine-readable: unauthorized, forbidden, not_found, method_not_allowed, bad_request,
+    /// invalid_request, invalid_submission, conflict, payload_too_large, busy, shutting_down,
+    /// unavailable, timeout, internal.
     pub code: &'static str,
     /// What went wrong, naming the field.
     pub message: String,
@@ -225,7 +236,7 @@ impl IntoResponse for ApiError {
                 }
                 value
             }
-            _ => json!({ "error": error }),
+            _ => serde_json::to_value(ErrorResponse { error }).unwrap_or_else(|_| json!({})),
         };
         let mut response = (status, axum::Json(body)).into_response();
         let headers = response.headers_mut();

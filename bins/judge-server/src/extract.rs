@@ -1,24 +1,29 @@
 //! Extractors the handlers share: the authenticated [`Caller`], the request body as [`Text`]
 //! and the `{sub_id}` of a path as [`SubIdPath`]. Each rejects with the server's [`ApiError`].
+//! They need only the substates they read ([`Auth`], [`BodyLimit`]), so they work in every
+//! role.
 //!
 //! Axum runs the parts extractors (the caller, the path) before the body extractor, so a
 //! handler taking `caller: Caller, Text(text): Text` reads no byte of the body before the token
 //! was checked.
 
-use crate::auth::Caller;
+use crate::auth::{Auth, Caller};
 use crate::error::ApiError;
-use crate::host::Host;
-use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use crate::state::BodyLimit;
+use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::header;
 use axum::http::request::Parts;
 use http_body_util::LengthLimitError;
 use serde::Deserialize;
 
-impl<S: Host> FromRequestParts<S> for Caller {
+impl<S: Send + Sync> FromRequestParts<S> for Caller
+where
+    Auth: FromRef<S>,
+{
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Caller, ApiError> {
-        state.auth().caller(&parts.headers)
+        Auth::from_ref(state).caller(&parts.headers)
     }
 }
 
@@ -27,11 +32,14 @@ impl<S: Host> FromRequestParts<S> for Caller {
 #[derive(Debug)]
 pub struct Text(pub String);
 
-impl<S: Host> FromRequest<S> for Text {
+impl<S: Send + Sync> FromRequest<S> for Text
+where
+    BodyLimit: FromRef<S>,
+{
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Text, ApiError> {
-        let limit = state.config().max_body_bytes();
+        let BodyLimit(limit) = BodyLimit::from_ref(state);
         let declared = request
             .headers()
             .get(header::CONTENT_LENGTH)

@@ -1,44 +1,134 @@
-//! `GET /v1/health`, `GET /v1/languages`, `GET /metrics` and `GET /v1/openapi.json`.
+//! `GET /v1/health`, `GET /v1/languages`, `GET /metrics` and `GET /v1/openapi.json`: one
+//! handler each for every role.
 
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::role::Role;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 use std::sync::OnceLock;
-use std::sync::atomic::Ordering;
-use verdict_scripts::ToolchainStatus;
+
+/// `GET /v1/health`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Health {
+    /// `ok`; `degraded` while a front end or worker is not connected to its broker;
+    /// `shutting_down` once a shutdown began.
+    pub status: HealthStatus,
+    /// The server's role; absent on a standalone server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+    /// The server's version.
+    pub version: String,
+    /// A front end's or worker's link to the broker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broker: Option<BrokerStatus>,
+    /// Submissions accepted here and not started (a worker takes from the broker only what it
+    /// judges at once: 0).
+    pub queue_length: usize,
+    /// Submissions being judged.
+    pub running_submissions: usize,
+    /// Whether a submission sent now would be accepted.
+    pub accepting: bool,
+}
+
+/// Whether the server is up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HealthStatus {
+    /// Up.
+    Ok,
+    /// Up, but not connected to its broker.
+    Degraded,
+    /// Finishing accepted work, accepting none.
+    ShuttingDown,
+}
+
+/// The link to the broker.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct BrokerStatus {
+    /// Connected, with the exchanges and queues declared.
+    pub connected: bool,
+    /// Why the last connection attempt failed or the connection was lost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+/// One language, as `GET /v1/languages` lists it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LanguageStatus {
+    /// The language.
+    pub language: String,
+    /// Whether every program its profile needs was found.
+    pub ready: bool,
+    /// The version it reports, when ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// What is missing and how to install it, when not ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+}
 
 /// `GET /v1/health`: up, and how loaded (no token needed).
-pub async fn health(State(state): State<AppState>) -> Json<Value> {
-    let accepting = state.jobs.accepting();
-    Json(json!({
-        "status": if accepting { "ok" } else { "shutting_down" },
-        "version": env!("CARGO_PKG_VERSION"),
-        "queue_length": state.jobs.queued(),
-        "running_submissions": state.metrics.running_submissions.load(Ordering::Relaxed).max(0),
-        "accepting": accepting,
-    }))
+pub async fn health(State(state): State<AppState>) -> Json<Health> {
+    let broker = state.broker.as_ref().map(|b| {
+        let link = b.link.status();
+        BrokerStatus {
+            connected: link.connected,
+            last_error: link.last_error,
+        }
+    });
+    let status = if state.stopping.is_cancelled() {
+        HealthStatus::ShuttingDown
+    } else if broker.as_ref().is_some_and(|b| !b.connected) {
+        HealthStatus::Degraded
+    } else {
+        HealthStatus::Ok
+    };
+    let (queue_length, running_submissions) = state.load();
+    Json(Health {
+        status,
+        role: Some(state.role()).filter(|r| *r != Role::Standalone),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        broker,
+        queue_length,
+        running_submissions,
+        accepting: state.accepting(),
+    })
 }
 
 /// `GET /v1/languages`: which languages work here, with versions, and why the others do not.
 pub async fn languages(
     State(state): State<AppState>,
     _caller: Caller,
-) -> Result<Json<Vec<ToolchainStatus>>, ApiError> {
-    let statuses = state.languages.get(&state.judge).await?;
-    Ok(Json(statuses.as_ref().clone()))
+) -> Result<Json<Vec<LanguageStatus>>, ApiError> {
+    let statuses = state.direct()?.languages.get(state.judge()?).await?;
+    Ok(Json(
+        statuses
+            .iter()
+            .map(|s| LanguageStatus {
+                language: s.language.clone(),
+                ready: s.ready,
+                version: s.version.clone(),
+                missing: s.missing.clone(),
+            })
+            .collect(),
+    ))
 }
 
-/// `GET /metrics`: Prometheus text.
+/// `GET /metrics`: Prometheus text: the server's counters, the judge's cache and, with a
+/// broker, its traffic.
 pub async fn metrics(State(state): State<AppState>, _caller: Caller) -> Response {
-    let mut response = state
-        .metrics
-        .render(state.judge.cache_stats())
-        .into_response();
+    let mut text = state.metrics.render(state.cache_stats());
+    if let Some(broker) = &state.broker {
+        broker.queue.render(broker.link.is_up(), &mut text);
+    }
+    let mut response = text.into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),

@@ -1,9 +1,8 @@
 //! verdict-judge-server: the judge, the Task Oracle and Agent Lab over HTTP (axum on tokio).
 //!
 //! - [`ServerConfig`]: the TOML config (`listen`, `[judge]`, queue, workers, limits, tokens, quotas).
-//! - [`AppState`] and [`serve`]: the endpoints (`POST /v1/judge`, `POST /v1/submissions`,
-//!   `GET /v1/submissions/{sub_id}[/events]`, `POST /v1/oracle`, `POST /v1/lab/runs`,
-//!   `GET /v1/health`, `GET /v1/languages`, `GET /metrics`, `GET /v1/openapi.json`).
+//! - [`AppState`] and [`serve`]: the endpoints, each once in `src/routes.rs` with the roles
+//!   that serve it; [`openapi_document`] (`GET /v1/openapi.json`) is built from that table.
 //! - Submissions by `(category, sub_id)` (each token's category is a namespace), written to an
 //!   SQLite file in `data_dir` before the 202 and judged again after a restart, are
 //!   `verdict-submissions`' (`crates/submissions`); this crate puts HTTP in front of them.
@@ -11,7 +10,7 @@
 //!   submissions finish.
 //! - [`Role`] (`role` in the config): `standalone` ([`serve`]), `worker` ([`serve_worker`]:
 //!   judges from RabbitMQ) or `frontend` ([`serve_frontend`]: HTTP in front of RabbitMQ,
-//!   judging nothing); the submission endpoints serve both.
+//!   judging nothing); one state type ([`AppState`]) and one router for the three.
 //!
 //! See `README.md` beside this crate and `docs/server.md`.
 //!
@@ -26,14 +25,12 @@
 //! ```
 
 mod access;
-mod app;
 mod auth;
 mod config;
 mod direct;
 mod error;
 mod extract;
 mod frontend;
-mod host;
 mod ids;
 mod info;
 mod lab_runs;
@@ -41,14 +38,17 @@ mod listing;
 mod openapi;
 mod page;
 mod role;
+mod routes;
+mod serve;
 mod state;
 mod submissions;
 mod worker;
 
-pub use app::serve;
 pub use config::{ConfigError, ServerConfig, TokenConfig};
 pub use frontend::serve_frontend;
 pub use ids::MAX_ID_BYTES;
+pub use openapi::document as openapi_document;
 pub use role::Role;
+pub use serve::serve;
 pub use state::AppState;
 pub use worker::serve_worker;

@@ -5,9 +5,10 @@
 
 use crate::auth::Caller;
 use crate::error::ApiError;
-use crate::host::Host;
+use crate::state::AppState;
 use axum::Json;
 use axum::extract::{Query, State};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use verdict_contracts::JudgeReport;
@@ -23,8 +24,31 @@ pub struct ListQuery {
     pub limit: Option<usize>,
 }
 
+/// Where a submission is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SubmissionState {
+    /// Accepted, waiting for a worker.
+    Queued,
+    /// Being judged.
+    Running,
+    /// Its final report is in.
+    Finished,
+}
+
+impl SubmissionState {
+    /// Its name (`queued`, `running`, `finished`).
+    fn as_str(self) -> &'static str {
+        match self {
+            SubmissionState::Queued => "queued",
+            SubmissionState::Running => "running",
+            SubmissionState::Finished => "finished",
+        }
+    }
+}
+
 /// One submission in the list.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Summary {
     /// Its `sub_id`.
     pub sub_id: String,
@@ -33,7 +57,7 @@ pub struct Summary {
     /// Its problem.
     pub prob_id: String,
     /// `queued`, `running` or `finished`.
-    pub state: &'static str,
+    pub state: SubmissionState,
     /// How many tasks it has.
     pub tasks: usize,
     /// How many of them have finished.
@@ -46,24 +70,25 @@ pub struct Summary {
     pub age_ms: u64,
 }
 
-/// The answer.
-#[derive(Debug, Serialize)]
-pub struct List {
+/// `GET /v1/submissions`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SubmissionList {
     /// Newest first.
     pub submissions: Vec<Summary>,
 }
 
 /// `GET /v1/submissions`.
-pub async fn list<H: Host>(
-    State(state): State<H>,
+pub async fn list(
+    State(state): State<AppState>,
     caller: Caller,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<List>, ApiError> {
+) -> Result<Json<SubmissionList>, ApiError> {
     let Query(query) =
         query.map_err(|e| ApiError::invalid("query", format!("query: {}", e.body_text())))?;
     let limit = query.limit.unwrap_or(50).clamp(1, 500);
     let mut entries: Vec<_> = state
-        .store()
+        .submissions()?
+        .store
         .list()
         .into_iter()
         .filter(|entry| caller.may_use(&entry.key.category))
@@ -81,7 +106,7 @@ pub async fn list<H: Host>(
         let summary = summarise(&report, finished, entry.accepted_at.elapsed().as_millis());
         let wanted = match query.status.as_deref() {
             None | Some("") => true,
-            Some(status @ ("queued" | "running" | "finished")) => summary.state == status,
+            Some(status @ ("queued" | "running" | "finished")) => summary.state.as_str() == status,
             Some(status) => summary.statuses.contains_key(status),
         };
         if wanted {
@@ -91,7 +116,7 @@ pub async fn list<H: Host>(
             }
         }
     }
-    Ok(Json(List { submissions }))
+    Ok(Json(SubmissionList { submissions }))
 }
 
 fn summarise(report: &JudgeReport, finished: bool, age_ms: u128) -> Summary {
@@ -108,16 +133,16 @@ fn summarise(report: &JudgeReport, finished: bool, age_ms: u128) -> Summary {
         }
     }
     let state = if finished {
-        "finished"
+        SubmissionState::Finished
     } else if done == 0
         && report
             .results
             .iter()
             .all(|r| r.status == verdict_contracts::JudgeStatus::Pending)
     {
-        "queued"
+        SubmissionState::Queued
     } else {
-        "running"
+        SubmissionState::Running
     };
     Summary {
         sub_id: report.sub_id.clone(),

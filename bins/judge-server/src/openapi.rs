@@ -1,27 +1,266 @@
-//! `GET /v1/openapi.json`: an OpenAPI 3.1 document built from the contract's own schemas.
+//! `GET /v1/openapi.json`: an OpenAPI 3.1 document built from the route table (`routes.rs`)
+//! and the types of the bodies, so it cannot drift from what the server answers.
 //!
-//! OpenAPI 3.1 schemas are JSON Schema 2020-12, which is what `verdict_contracts::schemas()`
-//! produces (schemars), so the document reuses them as they are: each top-level schema becomes
-//! `components/schemas/<Name>`, its `$defs` are hoisted beside it, and `#/$defs/X` references
-//! become `#/components/schemas/X`. That keeps one source of truth (the serde types) without a
+//! OpenAPI 3.1 schemas are JSON Schema 2020-12, which is what schemars produces, so the
+//! document reuses the contract's schemas (`verdict_contracts::schemas()`) as they are, and
+//! each response body of the server's own is a struct deriving `JsonSchema`: every named schema
+//! becomes `components/schemas/<Name>`, its `$defs` are hoisted beside it, and `#/$defs/X`
+//! references become `#/components/schemas/X`. One source of truth (the serde types) without a
 //! second derive (utoipa) on every wire type.
 
+use crate::error::ErrorResponse;
+use crate::routes::endpoints;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
+use verdict_contracts::{AtomicTask, JudgeReport, ScenarioTask};
 
-/// The OpenAPI document of this server.
+/// The schemas of the document, by name.
+pub(crate) type Components = Map<String, Value>;
+
+/// Puts a body's schema into the components (when it has a name) and gives what refers to it.
+pub(crate) type SchemaFn = fn(&mut Components) -> Value;
+
+/// What a response or request carries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Content {
+    /// Nothing the document describes.
+    None,
+    /// JSON with this schema.
+    Json(SchemaFn),
+    /// Text of this media type.
+    Media(&'static str),
+}
+
+impl Content {
+    fn to_value(self, components: &mut Components) -> Option<Value> {
+        match self {
+            Content::None => None,
+            Content::Json(schema) => {
+                Some(json!({"application/json": {"schema": schema(components)}}))
+            }
+            Content::Media(media) => Some(json!({media: {"schema": {"type": "string"}}})),
+        }
+    }
+}
+
+/// One parameter of an endpoint.
+#[derive(Debug, Clone)]
+pub(crate) struct Param {
+    name: &'static str,
+    location: &'static str,
+    description: Option<&'static str>,
+    schema: Value,
+}
+
+impl Param {
+    /// A path segment (`{name}`).
+    pub(crate) fn path(name: &'static str) -> Param {
+        Param {
+            name,
+            location: "path",
+            description: None,
+            schema: json!({"type": "string"}),
+        }
+    }
+
+    /// An optional query string parameter.
+    pub(crate) fn query(name: &'static str, description: &'static str) -> Param {
+        Param {
+            name,
+            location: "query",
+            description: Some(description),
+            schema: json!({"type": "string"}),
+        }
+    }
+
+    /// An optional query string count, 1 to `max`.
+    pub(crate) fn limit(name: &'static str, default: u32, max: u32) -> Param {
+        Param {
+            name,
+            location: "query",
+            description: None,
+            schema: json!({"type": "integer", "minimum": 1, "maximum": max, "default": default}),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        let mut value = json!({
+            "name": self.name,
+            "in": self.location,
+            "required": self.location == "path",
+            "schema": self.schema,
+        });
+        if let Some(description) = self.description {
+            value["description"] = json!(description);
+        }
+        value
+    }
+}
+
+/// One response of an endpoint.
+#[derive(Debug, Clone)]
+struct Reply {
+    status: u16,
+    description: &'static str,
+    content: Content,
+    headers: Vec<(&'static str, &'static str)>,
+}
+
+/// What the document says of an endpoint.
+#[derive(Debug, Clone)]
+pub(crate) struct Doc {
+    id: &'static str,
+    summary: &'static str,
+    public: bool,
+    params: Vec<Param>,
+    body: Option<SchemaFn>,
+    replies: Vec<Reply>,
+    errors: Vec<u16>,
+}
+
+impl Doc {
+    /// An operation named `id`.
+    pub(crate) fn new(id: &'static str, summary: &'static str) -> Doc {
+        Doc {
+            id,
+            summary,
+            public: false,
+            params: Vec::new(),
+            body: None,
+            replies: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// No token needed.
+    pub(crate) fn public(self) -> Doc {
+        Doc {
+            public: true,
+            ..self
+        }
+    }
+
+    /// A parameter.
+    pub(crate) fn param(mut self, param: Param) -> Doc {
+        self.params.push(param);
+        self
+    }
+
+    /// Parameters.
+    pub(crate) fn params(mut self, params: Vec<Param>) -> Doc {
+        self.params.extend(params);
+        self
+    }
+
+    /// The JSON request body.
+    pub(crate) fn body(self, schema: SchemaFn) -> Doc {
+        Doc {
+            body: Some(schema),
+            ..self
+        }
+    }
+
+    /// The success response, JSON.
+    pub(crate) fn ok(self, status: u16, description: &'static str, schema: SchemaFn) -> Doc {
+        self.ok_as(status, description, Content::Json(schema))
+    }
+
+    /// The success response.
+    pub(crate) fn ok_as(self, status: u16, description: &'static str, content: Content) -> Doc {
+        self.reply((status, description, content))
+    }
+
+    /// Another response of this endpoint's own.
+    pub(crate) fn reply(
+        mut self,
+        (status, description, content): (u16, &'static str, Content),
+    ) -> Doc {
+        self.replies.push(Reply {
+            status,
+            description,
+            content,
+            headers: Vec::new(),
+        });
+        self
+    }
+
+    /// A header of the last response.
+    pub(crate) fn header(mut self, name: &'static str, description: &'static str) -> Doc {
+        if let Some(reply) = self.replies.last_mut() {
+            reply.headers.push((name, description));
+        }
+        self
+    }
+
+    /// Errors described once for every endpoint (`components/responses`), by status.
+    pub(crate) fn errors(mut self, statuses: &[u16]) -> Doc {
+        self.errors.extend_from_slice(statuses);
+        self
+    }
+
+    fn operation(&self, components: &mut Components) -> Value {
+        let mut responses = Map::new();
+        for reply in &self.replies {
+            let mut value = json!({"description": reply.description});
+            if let Some(content) = reply.content.to_value(components) {
+                value["content"] = content;
+            }
+            if !reply.headers.is_empty() {
+                let headers: Map<String, Value> = reply
+                    .headers
+                    .iter()
+                    .map(|(name, description)| {
+                        let header =
+                            json!({"schema": {"type": "string"}, "description": description});
+                        ((*name).to_owned(), header)
+                    })
+                    .collect();
+                value["headers"] = Value::Object(headers);
+            }
+            responses.insert(reply.status.to_string(), value);
+        }
+        for status in &self.errors {
+            let name = common_response(*status);
+            responses
+                .entry(status.to_string())
+                .or_insert_with(|| json!({"$ref": format!("#/components/responses/{name}")}));
+        }
+        let mut operation = json!({
+            "summary": self.summary,
+            "operationId": self.id,
+            "responses": responses,
+        });
+        if self.public {
+            operation["security"] = json!([]);
+        }
+        if !self.params.is_empty() {
+            operation["parameters"] = self.params.iter().map(Param::to_value).collect();
+        }
+        if let Some(body) = self.body {
+            operation["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": body(components)}}});
+        }
+        operation
+    }
+}
+
+/// The OpenAPI document of this server: every endpoint of every role (`x-roles` names the
+/// roles that serve it).
 pub fn document() -> Value {
-    let mut components = Map::new();
+    let mut components = Components::new();
     for (name, schema) in verdict_contracts::schemas() {
         add_schema(&mut components, name, schema.to_value());
     }
-    // The server's own schemas; none may shadow a contract schema (a test checks).
-    components.insert("Error".into(), error_schema());
-    components.insert("Accepted".into(), accepted_schema());
-    components.insert("Health".into(), health_schema());
-    components.insert("LanguageStatus".into(), language_schema());
-    components.insert("LabRunResponse".into(), lab_response_schema());
-    components.insert("InvalidSubmission".into(), invalid_submission_schema());
-
+    error(&mut components);
+    let mut paths = Map::new();
+    for endpoint in endpoints() {
+        let mut operation = endpoint.doc.operation(&mut components);
+        operation["x-roles"] = endpoint.roles.iter().map(|r| r.as_str()).collect();
+        let path = paths
+            .entry(endpoint.path.to_owned())
+            .or_insert_with(|| json!({}));
+        path[endpoint.verb.as_str()] = operation;
+    }
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -31,7 +270,7 @@ pub fn document() -> Value {
         },
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "security": [{"bearer": []}],
-        "paths": paths(),
+        "paths": paths,
         "components": {
             "schemas": components,
             "securitySchemes": {
@@ -42,16 +281,75 @@ pub fn document() -> Value {
     })
 }
 
+/// The schema of `T`: a `$ref` to `components/schemas/<its name>` for a named type (put there
+/// unless a schema of that name is there already: the contract's come first), the schema itself
+/// for one inlined (`Vec<T>`), with its definitions hoisted either way.
+pub(crate) fn json<T: JsonSchema>(components: &mut Components) -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if T::inline_schema() {
+        return hoisted(components, schema);
+    }
+    let name = T::schema_name();
+    if !components.contains_key(name.as_ref()) {
+        add_schema(components, &name, schema);
+    }
+    reference(&name)
+}
+
+/// An inline schema with its `$defs` hoisted into `components`.
+fn hoisted(components: &mut Components, schema: Value) -> Value {
+    const INLINE: &str = "__inline";
+    add_schema(components, INLINE, schema);
+    untitled(&components.remove(INLINE).unwrap_or_default())
+}
+
 fn reference(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
 }
 
-fn json_content(name: &str) -> Value {
-    json!({"application/json": {"schema": reference(name)}})
+/// `Error`: the body of every error response.
+pub(crate) fn error(components: &mut Components) -> Value {
+    json::<ErrorResponse>(components)
+}
+
+/// `InvalidSubmission`: an invalid Submission's 422, the contract's report with the error object.
+pub(crate) fn invalid_submission(components: &mut Components) -> Value {
+    let parts = [json::<JudgeReport>(components), error(components)];
+    components.entry("InvalidSubmission").or_insert_with(|| {
+        json!({
+            "description": "An invalid Submission: the contract's report (results: [], message naming the field) with the error object added.",
+            "allOf": parts,
+        })
+    });
+    reference("InvalidSubmission")
+}
+
+/// An Agent Lab task: an AtomicTask, or a ScenarioTask (which has `steps`).
+pub(crate) fn lab_task(components: &mut Components) -> Value {
+    json!({"oneOf": [json::<AtomicTask>(components), json::<ScenarioTask>(components)]})
+}
+
+/// The name of the response every endpoint shares for `status`.
+fn common_response(status: u16) -> &'static str {
+    match status {
+        400 => "BadRequest",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "NotFound",
+        413 => "PayloadTooLarge",
+        422 => "Unprocessable",
+        429 => "TooManyRequests",
+        503 => "ShuttingDown",
+        504 => "Timeout",
+        _ => "Internal",
+    }
 }
 
 fn error_response(description: &str) -> Value {
-    json!({"description": description, "content": json_content("Error")})
+    json!({"description": description, "content": {"application/json": {"schema": reference("Error")}}})
 }
 
 fn common_responses() -> Value {
@@ -59,201 +357,21 @@ fn common_responses() -> Value {
         "BadRequest": error_response("The body is not JSON or not UTF-8."),
         "Unauthorized": error_response("No or an unknown bearer token."),
         "Forbidden": error_response("The token may not submit as this category."),
-        "NotFound": error_response("No such path or submission."),
+        "NotFound": error_response("No such path or submission, or a path this role does not serve."),
         "PayloadTooLarge": error_response("The body is larger than max_body_kb."),
         "Unprocessable": error_response("The JSON does not fit; the message names the field."),
         "TooManyRequests": {
             "description": "The queue (or the oracle/lab pool) is full.",
             "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}},
-            "content": json_content("Error")
+            "content": {"application/json": {"schema": reference("Error")}}
         },
         "ShuttingDown": {
             "description": "The server is shutting down (code shutting_down), or, on a front end (role = \"frontend\"), the broker did not take the submission (code unavailable, with Retry-After): nothing was accepted.",
             "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait (code unavailable)."}},
-            "content": json_content("Error")
+            "content": {"application/json": {"schema": reference("Error")}}
         },
         "Timeout": error_response("The request took longer than request_timeout_ms."),
         "Internal": error_response("The server failed; details are in its log."),
-    })
-}
-
-fn responses(ok: Value, errors: &[(&str, &str)]) -> Value {
-    let mut map = ok.as_object().cloned().unwrap_or_default();
-    for (code, name) in errors {
-        map.insert(
-            (*code).into(),
-            json!({"$ref": format!("#/components/responses/{name}")}),
-        );
-    }
-    Value::Object(map)
-}
-
-/// `GET /v1/submissions`'s answer (`listing::List`).
-fn submission_list() -> Value {
-    json!({
-        "type": "object", "required": ["submissions"],
-        "properties": {"submissions": {"type": "array", "items": {
-            "type": "object",
-            "required": ["sub_id", "category", "prob_id", "state", "tasks", "finished_tasks", "score", "statuses", "age_ms"],
-            "properties": {
-                "sub_id": {"type": "string"},
-                "category": {"type": "string"},
-                "prob_id": {"type": "string"},
-                "state": {"type": "string", "enum": ["queued", "running", "finished"]},
-                "tasks": {"type": "integer", "minimum": 0},
-                "finished_tasks": {"type": "integer", "minimum": 0},
-                "score": {"type": "string", "description": "Σ numerators / Σ denominators of the finished tasks' scores."},
-                "statuses": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "How many tasks have each status."},
-                "age_ms": {"type": "integer", "minimum": 0, "description": "Milliseconds since it was accepted."},
-            },
-        }}},
-    })
-}
-
-fn paths() -> Value {
-    let submit_errors: &[(&str, &str)] = &[
-        ("400", "BadRequest"),
-        ("401", "Unauthorized"),
-        ("403", "Forbidden"),
-        ("413", "PayloadTooLarge"),
-        ("429", "TooManyRequests"),
-        ("503", "ShuttingDown"),
-        ("504", "Timeout"),
-        ("500", "Internal"),
-    ];
-    let invalid = json!({"description": "The Submission breaks the contract: the contract's JudgeReport (results: [], message naming the field) plus the error object.", "content": json_content("InvalidSubmission")});
-    let conflict = error_response("A submission with this sub_id is still queued or running.");
-    let sub_id_param = json!([
-        {"name": "sub_id", "in": "path", "required": true, "schema": {"type": "string"}},
-        {"name": "category", "in": "query", "required": false, "schema": {"type": "string"},
-         "description": "The submission's category: sub_ids are unique per category. Needed only by a token bound to no category, when the sub_id exists in several."},
-    ]);
-    let ambiguous = error_response(
-        "A token bound to no category asked for a sub_id that several categories hold, without ?category=.",
-    );
-    json!({
-        "/v1/judge": {"post": {
-            "summary": "Judge a Submission and wait for its JudgeReport.",
-            "operationId": "judge",
-            "requestBody": {"required": true, "content": json_content("Submission")},
-            "responses": responses(json!({
-                "200": {"description": "The complete report.", "content": json_content("JudgeReport")},
-                "409": conflict.clone(),
-                "422": invalid.clone(),
-            }), submit_errors),
-        }},
-        "/v1/submissions": {"post": {
-            "summary": "Queue a Submission; poll it or stream its events.",
-            "operationId": "submit",
-            "requestBody": {"required": true, "content": json_content("Submission")},
-            "responses": responses(json!({
-                "202": {"description": "Queued.", "headers": {"Location": {"schema": {"type": "string"}}}, "content": json_content("Accepted")},
-                "409": conflict,
-                "422": invalid,
-            }), submit_errors),
-        }, "get": {
-            "summary": "The recent submissions the caller may see (a category token: only its category), newest first.",
-            "operationId": "listSubmissions",
-            "parameters": [
-                {"name": "category", "in": "query", "required": false, "schema": {"type": "string"}, "description": "Only this category."},
-                {"name": "status", "in": "query", "required": false, "schema": {"type": "string"}, "description": "queued, running, finished, or a task status (such as Wrong Answer): submissions with such a task."},
-                {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}},
-            ],
-            "responses": responses(json!({
-                "200": {"description": "Newest first.", "content": {"application/json": {"schema": submission_list()}}},
-                "422": {"$ref": "#/components/responses/Unprocessable"},
-            }), &[("401", "Unauthorized")]),
-        }},
-        "/v1/submissions/{sub_id}": {"get": {
-            "summary": "The JudgeReport so far: unfinished tasks are Pending, Compiling or Running.",
-            "operationId": "getSubmission",
-            "parameters": sub_id_param.clone(),
-            "responses": responses(json!({
-                "200": {"description": "The report so far; the header Verdict-State says whether it is queued, running or finished, Verdict-Complete whether every task has its result.",
-                        "headers": {"Verdict-Complete": {"schema": {"type": "boolean"}},
-                                    "Verdict-State": {"schema": {"type": "string", "enum": ["queued", "running", "finished"]}}},
-                        "content": json_content("JudgeReport")},
-                "409": ambiguous.clone(),
-            }), &[("401", "Unauthorized"), ("404", "NotFound")]),
-        }},
-        "/v1/submissions/{sub_id}/events": {"get": {
-            "summary": "Server-Sent Events: `task` ({index, result: JudgeTaskResult}) once per finished task in the order they finish, then `report` (the JudgeReport); the stream then ends.",
-            "operationId": "submissionEvents",
-            "parameters": sub_id_param,
-            "responses": responses(json!({
-                "200": {"description": "An event stream.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                "409": ambiguous,
-            }), &[("401", "Unauthorized"), ("404", "NotFound")]),
-        }},
-        "/v1/oracle": {"post": {
-            "summary": "Run a Task Oracle suite and return its report.",
-            "operationId": "oracle",
-            "requestBody": {"required": true, "content": json_content("TestSuite")},
-            "responses": responses(json!({
-                "200": {"description": "The oracle report.", "content": json_content("OracleReport")},
-                "422": {"$ref": "#/components/responses/Unprocessable"},
-            }), &[("400", "BadRequest"), ("401", "Unauthorized"), ("413", "PayloadTooLarge"), ("429", "TooManyRequests"), ("503", "ShuttingDown"), ("504", "Timeout"), ("500", "Internal")]),
-        }},
-        "/v1/lab/runs": {"post": {
-            "summary": "Run an Agent Lab task (AtomicTask, or ScenarioTask when it has steps) and return its RunRecord and ScoreRecords; a failed run is a record with status failed.",
-            "operationId": "labRun",
-            "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [reference("AtomicTask"), reference("ScenarioTask")]}}}},
-            "responses": responses(json!({
-                "200": {"description": "The run and its scores.", "content": json_content("LabRunResponse")},
-                "422": {"$ref": "#/components/responses/Unprocessable"},
-            }), &[("400", "BadRequest"), ("401", "Unauthorized"), ("403", "Forbidden"), ("413", "PayloadTooLarge"), ("429", "TooManyRequests"), ("503", "ShuttingDown"), ("504", "Timeout"), ("500", "Internal")]),
-        }, "get": {
-            "summary": "The server's recent lab runs (in memory, the newest 500) and their scores; a category token sees only its category's.",
-            "operationId": "listLabRuns",
-            "responses": responses(json!({
-                "200": {"description": "The runs and their scores.", "content": {"application/json": {"schema": {
-                    "type": "object", "required": ["runs", "scores"],
-                    "properties": {"runs": {"type": "array", "items": reference("RunRecord")},
-                                   "scores": {"type": "array", "items": reference("ScoreRecord")}},
-                }}}},
-            }), &[("401", "Unauthorized")]),
-        }},
-        "/": {"get": {
-            "summary": "The page: submissions, lab runs and the server's state, for people; no token needed to load it.",
-            "operationId": "page",
-            "security": [],
-            "responses": {"200": {"description": "HTML.", "content": {"text/html": {"schema": {"type": "string"}}}}},
-        }},
-        "/assets/{name}": {"get": {
-            "summary": "A script, the stylesheet or the bundled examples of the page; no token needed.",
-            "operationId": "pageAsset",
-            "security": [],
-            "parameters": [{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}}],
-            "responses": responses(json!({
-                "200": {"description": "The asset."},
-            }), &[("404", "NotFound")]),
-        }},
-        "/v1/health": {"get": {
-            "summary": "Liveness and load; no token needed.",
-            "operationId": "health",
-            "security": [],
-            "responses": {"200": {"description": "Up.", "content": json_content("Health")}},
-        }},
-        "/v1/languages": {"get": {
-            "summary": "Which languages this judge can run, with versions (probed once, then cached).",
-            "operationId": "languages",
-            "responses": responses(json!({
-                "200": {"description": "One entry per language of the contract.", "content": {"application/json": {"schema": {"type": "array", "items": reference("LanguageStatus")}}}},
-            }), &[("401", "Unauthorized")]),
-        }},
-        "/metrics": {"get": {
-            "summary": "Prometheus metrics (text format 0.0.4).",
-            "operationId": "metrics",
-            "responses": responses(json!({
-                "200": {"description": "Metrics.", "content": {"text/plain": {"schema": {"type": "string"}}}},
-            }), &[("401", "Unauthorized")]),
-        }},
-        "/v1/openapi.json": {"get": {
-            "summary": "This document; no token needed.",
-            "operationId": "openapi",
-            "security": [],
-            "responses": {"200": {"description": "OpenAPI 3.1.", "content": {"application/json": {"schema": {"type": "object"}}}}},
-        }},
     })
 }
 
@@ -275,7 +393,9 @@ fn add_schema(components: &mut Map<String, Value>, name: &str, mut schema: Value
     for (def_name, def) in &defs {
         let target = match components.get(def_name) {
             None => def_name.clone(),
-            Some(existing) if *existing == rewrite_probe(def, &defs) => def_name.clone(),
+            Some(existing) if untitled(existing) == untitled(&rewrite_probe(def, &defs)) => {
+                def_name.clone()
+            }
             Some(_) => format!("{name}.{def_name}"),
         };
         renames.push((def_name.clone(), target));
@@ -292,6 +412,15 @@ fn add_schema(components: &mut Map<String, Value>, name: &str, mut schema: Value
     }
     rewrite_refs(&mut schema, &rename);
     components.insert(name.to_owned(), schema);
+}
+
+/// A schema without its `title` (a root schema has one, the same type as a definition has not).
+fn untitled(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("title");
+    }
+    schema
 }
 
 /// A definition as it would look after rewriting with unchanged names (to compare with one
@@ -323,93 +452,6 @@ fn rewrite_refs(value: &mut Value, rename: &dyn Fn(&str) -> String) {
     }
 }
 
-fn error_schema() -> Value {
-    json!({
-        "type": "object",
-        "description": "Every error response.",
-        "required": ["error"],
-        "properties": {"error": {
-            "type": "object",
-            "required": ["code", "message"],
-            "properties": {
-                "code": {"type": "string", "description": "Machine-readable: unauthorized, forbidden, not_found, bad_request, invalid_request, invalid_submission, conflict, payload_too_large, busy, shutting_down, timeout, internal."},
-                "message": {"type": "string", "description": "What went wrong, naming the field."},
-                "field": {"type": "string", "description": "The field at fault, when there is one."}
-            }
-        }}
-    })
-}
-
-fn invalid_submission_schema() -> Value {
-    json!({
-        "description": "An invalid Submission: the contract's report (results: [], message naming the field) with the error object added.",
-        "allOf": [reference("JudgeReport"), reference("Error")]
-    })
-}
-
-fn accepted_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["sub_id", "status_url", "events_url"],
-        "properties": {
-            "sub_id": {"type": "string"},
-            "status_url": {"type": "string"},
-            "events_url": {"type": "string"}
-        }
-    })
-}
-
-fn health_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["status", "version", "queue_length", "running_submissions", "accepting"],
-        "properties": {
-            "status": {"type": "string", "enum": ["ok", "degraded", "shutting_down"], "description": "degraded: a front end or worker is not connected to its broker."},
-            "role": {"type": "string", "enum": ["standalone", "worker", "frontend"], "description": "Absent on a standalone server."},
-            "broker": {"type": "object", "description": "A front end's or worker's link to the broker.",
-                       "required": ["connected"],
-                       "properties": {"connected": {"type": "boolean"}, "last_error": {"type": "string"}}},
-            "version": {"type": "string"},
-            "queue_length": {"type": "integer"},
-            "running_submissions": {"type": "integer"},
-            "accepting": {"type": "boolean"}
-        }
-    })
-}
-
-fn language_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["language", "ready"],
-        "properties": {
-            "language": {"type": "string"},
-            "ready": {"type": "boolean"},
-            "version": {"type": "string"},
-            "missing": {"type": "string", "description": "What is missing and how to install it."}
-        }
-    })
-}
-
-fn lab_response_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["run", "scores", "evaluator_failures"],
-        "properties": {
-            "run": reference("RunRecord"),
-            "scores": {"type": "array", "items": reference("ScoreRecord")},
-            "evaluator_failures": {"type": "array", "description": "Evaluators that could not score the run.", "items": {
-                "type": "object",
-                "required": ["task_id", "message"],
-                "properties": {
-                    "task_id": {"type": "string"},
-                    "evaluator_id": {"type": ["string", "null"]},
-                    "message": {"type": "string"}
-                }
-            }}
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,56 +469,40 @@ mod tests {
         }
     }
 
-    /// `(path, method)` of every `.route("path", handlers)` in a router's source.
-    fn routes_in(source: &str) -> Vec<(String, String)> {
-        let mut routes = Vec::new();
-        for piece in source.split(".route(").skip(1) {
-            // The call's arguments: up to the parenthesis that closes `.route(`.
-            let mut depth = 1;
-            let end = piece
-                .char_indices()
-                .find(|&(_, c)| {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0
-                })
-                .map_or(piece.len(), |(at, _)| at);
-            let Some(rest) = piece[..end].trim_start().strip_prefix('"') else {
-                continue;
-            };
-            let Some((path, handlers)) = rest.split_once('"') else {
-                continue;
-            };
-            for method in ["get", "post", "put", "delete", "patch"] {
-                let called = handlers
-                    .match_indices(&format!("{method}("))
-                    .any(|(at, _)| {
-                        let before = handlers[..at].chars().next_back();
-                        before.is_none_or(|c| !c.is_alphanumeric() && c != '_')
-                    });
-                if called {
-                    routes.push((path.to_owned(), method.to_owned()));
-                }
-            }
+    #[test]
+    fn every_endpoint_is_documented_with_the_roles_that_serve_it() {
+        let doc = document();
+        let endpoints = endpoints();
+        assert!(endpoints.len() >= 14);
+        for endpoint in endpoints {
+            let operation = &doc["paths"][endpoint.path][endpoint.verb.as_str()];
+            assert!(
+                operation.is_object(),
+                "{} {}",
+                endpoint.verb.as_str(),
+                endpoint.path
+            );
+            let roles: Vec<&str> = endpoint.roles.iter().map(|r| r.as_str()).collect();
+            assert_eq!(operation["x-roles"], json!(roles));
+            let responses = operation["responses"].as_object().unwrap();
+            assert!(responses.keys().any(|code| code.starts_with('2')));
         }
-        routes
     }
 
     #[test]
-    fn every_route_of_every_role_is_documented() {
+    fn health_requires_what_every_role_answers() {
         let doc = document();
-        let mut routes = routes_in(include_str!("app.rs"));
-        routes.extend(routes_in(include_str!("frontend.rs")));
-        routes.extend(routes_in(include_str!("worker.rs")));
-        assert!(routes.len() >= 14, "{routes:?}");
-        assert!(routes.contains(&("/v1/lab/runs".into(), "get".into())));
-        for (path, method) in routes {
+        let required = &doc["components"]["schemas"]["Health"]["required"];
+        for field in [
+            "status",
+            "version",
+            "queue_length",
+            "running_submissions",
+            "accepting",
+        ] {
             assert!(
-                doc["paths"][&path][&method].is_object(),
-                "{method} {path} is routed but not in the OpenAPI document"
+                required.as_array().unwrap().contains(&json!(field)),
+                "{field}: {required}"
             );
         }
     }

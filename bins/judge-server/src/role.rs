@@ -1,10 +1,11 @@
 //! What a `judge-server` process does (`role` in the config): judge on its own, judge from a
 //! RabbitMQ queue, or take HTTP requests in front of that queue.
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// The process's role.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// HTTP in, judged here (the in-process queue); no broker.
@@ -16,6 +17,29 @@ pub enum Role {
     /// HTTP in, published to the broker's request exchange; `GET` and event streams served
     /// from the reports consumed from the report exchange. Judges nothing (no sandbox).
     Frontend,
+}
+
+impl Role {
+    /// Every role.
+    pub const ALL: [Role; 3] = [Role::Standalone, Role::Worker, Role::Frontend];
+
+    /// Its name in the config.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Standalone => "standalone",
+            Role::Worker => "worker",
+            Role::Frontend => "frontend",
+        }
+    }
+
+    /// What a server of this role is called in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Role::Standalone => "standalone server",
+            Role::Worker => "worker",
+            Role::Frontend => "front end",
+        }
+    }
 }
 
 #[cfg(test)]

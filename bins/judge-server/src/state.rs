@@ -1,21 +1,27 @@
-//! What every handler shares: the configuration, the judge, the tokens, the store, the queue,
-//! the metrics, the direct slots, the language probe and the Agent Lab engine.
+//! What every handler shares, whichever the role: the configuration, the tokens, the metrics,
+//! and the parts the role has: the submissions (standalone, front end), the judge (standalone,
+//! worker), the doors that judge directly (standalone) and the link to the broker (worker, front
+//! end). One state type for the three roles, so every handler, and the [`Caller`](crate::auth::Caller)
+//! extractor, is written once; a role lacks a part rather than having another type.
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
 use crate::error::ApiError;
-use crate::host::Host;
 use crate::lab_runs::LabRuns;
+use crate::role::Role;
 use anyhow::Context;
+use axum::extract::FromRef;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
+use tokio_util::sync::CancellationToken;
 use verdict_contracts::Submission;
 use verdict_lab::{JUDGED_TYPES, Lab, Registry};
-use verdict_scheduler::Judge;
+use verdict_queue::{FrontEnd, Link, QueueMetrics};
+use verdict_scheduler::{CacheStats, Judge};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
-use verdict_submissions::{Entry, Jobs, Metrics, Store, Unfinished};
+use verdict_submissions::{Entry, Jobs, Metrics, Phase, Store, Unfinished};
 
 /// What every handler shares; cheap to clone.
 #[derive(Debug, Clone)]
@@ -28,18 +34,45 @@ pub struct AppState {
 pub struct Shared {
     /// The configuration in force.
     pub config: ServerConfig,
-    /// The judge.
-    pub judge: Judge,
     /// The bearer tokens.
     pub auth: Auth,
-    /// Submissions and their progress, kept on disk.
-    pub store: Arc<Store>,
-    /// The queue and its workers.
-    pub jobs: Arc<Jobs>,
     /// Counters and histograms.
     pub metrics: Arc<Metrics>,
+    /// Cancelled when the server begins to shut down.
+    pub stopping: CancellationToken,
+    /// The judge (standalone, worker).
+    pub judge: Option<Judge>,
+    /// The submissions accepted here and where they go (standalone, front end).
+    pub submissions: Option<Submissions>,
+    /// The doors that judge directly: oracle suites, lab runs, languages (standalone).
+    pub direct: Option<Direct>,
+    /// The link to the broker (worker, front end).
+    pub broker: Option<Broker>,
+}
+
+/// The submissions a server accepts: kept in a store, judged here or published to the broker.
+#[derive(Debug)]
+pub struct Submissions {
+    /// Submissions and their progress, kept on disk.
+    pub store: Arc<Store>,
+    /// Where an accepted submission goes.
+    pub handoff: Handoff,
+}
+
+/// Where an accepted submission goes.
+#[derive(Debug)]
+pub enum Handoff {
+    /// Judged here, by the queue and its workers (standalone).
+    Judge(Arc<Jobs>),
+    /// Published to the broker's request exchange (front end).
+    Publish(Arc<FrontEnd>),
+}
+
+/// What the doors that judge directly need (standalone).
+#[derive(Debug)]
+pub struct Direct {
     /// Slots for oracle suites and lab runs.
-    pub direct: Arc<Semaphore>,
+    pub slots: Arc<Semaphore>,
     /// Languages, probed once.
     pub languages: Languages,
     /// The Agent Lab engine.
@@ -51,6 +84,15 @@ pub struct Shared {
     pub lab_runs: LabRuns,
 }
 
+/// The link to the broker (worker, front end).
+#[derive(Debug, Default)]
+pub struct Broker {
+    /// Connected or not, and why.
+    pub link: Arc<Link>,
+    /// The broker traffic's counters.
+    pub queue: Arc<QueueMetrics>,
+}
+
 impl std::ops::Deref for AppState {
     type Target = Shared;
 
@@ -59,15 +101,38 @@ impl std::ops::Deref for AppState {
     }
 }
 
+impl FromRef<AppState> for Auth {
+    fn from_ref(state: &AppState) -> Auth {
+        state.auth.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Metrics> {
+    fn from_ref(state: &AppState) -> Arc<Metrics> {
+        state.metrics.clone()
+    }
+}
+
+/// The largest request body, in bytes (the `Text` extractor's limit).
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLimit(pub usize);
+
+impl FromRef<AppState> for BodyLimit {
+    fn from_ref(state: &AppState) -> BodyLimit {
+        BodyLimit(state.config.max_body_bytes())
+    }
+}
+
 impl AppState {
-    /// Sets up the judge (sandbox, cache, language profiles) and the server around it.
+    /// A standalone server: sets up the judge (sandbox, cache, language profiles) and the
+    /// server around it.
     pub fn new(config: ServerConfig) -> anyhow::Result<AppState> {
         config.check()?;
         let judge = Judge::new(config.judge.clone()).context("cannot set up the judge")?;
         AppState::with_judge(config, judge)
     }
 
-    /// The server around an existing judge.
+    /// A standalone server around an existing judge.
     pub fn with_judge(config: ServerConfig, judge: Judge) -> anyhow::Result<AppState> {
         config.check()?;
         let mut registry = Registry::new().with_judge(&judge, oracle_options(&config, &judge));
@@ -75,7 +140,6 @@ impl AppState {
             .lab
             .apply(&mut registry, &config.base_dir)
             .context("invalid [lab] config")?;
-        let lab = Lab::new(registry);
         let metrics = Arc::new(Metrics::default());
         let (store, unfinished) = open_store(&config)?;
         let store = Arc::new(store);
@@ -87,66 +151,149 @@ impl AppState {
             config.workers,
             &config.quotas,
         ));
-        let auth = Auth::new(config.tokens.clone());
-        if !auth.enabled() {
+        jobs.recover(unfinished);
+        let direct = Direct {
+            slots: Arc::new(Semaphore::new(config.direct_concurrency)),
+            languages: Languages::default(),
+            lab: Lab::new(registry),
+            sandboxed_lab_types: JUDGED_TYPES
+                .into_iter()
+                .filter(|t| !config.lab.runners.contains_key(*t))
+                .collect(),
+            lab_runs: LabRuns::default(),
+        };
+        Ok(AppState::assemble(Shared {
+            auth: Auth::new(config.tokens.clone()),
+            config,
+            metrics,
+            stopping: CancellationToken::new(),
+            judge: Some(judge),
+            submissions: Some(Submissions {
+                store,
+                handoff: Handoff::Judge(jobs),
+            }),
+            direct: Some(direct),
+            broker: None,
+        }))
+    }
+
+    /// Wraps the parts; warns when authentication is off.
+    pub(crate) fn assemble(shared: Shared) -> AppState {
+        if !shared.auth.enabled() {
             tracing::warn!("no [[tokens]] configured: authentication is off");
         }
-        jobs.recover(unfinished);
-        let sandboxed_lab_types = JUDGED_TYPES
-            .into_iter()
-            .filter(|t| !config.lab.runners.contains_key(*t))
-            .collect();
-        Ok(AppState {
-            inner: Arc::new(Shared {
-                sandboxed_lab_types,
-                store,
-                direct: Arc::new(Semaphore::new(config.direct_concurrency)),
-                languages: Languages::default(),
-                config,
-                judge,
-                auth,
-                jobs,
-                metrics,
-                lab,
-                lab_runs: LabRuns::default(),
-            }),
-        })
+        AppState {
+            inner: Arc::new(shared),
+        }
+    }
+
+    /// What this server does.
+    pub fn role(&self) -> Role {
+        self.config.role
+    }
+
+    /// The submissions, on a server that accepts them.
+    pub fn submissions(&self) -> Result<&Submissions, ApiError> {
+        self.submissions.as_ref().ok_or_else(|| self.not_served())
+    }
+
+    /// The doors that judge directly, on a server that has them.
+    pub fn direct(&self) -> Result<&Direct, ApiError> {
+        self.direct.as_ref().ok_or_else(|| self.not_served())
+    }
+
+    /// The judge, on a server that judges.
+    pub fn judge(&self) -> Result<&Judge, ApiError> {
+        self.judge.as_ref().ok_or_else(|| self.not_served())
+    }
+
+    /// The 404 of a door this role does not serve (the router does not route it either).
+    fn not_served(&self) -> ApiError {
+        ApiError::NotFound(format!(
+            "path: not served by a {} (role = {:?})",
+            self.role().describe(),
+            self.role().as_str()
+        ))
+    }
+
+    /// The roots `local` assets are read from (checked for category tokens).
+    pub fn local_roots(&self) -> Vec<PathBuf> {
+        match &self.judge {
+            Some(judge) => judge.config().local_roots.clone(),
+            None => self.config.judge.local_roots.clone(),
+        }
     }
 
     /// How the oracle (and the lab's oracle runners) run here.
-    pub fn oracle_options(&self) -> OracleOptions {
-        oracle_options(&self.config, &self.judge)
-    }
-}
-
-impl Host for AppState {
-    fn config(&self) -> &ServerConfig {
-        &self.config
+    pub fn oracle_options(&self) -> Result<OracleOptions, ApiError> {
+        Ok(oracle_options(&self.config, self.judge()?))
     }
 
-    fn auth(&self) -> &Auth {
-        &self.auth
+    /// Whether new work is accepted: not shutting down and, with a broker, connected to it.
+    pub fn accepting(&self) -> bool {
+        if let Some(Submissions {
+            handoff: Handoff::Judge(jobs),
+            ..
+        }) = &self.submissions
+        {
+            return jobs.accepting();
+        }
+        !self.stopping.is_cancelled() && self.broker.as_ref().is_none_or(|b| b.link.is_up())
     }
 
-    fn store(&self) -> &Store {
-        &self.store
+    /// Submissions accepted and not started, and submissions being judged.
+    pub fn load(&self) -> (usize, usize) {
+        let running = |metrics: &Metrics| {
+            let n = metrics
+                .running_submissions
+                .load(std::sync::atomic::Ordering::Relaxed);
+            usize::try_from(n.max(0)).unwrap_or(0)
+        };
+        match &self.submissions {
+            Some(Submissions {
+                handoff: Handoff::Judge(jobs),
+                ..
+            }) => (jobs.queued(), running(&self.metrics)),
+            // A front end knows its submissions by the reports from the broker.
+            Some(Submissions { store, .. }) => {
+                let (mut queued, mut judged) = (0, 0);
+                for entry in store.list() {
+                    match entry.phase() {
+                        Phase::Queued => queued += 1,
+                        Phase::Running => judged += 1,
+                        Phase::Finished => {}
+                    }
+                }
+                (queued, judged)
+            }
+            // A worker takes from the broker only what it judges at once (prefetch = workers):
+            // nothing waits here.
+            None => (0, running(&self.metrics)),
+        }
     }
 
-    fn metrics(&self) -> &Metrics {
-        &self.metrics
+    /// The judge's cache counters (zero where nothing is judged).
+    pub fn cache_stats(&self) -> CacheStats {
+        self.judge
+            .as_ref()
+            .map_or_else(CacheStats::default, Judge::cache_stats)
     }
 
-    fn local_roots(&self) -> Vec<PathBuf> {
-        self.judge.config().local_roots.clone()
-    }
-
-    /// Judged here: see [`Jobs::accept`].
-    async fn accept(
+    /// Accepts a valid Submission (`request` is its text): when this returns `Ok`, it is durable
+    /// and on its way to being judged (here, or by a worker of the broker), and the entry
+    /// follows its progress.
+    pub async fn accept(
         &self,
         submission: Submission,
         request: String,
     ) -> Result<Arc<Entry>, ApiError> {
-        Ok(self.jobs.accept(submission, request).await?)
+        let submissions = self.submissions()?;
+        match &submissions.handoff {
+            Handoff::Judge(jobs) => Ok(jobs.accept(submission, request).await?),
+            Handoff::Publish(front) => {
+                crate::frontend::publish(self, &submissions.store, front, submission, request).await
+            }
+        }
     }
 }
 

@@ -1,16 +1,19 @@
 //! The programming judge's endpoints: `POST /v1/judge`, `POST /v1/submissions`,
 //! `GET /v1/submissions/{sub_id}` and its event stream.
 
+use crate::access::allow_local_assets;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{CategoryQuery, SubIdPath, Text};
-use crate::host::{Host, check_local_assets};
 use crate::ids::check_ids;
+use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -20,12 +23,12 @@ use verdict_submissions::{Entry, Reject, StreamEvent, SubKey};
 
 /// Parses and checks a Submission, and checks `caller` may submit it.
 async fn read_submission(
-    state: &impl Host,
+    state: &AppState,
     caller: &Caller,
     text: &str,
 ) -> Result<Submission, ApiError> {
     let submission = parse_submission(text).map_err(|err| {
-        state.metrics().rejected(Reject::Invalid);
+        state.metrics.rejected(Reject::Invalid);
         match err {
             RequestError::NotJson(e) => ApiError::bad_body(format!("body: not JSON: {e}")),
             RequestError::Invalid(invalid) => {
@@ -43,7 +46,7 @@ async fn read_submission(
     })?;
     let errors = check_ids(&submission);
     if let Some(first) = errors.first() {
-        state.metrics().rejected(Reject::Invalid);
+        state.metrics.rejected(Reject::Invalid);
         let field = first.field.clone();
         return Err(ApiError::InvalidSubmission {
             report: Box::new(InvalidRequest::of(&submission, errors).into_report()),
@@ -52,22 +55,22 @@ async fn read_submission(
     }
     caller
         .check_category(&submission.category)
-        .inspect_err(|_| state.metrics().rejected(Reject::Forbidden))?;
-    check_local_assets(state, caller, submission)
+        .inspect_err(|_| state.metrics.rejected(Reject::Forbidden))?;
+    allow_local_assets(state, caller, submission)
         .await
-        .inspect_err(|_| state.metrics().rejected(Reject::Forbidden))
+        .inspect_err(|_| state.metrics.rejected(Reject::Forbidden))
 }
 
 /// `POST /v1/judge`: judges a Submission and answers with the complete JudgeReport.
-pub async fn judge<H: Host>(
-    State(state): State<H>,
+pub async fn judge(
+    State(state): State<AppState>,
     caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
     let submission = read_submission(&state, &caller, &text).await?;
     let sub_id = submission.sub_id.clone();
     let entry = state.accept(submission, text).await?;
-    let limit = state.config().request_timeout();
+    let limit = state.config.request_timeout();
     match tokio::time::timeout(limit, entry.wait()).await {
         Ok(report) => Ok(Json(report.as_ref()).into_response()),
         Err(_) => Err(ApiError::Timeout(format!(
@@ -79,9 +82,20 @@ pub async fn judge<H: Host>(
     }
 }
 
+/// `POST /v1/submissions`'s answer: where to poll the submission and stream its events.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Accepted {
+    /// Its `sub_id`.
+    pub sub_id: String,
+    /// `GET` this for the report so far (with `?category=`).
+    pub status_url: String,
+    /// `GET` this for its event stream (with `?category=`).
+    pub events_url: String,
+}
+
 /// `POST /v1/submissions`: queues a Submission and answers 202 with its `sub_id`.
-pub async fn submit<H: Host>(
-    State(state): State<H>,
+pub async fn submit(
+    State(state): State<AppState>,
     caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
@@ -94,7 +108,11 @@ pub async fn submit<H: Host>(
     let events_url = format!("{path}/events{query}");
     let mut response = (
         StatusCode::ACCEPTED,
-        Json(json!({"sub_id": sub_id, "status_url": status_url, "events_url": events_url})),
+        Json(Accepted {
+            sub_id,
+            status_url: status_url.clone(),
+            events_url,
+        }),
     )
         .into_response();
     if let Ok(location) = HeaderValue::from_str(&status_url) {
@@ -108,18 +126,19 @@ pub async fn submit<H: Host>(
 /// the id exists there). A token bound to no category names the category with `?category=`, or
 /// leaves it out when only one category has that `sub_id` (409 listing them otherwise).
 async fn visible_entry(
-    state: &impl Host,
+    state: &AppState,
     caller: &Caller,
     sub_id: &str,
     which: CategoryQuery,
 ) -> Result<Arc<Entry>, ApiError> {
+    let store = &state.submissions()?.store;
     let not_found = || ApiError::NotFound(format!("sub_id: no submission {sub_id:?}"));
     let category = match (&caller.category, which.category) {
         (Some(own), Some(asked)) if *own != asked => return Err(not_found()),
         (Some(own), _) => own.clone(),
         (None, Some(asked)) => asked,
         (None, None) => {
-            let mut categories = state.store().categories_of(sub_id).await?;
+            let mut categories = store.categories_of(sub_id).await?;
             match categories.len() {
                 0 => return Err(not_found()),
                 1 => categories.remove(0),
@@ -131,16 +150,15 @@ async fn visible_entry(
             }
         }
     };
-    state
-        .store()
+    store
         .get(&SubKey::new(category, sub_id))
         .await?
         .ok_or_else(not_found)
 }
 
 /// `GET /v1/submissions/{sub_id}`: the report so far.
-pub async fn status<H: Host>(
-    State(state): State<H>,
+pub async fn status(
+    State(state): State<AppState>,
     caller: Caller,
     SubIdPath(sub_id): SubIdPath,
     which: CategoryQuery,
@@ -159,8 +177,8 @@ pub async fn status<H: Host>(
 }
 
 /// `GET /v1/submissions/{sub_id}/events`: one `task` event per finished task, then `report`.
-pub async fn events<H: Host>(
-    State(state): State<H>,
+pub async fn events(
+    State(state): State<AppState>,
     caller: Caller,
     SubIdPath(sub_id): SubIdPath,
     which: CategoryQuery,

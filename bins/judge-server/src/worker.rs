@@ -3,24 +3,19 @@
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
+use crate::state::{AppState, Broker, Shared};
 use anyhow::Context;
-use axum::Router;
-use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::{IntoResponse, Json, Response};
-use axum::routing::get;
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use serde_json::json;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
-use verdict_queue::{Judging, Link, QueueMetrics, Worker};
+use verdict_queue::{Judging, Worker};
 use verdict_scheduler::{Judge, TaskUpdate};
 use verdict_submissions::Metrics;
 
@@ -77,16 +72,6 @@ impl Judging for JudgeJudging {
     }
 }
 
-#[derive(Clone)]
-struct WorkerState {
-    judge: Judge,
-    auth: Arc<Auth>,
-    metrics: Arc<Metrics>,
-    queue: Arc<QueueMetrics>,
-    link: Arc<Link>,
-    stopping: CancellationToken,
-}
-
 /// Runs a worker until `shutdown` fires: consumes from the broker (reconnecting while it is
 /// away) and serves `/v1/health` and `/metrics` on `listener`. On shutdown it stops consuming
 /// and finishes the submissions it holds (at most `shutdown_grace_ms`; the broker redelivers
@@ -98,8 +83,7 @@ pub async fn serve_worker(
 ) -> anyhow::Result<()> {
     let judge = Judge::new(config.judge.clone()).context("cannot set up the judge")?;
     let metrics = Arc::new(Metrics::default());
-    let queue = Arc::new(QueueMetrics::default());
-    let link = Arc::new(Link::default());
+    let broker = Broker::default();
     let worker = Arc::new(Worker::new(
         config.amqp.clone(),
         config.workers,
@@ -107,76 +91,19 @@ pub async fn serve_worker(
             judge: judge.clone(),
             metrics: metrics.clone(),
         }),
-        queue.clone(),
-        link.clone(),
+        broker.queue.clone(),
+        broker.link.clone(),
     ));
-    let mut consuming = tokio::spawn(worker.run(shutdown.clone()));
-    let state = WorkerState {
-        judge,
-        auth: Arc::new(Auth::new(config.tokens.clone())),
+    let consuming = tokio::spawn(worker.run(shutdown.clone()));
+    let state = AppState::assemble(Shared {
+        auth: Auth::new(config.tokens.clone()),
+        config,
         metrics,
-        queue,
-        link,
         stopping: shutdown.clone(),
-    };
-    let app = Router::new()
-        .route("/v1/health", get(health))
-        .route("/metrics", get(prometheus))
-        .with_state(state);
-    let server = tokio::spawn(
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
-            .into_future(),
-    );
-    tokio::select! {
-        joined = &mut consuming => joined.context("the worker task failed")?,
-        () = shutdown.cancelled() => {
-            let grace = Duration::from_millis(config.shutdown_grace_ms);
-            if tokio::time::timeout(grace, &mut consuming).await.is_err() {
-                tracing::warn!(
-                    grace_ms = config.shutdown_grace_ms,
-                    "shutdown grace period over; the broker redelivers what was not finished"
-                );
-                consuming.abort();
-            } else {
-                tracing::info!("worker shut down cleanly");
-            }
-        }
-    }
-    server.abort();
-    Ok(())
-}
-
-/// `GET /v1/health`: `ok` while connected to the broker, `degraded` (with the error) while not.
-async fn health(State(state): State<WorkerState>) -> Json<serde_json::Value> {
-    let broker = state.link.status();
-    let status = if state.stopping.is_cancelled() {
-        "shutting_down"
-    } else if broker.connected {
-        "ok"
-    } else {
-        "degraded"
-    };
-    Json(json!({
-        "status": status,
-        "role": "worker",
-        "version": env!("CARGO_PKG_VERSION"),
-        "broker": broker,
-        "running_submissions": state.metrics.running_submissions.load(Ordering::Relaxed).max(0),
-    }))
-}
-
-/// `GET /metrics`: the judge's metrics and the broker traffic.
-async fn prometheus(State(state): State<WorkerState>, headers: HeaderMap) -> Response {
-    if let Err(err) = state.auth.caller(&headers) {
-        return err.into_response();
-    }
-    let mut text = state.metrics.render(state.judge.cache_stats());
-    state.queue.render(state.link.is_up(), &mut text);
-    let mut response = text.into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
-    );
-    response
+        judge: Some(judge),
+        submissions: None,
+        direct: None,
+        broker: Some(broker),
+    });
+    crate::serve::run(state, listener, shutdown, Some(consuming)).await
 }

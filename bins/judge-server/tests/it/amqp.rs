@@ -218,6 +218,10 @@ fn a_worker_reports_an_invalid_request_and_judges_a_valid_one() {
     let health = get(&format!("{}/v1/health", worker.url), None).json();
     assert_eq!(health["role"], "worker");
     assert_eq!(health["status"], "ok");
+    // The worker's answer is the documented one (it once lacked queue_length and accepting).
+    let document = verdict_judge_server::openapi_document();
+    assert_matches_document(&document, "Health", &health);
+    assert_eq!(health["accepting"], true);
     let mut platform = rt.block_on(Platform::connect(&amqp)).unwrap();
     rt.block_on(platform.publish("{\"sub_id\": \"broken\"}"))
         .unwrap();

@@ -310,6 +310,11 @@ pub fn statuses(report: &Value) -> Vec<String> {
 /// Checks `instance` against `components/schemas/<name>` of the server's own OpenAPI document.
 pub fn assert_matches_openapi(server: &TestServer, name: &str, instance: &Value) {
     let doc = get(&server.url("/v1/openapi.json"), None).json();
+    assert_matches_document(&doc, name, instance);
+}
+
+/// Checks `instance` against `components/schemas/<name>` of `doc`, an OpenAPI document.
+pub fn assert_matches_document(doc: &Value, name: &str, instance: &Value) {
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$ref": format!("#/components/schemas/{name}"),

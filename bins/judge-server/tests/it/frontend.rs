@@ -53,6 +53,7 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     assert_eq!(health["role"], "frontend");
     assert_eq!(health["status"], "ok");
     assert_eq!(health["broker"]["connected"], true);
+    assert_matches_document(&verdict_judge_server::openapi_document(), "Health", &health);
 
     // Accepted by A (after the broker's confirm), followed live at B.
     let slow = a_plus_b("via-a", "oj", &sleepy_a_plus_b(2)).to_string();
