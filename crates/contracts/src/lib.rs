@@ -49,6 +49,7 @@
 #[macro_use]
 mod wire;
 
+pub mod caps;
 pub mod data_path;
 pub mod judge;
 pub mod lab;
@@ -61,6 +62,7 @@ pub mod score;
 pub mod timestamp;
 pub mod validate;
 
+pub use caps::Caps;
 pub use data_path::{DataPath, DataPathError, MAX_WRITE_INDEX, PathSegment};
 pub use judge::*;
 pub use lab::{

@@ -15,7 +15,9 @@
 //!   `memory_limit: 0` is rejected (nothing could run); `file_limit: 0` is allowed (no output).
 //! - `time_limit` must be positive for every task, compile and static included.
 //! - Asset names are relative file paths: not empty, not absolute, no `..` component, no NUL,
-//!   not ending in `/` or `.`; names are unique within a program (source and assist files
+//!   not ending in `/` or `.`, at most 1024 bytes with no component over 255 (`NAME_MAX`: a
+//!   longer name would fail on the host's file system, a System Error naming the judge's own
+//!   paths, issue 29.11); names are unique within a program (source and assist files
 //!   together) and within a test datum's inputs and outputs. `remote` URLs are `http(s)://`.
 
 use crate::judge::{
@@ -430,6 +432,13 @@ fn check_assets(field: &str, assets: &[Asset], names: &mut Names, errors: &mut V
     }
 }
 
+/// The longest asset name, in bytes: well under `PATH_MAX` (4096) once the judge's own
+/// directories are put in front of it on the host.
+pub const ASSET_NAME_MAX: usize = 1024;
+
+/// The longest component of an asset name, in bytes (`NAME_MAX`).
+pub const ASSET_NAME_PART_MAX: usize = 255;
+
 /// Why an asset name is not a relative file path inside the box, if it is not (design #15).
 pub fn asset_name_problem(name: &str) -> Option<String> {
     if name.is_empty() {
@@ -442,6 +451,18 @@ pub fn asset_name_problem(name: &str) -> Option<String> {
         Some(format!("{name:?} must not contain a \"..\" component"))
     } else if name.ends_with('/') || name.rsplit('/').next() == Some(".") {
         Some(format!("{name:?} must name a file"))
+    } else if name.len() > ASSET_NAME_MAX {
+        Some(format!(
+            "is {} bytes long, over the {ASSET_NAME_MAX} a name may have",
+            name.len()
+        ))
+    } else if let Some(part) = name.split('/').find(|p| p.len() > ASSET_NAME_PART_MAX) {
+        Some(format!(
+            "has a component of {} bytes ({:?}...), over the {ASSET_NAME_PART_MAX} a file \
+             system allows (NAME_MAX)",
+            part.len(),
+            part.chars().take(16).collect::<String>()
+        ))
     } else {
         None
     }

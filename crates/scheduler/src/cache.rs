@@ -215,7 +215,17 @@ impl ProblemCache {
             let _ = std::fs::remove_dir_all(&temp);
             return Err(err);
         }
-        std::fs::rename(&temp, &target).map_err(|e| with_path("rename", &temp, e))?;
+        if let Err(err) = std::fs::rename(&temp, &target) {
+            // Another process sharing the cache dir (design #23) filled the same item
+            // meanwhile: its entry is as good as ours (both made from the same content), so
+            // ours goes and its is used; the in-process lock cannot see the other process.
+            let _ = std::fs::remove_dir_all(&temp);
+            if target.is_dir() {
+                self.touch(handle, 0);
+                return Ok(target);
+            }
+            return Err(with_path("rename", &temp, err).into());
+        }
         self.touch(handle, dir_size(&target));
         Ok(target)
     }
@@ -464,6 +474,41 @@ mod tests {
             a,
             ProblemCache::content_item("standard", &serde_json::json!({"text": "a"}))
         );
+    }
+
+    #[test]
+    fn an_item_another_process_filled_meanwhile_is_reused_not_an_error() {
+        // Two caches on one directory are two processes: neither sees the other's lock.
+        let root = tempfile::tempdir().unwrap();
+        let (one, two) = (
+            ProblemCache::open(root.path(), 1 << 30).unwrap(),
+            ProblemCache::open(root.path(), 1 << 30).unwrap(),
+        );
+        let (h1, h2) = (
+            one.problem("c", "p", 1).unwrap(),
+            two.problem("c", "p", 1).unwrap(),
+        );
+        let both_filling = std::sync::Barrier::new(2);
+        let fill = |cache: &ProblemCache, handle: &ProblemHandle, byte: u8| {
+            cache.get_or_fill(handle, "compare", |dir| {
+                std::fs::write(dir.join("f"), [byte])?;
+                both_filling.wait();
+                Ok::<_, std::io::Error>(())
+            })
+        };
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(|| fill(&one, &h1, b'a'));
+            let b = s.spawn(|| fill(&two, &h2, b'b'));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let (a, b) = (a.expect("first filler"), b.expect("second filler"));
+        assert_eq!(a, b, "both use the one item in place");
+        assert_eq!(std::fs::read(a.join("f")).unwrap().len(), 1);
+        let names: Vec<_> = std::fs::read_dir(h1.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["compare"], "no temporary directory is left behind");
     }
 
     #[test]

@@ -34,5 +34,5 @@ pub use config::{
     CompileConfig, GeneratorConfig, JudgeConfig, RemoteConfig, SpecialConfig, StaticAnalyser,
 };
 pub use error::JudgeError;
-pub use pipeline::{Judge, TaskUpdate};
+pub use pipeline::{HostFaults, Judge, TaskUpdate};
 pub use plan::random_seed;

@@ -29,6 +29,13 @@ pub struct TaskUpdate {
     pub result: JudgeTaskResult,
 }
 
+/// The host's faults a judge met and worked around (design #27), for a health check to report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HostFaults {
+    /// How many times the judge's own work dir was found removed and made again.
+    pub work_dir_recreated: u64,
+}
+
 /// The judge: configuration, sandbox, language profiles, cache and run pool, shared by all submissions.
 #[derive(Debug, Clone)]
 pub struct Judge {
@@ -72,6 +79,7 @@ impl Judge {
             assets,
             permits,
             work_root,
+            work_root_recreated: Default::default(),
         };
         Ok(Judge {
             inner: Arc::new(inner),
@@ -93,6 +101,13 @@ impl Judge {
     /// How the per-problem cache has served since start-up.
     pub fn cache_stats(&self) -> crate::cache::CacheStats {
         self.inner.cache.stats()
+    }
+
+    /// The host's faults the judge met and worked around since start-up (for health).
+    pub fn host_faults(&self) -> HostFaults {
+        HostFaults {
+            work_dir_recreated: self.inner.work_root_recreated.load(Ordering::Relaxed),
+        }
     }
 
     /// The sandbox (for front ends that run other things through it).
@@ -160,8 +175,9 @@ impl Judge {
             Ok(run) => Arc::new(run),
             Err(err) => {
                 tracing::error!(sub_id = %submission.sub_id, "cannot start judging: {err}");
-                let failed =
-                    JudgeTaskResult::with_status(JudgeStatus::SystemError, err.to_string());
+                let mut log = err.to_string();
+                hide_host_paths(&mut log, &self.inner.config, &submission.sub_id);
+                let failed = JudgeTaskResult::with_status(JudgeStatus::SystemError, log);
                 let results = vec![failed; count];
                 if let Some(tx) = &updates {
                     for (index, result) in results.iter().enumerate() {
@@ -262,12 +278,40 @@ async fn run_one(
         handoff.end();
         tasks::execute(&worker, &task)
     };
-    match tokio::task::spawn_blocking(execute).await {
+    let mut result = match tokio::task::spawn_blocking(execute).await {
         Ok(result) => result,
         Err(err) => JudgeTaskResult::with_status(
             JudgeStatus::SystemError,
             format!("judge task panicked: {err}"),
         ),
+    };
+    if result.status == JudgeStatus::SystemError {
+        hide_host_paths(&mut result.error_log, run.config(), run.sub_id());
+    }
+    result
+}
+
+/// The judge's own directories are the operator's business: a System Error's log names them
+/// in the server's log, and the client reads `<work>` and `<cache>` instead (issue 29.11).
+fn hide_host_paths(log: &mut String, config: &JudgeConfig, sub_id: &str) {
+    let mut places: Vec<(String, &str)> = Vec::new();
+    for (dir, label) in [
+        (config.work_dir.as_path(), "<work>"),
+        (config.cache_dir.as_path(), "<cache>"),
+    ] {
+        places.push((dir.display().to_string(), label));
+        if let Ok(real) = std::fs::canonicalize(dir) {
+            places.push((real.display().to_string(), label));
+        }
+    }
+    // The longest first, so a work root inside the work dir is replaced whole.
+    places.sort_by_key(|(path, _)| std::cmp::Reverse(path.len()));
+    if !places.iter().any(|(path, _)| log.contains(path.as_str())) {
+        return;
+    }
+    tracing::error!(sub_id, "system error: {log}");
+    for (path, label) in places.into_iter().filter(|(p, _)| p.len() > 1) {
+        *log = log.replace(&path, label);
     }
 }
 

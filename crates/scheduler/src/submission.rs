@@ -8,6 +8,7 @@ use crate::config::JudgeConfig;
 use crate::error::JudgeError;
 use crate::test_dirs::TestDirs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use verdict_contracts::{Asset, JudgeStatus, JudgeTaskResult, Program, STDIN_ASSET, SourceCode};
 use verdict_scripts::compare::{ComparatorProtocol, detect_protocol};
@@ -49,6 +50,32 @@ pub(crate) struct JudgeShared {
     /// This judge's own dir under `config.work_dir` (the sandbox instance's: removed by the
     /// next judge to start if this one dies), where submissions' work dirs go.
     pub work_root: PathBuf,
+    /// How many times `work_root` was found gone and made again (health reports it).
+    pub work_root_recreated: AtomicU64,
+}
+
+/// A fresh work dir for one submission in the judge's work root. A work root removed from
+/// under the judge (an operator's `rm -rf`, a tmp cleaner) is made again, logged and counted,
+/// rather than failing every later submission until a restart (issue 29.8).
+fn open_work_dir(shared: &JudgeShared, prefix: &str) -> Result<tempfile::TempDir, JudgeError> {
+    let make = || {
+        tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir_in(&shared.work_root)
+    };
+    let gone = match make() {
+        Ok(dir) => return Ok(dir),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => e,
+        Err(e) => return Err(JudgeError::io("create work dir in", &shared.work_root, e)),
+    };
+    tracing::error!(
+        work_root = %shared.work_root.display(),
+        "the judge's work dir was removed from under it ({gone}): making it again"
+    );
+    std::fs::create_dir_all(&shared.work_root)
+        .map_err(|e| JudgeError::io("create work dir", &shared.work_root, e))?;
+    shared.work_root_recreated.fetch_add(1, Ordering::Relaxed);
+    make().map_err(|e| JudgeError::io("create work dir in", &shared.work_root, e))
 }
 
 /// A program's build: ready, not compilable (with the compiler's log), or not buildable here.
@@ -119,10 +146,7 @@ impl SubmissionRun {
             .filter(|c| c.is_ascii_alphanumeric())
             .take(32)
             .collect();
-        let work = tempfile::Builder::new()
-            .prefix(&format!("sub-{prefix}-"))
-            .tempdir_in(&shared.work_root)
-            .map_err(|e| JudgeError::io("create work dir in", &shared.work_root, e))?;
+        let work = open_work_dir(&shared, &format!("sub-{prefix}-"))?;
         let problem = shared
             .cache
             .problem(

@@ -35,6 +35,19 @@ pub enum ScriptError {
     /// The language has no profile or its toolchain is missing.
     #[error("{0}")]
     Toolchain(String),
+    /// The work disk was short of room (design #27): the host's failure, never the program's.
+    #[error(
+        "the work disk is full {when} ({free_kb} KiB and {free_inodes} inodes free): \
+         the judge's failure, not the program's; retry later"
+    )]
+    DiskFull {
+        /// When it was found ("before the compile", "after the run", ...).
+        when: &'static str,
+        /// Free space in KiB.
+        free_kb: u64,
+        /// Free inodes.
+        free_inodes: u64,
+    },
 }
 
 impl ScriptError {

@@ -11,6 +11,7 @@ pub mod toolchain;
 pub use error::ScriptError;
 pub use judge::classify::{RunFailure, classify_run, signal_name};
 pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_vars};
+pub use judge::disk::{DiskReserve, DiskRoom, check_room};
 pub use judge::exec::{CompileRequest, Executor, tool_build};
 pub use judge::files::{BoxFile, join_inside, log_text, read_capped};
 pub use judge::generate::{Generated, TestFiles, generate, shell_join};

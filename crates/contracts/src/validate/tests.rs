@@ -465,6 +465,26 @@ fn asset_name_must_name_a_file() {
 }
 
 #[test]
+fn asset_names_longer_than_the_host_allows_are_refused_naming_the_field() {
+    let mut s = valid();
+    s.test_data[0].inputs[0].name = format!("{}.in", "a".repeat(300));
+    let message = problem(&s);
+    assert!(
+        message.starts_with("test_data[0].inputs[0].name: has a component of 303 bytes"),
+        "{message}"
+    );
+    assert!(message.contains("NAME_MAX"), "{message}");
+    s.test_data[0].inputs[0].name = vec!["d"; 600].join("/");
+    let message = problem(&s);
+    assert_eq!(
+        message,
+        "test_data[0].inputs[0].name: is 1199 bytes long, over the 1024 a name may have"
+    );
+    s.test_data[0].inputs[0].name = format!("{}/x", "a".repeat(255));
+    assert!(s.problems().is_empty(), "255 bytes is NAME_MAX itself");
+}
+
+#[test]
 fn asset_names_are_unique_within_a_program() {
     let mut s = valid();
     let Program::SourceCode(source) = &mut s.submission;

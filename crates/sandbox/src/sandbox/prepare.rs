@@ -82,7 +82,12 @@ impl Prepared {
 
         let limits = &spec.limits;
         let output_cap = limits.output_bytes.unwrap_or(config.global_output_cap);
-        let processes = limits.processes.unwrap_or(config.default_processes);
+        // `pids.max` refuses a value above the kernel's own bound (EINVAL): a limit no run can
+        // reach is no limit, so it is clamped to the most pids the kernel hands out.
+        let processes = limits
+            .processes
+            .unwrap_or(config.default_processes)
+            .min(kernel_pid_max());
         let wall_ms = limits
             .wall_time_ms
             .unwrap_or_else(|| match limits.cpu_time_ms {
@@ -414,4 +419,16 @@ pub(super) fn run_mounts(
         });
     }
     Ok(mounts)
+}
+
+/// The most processes the kernel can have (`/proc/sys/kernel/pid_max`, read once), or
+/// `PID_MAX_LIMIT` (2^22, the most `pids.max` takes on 64-bit) when it cannot be read.
+pub(crate) fn kernel_pid_max() -> u32 {
+    static PID_MAX: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PID_MAX.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(1 << 22)
+    })
 }

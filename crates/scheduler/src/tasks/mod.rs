@@ -95,6 +95,7 @@ mod tests {
             assets: AssetFetcher::new(&[], config.remote.clone()).expect("no local roots"),
             permits: tokio::sync::Semaphore::new(1),
             work_root: config.work_dir.clone(),
+            work_root_recreated: Default::default(),
             config,
         };
         (shared, fake)

@@ -6,6 +6,7 @@
 mod cache;
 mod common;
 mod examples;
+mod host_faults;
 mod instance;
 mod remote;
 mod special;

@@ -3,6 +3,7 @@
 //! task logic a fake that writes the outputs a real run would have left.
 
 use super::compile::{Build, CompileLimits, CompileOutcome, compile};
+use super::disk::{DiskReserve, check_room};
 use super::files::BoxFile;
 use super::run::{RunOutput, RunRequest, run_program};
 use crate::ScriptError;
@@ -37,13 +38,23 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError>;
 }
 
+/// The sandbox as the executor: each compile and run starts only with the work disk's reserve
+/// free, and a failed compile or any run that ends with the disk short of it is the host's
+/// failure, not the program's (see [`super::disk`]).
 impl Executor for Sandbox {
     fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError> {
-        run_program(self, request, run_dir)
+        let reserve = DiskReserve::default();
+        check_room(run_dir, &reserve, "before the run")?;
+        let output = run_program(self, request, run_dir)?;
+        // Any run: a program that ignores a failed write can still exit 0 with a short output.
+        check_room(run_dir, &reserve, "after the run")?;
+        Ok(output)
     }
 
     fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
-        compile(
+        let reserve = DiskReserve::default();
+        check_room(request.build_dir, &reserve, "before the compile")?;
+        let outcome = compile(
             self,
             request.language,
             request.profile.clone(),
@@ -51,7 +62,11 @@ impl Executor for Sandbox {
             request.files,
             request.build_dir,
             request.limits,
-        )
+        )?;
+        if matches!(outcome, CompileOutcome::Failed { .. }) {
+            check_room(request.build_dir, &reserve, "when the compile failed")?;
+        }
+        Ok(outcome)
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod classify;
 pub mod compile;
+pub mod disk;
 pub mod exec;
 pub mod files;
 pub mod generate;
