@@ -456,15 +456,17 @@ pub fn asset_name_problem(name: &str) -> Option<String> {
             "is {} bytes long, over the {ASSET_NAME_MAX} a name may have",
             name.len()
         ))
-    } else if let Some(part) = name.split('/').find(|p| p.len() > ASSET_NAME_PART_MAX) {
-        Some(format!(
-            "has a component of {} bytes ({:?}...), over the {ASSET_NAME_PART_MAX} a file \
-             system allows (NAME_MAX)",
-            part.len(),
-            part.chars().take(16).collect::<String>()
-        ))
     } else {
-        None
+        name.split('/')
+            .find(|p| p.len() > ASSET_NAME_PART_MAX)
+            .map(|part| {
+                format!(
+                    "has a component of {} bytes ({:?}...), over the {ASSET_NAME_PART_MAX} a \
+                     file system allows (NAME_MAX)",
+                    part.len(),
+                    part.chars().take(16).collect::<String>()
+                )
+            })
     }
 }
 
