@@ -12,8 +12,8 @@ TOOLS="googletest libgtest-dev valgrind cppcheck clang-tidy"
 TOOLS="$TOOLS rabbitmq-server"
 # Headless Chromium and its WebDriver: the page tests (judge view, the judge-server page).
 TOOLS="$TOOLS chromium chromium-driver"
-# judge eval: EvalPlus's HumanEval+ tests import numpy.
-TOOLS="$TOOLS python3-numpy"
+# judge eval: EvalPlus's HumanEval+ tests import numpy; the Python client's tests run in a venv.
+TOOLS="$TOOLS python3-numpy python3-venv"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
 LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make"
 
@@ -21,6 +21,8 @@ missing=""
 for pkg in $TOOLS; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
 done
+# The TypeScript types' test runs npm (Debian's `npm`, unless a Node.js install brought its own).
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then
   echo "== installing:$missing"
   if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi

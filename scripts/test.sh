@@ -17,6 +17,14 @@ echo "== cargo doc --no-deps (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 echo "== cargo test"
 cargo test --workspace --locked --no-fail-fast
+echo "== TypeScript types current (clients/typescript)"
+(cd clients/typescript && npm ci --no-audit --no-fund --silent && npm test --silent)
+echo "== Python client against a real judge-server (clients/python)"
+cargo build --locked -p verdict-judge-server
+python3 -m venv target/py-client
+target/py-client/bin/pip install --quiet -e 'clients/python[test]'
+# pytest exits 5 when it collected no test: that is a failure here, as any other non-zero code.
+VERDICT_JUDGE_SERVER="$PWD/target/debug/judge-server" target/py-client/bin/pytest -q clients/python
 echo "== cgroup v2 suite (a qemu guest with a real cgroup-v2 kernel; scripts/test-cgroup2.sh)"
 bash scripts/test-cgroup2.sh
 echo "== benches compile"

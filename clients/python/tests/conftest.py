@@ -1,0 +1,83 @@
+"""A real judge-server for the tests: started once per session from the built binary
+(``VERDICT_JUDGE_SERVER``, else ``target/debug/judge-server`` in the repository), on a free port
+it logs, with a token; stopped with SIGTERM at the end."""
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import tempfile
+import threading
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+TOKEN = "client-test-token"
+
+
+def _binary():
+    path = os.environ.get("VERDICT_JUDGE_SERVER") or str(REPO / "target" / "debug" / "judge-server")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"no judge-server at {path}: run `cargo build -p verdict-judge-server` "
+                    "or set VERDICT_JUDGE_SERVER")
+    return path
+
+
+class Server:
+    def __init__(self, direct_concurrency):
+        self.dir = tempfile.TemporaryDirectory(prefix="verdict-client-")
+        root = pathlib.Path(self.dir.name)
+        config = root / "server.toml"
+        config.write_text(
+            'listen = "127.0.0.1:0"\n'
+            "workers = 2\n"
+            f"direct_concurrency = {direct_concurrency}\n"
+            f"data_dir = {json.dumps(str(root / 'data'))}\n"
+            "[judge]\n"
+            f"work_dir = {json.dumps(str(root / 'work'))}\n"
+            f"cache_dir = {json.dumps(str(root / 'cache'))}\n"
+            "[[tokens]]\n"
+            f'token = "{TOKEN}"\n'
+        )
+        self.process = subprocess.Popen([_binary(), "--config", str(config)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        env={**os.environ, "RUST_LOG": "info"})
+        self.lines = []
+        found = threading.Event()
+        self.address = None
+
+        def read():
+            for raw in self.process.stderr:
+                line = raw.decode("utf-8", "replace")
+                self.lines.append(line)
+                try:
+                    fields = json.loads(line).get("fields", {})
+                except ValueError:
+                    continue
+                if "address" in fields and self.address is None:
+                    self.address = fields["address"]
+                    found.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        if not found.wait(60):
+            self.stop()
+            pytest.fail("judge-server logged no address:\n" + "".join(self.lines))
+        self.url = f"http://{self.address}"
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.dir.cleanup()
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = Server(direct_concurrency=1)
+    yield s
+    s.stop()
