@@ -13,7 +13,9 @@ pub use judge::classify::{RunFailure, classify_run, signal_name};
 pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_vars};
 pub use judge::disk::{DiskReserve, DiskRoom, check_room};
 pub use judge::exec::{CompileRequest, Executor, tool_build};
-pub use judge::files::{BoxFile, join_inside, log_text, read_capped};
+pub use judge::files::{
+    BoxFile, Capture, cut_text, join_inside, log_text, read_capped, read_capture,
+};
 pub use judge::generate::{Generated, TestFiles, generate, shell_join};
 pub use judge::run::{RunLimits, RunOutput, RunRequest, command_line, run_program, sandbox_limits};
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};

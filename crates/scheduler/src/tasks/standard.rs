@@ -6,7 +6,7 @@ use crate::plan::TestRun;
 use crate::submission::SubmissionRun;
 use std::path::Path;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
-use verdict_scripts::{RunRequest, TestFiles, classify_run, log_text, read_capped, timing};
+use verdict_scripts::{RunRequest, TestFiles, classify_run, read_capture, timing};
 
 /// How much of a failing program's stderr goes into `error_log`.
 const STDERR_EXCERPT: usize = 2048;
@@ -58,7 +58,7 @@ pub(super) fn run_test(
     let output = run.executor().run(&request, run_dir)?;
     let ran = started.elapsed();
     let _checking = timing::phase("test.check");
-    let stderr = read_capped(&output.stderr, 64 * 1024)?;
+    let stderr = read_capture(&output.stderr, 64 * 1024)?;
     let outcome = &output.outcome;
     let failure = classify_run(
         outcome,
@@ -71,7 +71,7 @@ pub(super) fn run_test(
             let mut log = failure.reason;
             if !stderr.is_empty() && failure.status != JudgeStatus::OutputLimitExceeded {
                 log.push_str("\nstderr:\n");
-                log.push_str(&log_text(&stderr, STDERR_EXCERPT));
+                log.push_str(&stderr.excerpt(STDERR_EXCERPT));
             }
             JudgeTaskResult::with_status(failure.status, log)
         }

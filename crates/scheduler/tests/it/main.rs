@@ -8,6 +8,7 @@ mod common;
 mod examples;
 mod host_faults;
 mod instance;
+mod logs;
 mod remote;
 mod special;
 mod streaming;

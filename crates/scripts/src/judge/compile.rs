@@ -1,6 +1,6 @@
 //! Compiling a program (or syntax-checking an interpreted one) in the sandbox.
 
-use super::files::{BoxFile, log_text, open_up_dirs, place_files, read_capped, seal_tree};
+use super::files::{BoxFile, cut_text, open_up_dirs, place_files, read_capture, seal_tree};
 use crate::ScriptError;
 use crate::language::{LanguageProfile, TemplateVars, class_name_of};
 use std::path::{Path, PathBuf};
@@ -161,9 +161,12 @@ pub fn compile(
     let outcome = sandbox.run(&spec)?;
     running.end();
     let _sealing = crate::timing::phase("compile.seal");
-    let mut raw = read_capped(&out_path, COMPILE_LOG_MAX as u64 + 1)?;
-    raw.extend(read_capped(&err_path, COMPILE_LOG_MAX as u64 + 1)?);
-    let mut log = log_text(&raw, COMPILE_LOG_MAX);
+    // The compiler's stdout then its stderr; a cut says how much of both was left out.
+    let out = read_capture(&out_path, COMPILE_LOG_MAX as u64 + 1)?;
+    let err = read_capture(&err_path, COMPILE_LOG_MAX as u64 + 1)?;
+    let mut raw = out.bytes;
+    raw.extend(&err.bytes);
+    let mut log = cut_text(&raw, out.total + err.total, COMPILE_LOG_MAX);
     for prefix in [
         format!("{}/", build_dir.display()),
         format!("{}/", verdict_sandbox::BOX_PATH),

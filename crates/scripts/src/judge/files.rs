@@ -134,17 +134,66 @@ pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ScriptError> {
     Ok(out)
 }
 
-/// Text for a log: lossy UTF-8, cut to `max` bytes on a character boundary with a note.
+/// A capture read up to a cap, and how long the file really was (so a cut can say how much it
+/// left out).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Capture {
+    /// The first bytes of the file, at most the cap.
+    pub bytes: Vec<u8>,
+    /// The file's whole length in bytes (at least `bytes.len()`).
+    pub total: u64,
+}
+
+impl std::ops::Deref for Capture {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Capture {
+    /// The capture as log text of at most `max` bytes, saying how many bytes were left out.
+    pub fn excerpt(&self, max: usize) -> String {
+        cut_text(&self.bytes, self.total, max)
+    }
+}
+
+/// Reads at most `max` bytes of a host file the judge wrote, and its whole length.
+pub fn read_capture(path: &Path, max: u64) -> Result<Capture, ScriptError> {
+    let bytes = read_capped(path, max)?;
+    let total = std::fs::metadata(path).map_or(0, |m| m.len());
+    let total = total.max(bytes.len() as u64);
+    Ok(Capture { bytes, total })
+}
+
+/// Text for a log: lossy UTF-8, cut to `max` bytes on a character boundary with a note saying
+/// how many of the bytes were left out.
 pub fn log_text(bytes: &[u8], max: usize) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    if text.len() <= max {
-        return text.into_owned();
+    cut_text(bytes, bytes.len() as u64, max)
+}
+
+/// `bytes` (the start of something `total` bytes long) as text of at most `max` bytes, cut on
+/// a character boundary, with `... (N more bytes not shown, T bytes in all)` when anything is left out.
+pub fn cut_text(bytes: &[u8], total: u64, max: usize) -> String {
+    let total = total.max(bytes.len() as u64);
+    if bytes.len() <= max && total == bytes.len() as u64 {
+        return String::from_utf8_lossy(bytes).into_owned();
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
+    let mut end = max.min(bytes.len());
+    // Back up over at most three continuation bytes to a UTF-8 boundary.
+    let mut back = 0;
+    while end > 0 && end < bytes.len() && back < 3 && bytes[end] & 0xC0 == 0x80 {
         end -= 1;
+        back += 1;
     }
-    format!("{}\n... ({} more bytes)", &text[..end], text.len() - end)
+    if back == 3 && end < bytes.len() && bytes[end] & 0xC0 == 0x80 {
+        end += 3; // not UTF-8 here: cut at the byte limit
+    }
+    let left_out = total - end as u64;
+    format!(
+        "{}\n... ({left_out} more bytes not shown, {total} bytes in all)",
+        String::from_utf8_lossy(&bytes[..end])
+    )
 }
 
 #[cfg(test)]
@@ -167,7 +216,36 @@ mod tests {
     fn log_text_is_cut_on_a_char_boundary() {
         let s = "é".repeat(10);
         let cut = log_text(s.as_bytes(), 5);
-        assert!(cut.starts_with("éé"));
-        assert!(cut.contains("more bytes"));
+        assert!(cut.starts_with("éé\n"), "{cut}");
+        assert!(
+            cut.ends_with("(16 more bytes not shown, 20 bytes in all)"),
+            "{cut}"
+        );
+    }
+
+    #[test]
+    fn a_cut_capture_counts_what_the_file_had_not_what_was_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, vec![b'x'; 503_000]).unwrap();
+        let capture = read_capture(&path, 16 * 1024 + 1).unwrap();
+        assert_eq!(capture.len(), 16 * 1024 + 1);
+        assert_eq!(capture.total, 503_000);
+        let text = capture.excerpt(16 * 1024);
+        assert!(
+            text.ends_with(&format!(
+                "... ({} more bytes not shown, 503000 bytes in all)",
+                503_000 - 16 * 1024
+            )),
+            "{}",
+            &text[16 * 1024..]
+        );
+        // Nothing cut: no note.
+        std::fs::write(&path, b"short").unwrap();
+        assert_eq!(read_capture(&path, 100).unwrap().excerpt(100), "short");
+        assert_eq!(
+            read_capture(&dir.path().join("missing"), 10).unwrap(),
+            Capture::default()
+        );
     }
 }

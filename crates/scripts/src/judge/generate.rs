@@ -5,7 +5,7 @@
 use super::classify::classify_run;
 use super::compile::Build;
 use super::exec::Executor;
-use super::files::{BoxFile, log_text, read_capped};
+use super::files::{BoxFile, read_capture};
 use super::run::{RunLimits, RunRequest, command_line};
 use crate::ScriptError;
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ fn run_step(
 ) -> Result<Result<PathBuf, String>, ScriptError> {
     std::fs::create_dir_all(dir).map_err(|e| ScriptError::io("create", dir, e))?;
     let output = executor.run(request, dir)?;
-    let stderr = read_capped(&output.stderr, 4096)?;
+    let stderr = read_capture(&output.stderr, 4096)?;
     let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
     let failure = classify_run(
         &output.outcome,
@@ -111,7 +111,7 @@ fn run_step(
     );
     if !stderr.is_empty() {
         reason.push_str("\nstderr:\n");
-        reason.push_str(&log_text(&stderr, 2048));
+        reason.push_str(&stderr.excerpt(2048));
     }
     Ok(Err(reason))
 }

@@ -5,7 +5,9 @@
 
 use super::{path_in_reports, read_box_text, translation_units};
 use crate::language::LanguageProfile;
-use crate::{RunLimits, RunOutput, ScriptError, classify_run, log_text, read_capped, signal_name};
+use crate::{
+    RunLimits, RunOutput, ScriptError, classify_run, read_capped, read_capture, signal_name,
+};
 use std::path::Path;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, Language, Score, SourceCode, TaskReport};
 use verdict_reports::{GoogleTestReport, GtestSource, gtest_report_from_run, gtest_score};
@@ -97,7 +99,7 @@ pub fn gtest_result(
 ) -> Result<JudgeTaskResult, ScriptError> {
     let outcome = &output.outcome;
     let stdout = read_capped(&output.stdout, STDOUT_MAX)?;
-    let stderr = read_capped(&output.stderr, 64 * 1024)?;
+    let stderr = read_capture(&output.stderr, 64 * 1024)?;
     let (xml, xml_problem) = match read_box_text(&output.box_dir, GTEST_XML, XML_MAX) {
         Ok(xml) => (xml, None),
         Err(reason) => (None, Some(reason)),
@@ -150,7 +152,7 @@ pub fn gtest_result(
     let mut log = vec![summary(&report)];
     log.extend(notes);
     if status != JudgeStatus::Accepted && !stderr.is_empty() {
-        log.push(format!("stderr:\n{}", log_text(&stderr, 2048)));
+        log.push(format!("stderr:\n{}", stderr.excerpt(2048)));
     }
     let mut result = JudgeTaskResult::with_status(status, log.join("\n"));
     result.score = score;

@@ -4,7 +4,7 @@
 
 use super::{deduction_status, is_c_family, path_in_reports, read_box_text, translation_units};
 use crate::language::{LanguageProfile, TemplateVars};
-use crate::{RunLimits, RunOutput, ScriptError, log_text, read_capped, signal_name};
+use crate::{Capture, RunLimits, RunOutput, ScriptError, read_capped, read_capture, signal_name};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
@@ -89,7 +89,7 @@ impl StaticCheck {
     ) -> Result<JudgeTaskResult, ScriptError> {
         let analyser = self.analyser;
         let outcome = &output.outcome;
-        let stderr = read_capped(&output.stderr, 64 * 1024)?;
+        let stderr = read_capture(&output.stderr, 64 * 1024)?;
         let box_path = path_in_reports(outcome, &output.box_dir);
         let report = analyser_failure(analyser, outcome, limits, &stderr).map_or_else(
             || read_report(analyser, output, &box_path, self.number_of_files),
@@ -280,7 +280,7 @@ fn analyser_failure(
     analyser: Analyser,
     outcome: &SandboxOutcome,
     limits: &RunLimits,
-    stderr: &[u8],
+    stderr: &Capture,
 ) -> Option<String> {
     let program = analyser.program();
     let reason = if let Some(limit) = outcome.limit_hit {
@@ -305,7 +305,7 @@ fn analyser_failure(
     Some(if stderr.is_empty() {
         reason
     } else {
-        format!("{reason}\nstderr:\n{}", log_text(stderr, 2048))
+        format!("{reason}\nstderr:\n{}", stderr.excerpt(2048))
     })
 }
 

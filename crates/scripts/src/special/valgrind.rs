@@ -3,7 +3,7 @@
 
 use super::{deduction_status, path_in_reports, read_box_text};
 use crate::language::LanguageProfile;
-use crate::{RunLimits, RunOutput, ScriptError, classify_run, log_text, read_capped};
+use crate::{RunLimits, RunOutput, ScriptError, classify_run, log_text, read_capture};
 use std::collections::BTreeMap;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, MemoryReport, Score, TaskReport};
 use verdict_reports::{memory_score, parse_valgrind_xml};
@@ -52,7 +52,7 @@ pub fn memory_result(
     input_note: &str,
 ) -> Result<JudgeTaskResult, ScriptError> {
     let outcome = &output.outcome;
-    let stderr = read_capped(&output.stderr, 64 * 1024)?;
+    let stderr = read_capture(&output.stderr, 64 * 1024)?;
     let parsed = match read_box_text(&output.box_dir, VALGRIND_XML, XML_MAX) {
         Ok(Some(text)) => parse_valgrind_xml(&text, &path_in_reports(outcome, &output.box_dir))
             .map_err(|e| e.to_string()),
@@ -75,7 +75,7 @@ pub fn memory_result(
             let mut log = format!("valgrind gave no usable report: {reason}");
             if !stderr.is_empty() {
                 log.push_str("\nstderr:\n");
-                log.push_str(&log_text(&stderr, 2048));
+                log.push_str(&stderr.excerpt(2048));
             }
             JudgeTaskResult::with_status(JudgeStatus::SystemError, log)
         }
