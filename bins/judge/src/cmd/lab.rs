@@ -79,7 +79,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .flat_map(|(e, es)| es.into_iter().map(move |m| format!("{}: {m}", e.origin)))
         .collect();
     if !problems.is_empty() {
-        bail!("cannot run {}:\n  {}", args.tasks, problems.join("\n  "));
+        let hint = if problems.iter().any(|p| p.contains("no runner for type")) {
+            "\nGive the lab its runners: --agent \"python3 agent.py\" (one program for every type), \
+             --agent-url URL (an HTTP agent), or --lab-config lab.toml ([runners.<type>]; see \
+             examples/lab/lab.toml)."
+        } else {
+            ""
+        };
+        bail!(
+            "cannot run {}:\n  {}{hint}",
+            args.tasks,
+            problems.join("\n  ")
+        );
     }
 
     let resume = if args.retry_failed {

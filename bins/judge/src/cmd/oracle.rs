@@ -2,9 +2,11 @@
 
 use super::config::{print_json, read_input};
 use anyhow::Context;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use verdict_contracts::oracle::{DeliverableType, parse_suite};
+use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, OracleReport, parse_suite};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::oracle::{OracleOptions, run_suite};
 
@@ -16,6 +18,9 @@ pub struct Args {
     /// Pretty-print the report.
     #[arg(long)]
     pub pretty: bool,
+    /// `json` (the report) or `table` (one line per case, for people).
+    #[arg(long, value_enum, default_value_t = super::run::Format::Json)]
+    pub format: super::run::Format,
     /// Per-case time limit in ms for suites that give no `timeout_ms`.
     #[arg(long)]
     pub default_timeout_ms: Option<u64>,
@@ -46,10 +51,75 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let report = run_suite(&sandbox, &suite, &options)
         .with_context(|| format!("cannot run suite {}", args.suite))?;
-    print_json(&report, args.pretty)?;
+    match args.format {
+        super::run::Format::Json => {
+            print_json(&report, args.pretty)?;
+            if std::io::stderr().is_terminal() {
+                let _ = writeln!(std::io::stderr().lock(), "{}", headline(&report));
+            }
+        }
+        super::run::Format::Table => std::io::stdout()
+            .lock()
+            .write_all(table(&report).as_bytes())
+            .context("cannot write to stdout")?,
+    }
     Ok(if report.summary.all_passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The outcome on one line: "3 of 4 cases passed · 1 failed".
+fn headline(report: &OracleReport) -> String {
+    let s = &report.summary;
+    let mut line = format!("{} of {} cases passed", s.passed, s.total);
+    for (n, what) in [
+        (s.failed, "failed"),
+        (s.error, "error"),
+        (s.timeout, "timeout"),
+        (s.invalid_test_format, "invalid test format"),
+    ] {
+        if n > 0 {
+            let _ = write!(line, " · {n} {what}");
+        }
+    }
+    line
+}
+
+/// The report as a table: the outcome, one row per case, and why each failed case failed.
+fn table(report: &OracleReport) -> String {
+    let name_w = report
+        .results
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let mut out = format!("{}\n", headline(report));
+    let _ = writeln!(out, "{:<name_w$}  {:<19}  {:>8}", "case", "status", "time");
+    for r in &report.results {
+        let _ = writeln!(
+            out,
+            "{:<name_w$}  {:<19}  {:>8}",
+            r.name,
+            r.status.as_str(),
+            format!("{} ms", r.time_ms)
+        );
+        if r.status == OracleCaseStatus::Passed {
+            continue;
+        }
+        let mut why = r.message.clone().unwrap_or_default();
+        if let (Some(expected), Some(got)) = (&r.expected, &r.got) {
+            if !why.is_empty() {
+                why.push_str("; ");
+            }
+            let _ = write!(why, "expected {expected}, got {got}");
+        }
+        for line in why.lines().filter(|l| !l.trim().is_empty()).take(3) {
+            let line: String = line.chars().take(160).collect();
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    out
 }

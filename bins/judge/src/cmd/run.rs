@@ -1,10 +1,26 @@
-//! `judge run FILE|-`: judge one Submission and print its JudgeReport.
+//! `judge run FILE|-`: judge one Submission and print its JudgeReport (JSON), or a table for
+//! people (`--format table`). Either way, when standard error is a terminal, the outcome comes on
+//! one line there ("Wrong Answer on test #2 (task #3) · score 2/4").
 
 use super::config::{ConfigArgs, print_json, read_input};
 use anyhow::Context;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
 use std::process::ExitCode;
-use verdict_contracts::{RequestError, parse_submission};
+use verdict_contracts::{
+    CheckScript, JudgeReport, JudgeStatus, JudgeTask, RequestError, RunScript, parse_submission,
+};
 use verdict_scheduler::Judge;
+
+/// How `judge run` prints the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// The JudgeReport as JSON (the contract).
+    #[default]
+    Json,
+    /// One line per task for people, the outcome on top.
+    Table,
+}
 
 /// Arguments of `judge run`.
 #[derive(Debug, clap::Args)]
@@ -14,6 +30,9 @@ pub struct Args {
     /// Pretty-print the report.
     #[arg(long)]
     pub pretty: bool,
+    /// `json` (the JudgeReport) or `table` (for people).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -24,7 +43,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let submission = match parse_submission(&text) {
         Ok(submission) => submission,
         Err(RequestError::Invalid(invalid)) => {
-            print_json(&invalid.into_report(), args.pretty)?;
+            let report = invalid.into_report();
+            print_report(&report, None, &args)?;
             return Ok(ExitCode::SUCCESS);
         }
         Err(err) => {
@@ -36,8 +56,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.config.load()?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let judge = Judge::new(config).context("cannot set up the judge")?;
+    let tasks = submission.judge_tasks.clone();
     let report = runtime.block_on(judge.judge(submission));
-    print_json(&report, args.pretty)?;
+    print_report(&report, Some(&tasks), &args)?;
     let exiting = verdict_scripts::timing::phase("judge.drop");
     drop(judge);
     exiting.end();
@@ -45,4 +66,193 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     drop(runtime);
     exiting.end();
     Ok(ExitCode::SUCCESS)
+}
+
+fn print_report(
+    report: &JudgeReport,
+    tasks: Option<&[JudgeTask]>,
+    args: &Args,
+) -> anyhow::Result<()> {
+    let tasks = tasks.unwrap_or(&[]);
+    match args.format {
+        Format::Json => {
+            print_json(report, args.pretty)?;
+            if std::io::stderr().is_terminal() {
+                let _ = writeln!(std::io::stderr().lock(), "{}", headline(report, tasks));
+            }
+        }
+        Format::Table => {
+            std::io::stdout()
+                .lock()
+                .write_all(table(report, tasks).as_bytes())
+                .context("cannot write to stdout")?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a status is a failure to show (not accepted, skipped or unfinished).
+fn is_failure(status: JudgeStatus) -> bool {
+    !status.is_in_progress()
+        && !matches!(
+            status,
+            JudgeStatus::Accepted
+                | JudgeStatus::DependencyNotSatisfied
+                | JudgeStatus::OutOfContestTime
+        )
+}
+
+/// What a task does, from its scripts (as the page says it).
+fn kind(task: Option<&JudgeTask>) -> String {
+    let Some(task) = task else {
+        return "task".into();
+    };
+    match (task.check_script, task.run_script) {
+        (CheckScript::Compile, _) => "compile".into(),
+        (CheckScript::Static, _) => "static".into(),
+        (_, Some(RunScript::Gtest)) => "gtest".into(),
+        (_, Some(RunScript::Valgrind)) => "valgrind".into(),
+        _ if task.is_random => "random test".into(),
+        _ => task
+            .testcase()
+            .map_or_else(|| "test".into(), |i| format!("test #{i}")),
+    }
+}
+
+/// The outcome on one line: "Wrong Answer on test #1 (task #1) · score 1/2 · 2 tasks".
+fn headline(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
+    let (mut num, mut den) = (0u64, 0u64);
+    for r in &report.results {
+        num += u64::from(r.score.numerator);
+        den += u64::from(r.score.denominator);
+    }
+    let first = report.results.iter().position(|r| is_failure(r.status));
+    let outcome = match first {
+        _ if report.results.is_empty() => match &report.message {
+            Some(message) => format!("Refused: {message}"),
+            None => "No tasks".into(),
+        },
+        Some(i) => {
+            let status = report.results[i].status;
+            let task = tasks.get(i);
+            let compile = task.is_some_and(|t| t.check_script == CheckScript::Compile);
+            if compile
+                && matches!(
+                    status,
+                    JudgeStatus::CompilationError | JudgeStatus::ExecutableCompilationError
+                )
+            {
+                status.to_string()
+            } else {
+                format!("{status} on {} (task #{i})", kind(task))
+            }
+        }
+        None if report
+            .results
+            .iter()
+            .all(|r| r.status == JudgeStatus::Accepted) =>
+        {
+            "Accepted".into()
+        }
+        None => "Nothing failed; some tasks were skipped".into(),
+    };
+    format!(
+        "{outcome} · score {num}/{den} · {} tasks",
+        report.results.len()
+    )
+}
+
+/// Milliseconds for people; "-" where nothing was measured.
+fn ms(value: u64, measured: bool) -> String {
+    match (measured, value) {
+        (false, _) => "-".into(),
+        (true, v) if v >= 1000 => format!("{:.2} s", v as f64 / 1000.0),
+        (true, v) => format!("{v} ms"),
+    }
+}
+
+/// KiB for people; "-" where nothing was measured.
+fn kib(value: u64, measured: bool) -> String {
+    match (measured, value) {
+        (false, _) => "-".into(),
+        (true, v) if v >= 1024 * 1024 => format!("{:.1} GiB", v as f64 / 1048576.0),
+        (true, v) if v >= 1024 => format!("{:.1} MiB", v as f64 / 1024.0),
+        (true, v) => format!("{v} KiB"),
+    }
+}
+
+/// The most failure messages the table shows in full (one line each).
+const MESSAGES: usize = 20;
+
+/// The report as a table: the outcome, then one row per task, each failure's first log line.
+fn table(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
+    let rows: Vec<[String; 6]> = report
+        .results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let task = tasks.get(i);
+            let own_limits = task.is_some_and(|t| {
+                matches!(t.check_script, CheckScript::Compile | CheckScript::Static)
+            });
+            let measured = !(own_limits && r.run_time == 0 && r.memory_used == 0);
+            [
+                format!("#{i}"),
+                r.status.to_string(),
+                kind(task),
+                r.score.to_string(),
+                ms(r.run_time, measured),
+                kib(r.memory_used, measured),
+            ]
+        })
+        .collect();
+    let head = ["task", "status", "kind", "score", "time", "memory"];
+    let mut width = head.map(str::len);
+    for row in &rows {
+        for (w, cell) in width.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", headline(report, tasks));
+    let line = |out: &mut String, cells: &[&str]| {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(width).enumerate() {
+            let pad = w.saturating_sub(cell.chars().count());
+            // Numbers to the right, words to the left.
+            if i >= 3 {
+                let _ = write!(text, "{}{cell}  ", " ".repeat(pad));
+            } else {
+                let _ = write!(text, "{cell}{}  ", " ".repeat(pad));
+            }
+        }
+        let _ = writeln!(out, "{}", text.trim_end());
+    };
+    line(&mut out, &head);
+    let mut shown = 0;
+    let mut hidden = 0;
+    for (row, r) in rows.iter().zip(&report.results) {
+        line(&mut out, &row.each_ref().map(String::as_str));
+        if is_failure(r.status) {
+            match r.error_log.lines().find(|l| !l.trim().is_empty()) {
+                Some(first) if shown < MESSAGES => {
+                    shown += 1;
+                    let first: String = first.chars().take(160).collect();
+                    let _ = writeln!(out, "      {first}");
+                }
+                Some(_) => hidden += 1,
+                None => {}
+            }
+        }
+    }
+    if hidden > 0 {
+        let _ = writeln!(
+            out,
+            "({hidden} more failure messages not shown: --format json has every one)"
+        );
+    }
+    if let Some(message) = &report.message {
+        let _ = writeln!(out, "message: {message}");
+    }
+    out
 }

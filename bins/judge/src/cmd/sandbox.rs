@@ -1,5 +1,6 @@
-//! `judge sandbox`: runs one command in the sandbox and prints its outcome as JSON (as
-//! `isolate --run` does), or benchmarks it bare vs sandboxed with `--bench N`.
+//! `judge sandbox`: runs one command in the sandbox, prints what it wrote on its standard output
+//! (as `isolate --run` does) and then its outcome as JSON, or benchmarks it bare vs sandboxed
+//! with `--bench N`.
 
 use anyhow::Context;
 use std::ffi::OsString;
@@ -35,10 +36,12 @@ pub struct Args {
     /// File to read standard input from (default /dev/null).
     #[arg(long, value_name = "F")]
     stdin: Option<PathBuf>,
-    /// File to write standard output to (default /dev/null).
+    /// File to write standard output to (default: printed on this command's standard output,
+    /// before the outcome; `-`, `/dev/stdout` and `/dev/stderr` print it too).
     #[arg(long, value_name = "F")]
     stdout: Option<PathBuf>,
-    /// File to write standard error to (default /dev/null).
+    /// File to write standard error to (default /dev/null; `-`, `/dev/stderr` and `/dev/stdout`
+    /// print it on this command's).
     #[arg(long, value_name = "F")]
     stderr: Option<PathBuf>,
     /// Box directory (the program's working directory, /box inside); default a fresh temporary one.
@@ -118,6 +121,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             d
         }
     };
+    // Output printed on ours is written to a file outside the box first, then copied.
+    let io_dir = std::env::temp_dir().join(format!("verdict-sandbox-io-{}", std::process::id()));
+    let passing = args.bench.is_none();
+    let out_stream = stream(args.stdout.as_deref(), Ours::Stdout, passing);
+    let err_stream = stream(args.stderr.as_deref(), Ours::Stderr, false);
+    if matches!(out_stream, Stream::Pass(_)) || matches!(err_stream, Stream::Pass(_)) {
+        std::fs::create_dir_all(&io_dir).with_context(|| format!("create {}", io_dir.display()))?;
+    }
+    let sink = |stream: &Stream, name: &str| -> anyhow::Result<StdioSpec> {
+        Ok(match stream {
+            Stream::File(p) => StdioSpec::File(absolute(p)?),
+            Stream::Pass(_) => StdioSpec::File(io_dir.join(name)),
+            Stream::Null => StdioSpec::Null,
+        })
+    };
     let stdio = |p: &Option<PathBuf>| -> anyhow::Result<StdioSpec> {
         Ok(match p {
             Some(p) => StdioSpec::File(absolute(p)?),
@@ -137,8 +155,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         env,
         box_dir: box_dir.clone(),
         stdin: stdio(&args.stdin)?,
-        stdout: stdio(&args.stdout)?,
-        stderr: stdio(&args.stderr)?,
+        stdout: sink(&out_stream, "stdout")?,
+        stderr: sink(&err_stream, "stderr")?,
         limits: SandboxLimits {
             cpu_time_ms: args.time,
             wall_time_ms: args.wall,
@@ -169,7 +187,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     drop(sandbox);
     verdict_sandbox::timings::mark("teardown");
+    let passed = pass_through(&io_dir, &out_stream, &err_stream);
+    let _ = std::fs::remove_dir_all(&io_dir);
     let json = result??;
+    passed?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{json}").context("write stdout")?;
     drop(out);
@@ -178,6 +199,62 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print_timings(start_ns)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One of this command's own output streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ours {
+    Stdout,
+    Stderr,
+}
+
+/// Where the program's stdout or stderr goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Stream {
+    /// A file (inside the box when relative).
+    File(PathBuf),
+    /// Printed on one of ours after the run.
+    Pass(Ours),
+    /// Thrown away.
+    Null,
+}
+
+/// The stream a `--stdout`/`--stderr` value names: `-` and the names of our own descriptors
+/// (`/dev/stdout`, symlinks the sandbox would refuse to follow) are passed through.
+fn stream(path: Option<&Path>, natural: Ours, pass_by_default: bool) -> Stream {
+    let Some(path) = path else {
+        return if pass_by_default {
+            Stream::Pass(natural)
+        } else {
+            Stream::Null
+        };
+    };
+    let name = path.to_string_lossy();
+    match name.as_ref() {
+        "-" => Stream::Pass(natural),
+        "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1" => Stream::Pass(Ours::Stdout),
+        "/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2" => Stream::Pass(Ours::Stderr),
+        _ => Stream::File(path.to_owned()),
+    }
+}
+
+/// Copies what the program wrote to the streams passed through onto ours.
+fn pass_through(io_dir: &Path, out: &Stream, err: &Stream) -> anyhow::Result<()> {
+    for (stream, name) in [(out, "stdout"), (err, "stderr")] {
+        let Stream::Pass(ours) = stream else {
+            continue;
+        };
+        let path = io_dir.join(name);
+        let Ok(mut file) = std::fs::File::open(&path) else {
+            continue; // the run did not start
+        };
+        let copied = match ours {
+            Ours::Stdout => std::io::copy(&mut file, &mut std::io::stdout().lock()),
+            Ours::Stderr => std::io::copy(&mut file, &mut std::io::stderr().lock()),
+        };
+        copied.with_context(|| format!("cannot copy the program's {name}"))?;
+    }
+    Ok(())
 }
 
 /// `--timings`: one JSON object on stderr, `start_ns` (when `judge sandbox` began, on

@@ -3,7 +3,7 @@
 //! disk or mail. Lines that are not a RunRecord (or ScoreRecord) are skipped with a warning on
 //! stderr and a note in the report: a line cut short by a crash must not hide the others.
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use serde_json::Value;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -30,11 +30,16 @@ pub struct Args {
 /// Runs `judge view`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut notes = Vec::new();
-    let runs = read_records::<RunRecord>(&args.runs, "RunRecord", &mut notes)?;
+    let (runs, runs_lines) = read_records::<RunRecord>(&args.runs, "RunRecord", &mut notes)?;
     let scores = match &args.scores {
-        Some(path) => read_records::<ScoreRecord>(path, "ScoreRecord", &mut notes)?,
+        Some(path) => {
+            let (scores, lines) = read_records::<ScoreRecord>(path, "ScoreRecord", &mut notes)?;
+            refuse_swapped::<RunRecord>(path, "--scores", "ScoreRecord", &scores, &lines)?;
+            scores
+        }
         None => Vec::new(),
     };
+    refuse_swapped::<ScoreRecord>(&args.runs, "RUNS", "RunRecord", &runs, &runs_lines)?;
     for note in &notes {
         tracing::warn!("{note}");
     }
@@ -61,12 +66,37 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The lines of `path` that are `T`, as read (their JSON, unchanged); a note per other line.
+/// Refuses a file of which no line is the wanted record while some are the other kind (the two
+/// files given the wrong way round): an empty report would look like "no runs".
+fn refuse_swapped<Other: serde::de::DeserializeOwned>(
+    path: &Path,
+    role: &str,
+    kind: &str,
+    records: &[Value],
+    skipped: &[Value],
+) -> anyhow::Result<()> {
+    if records.is_empty() && skipped.iter().any(|v| Other::deserialize(v).is_ok()) {
+        let other = if kind == "RunRecord" {
+            "ScoreRecords"
+        } else {
+            "RunRecords"
+        };
+        bail!(
+            "{} ({role}) holds {other}, not a single {kind}: the runs file comes first and the \
+             scores go after --scores (judge view RUNS.jsonl --scores SCORES.jsonl)",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// The lines of `path` that are `T`, as read (their JSON, unchanged), and the JSON lines that
+/// are not; a note per line skipped.
 fn read_records<T: serde::de::DeserializeOwned>(
     path: &Path,
     kind: &str,
     notes: &mut Vec<String>,
-) -> anyhow::Result<Vec<Value>> {
+) -> anyhow::Result<(Vec<Value>, Vec<Value>)> {
     let mut text = String::new();
     if path == Path::new("-") {
         std::io::stdin()
@@ -77,6 +107,7 @@ fn read_records<T: serde::de::DeserializeOwned>(
             .with_context(|| format!("cannot read {}", path.display()))?;
     }
     let mut records = Vec::new();
+    let mut others = Vec::new();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -91,9 +122,10 @@ fn read_records<T: serde::de::DeserializeOwned>(
         };
         if let Err(err) = T::deserialize(&value) {
             notes.push(format!("{place}: skipped, not a {kind} ({err})"));
+            others.push(value);
             continue;
         }
         records.push(value);
     }
-    Ok(records)
+    Ok((records, others))
 }

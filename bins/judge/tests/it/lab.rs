@@ -397,3 +397,37 @@ fn writeln_skip(reason: &str) -> std::io::Result<()> {
         "skipped: the judge cannot be set up here: {reason}"
     )
 }
+
+#[test]
+fn tasks_without_runners_are_refused_naming_the_flags_that_give_them() {
+    // The README's line without its --lab-config: the error says how to give runners.
+    let tasks = examples().join("tasks.jsonl");
+    let output = judge_lab(&[tasks.to_str().expect("utf-8 path")], None);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no runner for type"), "{stderr}");
+    assert!(
+        stderr.contains("--agent") && stderr.contains("--lab-config"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_readme_lab_line_names_files_that_exist() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .expect("README");
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("judge lab "))
+        .expect("a judge lab line");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert!(root.join(words[2]).is_file(), "{line}");
+    let config = words
+        .iter()
+        .position(|w| *w == "--lab-config")
+        .map(|i| words[i + 1])
+        .expect("the line gives the runners");
+    assert!(root.join(config).is_file(), "{line}");
+}

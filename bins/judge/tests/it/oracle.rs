@@ -48,3 +48,43 @@ fn a_function_suite_whose_interpreter_dies_goes_on_in_another_run() {
     let died = report["results"][1]["message"].as_str().unwrap_or_default();
     assert!(died.contains("exited with code 7"), "{died}");
 }
+
+#[test]
+fn format_table_says_how_many_passed_and_why_a_case_failed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let suite = serde_json::json!({
+        "deliverable_type": "function", "language": "python3", "entry_point": "f",
+        "source_files": [{"type": "text", "name": "solution.py", "text": "def f(x):\n    return x + 1\n"}],
+        "timeout_ms": 2000,
+        "test_cases": [
+            {"name": "one", "input": [1], "expected": 2},
+            {"name": "off by one", "input": [4], "expected": 6},
+        ],
+    });
+    let path = dir.path().join("suite.json");
+    std::fs::write(&path, suite.to_string()).expect("write suite");
+    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .arg("oracle")
+        .arg(&path)
+        .args(["--format", "table", "--work-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("judge oracle runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "1 of 2 cases passed · 1 failed", "{stdout}");
+    assert!(
+        lines[1].starts_with("case") && lines[1].contains("status"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("one") && lines[2].contains("passed"),
+        "{stdout}"
+    );
+    assert!(
+        lines[3].starts_with("off by one") && lines[3].contains("failed"),
+        "{stdout}"
+    );
+    assert!(lines[4].contains("expected 6, got 5"), "{stdout}");
+}

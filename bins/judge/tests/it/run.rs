@@ -164,3 +164,59 @@ fn languages_lists_every_language_of_the_contract() {
         );
     }
 }
+
+#[test]
+fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
+    let path = format!(
+        "{}/../../examples/judge/wrong-answer.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path().join("work");
+    let cache = dir.path().join("cache");
+    let output = judge(
+        &[
+            "run",
+            &path,
+            "--format",
+            "table",
+            "--work-dir",
+            work.to_str().expect("utf-8 path"),
+            "--cache-dir",
+            cache.to_str().expect("utf-8 path"),
+        ],
+        None,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[0], "Wrong Answer on test #0 (task #1) · score 1/2 · 2 tasks",
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("task") && lines[1].contains("status"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("#0") && lines[2].contains("Accepted") && lines[2].contains("compile"),
+        "{stdout}"
+    );
+    // The compile task measured nothing: "-", not "0 ms".
+    assert!(lines[2].trim_end().ends_with('-'), "{stdout}");
+    assert!(
+        lines[3].starts_with("#1")
+            && lines[3].contains("Wrong Answer")
+            && lines[3].contains("test #0"),
+        "{stdout}"
+    );
+    assert!(
+        lines[4].trim_start().starts_with("wrong answer at line 1"),
+        "{stdout}"
+    );
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&stdout).is_err(),
+        "not JSON"
+    );
+}

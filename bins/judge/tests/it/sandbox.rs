@@ -117,3 +117,37 @@ fn a_killed_one_shot_judges_cgroups_and_registry_files_are_removed_by_the_next()
         assert!(!cg.exists(), "{} left", cg.display());
     }
 }
+
+/// `judge sandbox` as a person calls it, `extra` flags before `--`.
+fn judge_sandbox_output(extra: &[&str], program: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_judge"))
+        .arg("sandbox")
+        .args(extra)
+        .arg("--")
+        .args(program)
+        .stdin(Stdio::null())
+        .output()
+        .expect("judge sandbox")
+}
+
+#[test]
+fn the_programs_output_is_printed_before_the_outcome() {
+    for extra in [&[][..], &["--stdout", "/dev/stdout"], &["--stdout", "-"]] {
+        let output = judge_sandbox_output(extra, &["/bin/echo", "hi"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{extra:?}: {stderr}");
+        let (printed, outcome) = stdout.split_once('\n').expect("two parts");
+        assert_eq!(printed, "hi", "{extra:?}: {stdout}");
+        let outcome: serde_json::Value =
+            serde_json::from_str(outcome).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+        assert!(outcome.get("exit").is_some(), "{outcome}");
+    }
+    // --stderr /dev/stderr: the program's errors on ours.
+    let output = judge_sandbox_output(
+        &["--stderr", "/dev/stderr", "--stdout", "/dev/null"],
+        &["/bin/sh", "-c", "echo oops >&2"],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("oops"));
+}

@@ -215,3 +215,134 @@ async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
         .expect("screenshot");
     browser.close().await.expect("close");
 }
+
+#[test]
+fn view_refuses_its_two_files_swapped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .arg("view")
+        .arg(fixtures().join("scores.jsonl"))
+        .arg("--scores")
+        .arg(fixtures().join("runs.jsonl"))
+        .arg("-o")
+        .arg(dir.path().join("report.html"))
+        .output()
+        .expect("judge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("holds RunRecords") || stderr.contains("holds ScoreRecords"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--scores"), "{stderr}");
+    assert!(
+        !dir.path().join("report.html").exists(),
+        "an empty report was written"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lab_report_charts_keep_their_size_and_runs_read_right() {
+    if !browser_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = write_report(dir.path());
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    c.goto(&format!("file://{}", report.display()))
+        .await
+        .expect("open the file");
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#aggregates svg.bars"))
+        .await
+        .expect("the aggregates render");
+    // Every chart at its own size (not stretched), its title whole, no value crossed by an
+    // error bar, no small mean shown as "0".
+    let problems = c
+        .execute(
+            r#"const problems = [];
+            for (const svg of document.querySelectorAll('#aggregates svg.bars')) {
+              const name = svg.getAttribute('aria-label');
+              const box = svg.viewBox.baseVal;
+              const shown = svg.getBoundingClientRect();
+              if (Math.abs(shown.width - box.width) > 1) problems.push(`${name}: stretched to ${shown.width} from ${box.width}`);
+              const title = svg.querySelector('.chart-title').getBBox();
+              if (title.x < 0 || title.x + title.width > box.width + 0.5) problems.push(`${name}: title cut`);
+              for (const value of svg.querySelectorAll('.bar-value')) {
+                const b = value.getBBox();
+                if (value.textContent === '0' || value.textContent === '$0') problems.push(`${name}: a mean reads 0`);
+                for (const line of svg.querySelectorAll('line.err')) {
+                  const x1 = Math.min(line.x1.baseVal.value, line.x2.baseVal.value), x2 = Math.max(line.x1.baseVal.value, line.x2.baseVal.value);
+                  const y1 = Math.min(line.y1.baseVal.value, line.y2.baseVal.value), y2 = Math.max(line.y1.baseVal.value, line.y2.baseVal.value);
+                  if (x1 <= b.x + b.width && x2 >= b.x && y1 <= b.y + b.height && y2 >= b.y) problems.push(`${name}: value ${value.textContent} crossed by an error bar`);
+                }
+              }
+            }
+            return problems;"#,
+            vec![],
+        )
+        .await
+        .expect("measure the charts");
+    assert_eq!(problems, serde_json::json!([]), "{problems}");
+    let cost = c
+        .execute(
+            "return [...document.querySelectorAll('#aggregates svg.bars')].find(s => s.getAttribute('aria-label').startsWith('cost')).querySelector('.bar-value').textContent;",
+            vec![],
+        )
+        .await
+        .expect("cost chart");
+    assert_eq!(cost, serde_json::json!("0.0001"));
+    // A link per run; a completed run whose every score failed says so; a boolean's badge has
+    // one mark.
+    let rows = c
+        .execute(
+            r#"return [...document.querySelectorAll('table.sortable tbody tr')].map(tr => [
+                 tr.querySelector('button.run-open').textContent,
+                 tr.querySelector('a.run-link') ? tr.querySelector('a.run-link').getAttribute('href') : null,
+                 tr.textContent.includes('every score failed')]);"#,
+            vec![],
+        )
+        .await
+        .expect("rows");
+    for row in rows.as_array().expect("rows") {
+        let task = row[0].as_str().unwrap_or_default();
+        assert!(
+            row[1].as_str().is_some_and(|h| h.starts_with("#run=")),
+            "{task} has no link: {row}"
+        );
+        assert_eq!(
+            row[2].as_bool(),
+            Some(task == "intent-weather"),
+            "{task}: {row}"
+        );
+    }
+    c.find(Locator::Css("a.run-link"))
+        .await
+        .expect("a link")
+        .click()
+        .await
+        .expect("follow it");
+    let badges = c
+        .execute(
+            r#"return [...document.querySelectorAll('#run-detail .badge')].map(b =>
+                 (getComputedStyle(b, '::before').content.replace(/"/g, '') + ' ' + b.textContent));"#,
+            vec![],
+        )
+        .await
+        .expect("badges");
+    for badge in badges.as_array().expect("badges") {
+        let badge = badge.as_str().unwrap_or_default();
+        assert!(
+            badge.matches('✓').count() <= 1 && badge.matches('✗').count() <= 1,
+            "{badge}"
+        );
+    }
+    browser.resize(390, 844).await.expect("phone width");
+    assert!(
+        !browser.overflows().await.expect("measure"),
+        "overflows at phone width"
+    );
+    browser.close().await.expect("close");
+}
