@@ -92,7 +92,9 @@ fn run(args: Args) -> anyhow::Result<()> {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
-        tracing::info!(address = %listener.local_addr()?, ?role, "judge-server listening");
+        let address = listener.local_addr()?;
+        // The page's address, for a person to open (the `address` field, for programs).
+        tracing::info!(%address, ?role, "listening on http://{address}");
         let shutdown = CancellationToken::new();
         tokio::spawn(on_signal(shutdown.clone()));
         match (state, role) {

@@ -142,7 +142,7 @@
   /** Reads a text/event-stream with fetch (EventSource cannot send Authorization). */
   async function readEvents(path, signal, onEvent) {
     const res = await api(path, { signal, headers: { Accept: "text/event-stream" } });
-    if (!res.ok) throw new Error(await errorText(res));
+    if (!res.ok) throw new HttpError(res.status, await errorText(res));
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";
     for (;;) {
@@ -168,90 +168,125 @@
     }
   }
 
+  /** An HTTP answer that is not a success (a network failure is a TypeError instead). */
+  class HttpError extends Error {
+    constructor(status, message) {
+      super(message);
+      this.status = status;
+    }
+  }
+  /** Whether a failure may pass by itself (the server away or restarting): retry then. */
+  const transient = (err) => !(err instanceof HttpError) || err.status >= 500 || err.status === 429;
+
+  /** Waits `ms`, or less when `signal` aborts. */
+  const pause = (ms, signal) => new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+
+  /** The Submission a submission was made of: this tab's copy (the server keeps none for us yet). */
+  function storedSubmission(subId) {
+    try {
+      const stored = sessionStorage.getItem(SUB_KEY + subId);
+      return stored ? JSON.parse(stored) : null;
+    } catch (_) {
+      return null;
+    }
+  }
+
   function submissionView(subId, selectedIndex) {
     const controller = new AbortController();
-    const stored = sessionStorage.getItem(SUB_KEY + subId);
-    const submission = stored ? JSON.parse(stored) : null;
-    const state = { report: null, selected: selectedIndex, live: true };
+    const signal = controller.signal;
+    const path = "/v1/submissions/" + encodeURIComponent(subId);
+    let view = null; // V.judge.mount's handle, once the first snapshot is in
+    let report = null;
+    let live = true;
     let refreshTimer = null;
     leave = () => {
       controller.abort();
       clearTimeout(refreshTimer);
     };
 
-    function select(i) {
-      state.selected = i;
-      history.replaceState(null, "", "#/s/" + encodeURIComponent(subId) + "/" + i);
-      draw();
-      const detail = document.getElementById("task-detail");
-      if (detail) {
-        detail.focus();
-        detail.scrollIntoView({ block: "nearest" });
-      }
-    }
+    const onSelect = (i) => history.replaceState(null, "", "#/s/" + encodeURIComponent(subId) + (i === null ? "" : "/" + i));
 
-    function draw() {
-      if (!state.report) return;
-      const active = document.activeElement;
-      const row = active && active.closest ? active.closest("tr[data-task]") : null;
-      const focusTask = row ? row.getAttribute("data-task") : null;
-      V.replace(main, V.judge.view(state.report, submission, select, state.selected, state.live));
-      if (focusTask !== null) {
-        const again = main.querySelector(`tr[data-task="${focusTask}"] button.task-open`);
-        if (again) again.focus();
-      }
-    }
-
+    /** Reads the snapshot; whether the submission is finished. */
     async function snapshot() {
-      const res = await api("/v1/submissions/" + encodeURIComponent(subId), { signal: controller.signal });
-      if (!res.ok) throw new Error(await errorText(res));
-      const report = await res.json();
+      const res = await api(path, { signal });
+      if (!res.ok) throw new HttpError(res.status, await errorText(res));
+      const next = await res.json();
       const complete = res.headers.get("Verdict-Complete") === "true";
-      if (state.report) {
+      if (report && !complete) {
         // Keep results the stream already delivered; take the server's in-progress statuses.
-        report.results = report.results.map((r, i) => {
-          const have = state.report.results[i];
+        next.results = next.results.map((r, i) => {
+          const have = report.results[i];
           return have && !V.judge.inProgress(have.status) ? have : r;
         });
       }
-      state.report = report;
+      report = next;
+      if (complete) live = false;
+      if (!view) {
+        view = V.judge.mount(main, { report, submission: storedSubmission(subId), selected: selectedIndex, onSelect });
+      } else {
+        view.setReport(report);
+      }
+      view.setLive(live);
       return complete;
+    }
+
+    function onEvent(type, data) {
+      if (type === "task") {
+        if (report.results[data.index] === undefined) return;
+        report.results[data.index] = data.result;
+        view.setResult(data.index, data.result);
+        // Which tasks moved from Pending to Running: the snapshot says, once a burst is over.
+        clearTimeout(refreshTimer);
+        refreshTimer = setTimeout(() => snapshot().catch(() => {}), 300);
+      } else if (type === "report") {
+        clearTimeout(refreshTimer);
+        live = false;
+        report = data;
+        view.setReport(report);
+        view.setLive(false);
+      }
     }
 
     (async () => {
       V.replace(main, h("p", { class: "card" }, "Loading submission ", h("span", { class: "mono" }, subId), "…"));
-      try {
-        if (await snapshot()) {
-          state.live = false;
-          draw();
-          return;
-        }
-        draw();
-        await readEvents("/v1/submissions/" + encodeURIComponent(subId) + "/events", controller.signal, (type, data) => {
-          if (type === "task") {
-            state.report.results[data.index] = data.result;
-            draw();
-            clearTimeout(refreshTimer);
-            refreshTimer = setTimeout(() => snapshot().then(draw).catch(() => {}), 150);
-          } else if (type === "report") {
-            clearTimeout(refreshTimer);
-            state.report = data;
-            state.live = false;
-            draw();
+      let failures = 0;
+      while (!signal.aborted) {
+        try {
+          if (await snapshot()) break;
+          if (view) view.setConnection(null);
+          failures = 0;
+          await readEvents(path + "/events", signal, onEvent);
+          if (!live) break;
+          // The stream ended before the report: read the snapshot again (and the stream).
+        } catch (err) {
+          if (signal.aborted || err.message === "unauthorized") return;
+          if (!transient(err)) {
+            const message = String(err.message || err);
+            if (view) view.setConnection("The server answers: " + message);
+            else V.replace(main, h("div", { class: "card" }, h("h1", {}, "Submission ", h("span", { class: "mono" }, subId)),
+              h("p", { class: "error-box" }, message)));
+            return;
           }
-        });
-        if (state.live) {
-          state.live = false;
-          await snapshot();
-          draw();
+          const text = `Connection lost, retrying in ${V.fmtMs(backoff(failures))}…`;
+          if (view) view.setConnection(text + " What is shown is kept.");
+          else V.replace(main, h("div", { class: "card" }, h("h1", {}, "Submission ", h("span", { class: "mono" }, subId)),
+            h("p", { class: "connection", id: "connection", role: "status" }, text)));
+          await pause(backoff(failures), signal);
+          failures++;
         }
-      } catch (err) {
-        if (controller.signal.aborted || err.message === "unauthorized") return;
-        V.replace(main, h("div", { class: "card" }, h("h1", {}, "Submission ", h("span", { class: "mono" }, subId)),
-          h("p", { class: "error-box" }, String(err.message || err))));
       }
+      if (view && !signal.aborted) view.setConnection(null);
     })();
   }
+
+  /** Reconnection delays: 0.5 s, 1 s, 2 s, 4 s, then 8 s. */
+  const backoff = (failures) => Math.min(8000, 500 * 2 ** failures);
 
   // ---- the queue and the metrics ------------------------------------------------------------
   const history_ = []; // [{t, values: Map(name -> number)}]
@@ -321,10 +356,13 @@
   function queueView() {
     const category = h("input", { id: "filter-category", type: "search", placeholder: "any", "aria-label": "category" });
     const status = h("select", { id: "filter-status", "aria-label": "status" },
-      ["", "queued", "running", "finished", "Accepted", "Partial Correct", "Wrong Answer", "Compilation Error",
-        "Runtime Error", "Time Limit Exceeded", "Memory Limit Exceeded", "System Error", "Dependency Not Satisfied"]
-        .map((s) => h("option", { value: s }, s || "any")));
+      h("option", { value: "" }, "any"),
+      h("optgroup", { label: "submission" }, ["queued", "running", "finished"].map((s) => h("option", { value: s }, s))),
+      h("optgroup", { label: "with a task" }, V.judge.STATUSES.filter((s) => !["Pending", "Running", "Compiling"].includes(s))
+        .map((s) => h("option", { value: s }, s))));
     const tableSlot = h("div", { id: "queue-table" });
+    const queueNote = h("p", { class: "connection", id: "queue-connection", role: "status", hidden: true });
+    let lastOk = Date.now();
     const metricsSlot = h("div");
     let timer = null;
     leave = () => {
@@ -343,20 +381,26 @@
           return;
         }
         const body = await res.json();
+        lastOk = Date.now();
         const rows = body.submissions || [];
-        V.replace(tableSlot, rows.length ? V.table(["submission", "category", "problem", "state", "tasks", "score", "verdicts", "accepted"],
+        // The state and the verdicts come first: at phone width they stay on screen.
+        V.replace(tableSlot, rows.length ? V.table(["submission", "state", "verdicts", "score", "tasks", "category", "problem", "accepted"],
           rows.map((s) => h("tr", {},
             h("td", {}, h("a", { href: "#/s/" + encodeURIComponent(s.sub_id), class: "mono" }, s.sub_id)),
-            h("td", {}, s.category), h("td", {}, s.prob_id),
             h("td", {}, V.badge(s.state, s.state === "finished" ? "ok-quiet" : "pending")),
-            h("td", { class: "num" }, `${s.finished_tasks}/${s.tasks}`),
-            h("td", { class: "num" }, s.score),
             h("td", {}, h("span", { class: "chips" }, Object.entries(s.statuses || {}).map(([k, n]) =>
               h("span", { class: "chip s-" + V.judge.statusKind(k) }, `${k} ×${n}`)))),
+            h("td", { class: "num" }, s.score),
+            h("td", { class: "num" }, `${s.finished_tasks}/${s.tasks}`),
+            h("td", {}, s.category), h("td", {}, s.prob_id),
             h("td", {}, V.fmtMs(s.age_ms) + " ago"))))
           : h("p", { class: "muted" }, "No submissions match."));
+        queueNote.hidden = true;
       } catch (err) {
-        if (err.message !== "unauthorized") V.replace(tableSlot, h("p", { class: "error-box" }, String(err)));
+        if (err.message === "unauthorized") return;
+        // The server is away: keep the last list and say so; the timer tries again.
+        queueNote.hidden = false;
+        queueNote.textContent = "Connection lost, retrying every 3 s… (the list below is from " + new Date(lastOk).toLocaleTimeString() + ")";
       }
     }
     category.addEventListener("input", load);
@@ -366,7 +410,7 @@
       h("section", { class: "card" }, h("h1", {}, "Queue"),
         h("div", { class: "toolbar" }, h("label", {}, "Category ", category), h("label", {}, "Status ", status),
           h("button", { type: "button", onclick: load }, "Refresh")),
-        tableSlot),
+        queueNote, tableSlot),
       h("section", { class: "card" }, h("h2", {}, "Metrics, last 10 minutes"),
         h("p", { class: "muted" }, "Sampled from /metrics every 3 s while this tab is open."), metricsSlot));
     onMetrics();
@@ -377,17 +421,35 @@
   // ---- lab runs -----------------------------------------------------------------------------
   function labView() {
     const root = h("div", { id: "lab" }, h("p", { class: "card" }, "Loading lab runs…"));
-    V.replace(main, root);
-    api("/v1/lab/runs").then(async (res) => {
-      if (!res.ok) {
-        V.replace(root, h("p", { class: "card error-box" }, await errorText(res)));
-        return;
+    const note = h("p", { class: "connection", id: "lab-connection", role: "status", hidden: true });
+    V.replace(main, note, root);
+    let viewer = null, seen = "", timer = null;
+    leave = () => clearInterval(timer);
+    async function load() {
+      try {
+        const res = await api("/v1/lab/runs");
+        if (!res.ok) {
+          V.replace(root, h("p", { class: "card error-box" }, await errorText(res)));
+          return;
+        }
+        const body = await res.json();
+        note.hidden = true;
+        // Redraw only when a run or score was added or changed.
+        const key = JSON.stringify([(body.runs || []).map((r) => [r.id, r.status, r.completedAt]), (body.scores || []).length]);
+        if (key === seen) return;
+        seen = key;
+        const data = { title: "Agent Lab runs on this server", runs: body.runs || [], scores: body.scores || [],
+          runLink: (id) => "#/lab/run=" + encodeURIComponent(id) };
+        if (viewer) viewer.update(data);
+        else viewer = V.lab.render(root, data);
+      } catch (err) {
+        if (err.message === "unauthorized") return;
+        note.hidden = false;
+        note.textContent = "Connection lost, retrying every 5 s…";
       }
-      const body = await res.json();
-      V.lab.render(root, { title: "Agent Lab runs on this server", runs: body.runs || [], scores: body.scores || [] });
-    }).catch((err) => {
-      if (err.message !== "unauthorized") V.replace(root, h("p", { class: "card error-box" }, String(err)));
-    });
+    }
+    load();
+    timer = setInterval(load, 5000);
   }
 
   // ---- routing ------------------------------------------------------------------------------

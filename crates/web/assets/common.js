@@ -57,7 +57,16 @@
     if (typeof x !== "number" || !isFinite(x)) return x === undefined || x === null ? "–" : String(x);
     if (Number.isInteger(x)) return String(x);
     const d = digits === undefined ? (Math.abs(x) < 1 ? 4 : 2) : digits;
-    return x.toFixed(d).replace(/\.?0+$/, "");
+    const fixed = x.toFixed(d).replace(/\.?0+$/, "");
+    // Small values keep two significant digits instead of reading "0".
+    if (Number(fixed) === 0 || Math.abs(x) < 0.01) return V.fmtSig(x, 2);
+    return fixed;
+  };
+  /** `x` with `n` significant digits (0.00012 -> "0.00012"), without trailing zeros. */
+  V.fmtSig = (x, n) => {
+    if (x === 0) return "0";
+    const s = Number(x.toPrecision(n));
+    return Math.abs(s) < 1e-6 ? s.toExponential(n - 1) : String(s);
   };
   V.fmtTime = (iso) => {
     const d = new Date(iso);
@@ -197,23 +206,25 @@
       V.h("figcaption", {}, title, " ", V.h("strong", {}, last === undefined ? "–" : format(last))), svg);
   };
 
-  /** Vertical bars with error bars: items [{label, mean, se}], one metric. */
+  /** Vertical bars with error bars: items [{label, mean, se}], one metric, drawn at its own size. */
   V.meanBars = (title, items, format) => {
-    const barW = 36, gap = 14, height = 150, top = 22, bottom = 34;
-    const width = Math.max(160, items.length * (barW + gap) + gap + 10);
+    const barW = 40, gap = 22, top = 34, bottom = 40, plotH = 110, left = 8;
+    const height = top + plotH + bottom;
+    const titleW = title.length * 7 + 8;
+    const width = Math.max(titleW, left + items.length * (barW + gap) + gap);
     const max = Math.max(1e-9, ...items.map((i) => Math.abs(i.mean) + (i.se || 0)));
-    const plotH = height - top - bottom;
     const svg = V.s("svg", {
-      class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": title,
-      preserveAspectRatio: "xMinYMin meet",
+      class: "chart bars", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": title,
     }, V.s("title", {}, title));
-    svg.appendChild(V.s("text", { x: 0, y: 13, class: "chart-title" }, title));
+    svg.appendChild(V.s("text", { x: 0, y: 14, class: "chart-title" }, title));
     svg.appendChild(V.s("line", { x1: 0, x2: width, y1: top + plotH, y2: top + plotH, class: "axis" }));
     items.forEach((item, i) => {
-      const x = gap + i * (barW + gap);
-      const h = plotH * Math.max(0, item.mean) / max;
-      svg.appendChild(V.s("rect", { x, y: top + plotH - h, width: barW, height: Math.max(1, h), class: "bar" },
+      const x = left + gap / 2 + i * (barW + gap);
+      const barH = plotH * Math.max(0, item.mean) / max;
+      svg.appendChild(V.s("rect", { x, y: top + plotH - barH, width: barW, height: Math.max(1, barH), class: "bar" },
         V.s("title", {}, `${item.label}: ${format(item.mean)} ± ${format(item.se || 0)} (n=${item.n})`)));
+      // The value goes above the bar and its error bar, never across it.
+      let labelY = top + plotH - barH - 4;
       if (item.se > 0) {
         const cx = x + barW / 2;
         const y1 = top + plotH - plotH * (item.mean + item.se) / max;
@@ -221,10 +232,13 @@
         svg.appendChild(V.s("line", { x1: cx, x2: cx, y1, y2, class: "err" }));
         svg.appendChild(V.s("line", { x1: cx - 5, x2: cx + 5, y1, y2: y1, class: "err" }));
         svg.appendChild(V.s("line", { x1: cx - 5, x2: cx + 5, y1: y2, y2, class: "err" }));
+        labelY = y1 - 4;
       }
-      svg.appendChild(V.s("text", { x: x + barW / 2, y: top + plotH - h - 3, class: "chart-note mid" }, format(item.mean)));
-      svg.appendChild(V.s("text", { x: x + barW / 2, y: height - 20, class: "chart-label mid" },
-        item.label.length > 10 ? item.label.slice(0, 9) + "…" : item.label));
+      svg.appendChild(V.s("text", { x: x + barW / 2, y: labelY, class: "chart-note mid bar-value" }, format(item.mean)));
+      const label = item.label.length > 12 ? item.label.slice(0, 11) + "…" : item.label;
+      svg.appendChild(V.s("text", { x: x + barW / 2, y: top + plotH + 14, class: "chart-label mid" }, label,
+        V.s("title", {}, item.label)));
+      svg.appendChild(V.s("text", { x: x + barW / 2, y: top + plotH + 28, class: "chart-note mid" }, `n=${item.n}`));
     });
     return svg;
   };

@@ -1,7 +1,8 @@
-// verdict pages: one submission's view. V.judge.view(report, submission, onSelect, selected)
-// draws every task (status colour plus text, score, run time and memory against the limits it
-// ran under), the dependency graph, a chart of run time and memory per test, and the selected
-// task's details (logs, the first differing line, gtest/valgrind/static tables).
+// verdict pages: one submission's view. V.judge.mount(root, {report, submission, selected,
+// onSelect}) draws the outcome on top ("Wrong Answer on test #2"), every task (status colour
+// plus text, score, run time and memory against the limits it ran under), the dependency graph
+// and a chart per test (folded past a few dozen tests), and the selected task's details in a row
+// right under its own. Updates replace one row, never the table.
 "use strict";
 (function () {
   const V = window.V;
@@ -18,13 +19,29 @@
   /** The colour class of a status (every other status is a failed test: red). */
   const statusKind = (status) => KIND[status] || "fail";
   const inProgress = (status) => statusKind(status) === "pending";
+  /** Whether a status is a failure worth showing (failed, error or partial; not skipped). */
+  const isFailure = (status) => ["fail", "error", "partial"].includes(statusKind(status));
   const statusBadge = (status) => V.badge(status, statusKind(status));
+
+  /** The contract's dependency conditions, said in words. */
+  const COND = {
+    ACCEPTED: "accepted",
+    NOT_TIME_LIMIT: "within its time limit",
+    PARTIAL_CORRECT: "at least partly correct",
+  };
+  const condText = (cond) => (cond ? COND[cond] || String(cond).toLowerCase().replace(/_/g, " ") : "");
+
+  /** Beyond this many tests, charts and the graph are folded (opened on demand). */
+  const FOLD_AFTER = 30;
+
+  const isCompile = (task) => !!task && task.check_script === "compile";
+  const isStatic = (task) => !!task && task.check_script === "static";
 
   /** What a task does, from its scripts. */
   function taskKind(task) {
     if (!task) return "task";
-    if (task.check_script === "compile") return "compile";
-    if (task.check_script === "static") return "static";
+    if (isCompile(task)) return "compile";
+    if (isStatic(task)) return "static";
     if (task.run_script === "gtest") return "gtest";
     if (task.run_script === "valgrind") return "valgrind";
     if (task.is_random) return "random test";
@@ -34,23 +51,113 @@
 
   const limit = (x) => (typeof x === "number" && x >= 0 ? x : undefined);
 
-  /** `wrong answer at line 3: expected "1 2", got "1 3"` -> {place, expected, got}. */
+  /**
+   * The limits a task really ran under, `undefined` where none applied. Compile and static tasks
+   * run under the judge's own limits for compilers and analysers; valgrind runs without the
+   * task's memory limit (it would count valgrind's own memory).
+   */
+  function taskLimits(task) {
+    if (!task || isCompile(task) || isStatic(task)) return { own: true };
+    return {
+      time: limit(task.time_limit),
+      memory: task.run_script === "valgrind" ? undefined : limit(task.memory_limit),
+      file: limit(task.file_limit),
+      processes: limit(task.proc_limit),
+    };
+  }
+
+  /** Run time and memory as measured, "–" where nothing was (compile and static tasks). */
+  function measured(r, task) {
+    const none = (isCompile(task) || isStatic(task)) && !r.run_time && !r.memory_used;
+    return none ? { time: "–", memory: "–" } : { time: V.fmtMs(r.run_time), memory: V.fmtKB(r.memory_used) };
+  }
+
+  // ---- a wrong answer: where, and both sides with the difference marked ----------------------
+
+  /** Undoes Rust's `escape_debug` (the comparator's quoting). */
+  function unescape(s) {
+    return s.replace(/\\(u\{([0-9a-fA-F]+)\}|.)/g, (_, c, hex) => {
+      if (hex) return String.fromCodePoint(parseInt(hex, 16));
+      return { n: "\n", t: "\t", r: "\r", 0: "\0" }[c] !== undefined ? { n: "\n", t: "\t", r: "\r", 0: "\0" }[c] : c;
+    });
+  }
+
+  /** `wrong answer at line 3: expected "1 2", got "1 3"` -> {place, line, expected, got, ...}. */
   function parseWrongAnswer(log) {
     const quoted = '(end of file|"(?:[^"\\\\]|\\\\.)*")';
     const m = new RegExp("wrong answer at ([^:]+): expected " + quoted + ", got " + quoted, "s").exec(log || "");
     if (!m) return null;
-    const unquote = (s) => (s === "end of file" ? null : s.slice(1, -1));
-    return { place: m[1], expected: unquote(m[2]), got: unquote(m[3]) };
+    const side = (s) => {
+      if (s === "end of file") return null;
+      let text = unescape(s.slice(1, -1));
+      const cutBefore = text.startsWith("…");
+      const cutAfter = text.endsWith("…") && text.length > 1;
+      if (cutBefore) text = text.slice(1);
+      if (cutAfter) text = text.slice(0, -1);
+      return { text, cutBefore, cutAfter };
+    };
+    const line = /line (\d+)/.exec(m[1]);
+    const wa = { place: m[1], line: line ? +line[1] : null, expected: side(m[2]), got: side(m[3]) };
+    Object.assign(wa, firstDifference(wa.expected, wa.got));
+    return wa;
+  }
+
+  /** The first differing character (code points), its column and token number when known. */
+  function firstDifference(expected, got) {
+    if (!expected || !got) return { at: 0, column: null, token: null };
+    const a = [...expected.text], b = [...got.text];
+    let at = 0;
+    while (at < a.length && at < b.length && a[at] === b[at]) at++;
+    if (expected.cutBefore || got.cutBefore) return { at, column: null, token: null };
+    // Tokens are separated by white space: the token holding (or following) the difference.
+    const before = a.slice(0, at).join("");
+    const tokens = before.split(/\s+/).filter(Boolean);
+    const midToken = at > 0 && !/\s/.test(a[at - 1] || " ") && !/\s/.test(a[at] || b[at] || " ");
+    const token = tokens.length + (midToken ? 0 : 1);
+    return { at, column: at + 1, token };
+  }
+
+  /** One side of the difference, the differing part marked. */
+  function markedLine(side, at) {
+    if (side === null) return h("em", {}, "end of file");
+    const chars = [...side.text];
+    const show = (s) => s.replace(/ /g, "·").replace(/\t/g, "→");
+    const head = chars.slice(0, at).join(""), rest = chars.slice(at);
+    return h("pre", { class: "mono diff-line" },
+      side.cutBefore ? h("span", { class: "muted" }, "…") : null,
+      show(head),
+      rest.length ? h("mark", { class: "diff-mark" }, show(rest[0])) : h("mark", { class: "diff-mark diff-eol" }, "⏎"),
+      show(rest.slice(1).join("")),
+      side.cutAfter ? h("span", { class: "muted" }, "…") : null);
+  }
+
+  /** The test's input, when the Submission carries it inline. */
+  function inputView(task, submission) {
+    if (!task || !submission || typeof task.testcase_id !== "number" || task.testcase_id < 0) return null;
+    const datum = (submission.test_data || [])[task.testcase_id];
+    if (!datum) return null;
+    const inputs = datum.inputs || [];
+    if (!inputs.length) return h("p", { class: "muted" }, "This test has no input files.");
+    return h("section", { class: "sub test-input" }, h("h3", {}, `Input (test #${task.testcase_id})`),
+      inputs.map((a) => [h("div", { class: "diff-title mono" }, a.name),
+        a.type === "text" && typeof a.text === "string"
+          ? h("pre", { class: "mono input" }, a.text.length > 4000 ? a.text.slice(0, 4000) + `\n… (${a.text.length - 4000} more characters)` : a.text)
+          : h("p", { class: "muted" }, `${a.type} file${a.url ? " " + a.url : a.path ? " " + a.path : ""}`)]));
   }
 
   function diffView(wa) {
-    const cell = (title, text, cls) => h("div", { class: "diff-side " + cls },
-      h("div", { class: "diff-title" }, title),
-      text === null ? h("em", {}, "end of file") : h("pre", { class: "mono diff-line" }, text));
+    const where = [wa.line ? `line ${wa.line}` : wa.place];
+    if (wa.column) where.push(`column ${wa.column}`);
+    if (wa.token) where.push(`token ${wa.token}`);
+    const cell = (title, side, cls) => h("div", { class: "diff-side " + cls },
+      h("div", { class: "diff-title" }, title), markedLine(side, wa.at));
     return h("div", { class: "diff", "aria-label": "first difference" },
-      h("p", {}, "First difference at ", h("strong", {}, wa.place), ":"),
-      h("div", { class: "diff-cols" }, cell("expected", wa.expected, "diff-expected"), cell("got", wa.got, "diff-got")));
+      h("p", { class: "diff-where" }, "First difference at ", h("strong", {}, where.join(", ")),
+        wa.place !== `line ${wa.line}` ? h("span", { class: "muted" }, ` (${wa.place})`) : null, ":"),
+      h("div", { class: "diff-cols" }, cell("expected", wa.expected, "diff-expected"), cell("received", wa.got, "diff-got")));
   }
+
+  // ---- reports: valgrind, gtest, static --------------------------------------------------------
 
   function reportView(report) {
     if (!report) return null;
@@ -72,68 +179,357 @@
           h("tr", {}, h("td", {}, c.suite), h("td", {}, c.case), h("td", {}, c.param || "–"), h("td", {}, h("pre", { class: "mono" }, c.message))))) : null);
     }
     if (report.summary && Array.isArray(report.violation)) {
+      // The contract's static report is camelCase (oclint's JSON).
       const s = report.summary;
-      return h("section", { class: "sub" },
+      const where = (v) => [v.path, v.startLine, v.startColumn].filter((x) => x !== undefined && x !== null).join(":");
+      return h("section", { class: "sub static-report" },
         h("h3", {}, `Static analysis (${report.version}): ${report.violation.length} violations`),
-        h("p", {}, `${s.number_of_files_with_violations} of ${s.number_of_files} files with violations; by priority: `,
-          (s.number_of_violations_with_priority || []).map((p) => `P${p.priority}: ${p.number}`).join(", ") || "none"),
+        h("p", {}, `${s.numberOfFilesWithViolations} of ${s.numberOfFiles} files with violations; by priority: `,
+          (s.numberOfViolationsWithPriority || []).map((p) => `P${p.priority}: ${p.number}`).join(", ") || "none"),
         report.violation.length ? V.table(["where", "rule", "category", "priority", "message"], report.violation.map((v) =>
-          h("tr", {}, h("td", { class: "mono" }, `${v.path}:${v.start_line}:${v.start_column}`), h("td", {}, v.rule),
+          h("tr", {}, h("td", { class: "mono" }, where(v)), h("td", {}, v.rule),
             h("td", {}, v.category), h("td", { class: "num" }, v.priority), h("td", {}, v.message)))) : null);
     }
     return h("section", { class: "sub" }, h("h3", {}, "Report"), V.json(report));
   }
 
-  function limitsView(task) {
-    if (!task) return h("p", { class: "muted" }, "Limits unknown: this submission was not sent from this tab.");
+  function limitsView(task, known) {
+    if (!known) return h("p", { class: "muted" }, "Limits unknown: the server did not say what this submission asked for.");
+    const l = taskLimits(task);
+    if (l.own) {
+      return h("p", { class: "muted limits-own" },
+        `Limits: the judge's own limits for ${isCompile(task) ? "compilers" : "analysers"} (set in the server's configuration), not the task's.`);
+    }
     const rows = [
-      ["time", limit(task.time_limit) === undefined ? "none" : V.fmtMs(task.time_limit)],
-      ["memory", limit(task.memory_limit) === undefined ? "none" : V.fmtKB(task.memory_limit)],
-      ["file", limit(task.file_limit) === undefined ? "none" : V.fmtKB(task.file_limit)],
-      ["processes", limit(task.proc_limit) === undefined ? "none" : task.proc_limit],
+      ["time", l.time === undefined ? "none" : V.fmtMs(l.time)],
+      ["memory", l.memory === undefined ? (task.run_script === "valgrind" ? "none (valgrind runs unlimited)" : "none") : V.fmtKB(l.memory)],
+      ["file", l.file === undefined ? "none" : V.fmtKB(l.file)],
+      ["processes", l.processes === undefined ? "none" : l.processes],
     ];
     return h("dl", { class: "facts" }, rows.map(([k, v]) => [h("dt", {}, k + " limit"), h("dd", {}, v)]));
   }
 
-  /** Why a task was skipped: its parent's status and the condition it needed. */
-  function dependencyNote(index, tasks, results, onSelect) {
-    const task = tasks[index];
-    if (!task || typeof task.depends_on !== "number" || task.depends_on < 0) return null;
-    const parent = task.depends_on;
-    const parentResult = results[parent];
-    const link = h("button", { type: "button", class: "link", onclick: () => onSelect(parent) }, "task #" + parent);
-    const r = results[index];
-    if (r && r.status === "Dependency Not Satisfied") {
-      return h("p", { class: "dep-note" }, "Skipped because ", link, " ended ",
-        parentResult ? statusBadge(parentResult.status) : "?", ` (this task needs ${task.depends_cond || "it to finish"}).`);
+  // ---- the view ----------------------------------------------------------------------------
+
+  /** The outcome of a whole submission: {text, kind, index} (index: the task to open). */
+  function outcome(report, tasks) {
+    const results = report.results || [];
+    const done = results.filter((r) => !inProgress(r.status)).length;
+    if (done < results.length) return { text: `Judging: ${done} of ${results.length} tasks finished`, kind: "pending", index: null };
+    const index = results.findIndex((r) => isFailure(r.status));
+    if (index >= 0) {
+      const r = results[index], t = tasks[index];
+      if (statusKind(r.status) === "error" && (isCompile(t) || /Compilation/.test(r.status))) return { text: r.status, kind: "error", index };
+      const what = t && (isCompile(t) || isStatic(t)) ? `the ${taskKind(t)} task` : t ? taskKind(t) : `task #${index}`;
+      return { text: `${r.status} on ${what}`, kind: statusKind(r.status), index };
     }
-    return h("p", { class: "dep-note" }, "Runs after ", link, task.depends_cond ? ` when it is ${task.depends_cond}.` : ".");
+    if (!results.length) return { text: report.message ? "System Error" : "No tasks", kind: "error", index: null };
+    if (results.every((r) => statusKind(r.status) === "skip")) return { text: "Nothing ran", kind: "skip", index: null };
+    return { text: "Accepted", kind: "ok", index: null };
   }
 
-  function taskDetail(index, report, submission, onSelect) {
-    const r = report.results[index];
-    const tasks = (submission && submission.judge_tasks) || [];
-    const task = tasks[index];
-    if (!r) return null;
-    const wa = parseWrongAnswer(r.error_log);
-    return h("section", { class: "card task-detail", id: "task-detail", tabindex: "-1" },
-      h("h2", {}, `Task #${index} · ${taskKind(task)} `, statusBadge(r.status)),
-      dependencyNote(index, tasks, report.results, onSelect),
-      h("dl", { class: "facts" },
-        h("dt", {}, "score"), h("dd", {}, r.score),
-        h("dt", {}, "run time"), h("dd", {}, V.fmtMs(r.run_time)),
-        h("dt", {}, "memory"), h("dd", {}, V.fmtKB(r.memory_used))),
-      limitsView(task),
-      wa ? diffView(wa) : null,
-      r.error_log ? h("section", { class: "sub" }, h("h3", {}, task && task.check_script === "compile" ? "Compiler output" : "Log"),
-        h("pre", { class: "mono log" }, r.error_log)) : null,
-      reportView(r.report));
+  function scoreSum(report) {
+    let num = 0, den = 0;
+    report.results.forEach((r) => {
+      const m = /^(\d+)\/(\d+)$/.exec(r.score || "");
+      if (m) {
+        num += +m[1];
+        den += +m[2];
+      }
+    });
+    return { num, den };
+  }
+
+  const sameResult = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+  /**
+   * Mounts the view into `root`. opts: {report, submission, selected, onSelect(i|null)}.
+   * Returns {setReport(report), setResult(i, result), setLive(bool), setConnection(text|null),
+   * select(i), setSubmission(sub)}.
+   */
+  function mount(root, opts) {
+    let report = opts.report;
+    let submission = opts.submission || null;
+    let tasks = (submission && submission.judge_tasks) || [];
+    let selected = null;
+    let live = true;
+    let userChose = opts.selected !== null && opts.selected !== undefined;
+    const rows = [];
+    const COLS = 7;
+
+    const verdict = h("p", { class: "verdict", id: "verdict", role: "status" });
+    const progress = h("strong", { id: "sub-progress" });
+    const scoreText = h("span", { id: "sub-score" });
+    const liveMark = h("span", { "aria-live": "polite", id: "live" });
+    const connection = h("p", { class: "connection", id: "connection", role: "status", hidden: true });
+    const onlyFailures = h("input", { type: "checkbox", id: "failures-only" });
+    const firstFailure = h("button", { type: "button", id: "first-failure", class: "secondary" }, "First failure");
+    const tbody = h("tbody");
+    const table = h("table", { class: "tasks", id: "tasks" },
+      h("thead", {}, h("tr", {}, ["task", "status", "kind", "score", "run time / limit", "memory / limit", "after"].map((c) => h("th", { scope: "col" }, c)))),
+      tbody);
+    const graphSlot = h("div", { class: "graph-slot" });
+    const chartSlot = h("div", { class: "chart-slot" });
+    let detailRow = null;
+
+    function openRow(i) {
+      select(i, true);
+    }
+
+    function rowFor(i) {
+      const r = report.results[i];
+      const t = tasks[i];
+      const l = taskLimits(t);
+      const m = measured(r, t);
+      const dep = t && typeof t.depends_on === "number" && t.depends_on >= 0 ? t.depends_on : null;
+      return h("tr", {
+        class: "task-row" + (i === selected ? " selected" : "") + (isFailure(r.status) ? " is-failure" : ""),
+        "data-task": i, "data-status": r.status,
+      },
+      h("td", { class: "num" }, h("button", {
+        type: "button", class: "link task-open", "aria-expanded": i === selected ? "true" : "false",
+        "aria-controls": "task-detail", onclick: () => openRow(i),
+      }, "#" + i)),
+      h("td", { class: "status-cell" }, statusBadge(r.status)),
+      h("td", {}, taskKind(t)),
+      h("td", { class: "num" }, r.score),
+      h("td", { class: "num" }, m.time, l.time !== undefined ? h("span", { class: "muted" }, " / " + V.fmtMs(l.time)) : null),
+      h("td", { class: "num" }, m.memory, l.memory !== undefined ? h("span", { class: "muted" }, " / " + V.fmtKB(l.memory)) : null),
+      h("td", {}, dep === null ? "–" : [h("button", { type: "button", class: "link", onclick: () => select(dep, true) }, "← #" + dep),
+        t.depends_cond ? h("span", { class: "muted" }, " if " + condText(t.depends_cond)) : null]));
+    }
+
+    /** Why a task was skipped: its parent's status and the condition it needed. */
+    function dependencyNote(index) {
+      const task = tasks[index];
+      if (!task || typeof task.depends_on !== "number" || task.depends_on < 0) return null;
+      const parent = task.depends_on;
+      const parentResult = report.results[parent];
+      const link = h("button", { type: "button", class: "link", onclick: () => select(parent, true) }, "task #" + parent);
+      const r = report.results[index];
+      const cond = task.depends_cond ? condText(task.depends_cond) : "finished";
+      if (r && r.status === "Dependency Not Satisfied") {
+        return h("p", { class: "dep-note" }, "Skipped because ", link, " ended ",
+          parentResult ? statusBadge(parentResult.status) : "?", ` (this task runs only if it is ${cond}).`);
+      }
+      return h("p", { class: "dep-note" }, "Runs after ", link, task.depends_cond ? `, if it is ${cond}.` : ".");
+    }
+
+    function taskDetail(index) {
+      const r = report.results[index];
+      const task = tasks[index];
+      if (!r) return null;
+      const wa = parseWrongAnswer(r.error_log);
+      const m = measured(r, task);
+      return h("section", { class: "task-detail", id: "task-detail", tabindex: "-1", "aria-label": `task #${index} details` },
+        h("div", { class: "detail-head" },
+          h("h2", {}, `Task #${index} · ${taskKind(task)} `, statusBadge(r.status)),
+          h("button", { type: "button", class: "quiet-dark", id: "detail-close", onclick: () => select(null, true) }, "Close")),
+        dependencyNote(index),
+        h("dl", { class: "facts" },
+          h("dt", {}, "score"), h("dd", {}, r.score),
+          h("dt", {}, "run time"), h("dd", {}, m.time),
+          h("dt", {}, "memory"), h("dd", {}, m.memory)),
+        limitsView(task, !!submission),
+        wa ? diffView(wa) : null,
+        wa ? inputView(task, submission) : null,
+        r.error_log ? h("section", { class: "sub" }, h("h3", {}, isCompile(task) ? "Compiler output" : "Log"),
+          h("pre", { class: "mono log" }, r.error_log)) : null,
+        reportView(r.report));
+    }
+
+    function placeDetail() {
+      if (detailRow) detailRow.remove();
+      detailRow = null;
+      if (selected === null || !rows[selected]) return;
+      detailRow = h("tr", { class: "detail-row" }, h("td", { colspan: COLS }, taskDetail(selected)));
+      rows[selected].after(detailRow);
+    }
+
+    function select(i, focus) {
+      const before = selected;
+      selected = i === null || i === undefined || !report.results[i] ? null : i;
+      userChose = userChose || focus;
+      if (before !== null && rows[before]) updateRow(before, true);
+      if (selected !== null) updateRow(selected, true);
+      placeDetail();
+      if (opts.onSelect) opts.onSelect(selected);
+      if (selected !== null && onlyFailures.checked && !isFailure(report.results[selected].status)) {
+        onlyFailures.checked = false;
+        table.classList.remove("only-failures");
+      }
+      if (focus && selected !== null) {
+        const detail = document.getElementById("task-detail");
+        if (detail) {
+          detail.focus({ preventScroll: true });
+          rows[selected].scrollIntoView({ block: "start" });
+        }
+      } else if (focus && before !== null && rows[before]) {
+        const button = rows[before].querySelector("button.task-open");
+        if (button) button.focus();
+      }
+      drawFigures();
+    }
+
+    function updateRow(i, force) {
+      const fresh = rowFor(i);
+      if (rows[i]) {
+        const hadFocus = rows[i].contains(document.activeElement);
+        if (!force && rows[i].isEqualNode(fresh)) return;
+        rows[i].replaceWith(fresh);
+        if (hadFocus) {
+          const b = fresh.querySelector("button.task-open");
+          if (b) b.focus();
+        }
+      } else {
+        tbody.appendChild(fresh);
+      }
+      rows[i] = fresh;
+      if (i === selected && detailRow) {
+        fresh.after(detailRow);
+      }
+    }
+
+    function drawHeader() {
+      const sum = scoreSum(report);
+      const done = report.results.filter((r) => !inProgress(r.status)).length;
+      const out = outcome(report, tasks);
+      V.replace(verdict, V.badge(out.text, out.kind));
+      if (out.index !== null) {
+        verdict.appendChild(h("button", { type: "button", class: "link", id: "verdict-open", onclick: () => select(out.index, true) }, `open task #${out.index}`));
+      }
+      progress.textContent = `${done} of ${report.results.length} tasks finished`;
+      scoreText.textContent = ` · score ${sum.num}/${sum.den}`;
+      liveMark.textContent = live ? " · live" : "";
+      liveMark.hidden = !live;
+      liveMark.className = live ? "live" : "";
+      const failures = report.results.filter((r) => isFailure(r.status)).length;
+      firstFailure.disabled = failures === 0;
+      return out;
+    }
+
+    // Figures are drawn after a burst of updates, never per event.
+    let figureTimer = null;
+    function drawFigures() {
+      clearTimeout(figureTimer);
+      figureTimer = setTimeout(() => {
+        figureTimer = null;
+        figures.graph(graphView());
+        figures.chart(chartView());
+      }, 120);
+    }
+    const fold = (slot, summary, count) => {
+      let box = null, build = null;
+      return (content) => {
+        build = content;
+        if (count() <= FOLD_AFTER) {
+          box = null;
+          V.replace(slot, content ? content() : null);
+          return;
+        }
+        if (!box) {
+          box = h("details", { class: "fold" }, h("summary", {}, summary()), h("div", { class: "fold-body" }));
+          box.addEventListener("toggle", () => V.replace(box.lastChild, box.open && build ? build() : null));
+          V.replace(slot, box);
+        }
+        box.firstChild.textContent = summary();
+        if (box.open) V.replace(box.lastChild, build ? build() : null);
+      };
+    };
+    const figures = {
+      graph: fold(graphSlot, () => `Dependencies (${tasks.length} tasks): show`, () => tasks.length),
+      chart: fold(chartSlot, () => `Run time and memory per test (${testCount()} tests): show`, () => testCount()),
+    };
+    const testCount = () => report.results.filter((r, i) => isTest(r, tasks[i])).length;
+    const isTest = (r, t) => (t ? !isCompile(t) && !isStatic(t) : r.run_time > 0 || r.memory_used > 0);
+
+    function graphView() {
+      if (!tasks.length) return null;
+      return () => graphSvg(report, tasks, (i) => select(i, true), selected);
+    }
+    function chartView() {
+      if (!testCount()) return null;
+      return () => chartSvg(report, tasks, isTest);
+    }
+
+    function setReport(next) {
+      const old = report;
+      report = next;
+      report.results.forEach((r, i) => {
+        if (!old.results[i] || !sameResult(old.results[i], r) || !rows[i]) updateRow(i);
+      });
+      for (let i = report.results.length; i < rows.length; i++) rows[i].remove();
+      rows.length = report.results.length;
+      if (selected !== null && (!old.results[selected] || !sameResult(old.results[selected], report.results[selected]))) placeDetail();
+      afterChange();
+    }
+
+    function setResult(i, result) {
+      if (i < 0 || i >= report.results.length) return;
+      report.results[i] = result;
+      updateRow(i);
+      if (i === selected) placeDetail();
+      afterChange();
+    }
+
+    function afterChange() {
+      const out = drawHeader();
+      // The outcome opens its task, unless the person already chose one.
+      if (!live && !userChose && selected === null && out.index !== null) {
+        userChose = true;
+        select(out.index, false);
+        return;
+      }
+      drawFigures();
+    }
+
+    onlyFailures.addEventListener("change", () => table.classList.toggle("only-failures", onlyFailures.checked));
+    firstFailure.addEventListener("click", () => {
+      const i = report.results.findIndex((r) => isFailure(r.status));
+      if (i >= 0) select(i, true);
+    });
+
+    V.replace(root,
+      h("section", { class: "card" },
+        h("h1", {}, "Submission ", h("span", { class: "mono" }, report.sub_id)),
+        verdict,
+        connection,
+        h("p", { class: "facts-line" }, `problem ${report.prob_id} · category ${report.category} · `, progress, scoreText, liveMark),
+        report.message ? h("p", { class: "error-box" }, report.message) : null,
+        h("div", { class: "toolbar" }, h("label", {}, onlyFailures, " failures only"), firstFailure),
+        h("div", { class: "scroll" }, table)),
+      h("section", { class: "card two" }, graphSlot, chartSlot));
+    report.results.forEach((_, i) => updateRow(i));
+    if (userChose) select(opts.selected, false);
+    afterChange();
+
+    return {
+      setReport,
+      setResult,
+      select: (i) => select(i, true),
+      setLive(value) {
+        live = value;
+        afterChange();
+      },
+      setConnection(text) {
+        connection.hidden = !text;
+        connection.textContent = text || "";
+      },
+      setSubmission(sub) {
+        submission = sub;
+        tasks = (sub && sub.judge_tasks) || [];
+        report.results.forEach((_, i) => updateRow(i, true));
+        placeDetail();
+        afterChange();
+      },
+      get selected() {
+        return selected;
+      },
+    };
   }
 
   /** The dependency forest as an SVG: one node per task, arrows parent -> child. */
-  function graphView(report, submission, onSelect, selected) {
-    const tasks = (submission && submission.judge_tasks) || [];
-    if (!tasks.length) return null;
+  function graphSvg(report, tasks, onSelect, selected) {
     const depth = tasks.map(() => 0);
     tasks.forEach((t, i) => {
       let d = 0, p = t.depends_on, guard = 0;
@@ -143,13 +539,13 @@
       }
       depth[i] = d;
     });
-    const rows = [];
-    depth.forEach((d, i) => (rows[d] = rows[d] || []).push(i));
+    const levels = [];
+    depth.forEach((d, i) => (levels[d] = levels[d] || []).push(i));
     const nodeW = 92, nodeH = 30, gapX = 14, gapY = 34;
-    const width = Math.max(...rows.map((r) => r.length)) * (nodeW + gapX) + gapX;
-    const height = rows.length * (nodeH + gapY) + 10;
+    const width = Math.max(...levels.map((r) => r.length)) * (nodeW + gapX) + gapX;
+    const height = levels.length * (nodeH + gapY) + 10;
     const pos = [];
-    rows.forEach((r, d) => r.forEach((i, k) => (pos[i] = { x: gapX + k * (nodeW + gapX), y: 6 + d * (nodeH + gapY) })));
+    levels.forEach((r, d) => r.forEach((i, k) => (pos[i] = { x: gapX + k * (nodeW + gapX), y: 6 + d * (nodeH + gapY) })));
     const svg = V.s("svg", { class: "graph", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "task dependencies" },
       V.s("title", {}, "task dependencies: an arrow goes from the task that must finish first"),
       V.s("defs", {}, V.s("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
@@ -162,7 +558,7 @@
       svg.appendChild(V.s("line", {
         x1: pos[p].x + nodeW / 2, y1: pos[p].y + nodeH, x2: pos[i].x + nodeW / 2, y2: pos[i].y,
         class: "edge" + (blocked ? " edge-blocked" : ""), "marker-end": "url(#arrow)",
-      }, V.s("title", {}, `#${p} → #${i}` + (t.depends_cond ? ` (${t.depends_cond})` : "") + (blocked ? ": not satisfied" : ""))));
+      }, V.s("title", {}, `#${p} → #${i}` + (t.depends_cond ? ` (if ${condText(t.depends_cond)})` : "") + (blocked ? ": not satisfied" : ""))));
     });
     tasks.forEach((t, i) => {
       const r = report.results[i];
@@ -179,65 +575,25 @@
       h("div", { class: "scroll" }, svg));
   }
 
-  /** Run time and memory per test, against the limits. */
-  function chartView(report, submission) {
-    const tasks = (submission && submission.judge_tasks) || [];
-    const tests = report.results.map((r, i) => ({ r, i, t: tasks[i] }))
-      .filter(({ r, t }) => (t ? t.check_script !== "compile" && t.check_script !== "static" : r.run_time > 0 || r.memory_used > 0));
-    if (!tests.length) return null;
-    const time = tests.map(({ r, i, t }) => ({
-      label: "#" + i, value: r.run_time, limit: t && limit(t.time_limit),
-      text: V.fmtMs(r.run_time) + (t && limit(t.time_limit) ? " / " + V.fmtMs(t.time_limit) : ""),
+  /** Run time and memory per test, against the limits each test ran under. */
+  function chartSvg(report, tasks, isTest) {
+    const tests = report.results.map((r, i) => ({ r, i, t: tasks[i], l: taskLimits(tasks[i]) })).filter(({ r, t }) => isTest(r, t));
+    const time = tests.map(({ r, i, l }) => ({
+      label: "#" + i, value: r.run_time, limit: l.time,
+      text: V.fmtMs(r.run_time) + (l.time ? " / " + V.fmtMs(l.time) : ""),
     }));
-    const memory = tests.map(({ r, i, t }) => ({
-      label: "#" + i, value: r.memory_used, limit: t && limit(t.memory_limit),
-      text: V.fmtKB(r.memory_used) + (t && limit(t.memory_limit) ? " / " + V.fmtKB(t.memory_limit) : ""),
+    const memory = tests.map(({ r, i, l }) => ({
+      label: "#" + i, value: r.memory_used, limit: l.memory,
+      text: V.fmtKB(r.memory_used) + (l.memory ? " / " + V.fmtKB(l.memory) : ""),
     }));
     return h("div", { class: "charts" }, V.limitBars("run time per test", time), V.limitBars("memory per test", memory));
   }
 
-  function summary(report) {
-    let num = 0, den = 0;
-    report.results.forEach((r) => {
-      const m = /^(\d+)\/(\d+)$/.exec(r.score || "");
-      if (m) {
-        num += +m[1];
-        den += +m[2];
-      }
-    });
-    const done = report.results.filter((r) => !inProgress(r.status)).length;
-    return { num, den, done, total: report.results.length };
-  }
+  /** Every task status, in the contract's order. */
+  const STATUSES = ["Pending", "Running", "Accepted", "Partial Correct", "Compilation Error", "Executable Compilation Error",
+    "Dependency Not Satisfied", "Wrong Answer", "Runtime Error", "Time Limit Exceeded", "Memory Limit Exceeded",
+    "Output Limit Exceeded", "Presentation Error", "Restrict Function", "Out of Contest Time", "Compiling",
+    "Segmentation Fault", "Floating Point Error", "Random Gen Error", "Compare Error", "System Error"];
 
-  /** The whole submission view. */
-  function view(report, submission, onSelect, selected, live) {
-    const tasks = (submission && submission.judge_tasks) || [];
-    const sum = summary(report);
-    const rows = report.results.map((r, i) => {
-      const t = tasks[i];
-      const dep = t && typeof t.depends_on === "number" && t.depends_on >= 0 ? t.depends_on : null;
-      return h("tr", { class: (i === selected ? "selected " : "") + "task-row", "data-task": i, "data-status": r.status },
-        h("td", { class: "num" }, h("button", { type: "button", class: "link task-open", onclick: () => onSelect(i) }, "#" + i)),
-        h("td", {}, taskKind(t)),
-        h("td", { class: "status-cell" }, statusBadge(r.status)),
-        h("td", { class: "num" }, r.score),
-        h("td", { class: "num" }, V.fmtMs(r.run_time), t && limit(t.time_limit) !== undefined ? h("span", { class: "muted" }, " / " + V.fmtMs(t.time_limit)) : null),
-        h("td", { class: "num" }, V.fmtKB(r.memory_used), t && limit(t.memory_limit) !== undefined ? h("span", { class: "muted" }, " / " + V.fmtKB(t.memory_limit)) : null),
-        h("td", {}, dep === null ? "–" : [h("button", { type: "button", class: "link", onclick: () => onSelect(dep) }, "← #" + dep),
-          t.depends_cond ? h("span", { class: "muted" }, " " + t.depends_cond) : null]));
-    });
-    return [
-      h("section", { class: "card" },
-        h("h1", {}, "Submission ", h("span", { class: "mono" }, report.sub_id)),
-        h("p", { class: "facts-line" }, `problem ${report.prob_id} · category ${report.category} · `,
-          h("strong", { id: "sub-progress" }, `${sum.done} of ${sum.total} tasks finished`), ` · score ${sum.num}/${sum.den}`,
-          live ? h("span", { class: "live", "aria-live": "polite" }, " · live") : null),
-        report.message ? h("p", { class: "error-box" }, report.message) : null,
-        V.table(["task", "kind", "status", "score", "run time / limit", "memory / limit", "after"], rows, { class: "tasks", id: "tasks" })),
-      h("section", { class: "card two" }, graphView(report, submission, onSelect, selected), chartView(report, submission)),
-      selected !== null && selected !== undefined ? taskDetail(selected, report, submission, onSelect) : null,
-    ];
-  }
-
-  V.judge = { view, statusKind, inProgress, parseWrongAnswer, taskKind };
+  V.judge = { STATUSES, mount, statusKind, inProgress, isFailure, parseWrongAnswer, taskKind, outcome, condText };
 })();

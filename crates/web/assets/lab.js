@@ -25,9 +25,23 @@
     return typeof value === "number" && isFinite(value) ? value : undefined;
   }
 
+  /** A score's value as text (a badge adds its own ✓ or ✗ mark). */
   function fmtScore(value) {
-    if (typeof value === "boolean") return value ? "✓ true" : "✗ false";
+    if (typeof value === "boolean") return value ? "true" : "false";
     return V.fmtNum(value);
+  }
+
+  /** Metrics that measure what a run cost, not how well it did. */
+  const RESOURCE_METRICS = ["latency", "tokens", "cost"];
+
+  /**
+   * Whether every quality score of a run failed (false, or 0; resource metrics aside): a
+   * completed run that reached nothing.
+   */
+  function allScoresFailed(scores) {
+    const values = scores.filter((s) => !String(s.target).startsWith("step:") && !RESOURCE_METRICS.includes(s.metric))
+      .map((s) => s.value);
+    return values.length > 0 && values.every((v) => v === false || v === 0);
   }
 
   function statusBadge(status) {
@@ -154,7 +168,7 @@
   function runDetail(run, scores) {
     const m = run.metrics || {};
     return h("section", { class: "card run-detail", id: "run-detail", tabindex: "-1", "aria-label": "run " + run.id },
-      h("h2", {}, "Run of ", h("span", { class: "mono" }, run.taskId), " ", statusBadge(run.status)),
+      h("h2", {}, "Run of ", h("span", { class: "mono" }, run.taskId), " ", runStatus(run, scores)),
       h("dl", { class: "facts" },
         h("dt", {}, "run id"), h("dd", { class: "mono" }, run.id),
         h("dt", {}, "task type"), h("dd", {}, runType(run) + " (" + run.taskType + ")"),
@@ -174,20 +188,25 @@
         V.details("provenance", () => V.json(run.provenance))));
   }
 
-  /** Draws the viewer into `root`. */
+  /** A completed run whose every score failed gets a hint beside its green badge. */
+  function runStatus(run, scores) {
+    return [statusBadge(run.status),
+      run.status === "completed" && allScoresFailed(scores) ? [" ", V.badge("every score failed", "fail")] : null];
+  }
+
+  /**
+   * Draws the viewer into `root`; returns {update(data)} to show newer records while keeping the
+   * filter, the sort and the open run. data: {title, runs, scores, notes, runLink(id) -> href}.
+   */
   function render(root, data) {
-    const runs = (data && data.runs) || [];
-    const scores = (data && data.scores) || [];
-    const byRun = new Map();
-    scores.forEach((s) => {
-      if (!byRun.has(s.runId)) byRun.set(s.runId, []);
-      byRun.get(s.runId).push(s);
-    });
-    const failed = runs.filter((r) => r.status === "failed").length;
+    let runs = [], scores = [], byRun = new Map();
+    const runLink = data.runLink || ((id) => "#run=" + encodeURIComponent(id));
     const filterText = h("input", { type: "search", id: "run-filter", placeholder: "task, type, error…", "aria-label": "filter runs" });
     const filterStatus = h("select", { id: "run-status", "aria-label": "run status" },
       ["all", "completed", "failed", "running", "pending"].map((s) => h("option", { value: s }, s)));
     const detail = h("div", { id: "run-detail-slot" });
+    const summary = h("p", { id: "run-summary" });
+    const aggregates = h("div", { id: "aggregates-slot" });
     let selected = null;
 
     function select(run, focus) {
@@ -206,15 +225,18 @@
     const table = V.sortable([
       { key: "taskId", label: "task", value: (r) => r.taskId,
         cell: (r) => h("button", { type: "button", class: "link run-open", "data-run": r.id, onclick: () => select(r, true) }, r.taskId) },
+      { key: "status", label: "status", value: (r) => r.status, cell: (r) => runStatus(r, byRun.get(r.id) || []) },
       { key: "type", label: "type", value: runType, cell: runType },
-      { key: "status", label: "status", value: (r) => r.status, cell: (r) => statusBadge(r.status) },
       { key: "latency", label: "latency", numeric: true, value: (r) => r.metrics && r.metrics.latency, cell: (r) => V.fmtMs(r.metrics && r.metrics.latency) },
       { key: "tokens", label: "tokens", numeric: true, value: (r) => r.metrics && r.metrics.tokens, cell: (r) => V.fmtNum(r.metrics && r.metrics.tokens) },
       { key: "cost", label: "cost", numeric: true, value: (r) => r.metrics && r.metrics.cost, cell: (r) => (r.metrics && r.metrics.cost !== undefined ? "$" + V.fmtNum(r.metrics.cost, 6) : "–") },
       { key: "scores", label: "scores", value: (r) => (byRun.get(r.id) || []).length,
         cell: (r) => h("span", { class: "chips" }, (byRun.get(r.id) || []).filter((s) => !String(s.target).startsWith("step:")).map((s) =>
-          h("span", { class: "chip" + (s.value === false ? " chip-fail" : s.value === true ? " chip-ok" : "") }, s.metric + " " + fmtScore(s.value)))) },
+          h("span", { class: "chip" + (s.value === false ? " chip-fail" : s.value === true ? " chip-ok" : "") },
+            s.metric + " " + (s.value === true ? "✓" : s.value === false ? "✗" : fmtScore(s.value))))) },
       { key: "startedAt", label: "started", value: (r) => r.startedAt, cell: (r) => V.fmtTime(r.startedAt) },
+      { key: "link", label: "link", value: (r) => r.id,
+        cell: (r) => h("a", { href: runLink(r.id), class: "run-link", "aria-label": "link to run " + r.id, onclick: () => select(r, true) }, "#") },
     ], { sortKey: "startedAt", rowClass: (r) => (r.id === selected ? "selected" : r.status === "failed" ? "row-fail" : null) });
 
     function visible() {
@@ -233,20 +255,37 @@
     filterText.addEventListener("input", refresh);
     filterStatus.addEventListener("change", refresh);
 
+    function update(next) {
+      runs = (next && next.runs) || [];
+      scores = (next && next.scores) || [];
+      byRun = new Map();
+      scores.forEach((s) => {
+        if (!byRun.has(s.runId)) byRun.set(s.runId, []);
+        byRun.get(s.runId).push(s);
+      });
+      const failed = runs.filter((r) => r.status === "failed").length;
+      V.replace(summary, `${runs.length} runs, ${runs.length - failed} completed or running, `,
+        h("strong", { class: failed ? "text-fail" : null }, `${failed} failed`), `, ${scores.length} scores.`);
+      V.replace(aggregates, aggregatesView(runs, scores));
+      refresh();
+      const open = runs.find((r) => r.id === selected);
+      if (open) V.replace(detail, runDetail(open, byRun.get(open.id) || []));
+    }
+
     V.replace(root,
       h("section", { class: "card" },
         h("h1", {}, data.title || "Agent Lab runs"),
-        h("p", {}, `${runs.length} runs, ${runs.length - failed} completed or running, `,
-          h("strong", { class: failed ? "text-fail" : null }, `${failed} failed`), `, ${scores.length} scores.`),
+        summary,
         (data.notes || []).map((n) => h("p", { class: "note" }, n)),
         h("div", { class: "toolbar" }, h("label", {}, "Filter ", filterText), h("label", {}, "Status ", filterStatus), count),
         table.node),
       detail,
-      aggregatesView(runs, scores));
-    refresh();
+      aggregates);
+    update(data);
     const wanted = (location.hash.match(/run=([^&]+)/) || [])[1];
     const first = runs.find((r) => r.id === decodeURIComponent(wanted || "")) || runs.find((r) => r.status === "failed");
     if (first) select(first, false);
+    return { update };
   }
 
   V.lab = { render, runType, aggregate };

@@ -9,6 +9,7 @@ mod binary;
 mod common;
 mod durability;
 mod endpoints;
+mod faces;
 mod frontend;
 mod security;
 mod streaming;

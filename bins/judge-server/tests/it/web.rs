@@ -30,7 +30,7 @@ fn server_config() -> ServerConfig {
     }
 }
 
-fn example(name: &str, sub_id: &str, category: &str) -> String {
+pub(crate) fn example(name: &str, sub_id: &str, category: &str) -> String {
     let path =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/judge/{name}.json"));
     let mut submission: Value =
@@ -160,7 +160,7 @@ fn lab_runs_are_kept_for_the_page_and_filtered_by_category() {
 
 /// Skips (or fails in CI) when Chromium is not installed.
 #[allow(clippy::print_stdout)]
-fn browser_or_skip() -> bool {
+pub(crate) fn browser_or_skip() -> bool {
     match browser::unavailable() {
         None => true,
         Some(reason) if std::env::var_os("CI").is_some() => panic!("{reason}"),
@@ -172,14 +172,14 @@ fn browser_or_skip() -> bool {
 }
 
 /// Where screenshots go: `VERDICT_SCREENSHOTS` (e.g. docs/img), else the target's tmp dir.
-fn screenshot_path(name: &str) -> PathBuf {
+pub(crate) fn screenshot_path(name: &str) -> PathBuf {
     std::env::var_os("VERDICT_SCREENSHOTS")
         .map_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")), PathBuf::from)
         .join(name)
 }
 
 /// Polls `script` (returning a boolean) until it is true, at most `limit`.
-async fn until(c: &Client, script: &str, limit: Duration) -> bool {
+pub(crate) async fn until(c: &Client, script: &str, limit: Duration) -> bool {
     let start = Instant::now();
     while start.elapsed() < limit {
         if c.execute(script, vec![])
@@ -195,7 +195,7 @@ async fn until(c: &Client, script: &str, limit: Duration) -> bool {
     false
 }
 
-async fn text(c: &Client, css: &str) -> String {
+pub(crate) async fn text(c: &Client, css: &str) -> String {
     c.find(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("{css}: {e}"))
@@ -204,7 +204,7 @@ async fn text(c: &Client, css: &str) -> String {
         .expect("text")
 }
 
-async fn click(c: &Client, css: &str) {
+pub(crate) async fn click(c: &Client, css: &str) {
     c.find(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("{css}: {e}"))
@@ -213,7 +213,7 @@ async fn click(c: &Client, css: &str) {
         .unwrap_or_else(|e| panic!("click {css}: {e}"));
 }
 
-async fn scroll_top(c: &Client) {
+pub(crate) async fn scroll_top(c: &Client) {
     c.execute("window.scrollTo(0, 0);", vec![])
         .await
         .expect("scroll");

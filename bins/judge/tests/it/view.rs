@@ -294,6 +294,16 @@ async fn lab_report_charts_keep_their_size_and_runs_read_right() {
         .await
         .expect("cost chart");
     assert_eq!(cost, serde_json::json!("0.0001"));
+    c.execute(
+        "document.getElementById('aggregates').scrollIntoView();",
+        vec![],
+    )
+    .await
+    .expect("scroll");
+    browser
+        .screenshot(&screenshot_path("lab-report-aggregates.png"))
+        .await
+        .expect("screenshot");
     // A link per run; a completed run whose every score failed says so; a boolean's badge has
     // one mark.
     let rows = c
