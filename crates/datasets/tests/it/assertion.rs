@@ -122,3 +122,36 @@ fn mbpp_asserts_run_after_the_setup_code_and_guard_the_called_function() {
     let message = results[1].tests[0].message.as_deref().unwrap_or_default();
     assert!(message.contains("not a plain value"), "{message}");
 }
+
+#[test]
+fn humaneval_plus_runs_its_inputs_and_results_with_numpy_in_the_box() {
+    // HumanEval/39 in EvalPlus's shape: `test` holds the inputs, the results and the
+    // `assertion` helper, which imports numpy (installed by scripts/setup.sh).
+    let test = "\n\nimport numpy as np\n\ndef is_floats(x) -> bool:\n    if isinstance(x, float):\n        return True\n    if isinstance(x, (list, tuple)):\n        return all(isinstance(i, float) for i in x)\n    if isinstance(x, np.ndarray):\n        return x.dtype == np.float64 or x.dtype == np.float32\n    return False\n\n\ndef assertion(out, exp, atol):\n    exact_match = out == exp\n\n    if atol == 0 and is_floats(exp):\n        atol = 1e-6\n    if not exact_match and atol != 0:\n        np.testing.assert_allclose(out, exp, atol=atol)\n    else:\n        assert exact_match\n\n\ndef check(candidate):\n    inputs = [[1], [2], [3], [4], [5], [6], [7]]\n    results = [2, 3, 5, 13, 89, 233, 1597]\n    for i, (inp, exp) in enumerate(zip(inputs, results)):\n        assertion(candidate(*inp), exp, 0)\n";
+    let problem = problem(&json!({
+        "task_id": "HumanEval/39",
+        "prompt": "\n\ndef prime_fib(n: int):\n    \"\"\"prime_fib returns n-th number that is a Fibonacci number and it's also prime.\"\"\"\n",
+        "entry_point": "prime_fib",
+        "canonical_solution": "",
+        "test": test,
+        "contract": "",
+        "base_input": [[1], [2]],
+        "plus_input": [[6], [7]],
+        "atol": 0
+    }));
+    assert_eq!(problem.format, verdict_datasets::Format::HumanEvalPlus);
+    let right = "    def is_prime(k):\n        return k > 1 and all(k % d for d in range(2, int(k ** 0.5) + 1))\n    a, b = 0, 1\n    while True:\n        a, b = b, a + b\n        if is_prime(a):\n            n -= 1\n            if n == 0:\n                return a\n";
+    let Some(results) = judge(
+        &problem,
+        &[
+            json!({"task_id": "HumanEval/39", "completion": right}),
+            json!({"task_id": "HumanEval/39", "completion": "    return 2\n"}),
+        ],
+        10_000,
+    ) else {
+        return;
+    };
+    assert!(results[0].passed, "{results:#?}");
+    assert!(!results[1].passed, "{results:#?}");
+    assert_eq!(results[1].status, SampleStatus::Failed, "{results:#?}");
+}
