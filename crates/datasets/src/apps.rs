@@ -94,6 +94,7 @@ fn tests_of(io: &Value) -> Tests {
         Some(Value::String(fn_name)) if !fn_name.is_empty() => Tests::Function(FunctionTests {
             fn_name: fn_name.clone(),
             call: CallStyle::SolutionOrModule,
+            tolerance: None,
             cases: names
                 .zip(inputs.iter().zip(outputs))
                 .map(|((i, o), (input, output))| {

@@ -10,7 +10,10 @@
 
 use crate::compare::{first_difference, outputs_match};
 use crate::humaneval::is_identifier;
-use crate::problem::{AssertionTests, CallStyle, FunctionTests, Problem, StdioTests, Tests};
+use crate::problem::{
+    AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Problem, StdioTests,
+    Tests,
+};
 use crate::result::{SampleResult, TestOutcome};
 use crate::samples::Sample;
 use serde_json::{Value, json};
@@ -64,6 +67,10 @@ pub fn evaluate(
         Tests::Assertion(tests) => assertion(sandbox, &program, tests, timeout_ms, &oracle),
         Tests::Function(tests) => function(sandbox, problem, &program, tests, timeout_ms, &oracle),
         Tests::Stdio(tests) => stdio(sandbox, problem, &program, tests, timeout_ms, &mut oracle),
+        Tests::Reference(_) => match resolve_reference(sandbox, problem, options) {
+            Ok(resolved) => return evaluate(sandbox, &resolved, sample, options),
+            Err(e) => Err(e),
+        },
     };
     outcome.unwrap_or_else(|e| {
         let retryable = !matches!(e, OracleError::Suite { .. });
@@ -260,7 +267,7 @@ fn function(
             entry_point: entry,
             source_files: vec![text("solution.py", source)],
             timeout_ms: Some(timeout_ms),
-            float_tolerance: None,
+            float_tolerance: tests.tolerance,
             test_cases: cases,
         };
         let report = run_suite(sandbox, &suite, oracle)?;
@@ -278,6 +285,88 @@ fn function(
     Ok(SampleResult::of_tests(
         outcomes.into_iter().flatten().collect(),
     ))
+}
+
+/// Runs the reference solution of [`Tests::Reference`] in the box and returns the problem with
+/// function tests whose expected values are what it returned; a case where the reference
+/// raised, timed out or returned no JSON value is `invalid_test_format` naming it. Other
+/// problems come back unchanged. `Err` when the judge could not run the reference at all.
+pub fn resolve_reference(
+    sandbox: &Sandbox,
+    problem: &Problem,
+    options: &EvalOptions,
+) -> Result<Problem, OracleError> {
+    let Tests::Reference(tests) = &problem.tests else {
+        return Ok(problem.clone());
+    };
+    let mut cases: Vec<Option<Case<FunctionCase>>> = vec![None; tests.cases.len()];
+    let mut suite_cases = Vec::new();
+    let mut index = Vec::new();
+    for (i, case) in tests.cases.iter().enumerate() {
+        match &case.body {
+            Err(bad) => {
+                cases[i] = Some(Case {
+                    name: case.name.clone(),
+                    body: Err(bad.clone()),
+                })
+            }
+            Ok(args) => {
+                index.push(i);
+                suite_cases.push(TestCase {
+                    name: case.name.clone(),
+                    input: Value::Array(args.clone()),
+                    expected: Value::Null,
+                });
+            }
+        }
+    }
+    if !suite_cases.is_empty() {
+        let suite = TestSuite {
+            deliverable_type: DeliverableType::Function,
+            language: Language::Python3,
+            entry_point: tests.fn_name.clone(),
+            source_files: vec![text("reference.py", tests.reference.clone())],
+            timeout_ms: Some(problem.limits.time_ms.unwrap_or(options.timeout_ms).max(1)),
+            float_tolerance: None,
+            test_cases: suite_cases,
+        };
+        let report = run_suite(sandbox, &suite, &options.oracle)?;
+        for (k, result) in report.results.into_iter().enumerate() {
+            let Some(&i) = index.get(k) else { continue };
+            let args = match &tests.cases[i].body {
+                Ok(args) => args.clone(),
+                Err(_) => continue,
+            };
+            let returned = matches!(
+                result.status,
+                OracleCaseStatus::Passed | OracleCaseStatus::Failed
+            );
+            let body = match result.got {
+                Some(expected) if returned => Ok(FunctionCase { args, expected }),
+                _ => Err(InvalidCase::new(
+                    result.name.clone(),
+                    format!(
+                        "the reference solution gave no value ({}: {})",
+                        result.status.as_str(),
+                        result.message.unwrap_or_default()
+                    ),
+                )),
+            };
+            cases[i] = Some(Case {
+                name: result.name,
+                body,
+            });
+        }
+    }
+    Ok(Problem {
+        tests: Tests::Function(FunctionTests {
+            fn_name: tests.fn_name.clone(),
+            call: CallStyle::Module,
+            tolerance: Some(tests.tolerance),
+            cases: cases.into_iter().flatten().collect(),
+        }),
+        ..problem.clone()
+    })
 }
 
 fn stdio(

@@ -2,8 +2,9 @@
 //! in verdict's sandbox (`judge eval`, design #26 and #27, docs/datasets.md).
 //!
 //! A reader per format turns each record into a [`Problem`]: assertion scripts (HumanEval,
-//! MBPP, EvalPlus), function calls (LiveCodeBench functional, APPS/TACO with `fn_name`,
-//! `verification_info`'s `function_call`) or stdin/stdout tests (LiveCodeBench stdin,
+//! MBPP, HumanEval+), function calls (LiveCodeBench functional, APPS/TACO with `fn_name`,
+//! `verification_info`'s `function_call`; MBPP+'s inputs against its reference solution, see
+//! [`resolve_reference`]) or stdin/stdout tests (LiveCodeBench stdin,
 //! APPS/TACO, CodeContests, `verification_info`'s `stdin_stdout`). A test whose record is
 //! ambiguous is `invalid_test_format` naming the record and the field; nothing is guessed.
 //! [`evaluate`] judges one sample in the sandbox; values are compared outside the box.
@@ -42,13 +43,13 @@ mod verification;
 
 pub use dataset::Dataset;
 pub use error::Error;
-pub use eval::{EvalOptions, evaluate};
+pub use eval::{EvalOptions, evaluate, resolve_reference};
 pub use format::Format;
 pub use jsonl::read_records;
 pub use livecodebench::decode_private_test_cases;
 pub use problem::{
     AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Limits, Problem,
-    StdioCase, StdioTests, Tests,
+    ReferenceTests, StdioCase, StdioTests, Tests,
 };
 pub use result::{InfraError, SampleResult, SampleStatus, TestOutcome};
 pub use samples::{Sample, SampleCode};

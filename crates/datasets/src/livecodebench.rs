@@ -48,6 +48,7 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
         Some(fn_name) => Tests::Function(FunctionTests {
             fn_name,
             call: CallStyle::SolutionOrModule,
+            tolerance: None,
             cases: tests
                 .into_iter()
                 .map(|(name, test)| Case {

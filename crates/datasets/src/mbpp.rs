@@ -5,13 +5,19 @@
 //! test_imports), challenge_test_list`. The program is the candidate, then the setup code, then
 //! the asserts of `test_list`, as the MBPP paper evaluates; `challenge_test_list` is not run.
 //! MBPP+: `task_id, prompt, entry_point, canonical_solution, assertion, base_input, plus_input,
-//! atol`; its `assertion` (the original asserts) runs the same way. Its `plus_input` carries no
-//! expected results (EvalPlus computes them by running `canonical_solution`) and is not run yet.
+//! atol`. As EvalPlus evaluates it, the tests are `base_input` then `plus_input`, each an args
+//! list whose expected value is what `canonical_solution` returns for it: the reference runs in
+//! the box first ([`crate::resolve_reference`]), and the candidate's values are compared with
+//! its outside the box, within `atol` (1e-6 for floats when it is 0).
 
 use crate::cases::called_names;
 use crate::format::Fields;
-use crate::problem::{AssertionTests, Limits, Problem, Tests};
+use crate::humaneval::is_identifier;
+use crate::jsonl::kind;
+use crate::problem::{AssertionTests, Case, InvalidCase, Limits, Problem, ReferenceTests, Tests};
 use crate::{Error, Format};
+use serde_json::Value;
+use verdict_contracts::oracle::FloatTolerance;
 
 pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
     let task_id = r.id_field("task_id")?;
@@ -41,19 +47,61 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
 
 pub(crate) fn read_plus(r: &Fields<'_>) -> Result<Problem, Error> {
     let task_id = r.id_field("task_id")?;
-    let test = r.str("assertion")?.to_string();
     let entry_point = r.str("entry_point")?;
-    let mut guarded = vec![entry_point.to_string()];
-    guarded.extend(called_names(&test).into_iter().filter(|n| n != entry_point));
+    if !is_identifier(entry_point) {
+        return Err(r.error(
+            "entry_point",
+            format!("{entry_point:?} is not a Python name"),
+        ));
+    }
+    let reference = r.str("canonical_solution")?.to_string();
+    let atol = match r.record.fields.get("atol") {
+        None | Some(Value::Null) => 0.0,
+        Some(v) => v
+            .as_f64()
+            .filter(|a| a.is_finite() && *a >= 0.0)
+            .ok_or_else(|| r.error("atol", "expected a number >= 0"))?,
+    };
+    let mut cases = Vec::new();
+    for field in ["base_input", "plus_input"] {
+        let inputs = match r.record.fields.get(field) {
+            None | Some(Value::Null) => continue,
+            Some(Value::Array(inputs)) => inputs,
+            Some(other) => {
+                return Err(r.error(field, format!("expected a list, found {}", kind(other))));
+            }
+        };
+        for (i, input) in inputs.iter().enumerate() {
+            let name = format!("{field}[{i}]");
+            let body = match input {
+                Value::Array(args) => Ok(args.clone()),
+                other => Err(InvalidCase::new(
+                    name.clone(),
+                    format!(
+                        "a function call's input must be an args list, found {}",
+                        kind(other)
+                    ),
+                )),
+            };
+            cases.push(Case { name, body });
+        }
+    }
+    if cases.is_empty() {
+        return Err(r.error("base_input", "no inputs"));
+    }
     Ok(Problem {
         task_id,
         format: Format::MbppPlus,
         prompt: None,
-        tests: Tests::Assertion(AssertionTests {
-            setup: String::new(),
-            test,
-            check_entry_point: None,
-            guarded,
+        tests: Tests::Reference(ReferenceTests {
+            fn_name: entry_point.to_string(),
+            reference,
+            // EvalPlus: exact, or within `atol`; floats within 1e-6 when `atol` is 0.
+            tolerance: FloatTolerance {
+                abs: if atol > 0.0 { atol } else { 1e-6 },
+                rel: 0.0,
+            },
+            cases,
         }),
         limits: Limits::default(),
     })
@@ -102,18 +150,22 @@ mod tests {
     }
 
     #[test]
-    fn an_mbpp_plus_record_runs_its_assertion() {
-        let text = r#"{"task_id": "Mbpp/2", "prompt": "\"\"\"\nWrite a function to find the shared elements.\n\"\"\"\n", "entry_point": "similar_elements", "canonical_solution": "def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n", "assertion": "assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))", "base_input": [[[3, 4, 5, 6], [5, 7, 4, 10]]], "plus_input": [[[1], [1]]], "atol": 0, "contract": ""}"#;
+    fn an_mbpp_plus_record_tests_its_inputs_against_the_reference() {
+        let text = r#"{"task_id": "Mbpp/2", "prompt": "\"\"\"\nWrite a function to find the shared elements.\n\"\"\"\n", "entry_point": "similar_elements", "canonical_solution": "def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n", "assertion": "assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))", "base_input": [[[3, 4, 5, 6], [5, 7, 4, 10]]], "plus_input": [[[1], [1]], 7], "atol": 0, "contract": ""}"#;
         let records = parse_records(Path::new("MbppPlus.jsonl"), text).unwrap();
         let format = Format::detect(&records[0]).unwrap();
         assert_eq!(format, Format::MbppPlus);
         let problem = format
             .read(Path::new("MbppPlus.jsonl"), 0, &records[0])
             .unwrap();
-        let Tests::Assertion(tests) = problem.tests else {
-            panic!("not an assertion test")
+        let Tests::Reference(tests) = problem.tests else {
+            panic!("not reference tests")
         };
-        assert_eq!(tests.guarded, ["similar_elements", "set"]);
+        assert_eq!(tests.fn_name, "similar_elements");
+        let names: Vec<_> = tests.cases.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["base_input[0]", "plus_input[0]", "plus_input[1]"]);
+        assert!(tests.cases[2].body.is_err(), "7 is not an args list");
+        assert_eq!(tests.tolerance.abs, 1e-6);
     }
 
     #[test]

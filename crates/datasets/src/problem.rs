@@ -2,6 +2,7 @@
 //! came from. Readers build these; the evaluator runs them.
 
 use serde_json::Value;
+use verdict_contracts::oracle::FloatTolerance;
 
 /// One problem of a dataset, keyed by the `task_id` its samples name.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,8 @@ pub enum Tests {
     Function(FunctionTests),
     /// Whole programs fed stdin; stdout compared outside the box.
     Stdio(StdioTests),
+    /// Function calls whose expected values the reference solution gives.
+    Reference(ReferenceTests),
 }
 
 impl Tests {
@@ -46,6 +49,7 @@ impl Tests {
             Tests::Assertion(_) => 1,
             Tests::Function(tests) => tests.cases.len(),
             Tests::Stdio(tests) => tests.cases.len(),
+            Tests::Reference(tests) => tests.cases.len(),
         }
     }
 
@@ -88,8 +92,25 @@ pub struct FunctionTests {
     pub fn_name: String,
     /// How it is called.
     pub call: CallStyle,
+    /// How close floats must be (the oracle's default, 1e-9, when `None`).
+    pub tolerance: Option<FloatTolerance>,
     /// The cases, in the dataset's order.
     pub cases: Vec<Case<FunctionCase>>,
+}
+
+/// Calls whose expected values come from running the dataset's reference solution in the box
+/// first (EvalPlus's MBPP+ `base_input` and `plus_input`); [`crate::resolve_reference`] turns
+/// them into [`FunctionTests`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceTests {
+    /// The function's name.
+    pub fn_name: String,
+    /// The reference solution's code (`canonical_solution`).
+    pub reference: String,
+    /// How close floats must be.
+    pub tolerance: FloatTolerance,
+    /// The argument lists, in the dataset's order.
+    pub cases: Vec<Case<Vec<Value>>>,
 }
 
 /// One function call and its expected return value.

@@ -89,6 +89,7 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
         Tests::Function(FunctionTests {
             fn_name: fn_name.unwrap_or_default(),
             call: CallStyle::SolutionOrModule,
+            tolerance: None,
             cases,
         })
     } else {

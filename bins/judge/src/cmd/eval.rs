@@ -6,7 +6,7 @@
 
 use anyhow::Context as _;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,7 +15,8 @@ use verdict_contracts::Timestamp;
 use verdict_datasets::passk::{mean_pass_at_k, pass_at_k};
 use verdict_datasets::samples::samples_from;
 use verdict_datasets::{
-    Dataset, EvalOptions, Format, SampleResult, SampleStatus, evaluate, read_records,
+    Dataset, EvalOptions, Format, SampleResult, SampleStatus, Tests, evaluate, read_records,
+    resolve_reference,
 };
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_web::{LabData, lab_report_html};
@@ -70,7 +71,7 @@ struct Judged {
 /// Runs `judge eval`: exit 0 when every sample was judged, 1 when the judge failed on some
 /// (their `infra_error` says why), 2 on bad input.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let dataset = Dataset::read(&args.dataset, args.format)
+    let mut dataset = Dataset::read(&args.dataset, args.format)
         .with_context(|| format!("cannot read dataset {}", args.dataset.display()))?;
     let records = read_records(&args.samples)
         .with_context(|| format!("cannot read samples {}", args.samples.display()))?;
@@ -97,6 +98,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..EvalOptions::default()
     };
     options.oracle.work_dir = args.work_dir.clone();
+    // MBPP+'s expected values come from its reference solution: run it once per problem.
+    let wanted: HashSet<&str> = samples.iter().map(|s| s.task_id.as_str()).collect();
+    for problem in dataset.problems.iter_mut() {
+        if matches!(problem.tests, Tests::Reference(_)) && wanted.contains(problem.task_id.as_str())
+        {
+            match resolve_reference(&sandbox, problem, &options) {
+                Ok(resolved) => *problem = resolved,
+                Err(e) => tracing::warn!(
+                    task_id = %problem.task_id,
+                    "cannot run the reference solution ({e}); its samples will say so"
+                ),
+            }
+        }
+    }
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -101,3 +101,61 @@ fn an_ambiguous_apps_output_is_reported_and_the_other_tests_still_run() {
     );
     assert_eq!(r.tests[1].status, OracleCaseStatus::Passed);
 }
+
+#[test]
+fn mbpp_plus_inputs_are_judged_against_what_the_reference_returns_in_the_box() {
+    let problem = problem(&json!({
+        "task_id": "Mbpp/7", "prompt": "\"\"\"\nSum and average.\n\"\"\"\n",
+        "entry_point": "sum_average",
+        "canonical_solution": "def sum_average(n):\n    if n == 0:\n        return {0}\n    return (n * (n + 1) // 2, (n + 1) / 2)\n",
+        "assertion": "assert sum_average(10)==(55, 5.5)",
+        "base_input": [[10], [15]], "plus_input": [[1], [0]], "atol": 0, "contract": ""
+    }));
+    let sandbox = match crate::sandbox() {
+        Some(sb) => sb,
+        None => return,
+    };
+    let resolved = verdict_datasets::resolve_reference(
+        sandbox,
+        &problem,
+        &verdict_datasets::EvalOptions::default(),
+    )
+    .expect("the reference runs");
+    let verdict_datasets::Tests::Function(tests) = &resolved.tests else {
+        panic!("not resolved: {resolved:#?}")
+    };
+    assert_eq!(
+        tests.cases[0].body.as_ref().expect("a value").expected,
+        json!([55, 5.5])
+    );
+    // The reference returns a set for 0: not a JSON value, so that case cannot be judged.
+    assert_eq!(
+        tests.cases[3].body.as_ref().unwrap_err().field,
+        "plus_input[1]"
+    );
+    let right = "def sum_average(n):\n    s = sum(range(1, n + 1))\n    return (s, s / n)\n";
+    let close = "def sum_average(n):\n    s = sum(range(1, n + 1))\n    return (s, s / n + 1e-9)\n";
+    let wrong = "def sum_average(n):\n    return (n, n)\n";
+    let always_equal = "class E(tuple):\n    def __eq__(self, o):\n        return True\ndef sum_average(n):\n    return E()\n";
+    let sample = |code: &str| json!({"task_id": "Mbpp/7", "solution": code});
+    let Some(results) = judge(
+        &problem,
+        &[
+            sample(right),
+            sample(close),
+            sample(wrong),
+            sample(always_equal),
+        ],
+        2000,
+    ) else {
+        return;
+    };
+    let passed: Vec<usize> = results.iter().map(|r| r.tests_passed).collect();
+    // (n, n) happens to be right for n = 1: (1, 1) == (1, 1.0).
+    assert_eq!(passed, [3, 3, 1, 0], "{results:#?}");
+    assert!(
+        results.iter().all(|r| r.status != SampleStatus::Passed),
+        "one case is invalid"
+    );
+    assert_eq!(results[0].status, SampleStatus::InvalidTestFormat);
+}
