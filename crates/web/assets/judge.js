@@ -66,9 +66,9 @@
     };
   }
 
-  /** Run time and memory as measured, "–" where nothing was (compile and static tasks). */
+  /** Run time and memory as measured, "–" where nothing was (compile and static tasks, skipped ones). */
   function measured(r, task) {
-    const none = (isCompile(task) || isStatic(task)) && !r.run_time && !r.memory_used;
+    const none = (isCompile(task) || isStatic(task) || statusKind(r.status) === "skip") && !r.run_time && !r.memory_used;
     return none ? { time: "–", memory: "–" } : { time: V.fmtMs(r.run_time), memory: V.fmtKB(r.memory_used) };
   }
 

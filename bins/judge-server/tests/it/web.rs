@@ -347,6 +347,12 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
     // A skipped task says which task it waited for.
     click(c, "tr[data-task=\"2\"] button.task-open").await;
     let note = text(c, "#task-detail .dep-note").await;
+    // A skipped task measured nothing: "–", not "0 ms".
+    let skipped = text(c, "tr[data-task=\"2\"]").await;
+    assert!(
+        !skipped.contains("0 ms") && !skipped.contains("0 KiB"),
+        "{skipped}"
+    );
     assert!(
         note.contains("Skipped because task #1 ended") && note.contains("Wrong Answer"),
         "{note}"
