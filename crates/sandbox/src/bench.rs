@@ -94,6 +94,10 @@ fn host_stdio(spec: &SandboxSpec, s: &StdioSpec, write: bool) -> std::io::Result
             };
             Ok(Stdio::from(f))
         }
+        StdioSpec::Pipe(end) => end
+            .take()
+            .map(Stdio::from)
+            .ok_or_else(|| std::io::Error::other("the pipe end was taken already")),
     }
 }
 

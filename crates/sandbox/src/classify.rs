@@ -27,6 +27,8 @@ pub(crate) struct Facts {
     /// What the cgroup allowed beyond the memory limit for file pages (tmpfs box dirs).
     pub memory_headroom_kb: u64,
     pub isolation: Option<IsolationLevel>,
+    /// When the program ended (see [`SandboxOutcome::ended`]).
+    pub ended: Option<std::time::Instant>,
 }
 
 fn exit_of(status: Option<i32>) -> ExitKind {
@@ -166,6 +168,7 @@ pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
         limit_hit,
         evidence,
         isolation: f.isolation.unwrap_or(IsolationLevel::RlimitOnly),
+        ended: f.ended,
     }
 }
 

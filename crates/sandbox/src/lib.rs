@@ -163,6 +163,7 @@ mod error;
 mod instance;
 mod netns;
 mod outcome;
+mod pipe;
 mod sandbox;
 mod seccomp;
 mod spec;
@@ -175,6 +176,7 @@ pub use config::SandboxConfig;
 pub use error::SandboxError;
 pub use instance::Instance;
 pub use outcome::{ExitKind, IsolationLevel, LimitHit, SandboxOutcome};
+pub use pipe::{PipeEnd, pipe};
 pub use sandbox::{BOX_ENV_PATH, BOX_PATH, Sandbox};
 pub use spec::{SandboxLimits, SandboxSpec, StdioSpec};
 

@@ -21,6 +21,10 @@ pub struct SandboxOutcome {
     pub evidence: Option<String>,
     /// The isolation that was actually in force.
     pub isolation: IsolationLevel,
+    /// When the program ended (its exit as its zygote saw it, or when it was killed): orders
+    /// the ends of runs that ran side by side (a program and its interactor). Not serialised.
+    #[serde(skip)]
+    pub ended: Option<std::time::Instant>,
 }
 
 /// Exit of the main process.

@@ -36,6 +36,9 @@ pub enum StdioSpec {
     Null,
     /// A host file: read for stdin; created/truncated for stdout and stderr (bounded by the output limit).
     File(PathBuf),
+    /// One end of a pipe, taken by the run (see [`crate::PipeEnd`]): what the program writes
+    /// there is not counted against its output limit (the reader bounds it).
+    Pipe(crate::PipeEnd),
 }
 
 /// Limits of one run; `None` means not limited by this field (the sandbox's global caps still apply).

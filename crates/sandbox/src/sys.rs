@@ -50,6 +50,18 @@ pub(crate) fn errno() -> i32 {
     unsafe { *libc::__errno_location() }
 }
 
+/// `CLOCK_MONOTONIC` in nanoseconds (the clock `Instant` reads; safe after a fork: no
+/// allocation).
+pub(crate) fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the live timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec.max(0) as u64 * 1_000_000_000 + ts.tv_nsec.max(0) as u64
+}
+
 /// clone3(2) without a new stack: fork-like, returns 0 in the child.
 ///
 /// # Safety

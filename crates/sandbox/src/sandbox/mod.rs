@@ -175,6 +175,7 @@ impl Sandbox {
             memory_limit_kb: limits.memory_kb,
             memory_headroom_kb: raw.headroom / 1024,
             isolation: Some(self.level),
+            ended: Some(raw.ended),
         }))
     }
 }

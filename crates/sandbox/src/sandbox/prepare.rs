@@ -27,8 +27,8 @@ pub(super) type Rlimit = (libc::__rlimit_resource_t, libc::rlimit);
 pub(super) struct Prepared {
     /// The box directory, opened (and chowned to the run's uid).
     pub box_fd: OwnedFd,
-    /// stdin, stdout, stderr, opened by the host.
-    pub stdio: [File; 3],
+    /// stdin, stdout, stderr, opened by the host (or pipe ends taken from the spec).
+    pub stdio: [Stdio; 3],
     /// The program's path as execve must see it.
     pub program: CString,
     pub argv: Vec<CString>,
@@ -73,10 +73,20 @@ impl Prepared {
         // Standard streams, opened here so the program never names a host path.
         let stdin = open_stdio(spec, &spec.stdin, &box_fd, false)?;
         let stdout = open_stdio(spec, &spec.stdout, &box_fd, true)?;
-        let stderr = match (&spec.stdout, &spec.stderr) {
-            (StdioSpec::File(a), StdioSpec::File(b)) if a == b => stdout
-                .try_clone()
-                .map_err(|e| SandboxError::io("dup", a, e))?,
+        let stderr = match (&spec.stdout, &spec.stderr, &stdout) {
+            (StdioSpec::File(a), StdioSpec::File(b), Stdio::File(out)) if a == b => {
+                Stdio::File(out.try_clone().map_err(|e| SandboxError::io("dup", a, e))?)
+            }
+            (StdioSpec::Pipe(a), StdioSpec::Pipe(b), Stdio::Pipe(out)) if a.same(b) => {
+                let dup = match out.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                    Some(fd) => Some(
+                        fd.try_clone()
+                            .map_err(|e| SandboxError::io("dup", Path::new("pipe"), e))?,
+                    ),
+                    None => None,
+                };
+                Stdio::Pipe(std::sync::Mutex::new(dup))
+            }
             _ => open_stdio(spec, &spec.stderr, &box_fd, true)?,
         };
 
@@ -184,9 +194,27 @@ impl Prepared {
         })
     }
 
-    /// The stdio descriptors, for the program.
+    /// The stdio descriptors, for the program (-1 for a pipe end already released).
     pub(super) fn stdio_fds(&self) -> [RawFd; 3] {
-        self.stdio.each_ref().map(AsRawFd::as_raw_fd)
+        self.stdio.each_ref().map(|s| match s {
+            Stdio::File(f) => f.as_raw_fd(),
+            Stdio::Pipe(p) => p
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .map_or(-1, AsRawFd::as_raw_fd),
+        })
+    }
+
+    /// Closes the supervisor's copies of the run's pipe ends, once the box holds its own (the
+    /// order was sent, or the rlimit-only init was cloned): the other side then sees the pipe
+    /// close when the box is done with it, not when this run's supervision ends.
+    pub(super) fn release_pipes(&self) {
+        for s in &self.stdio {
+            if let Stdio::Pipe(p) = s {
+                drop(p.lock().unwrap_or_else(|e| e.into_inner()).take());
+            }
+        }
     }
 
     /// Bytes written to the stdout and stderr files so far (once if they are the same file).
@@ -195,6 +223,10 @@ impl Prepared {
             f.metadata()
                 .map(|m| if m.file_type().is_file() { m.len() } else { 0 })
                 .unwrap_or(0)
+        };
+        let size = |s: &Stdio| match s {
+            Stdio::File(f) => size(f),
+            Stdio::Pipe(_) => 0,
         };
         let [_, stdout, stderr] = &self.stdio;
         let same = matches!((&spec.stdout, &spec.stderr), (StdioSpec::File(a), StdioSpec::File(b)) if a == b);
@@ -206,12 +238,20 @@ impl Prepared {
     }
 }
 
+/// A standard stream of a prepared run.
+pub(super) enum Stdio {
+    /// A file the supervisor opened (or `/dev/null`).
+    File(File),
+    /// A pipe end taken from the spec, released once the box holds it.
+    Pipe(std::sync::Mutex<Option<OwnedFd>>),
+}
+
 fn open_stdio(
     spec: &SandboxSpec,
     s: &StdioSpec,
     box_fd: &OwnedFd,
     write: bool,
-) -> Result<File, SandboxError> {
+) -> Result<Stdio, SandboxError> {
     let path = match s {
         StdioSpec::Null => {
             let f = std::fs::OpenOptions::new()
@@ -219,10 +259,26 @@ fn open_stdio(
                 .write(write)
                 .open("/dev/null")
                 .map_err(|e| SandboxError::io("open", Path::new("/dev/null"), e))?;
-            return Ok(f);
+            return Ok(Stdio::File(f));
+        }
+        StdioSpec::Pipe(end) => {
+            let fd = end.take().ok_or_else(|| SandboxError::BadPath {
+                path: spec.box_dir.clone(),
+                reason: "a pipe end given as a standard stream was taken by an earlier run".into(),
+            })?;
+            return Ok(Stdio::Pipe(std::sync::Mutex::new(Some(fd))));
         }
         StdioSpec::File(p) => p,
     };
+    open_stdio_file(spec, path, box_fd, write).map(Stdio::File)
+}
+
+fn open_stdio_file(
+    spec: &SandboxSpec,
+    path: &Path,
+    box_fd: &OwnedFd,
+    write: bool,
+) -> Result<File, SandboxError> {
     let (full, rel) = split_box_path(&spec.box_dir, path);
     let fd = match (rel, write) {
         (Some(rel), true) => {

@@ -46,6 +46,9 @@ pub(super) struct RawRun {
     pub readings: Option<Readings>,
     /// Memory the cgroup allowed beyond the memory limit for file pages, in bytes.
     pub headroom: u64,
+    /// When the program ended (its exit as its zygote saw it, else when the supervisor saw
+    /// the end or killed the box).
+    pub ended: Instant,
 }
 
 /// The limits the supervisor enforces itself.
@@ -228,6 +231,7 @@ impl Supervisor<'_> {
             }
         }
         drop(fds);
+        prep.release_pipes();
         let zy = zygote.as_ref().ok_or_else(|| SandboxError::Setup {
             stage: "start the zygote".into(),
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
@@ -242,7 +246,8 @@ impl Supervisor<'_> {
             None => Some(zy.recv()),
         };
         crate::timings::mark("run");
-        let wall = killed_at.unwrap_or_else(Instant::now).duration_since(start);
+        let seen = Instant::now();
+        let wall = killed_at.unwrap_or(seen).duration_since(start);
         let reply = match reply {
             Some(Ok(r)) => {
                 *answered = true;
@@ -293,6 +298,16 @@ impl Supervisor<'_> {
             rusage_maxrss_kb: reply.map_or(0, |r| r.maxrss_kb),
             readings: None,
             headroom: 0,
+            ended: match (killed_at, reply) {
+                (Some(at), _) => at,
+                (None, Some(r)) if r.ended_ns > 0 => {
+                    let ago = sys::monotonic_ns().saturating_sub(r.ended_ns);
+                    Instant::now()
+                        .checked_sub(Duration::from_nanos(ago))
+                        .unwrap_or(seen)
+                }
+                _ => seen,
+            },
         })
     }
 
@@ -391,6 +406,7 @@ impl Supervisor<'_> {
             });
         }
         drop(wr);
+        prep.release_pipes();
         let pid = pid as libc::pid_t;
         // SAFETY: clone3 stored a fresh pidfd owned by nobody else.
         let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd) };
@@ -418,7 +434,8 @@ impl Supervisor<'_> {
             }
         }
         // A killed box is stopped when SIGKILL is sent; its teardown is not the program's time.
-        let wall = killed_at.unwrap_or_else(Instant::now).duration_since(start);
+        let ended = killed_at.unwrap_or_else(Instant::now);
+        let wall = ended.duration_since(start);
         // Read the status records (the writers are gone: the box is dead).
         let mut buf = Vec::new();
         let mut chunk = [0u8; 256];
@@ -458,6 +475,7 @@ impl Supervisor<'_> {
             rusage_maxrss_kb: rusage.ru_maxrss.max(0) as u64,
             readings: None,
             headroom: 0,
+            ended,
         })
     }
 

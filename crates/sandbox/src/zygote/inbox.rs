@@ -314,6 +314,7 @@ unsafe fn wait_main(pid: libc::pid_t, reply: &mut Reply) {
             }
             libc::close(pidfd);
         }
+        reply.ended_ns = sys::monotonic_ns();
         let mut status = 0;
         let mut ru: libc::rusage = std::mem::zeroed();
         loop {

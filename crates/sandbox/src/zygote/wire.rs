@@ -102,12 +102,16 @@ pub(crate) struct Reply {
     pub stime_us: u64,
     /// The largest ru_maxrss of what was reaped, in KiB.
     pub maxrss_kb: u64,
+    /// `CLOCK_MONOTONIC` when the zygote saw the program end, in ns (0: not seen). Read before
+    /// the zygote closes the run's descriptors, so it comes before anything another box
+    /// sees of that end (a pipe closing).
+    pub ended_ns: u64,
 }
 
 impl Reply {
     /// The reply as the bytes sent on the socket.
     pub(super) fn as_bytes(&self) -> &[u8] {
-        // SAFETY: Reply is repr(C) plain old data without padding (4 x u32/i32, 3 x u64).
+        // SAFETY: Reply is repr(C) plain old data without padding (4 x u32/i32, 4 x u64).
         unsafe {
             std::slice::from_raw_parts(
                 (self as *const Reply).cast::<u8>(),

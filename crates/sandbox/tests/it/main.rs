@@ -11,6 +11,7 @@ mod instance;
 mod measure;
 mod memory;
 mod oneshot;
+mod pipes;
 mod reuse;
 mod skeleton;
 

@@ -1,0 +1,54 @@
+//! Pipe ends as standard streams (`StdioSpec::Pipe`): the box holds the only copies on its side.
+
+use crate::{TestBox, sandbox};
+use std::io::{Read, Write};
+use std::path::Path;
+use verdict_sandbox::{ExitKind, SandboxLimits, StdioSpec, pipe};
+
+/// The program closes its stdout and then waits for end of file on its stdin: the host must
+/// see its stdout close while it still runs, which only happens when no one but the box holds
+/// the pipe's write end (the supervisor's copy closed once the order was sent). Otherwise the
+/// host waits for an end of file that comes only when the wall limit kills the box.
+#[test]
+fn a_pipe_closed_by_the_program_reaches_the_host_while_the_program_runs() {
+    let Some(sb) = sandbox() else {
+        return;
+    };
+    let b = TestBox::new();
+    let (stdin_r, stdin_w) = pipe().expect("pipe");
+    let (stdout_r, stdout_w) = pipe().expect("pipe");
+    let mut spec = b.spec(
+        Path::new("sh"),
+        &["-c", "echo hi; exec 1>&-; cat >/dev/null"],
+    );
+    spec.stdin = StdioSpec::Pipe(stdin_r);
+    spec.stdout = StdioSpec::Pipe(stdout_w);
+    spec.limits = SandboxLimits {
+        cpu_time_ms: Some(5000),
+        wall_time_ms: Some(5000),
+        ..SandboxLimits::default()
+    };
+    // The host keeps no copy of the box's ends: the spec holds them until the run takes them.
+    let host_out = std_file(stdout_r);
+    let mut host_in = std_file(stdin_w);
+    std::thread::scope(|s| {
+        let run = s.spawn(|| sb.run(&spec).expect("run"));
+        let mut got = String::new();
+        let mut out = host_out;
+        out.read_to_string(&mut got).expect("read");
+        assert_eq!(got, "hi\n");
+        host_in.write_all(b"bye\n").expect("write");
+        drop(host_in);
+        let outcome = run.join().expect("thread");
+        assert_eq!(outcome.limit_hit, None, "{outcome:?}");
+        assert_eq!(outcome.exit, ExitKind::Exited(0), "{outcome:?}");
+        assert!(outcome.ended.is_some());
+    });
+    // A pipe end is taken once: a second run of the same spec is refused, not run.
+    assert!(sb.run(&spec).is_err());
+}
+
+/// The host end of a pipe as a file.
+fn std_file(end: verdict_sandbox::PipeEnd) -> std::fs::File {
+    std::fs::File::from(end.into_fd().expect("not taken"))
+}
