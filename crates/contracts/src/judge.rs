@@ -32,9 +32,28 @@ pub struct Submission {
     /// The random input generator (for random tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random: Option<Program>,
-    /// The custom comparator (for `compare_script: ""`).
+    /// The custom comparator (for `compare_script: ""`), or the interactor (for
+    /// `run_script: "interactive"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<Program>,
+    /// Extension (docs/interactive.md): how `compare` is called. Absent: detected from its
+    /// sources (`testlib.h`: testlib; `validate.h` or `validation.h`: kattis; else
+    /// judge-system, or kattis for an interactor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_protocol: Option<CompareProtocol>,
+}
+
+wire_enum! {
+    /// Extension: how the custom comparator or interactor is called and read.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+    pub enum CompareProtocol {
+        /// judge-system 4.0: `compare input_dir user_output_dir answer_dir feedback_dir`, exit 42/43/44/54.
+        JudgeSystem = "judge-system",
+        /// testlib: `checker input output answer` (`interactor input output answer`), exit 0/1/2/3/7.
+        Testlib = "testlib",
+        /// Kattis / ICPC: `validator input answer feedback_dir [flags]`, output on stdin, exit 42/43.
+        Kattis = "kattis",
+    }
 }
 
 wire_enum! {
@@ -89,6 +108,11 @@ pub struct JudgeTask {
     /// Extra arguments for the program (e.g. `--gtest_also_run_disabled_tests`).
     #[serde(default)]
     pub run_args: Option<Vec<String>>,
+    /// Extension (docs/interactive.md): flags for `compare_script: "icpc-default"` and extra
+    /// arguments of a Kattis validator or interactor (the package format's
+    /// `output_validator_flags`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validator_flags: Option<Vec<String>>,
 }
 
 fn minus_one() -> i64 {
@@ -129,6 +153,10 @@ impl JudgeTask {
     pub fn run_args(&self) -> &[String] {
         self.run_args.as_deref().unwrap_or(&[])
     }
+    /// The validator flags.
+    pub fn validator_flags(&self) -> &[String] {
+        self.validator_flags.as_deref().unwrap_or(&[])
+    }
 }
 
 wire_enum! {
@@ -154,6 +182,9 @@ wire_enum! {
         Gtest = "gtest",
         /// Run the program under valgrind memcheck.
         Valgrind = "valgrind",
+        /// Extension: run the program beside the interactor (`Submission.compare`), their
+        /// stdin and stdout crossed (docs/interactive.md).
+        Interactive = "interactive",
     }
 }
 
@@ -171,6 +202,9 @@ wire_enum! {
         Gtest = "gtest",
         /// The problem's custom comparator (`Submission.compare`).
         Custom = "",
+        /// Extension: the ICPC package format's default output validator, with the task's
+        /// `validator_flags` (docs/interactive.md).
+        IcpcDefault = "icpc-default",
     }
 }
 

@@ -205,8 +205,20 @@ impl Submission {
             CheckScript::Standard => match task.run_script {
                 None => push(
                     "run_script",
-                    "required for a standard task (one of \"standard\", \"gtest\", \"valgrind\")".into(),
+                    "required for a standard task (one of \"standard\", \"gtest\", \"valgrind\", \"interactive\")".into(),
                 ),
+                Some(RunScript::Interactive) => {
+                    if task.compare_script != Some(CompareScript::Custom) {
+                        push(
+                            "compare_script",
+                            format!(
+                                "must be \"\" with run_script \"interactive\" (Submission.compare is the interactor; got {})",
+                                task.compare_script
+                                    .map_or("null".to_owned(), |c| format!("{:?}", c.as_str()))
+                            ),
+                        );
+                    }
+                }
                 Some(RunScript::Standard) => match task.compare_script {
                     None => push(
                         "compare_script",
@@ -215,7 +227,7 @@ impl Submission {
                     Some(c @ (CompareScript::Gtest | CompareScript::Valgrind)) => push(
                         "compare_script",
                         format!(
-                            "{:?} does not go with run_script \"standard\" (use \"diff-ign-space\", \"diff-all\" or \"\")",
+                            "{:?} does not go with run_script \"standard\" (use \"diff-ign-space\", \"diff-all\", \"icpc-default\" or \"\")",
                             CompareScript::as_str(c)
                         ),
                     ),
@@ -245,6 +257,14 @@ impl Submission {
             push(
                 "compare_script",
                 "\"\" (the custom comparator) needs Submission.compare, which is missing".into(),
+            );
+        }
+        if task.compare_script == Some(CompareScript::IcpcDefault)
+            && task.run_script != Some(RunScript::Standard)
+        {
+            push(
+                "compare_script",
+                "\"icpc-default\" goes with run_script \"standard\" only".into(),
             );
         }
 
@@ -294,7 +314,10 @@ impl Submission {
             _ => {}
         }
         if task.check_script == CheckScript::Standard
-            && task.run_script == Some(RunScript::Standard)
+            && matches!(
+                task.run_script,
+                Some(RunScript::Standard | RunScript::Interactive)
+            )
             && !task.is_random
             && task.testcase().is_none()
         {

@@ -8,7 +8,7 @@ use verdict_contracts::{
     CheckScript, CompareScript, DependsCond, JudgeTask, RunScript, Submission,
 };
 use verdict_scripts::RunLimits;
-use verdict_scripts::compare::BuiltinComparator;
+use verdict_scripts::compare::{BuiltinComparator, DefaultValidator};
 
 /// A task's CPU time when `time_limit` is negative (no limit given).
 const DEFAULT_TIME_MS: u64 = 1000;
@@ -42,6 +42,7 @@ impl PlannedTask {
     pub fn datum(&self) -> Option<usize> {
         match &self.kind {
             TaskKind::Standard(test) => test.datum,
+            TaskKind::Interactive(test) => test.datum,
             _ => None,
         }
     }
@@ -70,6 +71,8 @@ pub(crate) enum TaskKind {
     Standard(TestRun),
     /// A random test: generated data, then as a standard test.
     Random(TestRun, Generator),
+    /// An interactive test: the program beside the interactor (docs/interactive.md).
+    Interactive(InteractiveRun),
     /// A memory test: the debug build under valgrind.
     Memory {
         /// Where its data come from.
@@ -106,13 +109,33 @@ pub(crate) struct TestRun {
     pub limits: RunLimits,
     /// How its output is judged.
     pub compare: Comparison,
+    /// `validator_flags`: extra arguments of a Kattis validator.
+    pub flags: Vec<String>,
+}
+
+/// An interactive test's runs.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct InteractiveRun {
+    /// Its test datum.
+    pub datum: Option<usize>,
+    /// `run_args`.
+    pub args: Vec<String>,
+    /// The program's limits.
+    pub limits: RunLimits,
+    /// The interactor's limits (the `[generator]` ones, at least the task's time).
+    pub interactor_limits: RunLimits,
+    /// `validator_flags`: extra arguments of a Kattis interactor.
+    pub flags: Vec<String>,
 }
 
 /// How a test's outputs are compared.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Comparison {
     /// `diff-all` or `diff-ign-space`.
     Builtin(BuiltinComparator),
+    /// `"icpc-default"`: the package format's default validator with the task's flags, or
+    /// why those flags are refused.
+    Default(Result<DefaultValidator, String>),
     /// `""`: the problem's comparator, under these limits.
     Custom(RunLimits),
 }
@@ -194,10 +217,22 @@ fn kind_of(submission: &Submission, index: usize, config: &JudgeConfig) -> TaskK
             args,
             limits: valgrind_limits(task, cap, &config.special),
         },
+        (CheckScript::Standard, Some(RunScript::Interactive)) => {
+            TaskKind::Interactive(InteractiveRun {
+                datum: task.testcase(),
+                args,
+                limits: test_limits(task, cap),
+                interactor_limits: generator_limits(task, config),
+                flags: task.validator_flags().to_vec(),
+            })
+        }
         (CheckScript::Standard, Some(RunScript::Standard) | None) => {
             let compare = match task.compare_script {
                 Some(CompareScript::DiffAll) => Comparison::Builtin(BuiltinComparator::DiffAll),
                 Some(CompareScript::Custom) => Comparison::Custom(generator_limits(task, config)),
+                Some(CompareScript::IcpcDefault) => {
+                    Comparison::Default(DefaultValidator::from_flags(task.validator_flags()))
+                }
                 _ => Comparison::Builtin(BuiltinComparator::DiffIgnSpace),
             };
             let run = TestRun {
@@ -205,6 +240,7 @@ fn kind_of(submission: &Submission, index: usize, config: &JudgeConfig) -> TaskK
                 args,
                 limits: test_limits(task, cap),
                 compare,
+                flags: task.validator_flags().to_vec(),
             };
             if task.is_random {
                 TaskKind::Random(run, generator(submission, index, config))
@@ -343,6 +379,7 @@ mod tests {
             file_limit: Some(1024),
             proc_limit: Some(5),
             run_args: None,
+            validator_flags: None,
         }
     }
 

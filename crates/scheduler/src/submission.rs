@@ -10,7 +10,9 @@ use crate::test_dirs::TestDirs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use verdict_contracts::{Asset, JudgeStatus, JudgeTaskResult, Program, STDIN_ASSET, SourceCode};
+use verdict_contracts::{
+    Asset, CompareProtocol, JudgeStatus, JudgeTaskResult, Program, STDIN_ASSET, SourceCode,
+};
 use verdict_scripts::compare::{ComparatorProtocol, detect_protocol};
 use verdict_scripts::special::{gtest, is_unit, valgrind};
 use verdict_scripts::{
@@ -323,9 +325,17 @@ impl SubmissionRun {
         }
     }
 
-    /// How the problem's custom comparator is called (detected from its sources once).
+    /// How the problem's custom comparator is called: `Submission.compare_protocol`, else
+    /// detected from its sources (once per submission).
     pub fn compare_protocol(&self, program: &Program) -> ComparatorProtocol {
         *self.compare_protocol.get_or_init(|| {
+            if let Some(configured) = self.submission.compare_protocol {
+                return match configured {
+                    CompareProtocol::JudgeSystem => ComparatorProtocol::JudgeSystem,
+                    CompareProtocol::Testlib => ComparatorProtocol::Testlib,
+                    CompareProtocol::Kattis => ComparatorProtocol::Kattis,
+                };
+            }
             let source = program.source();
             let texts: Vec<(&str, &str)> = source
                 .source_files
@@ -335,6 +345,16 @@ impl SubmissionRun {
                 .collect();
             detect_protocol(&texts)
         })
+    }
+
+    /// How the problem's interactor is called: as [`SubmissionRun::compare_protocol`], with
+    /// judge-system read as Kattis (the home system has no interactors; its comparator protocol
+    /// is the Kattis one with directories).
+    pub fn interactor_protocol(&self, program: &Program) -> ComparatorProtocol {
+        match self.compare_protocol(program) {
+            ComparatorProtocol::JudgeSystem => ComparatorProtocol::Kattis,
+            other => other,
+        }
     }
 
     /// The problem's comparator program (`Submission.compare`), if sent.

@@ -3,6 +3,7 @@
 //! what to run and what its outcome means, the scheduler decides when.
 
 mod error;
+pub mod interactive;
 pub mod judge;
 pub mod language;
 pub mod timing;

@@ -16,6 +16,7 @@ fn task(check: CheckScript, run: Option<RunScript>, compare: Option<CompareScrip
         file_limit: None,
         proc_limit: None,
         run_args: None,
+        validator_flags: None,
     }
 }
 
@@ -58,6 +59,7 @@ fn valid() -> Submission {
         standard: None,
         random: None,
         compare: None,
+        compare_protocol: None,
     }
 }
 
@@ -219,7 +221,7 @@ fn standard_task_needs_a_run_script() {
     s.judge_tasks[1].run_script = None;
     assert_eq!(
         problem(&s),
-        r#"judge_tasks[1].run_script: required for a standard task (one of "standard", "gtest", "valgrind")"#
+        r#"judge_tasks[1].run_script: required for a standard task (one of "standard", "gtest", "valgrind", "interactive")"#
     );
 }
 
@@ -239,7 +241,7 @@ fn standard_run_cannot_compare_with_gtest() {
     s.judge_tasks[1].compare_script = Some(CompareScript::Gtest);
     assert_eq!(
         problem(&s),
-        r#"judge_tasks[1].compare_script: "gtest" does not go with run_script "standard" (use "diff-ign-space", "diff-all" or "")"#
+        r#"judge_tasks[1].compare_script: "gtest" does not go with run_script "standard" (use "diff-ign-space", "diff-all", "icpc-default" or "")"#
     );
 }
 
@@ -557,4 +559,69 @@ fn every_problem_is_reported_in_one_message() {
     let report = invalid.into_report();
     assert!(report.results.is_empty());
     assert_eq!(report.sub_type, "programming");
+}
+
+#[test]
+fn an_interactive_task_takes_the_custom_compare_script_and_the_interactor() {
+    let mut s = valid();
+    s.judge_tasks[1].run_script = Some(RunScript::Interactive);
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].compare_script: must be "" with run_script "interactive" (Submission.compare is the interactor; got "diff-all")"#
+    );
+    s.judge_tasks[1].compare_script = Some(CompareScript::Custom);
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].compare_script: "" (the custom comparator) needs Submission.compare, which is missing"#
+    );
+    s.compare = Some(program(Language::Cpp, &["interactor.cpp"]));
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    s.judge_tasks[1].testcase_id = None;
+    assert_eq!(
+        problem(&s),
+        "judge_tasks[1].testcase_id: a standard test needs a test datum (or is_random: true)"
+    );
+}
+
+#[test]
+fn an_interactive_task_cannot_be_random() {
+    let mut s = valid();
+    s.judge_tasks[1].run_script = Some(RunScript::Interactive);
+    s.judge_tasks[1].compare_script = Some(CompareScript::Custom);
+    s.compare = Some(program(Language::Cpp, &["interactor.cpp"]));
+    s.standard = Some(program(Language::C, &["std.c"]));
+    s.random = Some(program(Language::C, &["gen.c"]));
+    s.judge_tasks[1].is_random = true;
+    s.judge_tasks[1].testcase_id = Some(-1);
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].is_random: only standard and memory tests (run_script "standard" or "valgrind") can be random"#
+    );
+}
+
+#[test]
+fn icpc_default_goes_with_standard_runs_only() {
+    let mut s = valid();
+    s.judge_tasks[1].compare_script = Some(CompareScript::IcpcDefault);
+    s.judge_tasks[1].validator_flags = Some(vec!["float_tolerance".into(), "1e-6".into()]);
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    s.judge_tasks[1].run_script = Some(RunScript::Valgrind);
+    assert!(
+        s.problems().iter().any(|p| p
+            .to_string()
+            .contains("\"icpc-default\" goes with run_script \"standard\" only")),
+        "{:?}",
+        s.problems()
+    );
+}
+
+#[test]
+fn the_extensions_are_absent_from_a_request_that_does_not_use_them() {
+    let text = serde_json::to_value(valid()).expect("json");
+    assert!(text.get("compare_protocol").is_none());
+    assert!(text["judge_tasks"][1].get("validator_flags").is_none());
+    let mut s = valid();
+    s.compare_protocol = Some(crate::judge::CompareProtocol::Kattis);
+    let text = serde_json::to_value(&s).expect("json");
+    assert_eq!(text["compare_protocol"], "kattis");
 }

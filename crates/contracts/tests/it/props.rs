@@ -104,6 +104,7 @@ fn judge_task() -> impl Strategy<Value = JudgeTask> {
             RunScript::Standard,
             RunScript::Gtest,
             RunScript::Valgrind,
+            RunScript::Interactive,
         ])),
         option::of(select(vec![
             CompareScript::DiffIgnSpace,
@@ -111,6 +112,7 @@ fn judge_task() -> impl Strategy<Value = JudgeTask> {
             CompareScript::Valgrind,
             CompareScript::Gtest,
             CompareScript::Custom,
+            CompareScript::IcpcDefault,
         ])),
         any::<bool>(),
         option::of(-3i64..10),
@@ -145,6 +147,7 @@ fn judge_task() -> impl Strategy<Value = JudgeTask> {
             file_limit,
             proc_limit,
             run_args,
+            validator_flags: None,
         },
     )
 }
@@ -190,6 +193,7 @@ fn submission() -> impl Strategy<Value = Submission> {
             standard,
             random,
             compare,
+            compare_protocol: None,
         },
     )
 }

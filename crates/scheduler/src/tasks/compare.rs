@@ -6,20 +6,27 @@ use crate::error::JudgeError;
 use crate::plan::Comparison;
 use crate::submission::{BuildResult, SubmissionRun};
 use std::path::Path;
-use verdict_scripts::compare::{CompareSummary, compare_builtin, run_comparator};
+use verdict_scripts::compare::{CompareSummary, compare_builtin, compare_default, run_comparator};
 use verdict_scripts::{RunOutput, TestFiles};
 
 /// The comparison's status, score and log.
 pub(super) fn compare_outputs(
     run: &SubmissionRun,
-    comparison: Comparison,
+    comparison: &Comparison,
+    flags: &[String],
     test: &TestFiles,
     output: &RunOutput,
     run_dir: &Path,
 ) -> Result<CompareSummary, JudgeError> {
     let limits = match comparison {
-        Comparison::Builtin(builtin) => return Ok(compare_builtin(builtin, test, output)?),
-        Comparison::Custom(limits) => limits,
+        Comparison::Builtin(builtin) => return Ok(compare_builtin(*builtin, test, output)?),
+        Comparison::Default(Ok(validator)) => return Ok(compare_default(validator, test, output)?),
+        Comparison::Default(Err(reason)) => {
+            return Ok(CompareSummary::compare_error(format!(
+                "validator_flags: {reason}"
+            )));
+        }
+        Comparison::Custom(limits) => *limits,
     };
     let Some(program) = run.compare_program() else {
         return Ok(CompareSummary::compare_error(
@@ -41,6 +48,7 @@ pub(super) fn compare_outputs(
         run.executor(),
         &build,
         protocol,
+        flags,
         test,
         output,
         run_dir,

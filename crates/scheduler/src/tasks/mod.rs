@@ -6,6 +6,7 @@
 mod compare;
 mod compile;
 mod gtest;
+mod interactive;
 mod random;
 mod standard;
 mod static_check;
@@ -32,6 +33,7 @@ pub(crate) fn execute(run: &SubmissionRun, task: &PlannedTask) -> JudgeTaskResul
             limits,
         } => gtest::gtest_task(run, index, *datum, args, *limits),
         TaskKind::Static { limits } => static_check::static_task(run, index, *limits),
+        TaskKind::Interactive(test) => interactive::interactive_task(run, index, test),
     };
     result.unwrap_or_else(|err| {
         tracing::warn!(sub_id = %run.sub_id(), task = index, "system error: {err}");

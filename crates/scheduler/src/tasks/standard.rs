@@ -9,7 +9,7 @@ use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 use verdict_scripts::{RunRequest, TestFiles, classify_run, read_capture, timing};
 
 /// How much of a failing program's stderr goes into `error_log`.
-const STDERR_EXCERPT: usize = 2048;
+pub(super) const STDERR_EXCERPT: usize = 2048;
 
 /// A standard test.
 pub(super) fn standard_task(
@@ -76,7 +76,8 @@ pub(super) fn run_test(
             JudgeTaskResult::with_status(failure.status, log)
         }
         None => {
-            let summary = compare_outputs(run, test.compare, files, &output, run_dir)?;
+            let summary =
+                compare_outputs(run, &test.compare, &test.flags, files, &output, run_dir)?;
             let mut result = JudgeTaskResult::with_status(summary.status, summary.log);
             result.score = summary.score;
             result

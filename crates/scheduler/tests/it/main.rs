@@ -8,6 +8,7 @@ mod common;
 mod examples;
 mod host_faults;
 mod instance;
+mod interactive;
 mod logs;
 mod remote;
 mod special;

@@ -18,7 +18,17 @@
 //! between 0 and 1 never rounds to 0 or to full marks), or `N/D` with integers kept exactly.
 //! Anything else is Compare Error.
 //!
-//! In both protocols a fraction of full marks is Accepted, zero is Wrong Answer
+//! # Kattis / ICPC output-validator protocol
+//!
+//! Called as `validator <input> <answer> <feedback_dir> [flags...]` with the program's output
+//! on its standard input (the problem package format's output validators). Exit code 42 is
+//! Accepted, 43 Wrong Answer; `judgemessage.txt` in the feedback dir becomes the message (and
+//! `judgeerror.txt` the reason of a failure); a `score.txt` there (one number, the format's
+//! scoring problems) is shown in the message. Any other exit, a signal or a limit is Compare
+//! Error. An interactive validator (`run_script: "interactive"`) is called the same way, with
+//! the program on its stdin and stdout.
+//!
+//! In all three protocols a fraction of full marks is Accepted, zero is Wrong Answer
 //! ([`CompareVerdict::from_fraction`]).
 
 use std::ffi::OsString;
@@ -37,6 +47,20 @@ pub enum ComparatorProtocol {
     JudgeSystem,
     /// testlib checkers: files in, exit codes 0/1/2/3/7 and a `points X` message.
     Testlib,
+    /// Kattis / ICPC output validators: input, answer and feedback dir as arguments, the
+    /// program's output on stdin, exit codes 42/43, `judgemessage.txt`.
+    Kattis,
+}
+
+impl ComparatorProtocol {
+    /// The wire name (`"judge-system"`, `"testlib"`, `"kattis"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ComparatorProtocol::JudgeSystem => "judge-system",
+            ComparatorProtocol::Testlib => "testlib",
+            ComparatorProtocol::Kattis => "kattis",
+        }
+    }
 }
 
 /// How a comparator's run ended.
@@ -50,22 +74,28 @@ pub enum ComparatorExit {
     LimitHit(String),
 }
 
-/// Picks testlib when any source `#include`s `testlib.h`, else judge-system.
+/// Picks testlib when any source `#include`s `testlib.h`, Kattis when one includes
+/// `validate.h` (problemtools' output-validator header) or `validation.h` (BAPCtools'), else
+/// judge-system.
 pub fn detect_protocol<N: AsRef<str>, T: AsRef<str>>(
     source_files: &[(N, T)],
 ) -> ComparatorProtocol {
-    let includes_testlib = source_files
-        .iter()
-        .any(|(_, text)| text.as_ref().lines().any(includes_testlib_h));
-    if includes_testlib {
+    let includes = |header: &str| {
+        source_files
+            .iter()
+            .any(|(_, text)| text.as_ref().lines().any(|l| includes_header(l, header)))
+    };
+    if includes("testlib.h") {
         ComparatorProtocol::Testlib
+    } else if includes("validate.h") || includes("validation.h") {
+        ComparatorProtocol::Kattis
     } else {
         ComparatorProtocol::JudgeSystem
     }
 }
 
-/// Whether a source line is `#include "testlib.h"` or `#include <testlib.h>` (any path, spacing).
-fn includes_testlib_h(line: &str) -> bool {
+/// Whether a source line includes `header` (`"..."` or `<...>`, any path, any spacing).
+fn includes_header(line: &str, header_name: &str) -> bool {
     let Some(rest) = line.trim_start().strip_prefix('#') else {
         return false;
     };
@@ -82,7 +112,7 @@ fn includes_testlib_h(line: &str) -> bool {
         return false;
     };
     let header = &rest[..end];
-    header.rsplit(['/', '\\']).next() == Some("testlib.h")
+    header.rsplit(['/', '\\']).next() == Some(header_name)
 }
 
 /// Paths given to a judge-system comparator (all directories, as seen inside the sandbox).
@@ -228,6 +258,47 @@ pub fn interpret_testlib(exit: &ComparatorExit, message: &str) -> CompareOutcome
             "checker exited with unexpected code {other}: {message}"
         )),
     }
+}
+
+/// The outcome of a Kattis / ICPC output validator from its exit and its feedback dir files
+/// `(name, contents)`: `judgemessage.txt`, `judgeerror.txt`, `score.txt`.
+pub fn interpret_kattis<N: AsRef<str>, C: AsRef<[u8]>>(
+    exit: &ComparatorExit,
+    feedback_files: &[(N, C)],
+) -> CompareOutcome {
+    let text = |name: &str| {
+        feedback_files
+            .iter()
+            .find(|(n, _)| n.as_ref() == name)
+            .map(|(_, c)| String::from_utf8_lossy(c.as_ref()).trim().to_owned())
+            .filter(|t| !t.is_empty())
+    };
+    let message = text("judgemessage.txt").unwrap_or_default();
+    let code = match exit_code(exit) {
+        Ok(code) => code,
+        Err(mut outcome) => {
+            if let Some(error) = text("judgeerror.txt") {
+                outcome.message = format!("{}: {error}", outcome.message);
+            }
+            return outcome;
+        }
+    };
+    let verdict = match code {
+        42 => CompareVerdict::Accepted,
+        43 => CompareVerdict::WrongAnswer,
+        other => {
+            let why = text("judgeerror.txt").unwrap_or(message);
+            return CompareOutcome::compare_error(format!(
+                "validator exited with unexpected code {other} (expected 42 or 43): {why}"
+            ));
+        }
+    };
+    let message = match text("score.txt") {
+        Some(score) if message.is_empty() => format!("score {score}"),
+        Some(score) => format!("{message}\nscore {score}"),
+        None => message,
+    };
+    CompareOutcome::new(verdict, message)
 }
 
 /// Denominator for testlib points given as a decimal fraction.
@@ -474,6 +545,48 @@ mod tests {
     }
 
     #[test]
+    fn kattis_exit_codes_and_feedback_files_map_to_outcomes() {
+        let k =
+            |code, files: &[(&str, &[u8])]| interpret_kattis(&ComparatorExit::Code(code), files);
+        assert_eq!(k(42, NO_FILES).verdict, Accepted);
+        let wa = k(43, &[("judgemessage.txt", b"wrong guess 5\n")]);
+        assert_eq!(wa.verdict, WrongAnswer);
+        assert_eq!(wa.message, "wrong guess 5");
+        let scored = k(42, &[("score.txt", b"17\n")]);
+        assert_eq!(
+            (scored.verdict, scored.message.as_str()),
+            (Accepted, "score 17")
+        );
+        for code in [0, 1, 44, 54] {
+            let bad = k(code, &[("judgeerror.txt", b"input file broken")]);
+            assert_eq!(bad.verdict, CompareVerdict::CompareError, "{code}");
+            assert!(bad.message.contains("input file broken"), "{}", bad.message);
+        }
+        let crashed = interpret_kattis(&ComparatorExit::Signal(11), NO_FILES);
+        assert_eq!(crashed.verdict, CompareVerdict::CompareError);
+    }
+
+    #[test]
+    fn detect_protocol_finds_kattis_validator_headers() {
+        for text in [
+            "#include \"validate.h\"",
+            "#include \"validation.h\"",
+            "# include <../validate.h>",
+        ] {
+            assert_eq!(
+                detect_protocol(&[("validator.cpp", text)]),
+                ComparatorProtocol::Kattis,
+                "{text}"
+            );
+        }
+        let both = [
+            ("a.cpp", "#include \"validate.h\""),
+            ("b.cpp", "#include \"testlib.h\""),
+        ];
+        assert_eq!(detect_protocol(&both), ComparatorProtocol::Testlib);
+    }
+
+    #[test]
     fn argv_builders_put_paths_in_protocol_order() {
         let js = judge_system_argv(
             Path::new("/box/compare"),
@@ -516,5 +629,13 @@ mod tests {
         assert_eq!(json.as_deref(), Some("\"judge-system\""));
         let parsed: Option<ComparatorProtocol> = serde_json::from_str("\"testlib\"").ok();
         assert_eq!(parsed, Some(ComparatorProtocol::Testlib));
+        for p in [
+            ComparatorProtocol::JudgeSystem,
+            ComparatorProtocol::Testlib,
+            ComparatorProtocol::Kattis,
+        ] {
+            let json = serde_json::to_string(&p).ok();
+            assert_eq!(json, Some(format!("\"{}\"", p.as_str())));
+        }
     }
 }

@@ -76,6 +76,7 @@
 mod builtin;
 mod custom;
 mod engine;
+mod icpc_default;
 mod normalize;
 mod outputs;
 mod source;
@@ -86,9 +87,11 @@ use std::path::PathBuf;
 pub use builtin::{BuiltinComparator, CHUNK_SIZE};
 pub use custom::{
     ComparatorExit, ComparatorProtocol, JudgeSystemPaths, TestlibPaths, detect_protocol,
-    interpret_judge_system, interpret_testlib, judge_system_argv, testlib_argv,
+    interpret_judge_system, interpret_kattis, interpret_testlib, judge_system_argv, testlib_argv,
 };
-pub use outputs::{CompareSummary, compare_builtin, run_comparator};
+pub use icpc_default::{DefaultValidator, TOKEN_MAX};
+pub use outputs::{CompareSummary, compare_builtin, compare_default, run_comparator};
+pub(crate) use verdict::escape_bytes;
 pub use verdict::{CompareOutcome, CompareVerdict, MESSAGE_LIMIT, REPORT_LIMIT};
 
 /// Why the judge could not compare (never a verdict about the program).

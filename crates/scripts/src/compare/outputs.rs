@@ -4,8 +4,9 @@
 
 use super::builtin::BuiltinComparator;
 use super::custom::{
-    ComparatorExit, ComparatorProtocol, interpret_judge_system, interpret_testlib,
+    ComparatorExit, ComparatorProtocol, interpret_judge_system, interpret_kattis, interpret_testlib,
 };
+use super::icpc_default::DefaultValidator;
 use super::verdict::{CompareOutcome, CompareVerdict};
 use crate::judge::generate::TestFiles;
 use crate::{BoxFile, Build, Executor, RunLimits, RunOutput, RunRequest, ScriptError};
@@ -59,17 +60,36 @@ pub fn compare_builtin(
     test: &TestFiles,
     output: &RunOutput,
 ) -> Result<CompareSummary, ScriptError> {
+    compare_each(test, output, |out, ans| builtin.compare_readers(out, ans))
+}
+
+/// Compares every expected output with the ICPC default validator; the worst verdict wins.
+pub fn compare_default(
+    validator: &DefaultValidator,
+    test: &TestFiles,
+    output: &RunOutput,
+) -> Result<CompareSummary, ScriptError> {
+    compare_each(test, output, |out, ans| validator.compare_readers(out, ans))
+}
+
+/// Compares every expected output with `compare` (program output, answer); with several, the
+/// worst verdict wins.
+fn compare_each(
+    test: &TestFiles,
+    output: &RunOutput,
+    compare: impl Fn(std::fs::File, std::fs::File) -> Result<CompareOutcome, super::CompareError>,
+) -> Result<CompareSummary, ScriptError> {
     let mut worst: Option<(u8, CompareSummary)> = None;
     for (name, expected) in &test.expected {
+        let answer =
+            || std::fs::File::open(expected).map_err(|e| ScriptError::io("open", expected, e));
         let outcome = if TestFiles::is_stdout(name) {
-            builtin.compare_files(&output.stdout, expected)
+            let out = std::fs::File::open(&output.stdout)
+                .map_err(|e| ScriptError::io("open", &output.stdout, e))?;
+            compare(out, answer()?)
         } else {
             match verdict_sandbox::open_box_file(&output.box_dir, Path::new(name)) {
-                Ok(file) => {
-                    let answer = std::fs::File::open(expected)
-                        .map_err(|e| ScriptError::io("open", expected, e))?;
-                    builtin.compare_readers(file, answer)
-                }
+                Ok(file) => compare(file, answer()?),
                 Err(_) => Ok(CompareOutcome::new(
                     CompareVerdict::WrongAnswer,
                     format!("the program did not write {name}"),
@@ -103,12 +123,15 @@ pub fn compare_builtin(
     ))
 }
 
-/// Runs the problem's comparator (`build`, called by `protocol`) on a run's outputs in a box
-/// under `run_dir/compare`, and reads its verdict.
+/// Runs the problem's comparator (`build`, called by `protocol`; `flags` follow a Kattis
+/// validator's arguments) on a run's outputs in a box under `run_dir/compare`, and reads its
+/// verdict.
+#[allow(clippy::too_many_arguments)]
 pub fn run_comparator(
     executor: &dyn Executor,
     build: &Build,
     protocol: ComparatorProtocol,
+    flags: &[String],
     test: &TestFiles,
     output: &RunOutput,
     run_dir: &Path,
@@ -158,13 +181,40 @@ pub fn run_comparator(
             format!("user_output/{STDOUT_ASSET}"),
             format!("answer/{STDOUT_ASSET}"),
         ],
+        ComparatorProtocol::Kattis => {
+            let mut args = vec![
+                format!("input/{STDIN_ASSET}"),
+                format!("answer/{STDOUT_ASSET}"),
+                "feedback/".to_owned(),
+            ];
+            args.extend(flags.iter().cloned());
+            args
+        }
+    };
+    // A Kattis validator reads the program's output on its stdin (an empty file when the
+    // program wrote none).
+    let user_stdout = user_dir.join(STDOUT_ASSET);
+    let stdin = match protocol {
+        ComparatorProtocol::Kattis => {
+            if !user_stdout.exists() {
+                if let Some(parent) = user_stdout.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| ScriptError::io("create", parent, e))?;
+                }
+                std::fs::copy(&output.stdout, &user_stdout)
+                    .or_else(|_| std::fs::write(&user_stdout, b"").map(|()| 0))
+                    .map_err(|e| ScriptError::io("write", &user_stdout, e))?;
+            }
+            Some(user_stdout.as_path())
+        }
+        _ => None,
     };
     let dir = run_dir.join("compare");
     std::fs::create_dir_all(&dir).map_err(|e| ScriptError::io("create", &dir, e))?;
     let request = RunRequest {
         build,
         args: &args,
-        stdin: None,
+        stdin,
         files: &files,
         empty_dirs: &["feedback"],
         limits,
@@ -192,6 +242,18 @@ pub fn run_comparator(
             let mut message = read_capped(&result.stderr, 4096)?;
             message.extend(read_capped(&result.stdout, 4096)?);
             interpret_testlib(&exit, &String::from_utf8_lossy(&message))
+        }
+        ComparatorProtocol::Kattis => {
+            let mut feedback_files = Vec::new();
+            for name in ["judgemessage.txt", "judgeerror.txt", "score.txt"] {
+                let path = Path::new("feedback").join(name);
+                if let Ok(file) = verdict_sandbox::open_box_file(&result.box_dir, &path) {
+                    let mut bytes = Vec::new();
+                    let _ = file.take(FEEDBACK_MAX).read_to_end(&mut bytes);
+                    feedback_files.push((name.to_owned(), bytes));
+                }
+            }
+            interpret_kattis(&exit, &feedback_files)
         }
     };
     let _ = verdict_sandbox::remove_box_dir(&result.box_dir);
@@ -248,6 +310,7 @@ mod tests {
             &fake,
             &build,
             ComparatorProtocol::JudgeSystem,
+            &[],
             &test,
             &output,
             &dir.path().join("run"),

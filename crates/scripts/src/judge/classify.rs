@@ -147,6 +147,7 @@ mod tests {
             output_bytes: 0,
             limit_hit,
             isolation: IsolationLevel::RlimitOnly,
+            ended: None,
             evidence: None,
         }
     }

@@ -7,6 +7,7 @@ use super::disk::{DiskReserve, check_room};
 use super::files::BoxFile;
 use super::run::{RunOutput, RunRequest, run_program};
 use crate::ScriptError;
+use crate::interactive::{InteractiveOutput, InteractiveRequest, run_interactive};
 use crate::language::LanguageProfile;
 use std::path::Path;
 use std::sync::Arc;
@@ -36,6 +37,18 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError>;
     /// Compiles (or syntax-checks) a program into its build directory.
     fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError>;
+    /// Runs a program and its interactor side by side, wired crosswise
+    /// ([`crate::interactive::run_interactive`]); an executor that cannot says so.
+    fn run_interactive(
+        &self,
+        request: &InteractiveRequest<'_>,
+        run_dir: &Path,
+    ) -> Result<InteractiveOutput, ScriptError> {
+        let _ = (request, run_dir);
+        Err(ScriptError::Toolchain(
+            "this executor cannot run interactive tests".into(),
+        ))
+    }
 }
 
 /// The sandbox as the executor: each compile and run starts only with the work disk's reserve
@@ -49,6 +62,14 @@ impl Executor for Sandbox {
         // Any run: a program that ignores a failed write can still exit 0 with a short output.
         check_room(run_dir, &reserve, "after the run")?;
         Ok(output)
+    }
+
+    fn run_interactive(
+        &self,
+        request: &InteractiveRequest<'_>,
+        run_dir: &Path,
+    ) -> Result<InteractiveOutput, ScriptError> {
+        run_interactive(self, request, run_dir)
     }
 
     fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
@@ -119,6 +140,7 @@ pub mod fake {
                     output_bytes: stdout.len() as u64,
                     limit_hit: None,
                     isolation: IsolationLevel::RlimitOnly,
+                    ended: None,
                     evidence: None,
                 },
                 stdout: stdout.as_bytes().to_vec(),

@@ -103,7 +103,40 @@ pub fn run_program(
     request: &RunRequest<'_>,
     run_dir: &Path,
 ) -> Result<RunOutput, ScriptError> {
-    let placing = crate::timing::phase("run.box");
+    let (spec, paths) = prepare_box(request, run_dir)?;
+    let running = crate::timing::phase("run.sandbox");
+    let outcome = sandbox.run(&spec)?;
+    running.end();
+    Ok(paths.with(outcome))
+}
+
+/// Where a prepared run's outputs will be.
+#[derive(Debug, Clone)]
+pub(crate) struct RunPaths {
+    pub box_dir: PathBuf,
+    pub stdout: PathBuf,
+    pub stderr: PathBuf,
+}
+
+impl RunPaths {
+    /// The finished run.
+    pub(crate) fn with(self, outcome: SandboxOutcome) -> RunOutput {
+        RunOutput {
+            outcome,
+            box_dir: self.box_dir,
+            stdout: self.stdout,
+            stderr: self.stderr,
+        }
+    }
+}
+
+/// Makes the run's box under `run_dir` (the build linked in, the files placed) and its spec:
+/// stdin from the request's file, stdout and stderr into `run_dir/stdout` and `run_dir/stderr`.
+pub(crate) fn prepare_box(
+    request: &RunRequest<'_>,
+    run_dir: &Path,
+) -> Result<(SandboxSpec, RunPaths), ScriptError> {
+    let _placing = crate::timing::phase("run.box");
     let box_dir = run_dir.join("box");
     link_tree(&request.build.dir, &box_dir)?;
     place_files(&box_dir, request.files)?;
@@ -133,16 +166,14 @@ pub fn run_program(
         read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
         writable_mounts: Vec::new(),
     };
-    placing.end();
-    let running = crate::timing::phase("run.sandbox");
-    let outcome = sandbox.run(&spec)?;
-    running.end();
-    Ok(RunOutput {
-        outcome,
-        box_dir,
-        stdout,
-        stderr,
-    })
+    Ok((
+        spec,
+        RunPaths {
+            box_dir,
+            stdout,
+            stderr,
+        },
+    ))
 }
 
 /// The sandbox limits for a test run: CPU = time limit, wall per design #1, memory and output as given.

@@ -1,0 +1,76 @@
+//! Interactive tests: the submission beside the problem's interactor (`Submission.compare`),
+//! judged by `verdict_scripts::interactive`.
+
+use super::standard::STDERR_EXCERPT;
+use crate::error::JudgeError;
+use crate::plan::InteractiveRun;
+use crate::submission::{BuildResult, SubmissionRun};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult};
+use verdict_scripts::interactive::{InteractiveTest, judge_interactive};
+use verdict_scripts::{TestFiles, log_text};
+
+/// An interactive test.
+pub(super) fn interactive_task(
+    run: &SubmissionRun,
+    index: usize,
+    test: &InteractiveRun,
+) -> Result<JudgeTaskResult, JudgeError> {
+    let build = match run
+        .submission_build()
+        .built(JudgeStatus::CompilationError, None)
+    {
+        Ok(build) => build,
+        Err(result) => return Ok(*result),
+    };
+    let Some(program) = run.compare_program() else {
+        return Ok(JudgeTaskResult::with_status(
+            JudgeStatus::CompareError,
+            "run_script \"interactive\" needs Submission.compare (the interactor)",
+        ));
+    };
+    let interactor = match run.problem_build("compare", program) {
+        BuildResult::Built(build) => build,
+        BuildResult::Failed(log) => {
+            return Ok(JudgeTaskResult::with_status(
+                JudgeStatus::CompareError,
+                format!("the interactor did not compile:\n{log}"),
+            ));
+        }
+        BuildResult::Broken(reason) => return Err(JudgeError::Unbuildable(reason)),
+    };
+    let files = match test.datum {
+        Some(datum) => run.datum_files(datum)?,
+        None => TestFiles::default(),
+    };
+    let run_dir = run.fresh_dir(&format!("task{index}"))?;
+    let judged = judge_interactive(
+        run.executor(),
+        &InteractiveTest {
+            program: build,
+            args: &test.args,
+            limits: test.limits,
+            interactor: &interactor,
+            protocol: run.interactor_protocol(program),
+            interactor_limits: test.interactor_limits,
+            flags: &test.flags,
+            memory_error_patterns: &build.profile.memory_error_patterns,
+        },
+        &files,
+        &run_dir,
+    );
+    run.discard(run_dir);
+    let judged = judged?;
+    let decision = judged.decision;
+    let mut log = decision.reason;
+    if decision.status != JudgeStatus::Accepted && !judged.program_stderr.is_empty() {
+        log.push_str("\nstderr:\n");
+        log.push_str(&log_text(&judged.program_stderr, STDERR_EXCERPT));
+    }
+    log.push('\n');
+    log.push_str(&judged.transcript);
+    let mut result = JudgeTaskResult::with_status(decision.status, log);
+    result.score = decision.score;
+    result.run_time = judged.program.cpu_time_ms;
+    result.memory_used = judged.program.peak_memory_kb;
+    Ok(result)
+}

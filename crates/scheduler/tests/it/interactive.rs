@@ -1,0 +1,346 @@
+//! Interactive tests end to end (issue 30, docs/interactive.md): a guessing game judged with
+//! real programs and interactors in the real sandbox, one test per race rule.
+
+use crate::common::{judge, runtime};
+use serde_json::{Value, json};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult, parse_submission};
+
+/// A Kattis-protocol interactor: the hidden number is the input's, at most 30 guesses;
+/// `burn` (a validator flag) makes it spend ~0.3 s of CPU first; `peek` makes it look for the
+/// program's files before playing.
+const KATTIS_INTERACTOR: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static FILE *msg;
+static int flag(int argc, char **argv, const char *f) {
+    for (int i = 4; i < argc; i++) if (!strcmp(argv[i], f)) return 1;
+    return 0;
+}
+int main(int argc, char **argv) {
+    FILE *in = fopen(argv[1], "r");
+    int n;
+    if (!in || fscanf(in, "%d", &n) != 1) return 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/judgemessage.txt", argv[3]);
+    msg = fopen(path, "w");
+    if (flag(argc, argv, "burn")) {
+        volatile unsigned long x = 0;
+        for (unsigned long i = 0; i < 300000000UL; i++) x += i;
+    }
+    if (flag(argc, argv, "peek")) {
+        char p[256], buf[16];
+        for (int pid = 1; pid < 64; pid++) {
+            const char *forms[] = {"/proc/%d/root/box/secret.txt", "/proc/%d/cwd/secret.txt"};
+            for (int f = 0; f < 2; f++) {
+                snprintf(p, sizeof p, forms[f], pid);
+                FILE *s = fopen(p, "r");
+                if (s && fgets(buf, sizeof buf, s)) { fprintf(msg, "saw %s", p); return 43; }
+            }
+        }
+    }
+    printf("start\n");
+    fflush(stdout);
+    for (int q = 1; q <= 30; q++) {
+        int g;
+        if (scanf("%d", &g) != 1) { fprintf(msg, "no guess %d", q); return 43; }
+        if (g == n) { printf("correct\n"); fflush(stdout); fprintf(msg, "found in %d", q); return 42; }
+        printf(g < n ? "higher\n" : "lower\n");
+        fflush(stdout);
+    }
+    fprintf(msg, "too many guesses");
+    return 43;
+}
+"#;
+
+/// A testlib-dialect interactor (exit codes and `points` as testlib writes them): full marks
+/// within 10 guesses, half marks within 30.
+const TESTLIB_INTERACTOR: &str = r#"
+#include <stdio.h>
+int main(int argc, char **argv) {
+    FILE *in = fopen(argv[1], "r");
+    int n;
+    if (!in || fscanf(in, "%d", &n) != 1) { fprintf(stderr, "FAIL no input"); return 3; }
+    printf("start\n");
+    fflush(stdout);
+    for (int q = 1; q <= 30; q++) {
+        int g;
+        if (scanf("%d", &g) != 1) { fprintf(stderr, "wrong answer no guess %d", q); return 1; }
+        if (g == n) {
+            printf("correct\n");
+            fflush(stdout);
+            if (q <= 10) { fprintf(stderr, "ok found in %d", q); return 0; }
+            fprintf(stderr, "points 0.5 found in %d", q);
+            return 7;
+        }
+        printf(g < n ? "higher\n" : "lower\n");
+        fflush(stdout);
+    }
+    fprintf(stderr, "wrong answer too many guesses");
+    return 1;
+}
+"#;
+
+/// Binary search; `after` runs once the number is found, `setup` before the first read.
+fn searcher(setup: &str, after: &str) -> String {
+    format!(
+        r#"
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(void) {{
+    char r[32];
+    {setup}
+    if (scanf("%31s", r) != 1) return 3;
+    int lo = 1, hi = 1000000;
+    while (lo <= hi) {{
+        int m = lo + (hi - lo) / 2;
+        printf("%d\n", m);
+        fflush(stdout);
+        if (scanf("%31s", r) != 1) return 4;
+        if (!strcmp(r, "correct")) break;
+        if (!strcmp(r, "higher")) lo = m + 1; else hi = m - 1;
+    }}
+    {after}
+    return 0;
+}}
+"#
+    )
+}
+
+/// A program that reads the greeting and then does `body`.
+fn after_start(body: &str) -> String {
+    format!(
+        r#"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(void) {{
+    char r[32];
+    if (scanf("%31s", r) != 1) return 3;
+    {body}
+    return 0;
+}}
+"#
+    )
+}
+
+fn c(text: &str) -> Value {
+    json!({"type": "source_code", "language": "c",
+        "source_files": [{"type": "text", "name": "main.c", "text": text}]})
+}
+
+/// Judges `program` against `interactor` on hidden number 777777 and returns the
+/// interactive task's result.
+fn judge_game(
+    name: &str,
+    program: &str,
+    interactor: &str,
+    protocol: Option<&str>,
+    flags: &[&str],
+) -> Option<JudgeTaskResult> {
+    let judge = judge()?;
+    let mut submission = json!({
+        "sub_type": "programming", "category": "interactive", "prob_id": format!("guess-{}", protocol.unwrap_or("detected")),
+        "sub_id": format!("interactive-{name}"), "updated_at": 1,
+        "judge_tasks": [
+            {"check_script": "compile", "depends_on": -1, "time_limit": 20000},
+            {"check_script": "standard", "run_script": "interactive", "compare_script": "",
+             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
+             "time_limit": 1000, "memory_limit": 65536, "file_limit": 1024, "proc_limit": 8,
+             "validator_flags": flags}
+        ],
+        "test_data": [{"inputs": [{"type": "text", "name": "testdata.in", "text": "777777\n"}],
+                       "outputs": [{"type": "text", "name": "testdata.out", "text": "777777\n"}]}],
+        "submission": c(program),
+        "compare": c(interactor),
+    });
+    if let Some(p) = protocol {
+        submission["compare_protocol"] = json!(p);
+    }
+    let submission = parse_submission(&submission.to_string()).expect("valid submission");
+    let report = runtime().block_on(judge.judge(submission));
+    assert_eq!(report.results.len(), 2, "{report:?}");
+    assert_eq!(
+        report.results[0].status,
+        JudgeStatus::Accepted,
+        "{}",
+        report.results[0].error_log
+    );
+    Some(report.results[1].clone())
+}
+
+fn kattis(name: &str, program: &str) -> Option<JudgeTaskResult> {
+    judge_game(name, program, KATTIS_INTERACTOR, None, &[])
+}
+
+#[test]
+fn a_binary_search_is_accepted_with_a_transcript_of_the_exchange() {
+    let Some(r) = kattis("ac", &searcher("", "")) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "1/1");
+    assert!(r.error_log.contains("found in"), "{}", r.error_log);
+    assert!(
+        r.error_log.contains("interactor -> program  \"start\\n\""),
+        "{}",
+        r.error_log
+    );
+    assert!(
+        r.error_log.contains("program -> interactor  \"500000\\n\""),
+        "{}",
+        r.error_log
+    );
+    assert!(
+        r.error_log
+            .contains("interactor -> program  \"correct\\n\""),
+        "{}",
+        r.error_log
+    );
+}
+
+#[test]
+fn a_program_that_leaves_early_is_wrong_and_the_interactor_cut_off_is_not_blamed() {
+    let Some(r) = kattis("early", &after_start(r#"printf("1\n"); fflush(stdout);"#)) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
+}
+
+#[test]
+fn a_program_waiting_for_an_interactor_that_waits_for_it_is_idle_time_limit() {
+    let Some(r) = kattis(
+        "idle",
+        &after_start("int g; if (scanf(\"%d\", &g) != 1) return 5;"),
+    ) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
+    assert!(r.error_log.contains("wall time"), "{}", r.error_log);
+    assert!(
+        r.run_time < 200,
+        "an idle program's CPU time: {}",
+        r.run_time
+    );
+}
+
+#[test]
+fn a_flood_is_wrong_as_the_interactor_said_first_and_the_program_is_cut_off() {
+    let Some(r) = kattis("flood", &after_start("for (;;) fputs(\"1 \", stdout);")) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
+    assert!(r.error_log.contains("too many guesses"), "{}", r.error_log);
+}
+
+#[test]
+fn the_interactors_wrong_answer_first_wins_over_a_program_that_then_burns_its_time() {
+    let body = "signal(SIGPIPE, SIG_IGN); for (int i = 0; i < 100; i++) printf(\"1\\n\"); \
+                fflush(stdout); for (volatile unsigned long x = 0;; x++) {}";
+    let Some(r) = kattis("wa-then-spin", &after_start(body)) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
+}
+
+#[test]
+fn output_after_the_interactor_accepted_and_closed_is_wrong() {
+    let after =
+        "for (int i = 0; i < 100000; i++) printf(\"extra output %d\\n\", i); fflush(stdout);";
+    let Some(r) = kattis("late-output", &searcher("", after)) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
+    assert!(r.error_log.contains("SIGPIPE"), "{}", r.error_log);
+}
+
+#[test]
+fn a_crash_of_the_program_first_is_its_own_verdict() {
+    let body = r#"printf("1\n"); fflush(stdout); *(volatile int *)0 = 1;"#;
+    let Some(r) = kattis("crash", &after_start(body)) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::SegmentationFault, "{}", r.error_log);
+}
+
+#[test]
+fn a_fork_bomb_beside_an_interactor_is_contained() {
+    let Some(r) = kattis("forks", &after_start("for (;;) fork();")) else {
+        return;
+    };
+    assert!(
+        matches!(
+            r.status,
+            JudgeStatus::TimeLimitExceeded | JudgeStatus::RuntimeError
+        ),
+        "{:?}: {}",
+        r.status,
+        r.error_log
+    );
+}
+
+#[test]
+fn run_time_is_the_programs_cpu_and_never_the_interactors() {
+    let Some(r) = judge_game(
+        "burn",
+        &searcher("", ""),
+        KATTIS_INTERACTOR,
+        Some("kattis"),
+        &["burn"],
+    ) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
+    assert!(
+        r.run_time < 150,
+        "run_time {} includes the interactor's",
+        r.run_time
+    );
+}
+
+#[test]
+fn an_interactor_cannot_see_the_programs_files() {
+    let setup = r#"FILE *s = fopen("secret.txt", "w"); fputs("s3cret", s); fclose(s);"#;
+    let Some(r) = judge_game(
+        "peek",
+        &searcher(setup, ""),
+        KATTIS_INTERACTOR,
+        Some("kattis"),
+        &["peek"],
+    ) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
+}
+
+#[test]
+fn a_testlib_interactor_gives_full_and_partial_marks() {
+    let Some(r) = judge_game(
+        "testlib-ac",
+        &searcher("", ""),
+        TESTLIB_INTERACTOR,
+        Some("testlib"),
+        &[],
+    ) else {
+        return;
+    };
+    // 20 guesses for 777777 by binary search over a million: half marks.
+    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
+    assert_eq!(r.score.to_string(), "1/2");
+    let linear = after_start(
+        "for (int g = 777770;; g++) { printf(\"%d\\n\", g); fflush(stdout); \
+         if (scanf(\"%31s\", r) != 1 || r[0] == 'c') break; }",
+    );
+    let r = judge_game(
+        "testlib-fast",
+        &linear,
+        TESTLIB_INTERACTOR,
+        Some("testlib"),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
+}

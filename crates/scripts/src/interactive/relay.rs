@@ -1,0 +1,334 @@
+//! The relay between a program and its interactor: it copies each side's output to the other's
+//! input, and records a bounded [`Transcript`] of what went where and when.
+//!
+//! The two boxes never share a pipe: each has its own pair, whose other ends the relay holds
+//! (non-blocking, polled on one thread). So the judge sees every byte (the transcript, the
+//! program's output limit) and each side's end reaches the other as it would through a direct
+//! pipe:
+//! - a side's output closing (it exited, or closed stdout) is passed on once what it wrote is
+//!   delivered: the other side reads end-of-file;
+//! - a side's input closing (it exited, or closed stdin) makes the relay close the other
+//!   side's output pipe: its next write gets `SIGPIPE` (`EPIPE` when it ignores the signal);
+//!   whatever it had written and was not read is dropped and noted;
+//! - at most [`BUFFER`] bytes wait in each direction: a side that floods a reader that does not
+//!   read blocks on its full pipe, as it would on a direct one, and the judge's memory stays
+//!   bounded;
+//! - the program's bytes count against its output limit: past it the relay closes both of the
+//!   program's pipes (its next write is `SIGPIPE`) and says so.
+
+use super::transcript::{Direction, Transcript};
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use std::os::fd::{AsFd, OwnedFd};
+use std::time::Instant;
+
+/// Bytes that may wait in the relay in each direction.
+pub const BUFFER: usize = 64 * 1024;
+
+/// The relay's ends of the four pipes, and the read end of its stop pipe (closing the write
+/// end stops it).
+#[derive(Debug)]
+pub struct RelayEnds {
+    /// Writes the program's stdin.
+    pub to_program: OwnedFd,
+    /// Reads the program's stdout.
+    pub from_program: OwnedFd,
+    /// Writes the interactor's stdin.
+    pub to_interactor: OwnedFd,
+    /// Reads the interactor's stdout.
+    pub from_interactor: OwnedFd,
+    /// Readable (end of file) when the relay must stop.
+    pub stop: OwnedFd,
+}
+
+/// What the relay saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RelayReport {
+    /// The exchange.
+    pub transcript: Transcript,
+    /// The program wrote more than its output limit to the interactor.
+    pub output_capped: bool,
+    /// The program's output pipe was closed on it because the interactor stopped reading
+    /// (exited or closed its stdin) with bytes of the program still undelivered.
+    pub program_output_dropped: bool,
+}
+
+/// One direction.
+struct Lane {
+    direction: Direction,
+    from: Option<OwnedFd>,
+    to: Option<OwnedFd>,
+    buf: Vec<u8>,
+    pos: usize,
+    cap: Option<u64>,
+    total: u64,
+}
+
+impl Lane {
+    fn pending(&self) -> bool {
+        self.pos < self.buf.len()
+    }
+}
+
+fn nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
+    let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    Ok(())
+}
+
+/// Relays until every pipe is closed or the stop pipe is; `output_cap` bounds the program's
+/// bytes.
+pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayReport> {
+    for fd in [
+        &ends.to_program,
+        &ends.from_program,
+        &ends.to_interactor,
+        &ends.from_interactor,
+    ] {
+        nonblocking(fd)?;
+    }
+    let start = Instant::now();
+    let mut report = RelayReport::default();
+    let mut lanes = [
+        Lane {
+            direction: Direction::ToProgram,
+            from: Some(ends.from_interactor),
+            to: Some(ends.to_program),
+            buf: Vec::with_capacity(BUFFER),
+            pos: 0,
+            cap: None,
+            total: 0,
+        },
+        Lane {
+            direction: Direction::ToInteractor,
+            from: Some(ends.from_program),
+            to: Some(ends.to_interactor),
+            buf: Vec::with_capacity(BUFFER),
+            pos: 0,
+            cap: output_cap,
+            total: 0,
+        },
+    ];
+    let stop = ends.stop;
+    let mut chunk = vec![0u8; BUFFER];
+    loop {
+        if lanes.iter().all(|l| l.from.is_none() && l.to.is_none()) {
+            break;
+        }
+        // What to wait for: reads when a lane's buffer is empty, writes when it holds bytes;
+        // a write end is always polled, for its reader going away (POLLERR).
+        let mut wanted: Vec<(usize, bool)> = Vec::with_capacity(4);
+        let mut fds = vec![PollFd::new(stop.as_fd(), PollFlags::POLLIN)];
+        for (i, lane) in lanes.iter().enumerate() {
+            if let (Some(from), false) = (&lane.from, lane.pending()) {
+                fds.push(PollFd::new(from.as_fd(), PollFlags::POLLIN));
+                wanted.push((i, true));
+            }
+            if let Some(to) = &lane.to {
+                let events = if lane.pending() {
+                    PollFlags::POLLOUT
+                } else {
+                    PollFlags::empty()
+                };
+                fds.push(PollFd::new(to.as_fd(), events));
+                wanted.push((i, false));
+            }
+        }
+        match poll(&mut fds, PollTimeout::NONE) {
+            Ok(_) => {}
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+        let ready: Vec<PollFlags> = fds
+            .iter()
+            .map(|f| f.revents().unwrap_or(PollFlags::empty()))
+            .collect();
+        drop(fds);
+        if !ready[0].is_empty() {
+            break;
+        }
+        for (&(i, read), revents) in wanted.iter().zip(&ready[1..]) {
+            if revents.is_empty() {
+                continue;
+            }
+            let lane = &mut lanes[i];
+            if read {
+                let Some(from) = &lane.from else { continue };
+                match nix::unistd::read(from, &mut chunk) {
+                    Ok(0) => {
+                        lane.from = None;
+                        if !lane.pending() {
+                            lane.to = None;
+                        }
+                    }
+                    Ok(n) => {
+                        report
+                            .transcript
+                            .record(lane.direction, start.elapsed(), &chunk[..n]);
+                        lane.total += n as u64;
+                        if lane.cap.is_some_and(|cap| lane.total > cap) {
+                            report.output_capped = true;
+                            lane.from = None;
+                            lane.to = None;
+                            lane.buf.clear();
+                            lane.pos = 0;
+                            continue;
+                        }
+                        lane.buf.clear();
+                        lane.buf.extend_from_slice(&chunk[..n]);
+                        lane.pos = 0;
+                    }
+                    Err(Errno::EAGAIN | Errno::EINTR) => {}
+                    Err(_) => {
+                        lane.from = None;
+                        if !lane.pending() {
+                            lane.to = None;
+                        }
+                    }
+                }
+            } else {
+                let Some(to) = &lane.to else { continue };
+                let gone = if revents.contains(PollFlags::POLLERR) {
+                    true
+                } else if lane.pending() {
+                    match nix::unistd::write(to, &lane.buf[lane.pos..]) {
+                        Ok(n) => {
+                            lane.pos += n;
+                            false
+                        }
+                        Err(Errno::EAGAIN | Errno::EINTR) => false,
+                        Err(_) => true,
+                    }
+                } else {
+                    false
+                };
+                if gone {
+                    // The reader went away: the writer's pipe closes too (SIGPIPE on its
+                    // next write), and what it had sent is dropped.
+                    if lane.direction == Direction::ToInteractor && lane.pending() {
+                        report.program_output_dropped = true;
+                    }
+                    lane.to = None;
+                    lane.from = None;
+                    lane.buf.clear();
+                    lane.pos = 0;
+                } else if !lane.pending() && lane.from.is_none() {
+                    lane.to = None;
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        nix::unistd::pipe2(OFlag::O_CLOEXEC).expect("pipe")
+    }
+
+    /// A relay over fresh pipes on its own thread; returns the far ends and the stop end.
+    fn start(
+        cap: Option<u64>,
+    ) -> (
+        [OwnedFd; 4],
+        OwnedFd,
+        std::thread::JoinHandle<std::io::Result<RelayReport>>,
+    ) {
+        let (p_in_r, p_in_w) = pipe();
+        let (p_out_r, p_out_w) = pipe();
+        let (i_in_r, i_in_w) = pipe();
+        let (i_out_r, i_out_w) = pipe();
+        let (stop_r, stop_w) = pipe();
+        let ends = RelayEnds {
+            to_program: p_in_w,
+            from_program: p_out_r,
+            to_interactor: i_in_w,
+            from_interactor: i_out_r,
+            stop: stop_r,
+        };
+        let handle = std::thread::spawn(move || relay(ends, cap));
+        ([p_in_r, p_out_w, i_in_r, i_out_w], stop_w, handle)
+    }
+
+    #[test]
+    fn bytes_cross_both_ways_and_an_exit_is_end_of_file_on_the_other_side() {
+        let ([p_in, p_out, i_in, i_out], _stop, handle) = start(None);
+        let (mut p_in, mut p_out) = (std::fs::File::from(p_in), std::fs::File::from(p_out));
+        let (mut i_in, mut i_out) = (std::fs::File::from(i_in), std::fs::File::from(i_out));
+        i_out.write_all(b"7\n").expect("interactor writes");
+        let mut got = [0u8; 2];
+        p_in.read_exact(&mut got).expect("program reads");
+        assert_eq!(&got, b"7\n");
+        p_out.write_all(b"8\n").expect("program writes");
+        i_in.read_exact(&mut got).expect("interactor reads");
+        assert_eq!(&got, b"8\n");
+        drop(p_out); // the program exits: the interactor reads end-of-file
+        let mut rest = Vec::new();
+        i_in.read_to_end(&mut rest).expect("eof");
+        assert!(rest.is_empty());
+        drop(i_out);
+        p_in.read_to_end(&mut rest).expect("eof");
+        drop((p_in, i_in));
+        let report = handle.join().expect("thread").expect("relay");
+        assert_eq!(report.transcript.messages, 2);
+        assert_eq!(report.transcript.program_bytes, 2);
+        assert!(!report.output_capped && !report.program_output_dropped);
+    }
+
+    #[test]
+    fn a_reader_going_away_closes_the_writers_pipe() {
+        let ([p_in, p_out, i_in, i_out], _stop, handle) = start(None);
+        drop(i_in); // the interactor exits without reading
+        let mut p_out = std::fs::File::from(p_out);
+        let mut failed = false;
+        for _ in 0..64 {
+            if p_out.write_all(&[b'x'; 4096]).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        assert!(
+            failed,
+            "the program's writes fail once the interactor is gone"
+        );
+        drop((p_in, p_out, i_out));
+        handle.join().expect("thread").expect("relay");
+    }
+
+    #[test]
+    fn the_program_past_its_output_limit_is_cut_off() {
+        let ([p_in, p_out, i_in, i_out], _stop, handle) = start(Some(10_000));
+        let mut p_out = std::fs::File::from(p_out);
+        let mut i_in = std::fs::File::from(i_in);
+        let reader = std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            let _ = i_in.read_to_end(&mut sink);
+            sink.len()
+        });
+        let mut written = 0;
+        while written < 1 << 20 {
+            match p_out.write(&[b'y'; 4096]) {
+                Ok(n) => written += n,
+                Err(_) => break,
+            }
+        }
+        assert!(written < 1 << 20, "cut off well before 1 MiB");
+        drop((p_in, p_out, i_out));
+        assert!(reader.join().expect("reader") <= 10_000);
+        let report = handle.join().expect("thread").expect("relay");
+        assert!(report.output_capped);
+    }
+
+    #[test]
+    fn closing_the_stop_pipe_ends_a_relay_whose_sides_hang_on() {
+        let (ends, stop, handle) = start(None);
+        drop(stop);
+        handle.join().expect("thread").expect("relay");
+        drop(ends);
+    }
+}

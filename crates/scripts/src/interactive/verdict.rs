@@ -1,0 +1,280 @@
+//! Who wins when a program and its interactor end: the rules for every race, as one pure
+//! function over what each side did (docs/interactive.md gives them as a table).
+
+use crate::compare::{CompareOutcome, CompareVerdict};
+use crate::judge::classify::RunFailure;
+use verdict_contracts::{JudgeStatus, Score};
+
+/// `SIGPIPE`: a write to a pipe nobody reads any more.
+const SIGPIPE: i32 = 13;
+
+/// Everything the rules look at.
+#[derive(Debug, Clone)]
+pub struct Ends {
+    /// The program's failure as a lone run would be classified (limit, signal, exit code).
+    pub program_failure: Option<RunFailure>,
+    /// The signal that ended the program, if one did.
+    pub program_signal: Option<i32>,
+    /// The interactor's verdict from its exit and feedback (Compare Error when it failed).
+    pub interactor: CompareOutcome,
+    /// The signal that ended the interactor, if one did.
+    pub interactor_signal: Option<i32>,
+    /// Whether the interactor ended before the program did.
+    pub interactor_first: bool,
+    /// The program wrote more than its output limit.
+    pub output_capped: bool,
+}
+
+/// A decision: the status, its score and the reason for `error_log`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// The task's status.
+    pub status: JudgeStatus,
+    /// Its score.
+    pub score: Score,
+    /// Why, in a line or two.
+    pub reason: String,
+}
+
+impl Decision {
+    fn of(status: JudgeStatus, reason: impl Into<String>) -> Decision {
+        Decision {
+            status,
+            score: if status == JudgeStatus::Accepted {
+                Score::FULL
+            } else {
+                Score::ZERO
+            },
+            reason: reason.into(),
+        }
+    }
+
+    fn interactor(outcome: &CompareOutcome, why: &str) -> Decision {
+        let mut reason = why.to_owned();
+        if !outcome.message.is_empty() {
+            reason.push_str(": ");
+            reason.push_str(&outcome.message);
+        }
+        if let Some(report) = &outcome.report {
+            reason.push('\n');
+            reason.push_str(report);
+        }
+        Decision {
+            status: outcome.verdict.status(),
+            score: outcome.verdict.score(),
+            reason,
+        }
+    }
+}
+
+/// Whether a verdict of the interactor rejects the program (a wrong or partial answer).
+fn rejects(verdict: CompareVerdict) -> bool {
+    !matches!(
+        verdict,
+        CompareVerdict::Accepted | CompareVerdict::CompareError
+    )
+}
+
+/// The rules, first match wins:
+/// 1. the program wrote past its output limit: Output Limit Exceeded;
+/// 2. the interactor ended first with a rejection (wrong answer, presentation error, partial
+///    marks): that verdict, whatever the program did afterwards (end-of-file, `SIGPIPE`, a
+///    crash, a limit while it ignored the closed pipes);
+/// 3. the program hit its CPU, memory or output limit: that limit; its wall limit: Compare
+///    Error when the interactor failed too (it was stalling the exchange), else Time Limit
+///    Exceeded (the program was waiting: idle);
+/// 4. the interactor died of `SIGPIPE` after the program had ended (it was still writing to
+///    a program that left): the program's run-time failure if it had one, else Wrong Answer;
+///    any other failure of the interactor (crash, limit, an exit code its dialect does not
+///    have, testlib's 3): Compare Error;
+/// 5. the program died of `SIGPIPE` after the interactor had ended (it went on writing after
+///    the interactor accepted and closed): Wrong Answer; any other run-time failure of the
+///    program (signal, non-zero exit): that failure's status;
+/// 6. the interactor's verdict.
+pub fn decide(ends: &Ends) -> Decision {
+    if ends.output_capped {
+        return Decision::of(
+            JudgeStatus::OutputLimitExceeded,
+            "the program sent the interactor more than its output limit",
+        );
+    }
+    let verdict = ends.interactor.verdict;
+    if ends.interactor_first && rejects(verdict) {
+        return Decision::interactor(&ends.interactor, "the interactor ended first");
+    }
+    if let Some(failure) = &ends.program_failure {
+        let limit = matches!(
+            failure.status,
+            JudgeStatus::TimeLimitExceeded
+                | JudgeStatus::MemoryLimitExceeded
+                | JudgeStatus::OutputLimitExceeded
+        );
+        let idle = failure.status == JudgeStatus::TimeLimitExceeded
+            && failure.reason.starts_with("wall time");
+        if limit && idle && verdict == CompareVerdict::CompareError {
+            return Decision::interactor(
+                &ends.interactor,
+                "the program waited until its wall limit and the interactor failed",
+            );
+        }
+        if limit {
+            return Decision::of(failure.status, failure.reason.clone());
+        }
+    }
+    if verdict == CompareVerdict::CompareError {
+        if ends.interactor_signal == Some(SIGPIPE) && !ends.interactor_first {
+            if let Some(failure) = &ends.program_failure {
+                return Decision::of(failure.status, failure.reason.clone());
+            }
+            return Decision::of(
+                JudgeStatus::WrongAnswer,
+                "the program ended while the interactor was still writing to it",
+            );
+        }
+        return Decision::interactor(&ends.interactor, "the interactor failed");
+    }
+    if let Some(failure) = &ends.program_failure {
+        if ends.program_signal == Some(SIGPIPE) && ends.interactor_first {
+            return Decision::of(
+                JudgeStatus::WrongAnswer,
+                "the program went on writing after the interactor had finished (SIGPIPE)",
+            );
+        }
+        return Decision::of(failure.status, failure.reason.clone());
+    }
+    Decision::interactor(&ends.interactor, "interactor")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use JudgeStatus::*;
+
+    fn failure(status: JudgeStatus, reason: &str) -> Option<RunFailure> {
+        Some(RunFailure {
+            status,
+            reason: reason.into(),
+        })
+    }
+
+    fn ends(
+        program_failure: Option<RunFailure>,
+        signal: Option<i32>,
+        interactor: CompareVerdict,
+        interactor_first: bool,
+    ) -> Ends {
+        Ends {
+            program_failure,
+            program_signal: signal,
+            interactor: CompareOutcome::new(interactor, "msg"),
+            interactor_signal: None,
+            interactor_first,
+            output_capped: false,
+        }
+    }
+
+    const WA: CompareVerdict = CompareVerdict::WrongAnswer;
+    const AC: CompareVerdict = CompareVerdict::Accepted;
+    const CE: CompareVerdict = CompareVerdict::CompareError;
+
+    #[test]
+    fn the_interactors_rejection_first_wins_over_whatever_the_program_did_after() {
+        let rte = failure(RuntimeError, "killed by SIGPIPE");
+        assert_eq!(
+            decide(&ends(rte.clone(), Some(13), WA, true)).status,
+            WrongAnswer
+        );
+        let tle = failure(TimeLimitExceeded, "CPU time over 1000 ms");
+        assert_eq!(decide(&ends(tle, None, WA, true)).status, WrongAnswer);
+        let partial = CompareVerdict::PartialCorrect {
+            numerator: 1,
+            denominator: 2,
+        };
+        let d = decide(&ends(rte, Some(13), partial, true));
+        assert_eq!(
+            (d.status, d.score.to_string()),
+            (PartialCorrect, "1/2".into())
+        );
+    }
+
+    #[test]
+    fn the_program_ending_first_with_a_failure_is_that_failure() {
+        let rte = failure(RuntimeError, "exit code 3");
+        assert_eq!(decide(&ends(rte, None, WA, false)).status, RuntimeError);
+        let seg = failure(SegmentationFault, "SIGSEGV");
+        assert_eq!(
+            decide(&ends(seg, Some(11), AC, false)).status,
+            SegmentationFault
+        );
+        let mle = failure(MemoryLimitExceeded, "memory");
+        assert_eq!(
+            decide(&ends(mle, None, WA, false)).status,
+            MemoryLimitExceeded
+        );
+    }
+
+    #[test]
+    fn limits_win_over_an_interactor_that_did_not_reject_first() {
+        let tle = failure(TimeLimitExceeded, "CPU time over 1000 ms");
+        assert_eq!(
+            decide(&ends(tle.clone(), None, AC, true)).status,
+            TimeLimitExceeded
+        );
+        assert_eq!(
+            decide(&ends(tle, None, CE, false)).status,
+            TimeLimitExceeded
+        );
+        let idle = failure(
+            TimeLimitExceeded,
+            "wall time over 3000 ms (the program was waiting)",
+        );
+        assert_eq!(
+            decide(&ends(idle.clone(), None, WA, false)).status,
+            TimeLimitExceeded
+        );
+        let stalled = decide(&ends(idle, None, CE, false));
+        assert_eq!(stalled.status, CompareError, "{}", stalled.reason);
+    }
+
+    #[test]
+    fn a_failed_interactor_is_a_compare_error_and_sigpipe_after_its_acceptance_is_wrong() {
+        assert_eq!(decide(&ends(None, None, CE, true)).status, CompareError);
+        let rte = failure(RuntimeError, "exit code 1");
+        assert_eq!(decide(&ends(rte, None, CE, false)).status, CompareError);
+        let pipe = failure(RuntimeError, "killed by signal 13 (SIGPIPE)");
+        assert_eq!(
+            decide(&ends(pipe.clone(), Some(13), AC, true)).status,
+            WrongAnswer
+        );
+        assert_eq!(
+            decide(&ends(pipe, Some(13), AC, false)).status,
+            RuntimeError
+        );
+    }
+
+    #[test]
+    fn an_interactor_cut_off_by_a_program_that_left_is_not_its_fault() {
+        let mut left = ends(None, None, CE, false);
+        left.interactor_signal = Some(13);
+        assert_eq!(decide(&left).status, WrongAnswer);
+        left.program_failure = failure(RuntimeError, "exit code 2");
+        assert_eq!(decide(&left).status, RuntimeError);
+        // SIGPIPE with the interactor first (it closed on itself) is its own failure.
+        let mut own = ends(None, None, CE, true);
+        own.interactor_signal = Some(13);
+        assert_eq!(decide(&own).status, CompareError);
+        let mut crashed = ends(None, None, CE, false);
+        crashed.interactor_signal = Some(11);
+        assert_eq!(decide(&crashed).status, CompareError);
+    }
+
+    #[test]
+    fn otherwise_the_interactor_decides_and_a_flood_is_an_output_limit() {
+        let d = decide(&ends(None, None, AC, false));
+        assert_eq!((d.status, d.score), (Accepted, Score::FULL));
+        assert_eq!(decide(&ends(None, None, WA, false)).status, WrongAnswer);
+        let mut flood = ends(None, None, WA, true);
+        flood.output_capped = true;
+        assert_eq!(decide(&flood).status, OutputLimitExceeded);
+    }
+}
