@@ -116,14 +116,14 @@ pub(super) unsafe fn zygote_main(boot: &Boot<'_>, sock: RawFd, parent_end: RawFd
                 Err(libc::EINTR) => continue,
                 Err(_) => shut_down(),
             };
-            let passed = &fds[..n];
+            let passed = &mut fds[..n];
             let reply = serve(
                 &*(boot.arena.base() as *const WireOrder),
                 passed,
                 boot,
                 pipe,
             );
-            for &fd in passed {
+            for &fd in passed.iter() {
                 libc::close(fd);
             }
             if !send_reply(&reply) || boot.one_shot {
@@ -138,7 +138,12 @@ pub(super) unsafe fn zygote_main(boot: &Boot<'_>, sock: RawFd, parent_end: RawFd
 ///
 /// # Safety
 /// Only in the zygote, with `order` written by [`Arena::write`] and `passed` its descriptors.
-unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [RawFd; 2]) -> Reply {
+unsafe fn serve(
+    order: &WireOrder,
+    passed: &mut [RawFd],
+    boot: &Boot<'_>,
+    pipe: [RawFd; 2],
+) -> Reply {
     let mut reply = Reply::default();
     let mounts = order
         .mounts
@@ -208,6 +213,13 @@ unsafe fn serve(order: &WireOrder, passed: &[RawFd], boot: &Boot<'_>, pipe: [Raw
             // fresh namespace, and learns nothing from its pid about earlier runs.
             libc::pwrite(LAST_PID_FD, b"1".as_ptr().cast(), 1, 0);
             let pid = child::spawn_program(&exec, boot.stack_top);
+            // The program has its stdio (the spawn returned once it exec'd or died): the
+            // zygote's copies go now, so that a pipe the program closes is closed (the other
+            // side sees end-of-file or EPIPE while the program still runs).
+            for fd in passed.iter_mut().take(3) {
+                libc::close(*fd);
+                *fd = -1;
+            }
             if pid < 0 {
                 failed = Some((child::ST_FORK, sys::errno()));
             } else {
