@@ -250,13 +250,17 @@ pub fn judge_interactive(
         test.memory_error_patterns,
     );
     let interactor = interpret(test.protocol, &output.interactor)?;
-    let interactor_first = match (
-        output.interactor.outcome.ended,
-        output.program.outcome.ended,
-    ) {
-        (Some(i), Some(p)) => i < p,
-        _ => false,
-    };
+    // Who ended first: as the relay saw it (causal: it passes every byte and close between
+    // the two), else by when each zygote saw its program exit.
+    let interactor_first = output.relay.interactor_first().unwrap_or(
+        match (
+            output.interactor.outcome.ended,
+            output.program.outcome.ended,
+        ) {
+            (Some(i), Some(p)) => i < p,
+            _ => false,
+        },
+    );
     let ends = Ends {
         program_failure,
         program_signal: match output.program.outcome.exit {

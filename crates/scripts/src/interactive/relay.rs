@@ -52,6 +52,40 @@ pub struct RelayReport {
     /// The program's output pipe was closed on it because the interactor stopped reading
     /// (exited or closed its stdin) with bytes of the program still undelivered.
     pub program_output_dropped: bool,
+    /// When the relay first saw the program's end: its stdout closing, or its stdin's reader
+    /// gone.
+    pub program_end: Option<std::time::Duration>,
+    /// When the relay first saw the interactor's end, likewise.
+    pub interactor_end: Option<std::time::Duration>,
+}
+
+impl RelayReport {
+    /// Whether the interactor ended before the program, as the relay saw them: it passes
+    /// every byte and every close between the two, so what one side does because the other
+    /// ended always comes after that end. `None` when it saw neither end.
+    pub fn interactor_first(&self) -> Option<bool> {
+        match (self.interactor_end, self.program_end) {
+            (Some(i), Some(p)) => Some(i < p),
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (None, None) => None,
+        }
+    }
+
+    /// Notes that `side` ended now (the first time only).
+    fn ended(&mut self, writer_of: Direction, reader_gone: bool, at: std::time::Duration) {
+        // A lane's writer is the side its bytes come from; its reader the other one.
+        let program = matches!(
+            (writer_of, reader_gone),
+            (Direction::ToInteractor, false) | (Direction::ToProgram, true)
+        );
+        let slot = if program {
+            &mut self.program_end
+        } else {
+            &mut self.interactor_end
+        };
+        slot.get_or_insert(at);
+    }
 }
 
 /// One direction.
@@ -157,6 +191,7 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                 let Some(from) = &lane.from else { continue };
                 match nix::unistd::read(from, &mut chunk) {
                     Ok(0) => {
+                        report.ended(lane.direction, false, start.elapsed());
                         lane.from = None;
                         if !lane.pending() {
                             lane.to = None;
@@ -181,6 +216,7 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                     }
                     Err(Errno::EAGAIN | Errno::EINTR) => {}
                     Err(_) => {
+                        report.ended(lane.direction, false, start.elapsed());
                         lane.from = None;
                         if !lane.pending() {
                             lane.to = None;
@@ -204,6 +240,7 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                     false
                 };
                 if gone {
+                    report.ended(lane.direction, true, start.elapsed());
                     // The reader went away: the writer's pipe closes too (SIGPIPE on its
                     // next write), and what it had sent is dropped.
                     if lane.direction == Direction::ToInteractor && lane.pending() {
