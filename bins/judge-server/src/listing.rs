@@ -24,6 +24,31 @@ pub struct ListQuery {
     pub limit: Option<usize>,
 }
 
+/// `GET /v1/submissions/{sub_id}/plan`: what the page needs of the Submission.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SubmissionPlan {
+    /// The Submission's judge tasks, as sent.
+    pub judge_tasks: Vec<verdict_contracts::JudgeTask>,
+    /// Per test datum, its input files.
+    pub test_inputs: Vec<Vec<PlanInput>>,
+}
+
+/// One input file of a test datum.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PlanInput {
+    /// Its name.
+    pub name: Option<String>,
+    /// `text`, `remote` or `local`.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Its text, when inline (at most 4096 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The whole text's length in characters, when it was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_chars: Option<u64>,
+}
+
 /// Where a submission is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

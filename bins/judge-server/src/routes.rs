@@ -195,6 +195,19 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
         )
         .serves(ACCEPTING),
         get(
+            "/v1/submissions/{sub_id}/plan",
+            submissions::plan,
+            Doc::new(
+                "submissionPlan",
+                "What a page needs to show the submission whole: its judge_tasks (kinds, limits, dependencies) and test_inputs (per test datum, each input's name, type and inline text, cut to 4096 characters with text_chars giving the whole count), kept as long as its report.",
+            )
+            .params(sub_id())
+            .ok(200, "The plan.", json::<listing::SubmissionPlan>)
+            .reply(ambiguous)
+            .errors(&[401, 404]),
+        )
+        .serves(ACCEPTING),
+        get(
             "/v1/submissions/{sub_id}/events",
             submissions::events,
             Doc::new(

@@ -176,6 +176,27 @@ pub async fn status(
     Ok(response)
 }
 
+/// `GET /v1/submissions/{sub_id}/plan`: what the page needs to show a submission whole, to
+/// every viewer (not only the tab that sent it): its judge tasks (kinds, limits, dependencies)
+/// and its tests' inline inputs, kept as long as its report.
+pub async fn plan(
+    State(state): State<AppState>,
+    caller: Caller,
+    SubIdPath(sub_id): SubIdPath,
+    which: CategoryQuery,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let entry = visible_entry(&state, &caller, &sub_id, which).await?;
+    let plan = state
+        .submissions()?
+        .store
+        .plan(&entry.key)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no plan is kept for {sub_id:?}")))?;
+    let plan = serde_json::from_str(&plan)
+        .map_err(|e| ApiError::Internal(format!("stored plan of {sub_id:?}: {e}")))?;
+    Ok(Json(plan))
+}
+
 /// `GET /v1/submissions/{sub_id}/events`: one `task` event per finished task, then `report`.
 pub async fn events(
     State(state): State<AppState>,

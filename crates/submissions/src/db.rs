@@ -131,6 +131,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     phase TEXT NOT NULL,
     request TEXT,
     report TEXT,
+    plan TEXT,
     accepted_at_ms INTEGER NOT NULL,
     finished_at_ms INTEGER,
     UNIQUE (category, sub_id)
@@ -184,6 +185,15 @@ impl Db {
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(sqlite)?;
         conn.execute_batch(SCHEMA).map_err(sqlite)?;
+        // A store made before the plan column: add it (kept plans start with the next accept).
+        let has_plan = conn
+            .prepare("SELECT 1 FROM pragma_table_info('submissions') WHERE name = 'plan'")
+            .and_then(|mut stmt| stmt.exists([]))
+            .map_err(sqlite)?;
+        if !has_plan {
+            conn.execute_batch("ALTER TABLE submissions ADD COLUMN plan TEXT")
+                .map_err(sqlite)?;
+        }
         Ok(Db {
             conn: Mutex::new(conn),
             path,
@@ -202,9 +212,11 @@ impl Db {
         }
     }
 
-    /// Records an accepted submission (`queued`, with its request text), replacing a finished
-    /// one with the same key (a rejudge). On disk when this returns.
+    /// Records an accepted submission (`queued`, with its request text and its plan, which
+    /// outlives the request), replacing a finished one with the same key (a rejudge). On disk
+    /// when this returns.
     pub fn accept(&self, key: &SubKey, request: &str) -> Result<(), DbError> {
+        let plan = crate::plan::plan_of(request);
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(|e| self.err(e))?;
         tx.execute(
@@ -213,9 +225,9 @@ impl Db {
         )
         .map_err(|e| self.err(e))?;
         tx.execute(
-            "INSERT INTO submissions (category, sub_id, phase, request, accepted_at_ms)
-             VALUES (?1, ?2, 'queued', ?3, ?4)",
-            params![key.category, key.sub_id, request, now_ms()],
+            "INSERT INTO submissions (category, sub_id, phase, request, plan, accepted_at_ms)
+             VALUES (?1, ?2, 'queued', ?3, ?4, ?5)",
+            params![key.category, key.sub_id, request, plan, now_ms()],
         )
         .map_err(|e| self.err(e))?;
         tx.commit().map_err(|e| self.err(e))
@@ -333,6 +345,19 @@ impl Db {
                 },
             )
             .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// The plan kept for `key` (see [`crate::plan_of`]), if any.
+    pub fn plan(&self, key: &SubKey) -> Result<Option<String>, DbError> {
+        self.conn()
+            .query_row(
+                "SELECT plan FROM submissions WHERE category = ?1 AND sub_id = ?2",
+                params![key.category, key.sub_id],
+                |row| row.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
             .map_err(|e| self.err(e))
     }
 

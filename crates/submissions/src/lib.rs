@@ -31,6 +31,7 @@ mod entry;
 mod error;
 mod jobs;
 mod metrics;
+mod plan;
 mod store;
 
 pub use db::{DbError, Phase, SubKey, Unfinished};
@@ -38,4 +39,5 @@ pub use entry::{Entry, StreamEvent};
 pub use error::SubmissionError;
 pub use jobs::Jobs;
 pub use metrics::{Histogram, Metrics, Reject};
+pub use plan::plan_of;
 pub use store::{Store, spawn_sweeper};

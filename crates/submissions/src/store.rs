@@ -299,6 +299,12 @@ impl Store {
         entry.finish(report, metrics);
     }
 
+    /// The plan of the submission `key` (its tasks and inline inputs, as JSON), if kept.
+    pub async fn plan(&self, key: &SubKey) -> Result<Option<String>, SubmissionError> {
+        let lookup = key.clone();
+        self.db(move |db| db.plan(&lookup)).await
+    }
+
     /// The submission `key`, if known: in memory, or finished and still kept on disk.
     pub async fn get(&self, key: &SubKey) -> Result<Option<Arc<Entry>>, SubmissionError> {
         if let Some(entry) = self.lock().get(key).cloned() {

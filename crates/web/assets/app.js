@@ -187,7 +187,7 @@
     }, { once: true });
   });
 
-  /** The Submission a submission was made of: this tab's copy (the server keeps none for us yet). */
+  /** The Submission this tab sent, if it did (else the server's plan is read). */
   function storedSubmission(subId) {
     try {
       const stored = sessionStorage.getItem(SUB_KEY + subId);
@@ -228,12 +228,28 @@
       report = next;
       if (complete) live = false;
       if (!view) {
-        view = V.judge.mount(main, { report, submission: storedSubmission(subId), selected: selectedIndex, onSelect });
+        const mine = storedSubmission(subId);
+        view = V.judge.mount(main, { report, submission: mine, selected: selectedIndex, onSelect });
+        if (!mine) loadPlan();
       } else {
         view.setReport(report);
       }
       view.setLive(live);
       return complete;
+    }
+
+    /** The server's plan of the submission (its tasks and inputs), for every viewer. */
+    async function loadPlan() {
+      try {
+        const res = await api(path + "/plan", { signal });
+        if (!res.ok || !view) return;
+        const plan = await res.json();
+        // The shape the view reads: judge_tasks, and test_data with each datum's inputs.
+        view.setSubmission({
+          judge_tasks: plan.judge_tasks || [],
+          test_data: (plan.test_inputs || []).map((inputs) => ({ inputs })),
+        });
+      } catch (_) { /* shown without: the snapshot loop reports a lost server */ }
     }
 
     function onEvent(type, data) {

@@ -141,7 +141,8 @@
     return h("section", { class: "sub test-input" }, h("h3", {}, `Input (test #${task.testcase_id})`),
       inputs.map((a) => [h("div", { class: "diff-title mono" }, a.name),
         a.type === "text" && typeof a.text === "string"
-          ? h("pre", { class: "mono input" }, a.text.length > 4000 ? a.text.slice(0, 4000) + `\n… (${a.text.length - 4000} more characters)` : a.text)
+          ? h("pre", { class: "mono input" }, a.text.length > 4000 ? a.text.slice(0, 4000) + `\n… (${a.text.length - 4000} more characters)`
+            : a.text + (a.text_chars > a.text.length ? `\n… (${a.text_chars - a.text.length} more characters)` : ""))
           : h("p", { class: "muted" }, `${a.type} file${a.url ? " " + a.url : a.path ? " " + a.path : ""}`)]));
   }
 

@@ -499,3 +499,59 @@ async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
     assert!(!queue.contains("TypeError"), "{queue}");
     browser.close().await.expect("close");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submission_sent_over_the_api_shows_whole_in_a_fresh_browser() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let sent = post(
+        &server.url("/v1/submissions"),
+        Some(TOKEN),
+        &fresh("dependency-not-satisfied", "faces-api"),
+    );
+    assert_eq!(sent.status, 202, "{}", sent.text);
+    // The plan over HTTP: the tasks and the inputs, kept for every viewer.
+    let plan = crate::common::get(&server.url("/v1/submissions/faces-api/plan"), Some(TOKEN));
+    assert_eq!(plan.status, 200, "{}", plan.text);
+    let plan = plan.json();
+    assert_eq!(plan["judge_tasks"][1]["time_limit"], 1000);
+    assert_eq!(plan["test_inputs"][0][0]["text"], "1 2\n");
+    crate::common::assert_matches_openapi(&server, "SubmissionPlan", &plan);
+    // A browser that never saw it.
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    sign_in(c, &server.url(""), TOKEN).await;
+    c.goto(&server.url("/#/s/faces-api")).await.expect("open");
+    until_finished(c, 5, Duration::from_secs(120)).await;
+    assert!(
+        until(
+            c,
+            "return [...document.querySelectorAll('tr.task-row td:nth-child(3)')].map(td => td.textContent).join(',') === 'compile,test #0,test #1,test #0,test #1'
+                && !!document.querySelector('svg.graph');",
+            Duration::from_secs(10)
+        )
+        .await,
+        "the kinds or the graph are missing: {}",
+        text(c, "#tasks").await
+    );
+    let detail = text(c, "#task-detail").await;
+    assert!(
+        detail.contains("time limit")
+            && detail.contains("1 s")
+            && !detail.contains("Limits unknown"),
+        "{detail}"
+    );
+    assert_eq!(text(c, ".test-input pre").await, "1 2");
+    // The plan lasts as long as the report: after the run it is still there.
+    let plan = crate::common::get(&server.url("/v1/submissions/faces-api/plan"), Some(TOKEN));
+    assert_eq!(plan.status, 200, "{}", plan.text);
+    assert_eq!(
+        crate::common::get(&server.url("/v1/submissions/nope/plan"), Some(TOKEN)).status,
+        404
+    );
+    browser.close().await.expect("close");
+}
