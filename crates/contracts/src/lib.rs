@@ -8,6 +8,8 @@
 //! - Agent Lab ([`lab`], [`scenario`]): [`AtomicTask`], [`ScenarioTask`] and its `input_map`
 //!   ([`DataPath`]), [`RunRecord`], [`ScoreRecord`] (the engine, with its `Runner` and `Evaluator`
 //!   traits, is `verdict-lab`).
+//! - Batches ([`batch`], [`pass_at_k`]): one problem, many candidates, a result per candidate
+//!   and pass@k (design #26, #27).
 //! - [`schemas`]: one JSON Schema (draft 2020-12) per top-level type, for `judge schema`.
 //!
 //! This crate does no process, file or network I/O.
@@ -49,12 +51,14 @@
 #[macro_use]
 mod wire;
 
+pub mod batch;
 pub mod caps;
 pub mod data_path;
 pub mod judge;
 pub mod lab;
 pub mod oracle;
 pub mod parse;
+pub mod pass_at_k;
 pub mod reports;
 pub mod scenario;
 pub mod schema;
