@@ -21,6 +21,10 @@ pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
     if n - c < k {
         return Some(1.0);
     }
+    if k == 1 {
+        // Exactly the fraction correct (the product would round it).
+        return Some(c as f64 / n as f64);
+    }
     let k = k as f64;
     let product: f64 = ((n - c + 1)..=n).map(|i| 1.0 - k / i as f64).product();
     Some(1.0 - product)
@@ -65,7 +69,8 @@ mod tests {
 
     #[test]
     fn pass_at_1_is_the_fraction_correct() {
-        assert!((pass_at_k(1024, 256, 1).unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!(pass_at_k(1024, 256, 1), Some(0.25));
+        assert_eq!(pass_at_k(5, 2, 1), Some(0.4));
     }
 
     #[test]
