@@ -65,6 +65,8 @@ subcommands! {
     Oracle(oracle),
     /// Judge code samples against a public dataset (HumanEval, MBPP, LiveCodeBench, APPS, ...).
     Eval(eval),
+    /// Judge a batch (one problem, many candidates); stream one NDJSON line per candidate.
+    Batch(batch),
     /// Write one JSON Schema per top-level wire type into a directory.
     Schema(schema),
     /// Run one command in the sandbox and print its outcome as JSON.
@@ -110,6 +112,7 @@ fn main() -> ExitCode {
         Command::Languages(args) => cmd::languages::run(args),
         Command::Oracle(args) => cmd::oracle::run(args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Batch(args) => cmd::batch::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Sandbox(args) => cmd::sandbox::run(args),
         Command::Lab(args) => cmd::lab::run(args),

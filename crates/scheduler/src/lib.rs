@@ -2,6 +2,9 @@
 //! Lab is `verdict-lab`, above it). It decides *when* things run; `verdict-scripts` decides *what* runs and what its
 //! outcome means, and `verdict-sandbox` runs it.
 //!
+//! A batch (one problem, many candidates: [`BatchJudge`]) judges each candidate with the same
+//! plan and tasks, one candidate per run permit.
+//!
 //! A submission goes down one way: `pipeline` (validate, plan, dependency forest) -> `plan`
 //! (typed tasks, limits) -> `tasks` (glue per kind) -> `submission` (builds, data, executor)
 //! -> `verdict_scripts` -> `verdict_sandbox`.
@@ -17,6 +20,7 @@
 //! ```
 
 mod assets;
+mod batch;
 mod cache;
 mod conditions;
 mod config;
@@ -28,6 +32,7 @@ mod tasks;
 mod test_dirs;
 
 pub use assets::{AssetError, AssetFetcher, check_local_roots};
+pub use batch::{BatchCancel, BatchJudge, DEFAULT_RESULT_CACHE};
 pub use cache::{CacheStats, ProblemCache, ProblemHandle};
 pub use conditions::dependency_holds;
 pub use config::{

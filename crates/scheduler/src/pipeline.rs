@@ -39,8 +39,8 @@ pub struct HostFaults {
 /// The judge: configuration, sandbox, language profiles, cache and run pool, shared by all submissions.
 #[derive(Debug, Clone)]
 pub struct Judge {
-    inner: Arc<JudgeShared>,
-    sandbox: Arc<Sandbox>,
+    pub(crate) inner: Arc<JudgeShared>,
+    pub(crate) sandbox: Arc<Sandbox>,
     /// Whether the sandbox's slots were warmed (on the first submission).
     warmed: Arc<AtomicBool>,
 }
@@ -118,7 +118,7 @@ impl Judge {
     /// On the first submission, starts the zygotes of the slots its runs will take, off its
     /// path: the runs after the compile then find their boxes made (a cold `judge run` no
     /// longer makes one on a test's path). Runs make any zygote still missing themselves.
-    fn warm_once(&self) {
+    pub(crate) fn warm_once(&self) {
         if self.warmed.swap(true, Ordering::Relaxed) {
             return;
         }
@@ -317,7 +317,7 @@ fn hide_host_paths(log: &mut String, config: &JudgeConfig, sub_id: &str) {
 
 /// The condition in a `Dependency Not Satisfied` log.
 /// The name is the contract's, as serde spells it (never a second spelling here).
-fn cond_text(cond: DependsCond) -> String {
+pub(crate) fn cond_text(cond: DependsCond) -> String {
     let name = serde_json::to_value(cond)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

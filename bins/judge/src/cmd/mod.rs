@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod batch;
 pub mod config;
 pub mod eval;
 pub mod lab;

@@ -3,6 +3,7 @@
 // Tests say `skipped: <reason>` on stdout when the host cannot sandbox.
 #![allow(clippy::print_stdout)]
 
+mod batch;
 mod cache;
 mod common;
 mod examples;

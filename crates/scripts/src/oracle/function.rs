@@ -9,9 +9,10 @@ use super::outcome::abnormal;
 use super::records::{Record, parse_records};
 use super::values::first_difference;
 use super::workdir::{WorkDir, read_capped, tail, text_of, write_box_file, write_sources};
-use super::{OracleError, OracleOptions, case_result};
+use super::{NOT_RUN, OracleError, OracleOptions, case_result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 use verdict_contracts::Language;
 use verdict_contracts::oracle::{
     FunctionSignature, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite, check_arity,
@@ -113,6 +114,7 @@ pub(crate) fn run_function_suite(
             }
         }
     }
+    let mut stopped = false;
     if !valid.is_empty() {
         let batch = Batch {
             sandbox,
@@ -122,8 +124,13 @@ pub(crate) fn run_function_suite(
             options,
             valid: &valid,
         };
-        batch.run(&args, &mut results)?;
+        stopped = batch.run(&args, &mut results)?;
     }
+    let missing = if stopped {
+        NOT_RUN
+    } else {
+        "the harness gave no result"
+    };
     Ok(results
         .into_iter()
         .zip(&suite.test_cases)
@@ -133,7 +140,7 @@ pub(crate) fn run_function_suite(
                     case,
                     OracleCaseStatus::Error,
                     None,
-                    Some("the harness gave no result".into()),
+                    Some(missing.into()),
                     0,
                 )
             })
@@ -157,11 +164,13 @@ impl Batch<'_> {
         &self.suite.test_cases[self.valid[k]]
     }
 
+    /// Runs the valid cases; `true` when it stopped before the end (`stop_at_first_failure`
+    /// or the deadline).
     fn run(
         &self,
         args: &[&[Value]],
         results: &mut [Option<OracleCaseResult>],
-    ) -> Result<(), OracleError> {
+    ) -> Result<bool, OracleError> {
         let Some(harness) = harness_for(self.suite.language) else {
             return Err(OracleError::suite(
                 "language",
@@ -235,9 +244,21 @@ impl Batch<'_> {
                 stderr: &stderr,
                 hard_timeout,
             };
+            let from = start;
             start = self.absorb(&parse_records(&text), &ended, start, end, results);
+            if self.should_stop(&results_of(self.valid, from, start, results)) {
+                return Ok(true);
+            }
         }
-        Ok(())
+        Ok(false)
+    }
+
+    /// Whether to run no more cases: one ran and did not pass (with `stop_at_first_failure`),
+    /// or the deadline has come.
+    fn should_stop(&self, ran: &[&OracleCaseResult]) -> bool {
+        let failed = ran.iter().any(|r| r.status != OracleCaseStatus::Passed);
+        (self.options.stop_at_first_failure && failed)
+            || self.options.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -261,6 +282,13 @@ impl Batch<'_> {
             start.to_string(),
             end.to_string(),
             self.timeout_ms.to_string(),
+            // "stop": end after the first case that times out (the rest would be stopped anyway).
+            if self.options.stop_at_first_failure {
+                "stop"
+            } else {
+                "all"
+            }
+            .to_owned(),
         ]);
         // The harness times each case itself; the sandbox's limits are the backstop for an
         // interpreter that cannot be interrupted (each case's time plus the harness's grace).
@@ -271,6 +299,14 @@ impl Batch<'_> {
         let budget = self.options.startup_ms.saturating_add(
             per_case.saturating_mul(u64::try_from(end - start).unwrap_or(u64::MAX)),
         );
+        // The deadline stops the interpreter (the case it was in becomes a timeout).
+        let budget = match self.options.deadline {
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                budget.min(u64::try_from(left.as_millis()).unwrap_or(u64::MAX).max(1))
+            }
+            None => budget,
+        };
         let mut limits = self.options.limits.clone();
         limits.wall_time_ms = Some(budget);
         limits.cpu_time_ms = Some(budget);
@@ -440,6 +476,19 @@ impl Batch<'_> {
             ),
         }
     }
+}
+
+/// The results of valid cases `from..to` (those recorded).
+fn results_of<'r>(
+    valid: &[usize],
+    from: usize,
+    to: usize,
+    results: &'r [Option<OracleCaseResult>],
+) -> Vec<&'r OracleCaseResult> {
+    valid[from..to.min(valid.len())]
+        .iter()
+        .filter_map(|&i| results[i].as_ref())
+        .collect()
 }
 
 /// How one interpreter run ended.

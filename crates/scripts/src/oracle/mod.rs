@@ -20,7 +20,7 @@ mod values;
 mod workdir;
 
 pub use error::OracleError;
-pub use options::{Interpreters, OracleOptions};
+pub use options::{Interpreters, NOT_RUN, OracleOptions};
 pub use values::{first_difference, floats_close, numbers_equal, values_equal};
 
 use serde_json::Value;

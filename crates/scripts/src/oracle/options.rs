@@ -1,6 +1,7 @@
 //! How the oracle runs a suite: limits, defaults and the interpreters.
 
 use std::path::PathBuf;
+use std::time::Instant;
 use verdict_contracts::Language;
 use verdict_sandbox::SandboxLimits;
 
@@ -26,7 +27,19 @@ pub struct OracleOptions {
     pub work_dir: Option<PathBuf>,
     /// The interpreters, by language.
     pub interpreters: Interpreters,
+    /// Stop at the first case that does not pass (batches' binary rewards): the cases after it
+    /// are not run and are reported as [`NOT_RUN`] errors. The judge decides, from outside
+    /// the box: a function harness told to stop ends after its first timed-out case; a script
+    /// or cli suite runs its cases one at a time.
+    pub stop_at_first_failure: bool,
+    /// No case starts after this instant, and a function suite's interpreter is stopped at it;
+    /// the cases left are reported as [`NOT_RUN`] errors.
+    pub deadline: Option<Instant>,
 }
+
+/// The message of a case the oracle did not run (an earlier failure with
+/// `stop_at_first_failure`, or the deadline).
+pub const NOT_RUN: &str = "not run: the suite was stopped before this case";
 
 impl Default for OracleOptions {
     fn default() -> Self {
@@ -48,6 +61,8 @@ impl Default for OracleOptions {
             max_produced_files: 32,
             work_dir: None,
             interpreters: Interpreters::default(),
+            stop_at_first_failure: false,
+            deadline: None,
         }
     }
 }

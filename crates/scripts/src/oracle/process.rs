@@ -3,7 +3,7 @@
 //! the case names are read back and compared (no pipes, so nothing can deadlock).
 
 use super::expect::{Captured, judge_captured};
-use super::options::OracleOptions;
+use super::options::{NOT_RUN, OracleOptions};
 use super::outcome::abnormal;
 use super::workdir::{WorkDir, list_files, read_capped, text_of, write_box_file, write_sources};
 use super::{OracleError, case_result};
@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, ScriptExpectation, TestCase, TestSuite,
     cli_input, script_expectation, script_input,
@@ -83,6 +84,9 @@ pub(crate) fn run_process_suite(
         }
     };
     let n = suite.test_cases.len();
+    if options.stop_at_first_failure || options.deadline.is_some() {
+        return one_at_a_time(suite, options, one);
+    }
     let workers = options.parallelism.clamp(1, n.max(1));
     if workers == 1 {
         return (0..n).map(one).collect();
@@ -115,6 +119,34 @@ pub(crate) fn run_process_suite(
             Some(result) => results.push(result?),
             None => continue,
         }
+    }
+    Ok(results)
+}
+
+/// Runs the cases in order, one at a time, and stops at the first that does not pass (with
+/// `stop_at_first_failure`) or at the deadline; the cases left are [`NOT_RUN`] errors.
+fn one_at_a_time(
+    suite: &TestSuite,
+    options: &OracleOptions,
+    one: impl Fn(usize) -> Result<OracleCaseResult, OracleError>,
+) -> Result<Vec<OracleCaseResult>, OracleError> {
+    let mut results = Vec::with_capacity(suite.test_cases.len());
+    let mut stopped = false;
+    for (i, case) in suite.test_cases.iter().enumerate() {
+        stopped = stopped || options.deadline.is_some_and(|d| Instant::now() >= d);
+        if stopped {
+            results.push(case_result(
+                case,
+                OracleCaseStatus::Error,
+                None,
+                Some(NOT_RUN.to_owned()),
+                0,
+            ));
+            continue;
+        }
+        let result = one(i)?;
+        stopped = options.stop_at_first_failure && result.status != OracleCaseStatus::Passed;
+        results.push(result);
     }
     Ok(results)
 }

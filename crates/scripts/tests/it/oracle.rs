@@ -79,6 +79,7 @@ fn message(report: &OracleReport, i: usize) -> &str {
 }
 
 mod python_harness;
+mod stopping;
 
 mod examples {
     use super::*;

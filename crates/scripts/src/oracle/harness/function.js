@@ -15,7 +15,9 @@ const path = require('path');
 const vm = require('vm');
 const Module = require('module');
 
-const [casesPath, resultsPath, modulePath, fnName, startText, endText, timeoutText] = process.argv.slice(2);
+const [casesPath, resultsPath, modulePath, fnName, startText, endText, timeoutText, stopText] = process.argv.slice(2);
+// "stop": no case runs after one that timed out (the judge stops at the first failure).
+const stopAtTimeout = stopText === 'stop';
 const start = Number(startText);
 const end = Number(endText);
 const timeout = Math.max(1, Number(timeoutText));
@@ -264,6 +266,7 @@ async function main() {
       record = isTimeout(e) ? { i: k, timeout: true, ms } : { i: k, error: describe(e), ms };
     }
     emit(record);
+    if (stopAtTimeout && record.timeout) break;
   }
   emit({ done: true });
 }

@@ -1,6 +1,6 @@
 """verdict's Task Oracle harness for python3 function deliverables.
 
-Usage: function.py CASES RESULTS MODULE FUNCTION START END TIMEOUT_MS
+Usage: function.py CASES RESULTS MODULE FUNCTION START END TIMEOUT_MS [stop|all]
 
 CASES is a JSON array of positional-argument lists. For each case k, START <= k < END, the harness
 calls FUNCTION(*args) and appends one JSON line to RESULTS, a file it opens before importing
@@ -10,6 +10,7 @@ Records: {"loaded": {"required": n, "max": m|null}} | {"load_error": msg} |
 {"i": k, "arity": n} | {"done": true}.
 A case runs under SIGALRM; if the alarm does not end it (swallowed, or C code holding the GIL),
 faulthandler's watchdog ends the process after a grace period, writing into RESULTS.timeout.
+With "stop", the harness runs no case after one that timed out (the judge stops there anyway).
 """
 
 import _signal
@@ -33,6 +34,7 @@ class CaseTimeout(BaseException):
 
 def main():
     cases_path, results_path, module_path, func_name, start, end, timeout_ms = sys.argv[1:8]
+    stop_at_timeout = sys.argv[8:9] == ["stop"]
     start, end, timeout = int(start), int(end), int(timeout_ms) / 1000.0
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)
@@ -122,6 +124,8 @@ def main():
                 emit({"i": k, "error": "return value is not JSON: %s" % e, "ms": ms})
         except CaseTimeout:
             emit({"i": k, "timeout": True, "ms": (time.perf_counter() - t0) * 1000})
+            if stop_at_timeout:  # the judge stops at the first failure: no case after this runs
+                break
         except BaseException as e:  # noqa: BLE001
             emit({"i": k, "error": describe(e, module_dir), "ms": (time.perf_counter() - t0) * 1000})
     # The watchdog is left armed: the process ends with os._exit right after this record (which

@@ -1,0 +1,99 @@
+//! One candidate of a programming problem: the Submission it becomes, its tasks run in order
+//! on one blocking thread (a batch's parallelism is across candidates), stopping where the
+//! batch's options say. Statuses, limits and logs are the single-Submission pipeline's own:
+//! the same plan, the same `tasks::execute`, the same dependency rule.
+
+use super::control::Control;
+use super::infra::infra_of_results;
+use crate::conditions::dependency_holds;
+use crate::pipeline::cond_text;
+use crate::plan::JudgePlan;
+use crate::submission::{JudgeShared, SubmissionRun};
+use crate::tasks;
+use std::sync::Arc;
+use verdict_contracts::batch::{CandidateResult, CandidateStatus, InfraError, ProgrammingProblem};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult, Submission};
+
+/// Judges `submission` (a candidate of `problem`) task by task; blocking.
+pub(crate) fn judge_program(
+    shared: &Arc<JudgeShared>,
+    problem: &ProgrammingProblem,
+    submission: Submission,
+    control: &Control,
+) -> CandidateResult {
+    let id = submission.sub_id.clone();
+    let plan = JudgePlan::new(&submission, &shared.config);
+    let run = match SubmissionRun::new(shared.clone(), submission) {
+        Ok(run) => run,
+        Err(err) => {
+            let infra = InfraError {
+                message: format!("cannot start judging: {err}"),
+                retryable: true,
+            };
+            return super::infra_result(id, problem.test_count(), false, infra);
+        }
+    };
+    let count = plan.tasks.len();
+    let mut results: Vec<JudgeTaskResult> = Vec::with_capacity(count);
+    let mut stopped = None;
+    for task in &plan.tasks {
+        if let Some(why) = control.halt() {
+            stopped = Some(why);
+            break;
+        }
+        let result = match task.parent {
+            Some(dep) if !dependency_holds(Some(dep.cond), &results[dep.task]) => {
+                JudgeTaskResult::with_status(
+                    JudgeStatus::DependencyNotSatisfied,
+                    format!(
+                        "task {} ended {}; this task needs {}",
+                        dep.task,
+                        results[dep.task].status,
+                        cond_text(dep.cond)
+                    ),
+                )
+            }
+            _ => tasks::execute(&run, task),
+        };
+        let failed = result.status != JudgeStatus::Accepted;
+        results.push(result);
+        if failed && control.stop_at_first_failure && results.len() < count {
+            stopped = Some(super::control::Halt::Failure);
+            break;
+        }
+    }
+    drop(run);
+    let tests_total = problem.test_count();
+    let tests_passed = results
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| problem.is_test(*i) && r.status == JudgeStatus::Accepted)
+        .count();
+    let first_failure = results
+        .iter()
+        .map(|r| r.status)
+        .find(|s| *s != JudgeStatus::Accepted);
+    let status = match (first_failure, stopped) {
+        (Some(s), _) => s,
+        (None, Some(super::control::Halt::Budget)) => JudgeStatus::TimeLimitExceeded,
+        (None, Some(super::control::Halt::Cancelled)) => JudgeStatus::SystemError,
+        (None, _) => JudgeStatus::Accepted,
+    };
+    let infra_error = infra_of_results(&results).or_else(|| control.cancelled_error(stopped));
+    let passed = status == JudgeStatus::Accepted && stopped.is_none() && infra_error.is_none();
+    CandidateResult {
+        id,
+        status: CandidateStatus::Judge(status),
+        passed,
+        fraction: super::fraction(passed, tests_passed, tests_total),
+        tests_passed,
+        tests_total,
+        stopped_early: stopped.is_some(),
+        results: Some(results),
+        cases: None,
+        message: stopped.map(|h| h.message().to_owned()),
+        infra_error,
+        same_as: None,
+        time_ms: control.elapsed_ms(),
+    }
+}
