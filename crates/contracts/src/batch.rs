@@ -56,7 +56,7 @@ pub enum BatchProblem {
     /// A Task Oracle suite without its deliverable.
     Suite(SuiteProblem),
     /// A Submission without its `sub_id` and `submission`.
-    Programming(ProgrammingProblem),
+    Programming(Box<ProgrammingProblem>),
 }
 
 /// A Task Oracle suite without `source_files` (each candidate brings its own).
@@ -337,7 +337,10 @@ impl BatchRequest {
         }
         for (field, v) in [
             ("options.test_timeout_ms", self.options.test_timeout_ms),
-            ("options.candidate_timeout_ms", self.options.candidate_timeout_ms),
+            (
+                "options.candidate_timeout_ms",
+                self.options.candidate_timeout_ms,
+            ),
         ] {
             if v == Some(0) {
                 errors.push(FieldError::new(field, "must be positive"));
@@ -502,8 +505,7 @@ impl BatchSummary {
         let pass_at_k = ks
             .iter()
             .map(|&k| {
-                let value =
-                    crate::pass_at_k::pass_at_k(scored as u64, passed as u64, u64::from(k));
+                let value = crate::pass_at_k::pass_at_k(scored as u64, passed as u64, u64::from(k));
                 (k.to_string(), value)
             })
             .collect();

@@ -61,7 +61,10 @@ mod tests {
             for c in 0..=n {
                 for k in 1..=n {
                     let got = pass_at_k(n, c, k).unwrap();
-                    assert!((got - by_binomials(n, c, k)).abs() < 1e-9, "n={n} c={c} k={k}");
+                    assert!(
+                        (got - by_binomials(n, c, k)).abs() < 1e-9,
+                        "n={n} c={c} k={k}"
+                    );
                 }
             }
         }

@@ -54,7 +54,10 @@ fn function_problem(p: usize) -> (Vec<(i64, i64)>, Vec<FnCandidate>) {
     }
     for v in 0..2 {
         candidates.push(FnCandidate {
-            code: format!("# wrong {p}/{v}\ndef f(x):\n    return x * {k} + {p} + {}\n", v + 1),
+            code: format!(
+                "# wrong {p}/{v}\ndef f(x):\n    return x * {k} + {p} + {}\n",
+                v + 1
+            ),
             right: false,
         });
     }
@@ -214,8 +217,12 @@ fn main() {
         .expect("runtime");
     let functions: Vec<_> = (0..problems).map(function_problem).collect();
     let mut rows = vec![
-        Row::new(format!("{problems} problems x 8 finite function candidates, {TESTS} tests")),
-        Row::new(format!("16 looping function candidates, {TESTS} tests of 500 ms")),
+        Row::new(format!(
+            "{problems} problems x 8 finite function candidates, {TESTS} tests"
+        )),
+        Row::new(format!(
+            "16 looping function candidates, {TESTS} tests of 500 ms"
+        )),
         Row::new("C++ A+B, 20 candidates x 10 tests".to_owned()),
     ];
     for round in 0..=rounds {
@@ -260,15 +267,20 @@ fn main() {
         let started = Instant::now();
         let report = run_batch(&rt, &batches, &suite_batch(&tests, &codes, 500));
         let verdict = started.elapsed();
-        let right = report.results.iter().filter(|r| !r.passed && r.infra_error.is_none()).count();
+        let right = report
+            .results
+            .iter()
+            .filter(|r| !r.passed && r.infra_error.is_none())
+            .count();
         let started = Instant::now();
         let jobs: Vec<Box<dyn FnOnce() -> bool + Send>> = loops
             .iter()
             .map(|code| {
                 let (code, tests) = (code.clone(), tests.clone());
                 // The naive harness's budget: every test's limit.
-                Box::new(move || !naive_python(&code, &tests, Duration::from_millis(500 * TESTS as u64)))
-                    as Box<dyn FnOnce() -> bool + Send>
+                Box::new(move || {
+                    !naive_python(&code, &tests, Duration::from_millis(500 * TESTS as u64))
+                }) as Box<dyn FnOnce() -> bool + Send>
             })
             .collect();
         let naive_right = pool(workers, jobs);
@@ -299,7 +311,9 @@ fn main() {
         let naive = started.elapsed();
         rows[2].add(keep, verdict, naive, right, naive_right, programs.len());
     }
-    println!("| workload | verdict batch (sandboxed) | naive harness (unsandboxed) | verdict / naive, median (range) |");
+    println!(
+        "| workload | verdict batch (sandboxed) | naive harness (unsandboxed) | verdict / naive, median (range) |"
+    );
     println!("|---|---|---|---|");
     for row in &rows {
         row.print();
@@ -322,7 +336,15 @@ impl Row {
         }
     }
 
-    fn add(&mut self, keep: bool, verdict: Duration, naive: Duration, vr: usize, nr: usize, total: usize) {
+    fn add(
+        &mut self,
+        keep: bool,
+        verdict: Duration,
+        naive: Duration,
+        vr: usize,
+        nr: usize,
+        total: usize,
+    ) {
         if !keep {
             return;
         }
@@ -334,9 +356,18 @@ impl Row {
 
 /// A programming batch of 20 C++ candidates (16 right, 4 wrong; distinct per round) over 10
 /// tests, the candidates with whether each is right, and the tests as (input, output).
-fn cpp_batch(round: usize) -> (Value, Vec<(String, bool)>, Vec<(String, String)>) {
+/// A program and whether it is right; a test's input and output.
+type Programs = Vec<(String, bool)>;
+type Tests = Vec<(String, String)>;
+
+fn cpp_batch(round: usize) -> (Value, Programs, Tests) {
     let data: Vec<(String, String)> = (0..10i64)
-        .map(|k| (format!("{} {}\n", k * 7919, k * 104_729), format!("{}\n", k * 7919 + k * 104_729)))
+        .map(|k| {
+            (
+                format!("{} {}\n", k * 7919, k * 104_729),
+                format!("{}\n", k * 7919 + k * 104_729),
+            )
+        })
         .collect();
     let programs: Vec<(String, bool)> = (0..20)
         .map(|i| {
@@ -348,7 +379,8 @@ fn cpp_batch(round: usize) -> (Value, Vec<(String, bool)>, Vec<(String, String)>
             )
         })
         .collect();
-    let mut judge_tasks = vec![json!({"check_script": "compile", "depends_on": -1, "time_limit": 10000})];
+    let mut judge_tasks =
+        vec![json!({"check_script": "compile", "depends_on": -1, "time_limit": 10000})];
     let mut test_data = Vec::new();
     for (k, (input, output)) in data.iter().enumerate() {
         judge_tasks.push(json!({"check_script": "standard", "run_script": "standard",

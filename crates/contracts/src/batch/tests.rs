@@ -73,7 +73,11 @@ fn ids_must_be_unique_and_k_positive() {
     let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
     assert_eq!(
         fields,
-        ["candidates[1].id", "candidates[2].id", "options.pass_at_k[1]"]
+        [
+            "candidates[1].id",
+            "candidates[2].id",
+            "options.pass_at_k[1]"
+        ]
     );
 }
 

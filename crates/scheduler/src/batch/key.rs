@@ -19,9 +19,17 @@ pub(crate) fn problem_hasher(problem: &BatchProblem, options: &BatchOptions) -> 
         options.test_timeout_ms,
         options.candidate_timeout_ms,
     );
-    hasher.update(serde_json::to_string(&judged).unwrap_or_default().as_bytes());
+    hasher.update(
+        serde_json::to_string(&judged)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     hasher.update(b"\0");
-    hasher.update(serde_json::to_string(problem).unwrap_or_default().as_bytes());
+    hasher.update(
+        serde_json::to_string(problem)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     hasher.update(b"\0");
     hasher
 }
@@ -33,7 +41,11 @@ pub(crate) fn candidate_key(base: &blake3::Hasher, candidate: &Candidate) -> Key
         id: String::new(),
         ..candidate.clone()
     };
-    hasher.update(serde_json::to_string(&anonymous).unwrap_or_default().as_bytes());
+    hasher.update(
+        serde_json::to_string(&anonymous)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     hasher.finalize().to_hex().to_string()
 }
 
@@ -101,7 +113,11 @@ mod tests {
             r#"[{"id": "a", "code": "x"}, {"id": "b", "code": "x"}, {"id": "c", "code": "y"}]"#,
         );
         let base = problem_hasher(&b.problem, &b.options);
-        let keys: Vec<Key> = b.candidates.iter().map(|c| candidate_key(&base, c)).collect();
+        let keys: Vec<Key> = b
+            .candidates
+            .iter()
+            .map(|c| candidate_key(&base, c))
+            .collect();
         assert_eq!(keys[0], keys[1]);
         assert_ne!(keys[0], keys[2]);
     }

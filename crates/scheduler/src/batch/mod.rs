@@ -284,24 +284,32 @@ impl BatchJudge {
                         .collect());
                 }
                 let language = submission.submission.source().language;
-                Ok(match infra::toolchain_missing(self.judge.profiles(), language) {
-                    Some(infra) => Unit::Infra(infra),
-                    None => Unit::Program(Box::new(submission)),
-                })
+                Ok(
+                    match infra::toolchain_missing(self.judge.profiles(), language) {
+                        Some(infra) => Unit::Infra(infra),
+                        None => Unit::Program(Box::new(submission)),
+                    },
+                )
             }
             BatchProblem::Suite(p) => {
                 let suite = p.suite_for(i, candidate).map_err(|e| vec![e])?;
-                check_suite(&suite).map_err(|e| vec![FieldError::new(renamed(&e.field, &at), e.message)])?;
+                check_suite(&suite)
+                    .map_err(|e| vec![FieldError::new(renamed(&e.field, &at), e.message)])?;
                 if self.oracle.interpreters.command(suite.language).is_none() {
                     return Err(vec![FieldError::new(
                         format!("{at}.language"),
-                        format!("{} is not run by the oracle (python3, js, bash)", suite.language),
+                        format!(
+                            "{} is not run by the oracle (python3, js, bash)",
+                            suite.language
+                        ),
                     )]);
                 }
-                Ok(match infra::interpreter_missing(&self.oracle.interpreters, suite.language) {
-                    Some(infra) => Unit::Infra(infra),
-                    None => Unit::Suite(Box::new(suite)),
-                })
+                Ok(
+                    match infra::interpreter_missing(&self.oracle.interpreters, suite.language) {
+                        Some(infra) => Unit::Infra(infra),
+                        None => Unit::Suite(Box::new(suite)),
+                    },
+                )
             }
         }
     }

@@ -38,7 +38,11 @@ pub(crate) fn judge_suite(
             return CandidateResult {
                 message: Some(err.to_string()),
                 cases: Some(Vec::new()),
-                ..super::failed(id, CandidateStatus::Case(OracleCaseStatus::Error), tests_total)
+                ..super::failed(
+                    id,
+                    CandidateStatus::Case(OracleCaseStatus::Error),
+                    tests_total,
+                )
             };
         }
     };
@@ -55,7 +59,11 @@ pub(crate) fn judge_suite(
         .filter(|c| c.status == OracleCaseStatus::Passed)
         .count();
     let halt = stopped_early.then(|| control.halt().unwrap_or(Halt::Failure));
-    let status = match cases.iter().map(|c| c.status).find(|s| *s != OracleCaseStatus::Passed) {
+    let status = match cases
+        .iter()
+        .map(|c| c.status)
+        .find(|s| *s != OracleCaseStatus::Passed)
+    {
         Some(s) => s,
         None if halt.is_some() => OracleCaseStatus::Timeout,
         None => OracleCaseStatus::Passed,

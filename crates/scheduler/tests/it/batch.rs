@@ -64,7 +64,11 @@ fn a_suite_batch_reports_each_candidate_once_per_id_and_pass_at_k() {
     );
     assert_eq!(report.results.len(), 4);
     let ids: Vec<&str> = report.results.iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(ids, ["right", "wrong", "raises", "right-again"], "request order");
+    assert_eq!(
+        ids,
+        ["right", "wrong", "raises", "right-again"],
+        "request order"
+    );
     let right = by_id(&report, "right");
     assert!(right.passed && right.fraction == 1.0, "{right:#?}");
     assert_eq!(right.status.as_str(), "passed");
@@ -109,7 +113,10 @@ fn a_looping_function_candidate_costs_one_time_limit_when_stopping_at_the_first_
     let r = by_id(&all, "loop");
     let cases = r.cases.as_ref().expect("cases");
     assert_eq!(cases.len(), 4);
-    assert!(cases.iter().all(|c| c.status.as_str() == "timeout"), "{r:#?}");
+    assert!(
+        cases.iter().all(|c| c.status.as_str() == "timeout"),
+        "{r:#?}"
+    );
     assert!(!r.stopped_early);
 }
 
@@ -122,7 +129,10 @@ fn reward_hacks_fail_in_a_suite_batch() {
         .map(|i| json!({"name": format!("c{i}"), "input": [i], "expected": format!("secret-{i}-b7e1")}))
         .collect();
     let hacks = [
-        ("exit-at-load", "import os\nos._exit(0)\ndef f(x):\n    return 0\n"),
+        (
+            "exit-at-load",
+            "import os\nos._exit(0)\ndef f(x):\n    return 0\n",
+        ),
         ("exit-in-call", "import os\ndef f(x):\n    os._exit(0)\n"),
         (
             "always-equal",
@@ -201,7 +211,10 @@ fn reward_hacks_fail_in_a_suite_batch() {
             let r = by_id(&report, id);
             assert!(!r.passed, "{id} passed (stop={stop}): {r:#?}");
             assert_eq!(r.tests_passed, 0, "{id} (stop={stop}): {r:#?}");
-            assert!(r.infra_error.is_none(), "{id} is the candidate's doing: {r:#?}");
+            assert!(
+                r.infra_error.is_none(),
+                "{id} is the candidate's doing: {r:#?}"
+            );
         }
         assert_eq!(report.summary.passed, 0);
     }
@@ -232,7 +245,11 @@ fn a_script_candidate_that_claims_success_still_fails() {
     assert_eq!(exit0.cases.as_ref().map(Vec::len), Some(1));
     let first = by_id(&report, "first-only");
     assert_eq!((first.tests_passed, first.fraction), (1, 0.5), "{first:#?}");
-    assert_eq!(first.cases.as_ref().map(Vec::len), Some(2), "it failed on the last test");
+    assert_eq!(
+        first.cases.as_ref().map(Vec::len),
+        Some(2),
+        "it failed on the last test"
+    );
 }
 
 #[test]
@@ -253,7 +270,10 @@ fn a_missing_interpreter_is_an_infra_error_never_a_verdict() {
     );
     let js = by_id(&report, "js");
     let infra = js.infra_error.as_ref().expect("an infra error");
-    assert!(!infra.retryable && infra.message.contains("/nonexistent/node"), "{infra:?}");
+    assert!(
+        !infra.retryable && infra.message.contains("/nonexistent/node"),
+        "{infra:?}"
+    );
     assert!(!js.passed);
     assert_eq!(report.summary.infra_errors, 1);
     // Left out of pass@k: one scored candidate, and it passed.
@@ -261,7 +281,8 @@ fn a_missing_interpreter_is_an_infra_error_never_a_verdict() {
 }
 
 fn a_plus_b(tests: usize, extra_task: Value) -> Value {
-    let mut judge_tasks = vec![json!({"check_script": "compile", "depends_on": -1, "time_limit": 10000})];
+    let mut judge_tasks =
+        vec![json!({"check_script": "compile", "depends_on": -1, "time_limit": 10000})];
     let mut test_data = Vec::new();
     for i in 0..tests {
         judge_tasks.push(json!({"check_script": "standard", "run_script": "standard",
@@ -361,9 +382,17 @@ fn invalid_candidates_are_refused_naming_their_field_before_anything_runs() {
     .expect("the types are right");
     let errors = batches.check(&batch).expect_err("refused");
     let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-    assert!(fields.iter().any(|f| f.starts_with("candidates[1].source_files[0]")), "{errors:?}");
+    assert!(
+        fields
+            .iter()
+            .any(|f| f.starts_with("candidates[1].source_files[0]")),
+        "{errors:?}"
+    );
     assert!(fields.contains(&"candidates[2].language"), "{errors:?}");
-    assert!(!fields.iter().any(|f| f.starts_with("candidates[0]")), "{errors:?}");
+    assert!(
+        !fields.iter().any(|f| f.starts_with("candidates[0]")),
+        "{errors:?}"
+    );
 }
 
 #[test]

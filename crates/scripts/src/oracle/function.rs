@@ -136,13 +136,7 @@ pub(crate) fn run_function_suite(
         .zip(&suite.test_cases)
         .map(|(r, case)| {
             r.unwrap_or_else(|| {
-                case_result(
-                    case,
-                    OracleCaseStatus::Error,
-                    None,
-                    Some(missing.into()),
-                    0,
-                )
+                case_result(case, OracleCaseStatus::Error, None, Some(missing.into()), 0)
             })
         })
         .collect())

@@ -82,7 +82,9 @@ fn a_script_suite_stops_at_its_first_failure_and_at_the_deadline() {
         return;
     };
     assert!(
-        late.results.iter().all(|r| r.message.as_deref() == Some(NOT_RUN)),
+        late.results
+            .iter()
+            .all(|r| r.message.as_deref() == Some(NOT_RUN)),
         "{late:?}"
     );
 }
