@@ -428,7 +428,7 @@ pub struct CandidateResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub infra_error: Option<InfraError>,
     /// Set when an identical candidate (same language, files and options) was judged instead:
-    /// its id (a result cached from an earlier batch names its own id).
+    /// its id (a result kept from an earlier batch names the id it was judged under there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_as: Option<String>,
     /// Wall time spent judging it, in ms (0 for a result shared with an identical candidate).
@@ -468,6 +468,36 @@ pub enum BatchEvent {
     Candidate(CandidateResult),
     /// Every candidate finished (the last event).
     Summary(BatchSummary),
+}
+
+/// Where an accepted batch is (HTTP: `GET /v1/batches/{id}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchState {
+    /// Accepted (on disk), waiting for a worker.
+    Queued,
+    /// Candidates are being judged.
+    Running,
+    /// Every candidate has a result.
+    Finished,
+    /// Cancelled: the candidates judged before stay, the others have no result.
+    Cancelled,
+}
+
+/// A snapshot of an accepted batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BatchStatus {
+    /// The batch's id (the client's idempotency key, or one made for it).
+    pub id: String,
+    /// The category it was queued under.
+    pub category: String,
+    /// Where it is.
+    pub state: BatchState,
+    /// The results so far (in the order they finished; in the request's order once done).
+    pub results: Vec<CandidateResult>,
+    /// The summary, once finished or cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<BatchSummary>,
 }
 
 /// A whole batch's results: every candidate in the request's order, and the summary.

@@ -1,7 +1,7 @@
 //! JSON Schemas (draft 2020-12) of the top-level wire types, as `judge schema` writes them into
 //! `schemas/`. The schemas describe what verdict accepts (fields with defaults are optional).
 
-use crate::batch::{BatchEvent, BatchReport, BatchRequest};
+use crate::batch::{BatchEvent, BatchReport, BatchRequest, BatchStatus};
 use crate::judge::{JudgeReport, JudgeTaskResult, Submission};
 use crate::lab::{AtomicTask, RunRecord, ScenarioTask, ScoreRecord, StepSummary, TraceEvent};
 use crate::oracle::{OracleReport, TestCase, TestSuite};
@@ -44,6 +44,7 @@ pub fn schemas() -> Vec<(&'static str, Schema)> {
         ("BatchRequest", schema_for::<BatchRequest>()),
         ("BatchEvent", schema_for::<BatchEvent>()),
         ("BatchReport", schema_for::<BatchReport>()),
+        ("BatchStatus", schema_for::<BatchStatus>()),
         ("AtomicTask", schema_for::<AtomicTask>()),
         ("ScenarioTask", schema_for::<ScenarioTask>()),
         ("RunRecord", schema_for::<RunRecord>()),

@@ -136,7 +136,8 @@ impl BatchJudge {
         }
         let candidates = Arc::new(candidates);
         let mut slots: Vec<Option<CandidateResult>> = vec![None; candidates.len()];
-        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, CandidateResult)>();
+        // (group, result, whether it was judged now rather than kept from an earlier batch)
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, CandidateResult, bool)>();
         let in_flight = Arc::new(Semaphore::new(self.judge.config().parallelism.max(1)));
         let driver = {
             let (this, problem, candidates) = (self.clone(), problem.clone(), candidates.clone());
@@ -149,7 +150,7 @@ impl BatchJudge {
             async move {
                 for (g, key, first) in groups {
                     if let Some(cached) = this.results.get(&key) {
-                        let _ = done_tx.send((g, cached));
+                        let _ = done_tx.send((g, cached, false));
                         continue;
                     }
                     let Ok(permit) = in_flight.clone().acquire_owned().await else {
@@ -168,17 +169,17 @@ impl BatchJudge {
                             .await;
                         this.results.put(key, &result);
                         drop(permit);
-                        let _ = done_tx.send((g, result));
+                        let _ = done_tx.send((g, result, true));
                     });
                 }
             }
         };
         let collector = async {
-            while let Some((g, result)) = done_rx.recv().await {
+            while let Some((g, result, fresh)) = done_rx.recv().await {
                 for (n, &i) in groups[g].members.iter().enumerate() {
                     let mut shared = result.clone();
                     shared.id.clone_from(&candidates[i].id);
-                    if n > 0 || result.id != candidates[i].id {
+                    if n > 0 || !fresh {
                         shared.same_as = Some(result.id.clone());
                         shared.time_ms = 0;
                     }
