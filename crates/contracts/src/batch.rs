@@ -23,8 +23,8 @@
 //! ```
 
 use crate::judge::{
-    Asset, JudgeStatus, JudgeTask, JudgeTaskResult, Language, Program, SourceCode, SubType,
-    Submission, TestDatum,
+    Asset, CompareProtocol, JudgeStatus, JudgeTask, JudgeTaskResult, Language, Program, SourceCode,
+    SubType, Submission, TestDatum,
 };
 use crate::oracle::{
     DeliverableType, FloatTolerance, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite,
@@ -105,6 +105,9 @@ pub struct ProgrammingProblem {
     /// The custom comparator (for `compare_script: ""`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<Program>,
+    /// How the comparator (or interactor) speaks, as in the Submission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_protocol: Option<CompareProtocol>,
 }
 
 fn programming() -> SubType {
@@ -283,6 +286,7 @@ impl ProgrammingProblem {
             standard: self.standard.clone(),
             random: self.random.clone(),
             compare: self.compare.clone(),
+            compare_protocol: self.compare_protocol,
         })
     }
 
