@@ -208,6 +208,39 @@ wire_enum! {
     }
 }
 
+impl CompareScript {
+    /// Whether this script compares a standard or random test's output (so it goes with
+    /// `run_script: "standard"`), rather than reading a special test's report.
+    pub fn compares_output(self) -> bool {
+        match self {
+            CompareScript::DiffIgnSpace
+            | CompareScript::DiffAll
+            | CompareScript::Custom
+            | CompareScript::IcpcDefault => true,
+            CompareScript::Valgrind | CompareScript::Gtest => false,
+        }
+    }
+
+    /// The scripts that compare output, quoted, as messages list them (in the contract's
+    /// order, `""` last): `"diff-ign-space", "diff-all", "icpc-default" or ""` (`last` joins the
+    /// last two).
+    pub fn output_scripts(last: &str) -> String {
+        let mut scripts: Vec<CompareScript> = CompareScript::ALL
+            .into_iter()
+            .filter(|c| c.compares_output())
+            .collect();
+        scripts.sort_by_key(|c| *c == CompareScript::Custom);
+        let quoted: Vec<String> = scripts
+            .iter()
+            .map(|c| format!("{:?}", c.as_str()))
+            .collect();
+        match quoted.split_last() {
+            Some((tail, head)) if !head.is_empty() => format!("{}{last}{tail}", head.join(", ")),
+            _ => quoted.join(""),
+        }
+    }
+}
+
 wire_enum! {
     /// When a dependent task may run.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -350,42 +383,6 @@ wire_enum! {
     }
 }
 
-impl Language {
-    /// Every language of the contract, in the contract's order.
-    pub const ALL: [Language; 25] = [
-        Language::Ada,
-        Language::Awk,
-        Language::Bash,
-        Language::C,
-        Language::Cpp,
-        Language::Csharp,
-        Language::Fortran95,
-        Language::Fsharp,
-        Language::Go,
-        Language::Haskell,
-        Language::Java,
-        Language::Js,
-        Language::Kotlin,
-        Language::Lua,
-        Language::Make,
-        Language::Pas,
-        Language::Perl,
-        Language::Python2,
-        Language::Python3,
-        Language::R,
-        Language::Ruby,
-        Language::Rust,
-        Language::Scala,
-        Language::Swift,
-        Language::Vbnet,
-    ];
-
-    /// The language named by a contract string.
-    pub fn from_name(name: &str) -> Option<Language> {
-        Language::ALL.into_iter().find(|l| l.as_str() == name)
-    }
-}
-
 impl std::fmt::Display for Language {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -502,31 +499,6 @@ wire_enum! {
 }
 
 impl JudgeStatus {
-    /// Every status, in the contract's order.
-    pub const ALL: [JudgeStatus; 21] = [
-        JudgeStatus::Pending,
-        JudgeStatus::Running,
-        JudgeStatus::Accepted,
-        JudgeStatus::PartialCorrect,
-        JudgeStatus::CompilationError,
-        JudgeStatus::ExecutableCompilationError,
-        JudgeStatus::DependencyNotSatisfied,
-        JudgeStatus::WrongAnswer,
-        JudgeStatus::RuntimeError,
-        JudgeStatus::TimeLimitExceeded,
-        JudgeStatus::MemoryLimitExceeded,
-        JudgeStatus::OutputLimitExceeded,
-        JudgeStatus::PresentationError,
-        JudgeStatus::RestrictFunction,
-        JudgeStatus::OutOfContestTime,
-        JudgeStatus::Compiling,
-        JudgeStatus::SegmentationFault,
-        JudgeStatus::FloatingPointError,
-        JudgeStatus::RandomGenError,
-        JudgeStatus::CompareError,
-        JudgeStatus::SystemError,
-    ];
-
     /// Whether the task is still waiting or running.
     pub fn is_in_progress(self) -> bool {
         matches!(

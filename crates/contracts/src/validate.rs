@@ -193,12 +193,21 @@ impl Submission {
         match task.check_script {
             CheckScript::Compile | CheckScript::Static => {
                 if let Some(run) = task.run_script {
-                    push("run_script", format!("must be null for a {kind} task (got {:?})", RunScript::as_str(run)));
+                    push(
+                        "run_script",
+                        format!(
+                            "must be null for a {kind} task (got {:?})",
+                            RunScript::as_str(run)
+                        ),
+                    );
                 }
                 if let Some(compare) = task.compare_script {
                     push(
                         "compare_script",
-                        format!("must be null for a {kind} task (got {:?})", CompareScript::as_str(compare)),
+                        format!(
+                            "must be null for a {kind} task (got {:?})",
+                            CompareScript::as_str(compare)
+                        ),
                     );
                 }
             }
@@ -222,13 +231,17 @@ impl Submission {
                 Some(RunScript::Standard) => match task.compare_script {
                     None => push(
                         "compare_script",
-                        "required with run_script \"standard\" (one of \"diff-ign-space\", \"diff-all\", \"\")".into(),
+                        format!(
+                            "required with run_script \"standard\" (one of {})",
+                            CompareScript::output_scripts(", ")
+                        ),
                     ),
-                    Some(c @ (CompareScript::Gtest | CompareScript::Valgrind)) => push(
+                    Some(c) if !c.compares_output() => push(
                         "compare_script",
                         format!(
-                            "{:?} does not go with run_script \"standard\" (use \"diff-ign-space\", \"diff-all\", \"icpc-default\" or \"\")",
-                            CompareScript::as_str(c)
+                            "{:?} does not go with run_script \"standard\" (use {})",
+                            CompareScript::as_str(c),
+                            CompareScript::output_scripts(" or ")
                         ),
                     ),
                     Some(_) => {}

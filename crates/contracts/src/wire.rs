@@ -2,8 +2,9 @@
 //! written once, and serde's rename, the JSON Schema and `as_str` all come from that literal.
 
 /// Declares a fieldless enum whose variants carry their contract string:
-/// `Variant = "wire string"`. Generates `#[serde(rename = ...)]` on each variant and an
-/// `as_str` returning the same literal, so the two can never disagree.
+/// `Variant = "wire string"`. Generates `#[serde(rename = ...)]` on each variant, an `as_str`
+/// returning the same literal (so the two can never disagree), `ALL` (every value in declaration
+/// order, its length counted by the compiler) and `from_name`.
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
@@ -17,11 +18,19 @@ macro_rules! wire_enum {
         }
 
         impl $name {
+            /// Every value, in the contract's order.
+            pub const ALL: [$name; [$( $wire ),+].len()] = [$( $name::$variant ),+];
+
             /// The contract's string for this value (the one serde writes and reads).
             pub fn as_str(self) -> &'static str {
                 match self {
                     $( $name::$variant => $wire, )+
                 }
+            }
+
+            /// The value named by a contract string.
+            pub fn from_name(name: &str) -> Option<$name> {
+                $name::ALL.into_iter().find(|v| v.as_str() == name)
             }
         }
     };
@@ -36,6 +45,34 @@ mod tests {
             Ok(serde_json::Value::String(s)) => s,
             other => panic!("not a string: {other:?}"),
         }
+    }
+
+    #[test]
+    fn all_is_every_value_the_schema_allows_once() {
+        let schema = serde_json::to_value(schemars::schema_for!(Language)).unwrap();
+        let allowed: Vec<&str> = schema["enum"]
+            .as_array()
+            .expect("an enum")
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        let all: Vec<&str> = Language::ALL.iter().map(|l| l.as_str()).collect();
+        assert_eq!(all, allowed);
+        for language in Language::ALL {
+            assert_eq!(Language::from_name(language.as_str()), Some(language));
+        }
+        assert_eq!(Language::from_name("cobol"), None);
+        let statuses: Vec<&str> = JudgeStatus::ALL.iter().map(|s| s.as_str()).collect();
+        assert!(statuses.contains(&"Partial Correct") && statuses.len() > 20);
+    }
+
+    #[test]
+    fn output_scripts_are_listed_as_messages_name_them() {
+        assert_eq!(
+            CompareScript::output_scripts(" or "),
+            r#""diff-ign-space", "diff-all", "icpc-default" or """#
+        );
+        assert!(!CompareScript::Gtest.compares_output());
     }
 
     #[test]

@@ -320,7 +320,7 @@ impl Lab {
 /// and `metadata.evaluators` / `metadata.subset` as extensions.
 fn scenario_as_task(scenario: &verdict_contracts::ScenarioTask, input: &Value) -> AtomicTask {
     let mut extensions = Map::new();
-    for key in ["evaluators", "subset"] {
+    for key in [crate::EVALUATORS_KEY, crate::SubsetEvaluator::ID] {
         if let Some(v) = scenario.metadata.get(key) {
             extensions.insert(key.into(), v.clone());
         }

@@ -16,9 +16,25 @@ use async_trait::async_trait;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Number, Value, json};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use verdict_contracts::oracle::FloatTolerance;
 use verdict_contracts::{AtomicTask, Evidence, RunRecord, RunStatus, ScoreRecord, ScoreTarget};
 use verdict_scripts::oracle::{first_difference, numbers_equal};
+
+/// The built-in evaluators, as [`Registry::new`](crate::Registry::new) registers them (each
+/// under its own [`Evaluator::id`]): adding one is its type and a line here.
+pub const BUILT_IN: &[fn() -> Arc<dyn Evaluator>] = &[
+    || Arc::new(ExactEvaluator),
+    || Arc::new(SubsetEvaluator::new(SubsetConfig::default())),
+    || Arc::new(JudgeEvaluator),
+    || Arc::new(LatencyEvaluator),
+];
+
+/// The evaluators of a task of a judged type (`JUDGED_TYPES`) that names none.
+pub const JUDGED_DEFAULT: [&str; 2] = [JudgeEvaluator::ID, LatencyEvaluator::ID];
+
+/// The evaluators of any other task that names none.
+pub const OTHER_DEFAULT: [&str; 2] = [SubsetEvaluator::ID, LatencyEvaluator::ID];
 
 /// How a number of `expected` is compared with the output's (subset evaluator).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -104,7 +120,11 @@ pub struct SubsetConfig {
 impl SubsetConfig {
     /// This config with a task's `extensions.subset` (same shape) on top.
     pub fn with_task(&self, task: &AtomicTask) -> Result<SubsetConfig, LabError> {
-        let Some(raw) = task.extensions.as_ref().and_then(|e| e.get("subset")) else {
+        let Some(raw) = task
+            .extensions
+            .as_ref()
+            .and_then(|e| e.get(SubsetEvaluator::ID))
+        else {
             return Ok(self.clone());
         };
         let over: SubsetConfig =
@@ -153,10 +173,15 @@ fn show(v: &Value) -> String {
 #[derive(Debug, Clone, Default)]
 pub struct ExactEvaluator;
 
+impl ExactEvaluator {
+    /// Its id.
+    pub const ID: &str = "exact";
+}
+
 #[async_trait]
 impl Evaluator for ExactEvaluator {
     fn id(&self) -> &str {
-        "exact"
+        ExactEvaluator::ID
     }
     fn metrics(&self) -> Vec<String> {
         vec!["exact_match".into()]
@@ -214,6 +239,9 @@ pub struct SubsetEvaluator {
 }
 
 impl SubsetEvaluator {
+    /// Its id (and the extension key and `lab.toml` table of its rules).
+    pub const ID: &str = "subset";
+
     /// A subset evaluator with these number rules (a task's `extensions.subset` adds to them).
     pub fn new(config: SubsetConfig) -> Self {
         SubsetEvaluator { config }
@@ -305,7 +333,7 @@ fn subset_walk(
 #[async_trait]
 impl Evaluator for SubsetEvaluator {
     fn id(&self) -> &str {
-        "subset"
+        SubsetEvaluator::ID
     }
     fn metrics(&self) -> Vec<String> {
         vec!["subset_match".into(), "field_accuracy".into()]
@@ -412,6 +440,11 @@ impl Evaluator for SubsetEvaluator {
 #[derive(Debug, Clone, Default)]
 pub struct JudgeEvaluator;
 
+impl JudgeEvaluator {
+    /// Its id.
+    pub const ID: &str = "judge";
+}
+
 /// Points and explanation of a report-shaped output, or `None` when it is neither kind.
 fn report_score(output: &Value) -> Option<(f64, f64, Vec<String>)> {
     if let Some(summary) = output.get("summary").filter(|s| s.get("total").is_some()) {
@@ -456,7 +489,7 @@ fn report_score(output: &Value) -> Option<(f64, f64, Vec<String>)> {
 #[async_trait]
 impl Evaluator for JudgeEvaluator {
     fn id(&self) -> &str {
-        "judge"
+        JudgeEvaluator::ID
     }
     fn metrics(&self) -> Vec<String> {
         vec!["judge_score".into(), "judge_passed".into()]
@@ -524,10 +557,15 @@ impl Evaluator for JudgeEvaluator {
 #[derive(Debug, Clone, Default)]
 pub struct LatencyEvaluator;
 
+impl LatencyEvaluator {
+    /// Its id.
+    pub const ID: &str = "latency";
+}
+
 #[async_trait]
 impl Evaluator for LatencyEvaluator {
     fn id(&self) -> &str {
-        "latency"
+        LatencyEvaluator::ID
     }
     fn metrics(&self) -> Vec<String> {
         vec!["latency".into(), "tokens".into(), "cost".into()]
@@ -575,6 +613,20 @@ mod tests {
     use crate::builder::RunBuilder;
     use serde_json::json;
     use verdict_contracts::{Provenance, ScoreValue, TaskMetadata};
+
+    #[test]
+    fn the_built_in_table_is_every_evaluator_a_registry_starts_with() {
+        let ids: Vec<String> = BUILT_IN.iter().map(|make| make().id().to_owned()).collect();
+        let registry = crate::Registry::new();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ids.len(), "one id per built-in: {ids:?}");
+        assert_eq!(registry.evaluator_ids(), sorted);
+        for id in JUDGED_DEFAULT.iter().chain(&OTHER_DEFAULT) {
+            assert!(ids.iter().any(|i| i == id), "default {id} is built in");
+        }
+    }
 
     fn task(expected: Value, extensions: Option<Value>) -> AtomicTask {
         AtomicTask {

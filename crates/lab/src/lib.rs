@@ -65,7 +65,8 @@ pub use command::{CommandRunner, StderrLine, Usage, stderr_event};
 pub use config::{LabConfig, RunnerConfig};
 pub use engine::{EvaluatorFailure, Lab, LabOutcome};
 pub use evaluators::{
-    ExactEvaluator, JudgeEvaluator, LatencyEvaluator, NumberRule, SubsetConfig, SubsetEvaluator,
+    BUILT_IN as BUILT_IN_EVALUATORS, ExactEvaluator, JudgeEvaluator, LatencyEvaluator, NumberRule,
+    SubsetConfig, SubsetEvaluator,
 };
 pub use http::HttpRunner;
 pub use oracle::{DELIVERABLE_KEY, OracleRunner};

@@ -1,8 +1,6 @@
 //! [`Registry`]: which runner runs a task's `type`, and which evaluators score it.
 
-use crate::evaluators::{
-    ExactEvaluator, JudgeEvaluator, LatencyEvaluator, SubsetConfig, SubsetEvaluator,
-};
+use crate::evaluators::{BUILT_IN, JUDGED_DEFAULT, OTHER_DEFAULT};
 use crate::oracle::OracleRunner;
 use crate::programming::ProgrammingRunner;
 use crate::traits::{Evaluator, LabError, Runner};
@@ -73,10 +71,9 @@ impl Registry {
             evaluators: BTreeMap::new(),
             evaluators_by_type: HashMap::new(),
         };
-        registry.register_evaluator(Arc::new(ExactEvaluator));
-        registry.register_evaluator(Arc::new(SubsetEvaluator::new(SubsetConfig::default())));
-        registry.register_evaluator(Arc::new(JudgeEvaluator));
-        registry.register_evaluator(Arc::new(LatencyEvaluator));
+        for make in BUILT_IN {
+            registry.register_evaluator(make());
+        }
         registry
     }
 
@@ -179,9 +176,9 @@ impl Registry {
             {
                 Some(ids) => ids.clone(),
                 None if JUDGED_TYPES.contains(&task.kind.as_str()) => {
-                    vec!["judge".into(), "latency".into()]
+                    JUDGED_DEFAULT.map(str::to_owned).to_vec()
                 }
-                None => vec!["subset".into(), "latency".into()],
+                None => OTHER_DEFAULT.map(str::to_owned).to_vec(),
             },
         };
         for id in &ids {

@@ -227,13 +227,22 @@ fn kind_of(submission: &Submission, index: usize, config: &JudgeConfig) -> TaskK
             })
         }
         (CheckScript::Standard, Some(RunScript::Standard) | None) => {
+            // Exhaustive (no catch-all): a script added to the contract does not compile until
+            // it is mapped here, rather than silently becoming `diff-ign-space`.
             let compare = match task.compare_script {
-                Some(CompareScript::DiffAll) => Comparison::Builtin(BuiltinComparator::DiffAll),
                 Some(CompareScript::Custom) => Comparison::Custom(generator_limits(task, config)),
                 Some(CompareScript::IcpcDefault) => {
                     Comparison::Default(DefaultValidator::from_flags(task.validator_flags()))
                 }
-                _ => Comparison::Builtin(BuiltinComparator::DiffIgnSpace),
+                Some(CompareScript::DiffAll) => Comparison::Builtin(BuiltinComparator::DiffAll),
+                Some(CompareScript::DiffIgnSpace) => {
+                    Comparison::Builtin(BuiltinComparator::DiffIgnSpace)
+                }
+                // Validation refuses these with run_script "standard"; the contract's default
+                // comparison stands in.
+                None | Some(CompareScript::Valgrind | CompareScript::Gtest) => {
+                    Comparison::Builtin(BuiltinComparator::DiffIgnSpace)
+                }
             };
             let run = TestRun {
                 datum: (!task.is_random).then(|| task.testcase()).flatten(),

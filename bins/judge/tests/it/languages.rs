@@ -295,11 +295,38 @@ fn every_language_of_the_contract_has_a_profile_whose_toolchain_can_be_looked_up
                 || language == Language::Bash,
             "{language}: no toolchain program among {programs:?}"
         );
-        let examples = language_examples().join(language.as_str()).join("ab");
+    }
+}
+
+/// The list of languages is the contract's enum (`Language::ALL` is derived from it, not
+/// counted); each one needs its examples, which this checks without any toolchain.
+#[test]
+fn every_language_has_its_examples() {
+    let profiles = LanguageProfiles::builtin().expect("built-in profiles");
+    for language in Language::ALL {
+        let dir = language_examples().join(language.as_str());
+        let ab = dir.join("ab");
         assert!(
-            examples.is_dir(),
+            ab.is_dir() && !sources_in(&ab).is_empty(),
             "{language}: no A+B example in {}",
-            examples.display()
+            ab.display()
+        );
+        let has_compile_step = profiles
+            .get(language)
+            .and_then(|p| p.compile_template())
+            .is_some();
+        assert_eq!(
+            dir.join("ce").is_dir(),
+            has_compile_step,
+            "{language}: examples/languages/{language}/ce must exist exactly when the language has a compile or check step"
+        );
+    }
+    for entry in std::fs::read_dir(language_examples()).expect("examples/languages") {
+        let name = entry.expect("an entry").file_name();
+        let name = name.to_string_lossy();
+        assert!(
+            name == "testdata" || Language::from_name(&name).is_some(),
+            "examples/languages/{name} is no language of the contract"
         );
     }
 }

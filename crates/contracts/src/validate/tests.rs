@@ -231,7 +231,7 @@ fn standard_run_needs_a_compare_script() {
     s.judge_tasks[1].compare_script = None;
     assert_eq!(
         problem(&s),
-        r#"judge_tasks[1].compare_script: required with run_script "standard" (one of "diff-ign-space", "diff-all", "")"#
+        r#"judge_tasks[1].compare_script: required with run_script "standard" (one of "diff-ign-space", "diff-all", "icpc-default", "")"#
     );
 }
 

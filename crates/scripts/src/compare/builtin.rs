@@ -3,6 +3,7 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+use verdict_contracts::CompareScript;
 
 use super::CompareError;
 use super::engine::{self, Comparison, Difference, Which};
@@ -12,7 +13,8 @@ use super::verdict::{CompareOutcome, CompareVerdict, escape_bytes, truncate};
 /// Bytes read from each input at a time.
 pub const CHUNK_SIZE: usize = 64 * 1024;
 
-/// A built-in comparator, named as in a judge task's `compare_script`.
+/// A built-in comparator: the algorithm behind a `compare_script` of the contract
+/// ([`CompareScript`], where its name is spelled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BuiltinComparator {
     /// `diff-all`: identical is Accepted, equal after normalisation Presentation Error, else Wrong Answer.
@@ -22,21 +24,17 @@ pub enum BuiltinComparator {
 }
 
 impl BuiltinComparator {
-    /// The comparator for a `compare_script` name, `None` for any other name.
-    pub fn from_script(name: &str) -> Option<Self> {
-        match name {
-            "diff-all" => Some(Self::DiffAll),
-            "diff-ign-space" => Some(Self::DiffIgnSpace),
-            _ => None,
+    /// The `compare_script` of this comparator.
+    pub fn script(self) -> CompareScript {
+        match self {
+            Self::DiffAll => CompareScript::DiffAll,
+            Self::DiffIgnSpace => CompareScript::DiffIgnSpace,
         }
     }
 
     /// The `compare_script` name of this comparator.
     pub fn script_name(self) -> &'static str {
-        match self {
-            Self::DiffAll => "diff-all",
-            Self::DiffIgnSpace => "diff-ign-space",
-        }
+        self.script().as_str()
     }
 
     /// Compares a program's output file with the expected answer file.
@@ -400,14 +398,12 @@ mod tests {
     }
 
     #[test]
-    fn script_names_round_trip() {
+    fn each_builtin_is_the_algorithm_of_an_output_comparing_script() {
         for kind in [DiffAll, DiffIgnSpace] {
-            assert_eq!(
-                BuiltinComparator::from_script(kind.script_name()),
-                Some(kind)
-            );
+            assert!(kind.script().compares_output(), "{kind:?}");
+            assert_eq!(kind.script_name(), kind.script().as_str());
         }
-        assert_eq!(BuiltinComparator::from_script("gtest"), None);
+        assert_eq!(DiffIgnSpace.script_name(), "diff-ign-space");
     }
 
     /// A reader producing `len` bytes of numbered lines lazily, recording its largest read.
