@@ -67,6 +67,8 @@ subcommands! {
     Eval(eval),
     /// Judge a batch (one problem, many candidates); stream one NDJSON line per candidate.
     Batch(batch),
+    /// A problem package's reference submissions as Submissions; `verify DIR` judges and checks them.
+    Package(package),
     /// Write one JSON Schema per top-level wire type into a directory.
     Schema(schema),
     /// Run one command in the sandbox and print its outcome as JSON.
@@ -111,6 +113,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(args),
         Command::Languages(args) => cmd::languages::run(args),
         Command::Oracle(args) => cmd::oracle::run(args),
+        Command::Package(args) => cmd::package::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Batch(args) => cmd::batch::run(args),
         Command::Schema(args) => cmd::schema::run(args),

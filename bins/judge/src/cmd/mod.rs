@@ -6,6 +6,7 @@ pub mod eval;
 pub mod lab;
 pub mod languages;
 pub mod oracle;
+pub mod package;
 pub mod run;
 pub mod sandbox;
 pub mod schema;

@@ -1,0 +1,205 @@
+//! A judged Submission back into the package's terms: the verdict and score of the format's
+//! default grader over the test groups (first or worst error, `accept_score` /
+//! `reject_score`, sum / avg / min / max, `range`, `on_reject`, `accept_if_any_accepted`,
+//! `always_accept`, `ignore_sample`).
+
+use crate::problem::{Aggregation, Expected, Group, Item, Problem};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult};
+
+/// The package format's verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// AC.
+    Accepted,
+    /// WA (presentation errors and partial marks of a test included).
+    WrongAnswer,
+    /// RTE (a crash, a non-zero exit, a memory or output limit).
+    RunTimeError,
+    /// TLE.
+    TimeLimitExceeded,
+    /// CE.
+    CompileError,
+    /// JE: the judge or the validator failed.
+    JudgeError,
+}
+
+impl Verdict {
+    /// The format's abbreviation.
+    pub fn short(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "AC",
+            Verdict::WrongAnswer => "WA",
+            Verdict::RunTimeError => "RTE",
+            Verdict::TimeLimitExceeded => "TLE",
+            Verdict::CompileError => "CE",
+            Verdict::JudgeError => "JE",
+        }
+    }
+
+    /// The verdict of a verdict status.
+    pub fn of(status: JudgeStatus) -> Verdict {
+        match status {
+            JudgeStatus::Accepted => Verdict::Accepted,
+            JudgeStatus::WrongAnswer
+            | JudgeStatus::PresentationError
+            | JudgeStatus::PartialCorrect => Verdict::WrongAnswer,
+            JudgeStatus::TimeLimitExceeded => Verdict::TimeLimitExceeded,
+            JudgeStatus::RuntimeError
+            | JudgeStatus::SegmentationFault
+            | JudgeStatus::FloatingPointError
+            | JudgeStatus::MemoryLimitExceeded
+            | JudgeStatus::OutputLimitExceeded => Verdict::RunTimeError,
+            JudgeStatus::CompilationError => Verdict::CompileError,
+            _ => Verdict::JudgeError,
+        }
+    }
+}
+
+/// A graded submission.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Graded {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The score (scoring problems).
+    pub score: f64,
+    /// The slowest test's CPU time, ms.
+    pub max_time_ms: u64,
+    /// The first failing test case, if any (`secret/03`).
+    pub first_failure: Option<String>,
+}
+
+/// Grades a report whose results are the compile task then one per test case, in
+/// `problem.data.cases()` order.
+pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
+    let tests = results.get(1..).unwrap_or_default();
+    let max_time_ms = tests.iter().map(|r| r.run_time).max().unwrap_or(0);
+    if let Some(compile) = results.first()
+        && compile.status != JudgeStatus::Accepted
+    {
+        return Graded {
+            verdict: Verdict::of(compile.status),
+            score: 0.0,
+            max_time_ms,
+            first_failure: None,
+        };
+    }
+    let names: Vec<&str> = problem
+        .data
+        .cases()
+        .iter()
+        .map(|(c, _)| c.name.as_str())
+        .collect();
+    let mut next = 0;
+    let (verdict, score) = group(&problem.data, tests, &mut next, true);
+    let first_failure = tests
+        .iter()
+        .position(|r| r.status != JudgeStatus::Accepted)
+        .and_then(|i| names.get(i).map(|n| (*n).to_owned()));
+    Graded {
+        verdict,
+        score,
+        max_time_ms,
+        first_failure,
+    }
+}
+
+/// How many test cases a group holds (to skip them).
+fn count(g: &Group) -> usize {
+    g.cases().len()
+}
+
+fn group(g: &Group, tests: &[JudgeTaskResult], next: &mut usize, root: bool) -> (Verdict, f64) {
+    let s = &g.settings;
+    let mut children: Vec<(Verdict, f64)> = Vec::new();
+    let mut stopped = false;
+    for item in &g.items {
+        match item {
+            Item::Group(sub) if root && s.ignore_sample && sub.name == "sample" => {
+                *next += count(sub);
+            }
+            Item::Group(sub) if stopped => *next += count(sub),
+            Item::Case(_) if stopped => *next += 1,
+            Item::Group(sub) => {
+                let r = group(sub, tests, next, false);
+                stopped = s.break_on_reject && r.0 != Verdict::Accepted;
+                children.push(r);
+            }
+            Item::Case(_) => {
+                let status = tests
+                    .get(*next)
+                    .map_or(JudgeStatus::SystemError, |r| r.status);
+                *next += 1;
+                let v = Verdict::of(status);
+                let score = if v == Verdict::Accepted {
+                    s.accept_score
+                } else {
+                    s.reject_score
+                };
+                stopped = s.break_on_reject && v != Verdict::Accepted;
+                children.push((v, score));
+            }
+        }
+    }
+    let failing = children
+        .iter()
+        .map(|c| c.0)
+        .filter(|v| *v != Verdict::Accepted);
+    let mut verdict = if s.worst_error {
+        failing.max().unwrap_or(Verdict::Accepted)
+    } else {
+        children
+            .iter()
+            .map(|c| c.0)
+            .find(|v| *v != Verdict::Accepted)
+            .unwrap_or(Verdict::Accepted)
+    };
+    if s.always_accept
+        || (s.accept_if_any_accepted && children.iter().any(|c| c.0 == Verdict::Accepted))
+    {
+        verdict = Verdict::Accepted;
+    }
+    let scores: Vec<f64> = children.iter().map(|c| c.1).collect();
+    let mut score = match (s.aggregation, scores.is_empty()) {
+        (_, true) => 0.0,
+        (Aggregation::Sum, _) => scores.iter().sum(),
+        (Aggregation::Avg, _) => scores.iter().sum::<f64>() / scores.len() as f64,
+        (Aggregation::Min, _) => scores.iter().copied().fold(f64::INFINITY, f64::min),
+        (Aggregation::Max, _) => scores.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    };
+    if let Some((lo, hi)) = s.range {
+        score = score.clamp(lo, hi);
+    }
+    (verdict, score)
+}
+
+/// Whether a graded submission is what its directory claims (`max_score`: the problem's full
+/// score, for scoring problems).
+pub fn agrees(expected: Expected, graded: &Graded, scoring: bool, max_score: f64) -> bool {
+    let v = graded.verdict;
+    match expected {
+        Expected::Accepted => {
+            v == Verdict::Accepted && (!scoring || (graded.score - max_score).abs() < 1e-9)
+        }
+        Expected::PartiallyAccepted => {
+            v == Verdict::Accepted && graded.score > 1e-9 && graded.score < max_score - 1e-9
+        }
+        Expected::WrongAnswer => v == Verdict::WrongAnswer,
+        Expected::TimeLimitExceeded => v == Verdict::TimeLimitExceeded,
+        Expected::RunTimeError => v == Verdict::RunTimeError,
+        Expected::SlowAccepted => matches!(v, Verdict::Accepted | Verdict::TimeLimitExceeded),
+        Expected::Rejected => !matches!(v, Verdict::Accepted | Verdict::JudgeError),
+    }
+}
+
+/// A problem's full score: its root range's upper end, else the sum of every accepted score.
+pub fn max_score(problem: &Problem) -> f64 {
+    if let Some((_, hi)) = problem.data.settings.range {
+        return hi;
+    }
+    problem
+        .data
+        .cases()
+        .iter()
+        .map(|(_, s)| s.accept_score)
+        .sum()
+}

@@ -1,0 +1,287 @@
+//! The ICPC / Kattis problem package format (legacy, 2023-07 and 2025-09): `problem.yaml`,
+//! `data/sample` and `data/secret` with nested groups and their `testdata.yaml` /
+//! `test_group.yaml`, `output_validators/` (legacy) or `output_validator/`, `input_validators/`,
+//! `include/<language>/` and `submissions/<verdict>/`. docs/packages.md gives the mapping.
+
+mod programs;
+mod yaml;
+
+use crate::PackageError;
+use crate::problem::{Case, Expected, Group, Item, Problem, Reference, Settings};
+use std::path::{Path, PathBuf};
+use verdict_contracts::{Asset, Language};
+
+/// Reads the package in `dir`.
+pub fn load(dir: &Path) -> Result<Problem, PackageError> {
+    let yaml_path = dir.join("problem.yaml");
+    let value = yaml::read(&yaml_path)?.ok_or_else(|| {
+        PackageError::io(
+            &yaml_path,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        )
+    })?;
+    let head = yaml::problem_yaml(&yaml_path, &value)?;
+    let short_name = dir
+        .canonicalize()
+        .map_err(|e| PackageError::io(dir, e))?
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "problem".into());
+    let time_limit_ms = match head.time_limit_ms {
+        Some(t) => Some(t),
+        None => timelimit_file(dir)?,
+    };
+    let root_settings = Settings {
+        output_validator_flags: head.validator_flags.clone(),
+        ..Settings::default()
+    };
+    let data_dir = dir.join("data");
+    let data = group(&data_dir, "", &root_settings, true)?;
+    if data.cases().is_empty() {
+        return Err(PackageError::invalid(
+            &data_dir,
+            "data",
+            "no test case (NAME.in with NAME.ans)",
+        ));
+    }
+    let include = |language: Language| include_files(dir, language);
+    let output_validator = output_validator(dir, &include)?;
+    if (head.custom_validation || head.kind.interactive) && output_validator.is_none() {
+        return Err(PackageError::invalid(
+            &yaml_path,
+            if head.kind.interactive {
+                "type"
+            } else {
+                "validation"
+            },
+            "needs an output validator (output_validators/ or output_validator/), and there is none",
+        ));
+    }
+    let input_validators = input_validators(dir)?;
+    let submissions = submissions(dir, &include)?;
+    Ok(Problem {
+        dir: dir.to_owned(),
+        short_name,
+        format: head.format,
+        kind: head.kind,
+        time_limit_ms,
+        ac_to_time_limit: head.ac_to_time_limit,
+        time_limit_to_tle: head.time_limit_to_tle,
+        memory_mib: head.memory_mib,
+        output_mib: head.output_mib,
+        data,
+        output_validator,
+        input_validators,
+        submissions,
+    })
+}
+
+/// A `.timelimit` file (DOMjudge, BAPCtools): seconds.
+fn timelimit_file(dir: &Path) -> Result<Option<u64>, PackageError> {
+    let path = dir.join(".timelimit");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let secs: f64 = text.trim().parse().map_err(|_| {
+                PackageError::invalid(
+                    &path,
+                    "",
+                    format!("expected seconds, got {:?}", text.trim()),
+                )
+            })?;
+            Ok(Some((secs * 1000.0).round() as u64))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(PackageError::io(&path, e)),
+    }
+}
+
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, PackageError> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| PackageError::io(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    Ok(entries)
+}
+
+/// The group in `dir` (`name` under `data/`): its settings file over `parent`, then its cases
+/// (`X.in` with `X.ans`) and subgroups in name order. At the root only `sample` and `secret`
+/// are test groups (the format's other directories hold invalid inputs for the validators).
+fn group(dir: &Path, name: &str, parent: &Settings, root: bool) -> Result<Group, PackageError> {
+    let mut settings = parent.clone();
+    for file in ["testdata.yaml", "test_group.yaml"] {
+        let path = dir.join(file);
+        if let Some(v) = yaml::read(&path)? {
+            settings = yaml::settings(&path, &v, parent)?;
+        }
+    }
+    let mut items = Vec::new();
+    for path in sorted_entries(dir)? {
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let sub = if name.is_empty() {
+            file_name.clone()
+        } else {
+            format!("{name}/{file_name}")
+        };
+        if path.is_dir() {
+            if root && file_name != "sample" && file_name != "secret" {
+                continue;
+            }
+            items.push(Item::Group(group(&path, &sub, &settings, false)?));
+        } else if !root && path.extension().is_some_and(|e| e == "in") {
+            let answer = path.with_extension("ans");
+            items.push(Item::Case(Case {
+                name: sub.trim_end_matches(".in").to_owned(),
+                input: path.clone(),
+                answer: answer.is_file().then_some(answer),
+            }));
+        }
+    }
+    Ok(Group {
+        name: name.to_owned(),
+        settings,
+        items,
+    })
+}
+
+/// `include/<language>/`'s files (2023-07 and later), added to every submission in that
+/// language.
+fn include_files(dir: &Path, language: Language) -> Vec<Asset> {
+    let lang_dir = dir.join("include").join(language.as_str());
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&lang_dir) {
+        for e in entries.flatten() {
+            if let Ok(text) = std::fs::read_to_string(e.path()) {
+                out.push(Asset::text(e.file_name().to_string_lossy(), text));
+            }
+        }
+    }
+    out
+}
+
+/// The output validator: `output_validator/` (2023-07 and later) or the one directory or file
+/// in `output_validators/` (legacy); more than one is refused.
+fn output_validator(
+    dir: &Path,
+    include: &dyn Fn(Language) -> Vec<Asset>,
+) -> Result<Option<verdict_contracts::Program>, PackageError> {
+    let none = |_| Vec::new();
+    let _ = include;
+    let modern = dir.join("output_validator");
+    if modern.is_dir() {
+        let entries = sorted_entries(&modern)?;
+        // A directory holding one program directory (problemtools' examples) or the files.
+        let target = match entries.as_slice() {
+            [only] if only.is_dir() => only.clone(),
+            _ => modern.clone(),
+        };
+        return programs::program(&target, &none)
+            .map(Some)
+            .map_err(|reason| PackageError::invalid(&modern, "output_validator", reason));
+    }
+    let legacy = dir.join("output_validators");
+    if legacy.is_dir() {
+        let entries = sorted_entries(&legacy)?;
+        return match entries.as_slice() {
+            [] => Ok(None),
+            [only] => programs::program(only, &none)
+                .map(Some)
+                .map_err(|reason| PackageError::invalid(&legacy, "output_validators", reason)),
+            _ => Err(PackageError::unsupported(
+                &legacy,
+                "output_validators",
+                "more than one output validator",
+            )),
+        };
+    }
+    Ok(None)
+}
+
+/// Every input validator: each file or directory in `input_validators/` (or
+/// `input_validator/`). Checktestdata (`.ctd`) and viva scripts are refused.
+fn input_validators(dir: &Path) -> Result<Vec<(String, verdict_contracts::Program)>, PackageError> {
+    let none = |_| Vec::new();
+    let mut out = Vec::new();
+    for sub in ["input_validators", "input_validator"] {
+        let d = dir.join(sub);
+        if !d.is_dir() {
+            continue;
+        }
+        let entries = sorted_entries(&d)?;
+        let single_program = entries.iter().all(|p| p.is_file())
+            && entries
+                .iter()
+                .filter(|p| p.extension().is_none_or(|e| e != "h"))
+                .count()
+                > 1
+            && entries
+                .iter()
+                .any(|p| p.extension().is_some_and(|e| e == "h"));
+        let targets = if single_program {
+            vec![d.clone()]
+        } else {
+            entries
+        };
+        for path in targets {
+            let name = path
+                .strip_prefix(dir)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            if path.extension().is_some_and(|e| e == "ctd" || e == "viva") {
+                return Err(PackageError::unsupported(
+                    &path,
+                    sub,
+                    "checktestdata and viva input validators are not run by verdict",
+                ));
+            }
+            let program = programs::program(&path, &none)
+                .map_err(|reason| PackageError::invalid(&path, sub, reason))?;
+            out.push((name, program));
+        }
+    }
+    Ok(out)
+}
+
+/// Every reference submission: a file or directory in `submissions/<verdict>/`.
+fn submissions(
+    dir: &Path,
+    include: &dyn Fn(Language) -> Vec<Asset>,
+) -> Result<Vec<Reference>, PackageError> {
+    let root = dir.join("submissions");
+    if !root.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for verdict_dir in sorted_entries(&root)? {
+        if !verdict_dir.is_dir() {
+            continue;
+        }
+        let dir_name = verdict_dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(expected) = Expected::from_dir(&dir_name) else {
+            return Err(PackageError::unsupported(
+                &verdict_dir,
+                "submissions",
+                format!("unknown verdict directory {dir_name:?}"),
+            ));
+        };
+        for path in sorted_entries(&verdict_dir)? {
+            out.push(Reference {
+                name: format!(
+                    "{dir_name}/{}",
+                    path.file_name()
+                        .map(|n| n.to_string_lossy())
+                        .unwrap_or_default()
+                ),
+                expected,
+                program: programs::program(&path, include),
+            });
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,134 @@
+//! Programs of a package (submissions, validators): a file, or a directory of files, as a
+//! `Program` with its language told by the extensions.
+
+use std::path::Path;
+use verdict_contracts::{Asset, Language, Program, SourceCode};
+
+/// The language of a source file by its extension (and, for Python, its first line).
+fn language_of(path: &Path, text: &str) -> Option<Language> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "c" => Language::C,
+        "cc" | "cpp" | "cxx" | "c++" | "cp" => Language::Cpp,
+        "py" if text.lines().next().is_some_and(|l| l.contains("python2")) => Language::Python2,
+        "py" | "py3" => Language::Python3,
+        "java" => Language::Java,
+        "kt" => Language::Kotlin,
+        "go" => Language::Go,
+        "rs" => Language::Rust,
+        "js" => Language::Js,
+        "hs" => Language::Haskell,
+        "cs" => Language::Csharp,
+        "rb" => Language::Ruby,
+        "scala" => Language::Scala,
+        "pas" => Language::Pas,
+        "lua" => Language::Lua,
+        "pl" if !text.contains(":-") => Language::Perl,
+        "f90" | "f95" => Language::Fortran95,
+        "swift" => Language::Swift,
+        _ => return None,
+    })
+}
+
+/// Whether a file is a header or helper rather than a source (`.h`, `.hpp`).
+fn is_header(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("h" | "hpp" | "hh")
+    )
+}
+
+/// Reads `path` (a file or a directory) as a program; `extra` are files added beside its own
+/// (the package's `include/<language>/`). `Err` says why it cannot be judged here.
+pub(crate) fn program(
+    path: &Path,
+    extra: &dyn Fn(Language) -> Vec<Asset>,
+) -> Result<Program, String> {
+    let mut files = Vec::new();
+    collect(path, path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut language = None;
+    let mut sources = Vec::new();
+    let mut assists = Vec::new();
+    for (name, text) in files {
+        let p = Path::new(&name);
+        match (is_header(p), language_of(p, &text)) {
+            (false, Some(l)) if language.is_none_or(|x| x == l) => {
+                language = Some(l);
+                sources.push(Asset::text(name, text));
+            }
+            (false, Some(l)) => {
+                return Err(format!(
+                    "{}: sources in two languages ({:?} and {:?})",
+                    path.display(),
+                    language.map(Language::as_str),
+                    l.as_str()
+                ));
+            }
+            _ => assists.push(Asset::text(name, text)),
+        }
+    }
+    let language = language
+        .ok_or_else(|| format!("{}: no source in a language verdict judges", path.display()))?;
+    // The entry point: `main.*` when present, else the first source.
+    if let Some(i) = sources.iter().position(|a| {
+        Path::new(&a.name)
+            .file_stem()
+            .is_some_and(|s| s == "main" || s == "Main")
+    }) {
+        let main = sources.remove(i);
+        sources.insert(0, main);
+    }
+    let entry_point = match language {
+        Language::Java | Language::Kotlin | Language::Scala => Path::new(&sources[0].name)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned()),
+        _ => None,
+    };
+    for asset in extra(language) {
+        if !sources.iter().chain(&assists).any(|a| a.name == asset.name) {
+            assists.push(asset);
+        }
+    }
+    Ok(Program::SourceCode(SourceCode {
+        language,
+        entry_point,
+        source_files: sources,
+        assist_files: assists,
+        compile_command: None,
+    }))
+}
+
+/// Every regular file under `dir` (or `dir` itself), as (name relative to `root`, text).
+fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) -> std::io::Result<()> {
+    let meta = std::fs::metadata(dir)?;
+    if meta.is_file() {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let text = String::from_utf8(std::fs::read(dir)?)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))?;
+        out.push((name, text));
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if std::fs::metadata(&path)?.is_dir() {
+            collect(root, &path, out)?;
+        } else {
+            let name = path
+                .strip_prefix(root)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let text = String::from_utf8(std::fs::read(&path)?).map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}: not UTF-8 text", path.display()),
+                )
+            })?;
+            out.push((name, text));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,324 @@
+//! The YAML files of a package: `problem.yaml` and each group's `testdata.yaml` /
+//! `test_group.yaml`, read as values and checked key by key (what changes judging and is not
+//! supported is refused, naming the file and key).
+
+use crate::PackageError;
+use crate::problem::{Aggregation, Kind, Settings};
+use std::path::Path;
+use yaml_serde::Value;
+
+/// Reads a YAML file into a value (a missing file is `None`).
+pub(crate) fn read(path: &Path) -> Result<Option<Value>, PackageError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(PackageError::io(path, e)),
+    };
+    if text.trim().is_empty() {
+        return Ok(Some(Value::Mapping(Default::default())));
+    }
+    yaml_serde::from_str(&text)
+        .map(Some)
+        .map_err(|source| PackageError::Yaml {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    v.as_mapping().and_then(|m| m.get(key))
+}
+
+/// A string, or a list of strings joined by spaces, as words.
+fn words(path: &Path, key: &str, v: &Value) -> Result<Vec<String>, PackageError> {
+    match v {
+        Value::String(s) => Ok(s.split_whitespace().map(str::to_owned).collect()),
+        Value::Sequence(items) => items
+            .iter()
+            .map(|i| match i {
+                Value::String(s) => Ok(s.clone()),
+                Value::Number(n) => Ok(n.to_string()),
+                _ => Err(PackageError::invalid(path, key, "expected strings")),
+            })
+            .collect(),
+        Value::Null => Ok(Vec::new()),
+        _ => Err(PackageError::invalid(
+            path,
+            key,
+            "expected a string or a list of strings",
+        )),
+    }
+}
+
+fn number(path: &Path, key: &str, v: &Value) -> Result<f64, PackageError> {
+    match v {
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| PackageError::invalid(path, key, "expected a number")),
+        Value::String(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| PackageError::invalid(path, key, format!("expected a number, got {s:?}"))),
+        _ => Err(PackageError::invalid(path, key, "expected a number")),
+    }
+}
+
+/// What `problem.yaml` says.
+#[derive(Debug, Clone)]
+pub(crate) struct ProblemYaml {
+    pub format: String,
+    pub kind: Kind,
+    pub time_limit_ms: Option<u64>,
+    pub ac_to_time_limit: f64,
+    pub time_limit_to_tle: f64,
+    pub memory_mib: u64,
+    pub output_mib: u64,
+    /// `validation: custom` (legacy) or an `output_validator(s)` directory is needed.
+    pub custom_validation: bool,
+    /// Legacy `validator_flags`.
+    pub validator_flags: Vec<String>,
+}
+
+/// The format versions read.
+const FORMATS: [&str; 4] = ["legacy", "2023-07-draft", "2023-07", "2025-09"];
+
+pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, PackageError> {
+    let format = match get(v, "problem_format_version") {
+        None => "legacy".to_owned(),
+        Some(Value::String(s)) if FORMATS.contains(&s.as_str()) => s.clone(),
+        Some(other) => {
+            return Err(PackageError::unsupported(
+                path,
+                "problem_format_version",
+                format!("{other:?} (read: {})", FORMATS.join(", ")),
+            ));
+        }
+    };
+    let legacy = format == "legacy";
+    let mut kind = Kind::default();
+    let mut custom_validation = false;
+    if let Some(t) = get(v, "type") {
+        for word in words(path, "type", t)? {
+            match word.as_str() {
+                "pass-fail" => {}
+                "scoring" => kind.scoring = true,
+                "interactive" => kind.interactive = true,
+                "multi-pass" | "submit-answer" => {
+                    return Err(PackageError::unsupported(
+                        path,
+                        "type",
+                        format!("{word} problems are not judged by verdict yet"),
+                    ));
+                }
+                other => {
+                    return Err(PackageError::invalid(
+                        path,
+                        "type",
+                        format!("unknown type {other:?}"),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(validation) = get(v, "validation") {
+        let w = words(path, "validation", validation)?;
+        match w.first().map(String::as_str) {
+            None | Some("default") => {}
+            Some("custom") => custom_validation = true,
+            Some(other) => {
+                return Err(PackageError::invalid(
+                    path,
+                    "validation",
+                    format!("unknown value {other:?}"),
+                ));
+            }
+        }
+        for extra in w.iter().skip(1) {
+            match extra.as_str() {
+                "interactive" => kind.interactive = true,
+                "score" => {
+                    return Err(PackageError::unsupported(
+                        path,
+                        "validation",
+                        "custom score (scores from the output validator's score.txt) is not supported yet",
+                    ));
+                }
+                "multi-pass" => {
+                    return Err(PackageError::unsupported(
+                        path,
+                        "validation",
+                        "multi-pass problems are not judged by verdict yet",
+                    ));
+                }
+                other => {
+                    return Err(PackageError::invalid(
+                        path,
+                        "validation",
+                        format!("unknown option {other:?}"),
+                    ));
+                }
+            }
+        }
+    }
+    let validator_flags = match get(v, "validator_flags") {
+        Some(f) => words(path, "validator_flags", f)?,
+        None => Vec::new(),
+    };
+    let limits = get(v, "limits");
+    let limit = |key: &str| limits.and_then(|l| get(l, key));
+    let multiplier = |key: &str| limit("time_multipliers").and_then(|m| get(m, key));
+    let time_limit_ms = match limit("time_limit") {
+        Some(t) => Some((number(path, "limits.time_limit", t)? * 1000.0).round() as u64),
+        None => None,
+    };
+    let ac_to_time_limit = match (multiplier("ac_to_time_limit"), limit("time_multiplier")) {
+        (Some(m), _) => number(path, "limits.time_multipliers.ac_to_time_limit", m)?,
+        (None, Some(m)) => number(path, "limits.time_multiplier", m)?,
+        (None, None) if legacy => 5.0,
+        (None, None) => 2.0,
+    };
+    let time_limit_to_tle = match (multiplier("time_limit_to_tle"), limit("time_safety_margin")) {
+        (Some(m), _) => number(path, "limits.time_multipliers.time_limit_to_tle", m)?,
+        (None, Some(m)) => number(path, "limits.time_safety_margin", m)?,
+        (None, None) if legacy => 2.0,
+        (None, None) => 1.5,
+    };
+    let mib = |key: &str, default: u64| -> Result<u64, PackageError> {
+        match limit(key) {
+            Some(m) => Ok(number(path, &format!("limits.{key}"), m)? as u64),
+            None => Ok(default),
+        }
+    };
+    Ok(ProblemYaml {
+        format,
+        kind,
+        time_limit_ms,
+        ac_to_time_limit,
+        time_limit_to_tle,
+        memory_mib: mib("memory", 2048)?,
+        output_mib: mib("output", 8)?,
+        custom_validation,
+        validator_flags,
+    })
+}
+
+/// A group's settings: `parent`'s with this file's keys over them.
+pub(crate) fn settings(
+    path: &Path,
+    v: &Value,
+    parent: &Settings,
+) -> Result<Settings, PackageError> {
+    let mut s = parent.clone();
+    let Some(map) = v.as_mapping() else {
+        return Err(PackageError::invalid(path, "", "expected a mapping"));
+    };
+    for (key, value) in map {
+        let Some(key) = key.as_str() else { continue };
+        match key {
+            "output_validator_flags" | "output_validator_args" => {
+                s.output_validator_flags = words(path, key, value)?;
+            }
+            "input_validator_flags" | "input_validator_args" => {
+                if value.is_mapping() {
+                    return Err(PackageError::unsupported(
+                        path,
+                        key,
+                        "flags per input validator (a mapping) are not supported",
+                    ));
+                }
+                s.input_validator_flags = words(path, key, value)?;
+            }
+            "accept_score" => s.accept_score = number(path, key, value)?,
+            "reject_score" => s.reject_score = number(path, key, value)?,
+            "range" => {
+                let w = words(path, key, value)?;
+                let parse = |t: &str| t.parse::<f64>().ok();
+                match (
+                    w.first().and_then(|t| parse(t)),
+                    w.get(1).and_then(|t| parse(t)),
+                    w.len(),
+                ) {
+                    (Some(lo), Some(hi), 2) if lo <= hi => s.range = Some((lo, hi)),
+                    _ => return Err(PackageError::invalid(path, key, "expected \"min max\"")),
+                }
+            }
+            "on_reject" => match value.as_str() {
+                Some("break") => s.break_on_reject = true,
+                Some("continue") => s.break_on_reject = false,
+                _ => {
+                    return Err(PackageError::invalid(
+                        path,
+                        key,
+                        "expected break or continue",
+                    ));
+                }
+            },
+            "grading" => match value.as_str() {
+                Some("default") => {}
+                _ => {
+                    return Err(PackageError::unsupported(
+                        path,
+                        key,
+                        "custom graders are not supported",
+                    ));
+                }
+            },
+            "grader_flags" => {
+                // The flags set what they name; the rest keeps the defaults.
+                s.worst_error = false;
+                s.accept_if_any_accepted = false;
+                s.always_accept = false;
+                s.ignore_sample = false;
+                s.aggregation = Aggregation::Sum;
+                for flag in words(path, key, value)? {
+                    match flag.as_str() {
+                        "first_error" => s.worst_error = false,
+                        "worst_error" => s.worst_error = true,
+                        "accept_if_any_accepted" => s.accept_if_any_accepted = true,
+                        "always_accept" => s.always_accept = true,
+                        "ignore_sample" => s.ignore_sample = true,
+                        "sum" => s.aggregation = Aggregation::Sum,
+                        "avg" => s.aggregation = Aggregation::Avg,
+                        "min" => s.aggregation = Aggregation::Min,
+                        "max" => s.aggregation = Aggregation::Max,
+                        other => {
+                            return Err(PackageError::unsupported(
+                                path,
+                                key,
+                                format!("grader flag {other:?}"),
+                            ));
+                        }
+                    }
+                }
+            }
+            "scoring" => {
+                if let Some(score) = get(value, "score") {
+                    s.accept_score = number(path, "scoring.score", score)?;
+                }
+                if let Some(agg) = get(value, "aggregation") {
+                    s.aggregation = match agg.as_str() {
+                        Some("sum") => Aggregation::Sum,
+                        Some("min") => Aggregation::Min,
+                        _ => {
+                            return Err(PackageError::unsupported(
+                                path,
+                                "scoring.aggregation",
+                                format!("{agg:?}"),
+                            ));
+                        }
+                    };
+                }
+            }
+            // Presentation and checks of the package itself: nothing to judge by.
+            "full_feedback" | "static_validation" | "description" | "hint" => {}
+            other => {
+                return Err(PackageError::unsupported(
+                    path,
+                    other,
+                    "unknown test group key",
+                ));
+            }
+        }
+    }
+    Ok(s)
+}

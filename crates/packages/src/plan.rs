@@ -1,0 +1,139 @@
+//! A problem and a program into a `Submission`: the wire format, so a package can be judged by
+//! `judge run`, `judge-server`, the queue and the page alike.
+//!
+//! | package | Submission |
+//! |---|---|
+//! | the package directory's name | `prob_id` (`category` is `package`) |
+//! | its content (test data, validator) | `updated_at` (a hash: a changed package is a new version) |
+//! | each test case (`NAME.in`, `NAME.ans`), samples first, groups in name order | `test_data[i]` (`testdata.in`, `testdata.out`) and task `i + 1` |
+//! | no output validator | `compare_script: "icpc-default"` with the group's `output_validator_flags` as `validator_flags` |
+//! | `output_validators/` / `output_validator/` | `Submission.compare`, `compare_protocol: "kattis"`, `compare_script: ""` |
+//! | interactive | `run_script: "interactive"` with the validator as the interactor |
+//! | `limits.memory`, `limits.output` (MiB) | `memory_limit`, `file_limit` (KB) |
+//! | the time limit | `time_limit` of every test |
+
+use crate::{PackageError, Problem};
+use verdict_contracts::{
+    Asset, CheckScript, CompareProtocol, CompareScript, DependsCond, JudgeTask, Program, RunScript,
+    STDIN_ASSET, STDOUT_ASSET, SubType, Submission, TestDatum,
+};
+
+/// The compile task's time limit.
+const COMPILE_MS: i64 = 60_000;
+
+/// `program` judged on every test case of `problem` with `time_limit_ms`.
+pub fn submission(
+    problem: &Problem,
+    program: &Program,
+    sub_id: &str,
+    time_limit_ms: u64,
+) -> Result<Submission, PackageError> {
+    let mut tasks = vec![JudgeTask {
+        check_script: CheckScript::Compile,
+        run_script: None,
+        compare_script: None,
+        is_random: false,
+        testcase_id: None,
+        depends_on: -1,
+        depends_cond: None,
+        memory_limit: None,
+        time_limit: COMPILE_MS,
+        file_limit: None,
+        proc_limit: None,
+        run_args: None,
+        validator_flags: None,
+    }];
+    let mut data = Vec::new();
+    let mut hash = Fnv::default();
+    for (i, (case, settings)) in problem.data.cases().into_iter().enumerate() {
+        let input = text(&case.input)?;
+        hash.add(input.as_bytes());
+        let mut datum = TestDatum {
+            inputs: vec![Asset::text(STDIN_ASSET, input)],
+            outputs: Vec::new(),
+        };
+        if let Some(answer) = &case.answer {
+            let answer = text(answer)?;
+            hash.add(answer.as_bytes());
+            datum.outputs.push(Asset::text(STDOUT_ASSET, answer));
+        }
+        data.push(datum);
+        let custom = problem.output_validator.is_some();
+        let flags = &settings.output_validator_flags;
+        hash.add(flags.join(" ").as_bytes());
+        tasks.push(JudgeTask {
+            check_script: CheckScript::Standard,
+            run_script: Some(if problem.kind.interactive {
+                RunScript::Interactive
+            } else {
+                RunScript::Standard
+            }),
+            compare_script: Some(if custom {
+                CompareScript::Custom
+            } else {
+                CompareScript::IcpcDefault
+            }),
+            is_random: false,
+            testcase_id: Some(i as i64),
+            depends_on: 0,
+            depends_cond: Some(DependsCond::Accepted),
+            memory_limit: Some((problem.memory_mib * 1024) as i64),
+            time_limit: time_limit_ms.max(1) as i64,
+            file_limit: Some((problem.output_mib * 1024) as i64),
+            proc_limit: None,
+            run_args: None,
+            validator_flags: (!flags.is_empty()).then(|| flags.clone()),
+        });
+    }
+    if let Some(v) = &problem.output_validator {
+        hash.add(serde_json::to_string(v).unwrap_or_default().as_bytes());
+    }
+    Ok(Submission {
+        sub_type: SubType::Programming,
+        category: "package".into(),
+        prob_id: problem.short_name.clone(),
+        sub_id: sub_id.to_owned(),
+        updated_at: (hash.0 >> 1) as i64,
+        judge_tasks: tasks,
+        test_data: data,
+        submission: program.clone(),
+        standard: None,
+        random: None,
+        compare: problem.output_validator.clone(),
+        compare_protocol: problem
+            .output_validator
+            .as_ref()
+            .map(|_| CompareProtocol::Kattis),
+    })
+}
+
+/// A test file as inline text (assets on the wire are text).
+fn text(path: &std::path::Path) -> Result<String, PackageError> {
+    let bytes = std::fs::read(path).map_err(|e| PackageError::io(path, e))?;
+    String::from_utf8(bytes).map_err(|_| {
+        PackageError::unsupported(
+            path,
+            "data",
+            "a test file that is not UTF-8 text (inline assets are text)",
+        )
+    })
+}
+
+/// FNV-1a, 64 bits: a stable hash of the package's content for `updated_at`.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn add(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 ^= 0xff;
+    }
+}

@@ -1,0 +1,213 @@
+//! A problem as a package describes it, before it becomes Submissions: its kind, limits, test
+//! groups and cases (with the settings each inherits), its validators and reference
+//! submissions.
+
+use std::path::PathBuf;
+use verdict_contracts::Program;
+
+/// The kinds of problem of the package format (verdict supports pass-fail, scoring and
+/// interactive ones; multi-pass and submit-answer are refused at load).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Kind {
+    /// Scores per test group (`type: scoring`).
+    pub scoring: bool,
+    /// The program talks to the validator (`type: interactive`, `validation: custom interactive`).
+    pub interactive: bool,
+}
+
+/// A problem package, read.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// The package directory.
+    pub dir: PathBuf,
+    /// Its short name (the directory's name): the Submissions' `prob_id`.
+    pub short_name: String,
+    /// The `problem_format_version` (`legacy` when absent).
+    pub format: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// The time limit, when the package gives one (`limits.time_limit`, or a `.timelimit`
+    /// file); else `judge package verify` derives it from the accepted submissions.
+    pub time_limit_ms: Option<u64>,
+    /// The time limit is at least this times the slowest accepted run.
+    pub ac_to_time_limit: f64,
+    /// A time-limit-exceeded submission must run at least this times the limit.
+    pub time_limit_to_tle: f64,
+    /// Memory in MiB (`limits.memory`, default 2048).
+    pub memory_mib: u64,
+    /// Output in MiB (`limits.output`, default 8).
+    pub output_mib: u64,
+    /// The root test group (`data/`): `sample` and `secret` below it.
+    pub data: Group,
+    /// The output validator (or interactor), if the package has one; else the default one.
+    pub output_validator: Option<Program>,
+    /// The input validators.
+    pub input_validators: Vec<(String, Program)>,
+    /// The reference submissions, by the verdict their directory claims.
+    pub submissions: Vec<Reference>,
+}
+
+/// A test group: a directory of `data/` with its settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// Its path under `data/` (`""` for the root, `secret/subtask1`).
+    pub name: String,
+    /// Its settings (its own `testdata.yaml` / `test_group.yaml` over its parent's).
+    pub settings: Settings,
+    /// Its test cases and subgroups, in the format's order (lexicographic by name).
+    pub items: Vec<Item>,
+}
+
+/// A test case or a subgroup.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// A test case.
+    Case(Case),
+    /// A subgroup.
+    Group(Group),
+}
+
+/// One test case: `NAME.in` and `NAME.ans`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// Its path under `data/` without the extension (`secret/01`).
+    pub name: String,
+    /// The input file.
+    pub input: PathBuf,
+    /// The answer file (`None`: an interactive problem may have none).
+    pub answer: Option<PathBuf>,
+}
+
+/// How a group's results aggregate (the format's default grader).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Aggregation {
+    /// The sum of the scores (the default).
+    #[default]
+    Sum,
+    /// Their mean.
+    Avg,
+    /// The smallest.
+    Min,
+    /// The largest.
+    Max,
+}
+
+/// A group's settings, inherited by its subgroups unless they set their own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Arguments of the output validator.
+    pub output_validator_flags: Vec<String>,
+    /// Arguments of the input validators.
+    pub input_validator_flags: Vec<String>,
+    /// The score of an accepted test case (default 1).
+    pub accept_score: f64,
+    /// The score of a rejected test case (default 0).
+    pub reject_score: f64,
+    /// The group's score range, when set.
+    pub range: Option<(f64, f64)>,
+    /// How the children's scores aggregate.
+    pub aggregation: Aggregation,
+    /// The group's verdict is its worst child's (`worst_error`), else its first failing
+    /// child's (`first_error`, the default).
+    pub worst_error: bool,
+    /// The group is accepted if any child is (`accept_if_any_accepted`).
+    pub accept_if_any_accepted: bool,
+    /// The group is always accepted (`always_accept`).
+    pub always_accept: bool,
+    /// The root ignores the `sample` group (`ignore_sample`).
+    pub ignore_sample: bool,
+    /// Stop at the first rejected child (`on_reject: break`, the default) or go on.
+    pub break_on_reject: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            output_validator_flags: Vec::new(),
+            input_validator_flags: Vec::new(),
+            accept_score: 1.0,
+            reject_score: 0.0,
+            range: None,
+            aggregation: Aggregation::Sum,
+            worst_error: false,
+            accept_if_any_accepted: false,
+            always_accept: false,
+            ignore_sample: false,
+            break_on_reject: true,
+        }
+    }
+}
+
+/// What a reference submission's directory claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// `accepted`: accepted (full score on a scoring problem).
+    Accepted,
+    /// `partially_accepted`: accepted with a score strictly inside the range.
+    PartiallyAccepted,
+    /// `wrong_answer`.
+    WrongAnswer,
+    /// `time_limit_exceeded`.
+    TimeLimitExceeded,
+    /// `run_time_error`.
+    RunTimeError,
+    /// `slow_accepted` (problemtools): accepted or over the limit, never wrong.
+    SlowAccepted,
+    /// `rejected` (2025-09): anything but accepted.
+    Rejected,
+}
+
+impl Expected {
+    /// The directory name.
+    pub fn dir(self) -> &'static str {
+        match self {
+            Expected::Accepted => "accepted",
+            Expected::PartiallyAccepted => "partially_accepted",
+            Expected::WrongAnswer => "wrong_answer",
+            Expected::TimeLimitExceeded => "time_limit_exceeded",
+            Expected::RunTimeError => "run_time_error",
+            Expected::SlowAccepted => "slow_accepted",
+            Expected::Rejected => "rejected",
+        }
+    }
+
+    /// From a directory name.
+    pub fn from_dir(name: &str) -> Option<Expected> {
+        [
+            Expected::Accepted,
+            Expected::PartiallyAccepted,
+            Expected::WrongAnswer,
+            Expected::TimeLimitExceeded,
+            Expected::RunTimeError,
+            Expected::SlowAccepted,
+            Expected::Rejected,
+        ]
+        .into_iter()
+        .find(|e| e.dir() == name)
+    }
+}
+
+/// A reference submission.
+#[derive(Debug, Clone)]
+pub struct Reference {
+    /// Its path under `submissions/` (`accepted/hello.cc`).
+    pub name: String,
+    /// What its directory claims.
+    pub expected: Expected,
+    /// The program, or why it cannot be judged here (an unknown language).
+    pub program: Result<Program, String>,
+}
+
+impl Group {
+    /// Every test case below the group, in order, with the settings that apply to it.
+    pub fn cases(&self) -> Vec<(&Case, &Settings)> {
+        let mut out = Vec::new();
+        for item in &self.items {
+            match item {
+                Item::Case(c) => out.push((c, &self.settings)),
+                Item::Group(g) => out.extend(g.cases()),
+            }
+        }
+        out
+    }
+}

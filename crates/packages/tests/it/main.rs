@@ -1,0 +1,3 @@
+//! Integration tests of verdict-packages: real public packages read and planned.
+
+mod kattis;
