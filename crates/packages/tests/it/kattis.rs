@@ -38,14 +38,20 @@ fn hello_reads_as_a_legacy_pass_fail_problem_with_its_references() {
 fn a_reference_becomes_a_submission_with_the_default_validator() {
     let p = hello();
     let r = &p.submissions[0];
-    let s = plan::submission(&p, r.program.as_ref().expect("program"), &r.name, 1000)
-        .expect("planned");
+    let s =
+        plan::submission(&p, r.program.as_ref().expect("program"), &r.name, 1000).expect("planned");
     assert!(s.problems().is_empty(), "{:?}", s.problems());
     assert_eq!(s.judge_tasks.len(), 2);
     assert_eq!(s.judge_tasks[1].run_script, Some(RunScript::Standard));
-    assert_eq!(s.judge_tasks[1].compare_script, Some(CompareScript::IcpcDefault));
+    assert_eq!(
+        s.judge_tasks[1].compare_script,
+        Some(CompareScript::IcpcDefault)
+    );
     assert_eq!(s.judge_tasks[1].memory_limit, Some(512 * 1024));
-    assert_eq!(s.test_data[0].outputs[0].text.as_deref(), Some("Hello World!\n"));
+    assert_eq!(
+        s.test_data[0].outputs[0].text.as_deref(),
+        Some("Hello World!\n")
+    );
 }
 
 #[test]
