@@ -46,6 +46,15 @@ pub struct ServerConfig {
     pub tokens: Vec<TokenConfig>,
     /// Submissions of a category judged at once, by category (others share `workers`).
     pub quotas: BTreeMap<String, usize>,
+    /// The most a request may ask for (time, memory, output, processes, tasks, test data, a
+    /// suite's `timeout_ms`): beyond a cap it is refused with 422 naming the field and the cap.
+    pub caps: verdict_contracts::Caps,
+    /// Connections served at once (clamped below the process's open-file limit); the next
+    /// waits in the listen backlog.
+    pub max_connections: usize,
+    /// Time a connection has to send a complete request head, from its start or from the
+    /// previous response (so it also closes idle keep-alive connections), in ms.
+    pub header_timeout_ms: u64,
     /// Agent Lab runners and evaluators (the table `judge lab --lab-config` reads); the
     /// `function`, `script`, `cli` and `programming` runners are always there.
     pub lab: LabConfig,
@@ -94,6 +103,9 @@ impl Default for ServerConfig {
             oracle_default_timeout_ms: 5_000,
             tokens: Vec::new(),
             quotas: BTreeMap::new(),
+            caps: verdict_contracts::Caps::default(),
+            max_connections: 4096,
+            header_timeout_ms: 15_000,
             lab: LabConfig::default(),
             base_dir: PathBuf::from("."),
         }
@@ -133,6 +145,8 @@ impl ServerConfig {
             ("request_timeout_ms", self.request_timeout_ms),
             ("direct_concurrency", self.direct_concurrency as u64),
             ("oracle_default_timeout_ms", self.oracle_default_timeout_ms),
+            ("max_connections", self.max_connections as u64),
+            ("header_timeout_ms", self.header_timeout_ms),
         ];
         for (key, value) in positive {
             if value == 0 {

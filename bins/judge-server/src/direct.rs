@@ -47,6 +47,9 @@ pub async fn oracle(
     let direct = state.direct()?;
     let suite = suite_from_value(json_value(&text)?)
         .map_err(|e| ApiError::invalid(e.field.clone(), e.to_string()))?;
+    if let Some(over) = state.config.caps.check_suite(&suite).into_iter().next() {
+        return Err(ApiError::invalid(over.field.clone(), over.to_string()));
+    }
     let permit = slot(&state, direct)?;
     let judge = state.judge()?.clone();
     let options = state.oracle_options()?;

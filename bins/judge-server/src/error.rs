@@ -186,6 +186,18 @@ impl From<SubmissionError> for ApiError {
                 retry_after_secs,
             },
             SubmissionError::ShuttingDown => ApiError::ShuttingDown,
+            // The host's fault, which may pass (a full, read-only or removed data disk): 503
+            // with Retry-After, and nothing accepted. The detail (host paths) goes to the log.
+            SubmissionError::Db(ref db) if db.is_unavailable() => {
+                tracing::error!("the submission store cannot take a write: {err}");
+                ApiError::Unavailable {
+                    message: "the submission store cannot take a write now (its disk is full, \
+                              read-only or its data dir was removed); nothing was accepted: \
+                              retry later"
+                        .into(),
+                    retry_after_secs: 5,
+                }
+            }
             SubmissionError::Db(_) | SubmissionError::Internal(_) => {
                 ApiError::Internal(err.to_string())
             }

@@ -30,7 +30,8 @@ pub fn check_id(field: &str, value: &str) -> Option<FieldError> {
     } else {
         return None;
     };
-    Some(FieldError::new(field, format!("{field}: {why}")))
+    // The field is named once: `FieldError` puts it in front of the message.
+    Some(FieldError::new(field, why))
 }
 
 /// The problems of a Submission's `category` and `sub_id` (empty: none).
@@ -55,13 +56,11 @@ mod tests {
         }
         let long = "x".repeat(MAX_ID_BYTES + 1);
         let err = check_id("sub_id", &long).unwrap();
-        assert!(
-            err.message.starts_with("sub_id: is 257 bytes long"),
-            "{err:?}"
-        );
+        assert!(err.message.starts_with("is 257 bytes long"), "{err:?}");
         assert_eq!(
-            check_id("sub_id", "").unwrap().message,
-            "sub_id: must not be empty"
+            check_id("sub_id", "").unwrap().to_string(),
+            "sub_id: must not be empty",
+            "the field is named once"
         );
     }
 

@@ -17,7 +17,8 @@ use std::sync::OnceLock;
 /// `GET /v1/health`'s answer.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Health {
-    /// `ok`; `degraded` while a front end or worker is not connected to its broker;
+    /// `ok`; `degraded` while a front end or worker is not connected to its broker or the data
+    /// dir is gone;
     /// `shutting_down` once a shutdown began.
     pub status: HealthStatus,
     /// The server's role; absent on a standalone server.
@@ -35,6 +36,10 @@ pub struct Health {
     pub running_submissions: usize,
     /// Whether a submission sent now would be accepted.
     pub accepting: bool,
+    /// What is wrong with the host, when something is: the data dir removed or replaced (no
+    /// submission can be stored: `status` is `degraded`), the judge's work dir made again.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub host_faults: Vec<String>,
 }
 
 /// Whether the server is up.
@@ -43,7 +48,7 @@ pub struct Health {
 pub enum HealthStatus {
     /// Up.
     Ok,
-    /// Up, but not connected to its broker.
+    /// Up, but not connected to its broker, or its data dir is gone (see `host_faults`).
     Degraded,
     /// Finishing accepted work, accepting none.
     ShuttingDown,
@@ -83,9 +88,26 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
             last_error: link.last_error,
         }
     });
+    let mut host_faults = Vec::new();
+    let mut store_gone = false;
+    if let Some(submissions) = &state.submissions
+        && let Err(err) = submissions.store.check_in_place()
+    {
+        tracing::error!("health: {err}");
+        store_gone = true;
+        host_faults.push("the data dir was removed or replaced: nothing can be accepted".into());
+    }
+    if let Ok(judge) = state.judge() {
+        let recreated = judge.host_faults().work_dir_recreated;
+        if recreated > 0 {
+            host_faults.push(format!(
+                "the judge's work dir was removed and made again {recreated} time(s)"
+            ));
+        }
+    }
     let status = if state.stopping.is_cancelled() {
         HealthStatus::ShuttingDown
-    } else if broker.as_ref().is_some_and(|b| !b.connected) {
+    } else if store_gone || broker.as_ref().is_some_and(|b| !b.connected) {
         HealthStatus::Degraded
     } else {
         HealthStatus::Ok
@@ -98,7 +120,8 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
         broker,
         queue_length,
         running_submissions,
-        accepting: state.accepting(),
+        accepting: state.accepting() && !store_gone,
+        host_faults,
     })
 }
 

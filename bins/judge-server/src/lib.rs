@@ -27,6 +27,7 @@
 mod access;
 mod auth;
 mod config;
+mod connections;
 mod direct;
 mod error;
 mod extract;

@@ -3,6 +3,7 @@
 //! new work is refused (503), the listener closes, and requests in flight, accepted submissions
 //! and the role's own work (a worker's deliveries) get `shutdown_grace_ms` to finish.
 
+use crate::connections::{ConnectionLimits, serve_connections, usable_connections};
 use crate::routes::router;
 use crate::state::{AppState, Handoff, Submissions};
 use anyhow::Context;
@@ -56,11 +57,15 @@ pub(crate) async fn run(
             }
         }
     };
-    let mut server = tokio::spawn(
-        axum::serve(listener, router(state.clone()))
-            .with_graceful_shutdown(signal)
-            .into_future(),
-    );
+    let limits = ConnectionLimits {
+        max_connections: usable_connections(state.config.max_connections),
+        header_timeout: Duration::from_millis(state.config.header_timeout_ms),
+    };
+    let app = router(state.clone());
+    let mut server = tokio::spawn(async move {
+        serve_connections(listener, app, limits, signal).await;
+        Ok::<(), std::io::Error>(())
+    });
     let ended = async {
         match &mut work {
             Some(work) => work.await,

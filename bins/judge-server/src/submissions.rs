@@ -44,7 +44,8 @@ async fn read_submission(
             }
         }
     })?;
-    let errors = check_ids(&submission);
+    let mut errors = check_ids(&submission);
+    errors.extend(state.config.caps.check_submission(&submission));
     if let Some(first) = errors.first() {
         state.metrics.rejected(Reject::Invalid);
         let field = first.field.clone();

@@ -105,6 +105,16 @@ pub enum DbError {
     /// Another server holds the data dir.
     #[error("{0}: another judge-server uses this data_dir")]
     Locked(PathBuf),
+    /// The data dir, its database file or its lock file was removed or replaced under the
+    /// running server (issue 29.9): a commit would go to an unlinked file and be lost at the
+    /// next start, so nothing is accepted until an operator restores it and restarts.
+    #[error("the data dir {dir} was removed or replaced ({what}); nothing can be stored")]
+    Gone {
+        /// The data dir.
+        dir: PathBuf,
+        /// What changed.
+        what: String,
+    },
     /// SQLite itself.
     #[error("submission store {path}: {source}")]
     Sqlite {
@@ -120,7 +130,39 @@ pub enum DbError {
 pub struct Db {
     conn: Mutex<Connection>,
     path: PathBuf,
+    lock_path: PathBuf,
+    /// The (device, inode) of the database file and of the lock file as opened.
+    identity: [(u64, u64); 2],
     _lock: File,
+}
+
+/// The (device, inode) of `path`, following no link.
+fn identity_of(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path)?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+impl DbError {
+    /// Whether the store cannot take a write for a reason of the host's that may pass (a full
+    /// or read-only disk, a busy database, a removed data dir): a client should retry later
+    /// (503 with Retry-After) rather than read it as a failure of its request.
+    pub fn is_unavailable(&self) -> bool {
+        use rusqlite::ErrorCode::{
+            CannotOpen, DatabaseBusy, DatabaseLocked, DiskFull, ReadOnly, SystemIoFailure,
+        };
+        match self {
+            DbError::Gone { .. } => true,
+            DbError::Sqlite {
+                source: rusqlite::Error::SqliteFailure(e, _),
+                ..
+            } => matches!(
+                e.code,
+                DiskFull | ReadOnly | DatabaseBusy | DatabaseLocked | SystemIoFailure | CannotOpen
+            ),
+            _ => false,
+        }
+    }
 }
 
 const SCHEMA: &str = "
@@ -194,11 +236,35 @@ impl Db {
             conn.execute_batch("ALTER TABLE submissions ADD COLUMN plan TEXT")
                 .map_err(sqlite)?;
         }
+        let identity = [
+            identity_of(&path).map_err(io("stat", &path))?,
+            identity_of(&lock_path).map_err(io("stat", &lock_path))?,
+        ];
         Ok(Db {
             conn: Mutex::new(conn),
             path,
+            lock_path,
+            identity,
             _lock: lock,
         })
+    }
+
+    /// Checks that the database and lock files are still the ones opened (issue 29.9): a data
+    /// dir removed (`rm -rf`) or replaced under the server would take every later commit to an
+    /// unlinked file, acknowledged and then lost at the next start.
+    pub fn check_in_place(&self) -> Result<(), DbError> {
+        for (path, opened) in [&self.path, &self.lock_path].into_iter().zip(self.identity) {
+            let what = match identity_of(path) {
+                Ok(now) if now == opened => continue,
+                Ok(_) => format!("{} is another file now", path.display()),
+                Err(e) => format!("{}: {e}", path.display()),
+            };
+            return Err(DbError::Gone {
+                dir: self.path.parent().unwrap_or(&self.path).to_owned(),
+                what,
+            });
+        }
+        Ok(())
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
@@ -216,6 +282,7 @@ impl Db {
     /// outlives the request), replacing a finished one with the same key (a rejudge). On disk
     /// when this returns.
     pub fn accept(&self, key: &SubKey, request: &str) -> Result<(), DbError> {
+        self.check_in_place()?;
         let plan = crate::plan::plan_of(request);
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(|e| self.err(e))?;

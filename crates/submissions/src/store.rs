@@ -45,6 +45,12 @@ impl Store {
         Ok((store, unfinished))
     }
 
+    /// Whether the data dir is still the one opened (see [`Db::check_in_place`]); cheap (two
+    /// `stat`s), for health.
+    pub fn check_in_place(&self) -> Result<(), DbError> {
+        self.db.check_in_place()
+    }
+
     fn lock(&self) -> MutexGuard<'_, HashMap<SubKey, Arc<Entry>>> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout)]
 
 mod amqp;
+mod availability;
 mod binary;
 mod common;
 mod durability;

@@ -1,0 +1,230 @@
+//! Availability under hostile clients (issue 29): bounded connections and header time, operator
+//! caps on what a request asks for. A real server on a real socket.
+
+use crate::common::{A_PLUS_B, TestServer, a_plus_b, config, get, post};
+use serde_json::json;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// Whether the server closed `stream` within `limit` (a read that ends or fails), as opposed
+/// to still holding it open.
+fn closed_within(stream: &mut TcpStream, limit: Duration) -> bool {
+    stream
+        .set_read_timeout(Some(limit))
+        .expect("set a read timeout");
+    let mut buf = [0u8; 512];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return true,
+            // A 408 or the like before the close is fine: keep reading to the end.
+            Ok(_) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return false;
+            }
+            Err(_) => return true,
+        }
+    }
+}
+
+#[test]
+fn slow_and_idle_connections_are_closed_and_cannot_lock_out_other_clients() {
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        max_connections: 4,
+        header_timeout_ms: 700,
+        ..config()
+    }) else {
+        return;
+    };
+    // Every connection slot taken: two that say nothing, two that send a header byte at a
+    // time and never finish it.
+    let mut idle: Vec<TcpStream> = (0..2)
+        .map(|_| TcpStream::connect(server.addr).expect("connect"))
+        .collect();
+    let mut slow: Vec<TcpStream> = (0..2)
+        .map(|_| TcpStream::connect(server.addr).expect("connect"))
+        .collect();
+    for s in &mut slow {
+        s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+            .expect("a first header line");
+    }
+    let drip = {
+        let mut slow: Vec<TcpStream> = slow.iter().map(|s| s.try_clone().expect("clone")).collect();
+        std::thread::spawn(move || {
+            for _ in 0..40 {
+                for s in &mut slow {
+                    // The server closing the connection ends the drip.
+                    if s.write_all(b"X").is_err() {
+                        return;
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+    };
+    // An ordinary client is served: the hostile ones are dropped at the header timeout.
+    let start = Instant::now();
+    let reply = get(&server.url("/v1/health"), None);
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "served after {:?}",
+        start.elapsed()
+    );
+    for (what, stream) in idle
+        .iter_mut()
+        .map(|s| ("idle", s))
+        .chain(slow.iter_mut().map(|s| ("slow", s)))
+    {
+        assert!(
+            closed_within(stream, Duration::from_secs(3)),
+            "a {what} connection is still open"
+        );
+    }
+    drip.join().expect("drip thread");
+    // A kept-alive connection that goes idle after its answer is closed too.
+    let mut kept = TcpStream::connect(server.addr).expect("connect");
+    kept.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .expect("a request");
+    assert!(
+        closed_within(&mut kept, Duration::from_secs(3)),
+        "an idle keep-alive connection is still open"
+    );
+}
+
+#[test]
+fn limits_over_the_operators_caps_are_refused_naming_the_field_and_the_cap() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let mut weeks = a_plus_b("caps-1", "oj", A_PLUS_B);
+    weeks["judge_tasks"][1]["time_limit"] = json!(1_000_000_000);
+    for path in ["/v1/submissions", "/v1/judge"] {
+        let reply = post(&server.url(path), None, &weeks.to_string());
+        assert_eq!(reply.status, 422, "{path}: {}", reply.text);
+        let body = reply.json();
+        assert_eq!(
+            body["error"]["field"], "judge_tasks[1].time_limit",
+            "{body}"
+        );
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("60000 ms (caps.time_limit_ms)"),
+            "the cap is named: {message}"
+        );
+        assert_eq!(body["results"], json!([]), "the contract's report");
+    }
+    let suite = json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "add", "timeout_ms": 1_000_000_000u64,
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def add(a, b):\n    return a + b\n"}],
+        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]});
+    let reply = post(&server.url("/v1/oracle"), None, &suite.to_string());
+    assert_eq!(reply.status, 422, "{}", reply.text);
+    let body = reply.json();
+    assert_eq!(body["error"]["field"], "timeout_ms", "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("caps.suite_timeout_ms"),
+        "{body}"
+    );
+    // Within the caps, the same submission is accepted.
+    let fine = a_plus_b("caps-2", "oj", A_PLUS_B);
+    let reply = post(&server.url("/v1/submissions"), None, &fine.to_string());
+    assert_eq!(reply.status, 202, "{}", reply.text);
+}
+
+#[test]
+fn a_removed_data_dir_is_refused_with_503_and_reported_in_health() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let data_dir = data.path().join("data");
+    let Some(server) = TestServer::start_keeping_data(verdict_judge_server::ServerConfig {
+        data_dir: data_dir.clone(),
+        ..config()
+    }) else {
+        return;
+    };
+    let health = get(&server.url("/v1/health"), None).json();
+    assert_eq!(health["status"], "ok", "{health}");
+    std::fs::remove_dir_all(&data_dir).expect("remove the data dir");
+    let body = a_plus_b("gone-1", "oj", A_PLUS_B).to_string();
+    let reply = post(&server.url("/v1/submissions"), None, &body);
+    assert_eq!(
+        reply.status, 503,
+        "nothing is acknowledged into an unlinked database: {}",
+        reply.text
+    );
+    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
+    assert!(
+        !reply.text.contains(&data_dir.display().to_string()),
+        "no host path for the client: {}",
+        reply.text
+    );
+    let health = get(&server.url("/v1/health"), None).json();
+    assert_eq!(health["status"], "degraded", "{health}");
+    assert_eq!(health["accepting"], false, "{health}");
+    assert!(
+        health["host_faults"][0]
+            .as_str()
+            .is_some_and(|f| f.contains("data dir")),
+        "{health}"
+    );
+}
+
+#[test]
+fn a_full_data_disk_is_503_with_retry_after_never_500() {
+    let disk = tempfile::tempdir().expect("temp dir");
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+        .arg(disk.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        assert!(
+            !std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1"),
+            "VERDICT_REQUIRE_SANDBOX=1 but a tmpfs cannot be mounted"
+        );
+        println!("skipped: cannot mount a tmpfs here");
+        return;
+    }
+    struct Unmount<'a>(&'a std::path::Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(self.0)
+                .status();
+        }
+    }
+    let _unmount = Unmount(disk.path());
+    let Some(server) = TestServer::start_keeping_data(verdict_judge_server::ServerConfig {
+        data_dir: disk.path().join("data"),
+        ..config()
+    }) else {
+        return;
+    };
+    // Fill the disk to its last byte.
+    let mut filler = std::fs::File::create(disk.path().join("filler")).expect("filler");
+    while filler.write_all(&[0u8; 1 << 16]).is_ok() {}
+    while filler.write_all(&[0u8; 512]).is_ok() {}
+    let body = a_plus_b("full-1", "oj", A_PLUS_B).to_string();
+    let reply = post(&server.url("/v1/submissions"), None, &body);
+    assert_eq!(reply.status, 503, "{}", reply.text);
+    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
+    drop(filler);
+    std::fs::remove_file(disk.path().join("filler")).expect("free the disk");
+    let reply = post(&server.url("/v1/submissions"), None, &body);
+    assert_eq!(
+        reply.status, 202,
+        "accepted once there is room: {}",
+        reply.text
+    );
+    drop(server);
+}
