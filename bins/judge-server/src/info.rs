@@ -38,7 +38,7 @@ pub struct Health {
     pub accepting: bool,
     /// What is wrong with the host, when something is: the data dir removed or replaced (no
     /// submission can be stored: `status` is `degraded`), the judge's work dir made again.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_faults: Vec<String>,
 }
 
