@@ -45,7 +45,7 @@ impl Store {
         Ok((store, unfinished))
     }
 
-    /// Whether the data dir is still the one opened (see [`Db::check_in_place`]); cheap (two
+    /// Whether the data dir is still the one opened (its database and lock files); cheap (two
     /// `stat`s), for health.
     pub fn check_in_place(&self) -> Result<(), DbError> {
         self.db.check_in_place()
