@@ -98,11 +98,9 @@ mount -t cgroup2 none /newroot/sys/fs/cgroup
 mkdir -p /newroot/run/cgroup2-vm
 mount -o move /xchg /newroot/run/cgroup2-vm
 stty -F /dev/console -onlcr 2>/dev/null
-chroot /newroot /bin/sh /run/cgroup2-vm/cmd.sh
-echo "$?" > /newroot/run/cgroup2-vm/rc
-echo 0 > /proc/sys/kernel/printk
-sync
-poweroff -f
+# switch_root, not chroot: a chrooted process may not make a user namespace (EPERM), and the
+# suite runs a rootless judge.
+exec switch_root /newroot /bin/sh /run/cgroup2-vm/stage2.sh
 '
 stamp="$(printf '%s' "$init_script" | md5sum | cut -c1-12)"
 initrd="$cache/initramfs-$kver-$stamp.cpio.gz"
@@ -158,6 +156,14 @@ trap 'rm -rf "$xchg"' EXIT
   printf ' %q' "$@"
   printf '\n'
 } > "$xchg/cmd.sh"
+# What the guest's pid 1 runs in the new root: the command, then its exit status out.
+cat > "$xchg/stage2.sh" <<'EOF2'
+/bin/sh /run/cgroup2-vm/cmd.sh
+echo "$?" > /run/cgroup2-vm/rc
+echo 0 > /proc/sys/kernel/printk
+sync
+/bin/busybox poweroff -f
+EOF2
 
 set +e
 timeout --foreground "${CGROUP2_VM_TIMEOUT:-3000}" qemu-system-x86_64 \

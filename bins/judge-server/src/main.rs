@@ -27,6 +27,9 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
+    // An ordinary user's server enters a user namespace of its own before any thread starts,
+    // where the sandbox can isolate boxes as root does (docs/sandbox.md, "Without root").
+    let entered = verdict_sandbox::rootless::enter_user_namespace();
     tracing_subscriber::fmt()
         .json()
         .with_writer(std::io::stderr)
@@ -35,6 +38,9 @@ fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
+    if let verdict_sandbox::rootless::Entered::Refused(why) = &entered {
+        tracing::info!(%why, "no user namespace");
+    }
     let args = Args::parse();
     match run(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -77,6 +77,8 @@ subcommands! {
     Lab(lab),
     /// Write Agent Lab runs and scores as one self-contained HTML report (`-o report.html`).
     View(view),
+    /// Say what isolation this host gives the sandbox, as which user, and how to get the rest.
+    Doctor(doctor),
 }
 
 /// The command line, each subcommand's arguments deferred: a one-shot `judge sandbox` builds
@@ -109,6 +111,21 @@ fn main() -> ExitCode {
         let mut matches = command().get_matches();
         Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut command()).exit())
     };
+    // An ordinary user's judge enters a user namespace of its own before any thread starts,
+    // where the sandbox can isolate boxes as root does (docs/sandbox.md, "Without root").
+    let entered = match &cli.command {
+        Command::Run(_)
+        | Command::Eval(_)
+        | Command::Batch(_)
+        | Command::Oracle(_)
+        | Command::Sandbox(_)
+        | Command::Lab(_)
+        | Command::Doctor(_) => verdict_sandbox::rootless::enter_user_namespace(),
+        _ => verdict_sandbox::rootless::Entered::AlreadyPrivileged,
+    };
+    if let verdict_sandbox::rootless::Entered::Refused(why) = &entered {
+        tracing::debug!(%why, "no user namespace");
+    }
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
         Command::Languages(args) => cmd::languages::run(args),
@@ -120,6 +137,7 @@ fn main() -> ExitCode {
         Command::Sandbox(args) => cmd::sandbox::run(args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::View(args) => cmd::view::run(args),
+        Command::Doctor(args) => cmd::doctor::run(args, &entered),
     };
     match result {
         Ok(code) => code,

@@ -135,6 +135,9 @@ pub(crate) struct RootPlan<'a> {
     pub skeleton: CString,
     pub ops: &'a [MountOp],
     pub hostname: CString,
+    /// In a user namespace: the skeleton's read-only remount keeps the `nodev`, `noexec` and
+    /// `nosuid` its file system has (the kernel locks them; the devices are bind mounts).
+    pub keep_flags: bool,
 }
 
 /// The program's last steps before execve, prepared before the fork (borrowed, so that a
@@ -368,7 +371,19 @@ pub(crate) unsafe fn enter_root(root: &RootPlan<'_>) -> Result<(), (u32, i32)> {
             step(do_op(op), STAGE_MOUNT_BASE + i as u32)?;
         }
         // Not `nodev`: the box's /dev nodes live in the skeleton (see `make_dev`).
-        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID;
+        let mut flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID;
+        let mut st: libc::statvfs = std::mem::zeroed();
+        // (glibc's statvfs is statfs and its flags: no allocation, no lock.)
+        if root.keep_flags && libc::statvfs(sk, &mut st) == 0 {
+            for (has, keep) in [
+                (libc::ST_NODEV, libc::MS_NODEV),
+                (libc::ST_NOEXEC, libc::MS_NOEXEC),
+            ] {
+                if st.f_flag & has != 0 {
+                    flags |= keep;
+                }
+            }
+        }
         step(
             libc::mount(null, sk, null, flags, std::ptr::null()) as _,
             ST_ROOT_RO,
@@ -509,13 +524,14 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
 /// rlimit-only: kills every process of the box uid (or the main process group without one).
 fn kill_box(plan: &Plan<'_>, main: libc::pid_t) {
     // SAFETY: plain system calls in a single-threaded fork child; the killer child only makes
-    // the raw set-id system calls, kill and _exit.
+    // the raw set-id system calls, capset, kill and _exit.
     unsafe {
         libc::kill(-main, libc::SIGKILL);
         if let Some((uid, gid)) = plan.exec.ids {
             let pid = sys::raw_fork();
             if pid == 0 {
-                if sys::set_ids(uid, gid, false) == 0 {
+                // (Capabilities dropped too: in a user namespace the uid change keeps them.)
+                if sys::set_ids(uid, gid, false) == 0 && sys::drop_capabilities() == 0 {
                     libc::kill(-1, libc::SIGKILL);
                 }
                 libc::_exit(0);

@@ -44,6 +44,20 @@ pub struct SandboxConfig {
     pub one_shot: bool,
 }
 
+/// `/run/verdict` for root (also root in a user namespace, as in a rootless container); an
+/// ordinary user's `$XDG_RUNTIME_DIR/verdict`, or `verdict-<uid>` in the temp dir.
+fn default_state_dir() -> PathBuf {
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    if euid == 0 {
+        return PathBuf::from("/run/verdict");
+    }
+    match std::env::var_os("XDG_RUNTIME_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d).join("verdict"),
+        _ => std::env::temp_dir().join(format!("verdict-{euid}")),
+    }
+}
+
 impl Default for SandboxConfig {
     fn default() -> Self {
         let mut toolchain_dirs: Vec<PathBuf> = ["/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc"]
@@ -61,7 +75,7 @@ impl Default for SandboxConfig {
             require_isolation: false,
             cgroup_name: "verdict".into(),
             cgroup_mount: PathBuf::from("/sys/fs/cgroup"),
-            state_dir: PathBuf::from("/run/verdict"),
+            state_dir: default_state_dir(),
             default_processes: 256,
             default_open_files: 1024,
             default_wall_time_ms: 600_000,

@@ -164,6 +164,7 @@ mod instance;
 mod netns;
 mod outcome;
 mod pipe;
+pub mod rootless;
 mod sandbox;
 mod seccomp;
 mod spec;

@@ -61,6 +61,12 @@ pub enum IsolationLevel {
     FullCgroupV1,
     /// Namespaces, a private root and a cgroup v2 hierarchy.
     FullCgroupV2,
+    /// Without root: the namespaces inside a user namespace of the judge's own, a private
+    /// root and a delegated cgroup-v2 subtree; each box a subordinate uid of its own.
+    RootlessCgroupV2,
+    /// As [`IsolationLevel::RootlessCgroupV2`], but every box runs as the one uid mapped (the
+    /// judge's own: no `newuidmap` or `/etc/subuid` range), apart only by namespaces.
+    RootlessCgroupV2OneUid,
     /// rlimits and wait4 rusage only: no namespaces or cgroups were usable.
     RlimitOnly,
 }

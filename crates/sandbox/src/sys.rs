@@ -37,6 +37,7 @@ struct MountAttr {
 pub(crate) const MOUNT_ATTR_RDONLY: u64 = 0x1;
 pub(crate) const MOUNT_ATTR_NOSUID: u64 = 0x2;
 pub(crate) const MOUNT_ATTR_NODEV: u64 = 0x4;
+pub(crate) const MOUNT_ATTR_NOEXEC: u64 = 0x8;
 const AT_RECURSIVE: libc::c_uint = 0x8000;
 
 pub(crate) const RESOLVE_NO_XDEV: u64 = 0x01;
@@ -326,4 +327,44 @@ pub(crate) unsafe fn set_ids(uid: u32, gid: u32, drop_groups: bool) -> libc::c_l
         }
         libc::syscall(libc::SYS_setresuid, uid, uid, uid)
     }
+}
+
+/// Clears every capability of the calling thread (effective, permitted, inheritable): after
+/// [`set_ids`] in a user namespace whose 0 is not this process's uid, the kernel keeps them
+/// (it clears them only on leaving uid 0), so a helper that signals as a box uid must drop
+/// them itself (`crate::rootless`).
+///
+/// # Safety
+/// A plain system call on local data.
+pub(crate) unsafe fn drop_capabilities() -> libc::c_long {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let header = Header {
+        version: VERSION_3,
+        pid: 0,
+    };
+    let data = [
+        Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        },
+        Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        },
+    ];
+    // SAFETY: capset reads a header and two data records that live for the call.
+    unsafe { libc::syscall(libc::SYS_capset, &header, data.as_ptr()) }
 }

@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod config;
+pub mod doctor;
 pub mod eval;
 pub mod lab;
 pub mod languages;

@@ -1,6 +1,7 @@
 //! Integration tests of the `judge` binary: real submissions through `judge run`.
 
 mod common;
+mod doctor;
 mod eval;
 mod lab;
 mod lab_stop;

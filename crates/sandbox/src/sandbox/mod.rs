@@ -34,8 +34,10 @@ pub struct Sandbox {
     config: SandboxConfig,
     level: IsolationLevel,
     executor: Executor,
-    /// Whether this process is root (each slot then runs as a uid of its own).
-    root: bool,
+    /// Whether each slot runs as a uid of its own (root, or subordinate ids mapped).
+    box_uids: bool,
+    /// What the host lacks for full isolation, as probed.
+    lacks: Vec<String>,
     slots: Slots,
     /// The stack of the program's last steps before execve (shared: see [`ChildStack`]).
     stack: Option<ChildStack>,
@@ -54,13 +56,14 @@ impl Sandbox {
         let filters = Filters::new();
         let probed = probe::probe(&config, stack.as_ref().map_or(0, ChildStack::top), &filters)?;
         let sandbox = Sandbox {
-            slots: Slots::new(&config, probed.root)?,
+            slots: Slots::new(&config, probed.lock_slots)?,
             stack,
             ncpu: affinity_cpus(),
             filters,
             level: probed.level,
             executor: probed.executor,
-            root: probed.root,
+            box_uids: probed.box_uids,
+            lacks: probed.lacks,
             instance: probed.instance,
             config,
         };
@@ -71,6 +74,12 @@ impl Sandbox {
     /// The isolation every run of this sandbox gets.
     pub fn isolation(&self) -> IsolationLevel {
         self.level
+    }
+
+    /// What this host lacks for full isolation, one reason each (empty when nothing): why
+    /// [`Sandbox::isolation`] is what it is.
+    pub fn lacks(&self) -> &[String] {
+        &self.lacks
     }
 
     /// This sandbox's claim on host state: its name, and work roots no other instance removes
@@ -114,7 +123,7 @@ impl Sandbox {
     pub fn run(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
         let slot = self.slots.acquire()?;
         crate::timings::mark("slot lock");
-        let ids = self.root.then(|| {
+        let ids = self.box_uids.then(|| {
             let id = self.config.uid_base + slot.index as u32;
             (id, id)
         });

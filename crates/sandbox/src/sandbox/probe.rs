@@ -6,6 +6,7 @@ use crate::child::{MountOp, RootPlan};
 use crate::error::cstring;
 use crate::instance::{Instance, Owned};
 use crate::netns::NetnsPool;
+use crate::rootless::Privilege;
 use crate::seccomp::Filters;
 use crate::zygote::{Arena, Boot, Net, Zygote};
 use crate::{IsolationLevel, SandboxConfig, SandboxError, sys};
@@ -52,6 +53,12 @@ pub(super) struct Zygotes {
     pub cgroups: CgroupPool,
     /// One-shot: zygotes serve one order and are let go (see [`SandboxConfig::one_shot`]).
     pub one_shot: bool,
+    /// One-shot: each order brings its uid slot's pinned network namespace (root: boxes have
+    /// uids of their own); else each zygote makes a fresh one (in a user namespace the
+    /// pinning thread could not go back to the host's).
+    pub pinned_netns: bool,
+    /// In a user namespace of its own (see [`crate::rootless`]).
+    pub rootless: bool,
     /// One-shot: the zygote started with the sandbox for its first run, with its arena.
     pub first: Mutex<Option<(Arena, Zygote)>>,
     /// One-shot: zygotes let go and not reaped yet.
@@ -72,9 +79,11 @@ impl Zygotes {
                 skeleton: self.skeleton.path.clone(),
                 ops: &self.skeleton.ops,
                 hostname: c"box".to_owned(),
+                keep_flags: self.rootless,
             },
             net: match (self.one_shot, netns) {
-                (true, _) => Net::PerOrder,
+                (true, _) if self.pinned_netns => Net::PerOrder,
+                (true, _) => Net::Fresh,
                 (false, Some(fd)) => Net::Enter(fd.as_raw_fd()),
                 (false, None) => Net::Fresh,
             },
@@ -126,8 +135,13 @@ pub(super) struct SlotState {
 pub(super) struct Probed {
     pub level: IsolationLevel,
     pub executor: Executor,
-    /// Whether this process is root (boxes then get a uid of their own).
-    pub root: bool,
+    /// Whether boxes get a uid of their own (root, or a user namespace with subordinate ids
+    /// mapped for them).
+    pub box_uids: bool,
+    /// Whether slots lock their uid across processes (root or a user namespace).
+    pub lock_slots: bool,
+    /// What this host lacks for full isolation (empty when nothing).
+    pub lacks: Vec<String>,
     /// This sandbox's claim on host state.
     pub instance: Instance,
 }
@@ -141,8 +155,12 @@ pub(super) fn probe(
     stack_top: usize,
     filters: &Filters,
 ) -> Result<Probed, SandboxError> {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let privilege = crate::rootless::privilege();
+    let root = privilege == Privilege::Root;
+    // A user namespace of its own: what root does, less device nodes and the host's network
+    // namespace, and a uid per box only where subordinate ids are mapped (docs/sandbox.md).
+    let rootless = matches!(privilege, Privilege::UserNamespace { .. });
+    let box_uids = privilege.box_uids(config.uid_base, config.max_boxes.max(1));
     // What dead instances left is removed first (never what a live one holds, in whatever pid
     // namespace).
     let instance = Instance::claim(&config.state_dir, root, config.one_shot)?;
@@ -150,8 +168,11 @@ pub(super) fn probe(
     let mut reasons = Vec::new();
     let mut hierarchy = None;
     let mut namespaces = false;
-    if root {
+    if privilege.namespaces() {
         match cgroup::detect(&config.cgroup_mount, &config.cgroup_name) {
+            Ok(Hierarchy::V1(_)) if rootless => reasons.push(
+                "without root the sandbox needs a delegated cgroup-v2 subtree; this host mounts cgroup v1 (judge doctor)".into(),
+            ),
             Ok(h) => hierarchy = Some(h),
             Err(e) => reasons.push(e),
         }
@@ -165,7 +186,9 @@ pub(super) fn probe(
         }
         crate::timings::mark("probe");
     } else {
-        reasons.push("not running as root".to_string());
+        reasons.push(
+            "not running as root, nor in a user namespace of its own (judge doctor)".to_string(),
+        );
     }
     // This instance's own run cgroups are announced before any is made.
     if let Some(h) = &hierarchy {
@@ -181,7 +204,7 @@ pub(super) fn probe(
         Some(hierarchy) if namespaces => {
             let boxes = config.max_boxes.max(1) as usize;
             let z = Zygotes {
-                skeleton: Skeleton::build(config)?,
+                skeleton: Skeleton::build(config, rootless)?,
                 tmp_options: CString::new(format!(
                     "size={},nr_inodes=4096,mode=1777",
                     config.tmp_size
@@ -199,6 +222,8 @@ pub(super) fn probe(
                 },
                 slots: (0..boxes).map(|_| Mutex::default()).collect(),
                 one_shot: config.one_shot,
+                pinned_netns: box_uids && !rootless,
+                rootless,
                 first: Mutex::default(),
                 let_go: Mutex::default(),
             };
@@ -216,10 +241,18 @@ pub(super) fn probe(
         _ => None,
     };
     let level = match zygotes.as_ref().map(|z| &z.hierarchy) {
+        Some(Hierarchy::V2(_)) if rootless && box_uids => IsolationLevel::RootlessCgroupV2,
+        Some(Hierarchy::V2(_)) if rootless => IsolationLevel::RootlessCgroupV2OneUid,
         Some(Hierarchy::V1(_)) => IsolationLevel::FullCgroupV1,
         Some(Hierarchy::V2(_)) => IsolationLevel::FullCgroupV2,
         None => IsolationLevel::RlimitOnly,
     };
+    if level == IsolationLevel::RootlessCgroupV2OneUid {
+        reasons.push(format!(
+            "every box runs as the one uid mapped: no {} subordinate ids mapped from uid {} on (newuidmap and /etc/subuid: judge doctor)",
+            config.max_boxes, config.uid_base
+        ));
+    }
     let executor = match zygotes {
         Some(z) => {
             tracing::info!(?level, hierarchy = ?z.hierarchy, "sandbox isolation");
@@ -237,7 +270,9 @@ pub(super) fn probe(
     Ok(Probed {
         level,
         executor,
-        root,
+        box_uids,
+        lock_slots: privilege.namespaces(),
+        lacks: reasons,
         instance,
     })
 }
@@ -293,7 +328,9 @@ impl Skeleton {
     /// Makes the skeleton directory (with `/dev`) and plans the toolchain binds and `/proc`;
     /// when the skeleton's mark says an earlier build checked it all and nothing changed
     /// since, takes the plan from the mark (see `skeleton.rs`).
-    fn build(config: &SandboxConfig) -> Result<Skeleton, SandboxError> {
+    /// `rootless`: in a user namespace, which may not make device nodes: the box's devices are
+    /// the host's, bound onto empty files.
+    fn build(config: &SandboxConfig, rootless: bool) -> Result<Skeleton, SandboxError> {
         let skeleton_path = config.state_dir.join("root");
         let dirs = &config.toolchain_dirs;
         let clock = super::skeleton::clock();
@@ -302,7 +339,7 @@ impl Skeleton {
             .as_ref()
             .and_then(|id| super::skeleton::check(&skeleton_path, id))
         {
-            return Skeleton::planned(&skeleton_path, &binds);
+            return Skeleton::planned(&skeleton_path, &binds, rootless);
         }
         mkdir_p(&skeleton_path)?;
         for d in ["box", "proc", "dev", "tmp"] {
@@ -310,7 +347,7 @@ impl Skeleton {
         }
         owned_dir(&skeleton_path)?;
         owned_dir(&skeleton_path.join("dev"))?;
-        make_dev(&skeleton_path.join("dev"))?;
+        make_dev(&skeleton_path.join("dev"), rootless)?;
         let mut binds = Vec::new();
         for dir in dirs {
             let Ok(meta) = dir.symlink_metadata() else {
@@ -338,13 +375,28 @@ impl Skeleton {
         {
             super::skeleton::record(&skeleton_path, clock, &before, &after, &binds);
         }
-        Skeleton::planned(&skeleton_path, &binds)
+        Skeleton::planned(&skeleton_path, &binds, rootless)
     }
 
     /// The skeleton at `skeleton_path` with its mounts: `binds` (host dirs, read-only at the
-    /// same path) and `/proc`.
-    fn planned(skeleton_path: &Path, binds: &[PathBuf]) -> Result<Skeleton, SandboxError> {
+    /// same path), `/proc`, and (`rootless`) the host's device nodes on the skeleton's files.
+    fn planned(
+        skeleton_path: &Path,
+        binds: &[PathBuf],
+        rootless: bool,
+    ) -> Result<Skeleton, SandboxError> {
         let mut ops = Vec::new();
+        for name in DEVICES.iter().map(|d| d.0).filter(|_| rootless) {
+            let (src, dst) = (
+                Path::new("/dev").join(name),
+                skeleton_path.join("dev").join(name),
+            );
+            ops.push(MountOp::Bind {
+                src: cstring(src.as_os_str().as_bytes(), &src)?,
+                dst: cstring(dst.as_os_str().as_bytes(), &dst)?,
+                attrs: sys::MOUNT_ATTR_RDONLY | sys::MOUNT_ATTR_NOSUID | sys::MOUNT_ATTR_NOEXEC,
+            });
+        }
         for dir in binds {
             let rel = dir.strip_prefix("/").unwrap_or(dir);
             let at = skeleton_path.join(rel);
@@ -370,22 +422,35 @@ impl Skeleton {
     }
 }
 
+/// The box's device nodes: name and minor number (major 1, mode 0666).
+const DEVICES: &[(&str, u32)] = &[
+    ("null", 3),
+    ("zero", 5),
+    ("full", 7),
+    ("random", 8),
+    ("urandom", 9),
+];
+
 /// The box's `/dev`, made once in the skeleton (root-owned 0755, read-only in the box): the
 /// `null`, `zero`, `full`, `random` and `urandom` nodes and the `fd`, `stdin`, `stdout`,
 /// `stderr` links. The skeleton's mount is the only one of the box without `nodev`; the box
 /// can create nothing on it (read-only, and its uid has no `CAP_MKNOD`), so these nodes are
 /// the only devices it can open.
-fn make_dev(dev: &Path) -> Result<(), SandboxError> {
+///
+/// `rootless`: empty files instead, on which each zygote binds the host's nodes (a user
+/// namespace may not make device nodes).
+fn make_dev(dev: &Path, rootless: bool) -> Result<(), SandboxError> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
     // Made by an earlier sandbox: checked, not changed (each start pays an `lstat` a node).
-    for (name, minor) in [
-        ("null", 3),
-        ("zero", 5),
-        ("full", 7),
-        ("random", 8),
-        ("urandom", 9),
-    ] {
+    for &(name, minor) in DEVICES {
         let p = dev.join(name);
+        if rootless {
+            if !p.symlink_metadata().is_ok_and(|m| m.file_type().is_file()) {
+                let _ = std::fs::remove_file(&p);
+                std::fs::File::create(&p).map_err(|e| SandboxError::io("create", &p, e))?;
+            }
+            continue;
+        }
         let want = libc::makedev(1, minor);
         let node = |p: &Path| {
             p.symlink_metadata()

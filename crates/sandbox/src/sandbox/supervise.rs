@@ -151,7 +151,7 @@ impl Supervisor<'_> {
         let mounts = run_mounts(self.config, z.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?;
         let cgroup_procs = cg.procs_fds();
         // One-shot: the slot's pinned network namespace (held with the slot).
-        let pinned_netns = match (z.one_shot, prep.ids) {
+        let pinned_netns = match (z.one_shot && z.pinned_netns, prep.ids) {
             (true, Some((uid, _))) => Some(
                 crate::netns::pinned(&self.config.state_dir.join("netns"), uid).map_err(
                     |source| SandboxError::Setup {
@@ -556,12 +556,14 @@ fn retire_zygote(z: &Zygotes, zygote: Option<Zygote>) {
 
 /// Kills every process of `uid` (rlimit-only boxes) from a short-lived child.
 fn kill_uid(uid: u32, gid: u32) {
-    // SAFETY: the child only calls setresgid/setresuid/kill/_exit.
+    // SAFETY: the child only calls setresgid/setresuid/capset/kill/_exit.
     let pid = unsafe { sys::raw_fork() };
     if pid == 0 {
         // SAFETY: plain system calls in a fork child that exits.
         unsafe {
-            if sys::set_ids(uid, gid, false) == 0 {
+            // (In a user namespace the uid change keeps the capabilities, and with them
+            // `CAP_KILL` over every process of the namespace: dropped first.)
+            if sys::set_ids(uid, gid, false) == 0 && sys::drop_capabilities() == 0 {
                 libc::kill(-1, libc::SIGKILL);
             }
             libc::_exit(0);

@@ -17,6 +17,19 @@ mod skeleton;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+/// Run by an ordinary user, this binary enters a user namespace of its own before the test
+/// harness starts any thread, as `judge` does in `main` (the rootless runs of the cgroup-v2
+/// suite): the same tests then check the rootless sandbox. Root's runs are unchanged.
+extern "C" fn enter_user_namespace() {
+    verdict_sandbox::rootless::enter_user_namespace();
+}
+
+// SAFETY: a function pointer in `.init_array`, which the loader calls before `main` with no
+// other thread running; it only makes system calls and reads files.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static ENTER_USER_NAMESPACE: extern "C" fn() = enter_user_namespace;
 use verdict_sandbox::{Sandbox, SandboxConfig, SandboxOutcome, SandboxSpec, StdioSpec};
 
 /// The shared full-isolation sandbox, or the reason there is none.

@@ -17,12 +17,21 @@ struct TmpfsBox {
 impl TmpfsBox {
     fn new() -> TmpfsBox {
         let mount = tempfile::tempdir().expect("tempdir");
-        let ok = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=1g,mode=0755", "tmpfs"])
-            .arg(mount.path())
-            .status()
-            .expect("mount");
-        assert!(ok.success(), "mount a tmpfs");
+        // mount(2), not mount(8): that one refuses a uid other than 0 even in a user namespace
+        // (the rootless runs).
+        let p =
+            std::ffi::CString::new(mount.path().as_os_str().as_encoded_bytes()).expect("cstring");
+        // SAFETY: mount with NUL-terminated strings.
+        let r = unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                p.as_ptr(),
+                c"tmpfs".as_ptr(),
+                0,
+                c"size=1g,mode=0755".as_ptr().cast(),
+            )
+        };
+        assert_eq!(r, 0, "mount a tmpfs: {}", std::io::Error::last_os_error());
         TmpfsBox { mount }
     }
 }
