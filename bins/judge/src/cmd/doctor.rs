@@ -165,9 +165,9 @@ fn cgroup_check(privilege: &Privilege) -> Check {
             name: "cgroup",
             ok: false,
             found: "cgroup v1 (root only; without root the sandbox needs cgroup v2)".into(),
-            fix: Some(
-                "boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2), or run as root".into(),
-            ),
+            fix: Some(format!(
+                "run as root, or boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2), then {fix_v2}"
+            )),
         };
     }
     let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
