@@ -21,10 +21,13 @@ echo "== TypeScript types current (clients/typescript)"
 (cd clients/typescript && npm ci --no-audit --no-fund --silent && npm test --silent)
 echo "== Python client against a real judge-server (clients/python)"
 cargo build --locked -p verdict-judge-server
-python3 -m venv target/py-client
-target/py-client/bin/pip install --quiet -e 'clients/python[test]'
+# Cargo's target dir (CARGO_TARGET_DIR or a config may move it away from ./target).
+target_dir="$(cargo metadata --format-version 1 --no-deps --locked \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+python3 -m venv "$target_dir/py-client"
+"$target_dir/py-client/bin/pip" install --quiet -e 'clients/python[test]'
 # pytest exits 5 when it collected no test: that is a failure here, as any other non-zero code.
-VERDICT_JUDGE_SERVER="$PWD/target/debug/judge-server" target/py-client/bin/pytest -q clients/python
+VERDICT_JUDGE_SERVER="$target_dir/debug/judge-server" "$target_dir/py-client/bin/pytest" -q clients/python
 echo "== cgroup v2 suite (a qemu guest with a real cgroup-v2 kernel; scripts/test-cgroup2.sh)"
 bash scripts/test-cgroup2.sh
 echo "== benches compile"

@@ -4,11 +4,11 @@
 /**
  * A run script id.
  */
-export type RunScript = "standard" | "gtest" | "valgrind";
+export type RunScript = "standard" | "gtest" | "valgrind" | "interactive";
 /**
  * A compare script id.
  */
-export type CompareScript = "diff-ign-space" | "diff-all" | "valgrind" | "gtest" | "";
+export type CompareScript = "diff-ign-space" | "diff-all" | "valgrind" | "gtest" | "" | "icpc-default";
 /**
  * When a dependent task may run.
  */
@@ -19,6 +19,10 @@ export type DependsCond = "ACCEPTED" | "NOT_TIME_LIMIT" | "PARTIAL_CORRECT";
 export type Program = SourceCode & {
   type: "source_code";
 };
+/**
+ * Extension: how the custom comparator or interactor is called and read.
+ */
+export type CompareProtocol = "judge-system" | "testlib" | "kattis";
 
 /**
  * A judge request: one submission of one problem with its judge tasks.
@@ -67,9 +71,16 @@ export interface Submission {
    */
   random?: Program | null;
   /**
-   * The custom comparator (for `compare_script: ""`).
+   * The custom comparator (for `compare_script: ""`), or the interactor (for
+   * `run_script: "interactive"`).
    */
   compare?: Program | null;
+  /**
+   * Extension (docs/interactive.md): how `compare` is called. Absent: detected from its
+   * sources (`testlib.h`: testlib; `validate.h` or `validation.h`: kattis; else
+   * judge-system, or kattis for an interactor).
+   */
+  compare_protocol?: CompareProtocol | null;
 }
 /**
  * One judge task: compile, a standard/random test, a memory test, a Google Test or a static test.
@@ -123,6 +134,12 @@ export interface JudgeTask {
    * Extra arguments for the program (e.g. `--gtest_also_run_disabled_tests`).
    */
   run_args?: string[] | null;
+  /**
+   * Extension (docs/interactive.md): flags for `compare_script: "icpc-default"` and extra
+   * arguments of a Kattis validator or interactor (the package format's
+   * `output_validator_flags`).
+   */
+  validator_flags?: string[] | null;
 }
 /**
  * One group of the problem's standard test data.

@@ -2,6 +2,10 @@
  * Do not edit: run `npm run generate` in clients/typescript after `judge schema --out schemas/`. */
 
 export type { AtomicTask } from "./AtomicTask.js";
+export type { BatchEvent } from "./BatchEvent.js";
+export type { BatchReport } from "./BatchReport.js";
+export type { BatchRequest } from "./BatchRequest.js";
+export type { BatchStatus } from "./BatchStatus.js";
 export type { GoogleTestReport } from "./GoogleTestReport.js";
 export type { JudgeReport } from "./JudgeReport.js";
 export type { JudgeTaskResult } from "./JudgeTaskResult.js";
