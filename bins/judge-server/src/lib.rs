@@ -26,6 +26,7 @@
 
 mod access;
 mod auth;
+mod batches;
 mod config;
 mod connections;
 mod direct;

@@ -74,6 +74,26 @@ impl Param {
         }
     }
 
+    /// An optional query string count of milliseconds (0 or more).
+    pub(crate) fn millis(name: &'static str, description: &'static str) -> Param {
+        Param {
+            name,
+            location: "query",
+            description: Some(description),
+            schema: json!({"type": "integer", "minimum": 0}),
+        }
+    }
+
+    /// An optional request header.
+    pub(crate) fn header(name: &'static str, description: &'static str) -> Param {
+        Param {
+            name,
+            location: "header",
+            description: Some(description),
+            schema: json!({"type": "string", "minLength": 1, "maxLength": 200}),
+        }
+    }
+
     /// An optional query string count, 1 to `max`.
     pub(crate) fn limit(name: &'static str, default: u32, max: u32) -> Param {
         Param {

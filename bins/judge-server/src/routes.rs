@@ -7,13 +7,14 @@ use crate::error::ApiError;
 use crate::openapi::{Content, Doc, Param, json, lab_task};
 use crate::role::Role;
 use crate::state::AppState;
-use crate::{direct, info, listing, page, submissions};
+use crate::{batches, direct, info, listing, page, submissions};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::handler::Handler;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodFilter, MethodRouter, on};
+use verdict_contracts::batch::{BatchRequest, BatchStatus};
 use verdict_contracts::oracle::{OracleReport, TestSuite};
 use verdict_contracts::{JudgeReport, Submission};
 
@@ -31,6 +32,8 @@ pub(crate) enum Verb {
     Get,
     /// `POST`.
     Post,
+    /// `DELETE`.
+    Delete,
 }
 
 impl Verb {
@@ -39,6 +42,7 @@ impl Verb {
         match self {
             Verb::Get => "get",
             Verb::Post => "post",
+            Verb::Delete => "delete",
         }
     }
 
@@ -46,6 +50,7 @@ impl Verb {
         match self {
             Verb::Get => MethodFilter::GET,
             Verb::Post => MethodFilter::POST,
+            Verb::Delete => MethodFilter::DELETE,
         }
     }
 }
@@ -100,6 +105,14 @@ fn get<H: Handler<T, AppState>, T: 'static>(path: &'static str, handler: H, doc:
 
 fn post<H: Handler<T, AppState>, T: 'static>(path: &'static str, handler: H, doc: Doc) -> Endpoint {
     Endpoint::new(Verb::Post, path, handler, doc)
+}
+
+fn delete<H: Handler<T, AppState>, T: 'static>(
+    path: &'static str,
+    handler: H,
+    doc: Doc,
+) -> Endpoint {
+    Endpoint::new(Verb::Delete, path, handler, doc)
 }
 
 /// The errors every request that submits work may meet.
@@ -220,6 +233,80 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             .errors(&[401, 404]),
         )
         .serves(ACCEPTING)
+        .untimed(),
+        post(
+            "/v1/batches",
+            batches::submit,
+            Doc::new(
+                "submitBatch",
+                "Accept a batch (one problem, many candidates; docs/batches.md): on disk before the answer, queued with fair sharing between categories. The same Idempotency-Key with the same body returns the batch already accepted; with another body, 409.",
+            )
+            .param(Param::header(
+                "Idempotency-Key",
+                "The batch's id (made by the server when absent).",
+            ))
+            .param(Param::millis(
+                "wait",
+                "Wait at most this many ms (and the request timeout) for the batch to finish.",
+            ))
+            .param(Param::query(
+                "category",
+                "The category to queue it under (default: a programming problem's, else `default`).",
+            ))
+            .body(json::<BatchRequest>)
+            .ok(200, "Finished within `wait`.", json::<BatchStatus>)
+            .ok(
+                202,
+                "Accepted (or accepted before under this key).",
+                json::<BatchStatus>,
+            )
+            .header("Location", "Where to read it back.")
+            .reply((
+                409,
+                "The Idempotency-Key names a batch with another body.",
+                Content::Json(crate::openapi::error),
+            ))
+            .errors(&[422])
+            .errors(SUBMIT_ERRORS),
+        )
+        .serves(STANDALONE)
+        .untimed(),
+        get(
+            "/v1/batches/{id}",
+            batches::status,
+            Doc::new(
+                "getBatch",
+                "A batch's snapshot: its state, the results so far, the summary once done.",
+            )
+            .param(Param::path("id"))
+            .ok(200, "The snapshot.", json::<BatchStatus>)
+            .errors(&[401, 404]),
+        )
+        .serves(STANDALONE),
+        delete(
+            "/v1/batches/{id}",
+            batches::cancel,
+            Doc::new(
+                "cancelBatch",
+                "Cancel a batch: no candidate starts after this; running ones stop before their next test (their results carry an infra_error).",
+            )
+            .param(Param::path("id"))
+            .ok(200, "The snapshot after the cancel.", json::<BatchStatus>)
+            .errors(&[401, 404]),
+        )
+        .serves(STANDALONE),
+        get(
+            "/v1/batches/{id}/events",
+            batches::events,
+            Doc::new(
+                "batchEvents",
+                "The batch's results as they finish (BatchEvent: `candidate` lines, then `summary`), as NDJSON, or as Server-Sent Events with Accept: text/event-stream; the stream then ends.",
+            )
+            .param(Param::path("id"))
+            .ok_as(200, "An NDJSON stream of BatchEvent.", Content::Media("application/x-ndjson"))
+            .errors(&[401, 404]),
+        )
+        .serves(STANDALONE)
         .untimed(),
         post(
             "/v1/oracle",

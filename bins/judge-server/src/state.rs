@@ -19,9 +19,13 @@ use tokio_util::sync::CancellationToken;
 use verdict_contracts::Submission;
 use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_queue::{FrontEnd, Link, QueueMetrics};
-use verdict_scheduler::{CacheStats, Judge};
+use verdict_scheduler::{BatchJudge, CacheStats, Judge};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
+use verdict_submissions::batches::Batches;
 use verdict_submissions::{Entry, Jobs, Metrics, Phase, Store, Unfinished};
+
+/// Batches judged at once (each keeps as many candidates in flight as the judge has permits).
+const BATCH_WORKERS: usize = 2;
 
 /// What every handler shares; cheap to clone.
 #[derive(Debug, Clone)]
@@ -82,6 +86,8 @@ pub struct Direct {
     pub sandboxed_lab_types: Vec<&'static str>,
     /// The newest lab runs, for the page.
     pub lab_runs: LabRuns,
+    /// Accepted batches, their queue and workers (`data_dir/batches`).
+    pub batches: Arc<Batches>,
 }
 
 /// The link to the broker (worker, front end).
@@ -152,6 +158,13 @@ impl AppState {
             &config.quotas,
         ));
         jobs.recover(unfinished);
+        let batches = Batches::open(
+            BatchJudge::new(judge.clone(), oracle_options(&config, &judge)),
+            config.data_dir().join("batches"),
+            config.queue_capacity,
+            BATCH_WORKERS,
+        )
+        .context("cannot open the batches")?;
         let direct = Direct {
             slots: Arc::new(Semaphore::new(config.direct_concurrency)),
             languages: Languages::default(),
@@ -161,6 +174,7 @@ impl AppState {
                 .filter(|t| !config.lab.runners.contains_key(*t))
                 .collect(),
             lab_runs: LabRuns::default(),
+            batches,
         };
         Ok(AppState::assemble(Shared {
             auth: Auth::new(config.tokens.clone()),

@@ -10,6 +10,8 @@
 //! - Start-up recovery, once: [`Store::open`] reads back what a previous run accepted and did
 //!   not finish, [`Store::recover`] puts it back in memory and [`Jobs::recover`] judges it again.
 //! - [`Metrics`]: the counters and histograms `/metrics` shows, in the Prometheus text format.
+//! - [`batches::Batches`]: accepted batches (one problem, many candidates), durable, queued
+//!   with fair sharing between categories, streamed and cancellable.
 //! - [`SubmissionError`]: why a submission was refused; the server maps it to HTTP in one place.
 //!
 //! ```no_run
@@ -26,6 +28,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod batches;
 mod db;
 mod entry;
 mod error;

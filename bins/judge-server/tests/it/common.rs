@@ -176,7 +176,8 @@ impl Reply {
     }
 }
 
-fn reply(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
+/// A response read whole (every status is a response).
+pub fn reply(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Reply {
     let mut response = response.expect("an HTTP response");
     let status = response.status().as_u16();
     let headers = response

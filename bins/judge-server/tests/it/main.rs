@@ -6,6 +6,7 @@
 
 mod amqp;
 mod availability;
+mod batches;
 mod binary;
 mod common;
 mod durability;
