@@ -7,7 +7,7 @@ from ._errors import VerdictError
 from ._http import open_request, read_json
 from ._retry import RetryPolicy
 from ._streams import ndjson_records, sse_events
-from ._sync import batch_path, query, submission_path
+from ._sync import batch_path, query, submission_path, wait_ms
 
 
 class AsyncClient:
@@ -91,15 +91,16 @@ class AsyncClient:
     async def create_batch(self, batch, *, idempotency_key=None, wait=None):
         """``POST /v1/batches``."""
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
-        return await self.request("POST", "/v1/batches" + query(wait=wait), batch, headers)
+        return await self.request("POST", "/v1/batches" + query(wait=wait_ms(wait)), batch, headers)
 
     async def batch(self, batch_id):
         """``GET /v1/batches/{id}``."""
         return await self.request("GET", batch_path(batch_id))
 
     def batch_results(self, batch_id):
-        """``GET /v1/batches/{id}/results``: an async iterator of results as they finish."""
-        return self._stream(batch_path(batch_id, "/results"), ndjson_records,
+        """``GET /v1/batches/{id}/events``: an async iterator of BatchEvents (candidates as
+        they finish, then the summary)."""
+        return self._stream(batch_path(batch_id, "/events"), ndjson_records,
                             "application/x-ndjson")
 
     async def cancel_batch(self, batch_id):

@@ -16,6 +16,11 @@ def query(**params):
     return ("?" + urllib.parse.urlencode(pairs)) if pairs else ""
 
 
+def wait_ms(seconds):
+    """``?wait=`` in milliseconds (the server's unit) from seconds, or None."""
+    return None if seconds is None else max(0, int(seconds * 1000))
+
+
 def submission_path(sub_id, category=None, tail=""):
     """``/v1/submissions/{sub_id}{tail}[?category=]``."""
     return "/v1/submissions/" + urllib.parse.quote(sub_id, safe="") + tail + query(category=category)
@@ -106,15 +111,16 @@ class Client:
         """``POST /v1/batches``: queues a batch (one problem, many candidates). With ``wait``
         (seconds) the server answers with the results when they are ready in time."""
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
-        return self.request("POST", "/v1/batches" + query(wait=wait), batch, headers)
+        return self.request("POST", "/v1/batches" + query(wait=wait_ms(wait)), batch, headers)
 
     def batch(self, batch_id):
         """``GET /v1/batches/{id}``: a snapshot of the batch and the results so far."""
         return self.request("GET", batch_path(batch_id))
 
     def batch_results(self, batch_id):
-        """``GET /v1/batches/{id}/results``: yields each candidate's result as it finishes."""
-        path = batch_path(batch_id, "/results")
+        """``GET /v1/batches/{id}/events``: yields each BatchEvent as it finishes
+        (``{"event": "candidate", ...result}``), then ``{"event": "summary", ...}``."""
+        path = batch_path(batch_id, "/events")
         return ndjson_records(self._open("GET", path, headers={"Accept": "application/x-ndjson"}))
 
     def cancel_batch(self, batch_id):
