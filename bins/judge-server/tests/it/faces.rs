@@ -295,7 +295,16 @@ async fn a_200_test_submission_opens_details_in_view_and_updates_row_by_row() {
         "{}",
         text(c, "#verdict").await
     );
-    // Charts of 200 tests are folded.
+    // Charts of 200 tests are folded (figures are drawn after a burst of updates settles).
+    assert!(
+        until(
+            c,
+            "return document.querySelectorAll('details.fold').length === 2;",
+            Duration::from_secs(10)
+        )
+        .await,
+        "the charts were never drawn"
+    );
     let folded = c
         .execute(
             "return [...document.querySelectorAll('details.fold')].map(d => d.open);",
