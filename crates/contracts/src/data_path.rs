@@ -232,7 +232,7 @@ fn key_end(bytes: &[u8], from: usize) -> usize {
 }
 
 /// The kind of a JSON value with its article, for messages.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
+pub fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

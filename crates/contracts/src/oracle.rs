@@ -648,17 +648,8 @@ pub fn script_expectation(expected: &Value) -> Result<ScriptExpectation, String>
     })
 }
 
-/// The JSON kind of a value, for messages.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+/// The JSON kind of a value, for messages (one spelling: `data_path::json_kind`).
+use crate::data_path::json_kind as kind;
 
 #[cfg(test)]
 mod tests;

@@ -73,17 +73,8 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
     Ok(records)
 }
 
-/// The JSON kind of a value, for messages.
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+/// The JSON kind of a value, for messages (the contracts' one spelling).
+pub(crate) use verdict_contracts::data_path::json_kind as kind;
 
 #[cfg(test)]
 mod tests {
