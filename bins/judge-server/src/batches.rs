@@ -93,7 +93,10 @@ pub async fn submit(
         }
     }
     let mut response = (StatusCode::ACCEPTED, Json(entry.status())).into_response();
-    if let Ok(location) = HeaderValue::from_str(&format!("/v1/batches/{}", encode(&entry.id))) {
+    if let Ok(location) = HeaderValue::from_str(&format!(
+        "/v1/batches/{}",
+        crate::submissions::encode_segment(&entry.id)
+    )) {
         response.headers_mut().insert(header::LOCATION, location);
     }
     Ok(response)
@@ -194,17 +197,4 @@ pub async fn events(
         HeaderValue::from_static("application/x-ndjson"),
     );
     Ok(response)
-}
-
-/// Percent-encodes what a path segment cannot hold as it is.
-fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }

@@ -230,7 +230,7 @@ fn sse_event(event: &StreamEvent) -> Event {
 }
 
 /// Percent-encodes what a path segment cannot hold as it is.
-fn encode_segment(s: &str) -> String {
+pub(crate) fn encode_segment(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
