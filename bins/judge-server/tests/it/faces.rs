@@ -3,7 +3,7 @@
 //! on top, a 200-test submission that stays usable (details under their row, rows updated one by
 //! one, charts folded, a failures-only filter), and a server killed and restarted mid-stream.
 
-use crate::common::{A_PLUS_B, ServerProcess, TestServer, a_plus_b, post};
+use crate::common::{ServerProcess, TestServer, a_plus_b, post};
 use crate::web::{browser_or_skip, click, example, screenshot_path, text, until};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -221,9 +221,13 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
     browser.close().await.expect("close");
 }
 
+/// An A+B in C that waits 50 ms (wall time) before answering, so that a page watching a
+/// submission of many tests sees it half done even on a fast, quiet machine.
+const PACED_A_PLUS_B: &str = "#include <stdio.h>\n#include <unistd.h>\nint main(){int a,b;usleep(50000);if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
+
 /// A+B with `n` tests; the tests whose index is in `wrong` expect a wrong answer.
 fn many_tests(sub_id: &str, n: usize, wrong: &[usize]) -> String {
-    let mut submission = a_plus_b(sub_id, "faces", A_PLUS_B);
+    let mut submission = a_plus_b(sub_id, "faces", PACED_A_PLUS_B);
     let test = submission["judge_tasks"][1].clone();
     let mut tasks = vec![submission["judge_tasks"][0].clone()];
     let mut data = Vec::new();
