@@ -153,6 +153,18 @@ impl Doc {
         }
     }
 
+    /// Its one-line summary.
+    #[cfg(test)]
+    pub(crate) fn summary(&self) -> &'static str {
+        self.summary
+    }
+
+    /// Whether it needs no token.
+    #[cfg(test)]
+    pub(crate) fn is_public(&self) -> bool {
+        self.public
+    }
+
     /// No token needed.
     pub(crate) fn public(self) -> Doc {
         Doc {

@@ -514,6 +514,52 @@ mod tests {
         }
     }
 
+    /// The endpoint table of `bins/judge-server/README.md`, rendered from [`endpoints`].
+    fn endpoint_table() -> String {
+        let mut table = String::from(
+            "| method | path | roles | token | what it does |\n|---|---|---|---|---|\n",
+        );
+        for e in endpoints() {
+            let roles: Vec<&str> = e.roles.iter().map(|r| r.as_str()).collect();
+            let token = if e.doc.is_public() { "no" } else { "yes" };
+            table.push_str(&format!(
+                "| {} | `{}` | {} | {token} | {} |\n",
+                e.verb.as_str().to_uppercase(),
+                e.path,
+                roles.join(", "),
+                e.doc.summary()
+            ));
+        }
+        table
+    }
+
+    /// The README's endpoint table is generated from the route table, so the documentation of
+    /// the endpoints cannot drift from what is served. `VERDICT_BLESS=1` rewrites it.
+    #[test]
+    fn the_readme_endpoint_table_is_the_route_table() {
+        const BEGIN: &str = "<!-- endpoints: generated from src/routes.rs -->\n";
+        const END: &str = "<!-- end of endpoints -->";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+        let readme = std::fs::read_to_string(path).expect("README.md");
+        let start = readme
+            .find(BEGIN)
+            .expect("the README marks its endpoint table")
+            + BEGIN.len();
+        let end = start + readme[start..].find(END).expect("the table's end marker");
+        let table = endpoint_table();
+        if readme[start..end] != table {
+            if std::env::var_os("VERDICT_BLESS").is_some() {
+                let updated = format!("{}{table}{}", &readme[..start], &readme[end..]);
+                std::fs::write(path, updated).expect("write README.md");
+            } else {
+                panic!(
+                    "bins/judge-server/README.md's endpoint table differs from src/routes.rs; \
+                     run this test with VERDICT_BLESS=1 to rewrite it:\n{table}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn templates_match_their_paths() {
         assert!(path_matches(

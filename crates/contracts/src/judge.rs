@@ -1,5 +1,6 @@
 //! The programming judge's wire format: `Submission` in, `JudgeReport` out
-//! (`seeds/judge-request-format.md`). Field names and strings are exactly the contract's.
+//! (the judge request format,
+//! restated in `docs/contracts.md` and `docs/judge.md`). Field names and strings are exactly the contract's.
 
 use crate::reports::{GoogleTestReport, MemoryReport, StaticReport};
 use crate::score::Score;

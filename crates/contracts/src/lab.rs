@@ -1,4 +1,4 @@
-//! The Agent Lab records (`seeds/agent-lab-contracts.md`): `AtomicTask`, `ScenarioTask`,
+//! The Agent Lab records (the Agent Lab contract, restated in `docs/agent-lab.md`): `AtomicTask`, `ScenarioTask`,
 //! `RunRecord`, `TraceEvent`, `StepSummary`, `ScoreRecord`: data only (the `Runner` and
 //! `Evaluator` traits live in `verdict-lab`). Field names are the seed's (camelCase, and
 //! `input_map` as the seed spells it).

@@ -1,7 +1,8 @@
 //! verdict-contracts: every wire type of verdict, its validation, and its JSON Schema.
 //!
 //! - The programming judge ([`judge`], [`score`], [`reports`]): a [`Submission`] in, a
-//!   [`JudgeReport`] out, exactly as `seeds/judge-request-format.md` spells them.
+//!   [`JudgeReport`] out, exactly as the judge request format spells them (restated in
+//!   `docs/contracts.md` and `docs/judge.md`; `docs/decisions.md` lists the three contracts).
 //!   [`parse_submission`] reads and checks a request ([`Submission::validate`], design #12,
 //!   #15, #16); an invalid one becomes a report with `results: []` and a message naming the field.
 //! - The Task Oracle ([`oracle`]): a [`TestSuite`] in, an [`OracleReport`] out (design #17).

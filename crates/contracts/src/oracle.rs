@@ -1,4 +1,5 @@
-//! The Task Oracle's wire format (`seeds/task-oracle-input-contract.md`, design #17): a test
+//! The Task Oracle's wire format (the Task Oracle input contract, restated in
+//! `docs/oracle.md`; design #17): a test
 //! suite in, a report with one result per case out, and the pure validation of each case's
 //! `input` and `expected` with the contract's exact `invalid_test_format: ...` messages.
 //!

@@ -1,4 +1,4 @@
-//! verdict-lab: the Agent Lab (`seeds/agent-lab-contracts.md`, design #18). It runs
+//! verdict-lab: the Agent Lab (the Agent Lab contract, restated in `docs/agent-lab.md`; design #18). It runs
 //! [`AtomicTask`]s and [`ScenarioTask`]s with [`Runner`]s, scores them with [`Evaluator`]s, and
 //! produces the contract's [`RunRecord`]s and [`ScoreRecord`]s. `judge lab` and the server's
 //! `POST /v1/lab/runs` both call it; it sits above `verdict-scheduler` (whose `Judge` runs the
