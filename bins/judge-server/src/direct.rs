@@ -105,9 +105,9 @@ pub async fn lab_run(
     if let Err(errors) = direct.lab.check(&task) {
         let field = errors
             .first()
-            .and_then(|e| e.split_once(": "))
-            .map_or_else(|| "task".to_owned(), |(field, _)| field.to_owned());
-        return Err(ApiError::invalid(field, errors.join("; ")));
+            .map_or_else(|| "task".to_owned(), |e| e.field.clone());
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        return Err(ApiError::invalid(field, messages.join("; ")));
     }
     for submission in check_lab_task(&caller, &task, &direct.sandboxed_lab_types)? {
         allow_local_assets(&state, &caller, submission).await?;

@@ -137,6 +137,7 @@ async fn demo() -> Result<verdict_lab::LabOutcome, Box<dyn std::error::Error>> {
         }
     }))?;
     if let Err(problems) = lab.check(&task) {
+        let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
         return Err(problems.join("\n").into());
     }
     let outcome = lab.run(&task).await;

@@ -8,7 +8,8 @@ use crate::traits::Evaluator;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use verdict_contracts::{
-    AtomicTask, Provenance, RunError, RunRecord, ScoreRecord, ScoreTarget, TraceEvent, TraceLevel,
+    AtomicTask, LabValidationError, Provenance, RunError, RunRecord, ScoreRecord, ScoreTarget,
+    TraceEvent, TraceLevel,
 };
 
 /// An evaluator that could not score a run (a malformed `extensions.subset`, an unknown
@@ -70,38 +71,47 @@ impl Lab {
     }
 
     /// Checks, before anything runs, that every atomic task (and scenario step) has a runner
-    /// and valid evaluators, and that a scenario's `input_map` is valid. Each problem names the
-    /// task (and step).
-    pub fn check(&self, task: &LabTask) -> Result<(), Vec<String>> {
+    /// and valid evaluators, and that a scenario's `input_map` is valid. Each problem names its
+    /// field, from the task's top (`steps[1].type`, `metadata.evaluators`).
+    pub fn check(&self, task: &LabTask) -> Result<(), Vec<LabValidationError>> {
         let mut errors = Vec::new();
         if let LabTask::Scenario(s) = task {
             if let Err(es) = s.validate() {
-                errors.extend(es.iter().map(ToString::to_string));
+                errors.extend(es);
             }
             if let Err(e) = self
                 .registry
-                .evaluators_for(&scenario_as_task(s, &Value::Null))
+                .checked_evaluators(&scenario_as_task(s, &Value::Null))
             {
-                let message = strip_task_prefix(&e.to_string()).replace("extensions.", "metadata.");
-                errors.push(message);
+                // A scenario keeps its evaluators in `metadata` (the step tasks' `extensions`).
+                let field = e.field.replacen("extensions.", "metadata.", 1);
+                errors.push(LabValidationError { field, ..e });
             }
         }
         let steps = task.atomic_tasks();
         let scenario = matches!(task, LabTask::Scenario(_));
         for (i, atomic) in steps.into_iter().enumerate() {
-            let at = if scenario {
-                format!("steps[{i}] (id {:?}): ", atomic.id)
-            } else {
-                String::new()
+            let at = |field: &str| {
+                if scenario {
+                    format!("steps[{i}].{field}")
+                } else {
+                    field.to_owned()
+                }
             };
             if self.registry.runner(&atomic.kind).is_none() {
-                errors.push(format!(
-                    "{at}type: no runner for type {:?} (give the lab a runner for it, or a fallback agent)",
-                    atomic.kind
-                ));
+                errors.push(LabValidationError {
+                    field: at("type"),
+                    message: format!(
+                        "no runner for type {:?} (give the lab a runner for it, or a fallback agent)",
+                        atomic.kind
+                    ),
+                });
             }
-            if let Err(e) = self.registry.evaluators_for(atomic) {
-                errors.push(format!("{at}{}", strip_task_prefix(&e.to_string())));
+            if let Err(e) = self.registry.checked_evaluators(atomic) {
+                errors.push(LabValidationError {
+                    field: at(&e.field),
+                    ..e
+                });
             }
         }
         if errors.is_empty() {
@@ -357,12 +367,4 @@ fn config_map(config: &Value) -> Map<String, Value> {
     let mut map = Map::new();
     crate::command::merge_config(&mut map, config);
     map
-}
-
-/// `invalid task "x": message` -> `message` (the caller names the task itself).
-fn strip_task_prefix(text: &str) -> &str {
-    match text.strip_prefix("invalid task ") {
-        Some(rest) => rest.split_once(": ").map_or(text, |(_, m)| m),
-        None => text,
-    }
 }

@@ -33,7 +33,9 @@
 //! registry.set_fallback(Arc::new(agent), serde_json::Value::Null);
 //! let lab = Lab::new(registry);
 //! for entry in parse_tasks(&std::fs::read_to_string("tasks.jsonl")?).map_err(|e| e.join("\n"))? {
-//!     lab.check(&entry.task).map_err(|e| e.join("\n"))?;
+//!     if let Err(problems) = lab.check(&entry.task) {
+//!         return Err(format!("{problems:?}").into());
+//!     }
 //!     let outcome = lab.run_entry(&entry).await;
 //!     println!("{}", serde_json::to_string(&outcome.run)?);
 //! }

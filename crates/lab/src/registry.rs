@@ -7,8 +7,8 @@ use crate::traits::{Evaluator, LabError, Runner};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use verdict_contracts::AtomicTask;
 use verdict_contracts::oracle::DeliverableType;
+use verdict_contracts::{AtomicTask, LabValidationError};
 use verdict_scheduler::Judge;
 use verdict_scripts::oracle::OracleOptions;
 
@@ -159,16 +159,24 @@ impl Registry {
     /// its type (or `"*"`), else `judge` + `latency` for the judged types and `subset` +
     /// `latency` for the others. An unknown id or a malformed list is an error naming the task.
     pub fn evaluators_for(&self, task: &AtomicTask) -> Result<Vec<String>, LabError> {
-        let invalid = |message: String| LabError::InvalidTask {
-            task_id: task.id.clone(),
+        self.checked_evaluators(task)
+            .map_err(|e| LabError::InvalidTask {
+                task_id: task.id.clone(),
+                message: e.to_string(),
+            })
+    }
+
+    /// [`Registry::evaluators_for`], its error naming the field
+    /// (`extensions.evaluators`) apart from the message.
+    pub fn checked_evaluators(&self, task: &AtomicTask) -> Result<Vec<String>, LabValidationError> {
+        let field = format!("extensions.{EVALUATORS_KEY}");
+        let invalid = |message: String| LabValidationError {
+            field: field.clone(),
             message,
         };
         let ids: Vec<String> = match task.extensions.as_ref().and_then(|e| e.get(EVALUATORS_KEY)) {
-            Some(list) => serde_json::from_value(list.clone()).map_err(|_| {
-                invalid(format!(
-                    "extensions.{EVALUATORS_KEY}: must be an array of evaluator ids, got {list}"
-                ))
-            })?,
+            Some(list) => serde_json::from_value(list.clone())
+                .map_err(|_| invalid(format!("must be an array of evaluator ids, got {list}")))?,
             None => match self
                 .evaluators_by_type
                 .get(&task.kind)
@@ -184,7 +192,7 @@ impl Registry {
         for id in &ids {
             if !self.evaluators.contains_key(id) {
                 return Err(invalid(format!(
-                    "extensions.{EVALUATORS_KEY}: no evaluator {id:?} (known: {})",
+                    "no evaluator {id:?} (known: {})",
                     self.evaluator_ids().join(", ")
                 )));
             }

@@ -240,6 +240,20 @@ fn invalid_requests_name_the_field() {
     let reply = post(&server.url("/v1/lab/runs"), None, &no_runner.to_string());
     assert_eq!(reply.status, 422, "{}", reply.text);
     assert_eq!(reply.json()["error"]["field"], "type", "{}", reply.text);
+    // A scenario step's problem names the field from the task's top (the lab's check is typed,
+    // not a message split at its first ": ").
+    let bad_step = json!({"id": "s", "name": "n", "description": "d",
+        "steps": [{"id": "a", "name": "a", "type": "function", "input": [1], "metadata": {},
+                   "extensions": {"evaluators": ["nope"]}}],
+        "metadata": {}});
+    let reply = post(&server.url("/v1/lab/runs"), None, &bad_step.to_string());
+    assert_eq!(reply.status, 422, "{}", reply.text);
+    assert_eq!(
+        reply.json()["error"]["field"],
+        "steps[0].extensions.evaluators",
+        "{}",
+        reply.text
+    );
 }
 
 #[test]

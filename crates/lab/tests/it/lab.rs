@@ -494,10 +494,12 @@ fn unknown_type_without_runner_is_named() {
     let lab = Lab::new(Registry::new());
     let t = atomic("task-9", "intent", json!("x"), None);
     let errors = lab.check(&t).unwrap_err();
+    assert_eq!(errors[0].field, "type");
     assert_eq!(
-        errors,
-        ["type: no runner for type \"intent\" (give the lab a runner for it, or a fallback agent)"]
+        errors[0].to_string(),
+        "type: no runner for type \"intent\" (give the lab a runner for it, or a fallback agent)"
     );
+    assert_eq!(errors.len(), 1);
     let out = run(&lab, &t);
     assert_eq!(out.run.status, RunStatus::Failed);
     assert_eq!(
@@ -514,8 +516,9 @@ fn unknown_type_without_runner_is_named() {
         "extensions": {"evaluators": ["bleu"]}}),
     );
     let errors = self::lab().check(&bad).unwrap_err();
+    assert_eq!(errors[0].field, "extensions.evaluators", "{errors:?}");
     assert!(
-        errors[0].starts_with("extensions.evaluators: no evaluator \"bleu\""),
+        errors[0].message.starts_with("no evaluator \"bleu\""),
         "{errors:?}"
     );
     let scenario = task(json!({"id": "s", "name": "n", "description": "d",
@@ -523,12 +526,18 @@ fn unknown_type_without_runner_is_named() {
                    "extensions": {"evaluators": ["nope"]}}],
         "metadata": {"evaluators": ["bleu"], "expected": 1}}));
     let errors = self::lab().check(&scenario).unwrap_err();
+    // Each problem names its field from the task's top, so a client can point at it.
+    assert_eq!(errors[0].field, "metadata.evaluators", "{errors:?}");
     assert!(
-        errors[0].starts_with("metadata.evaluators: no evaluator \"bleu\""),
+        errors[0].message.starts_with("no evaluator \"bleu\""),
+        "{errors:?}"
+    );
+    assert_eq!(
+        errors[1].field, "steps[0].extensions.evaluators",
         "{errors:?}"
     );
     assert!(
-        errors[1].starts_with("steps[0] (id \"a\"): extensions.evaluators: no evaluator \"nope\""),
+        errors[1].message.starts_with("no evaluator \"nope\""),
         "{errors:?}"
     );
 }
