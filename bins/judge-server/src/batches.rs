@@ -18,6 +18,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use verdict_contracts::batch::BatchEvent;
+use verdict_scripts::oracle::OracleError;
 use verdict_submissions::batches::{BatchEntry, BatchError};
 
 /// The query of `POST /v1/batches`.
@@ -29,7 +30,16 @@ pub struct SubmitQuery {
     pub category: Option<String>,
 }
 
-fn api_error(err: BatchError) -> ApiError {
+/// The answer to a refused batch or suite.
+pub(crate) fn api_error(err: BatchError) -> ApiError {
+    if err.is_unavailable() {
+        // The host's fault, which may pass (a full, read-only or removed data disk).
+        tracing::error!("{err}");
+        return ApiError::Unavailable {
+            message: "the server cannot store the batch now (its data disk); retry later".into(),
+            retry_after_secs: 5,
+        };
+    }
     match err {
         BatchError::Invalid(errors) => {
             let field = errors
@@ -41,11 +51,19 @@ fn api_error(err: BatchError) -> ApiError {
         BatchError::Conflict(id) => {
             ApiError::Conflict(format!("batch {id:?} exists with another request"))
         }
-        BatchError::QueueFull { capacity } => ApiError::Busy {
-            message: format!("the batch queue is full ({capacity} batches); retry later"),
-            retry_after_secs: 5,
+        err @ BatchError::QueueFull {
+            retry_after_secs, ..
+        } => ApiError::Busy {
+            message: format!("{err}; retry later"),
+            retry_after_secs,
         },
-        err @ BatchError::Io { .. } => ApiError::Internal(err.to_string()),
+        BatchError::ShuttingDown => ApiError::ShuttingDown,
+        BatchError::Oracle(OracleError::Suite(e)) => {
+            ApiError::invalid(e.field.clone(), e.to_string())
+        }
+        err @ (BatchError::Io { .. } | BatchError::Oracle(_)) => {
+            ApiError::Internal(err.to_string())
+        }
     }
 }
 

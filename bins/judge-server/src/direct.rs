@@ -1,6 +1,8 @@
-//! Requests answered directly, without the submission queue: `POST /v1/oracle` (a Task Oracle
-//! suite) and `POST /v1/lab/runs` (an Agent Lab task). They share `direct_concurrency` slots;
-//! when none is free the answer is 429 with Retry-After. `GET /v1/lab/runs` reads the runs kept.
+//! Requests answered in their own call, without the submission queue: `POST /v1/oracle` (a
+//! Task Oracle suite, judged through the batches' queue: it waits for a place, 429 with
+//! Retry-After only when that queue is full) and `POST /v1/lab/runs` (an Agent Lab task, in
+//! `direct_concurrency` slots: 429 with Retry-After when none is free). `GET /v1/lab/runs`
+//! reads the runs kept.
 
 use crate::access::{allow_local_assets, check_lab_task};
 use crate::auth::Caller;
@@ -18,7 +20,6 @@ use tokio::sync::OwnedSemaphorePermit;
 use verdict_contracts::oracle::{OracleReport, suite_from_value};
 use verdict_contracts::{RunRecord, ScoreRecord};
 use verdict_lab::LabTask;
-use verdict_scripts::oracle::{OracleError, run_suite};
 
 /// A direct slot, or 429 / 503.
 fn slot(state: &AppState, direct: &Direct) -> Result<OwnedSemaphorePermit, ApiError> {
@@ -31,17 +32,20 @@ fn slot(state: &AppState, direct: &Direct) -> Result<OwnedSemaphorePermit, ApiEr
         .try_acquire_owned()
         .map_err(|_| ApiError::Busy {
             message: format!(
-                "all {} oracle/lab slots are busy (direct_concurrency); retry later",
+                "all {} lab slots are busy (direct_concurrency); retry later",
                 state.config.direct_concurrency
             ),
             retry_after_secs: 2,
         })
 }
 
-/// `POST /v1/oracle`: a Task Oracle suite in, its report out.
+/// `POST /v1/oracle`: a Task Oracle suite in, its report out. The suite is a job of the
+/// batches' queue (under the caller's category, `default` for a token without one): it waits
+/// for a place there, fairly with the batches, and holds one of the judge's run permits while
+/// it runs.
 pub async fn oracle(
     State(state): State<AppState>,
-    _caller: Caller,
+    caller: Caller,
     Text(text): Text,
 ) -> Result<Json<OracleReport>, ApiError> {
     let direct = state.direct()?;
@@ -50,20 +54,16 @@ pub async fn oracle(
     if let Some(over) = state.config.caps.check_suite(&suite).into_iter().next() {
         return Err(ApiError::invalid(over.field.clone(), over.to_string()));
     }
-    let permit = slot(&state, direct)?;
-    let judge = state.judge()?.clone();
-    let options = state.oracle_options()?;
+    if !state.accepting() {
+        return Err(ApiError::ShuttingDown);
+    }
+    let category = caller.category.as_deref().unwrap_or("default");
     state.metrics.oracle_runs.fetch_add(1, Ordering::Relaxed);
-    let report = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        run_suite(judge.sandbox(), &suite, &options)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("oracle run panicked: {e}")))?
-    .map_err(|e| match e {
-        OracleError::Suite(e) => ApiError::invalid(e.field.clone(), e.to_string()),
-        other => ApiError::Internal(format!("oracle: {other}")),
-    })?;
+    let report = direct
+        .batches
+        .suite(category, suite)
+        .await
+        .map_err(crate::batches::api_error)?;
     Ok(Json(report))
 }
 

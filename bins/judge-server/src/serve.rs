@@ -55,6 +55,9 @@ pub(crate) async fn run(
             {
                 jobs.stop_accepting();
             }
+            if let Some(direct) = &state.direct {
+                direct.batches.stop_accepting();
+            }
         }
     };
     let limits = ConnectionLimits {

@@ -21,11 +21,8 @@ use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_queue::{FrontEnd, Link, QueueMetrics};
 use verdict_scheduler::{BatchJudge, CacheStats, Judge};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
-use verdict_submissions::batches::Batches;
+use verdict_submissions::batches::{BatchLimits, Batches};
 use verdict_submissions::{Entry, Jobs, Metrics, Phase, Store, Unfinished};
-
-/// Batches judged at once (each keeps as many candidates in flight as the judge has permits).
-const BATCH_WORKERS: usize = 2;
 
 /// What every handler shares; cheap to clone.
 #[derive(Debug, Clone)]
@@ -75,7 +72,7 @@ pub enum Handoff {
 /// What the doors that judge directly need (standalone).
 #[derive(Debug)]
 pub struct Direct {
-    /// Slots for oracle suites and lab runs.
+    /// Slots for lab runs.
     pub slots: Arc<Semaphore>,
     /// Languages, probed once.
     pub languages: Languages,
@@ -86,7 +83,7 @@ pub struct Direct {
     pub sandboxed_lab_types: Vec<&'static str>,
     /// The newest lab runs, for the page.
     pub lab_runs: LabRuns,
-    /// Accepted batches, their queue and workers (`data_dir/batches`).
+    /// Accepted batches and the queue they share with oracle suites (`data_dir/batches`).
     pub batches: Arc<Batches>,
 }
 
@@ -161,8 +158,13 @@ impl AppState {
         let batches = Batches::open(
             BatchJudge::new(judge.clone(), oracle_options(&config, &judge)),
             config.data_dir().join("batches"),
-            config.queue_capacity,
-            BATCH_WORKERS,
+            BatchLimits {
+                capacity: config.queue_capacity,
+                slots: config.workers,
+                caps: config.caps.clone(),
+                retention: Duration::from_secs(config.retention_secs),
+                max_retained: config.max_retained,
+            },
         )
         .context("cannot open the batches")?;
         let direct = Direct {
@@ -250,12 +252,13 @@ impl AppState {
             ..
         }) = &self.submissions
         {
-            return jobs.accepting();
+            return jobs.accepting() && self.direct.as_ref().is_none_or(|d| d.batches.accepting());
         }
         !self.stopping.is_cancelled() && self.broker.as_ref().is_none_or(|b| b.link.is_up())
     }
 
-    /// Submissions accepted and not started, and submissions being judged.
+    /// Jobs accepted and not started (submissions, and batches and oracle suites waiting in
+    /// their queue), and submissions being judged.
     pub fn load(&self) -> (usize, usize) {
         let running = |metrics: &Metrics| {
             let n = metrics
@@ -267,7 +270,10 @@ impl AppState {
             Some(Submissions {
                 handoff: Handoff::Judge(jobs),
                 ..
-            }) => (jobs.queued(), running(&self.metrics)),
+            }) => {
+                let batches = self.direct.as_ref().map_or(0, |d| d.batches.queued());
+                (jobs.queued() + batches, running(&self.metrics))
+            }
             // A front end knows its submissions by the reports from the broker.
             Some(Submissions { store, .. }) => {
                 let (mut queued, mut judged) = (0, 0);

@@ -32,6 +32,8 @@ pub struct Caps {
     pub suite_timeout_ms: u64,
     /// The most `test_cases` in one Task Oracle suite.
     pub suite_cases: usize,
+    /// The most `candidates` in one batch.
+    pub batch_candidates: usize,
 }
 
 impl Default for Caps {
@@ -46,6 +48,7 @@ impl Default for Caps {
             test_data_kb: 256 * 1024,
             suite_timeout_ms: 60_000,
             suite_cases: 10_000,
+            batch_candidates: 10_000,
         }
     }
 }
@@ -166,6 +169,21 @@ impl Caps {
             ));
         }
         errors
+    }
+}
+
+impl Caps {
+    /// A batch's `candidates` over [`Caps::batch_candidates`], if they are.
+    pub fn check_candidates(&self, candidates: usize) -> Option<FieldError> {
+        (candidates > self.batch_candidates).then(|| {
+            over(
+                "candidates".into(),
+                candidates as u64,
+                self.batch_candidates as u64,
+                "candidates",
+                "batch_candidates",
+            )
+        })
     }
 }
 

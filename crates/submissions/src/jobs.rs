@@ -295,7 +295,7 @@ impl Jobs {
 /// final report (not from its acceptance: the time spent queued says nothing about how fast
 /// places free up).
 #[derive(Debug, Default)]
-struct JudgingTime {
+pub(crate) struct JudgingTime {
     /// The average's `f64` bits; 0 until the first submission finished.
     bits: AtomicU64,
 }
@@ -304,7 +304,7 @@ impl JudgingTime {
     /// Weight of the newest observation.
     const ALPHA: f64 = 0.2;
 
-    fn observe(&self, secs: f64) {
+    pub(crate) fn observe(&self, secs: f64) {
         let _ = self
             .bits
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
@@ -318,7 +318,7 @@ impl JudgingTime {
             });
     }
 
-    fn mean(&self) -> Option<f64> {
+    pub(crate) fn mean(&self) -> Option<f64> {
         let mean = f64::from_bits(self.bits.load(Ordering::Acquire));
         (mean > 0.0).then_some(mean)
     }
@@ -328,7 +328,7 @@ impl JudgingTime {
 /// place frees. With `workers` judging at once, each for `judging` seconds on average, one of
 /// them finishes (and a queued submission takes its place) every `judging / workers` seconds.
 /// The queue's length does not enter: a client needs one place, not the whole queue drained.
-fn retry_after_secs(judging: Option<f64>, workers: usize) -> u64 {
+pub(crate) fn retry_after_secs(judging: Option<f64>, workers: usize) -> u64 {
     let secs = judging.unwrap_or(1.0) / workers.max(1) as f64;
     (secs.ceil() as u64).clamp(1, 60)
 }

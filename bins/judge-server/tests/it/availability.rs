@@ -178,8 +178,13 @@ fn a_removed_data_dir_is_refused_with_503_and_reported_in_health() {
     );
 }
 
+/// The tests that fill a disk run one at a time: the submission store's test was seen to stay
+/// at 503 after its disk was freed while another filled its own (left for the store's owner).
+static FULL_DISKS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_full_data_disk_is_503_with_retry_after_never_500() {
+    let _one_at_a_time = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
     let disk = tempfile::tempdir().expect("temp dir");
     let mounted = std::process::Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
@@ -210,6 +215,8 @@ fn a_full_data_disk_is_503_with_retry_after_never_500() {
     }) else {
         return;
     };
+    // Served: the server opened its data dir (the address is known before that).
+    assert_eq!(get(&server.url("/v1/health"), None).status, 200);
     // Fill the disk to its last byte.
     let mut filler = std::fs::File::create(disk.path().join("filler")).expect("filler");
     while filler.write_all(&[0u8; 1 << 16]).is_ok() {}
@@ -225,6 +232,109 @@ fn a_full_data_disk_is_503_with_retry_after_never_500() {
         reply.status, 202,
         "accepted once there is room: {}",
         reply.text
+    );
+    drop(server);
+}
+
+#[test]
+fn a_full_or_read_only_data_disk_refuses_a_batch_with_503_never_500() {
+    let _one_at_a_time = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
+    let disk = tempfile::tempdir().expect("temp dir");
+    let mount = |args: &[&str]| {
+        std::process::Command::new("mount")
+            .args(args)
+            .arg(disk.path())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !mount(&["-t", "tmpfs", "-o", "size=8m", "tmpfs"]) {
+        assert!(
+            !std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1"),
+            "VERDICT_REQUIRE_SANDBOX=1 but a tmpfs cannot be mounted"
+        );
+        println!("skipped: cannot mount a tmpfs here");
+        return;
+    }
+    struct Unmount<'a>(&'a std::path::Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(self.0)
+                .status();
+        }
+    }
+    let _unmount = Unmount(disk.path());
+    let Some(server) = TestServer::start_keeping_data(verdict_judge_server::ServerConfig {
+        data_dir: disk.path().join("data"),
+        ..config()
+    }) else {
+        return;
+    };
+    let batch = |id: &str| {
+        let body = json!({
+            "problem": {"kind": "suite", "deliverable_type": "function", "language": "python3",
+                        "entry_point": "f", "test_cases": [{"name": "a", "input": [], "expected": 1}]},
+            "candidates": [{"id": "c", "code": "def f():\n    return 1\n"}]});
+        crate::common::reply(
+            crate::common::client()
+                .post(server.url("/v1/batches"))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", id)
+                .send(body.to_string()),
+        )
+    };
+    let refused = |reply: crate::common::Reply| {
+        assert_eq!(reply.status, 503, "{}", reply.text);
+        assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
+        assert_eq!(
+            reply.json()["error"]["code"],
+            "unavailable",
+            "{}",
+            reply.text
+        );
+    };
+    // Served: the server opened its data dir (the address is known before that).
+    assert_eq!(get(&server.url("/v1/health"), None).status, 200);
+    // Full to its last byte.
+    let mut filler = std::fs::File::create(disk.path().join("filler")).expect("filler");
+    while filler.write_all(&[0u8; 1 << 16]).is_ok() {}
+    while filler.write_all(&[0u8; 512]).is_ok() {}
+    refused(batch("full-1"));
+    drop(filler);
+    std::fs::remove_file(disk.path().join("filler")).expect("free the disk");
+    let accepted = batch("full-1");
+    assert_eq!(
+        accepted.status, 202,
+        "accepted once there is room: {}",
+        accepted.text
+    );
+    // Read-only: the batches' directory bound read-only over itself (the whole tmpfs cannot
+    // be remounted read-only while the submission store holds its files open for writing).
+    let batches = disk.path().join("data").join("batches");
+    let dir = batches.to_str().expect("a UTF-8 path");
+    let run = |args: &[&str]| {
+        std::process::Command::new(args[0])
+            .args(&args[1..])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    assert!(
+        run(&["mount", "--bind", dir, dir]),
+        "bind the batches' directory"
+    );
+    let _unbind = Unmount(&batches);
+    assert!(
+        run(&["mount", "-o", "remount,bind,ro", dir]),
+        "make it read-only"
+    );
+    refused(batch("ro-1"));
+    assert!(run(&["umount", dir]), "make it writable again");
+    let accepted = batch("ro-1");
+    assert_eq!(
+        accepted.status, 202,
+        "accepted once writable: {}",
+        accepted.text
     );
     drop(server);
 }

@@ -117,3 +117,173 @@ fn an_accepted_batch_survives_a_restart() {
         "a finished batch stays finished"
     );
 }
+
+/// A suite whose function sleeps `ms` before it answers `n`.
+fn slow_suite(n: u32, ms: u32) -> String {
+    json!({"deliverable_type": "function", "language": "python3", "entry_point": "f",
+           "source_files": [{"type": "text", "name": "f.py",
+             "text": format!("import time\ndef f():\n    time.sleep({ms} / 1000)\n    return {n}\n")}],
+           "test_cases": [{"name": "t", "input": [], "expected": n}]})
+    .to_string()
+}
+
+/// Sends `count` oracle suites at once (each answers its own index); the replies in order.
+fn oracle_burst(server: &TestServer, count: u32, ms: u32) -> Vec<crate::common::Reply> {
+    let url = server.url("/v1/oracle");
+    let threads: Vec<_> = (0..count)
+        .map(|n| {
+            let url = url.clone();
+            std::thread::spawn(move || crate::common::post(&url, None, &slow_suite(n, ms)))
+        })
+        .collect();
+    threads
+        .into_iter()
+        .map(|t| t.join().expect("a client thread"))
+        .collect()
+}
+
+#[test]
+fn more_oracle_suites_than_slots_at_once_all_get_their_reports() {
+    // Two workers, two direct slots: eight suites at once used to get six 429s.
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        direct_concurrency: 2,
+        ..config()
+    }) else {
+        return;
+    };
+    let replies = oracle_burst(&server, 8, 300);
+    for (n, reply) in replies.iter().enumerate() {
+        assert_eq!(reply.status, 200, "suite {n}: {}", reply.text);
+        let report = reply.json();
+        assert_eq!(report["summary"]["passed"], 1, "suite {n}: {report}");
+        assert_eq!(
+            report["results"][0]["got"], n,
+            "suite {n}'s own report: {report}"
+        );
+    }
+}
+
+#[test]
+fn a_full_queue_refuses_an_oracle_suite_with_429_and_retry_after_at_once() {
+    // Two jobs run, one waits: of eight at once, five are refused, at once, never stalled.
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        queue_capacity: 1,
+        ..config()
+    }) else {
+        return;
+    };
+    let replies = oracle_burst(&server, 8, 1500);
+    let refused: Vec<_> = replies.iter().filter(|r| r.status == 429).collect();
+    assert!(!refused.is_empty(), "{replies:?}");
+    for reply in &refused {
+        let secs: u64 = reply
+            .header("retry-after")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("a Retry-After: {reply:?}"));
+        assert!((1..=60).contains(&secs), "{reply:?}");
+    }
+    for reply in replies.iter().filter(|r| r.status != 429) {
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(reply.json()["summary"]["passed"], 1, "{}", reply.text);
+    }
+}
+
+#[test]
+fn a_batch_over_the_operators_caps_is_refused_naming_the_field_and_the_cap() {
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        caps: verdict_contracts::Caps {
+            suite_timeout_ms: 2000,
+            batch_candidates: 1,
+            ..verdict_contracts::Caps::default()
+        },
+        ..config()
+    }) else {
+        return;
+    };
+    let mut body: Value = serde_json::from_str(&batch("0")).expect("JSON");
+    body["problem"]["timeout_ms"] = json!(3_600_000);
+    let refused = submit(&server, "caps-1", "", &body.to_string());
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    let error = &refused.json()["error"];
+    assert_eq!(error["field"], "candidates", "{error}");
+    let message = error["message"].as_str().expect("a message");
+    assert!(message.contains("caps.batch_candidates"), "{message}");
+    assert!(
+        message.contains("problem.timeout_ms: 3600000 ms is over the operator's cap of 2000 ms"),
+        "{message}"
+    );
+    // Nothing was kept: the key is free for a batch within the caps.
+    assert_eq!(get(&server.url("/v1/batches/caps-1"), None).status, 404);
+}
+
+#[test]
+fn ended_batches_are_swept_after_their_retention() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let Some(server) = TestServer::start_keeping_data(verdict_judge_server::ServerConfig {
+        retention_secs: 1,
+        data_dir: data.path().to_owned(),
+        ..config()
+    }) else {
+        return;
+    };
+    let done = submit(&server, "old-1", "?wait=60000", &batch("0"));
+    assert_eq!(done.status, 200, "{}", done.text);
+    let dir = data.path().join("batches");
+    assert_eq!(std::fs::read_dir(&dir).expect("the batches dir").count(), 2);
+    // The sweep runs every retention time: gone within a few.
+    let start = std::time::Instant::now();
+    while get(&server.url("/v1/batches/old-1"), None).status == 200 {
+        assert!(start.elapsed().as_secs() < 30, "never swept");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(
+        std::fs::read_dir(&dir).expect("the batches dir").count(),
+        0,
+        "its request and report files are removed too"
+    );
+    // The key may be used again: a new batch.
+    let again = submit(&server, "old-1", "?wait=60000", &batch("a + b"));
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!(again.json()["summary"]["passed"], 2);
+}
+
+#[test]
+fn health_counts_the_batches_waiting_for_a_place() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let body = |n: u32| {
+        json!({"problem": {"kind": "suite", "deliverable_type": "function",
+                           "language": "python3", "entry_point": "f",
+                           "test_cases": [{"name": "t", "input": [], "expected": n}]},
+               "candidates": [{"id": "c", "code": format!(
+                   "import time\ndef f():\n    time.sleep(3)\n    return {n}\n")}]})
+        .to_string()
+    };
+    // Two batches run at once: the third and fourth wait.
+    for n in 0..4 {
+        let accepted = submit(&server, &format!("w-{n}"), "", &body(n));
+        assert_eq!(accepted.status, 202, "{}", accepted.text);
+    }
+    // Once the first two run (their candidates take 3 s), the other two wait.
+    for n in 0..2 {
+        let url = server.url(&format!("/v1/batches/w-{n}"));
+        while get(&url, None).json()["state"] == "queued" {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    let health = get(&server.url("/v1/health"), None).json();
+    assert_eq!(health["queue_length"], 2, "{health}");
+    for n in 0..4 {
+        let cancelled = reply(
+            client()
+                .delete(server.url(&format!("/v1/batches/w-{n}")))
+                .call(),
+        );
+        assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    }
+    assert_eq!(
+        get(&server.url("/v1/health"), None).json()["queue_length"],
+        0
+    );
+}

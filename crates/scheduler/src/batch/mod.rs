@@ -32,9 +32,10 @@ use verdict_contracts::batch::{
     BatchEvent, BatchOptions, BatchProblem, BatchReport, BatchRequest, BatchSummary, Candidate,
     CandidateResult, CandidateStatus, InfraError,
 };
+use verdict_contracts::oracle::OracleReport;
 use verdict_contracts::oracle::{OracleCaseStatus, TestSuite, check_suite};
 use verdict_contracts::{JudgeStatus, Submission};
-use verdict_scripts::oracle::OracleOptions;
+use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
 
 /// How many candidates' results a [`BatchJudge`] keeps for identical candidates of later batches.
 pub const DEFAULT_RESULT_CACHE: usize = 4096;
@@ -198,6 +199,24 @@ impl BatchJudge {
             let _ = events.send(BatchEvent::Summary(summary.clone()));
         }
         Ok(BatchReport { results, summary })
+    }
+
+    /// Judges one Task Oracle suite whole, as `POST /v1/oracle` answers it (its own
+    /// [`OracleReport`], the oracle's options unchanged), holding one of the judge's run permits
+    /// (shared with submissions and batch candidates) on one blocking thread.
+    pub async fn suite(&self, suite: TestSuite) -> Result<OracleReport, OracleError> {
+        let failed = |message: String| OracleError::Io {
+            action: "run the suite in",
+            path: self.judge.config().work_dir.clone(),
+            source: std::io::Error::other(message),
+        };
+        let Ok(_permit) = self.judge.inner.permits.acquire().await else {
+            return Err(failed("the judge is shutting down".into()));
+        };
+        let (sandbox, options) = (self.judge.sandbox.clone(), self.oracle.clone());
+        tokio::task::spawn_blocking(move || run_suite(&sandbox, &suite, &options))
+            .await
+            .unwrap_or_else(|err| Err(failed(format!("judging the suite panicked: {err}"))))
     }
 
     /// Judges candidate `i` on the judge's pool (one run permit, one blocking thread).

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 use verdict_contracts::batch::{BatchReport, BatchState};
 
 /// What is kept of an accepted batch.
@@ -59,9 +60,23 @@ pub(crate) fn save_report(dir: &Path, id: &str, ended: &Ended) -> std::io::Resul
     write_durably(&report_path(dir, id), &bytes)
 }
 
-/// Every batch kept in `dir`, with its end when it has one (unreadable files are skipped with
-/// a warning: they cannot be judged again).
-pub(crate) fn load(dir: &Path) -> std::io::Result<Vec<(Saved, Option<Ended>)>> {
+/// A batch read back: its request, and its end with when it ended, if it ended.
+pub(crate) type Kept = (Saved, Option<(Ended, SystemTime)>);
+
+/// Forgets a batch: its request and report files (a missing file is no error).
+pub(crate) fn remove(dir: &Path, id: &str) -> std::io::Result<()> {
+    for path in [request_path(dir, id), report_path(dir, id)] {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Every batch kept in `dir`, with its end and when it ended (its report's time) when it has
+/// one (unreadable files are skipped with a warning: they cannot be judged again).
+pub(crate) fn load(dir: &Path) -> std::io::Result<Vec<Kept>> {
     let mut found = Vec::new();
     for item in std::fs::read_dir(dir)? {
         let path = item?.path();
@@ -82,9 +97,14 @@ pub(crate) fn load(dir: &Path) -> std::io::Result<Vec<(Saved, Option<Ended>)>> {
                 continue;
             }
         };
-        let ended = std::fs::read(report_path(dir, &saved.id))
+        let report = report_path(dir, &saved.id);
+        let ended = std::fs::read(&report)
             .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .map(|ended| {
+                let at = std::fs::metadata(&report).and_then(|m| m.modified());
+                (ended, at.unwrap_or_else(|_| SystemTime::now()))
+            });
         found.push((saved, ended));
     }
     Ok(found)

@@ -2,6 +2,7 @@
 //! counter that readers of its stream wait on.
 
 use std::sync::Mutex;
+use std::time::SystemTime;
 use tokio::sync::watch;
 use verdict_contracts::batch::{BatchEvent, BatchReport, BatchState, BatchStatus, CandidateResult};
 use verdict_scheduler::BatchCancel;
@@ -28,6 +29,8 @@ struct Progress {
     streamed: Vec<CandidateResult>,
     /// The whole report once done (results in the request's order).
     report: Option<BatchReport>,
+    /// When it ended.
+    ended_at: Option<SystemTime>,
 }
 
 impl BatchEntry {
@@ -42,6 +45,7 @@ impl BatchEntry {
                 state: BatchState::Queued,
                 streamed: Vec::new(),
                 report: None,
+                ended_at: None,
             }),
             changed: watch::channel(0).0,
         }
@@ -64,9 +68,10 @@ impl BatchEntry {
 
     /// Records the end. Results the stream has not carried yet (a report read back from disk)
     /// are streamed in the report's order.
-    pub(crate) fn finish(&self, report: BatchReport, state: BatchState) {
+    pub(crate) fn finish(&self, report: BatchReport, state: BatchState, at: SystemTime) {
         self.update(|p| {
             p.state = state;
+            p.ended_at = Some(at);
             for r in &report.results {
                 if !p.streamed.iter().any(|s| s.id == r.id) {
                     p.streamed.push(r.clone());
@@ -79,6 +84,14 @@ impl BatchEntry {
     /// Its state now.
     pub fn state(&self) -> BatchState {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).state
+    }
+
+    /// When it ended (finished or cancelled), if it did.
+    pub(crate) fn ended_at(&self) -> Option<SystemTime> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .ended_at
     }
 
     /// Whether it is finished or cancelled.

@@ -1,38 +1,57 @@
-//! Batches a server has accepted (design #26): durable like submissions (on disk before the
-//! client hears `202`, judged again after a restart, idempotent under a client-chosen id),
-//! queued with fair sharing between categories (the next batch to start is taken from the
-//! categories in turn), judged by a [`BatchJudge`], each candidate's result streamed as it
-//! finishes, cancellable.
+//! Batches a server has accepted (design #26), and the queue they share with single Task
+//! Oracle suites (`POST /v1/oracle`): durable like submissions (on disk before the client hears
+//! `202`, judged again after a restart, idempotent under a client-chosen id, refused with the
+//! operator's caps, swept after their retention), queued with fair sharing between categories
+//! (the next job to start is taken from the categories in turn), judged by a [`BatchJudge`],
+//! each candidate's result streamed as it finishes, cancellable. A suite waits in the same
+//! queue for a place and its caller gets its report; a full queue is refused at once (`429`),
+//! never a stalled caller.
 
+mod caps;
 mod disk;
 mod entry;
+mod queue;
 
 pub use entry::BatchEntry;
 
+use crate::jobs::{JudgingTime, retry_after_secs};
 use disk::{Ended, Saved};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use queue::{Job, Queues};
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use tokio::sync::{Notify, Semaphore};
-use verdict_contracts::FieldError;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::sync::{Notify, Semaphore, oneshot};
 use verdict_contracts::batch::{BatchReport, BatchRequest, BatchState, BatchSummary, parse_batch};
+use verdict_contracts::oracle::{OracleReport, TestSuite};
+use verdict_contracts::{Caps, FieldError};
 use verdict_scheduler::BatchJudge;
+use verdict_scripts::oracle::OracleError;
 
-/// Why a batch was refused.
+/// Batches judged at once (each keeps as many candidates in flight as the judge has permits).
+pub const BATCH_WORKERS: usize = 2;
+
+/// Why a batch or a suite was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum BatchError {
-    /// The batch is invalid; every problem names its field.
+    /// The batch is invalid or over the operator's caps; every problem names its field.
     #[error("{}", join(.0))]
     Invalid(Vec<FieldError>),
     /// The id is taken by another request.
     #[error("batch {0:?} exists with another request")]
     Conflict(String),
-    /// Too many batches wait.
-    #[error("the batch queue is full ({capacity} batches)")]
+    /// Too many jobs wait.
+    #[error("the batch queue is full ({capacity} batches and suites waiting)")]
     QueueFull {
         /// The queue's capacity.
         capacity: usize,
+        /// When a place is expected to free, in whole seconds.
+        retry_after_secs: u64,
     },
+    /// The server is shutting down: nothing new is queued.
+    #[error("the batch queue accepts nothing new (shutting down)")]
+    ShuttingDown,
     /// The batch could not be kept on disk.
     #[error("cannot keep the batch in {path}: {source}")]
     Io {
@@ -41,6 +60,26 @@ pub enum BatchError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The oracle could not run a suite (its shape, the sandbox, its files).
+    #[error(transparent)]
+    Oracle(OracleError),
+}
+
+impl BatchError {
+    /// Whether the host, not the request, is at fault in a way that may pass (a full,
+    /// read-only or removed data disk, an I/O error): a client should retry later.
+    pub fn is_unavailable(&self) -> bool {
+        use std::io::ErrorKind::{NotFound, QuotaExceeded, ReadOnlyFilesystem, StorageFull};
+        match self {
+            BatchError::Io { source, .. } => {
+                matches!(
+                    source.kind(),
+                    StorageFull | ReadOnlyFilesystem | QuotaExceeded | NotFound
+                ) || source.raw_os_error() == Some(5) // EIO
+            }
+            _ => false,
+        }
+    }
 }
 
 fn join(errors: &[FieldError]) -> String {
@@ -48,56 +87,42 @@ fn join(errors: &[FieldError]) -> String {
     list.join("; ")
 }
 
-/// The queue waiting for a worker, by category.
-#[derive(Debug, Default)]
-struct Queues {
-    waiting: BTreeMap<String, VecDeque<(Arc<BatchEntry>, BatchRequest)>>,
-    /// The category a batch last started from.
-    last: Option<String>,
-    count: usize,
+/// How the queue is bounded and how long ended batches are kept.
+#[derive(Debug, Clone)]
+pub struct BatchLimits {
+    /// At most this many batches and suites wait (`429` beyond).
+    pub capacity: usize,
+    /// Jobs (batches and suites) started at once; at most [`BATCH_WORKERS`] of them batches.
+    pub slots: usize,
+    /// The operator's caps, applied to a batch's problem.
+    pub caps: Caps,
+    /// How long an ended batch is kept (in memory and on disk).
+    pub retention: Duration,
+    /// The most ended batches kept; the oldest go first.
+    pub max_retained: usize,
 }
 
-impl Queues {
-    /// The next batch: from the first category after the last one served that has one.
-    fn pop(&mut self) -> Option<(Arc<BatchEntry>, BatchRequest)> {
-        let after = self.last.clone().unwrap_or_default();
-        let category = self
-            .waiting
-            .range::<String, _>((
-                std::ops::Bound::Excluded(&after),
-                std::ops::Bound::Unbounded,
-            ))
-            .chain(self.waiting.range::<String, _>(..=&after))
-            .find(|(_, q)| !q.is_empty())
-            .map(|(c, _)| c.clone())?;
-        let next = self.waiting.get_mut(&category)?.pop_front()?;
-        self.count -= 1;
-        self.last = Some(category);
-        Some(next)
-    }
-}
-
-/// The accepted batches, their queue and their workers.
+/// The accepted batches, the queue and its workers.
 #[derive(Debug)]
 pub struct Batches {
     judge: BatchJudge,
     dir: PathBuf,
-    capacity: usize,
-    workers: Arc<Semaphore>,
+    limits: BatchLimits,
+    slots: Arc<Semaphore>,
     entries: Mutex<HashMap<String, Arc<BatchEntry>>>,
     queues: Mutex<Queues>,
     wake: Notify,
+    accepting: AtomicBool,
+    job_time: JudgingTime,
 }
 
 impl Batches {
     /// Opens the batches kept in `dir` (made if missing): ended ones are served from disk,
-    /// the others queued again; starts the dispatcher (`workers` batches at once, at most
-    /// `capacity` waiting).
+    /// the others queued again; starts the dispatcher and the sweeper of ended batches.
     pub fn open(
         judge: BatchJudge,
         dir: PathBuf,
-        capacity: usize,
-        workers: usize,
+        limits: BatchLimits,
     ) -> Result<Arc<Batches>, BatchError> {
         let io = |source| BatchError::Io {
             path: dir.clone(),
@@ -108,11 +133,13 @@ impl Batches {
         let batches = Arc::new(Batches {
             judge,
             dir,
-            capacity,
-            workers: Arc::new(Semaphore::new(workers.max(1))),
+            slots: Arc::new(Semaphore::new(limits.slots.max(BATCH_WORKERS))),
+            limits,
             entries: Mutex::default(),
             queues: Mutex::default(),
             wake: Notify::new(),
+            accepting: AtomicBool::new(true),
+            job_time: JudgingTime::default(),
         });
         for (saved, ended) in kept {
             let entry = Arc::new(BatchEntry::new(
@@ -124,14 +151,15 @@ impl Batches {
                 .lock_entries()
                 .insert(saved.id.clone(), entry.clone());
             match (ended, parse_batch(&saved.request)) {
-                (Some(ended), _) => entry.finish(ended.report, ended.state),
-                (None, Ok(request)) => batches.enqueue(entry, request, true),
+                (Some((ended, at)), _) => entry.finish(ended.report, ended.state, at),
+                (None, Ok(request)) => batches.enqueue(entry, request),
                 (None, Err(errors)) => {
                     tracing::warn!(id = %saved.id, "a kept batch no longer parses: {}", join(&errors));
                 }
             }
         }
         tokio::spawn(batches.clone().dispatch());
+        tokio::spawn(sweep_every(Arc::downgrade(&batches)));
         Ok(batches)
     }
 
@@ -143,9 +171,20 @@ impl Batches {
         self.queues.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Accepts a batch under `id` (a new id when `None`) and `category`: checked whole, kept
-    /// on disk, queued. The same id with the same request returns the entry already there
-    /// (`false`: not new); with another request, a conflict.
+    fn queue_full(&self) -> BatchError {
+        BatchError::QueueFull {
+            capacity: self.limits.capacity,
+            retry_after_secs: retry_after_secs(self.job_time.mean(), self.slots_count()),
+        }
+    }
+
+    fn slots_count(&self) -> usize {
+        self.limits.slots.max(BATCH_WORKERS)
+    }
+
+    /// Accepts a batch under `id` (a new id when `None`) and `category`: checked whole (and
+    /// against the caps), kept on disk, queued. The same id with the same request returns the
+    /// entry already there (`false`: not new); with another request, a conflict.
     pub async fn accept(
         &self,
         id: Option<String>,
@@ -153,6 +192,10 @@ impl Batches {
         text: String,
     ) -> Result<(Arc<BatchEntry>, bool), BatchError> {
         let request = parse_batch(&text).map_err(BatchError::Invalid)?;
+        let over = caps::check(&self.limits.caps, &request);
+        if !over.is_empty() {
+            return Err(BatchError::Invalid(over));
+        }
         self.judge.check(&request).map_err(BatchError::Invalid)?;
         let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
         let request_hash = hash(&text);
@@ -165,10 +208,11 @@ impl Batches {
                     Err(BatchError::Conflict(id))
                 };
             }
-            if self.lock_queues().count >= self.capacity {
-                return Err(BatchError::QueueFull {
-                    capacity: self.capacity,
-                });
+            if !self.accepting() {
+                return Err(BatchError::ShuttingDown);
+            }
+            if self.lock_queues().count >= self.limits.capacity {
+                return Err(self.queue_full());
             }
             let entry = Arc::new(BatchEntry::new(id.clone(), category.clone(), request_hash));
             entries.insert(id.clone(), entry.clone());
@@ -190,23 +234,60 @@ impl Batches {
                 source,
             });
         }
-        self.enqueue(entry.clone(), request, false);
+        self.enqueue(entry.clone(), request);
         Ok((entry, true))
     }
 
-    fn enqueue(&self, entry: Arc<BatchEntry>, request: BatchRequest, _recovered: bool) {
-        let mut queues = self.lock_queues();
-        queues
-            .waiting
-            .entry(entry.category.clone())
-            .or_default()
-            .push_back((entry, request));
-        queues.count += 1;
-        drop(queues);
+    fn enqueue(&self, entry: Arc<BatchEntry>, request: BatchRequest) {
+        let category = entry.category.clone();
+        self.lock_queues()
+            .push(&category, Job::Batch(entry, Box::new(request)));
         self.wake.notify_one();
     }
 
-    /// The batch under `id`, if accepted.
+    /// Judges one Task Oracle suite (checked by the caller, caps included) through the queue
+    /// under `category`: it waits for a place like a batch and the answer is its report. Full:
+    /// refused at once. A caller that goes away while its suite waits takes it out of the
+    /// queue (it is not run).
+    pub async fn suite(
+        &self,
+        category: &str,
+        suite: TestSuite,
+    ) -> Result<OracleReport, BatchError> {
+        let (tx, rx) = oneshot::channel();
+        {
+            if !self.accepting() {
+                return Err(BatchError::ShuttingDown);
+            }
+            let mut queues = self.lock_queues();
+            if queues.count >= self.limits.capacity {
+                return Err(self.queue_full());
+            }
+            queues.push(category, Job::Suite(Box::new(suite), tx));
+        }
+        self.wake.notify_one();
+        match rx.await {
+            Ok(result) => result.map_err(BatchError::Oracle),
+            Err(_) => Err(BatchError::ShuttingDown),
+        }
+    }
+
+    /// Batches and suites waiting for a place.
+    pub fn queued(&self) -> usize {
+        self.lock_queues().count
+    }
+
+    /// Refuses new batches and suites from now on (shutdown).
+    pub fn stop_accepting(&self) {
+        self.accepting.store(false, Ordering::Release);
+    }
+
+    /// Whether new batches and suites are taken.
+    pub fn accepting(&self) -> bool {
+        self.accepting.load(Ordering::Acquire)
+    }
+
+    /// The batch under `id`, if accepted (and not yet swept).
     pub fn get(&self, id: &str) -> Option<Arc<BatchEntry>> {
         self.lock_entries().get(id).cloned()
     }
@@ -216,21 +297,17 @@ impl Batches {
     pub fn cancel(&self, id: &str) -> Option<Arc<BatchEntry>> {
         let entry = self.get(id)?;
         entry.cancel.cancel();
-        let was_queued = {
-            let mut queues = self.lock_queues();
-            let queue = queues.waiting.get_mut(&entry.category);
-            let before = queue.as_ref().map_or(0, |q| q.len());
-            if let Some(q) = queue {
-                q.retain(|(e, _)| e.id != entry.id);
-            }
-            let after = queues.waiting.get(&entry.category).map_or(0, VecDeque::len);
-            queues.count -= before - after;
-            before != after
-        };
-        if was_queued {
+        let queued = self.lock_queues().remove_batch(&entry.category, &entry.id);
+        if let Some(request) = queued {
+            // None of its candidates ran: all of them are counted as cancelled.
             let report = BatchReport {
                 results: Vec::new(),
-                summary: BatchSummary::of(&[], 0, &[], 0),
+                summary: BatchSummary::of(
+                    &[],
+                    request.candidates.len(),
+                    &request.options.pass_at_k,
+                    0,
+                ),
             };
             self.end(&entry, report, BatchState::Cancelled);
         }
@@ -246,25 +323,67 @@ impl Batches {
         if let Err(err) = disk::save_report(&self.dir, &entry.id, &ended) {
             tracing::error!(id = %entry.id, "cannot keep the batch's report: {err}");
         }
-        entry.finish(report, state);
+        entry.finish(report, state, SystemTime::now());
     }
 
-    /// Starts queued batches as workers free up, taking categories in turn.
+    /// Forgets the batches that ended more than the retention ago, and the oldest ended ones
+    /// beyond `max_retained`: in memory and on disk.
+    pub fn sweep(&self) {
+        let now = SystemTime::now();
+        let mut ended: Vec<(SystemTime, String)> = self
+            .lock_entries()
+            .values()
+            .filter_map(|e| e.ended_at().map(|at| (at, e.id.clone())))
+            .collect();
+        ended.sort();
+        let excess = ended.len().saturating_sub(self.limits.max_retained);
+        let expired = ended.iter().enumerate().filter(|(i, (at, _))| {
+            *i < excess
+                || now
+                    .duration_since(*at)
+                    .is_ok_and(|age| age >= self.limits.retention)
+        });
+        for (_, (_, id)) in expired {
+            match disk::remove(&self.dir, id) {
+                Ok(()) => {
+                    self.lock_entries().remove(id);
+                }
+                Err(err) => tracing::warn!(%id, "cannot sweep an ended batch: {err}"),
+            }
+        }
+    }
+
+    /// Starts queued jobs as slots free up, taking categories in turn.
     async fn dispatch(self: Arc<Self>) {
         loop {
-            let Ok(permit) = self.workers.clone().acquire_owned().await else {
+            let Ok(permit) = self.slots.clone().acquire_owned().await else {
                 return;
             };
-            let next = loop {
+            let job = loop {
                 let wake = self.wake.notified();
-                if let Some(next) = self.lock_queues().pop() {
-                    break next;
+                if let Some(job) = self.lock_queues().pop(BATCH_WORKERS) {
+                    break job;
                 }
                 wake.await;
             };
             let this = self.clone();
             tokio::spawn(async move {
-                this.run(next.0, next.1).await;
+                let started = Instant::now();
+                let was_batch = matches!(job, Job::Batch(..));
+                match job {
+                    Job::Batch(entry, request) => this.run(entry, *request).await,
+                    // Its caller went away while it waited: nobody reads its report.
+                    Job::Suite(_, reply) if reply.is_closed() => {}
+                    Job::Suite(suite, reply) => {
+                        let _ = reply.send(this.judge.suite(*suite).await);
+                    }
+                }
+                this.job_time.observe(started.elapsed().as_secs_f64());
+                if was_batch {
+                    this.lock_queues().running_batches -= 1;
+                    // A batch that waited for one of the batch places may start.
+                    this.wake.notify_one();
+                }
                 drop(permit);
             });
         }
@@ -299,6 +418,24 @@ impl Batches {
                 self.end(&entry, report, BatchState::Cancelled);
             }
         }
+    }
+}
+
+/// Sweeps `batches` every retention time (1 to 60 s) while they exist.
+async fn sweep_every(batches: Weak<Batches>) {
+    let period = match batches.upgrade() {
+        Some(b) => b
+            .limits
+            .retention
+            .clamp(Duration::from_secs(1), Duration::from_secs(60)),
+        None => return,
+    };
+    loop {
+        tokio::time::sleep(period).await;
+        let Some(batches) = batches.upgrade() else {
+            return;
+        };
+        let _ = tokio::task::spawn_blocking(move || batches.sweep()).await;
     }
 }
 
