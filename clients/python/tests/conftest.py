@@ -25,14 +25,14 @@ def _binary():
 
 
 class Server:
-    def __init__(self, direct_concurrency):
+    def __init__(self, queue_capacity=256):
         self.dir = tempfile.TemporaryDirectory(prefix="verdict-client-")
         root = pathlib.Path(self.dir.name)
         config = root / "server.toml"
         config.write_text(
             'listen = "127.0.0.1:0"\n'
             "workers = 2\n"
-            f"direct_concurrency = {direct_concurrency}\n"
+            f"queue_capacity = {queue_capacity}\n"
             f"data_dir = {json.dumps(str(root / 'data'))}\n"
             "[judge]\n"
             f"work_dir = {json.dumps(str(root / 'work'))}\n"
@@ -78,6 +78,15 @@ class Server:
 
 @pytest.fixture(scope="session")
 def server():
-    s = Server(direct_concurrency=1)
+    s = Server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def tight_server():
+    """A server whose queue holds one job beside the two it runs: more concurrent oracle
+    suites or batches are refused with 429 and Retry-After."""
+    s = Server(queue_capacity=1)
     yield s
     s.stop()

@@ -72,9 +72,10 @@ def test_a_missing_token_is_401(server):
     assert refused.value.status == 401
 
 
-def test_429_is_retried_after_the_servers_retry_after(server):
-    # The server runs one suite at a time (direct_concurrency = 1) and answers 429 with
-    # Retry-After to the others; the client waits that long and tries again until all pass.
+def test_429_is_retried_after_the_servers_retry_after(tight_server):
+    # The server runs two suites at once and queues one (queue_capacity = 1); it answers 429
+    # with Retry-After to the others; the client waits that long and tries again until all
+    # pass.
     waits = []
     lock = threading.Lock()
 
@@ -82,11 +83,11 @@ def test_429_is_retried_after_the_servers_retry_after(server):
         with lock:
             waits.append((error.status, error.retry_after, delay))
 
-    client = Client(server.url, TOKEN, max_concurrency=4, on_retry=on_retry,
+    client = Client(tight_server.url, TOKEN, max_concurrency=6, on_retry=on_retry,
                     retry=RetryPolicy(max_retries=30))
-    reports = client.map(client.oracle, [slow_suite(0.3) for _ in range(4)])
+    reports = client.map(client.oracle, [slow_suite(0.3) for _ in range(6)])
     assert all(r["summary"]["passed"] == 2 for r in reports), reports
-    assert waits, "four concurrent suites against one slot: some must have been refused"
+    assert waits, "six concurrent suites against three places: some must have been refused"
     for status, retry_after, delay in waits:
         assert status == 429
         assert retry_after is not None and delay == retry_after
