@@ -14,6 +14,8 @@ TOOLS="$TOOLS rabbitmq-server"
 TOOLS="$TOOLS chromium chromium-driver"
 # judge eval: EvalPlus's HumanEval+ tests import numpy; the Python client's tests run in a venv.
 TOOLS="$TOOLS python3-numpy python3-venv"
+# judge package verify's tests fetch real problem packages (problemtools' sdist) with pip.
+TOOLS="$TOOLS python3-pip"
 # newuidmap/newgidmap: subordinate uids for a rootless judge's boxes (docs/sandbox.md).
 TOOLS="$TOOLS uidmap"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.

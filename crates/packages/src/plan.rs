@@ -107,6 +107,39 @@ pub fn submission(
     })
 }
 
+/// Whether the first rejected test case decides the verdict and the score: every group stops
+/// at its first rejected child (`on_reject: break`), none is accepted by its children
+/// (`accept_if_any_accepted`, `always_accept`) and no group is left out of the grade
+/// (`ignore_sample`). Then no later test case is read by [`crate::grade::grade`].
+pub fn first_rejection_decides(problem: &Problem) -> bool {
+    fn all(g: &crate::Group) -> bool {
+        let s = &g.settings;
+        s.break_on_reject
+            && !s.accept_if_any_accepted
+            && !s.always_accept
+            && !s.ignore_sample
+            && g.items.iter().all(|i| match i {
+                crate::Item::Group(sub) => all(sub),
+                crate::Item::Case(_) => true,
+            })
+    }
+    all(&problem.data)
+}
+
+/// Chains the test tasks of `submission` (each on the one before it, `ACCEPTED`) when
+/// [`first_rejection_decides`]: a rejected test case skips the rest (`DEPENDENCY_NOT_SATISFIED`),
+/// as DOMjudge's lazy judging does, so a time-limit-exceeded submission stops at its first
+/// timeout. The verdict and score are the same; the tests run one after another.
+pub fn lazy(problem: &Problem, submission: &mut Submission) {
+    if !first_rejection_decides(problem) {
+        return;
+    }
+    for (i, task) in submission.judge_tasks.iter_mut().enumerate().skip(2) {
+        task.depends_on = (i - 1) as i64;
+        task.depends_cond = Some(DependsCond::Accepted);
+    }
+}
+
 /// A test file as inline text (assets on the wire are text).
 fn text(path: &std::path::Path) -> Result<String, PackageError> {
     let bytes = std::fs::read(path).map_err(|e| PackageError::io(path, e))?;

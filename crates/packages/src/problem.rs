@@ -41,8 +41,9 @@ pub struct Problem {
     pub data: Group,
     /// The output validator (or interactor), if the package has one; else the default one.
     pub output_validator: Option<Program>,
-    /// The input validators.
-    pub input_validators: Vec<(String, Program)>,
+    /// The input validators by their path in the package, each a program or why verdict
+    /// cannot run it (`verify` reports those skipped).
+    pub input_validators: Vec<(String, Result<Program, String>)>,
     /// The reference submissions, by the verdict their directory claims.
     pub submissions: Vec<Reference>,
 }

@@ -9,11 +9,13 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use verdict_contracts::{
-    CheckScript, CompareScript, DependsCond, JudgeStatus, JudgeTask, Program, RunScript, Submission,
+    CheckScript, CompareScript, DependsCond, JudgeStatus, JudgeTask, JudgeTaskResult, Program,
+    RunScript, Submission,
 };
 use verdict_packages::grade::{self, Graded, Verdict};
-use verdict_packages::{Expected, Problem, kattis, plan};
+use verdict_packages::{Expected, Problem, Reference, kattis, plan};
 use verdict_scheduler::Judge;
+use verdict_scripts::LanguageProfiles;
 
 /// Arguments of `judge package`.
 #[derive(Debug, clap::Args)]
@@ -85,12 +87,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 #[derive(Debug, Serialize)]
 struct Row {
     submission: String,
+    /// The program's language, when verdict knows it.
+    language: Option<&'static str>,
     expected: &'static str,
+    /// The package's verdict (AC, WA, TLE, RTE, CE, JE), `-` when skipped.
     verdict: String,
     score: Option<f64>,
     max_time_ms: u64,
     time_limit_ms: u64,
     first_failure: Option<String>,
+    /// Not judged here (a language verdict does not judge, a toolchain not installed).
+    skipped: bool,
     agrees: bool,
     note: String,
 }
@@ -101,7 +108,27 @@ struct InputCheck {
     validator: String,
     case: String,
     valid: bool,
+    /// Not run (a checktestdata or viva script, a toolchain not installed): `case` is `*`.
+    skipped: bool,
     note: String,
+}
+
+/// The format's time-limit margins, checked.
+#[derive(Debug, Serialize)]
+struct Margins {
+    /// The limit is at least this times the slowest accepted run.
+    ac_to_time_limit: f64,
+    slowest_accepted_ms: u64,
+    /// `slowest_accepted_ms * ac_to_time_limit <= time_limit_ms`.
+    ac_ok: bool,
+    /// A time_limit_exceeded submission must still time out at this times the limit.
+    time_limit_to_tle: f64,
+    /// The limit they were judged at.
+    tle_judged_at_ms: u64,
+    /// The fastest time_limit_exceeded submission's slowest test (CPU ms), if any.
+    fastest_tle_ms: Option<u64>,
+    /// Every time_limit_exceeded submission timed out at `tle_judged_at_ms`.
+    tle_ok: bool,
 }
 
 /// The whole self-check.
@@ -111,57 +138,95 @@ struct VerifyReport {
     format: String,
     time_limit_ms: u64,
     time_limit_derived: bool,
-    slowest_accepted_ms: u64,
-    ac_margin_ok: bool,
-    tle_margin_ok: bool,
+    margins: Margins,
     submissions: Vec<Row>,
     input_validation: Vec<InputCheck>,
     agrees: bool,
 }
 
+/// The time limit accepted runs are first judged at when the package gives none.
+const DERIVING_MS: u64 = 10_000;
+
 fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let problem = load(&args.dir)?;
     let config = args.config.load()?;
+    let profiles = LanguageProfiles::from_toml(
+        verdict_scripts::language::BUILTIN_PROFILES,
+        config.languages.as_ref(),
+    )?;
+    // Why a program cannot be judged on this host (its toolchain is not installed), if so.
+    let not_here = |program: &Program| -> Option<String> {
+        let language = program.source().language;
+        let profile = profiles.get(language)?;
+        let missing = verdict_scripts::missing_programs(profile);
+        (!missing.is_empty())
+            .then(|| verdict_scripts::not_installed_message(language, profile, &missing))
+    };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let judge = Judge::new(config).context("cannot set up the judge")?;
     let judge_one = |s: Submission| runtime.block_on(judge.judge(s));
+    let judgeable = |r: &Reference| -> Result<Program, String> {
+        let program = r.program.clone()?;
+        match not_here(&program) {
+            Some(reason) => Err(reason),
+            None => Ok(program),
+        }
+    };
 
     // The time limit: given, the package's, or the slowest accepted run times the multiplier,
-    // rounded up to whole seconds (the format's rule), judged first with a generous limit.
+    // rounded up to whole seconds (the format's rule). Accepted runs judged to derive it are
+    // graded from that run (the margin then holds by construction, as in problemtools).
     let accepted = |e: Expected| matches!(e, Expected::Accepted | Expected::PartiallyAccepted);
+    let mut first_pass: Vec<Option<(Graded, Vec<JudgeTaskResult>)>> =
+        vec![None; problem.submissions.len()];
     let mut derived = false;
     let time_limit_ms = match args.time_limit.or(problem.time_limit_ms) {
         Some(t) => t,
         None => {
             derived = true;
             let mut slowest = 0;
-            for r in problem.submissions.iter().filter(|r| accepted(r.expected)) {
-                if let Ok(program) = &r.program {
-                    let s = plan::submission(&problem, program, &r.name, 10_000)?;
-                    let g = grade::grade(&problem, &judge_one(s).results);
-                    slowest = slowest.max(g.max_time_ms);
+            for (i, r) in problem.submissions.iter().enumerate() {
+                if !accepted(r.expected) {
+                    continue;
+                }
+                if let Ok(program) = judgeable(r) {
+                    let s = plan::submission(&problem, &program, &r.name, DERIVING_MS)?;
+                    let results = judge_one(s).results;
+                    let g = grade::grade(&problem, &results);
+                    if g.verdict == Verdict::Accepted {
+                        slowest = slowest.max(g.max_time_ms);
+                    }
+                    first_pass[i] = Some((g, results));
                 }
             }
             let exact = slowest as f64 * problem.ac_to_time_limit;
             ((exact / 1000.0).ceil().max(1.0) * 1000.0) as u64
         }
     };
+    let tle_judged_at_ms = (time_limit_ms as f64 * problem.time_limit_to_tle).ceil() as u64;
     let max_score = grade::max_score(&problem);
     let mut rows = Vec::new();
     let mut slowest_accepted = 0;
-    let mut tle_margin_ok = true;
-    for r in &problem.submissions {
-        let program = match &r.program {
+    let mut fastest_tle: Option<u64> = None;
+    let mut tle_ok = true;
+    for (i, r) in problem.submissions.iter().enumerate() {
+        let program = match judgeable(r) {
             Ok(p) => p,
             Err(reason) => {
                 rows.push(Row {
                     submission: r.name.clone(),
+                    language: r
+                        .program
+                        .as_ref()
+                        .ok()
+                        .map(|p| p.source().language.as_str()),
                     expected: r.expected.dir(),
                     verdict: "-".into(),
                     score: None,
                     max_time_ms: 0,
                     time_limit_ms,
                     first_failure: None,
+                    skipped: true,
                     agrees: true,
                     note: format!("skipped: {reason}"),
                 });
@@ -170,53 +235,76 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         };
         // A time-limit-exceeded submission must still be over the limit times the margin.
         let tl = if r.expected == Expected::TimeLimitExceeded {
-            (time_limit_ms as f64 * problem.time_limit_to_tle).ceil() as u64
+            tle_judged_at_ms
         } else {
             time_limit_ms
         };
-        let report = judge_one(plan::submission(&problem, program, &r.name, tl)?);
-        let g: Graded = grade::grade(&problem, &report.results);
+        let (g, results) = match first_pass[i].take() {
+            Some(done) => done,
+            None => {
+                let mut s = plan::submission(&problem, &program, &r.name, tl)?;
+                plan::lazy(&problem, &mut s);
+                let results = judge_one(s).results;
+                (grade::grade(&problem, &results), results)
+            }
+        };
         let agrees = grade::agrees(r.expected, &g, problem.kind.scoring, max_score);
         let mut note = String::new();
         if accepted(r.expected) && g.verdict == Verdict::Accepted {
             slowest_accepted = slowest_accepted.max(g.max_time_ms);
         }
-        if r.expected == Expected::TimeLimitExceeded && g.verdict != Verdict::TimeLimitExceeded {
-            tle_margin_ok = false;
-            note = format!(
-                "not over {:.1}x the time limit ({tl} ms)",
-                problem.time_limit_to_tle
-            );
+        if r.expected == Expected::TimeLimitExceeded {
+            if g.verdict == Verdict::TimeLimitExceeded {
+                fastest_tle = Some(fastest_tle.map_or(g.max_time_ms, |f| f.min(g.max_time_ms)));
+            } else {
+                tle_ok = false;
+                note = format!(
+                    "not over {}x the time limit ({tl} ms)",
+                    problem.time_limit_to_tle
+                );
+            }
         }
         if !agrees && note.is_empty() {
-            note = first_log(&report.results);
+            note = first_log(&results);
         }
         rows.push(Row {
             submission: r.name.clone(),
+            language: Some(program.source().language.as_str()),
             expected: r.expected.dir(),
             verdict: g.verdict.short().into(),
             score: problem.kind.scoring.then_some(g.score),
             max_time_ms: g.max_time_ms,
-            time_limit_ms: tl,
+            time_limit_ms: if derived && accepted(r.expected) {
+                DERIVING_MS
+            } else {
+                tl
+            },
             first_failure: g.first_failure.clone(),
+            skipped: false,
             agrees,
             note,
         });
     }
-    let ac_margin_ok = (slowest_accepted as f64) * problem.ac_to_time_limit <= time_limit_ms as f64;
-    let input_validation = validate_inputs(&problem, &judge_one)?;
+    let ac_ok = (slowest_accepted as f64) * problem.ac_to_time_limit <= time_limit_ms as f64;
+    let input_validation = validate_inputs(&problem, &not_here, &judge_one)?;
     let agrees = rows.iter().all(|r| r.agrees)
-        && input_validation.iter().all(|c| c.valid)
-        && ac_margin_ok
-        && tle_margin_ok;
+        && input_validation.iter().all(|c| c.valid || c.skipped)
+        && ac_ok
+        && tle_ok;
     let report = VerifyReport {
         problem: problem.short_name.clone(),
         format: problem.format.clone(),
         time_limit_ms,
         time_limit_derived: derived,
-        slowest_accepted_ms: slowest_accepted,
-        ac_margin_ok,
-        tle_margin_ok,
+        margins: Margins {
+            ac_to_time_limit: problem.ac_to_time_limit,
+            slowest_accepted_ms: slowest_accepted,
+            ac_ok,
+            time_limit_to_tle: problem.time_limit_to_tle,
+            tle_judged_at_ms,
+            fastest_tle_ms: fastest_tle,
+            tle_ok,
+        },
         submissions: rows,
         input_validation,
         agrees,
@@ -224,7 +312,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         print_json(&report, true)?;
     } else {
-        print_table(&report, &problem);
+        print_table(&report);
     }
     drop(judge);
     drop(runtime);
@@ -250,11 +338,26 @@ fn first_log(results: &[verdict_contracts::JudgeTaskResult]) -> String {
 /// Each input validator on every input: a valid input makes it exit 42.
 fn validate_inputs(
     problem: &Problem,
+    not_here: &dyn Fn(&Program) -> Option<String>,
     judge_one: &dyn Fn(Submission) -> verdict_contracts::JudgeReport,
 ) -> anyhow::Result<Vec<InputCheck>> {
     let mut out = Vec::new();
     let cases = problem.data.cases();
     for (name, validator) in &problem.input_validators {
+        let skip = match validator {
+            Ok(v) => not_here(v),
+            Err(reason) => Some(reason.clone()),
+        };
+        let (Ok(validator), None) = (validator, &skip) else {
+            out.push(InputCheck {
+                validator: name.clone(),
+                case: "*".into(),
+                valid: false,
+                skipped: true,
+                note: format!("skipped: {}", skip.unwrap_or_default()),
+            });
+            continue;
+        };
         let mut s = plan::submission(
             problem,
             validator,
@@ -286,6 +389,7 @@ fn validate_inputs(
                 validator: name.clone(),
                 case: case.name.clone(),
                 valid,
+                skipped: false,
                 note: match (valid, r) {
                     (true, _) => String::new(),
                     (false, Some(r)) => format!(
@@ -302,7 +406,7 @@ fn validate_inputs(
 }
 
 #[allow(clippy::print_stdout)]
-fn print_table(r: &VerifyReport, problem: &Problem) {
+fn print_table(r: &VerifyReport) {
     println!(
         "{} ({}): time limit {} ms{}, {} reference submissions",
         r.problem,
@@ -316,18 +420,23 @@ fn print_table(r: &VerifyReport, problem: &Problem) {
         r.submissions.len()
     );
     println!(
-        "{:<48} {:<20} {:<7} {:>9} {:>8}  ok",
-        "submission", "expected", "verdict", "score", "time ms"
+        "{:<48} {:<20} {:<7} {:>9} {:>8} {:>8}  ok",
+        "submission", "expected", "verdict", "score", "time ms", "limit"
     );
     for row in &r.submissions {
         println!(
-            "{:<48} {:<20} {:<7} {:>9} {:>8}  {}{}",
+            "{:<48} {:<20} {:<7} {:>9} {:>8} {:>8}  {}{}",
             row.submission,
             row.expected,
             row.verdict,
             row.score.map_or("-".into(), |s| format!("{s}")),
             row.max_time_ms,
-            if row.agrees { "yes" } else { "NO" },
+            row.time_limit_ms,
+            match (row.skipped, row.agrees) {
+                (true, _) => "-",
+                (false, true) => "yes",
+                (false, false) => "NO",
+            },
             if row.note.is_empty() {
                 String::new()
             } else {
@@ -335,34 +444,40 @@ fn print_table(r: &VerifyReport, problem: &Problem) {
             }
         );
     }
-    let invalid: Vec<&InputCheck> = r.input_validation.iter().filter(|c| !c.valid).collect();
+    let rejected = r
+        .input_validation
+        .iter()
+        .filter(|c| !c.valid && !c.skipped)
+        .count();
     println!(
         "input validators: {} checks, {} rejected{}",
-        r.input_validation.len(),
-        invalid.len(),
-        invalid
+        r.input_validation.iter().filter(|c| !c.skipped).count(),
+        rejected,
+        r.input_validation
             .iter()
+            .filter(|c| !c.valid)
             .map(|c| format!("\n  {} on {}: {}", c.validator, c.case, c.note))
             .collect::<String>()
     );
+    let m = &r.margins;
+    println!("margin                 rule                                        measured   ok");
     println!(
-        "margins: slowest accepted {} ms x {} {} limit {} ms; time_limit_exceeded at {}x the limit: {}",
-        r.slowest_accepted_ms,
-        problem.ac_to_time_limit,
-        if r.ac_margin_ok { "<=" } else { ">" },
+        "time limit             >= {}x slowest accepted ({} ms) = {:<8} {:>6} ms   {}",
+        m.ac_to_time_limit,
+        m.slowest_accepted_ms,
+        format!(
+            "{:.0} ms",
+            m.slowest_accepted_ms as f64 * m.ac_to_time_limit
+        ),
         r.time_limit_ms,
-        problem.time_limit_to_tle,
-        if r.tle_margin_ok {
-            "all over"
-        } else {
-            "NOT all over"
-        }
+        if m.ac_ok { "yes" } else { "NO" }
+    );
+    println!(
+        "time_limit_exceeded    time out at {}x the limit = {:<14} {:>9}   {}",
+        m.time_limit_to_tle,
+        format!("{} ms", m.tle_judged_at_ms),
+        m.fastest_tle_ms.map_or("-".into(), |t| format!("{t} ms")),
+        if m.tle_ok { "yes" } else { "NO" }
     );
     println!("{}", if r.agrees { "verified" } else { "DISAGREEMENT" });
-}
-
-/// Whether a program is judged in a language (for tests).
-#[allow(dead_code)]
-fn language(p: &Program) -> &'static str {
-    p.source().language.as_str()
 }

@@ -8,6 +8,7 @@ mod lab_stop;
 mod languages;
 mod linking;
 mod oracle;
+mod package;
 mod run;
 mod sandbox;
 mod view;

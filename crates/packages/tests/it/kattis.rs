@@ -1,12 +1,20 @@
-//! problemtools' `hello` package (tests/fixtures/hello): read, planned into Submissions.
+//! problemtools' example packages (fetched, `fetch.rs`): read, planned into Submissions,
+//! graded.
 
-use std::path::Path;
-use verdict_contracts::{CompareScript, Language, RunScript};
+use crate::fetch::problemtools_examples;
+use verdict_contracts::{
+    CompareProtocol, CompareScript, JudgeStatus, JudgeTaskResult, Language, RunScript,
+};
+use verdict_packages::grade::{self, Verdict};
 use verdict_packages::{Expected, kattis, plan};
 
+fn example(name: &str) -> verdict_packages::Problem {
+    kattis::load(&problemtools_examples().join(name))
+        .unwrap_or_else(|e| panic!("{name} reads: {e}"))
+}
+
 fn hello() -> verdict_packages::Problem {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hello");
-    kattis::load(&dir).expect("hello reads")
+    example("hello")
 }
 
 #[test]
@@ -64,4 +72,108 @@ fn unsupported_kinds_are_refused_naming_the_file_and_key() {
     .expect("write");
     let err = kattis::load(dir.path()).expect_err("refused").to_string();
     assert!(err.contains("problem.yaml: type: not supported"), "{err}");
+}
+
+#[test]
+fn guess_reads_as_an_interactive_problem_whose_validator_is_the_interactor() {
+    let p = example("guess");
+    assert!(p.kind.interactive && !p.kind.scoring);
+    assert_eq!(p.time_limit_to_tle, 4.0, "limits.time_multipliers");
+    // data/sample holds `.interaction` files only: no test cases there.
+    let cases: Vec<_> = p.data.cases().iter().map(|(c, _)| c.name.clone()).collect();
+    assert_eq!(cases.len(), 10);
+    assert!(cases.iter().all(|c| c.starts_with("secret/")), "{cases:?}");
+    let validator = p.output_validator.as_ref().expect("output_validator/");
+    assert_eq!(validator.source().language, Language::Cpp);
+    assert!(
+        validator
+            .source()
+            .assist_files
+            .iter()
+            .any(|a| a.name == "validate.h")
+    );
+    let r = &p.submissions[0];
+    let s =
+        plan::submission(&p, r.program.as_ref().expect("program"), &r.name, 1000).expect("planned");
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    assert_eq!(s.judge_tasks[1].run_script, Some(RunScript::Interactive));
+    assert_eq!(s.compare_protocol, Some(CompareProtocol::Kattis));
+}
+
+#[test]
+fn different_keeps_its_checktestdata_validator_as_skipped_and_its_python_one() {
+    let p = example("different");
+    let names: Vec<_> = p
+        .input_validators
+        .iter()
+        .map(|(n, v)| (n.clone(), v.is_ok()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("input_validators/different.ctd".to_owned(), false),
+            ("input_validators/validate.py".to_owned(), true)
+        ]
+    );
+    assert_eq!(p.time_limit_to_tle, 4.0, "legacy limits.time_safety_margin");
+    // Languages verdict does not judge are kept with the reason, not dropped.
+    let lisp = p
+        .submissions
+        .iter()
+        .find(|r| r.name == "accepted/different.lisp")
+        .expect("different.lisp");
+    assert!(lisp.program.is_err());
+}
+
+/// Results of a judged oddecho submission: the compile task, then `statuses` in case order.
+fn results(statuses: &[JudgeStatus]) -> Vec<JudgeTaskResult> {
+    std::iter::once(JudgeStatus::Accepted)
+        .chain(statuses.iter().copied())
+        .map(|s| JudgeTaskResult::with_status(s, ""))
+        .collect()
+}
+
+#[test]
+fn oddecho_grades_by_its_groups_and_ignores_its_samples() {
+    let p = example("oddecho");
+    assert!(p.kind.scoring);
+    assert_eq!(
+        grade::max_score(&p),
+        100.0,
+        "data/testdata.yaml range 0 100"
+    );
+    let names: Vec<_> = p.data.cases().iter().map(|(c, _)| c.name.clone()).collect();
+    let n = names.len();
+    let sub1 = names
+        .iter()
+        .filter(|c| c.starts_with("secret/subtask1/"))
+        .count();
+    assert_eq!(sub1, 3);
+    let first_sub2 = names
+        .iter()
+        .position(|c| c.starts_with("secret/subtask2/"))
+        .expect("subtask2");
+    let all = |s| vec![s; n];
+    let full = grade::grade(&p, &results(&all(JudgeStatus::Accepted)));
+    assert_eq!((full.verdict, full.score), (Verdict::Accepted, 100.0));
+    // Wrong on the samples only: ignore_sample.
+    let mut st = all(JudgeStatus::Accepted);
+    st[0] = JudgeStatus::WrongAnswer;
+    let g = grade::grade(&p, &results(&st));
+    assert_eq!((g.verdict, g.score), (Verdict::Accepted, 100.0));
+    // Wrong in subtask 2: subtask 1's 50 points, and secret accepts if any group does.
+    let mut st = all(JudgeStatus::Accepted);
+    st[first_sub2 + 1] = JudgeStatus::WrongAnswer;
+    let g = grade::grade(&p, &results(&st));
+    assert_eq!((g.verdict, g.score), (Verdict::Accepted, 50.0));
+    assert!(grade::agrees(Expected::PartiallyAccepted, &g, true, 100.0));
+    assert!(!grade::agrees(Expected::Accepted, &g, true, 100.0));
+    // Wrong everywhere in secret: rejected with nothing.
+    let mut st = all(JudgeStatus::WrongAnswer);
+    st[0] = JudgeStatus::Accepted;
+    let g = grade::grade(&p, &results(&st));
+    assert_eq!((g.verdict, g.score), (Verdict::WrongAnswer, 0.0));
+    // Groups that go on after a rejection are never judged lazily.
+    assert!(!plan::first_rejection_decides(&p));
+    assert!(plan::first_rejection_decides(&hello()));
 }

@@ -1,0 +1,305 @@
+//! `judge package verify` on real public packages (problemtools' examples, fetched from PyPI
+//! by the tests: `fetch.rs`): each verifies as its authors say (the reference submissions get
+//! the verdicts their directories claim, the input validators accept every input, the
+//! time-limit margins hold), and a package changed to disagree exits 1 naming what disagrees.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+#[path = "../../../../crates/packages/tests/it/fetch.rs"]
+mod fetch;
+
+/// `judge package verify DIR [--json]` with its own work and cache dirs.
+fn verify(dir: &Path, json: bool) -> Output {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge"));
+    cmd.args(["package", "verify"])
+        .arg(dir)
+        .arg("--work-dir")
+        .arg(scratch.path().join("work"))
+        .arg("--cache-dir")
+        .arg(scratch.path().join("cache"))
+        .args(["--parallelism", "2"]);
+    if json {
+        cmd.arg("--json");
+    }
+    cmd.output().expect("judge package verify runs")
+}
+
+fn verify_json(dir: &Path) -> (Option<i32>, Value) {
+    let out = verify(dir, true);
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "verify {} printed no JSON ({e}): {}\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), report)
+}
+
+/// The languages the test command requires (a reference in one of them is never skipped).
+fn required_languages() -> Vec<String> {
+    std::env::var("VERDICT_REQUIRE_LANGS")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The rows of `report`, by submission name.
+fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["submissions"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["submission"] == name))
+        .unwrap_or_else(|| panic!("no row {name}: {report:#}"))
+}
+
+/// Verifies one of problemtools' examples: exit 0, every reference judged here gets its
+/// directory's verdict, every input is valid, the margins hold; returns the report.
+fn verifies_as_its_authors_say(example: &str) -> Value {
+    let dir = fetch::problemtools_examples().join(example);
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{example}: {report:#}");
+    assert_eq!(report["agrees"], true);
+    let rows = report["submissions"].as_array().expect("rows");
+    let required = required_languages();
+    let mut judged = 0;
+    for r in rows {
+        if r["skipped"] == true {
+            let lang = r["language"].as_str().unwrap_or_default();
+            assert!(
+                !required.iter().any(|l| l == lang),
+                "{example}: {} skipped although {lang} is required: {}",
+                r["submission"],
+                r["note"]
+            );
+            continue;
+        }
+        judged += 1;
+        assert_eq!(r["agrees"], true, "{example}: {r:#}");
+        let short = match r["expected"].as_str().unwrap_or_default() {
+            "accepted" | "partially_accepted" => "AC",
+            "wrong_answer" => "WA",
+            "time_limit_exceeded" => "TLE",
+            "run_time_error" => "RTE",
+            other => panic!("{example}: unexpected directory {other}"),
+        };
+        assert_eq!(r["verdict"], short, "{example}: {r:#}");
+    }
+    assert!(judged > 0, "{example}: nothing judged: {report:#}");
+    let checks = report["input_validation"].as_array().expect("checks");
+    let run: Vec<_> = checks.iter().filter(|c| c["skipped"] == false).collect();
+    assert!(!run.is_empty(), "{example}: no input validated");
+    assert!(
+        run.iter().all(|c| c["valid"] == true),
+        "{example}: {checks:#?}"
+    );
+    assert_eq!(report["margins"]["ac_ok"], true);
+    assert_eq!(report["margins"]["tle_ok"], true);
+    let limit = report["time_limit_ms"].as_f64().expect("time_limit_ms");
+    let slowest = report["margins"]["slowest_accepted_ms"]
+        .as_f64()
+        .expect("slowest");
+    let multiplier = report["margins"]["ac_to_time_limit"]
+        .as_f64()
+        .expect("ac_to_time_limit");
+    assert!(slowest * multiplier <= limit, "{report:#}");
+    report
+}
+
+#[test]
+fn problemtools_hello_verifies_with_its_memory_hog_a_run_time_error() {
+    let report = verifies_as_its_authors_say("hello");
+    assert_eq!(
+        row(&report, "run_time_error/memory_limit.cc")["verdict"],
+        "RTE"
+    );
+    assert_eq!(row(&report, "wrong_answer/hello.cc")["verdict"], "WA");
+    assert_eq!(report["format"], "legacy");
+    assert_eq!(
+        report["time_limit_derived"], true,
+        "legacy hello sets no time limit"
+    );
+}
+
+#[test]
+fn problemtools_different_verifies_with_its_custom_validator_and_a_4x_tle_margin() {
+    let report = verifies_as_its_authors_say("different");
+    let tle = row(&report, "time_limit_exceeded/different_linear_search.cc");
+    assert_eq!(tle["verdict"], "TLE");
+    let limit = report["time_limit_ms"].as_u64().expect("limit");
+    assert_eq!(
+        tle["time_limit_ms"].as_u64(),
+        Some(limit * 4),
+        "time_safety_margin: 4"
+    );
+    assert_eq!(
+        row(&report, "wrong_answer/different_no_abs.cc")["verdict"],
+        "WA"
+    );
+    // The checktestdata script is reported skipped; validate.py ran on every input.
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["validator"] == "input_validators/different.ctd" && c["skipped"] == true)
+    );
+    assert_eq!(
+        checks
+            .iter()
+            .filter(|c| c["validator"] == "input_validators/validate.py")
+            .count(),
+        3
+    );
+    // Languages verdict does not judge are skipped with the reason, never counted as agreeing
+    // by a verdict they did not get.
+    let lisp = row(&report, "accepted/different.lisp");
+    assert_eq!(
+        (&lisp["skipped"], &lisp["verdict"]),
+        (&Value::Bool(true), &Value::from("-"))
+    );
+}
+
+#[test]
+fn problemtools_guess_verifies_interactively_every_way_it_can_fail() {
+    let report = verifies_as_its_authors_say("guess");
+    // Each failure of the interactive protocol, as the authors class it.
+    for (name, verdict) in [
+        ("accepted/guess.cc", "AC"),
+        ("run_time_error/guess_rte_after_correct.cc", "RTE"),
+        ("time_limit_exceeded/guess_no_flush.cc", "TLE"),
+        ("time_limit_exceeded/guess_tle_after_correct.cc", "TLE"),
+        ("wrong_answer/guess_random.cc", "WA"),
+        ("wrong_answer/guess_tle.cc", "WA"),
+        ("wrong_answer/guess.py", "WA"),
+    ] {
+        assert_eq!(row(&report, name)["verdict"], verdict, "{name}");
+    }
+}
+
+#[test]
+fn problemtools_oddecho_verifies_its_scores_by_test_group() {
+    let report = verifies_as_its_authors_say("oddecho");
+    assert_eq!(row(&report, "accepted/echo.cpp")["score"], 100.0);
+    assert_eq!(row(&report, "partially_accepted/sol.py")["score"], 50.0);
+    // input_validator_flags per group (nFive=0 / nFive=1) reached the validator on every input.
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert_eq!(checks.len(), 18, "{checks:#?}");
+}
+
+#[test]
+fn a_package_that_disagrees_with_its_references_exits_1_and_says_which() {
+    let (_keep, dir) = fetch::copy_of("hello");
+    let subs = dir.join("submissions");
+    // Only two references, one of them misfiled: a wrong answer claimed accepted.
+    std::fs::remove_dir_all(subs.join("run_time_error")).expect("rm");
+    for f in std::fs::read_dir(subs.join("accepted")).expect("ls") {
+        let f = f.expect("entry").path();
+        if f.file_name().is_some_and(|n| n != "hello.py") {
+            std::fs::remove_file(f).expect("rm");
+        }
+    }
+    std::fs::rename(
+        subs.join("wrong_answer/hello.cc"),
+        subs.join("accepted/misfiled.cc"),
+    )
+    .expect("mv");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["agrees"], false);
+    let misfiled = row(&report, "accepted/misfiled.cc");
+    assert_eq!(
+        (&misfiled["verdict"], &misfiled["agrees"]),
+        (&Value::from("WA"), &Value::Bool(false))
+    );
+    assert!(
+        misfiled["note"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Wrong Answer"),
+        "{misfiled:#}"
+    );
+    assert_eq!(row(&report, "accepted/hello.py")["agrees"], true);
+    // The table says it too.
+    let out = verify(&dir, false);
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("DISAGREEMENT"), "{table}");
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("accepted/misfiled.cc"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(line.contains(" NO "), "{line}");
+}
+
+#[test]
+fn an_input_its_validator_rejects_exits_1_naming_the_case() {
+    let (_keep, dir) = fetch::copy_of("hello");
+    let subs = dir.join("submissions");
+    for d in ["run_time_error", "wrong_answer"] {
+        std::fs::remove_dir_all(subs.join(d)).expect("rm");
+    }
+    for f in std::fs::read_dir(subs.join("accepted")).expect("ls") {
+        let f = f.expect("entry").path();
+        if f.file_name().is_some_and(|n| n != "hello.py") {
+            std::fs::remove_file(f).expect("rm");
+        }
+    }
+    // hello takes no input; its validator rejects any.
+    std::fs::write(dir.join("data/secret/extra.in"), "1 2\n").expect("write");
+    std::fs::write(dir.join("data/secret/extra.ans"), "Hello World!\n").expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let checks = report["input_validation"].as_array().expect("checks");
+    let by_case = |case: &str| {
+        checks
+            .iter()
+            .find(|c| c["case"] == case)
+            .unwrap_or_else(|| panic!("{case}: {checks:#?}"))["valid"]
+            .clone()
+    };
+    assert_eq!(by_case("secret/extra"), false);
+    assert_eq!(by_case("secret/hello"), true);
+    assert_eq!(row(&report, "accepted/hello.py")["agrees"], true);
+}
+
+#[test]
+fn a_time_limit_under_the_accepted_margin_exits_1() {
+    let (_keep, dir) = fetch::copy_of("hello");
+    let subs = dir.join("submissions");
+    for d in ["run_time_error", "wrong_answer"] {
+        std::fs::remove_dir_all(subs.join(d)).expect("rm");
+    }
+    for f in std::fs::read_dir(subs.join("accepted")).expect("ls") {
+        let f = f.expect("entry").path();
+        if f.file_name().is_some_and(|n| n != "hello_alarm.c") {
+            std::fs::remove_file(f).expect("rm");
+        }
+    }
+    // hello_alarm.c spins until a one-second alarm: accepted under a 3 s limit, but a limit
+    // 1000 times its CPU time is out of reach.
+    // (A legacy package's limit in DOMjudge's `.timelimit`, its multiplier in problem.yaml.)
+    std::fs::write(dir.join(".timelimit"), "3\n").expect("write");
+    let yaml = std::fs::read_to_string(dir.join("problem.yaml")).expect("read");
+    assert!(yaml.contains("limits:\n"), "{yaml}");
+    std::fs::write(
+        dir.join("problem.yaml"),
+        yaml.replace("limits:\n", "limits:\n  time_multiplier: 1000\n"),
+    )
+    .expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["time_limit_derived"], false);
+    assert_eq!(report["time_limit_ms"], 3000);
+    let alarm = row(&report, "accepted/hello_alarm.c");
+    assert_eq!(
+        (&alarm["verdict"], &alarm["agrees"]),
+        (&Value::from("AC"), &Value::Bool(true))
+    );
+    assert_eq!(report["margins"]["ac_ok"], false);
+    assert!(report["margins"]["slowest_accepted_ms"].as_u64() > Some(3));
+}

@@ -1,0 +1,102 @@
+//! Real public problem packages, fetched by the tests from a package registry (never
+//! committed: their licences are their authors'), cached under cargo's target directory.
+//!
+//! problemtools' source distribution on PyPI carries its `examples/` (Kattis' own reference
+//! packages: `hello`, `different`, `guess` (interactive), `oddecho` (scoring)); the version
+//! is pinned so the packages' claims do not move under the tests.
+//! Also used by bins/judge's tests (`#[path]`).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The problemtools release whose examples the tests verify.
+pub const PROBLEMTOOLS: &str = "1.20260907";
+
+/// The cache: `<target>/tmp/packages`.
+fn cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("packages")
+}
+
+/// problemtools' `examples/` directory, fetched (`pip download` of the sdist) and unpacked on
+/// first use. Panics with the command's output when the registry cannot be reached.
+pub fn problemtools_examples() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = cache();
+        let unpacked = root.join(format!("problemtools-{PROBLEMTOOLS}"));
+        let examples = unpacked.join("examples");
+        if examples.join("README.md").is_file() {
+            return examples;
+        }
+        std::fs::create_dir_all(&root).expect("create the package cache");
+        // Into a directory of this process's own, renamed into place: two test binaries may
+        // fetch at once.
+        let scratch = tempfile::tempdir_in(&root).expect("scratch dir");
+        let out = Command::new("python3")
+            .args(["-m", "pip", "download", "--quiet", "--no-deps"])
+            .args(["--no-binary", ":all:"])
+            .arg(format!("problemtools=={PROBLEMTOOLS}"))
+            .arg("-d")
+            .arg(scratch.path())
+            .output()
+            .expect("python3 -m pip runs");
+        assert!(
+            out.status.success(),
+            "pip download problemtools=={PROBLEMTOOLS} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let sdist = scratch
+            .path()
+            .join(format!("problemtools-{PROBLEMTOOLS}.tar.gz"));
+        let out = Command::new("tar")
+            .arg("xzf")
+            .arg(&sdist)
+            .arg("-C")
+            .arg(scratch.path())
+            .arg(format!("problemtools-{PROBLEMTOOLS}/examples"))
+            .output()
+            .expect("tar runs");
+        assert!(
+            out.status.success(),
+            "tar xzf {}: {}",
+            sdist.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fetched = scratch.path().join(format!("problemtools-{PROBLEMTOOLS}"));
+        if std::fs::rename(&fetched, &unpacked).is_err() {
+            // Another process put it there first.
+            assert!(
+                examples.join("README.md").is_file(),
+                "{}",
+                unpacked.display()
+            );
+        }
+        examples
+    })
+    .clone()
+}
+
+/// A copy of an example package in a fresh directory (to change it), named as the original.
+pub fn copy_of(example: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let to = dir.path().join(example);
+    copy_dir(&problemtools_examples().join(example), &to);
+    (dir, to)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
