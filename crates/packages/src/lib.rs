@@ -29,4 +29,4 @@ pub mod plan;
 pub mod problem;
 
 pub use error::PackageError;
-pub use problem::{Case, Expected, Group, Item, Kind, Problem, Reference, Settings};
+pub use problem::{Case, Expected, Group, Item, Kind, Problem, Reference, Runnable, Settings};

@@ -15,6 +15,10 @@ pub struct Kind {
     pub interactive: bool,
 }
 
+/// A program of the package, or why verdict cannot run it (an unknown language, a
+/// checktestdata script).
+pub type Runnable = Result<Program, String>;
+
 /// A problem package, read.
 #[derive(Debug, Clone)]
 pub struct Problem {
@@ -43,7 +47,7 @@ pub struct Problem {
     pub output_validator: Option<Program>,
     /// The input validators by their path in the package, each a program or why verdict
     /// cannot run it (`verify` reports those skipped).
-    pub input_validators: Vec<(String, Result<Program, String>)>,
+    pub input_validators: Vec<(String, Runnable)>,
     /// The reference submissions, by the verdict their directory claims.
     pub submissions: Vec<Reference>,
 }
@@ -196,7 +200,7 @@ pub struct Reference {
     /// What its directory claims.
     pub expected: Expected,
     /// The program, or why it cannot be judged here (an unknown language).
-    pub program: Result<Program, String>,
+    pub program: Runnable,
 }
 
 impl Group {

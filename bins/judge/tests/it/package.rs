@@ -10,8 +10,8 @@ use std::process::{Command, Output};
 #[path = "../../../../crates/packages/tests/it/fetch.rs"]
 mod fetch;
 
-/// `judge package verify DIR [--json]` with its own work and cache dirs.
-fn verify(dir: &Path, json: bool) -> Output {
+/// `judge package verify DIR [--json] [extra...]` with its own work and cache dirs.
+fn verify_with(dir: &Path, json: bool, extra: &[&str]) -> Output {
     let scratch = tempfile::tempdir().expect("temp dir");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge"));
     cmd.args(["package", "verify"])
@@ -24,11 +24,20 @@ fn verify(dir: &Path, json: bool) -> Output {
     if json {
         cmd.arg("--json");
     }
-    cmd.output().expect("judge package verify runs")
+    cmd.args(extra).output().expect("judge package verify runs")
+}
+
+/// `judge package verify DIR [--json]`.
+fn verify(dir: &Path, json: bool) -> Output {
+    verify_with(dir, json, &[])
 }
 
 fn verify_json(dir: &Path) -> (Option<i32>, Value) {
-    let out = verify(dir, true);
+    verify_json_with(dir, &[])
+}
+
+fn verify_json_with(dir: &Path, extra: &[&str]) -> (Option<i32>, Value) {
+    let out = verify_with(dir, true, extra);
     let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "verify {} printed no JSON ({e}): {}\n{}",
@@ -58,11 +67,12 @@ fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no row {name}: {report:#}"))
 }
 
-/// Verifies one of problemtools' examples: exit 0, every reference judged here gets its
-/// directory's verdict, every input is valid, the margins hold; returns the report.
-fn verifies_as_its_authors_say(example: &str) -> Value {
+/// Verifies one of problemtools' examples (`extra`: flags of `verify`): exit 0, every
+/// reference judged here gets its directory's verdict, every input is valid, the margins hold;
+/// returns the report.
+fn verifies_as_its_authors_say(example: &str, extra: &[&str]) -> Value {
     let dir = fetch::problemtools_examples().join(example);
-    let (code, report) = verify_json(&dir);
+    let (code, report) = verify_json_with(&dir, extra);
     assert_eq!(code, Some(0), "{example}: {report:#}");
     assert_eq!(report["agrees"], true);
     let rows = report["submissions"].as_array().expect("rows");
@@ -113,22 +123,27 @@ fn verifies_as_its_authors_say(example: &str) -> Value {
 
 #[test]
 fn problemtools_hello_verifies_with_its_memory_hog_a_run_time_error() {
-    let report = verifies_as_its_authors_say("hello");
+    // hello sets no limit, and its slowest accepted reference spins until a one-second alarm:
+    // its CPU time, so the limit derived from it, follows the machine's load (on a loaded one
+    // the memory hog, ~0.8 s of page faults, would time out first). The limit derived on an
+    // idle machine (1 s x 5) is given instead; `different` covers the derivation.
+    let report = verifies_as_its_authors_say("hello", &["--time-limit", "5000"]);
     assert_eq!(
         row(&report, "run_time_error/memory_limit.cc")["verdict"],
         "RTE"
     );
     assert_eq!(row(&report, "wrong_answer/hello.cc")["verdict"], "WA");
+    assert_eq!(row(&report, "accepted/hello_alarm.c")["verdict"], "AC");
     assert_eq!(report["format"], "legacy");
-    assert_eq!(
-        report["time_limit_derived"], true,
-        "legacy hello sets no time limit"
-    );
+    assert_eq!(report["time_limit_derived"], false);
 }
 
 #[test]
 fn problemtools_different_verifies_with_its_custom_validator_and_a_4x_tle_margin() {
-    let report = verifies_as_its_authors_say("different");
+    let report = verifies_as_its_authors_say("different", &[]);
+    // Legacy, no limit: derived from the accepted runs, rounded up to whole seconds.
+    assert_eq!(report["time_limit_derived"], true);
+    assert_eq!(report["time_limit_ms"].as_u64().map(|t| t % 1000), Some(0));
     let tle = row(&report, "time_limit_exceeded/different_linear_search.cc");
     assert_eq!(tle["verdict"], "TLE");
     let limit = report["time_limit_ms"].as_u64().expect("limit");
@@ -166,7 +181,7 @@ fn problemtools_different_verifies_with_its_custom_validator_and_a_4x_tle_margin
 
 #[test]
 fn problemtools_guess_verifies_interactively_every_way_it_can_fail() {
-    let report = verifies_as_its_authors_say("guess");
+    let report = verifies_as_its_authors_say("guess", &[]);
     // Each failure of the interactive protocol, as the authors class it.
     for (name, verdict) in [
         ("accepted/guess.cc", "AC"),
@@ -183,7 +198,7 @@ fn problemtools_guess_verifies_interactively_every_way_it_can_fail() {
 
 #[test]
 fn problemtools_oddecho_verifies_its_scores_by_test_group() {
-    let report = verifies_as_its_authors_say("oddecho");
+    let report = verifies_as_its_authors_say("oddecho", &[]);
     assert_eq!(row(&report, "accepted/echo.cpp")["score"], 100.0);
     assert_eq!(row(&report, "partially_accepted/sol.py")["score"], 50.0);
     // input_validator_flags per group (nFive=0 / nFive=1) reached the validator on every input.

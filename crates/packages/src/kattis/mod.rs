@@ -7,9 +7,9 @@ mod programs;
 mod yaml;
 
 use crate::PackageError;
-use crate::problem::{Case, Expected, Group, Item, Problem, Reference, Settings};
+use crate::problem::{Case, Expected, Group, Item, Problem, Reference, Runnable, Settings};
 use std::path::{Path, PathBuf};
-use verdict_contracts::{Asset, Language, Program};
+use verdict_contracts::{Asset, Language};
 
 /// Reads the package in `dir`.
 pub fn load(dir: &Path) -> Result<Problem, PackageError> {
@@ -203,7 +203,7 @@ fn output_validator(
 /// Every input validator: each file or directory in `input_validators/` (or
 /// `input_validator/`), or why verdict cannot run it (checktestdata (`.ctd`) and viva scripts,
 /// an unknown language).
-fn input_validators(dir: &Path) -> Result<Vec<(String, Result<Program, String>)>, PackageError> {
+fn input_validators(dir: &Path) -> Result<Vec<(String, Runnable)>, PackageError> {
     let none = |_| Vec::new();
     let mut out = Vec::new();
     for sub in ["input_validators", "input_validator"] {
