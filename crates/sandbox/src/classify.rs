@@ -168,6 +168,7 @@ pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
         limit_hit,
         evidence,
         isolation: f.isolation.unwrap_or(IsolationLevel::RlimitOnly),
+        rlimits_clamped: Vec::new(),
         ended: f.ended,
     }
 }

@@ -21,6 +21,11 @@ pub struct SandboxOutcome {
     pub evidence: Option<String>,
     /// The isolation that was actually in force.
     pub isolation: IsolationLevel,
+    /// The limits the box got lower than asked, and why: without root a limit above the
+    /// judge's own hard limit is clamped to it (e.g. `RLIMIT_NOFILE 4096 clamped to the
+    /// judge's hard limit 1024`). Absent when none was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rlimits_clamped: Vec<String>,
     /// When the program ended (its exit as its zygote saw it, or when it was killed): orders
     /// the ends of runs that ran side by side (a program and its interactor). Not serialised.
     #[serde(skip)]

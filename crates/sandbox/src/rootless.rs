@@ -74,6 +74,11 @@ const CAP_SYS_ADMIN: u32 = 21;
 
 /// Whether this process holds `CAP_SYS_ADMIN` in its user namespace (effective set).
 fn has_sys_admin() -> bool {
+    has_cap(CAP_SYS_ADMIN)
+}
+
+/// Whether this process holds capability `cap` in its user namespace (effective set).
+fn has_cap(cap: u32) -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -81,7 +86,7 @@ fn has_sys_admin() -> bool {
                 .find_map(|l| l.strip_prefix("CapEff:"))
                 .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
         })
-        .is_some_and(|caps| caps & (1 << CAP_SYS_ADMIN) != 0)
+        .is_some_and(|caps| caps & (1 << cap) != 0)
 }
 
 /// What this process may do, from its user namespace's maps and its capabilities.
@@ -366,4 +371,149 @@ fn run_quiet(program: &str, args: &[String]) -> bool {
         .stderr(std::process::Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+
+/// The capability's number (linux/capability.h).
+const CAP_SYS_RESOURCE: u32 = 24;
+
+/// Whether this process may set a hard resource limit above its own: `CAP_SYS_RESOURCE` in the
+/// host's user namespace (the kernel checks it there, so a user namespace of its own never
+/// gives it).
+pub fn may_raise_hard_limits() -> bool {
+    read_map("/proc/self/uid_map") == [(0, 0, u32::MAX)] && has_cap(CAP_SYS_RESOURCE)
+}
+
+/// The resources whose hard limit a box's limit is clamped to, with their names.
+pub const CLAMPED_RESOURCES: [(libc::__rlimit_resource_t, &str); 4] = [
+    (libc::RLIMIT_NOFILE, "RLIMIT_NOFILE"),
+    (libc::RLIMIT_STACK, "RLIMIT_STACK"),
+    (libc::RLIMIT_FSIZE, "RLIMIT_FSIZE"),
+    (libc::RLIMIT_CPU, "RLIMIT_CPU"),
+];
+
+/// This process's hard limit of `resource` (`RLIM_INFINITY` when unlimited or unreadable).
+pub fn hard_limit(resource: libc::__rlimit_resource_t) -> u64 {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: getrlimit writes one rlimit into `r`.
+    match unsafe { libc::getrlimit(resource, &mut r) } {
+        0 => r.rlim_max,
+        _ => libc::RLIM_INFINITY,
+    }
+}
+
+/// This process's hard limits of [`CLAMPED_RESOURCES`], by name (`None`: unlimited).
+pub fn hard_limits() -> Vec<(&'static str, Option<u64>)> {
+    CLAMPED_RESOURCES
+        .iter()
+        .map(|&(res, name)| {
+            let hard = hard_limit(res);
+            (name, (hard != libc::RLIM_INFINITY).then_some(hard))
+        })
+        .collect()
+}
+
+/// The hard limits a box's limits must stay under here (`None`: none, this process may raise
+/// them), read once per process.
+fn ceilings() -> Option<&'static [(libc::__rlimit_resource_t, u64)]> {
+    static CEILINGS: std::sync::OnceLock<Option<Vec<(libc::__rlimit_resource_t, u64)>>> =
+        std::sync::OnceLock::new();
+    CEILINGS
+        .get_or_init(|| {
+            (!may_raise_hard_limits()).then(|| {
+                CLAMPED_RESOURCES
+                    .iter()
+                    .map(|&(res, _)| (res, hard_limit(res)))
+                    .collect()
+            })
+        })
+        .as_deref()
+}
+
+/// Lowers each of `rlimits` that exceeds this process's hard limit to it (without root the
+/// kernel refuses to raise a hard limit, and the box would not start), and says which, e.g.
+/// `RLIMIT_NOFILE 4096 clamped to the judge's hard limit 1024`.
+pub(crate) fn clamp_rlimits(
+    rlimits: &mut [(libc::__rlimit_resource_t, libc::rlimit)],
+) -> Vec<String> {
+    match ceilings() {
+        Some(ceilings) => clamp_to(rlimits, ceilings),
+        None => Vec::new(),
+    }
+}
+
+/// [`clamp_rlimits`] against the given hard limits.
+fn clamp_to(
+    rlimits: &mut [(libc::__rlimit_resource_t, libc::rlimit)],
+    ceilings: &[(libc::__rlimit_resource_t, u64)],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (res, lim) in rlimits.iter_mut() {
+        let Some(&(_, hard)) = ceilings.iter().find(|(r, _)| r == res) else {
+            continue;
+        };
+        if lim.rlim_max <= hard {
+            continue;
+        }
+        let name = CLAMPED_RESOURCES
+            .iter()
+            .find(|(r, _)| r == res)
+            .map_or("?", |(_, n)| n);
+        let shown = |v: u64| match v {
+            libc::RLIM_INFINITY => "unlimited".to_string(),
+            v => v.to_string(),
+        };
+        notes.push(format!(
+            "{name} {} clamped to the judge's hard limit {}",
+            shown(lim.rlim_max),
+            shown(hard)
+        ));
+        lim.rlim_max = hard;
+        lim.rlim_cur = lim.rlim_cur.min(hard);
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lim(cur: u64, max: u64) -> libc::rlimit {
+        libc::rlimit {
+            rlim_cur: cur,
+            rlim_max: max,
+        }
+    }
+
+    #[test]
+    fn a_limit_above_the_hard_limit_is_clamped_and_named() {
+        let mut rl = vec![
+            (libc::RLIMIT_NOFILE, lim(4096, 4096)),
+            (
+                libc::RLIMIT_STACK,
+                lim(libc::RLIM_INFINITY, libc::RLIM_INFINITY),
+            ),
+            (libc::RLIMIT_CPU, lim(3, 4)),
+            (libc::RLIMIT_CORE, lim(0, 0)),
+        ];
+        let ceilings = [
+            (libc::RLIMIT_NOFILE, 1024),
+            (libc::RLIMIT_STACK, 8 << 20),
+            (libc::RLIMIT_CPU, libc::RLIM_INFINITY),
+        ];
+        let notes = clamp_to(&mut rl, &ceilings);
+        assert_eq!(rl[0].1.rlim_cur, 1024);
+        assert_eq!(rl[0].1.rlim_max, 1024);
+        assert_eq!(rl[1].1.rlim_max, 8 << 20);
+        assert_eq!(rl[2].1.rlim_max, 4, "under the ceiling: kept");
+        assert_eq!(
+            notes,
+            [
+                "RLIMIT_NOFILE 4096 clamped to the judge's hard limit 1024",
+                "RLIMIT_STACK unlimited clamped to the judge's hard limit 8388608"
+            ]
+        );
+    }
 }

@@ -109,6 +109,7 @@ pub fn run(args: Args, entered: &Entered) -> anyhow::Result<ExitCode> {
         found: if seccomp { "available" } else { "missing" }.into(),
         fix: (!seccomp).then(|| "a kernel built with CONFIG_SECCOMP_FILTER".into()),
     });
+    checks.push(rlimit_check(&config));
     let (isolation, lacks) = match Sandbox::new(config) {
         Ok(sb) => (sb.isolation(), sb.lacks().to_vec()),
         Err(e) => (IsolationLevel::RlimitOnly, vec![e.to_string()]),
@@ -139,6 +140,49 @@ pub fn run(args: Args, entered: &Entered) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The hard limits a box's limits are clamped to (without `CAP_SYS_RESOURCE` in the host's user
+/// namespace the kernel refuses to raise them); ok when none would lower a box's defaults.
+fn rlimit_check(config: &SandboxConfig) -> Check {
+    if rootless::may_raise_hard_limits() {
+        return Check {
+            name: "rlimits",
+            ok: true,
+            found: "any limit (CAP_SYS_RESOURCE)".into(),
+            fix: None,
+        };
+    }
+    let mut ok = true;
+    let found: Vec<String> = rootless::hard_limits()
+        .into_iter()
+        .map(|(name, hard)| {
+            // Open files are never unlimited: enough for a box's default is enough.
+            ok &= match name {
+                "RLIMIT_NOFILE" => hard.is_none_or(|h| h >= u64::from(config.default_open_files)),
+                _ => hard.is_none(),
+            };
+            match hard {
+                None => format!("{name} unlimited"),
+                Some(h) => format!("{name} {h}"),
+            }
+        })
+        .collect();
+    Check {
+        name: "rlimits",
+        ok,
+        found: format!(
+            "hard limits {} (a box's limit above one is clamped to it, and its outcome's \
+             rlimits_clamped says so)",
+            found.join(", ")
+        ),
+        fix: (!ok).then(|| {
+            "raise the judge's hard limits before it starts (LimitNOFILE=, LimitSTACK=, \
+             LimitFSIZE=, LimitCPU= in its systemd unit; ulimit -H; /etc/security/limits.conf), \
+             or run it as root"
+                .into()
+        }),
+    }
 }
 
 /// Where this process's cgroup is and whether the sandbox may make its run cgroups there.

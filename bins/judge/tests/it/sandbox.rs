@@ -151,3 +151,61 @@ fn the_programs_output_is_printed_before_the_outcome() {
     assert_eq!(output.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&output.stderr).contains("oops"));
 }
+
+/// Whether this process is root (needed to become an ordinary user with `setpriv`).
+fn root_with_setpriv() -> bool {
+    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+    });
+    root && Command::new("setpriv").arg("--version").output().is_ok()
+        && Command::new("prlimit").arg("--version").output().is_ok()
+}
+
+#[test]
+fn without_root_a_limit_above_the_hard_limit_is_clamped_and_said() {
+    if !root_with_setpriv() {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stdout(),
+            "skipped: needs root, setpriv and prlimit to run judge sandbox as an ordinary user"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().expect("box dir");
+    std::os::unix::fs::chown(dir.path(), Some(65534), Some(65534)).expect("chown the box dir");
+    // An ordinary user whose hard limit of open files is 256 asks for 4096: the box starts
+    // with 256, and the outcome says so (without clamping, the box's setrlimit fails).
+    let out = Command::new("prlimit")
+        .args(["--nofile=256:256", "--"])
+        .args([
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ])
+        .arg(env!("CARGO_BIN_EXE_judge"))
+        .args(["sandbox", "--files", "4096", "--wall", "60000", "--dir"])
+        .arg(dir.path())
+        .args(["--", "/bin/sh", "-c", "test \"$(ulimit -n)\" = 256"])
+        .env("HOME", dir.path())
+        .env("TMPDIR", dir.path())
+        .env_remove("XDG_RUNTIME_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("judge sandbox as nobody");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "judge sandbox failed: {stderr}");
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("outcome JSON ({e}): {stderr}"));
+    assert_eq!(
+        outcome["exit"],
+        serde_json::json!({"exited": 0}),
+        "{outcome:#}"
+    );
+    assert_eq!(
+        outcome["rlimits_clamped"],
+        serde_json::json!(["RLIMIT_NOFILE 4096 clamped to the judge's hard limit 256"]),
+        "{outcome:#}"
+    );
+}

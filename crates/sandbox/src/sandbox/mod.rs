@@ -169,7 +169,7 @@ impl Sandbox {
         };
         crate::timings::mark("box scan");
         let limits = &spec.limits;
-        Ok(classify(&Facts {
+        let outcome = classify(&Facts {
             status: raw.status,
             killed_for: raw.killed_for,
             wall_ms: raw.wall.as_millis() as u64,
@@ -185,7 +185,11 @@ impl Sandbox {
             memory_headroom_kb: raw.headroom / 1024,
             isolation: Some(self.level),
             ended: Some(raw.ended),
-        }))
+        });
+        Ok(SandboxOutcome {
+            rlimits_clamped: prep.rlimits_clamped,
+            ..outcome
+        })
     }
 }
 

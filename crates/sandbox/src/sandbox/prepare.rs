@@ -34,6 +34,8 @@ pub(super) struct Prepared {
     pub argv: Vec<CString>,
     pub envp: Vec<CString>,
     pub rlimits: Vec<Rlimit>,
+    /// The limits lowered to the judge's own hard limits (see [`crate::rootless::clamp_rlimits`]).
+    pub rlimits_clamped: Vec<String>,
     /// The run's uid and gid (root only).
     pub ids: Option<(u32, u32)>,
     /// The output limit in bytes (the spec's or the global cap).
@@ -179,6 +181,8 @@ impl Prepared {
         if let (Executor::RlimitOnly, Some(_)) = (executor, ids) {
             rlimits.push((libc::RLIMIT_NPROC, lim(u64::from(processes))));
         }
+        // Without root a limit above the judge's own hard limit cannot be set: clamped, and said.
+        let rlimits_clamped = crate::rootless::clamp_rlimits(&mut rlimits);
         Ok(Prepared {
             box_fd,
             stdio: [stdin, stdout, stderr],
@@ -186,6 +190,7 @@ impl Prepared {
             argv,
             envp,
             rlimits,
+            rlimits_clamped,
             ids,
             output_cap,
             processes,

@@ -147,6 +147,7 @@ mod tests {
             output_bytes: 0,
             limit_hit,
             isolation: IsolationLevel::RlimitOnly,
+            rlimits_clamped: Vec::new(),
             ended: None,
             evidence: None,
         }

@@ -140,6 +140,7 @@ pub mod fake {
                     output_bytes: stdout.len() as u64,
                     limit_hit: None,
                     isolation: IsolationLevel::RlimitOnly,
+                    rlimits_clamped: Vec::new(),
                     ended: None,
                     evidence: None,
                 },
