@@ -18,6 +18,9 @@ TOOLS="$TOOLS python3-numpy python3-venv"
 TOOLS="$TOOLS python3-pip"
 # newuidmap/newgidmap: subordinate uids for a rootless judge's boxes (docs/sandbox.md).
 TOOLS="$TOOLS uidmap"
+# The container test builds deploy/Dockerfile with podman (runc: crun refuses hybrid cgroup
+# hosts) on a base that mmdebstrap makes from Debian's packages (docs/deploy.md).
+TOOLS="$TOOLS podman buildah runc mmdebstrap"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
 LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make"
 

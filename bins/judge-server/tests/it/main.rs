@@ -9,6 +9,7 @@ mod availability;
 mod batches;
 mod binary;
 mod common;
+mod deploy;
 mod durability;
 mod endpoints;
 mod faces;
