@@ -17,17 +17,35 @@ echo "== cargo doc --no-deps (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 echo "== cargo test"
 cargo test --workspace --locked --no-fail-fast
-echo "== TypeScript types current (clients/typescript)"
-(cd clients/typescript && npm ci --no-audit --no-fund --silent && npm test --silent)
-echo "== Python client against a real judge-server (clients/python)"
-cargo build --locked -p verdict-judge-server
-# Cargo's target dir (CARGO_TARGET_DIR or a config may move it away from ./target).
+# Cargo's target dir (CARGO_TARGET_DIR or a config may move it away from ./target). What the
+# steps below write goes there: the checkout may be read-only.
 target_dir="$(cargo metadata --format-version 1 --no-deps --locked \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
-python3 -m venv "$target_dir/py-client"
-"$target_dir/py-client/bin/pip" install --quiet -e 'clients/python[test]'
+echo "== TypeScript types current (clients/typescript)"
+# npm writes node_modules beside package.json: the client's files (and schemas/, which
+# generate.mjs reads from ../../schemas) are copied into the target dir and checked there.
+ts="$target_dir/ts-client"
+rm -rf "$ts/clients" "$ts/schemas"
+mkdir -p "$ts/clients/typescript"
+(cd clients/typescript && cp -r package.json package-lock.json generate.mjs tsconfig.json src test \
+  "$ts/clients/typescript/")
+cp -r schemas "$ts/schemas"
+(cd "$ts/clients/typescript" && npm ci --no-audit --no-fund --silent && npm test --silent)
+echo "== Python client against a real judge-server (clients/python)"
+cargo build --locked -p verdict-judge-server
+# The package is installed from a copy (a build writes egg-info and build/ beside
+# pyproject.toml); the tests run from the checkout, writing no bytecode or cache there.
+py="$target_dir/py-client"
+python3 -m venv "$py"
+rm -rf "$py/src"
+mkdir -p "$py/src"
+(cd clients/python && cp -r pyproject.toml README.md verdict_client "$py/src/")
+"$py/bin/pip" install --quiet "$py/src[test]"
 # pytest exits 5 when it collected no test: that is a failure here, as any other non-zero code.
-VERDICT_JUDGE_SERVER="$target_dir/debug/judge-server" "$target_dir/py-client/bin/pytest" -q clients/python
+PYTHONDONTWRITEBYTECODE=1 VERDICT_JUDGE_SERVER="$target_dir/debug/judge-server" \
+  "$py/bin/pytest" -q -p no:cacheprovider clients/python
+echo "== container (deploy/Dockerfile built by podman on an mmdebstrap base, judging; scripts/test-container.sh)"
+bash scripts/test-container.sh
 echo "== cgroup v2 suite (a qemu guest with a real cgroup-v2 kernel; scripts/test-cgroup2.sh)"
 bash scripts/test-cgroup2.sh
 echo "== benches compile"
