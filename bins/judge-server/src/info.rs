@@ -147,7 +147,13 @@ pub async fn languages(
 /// `GET /metrics`: Prometheus text: the server's counters, the judge's cache and, with a
 /// broker, its traffic.
 pub async fn metrics(State(state): State<AppState>, _caller: Caller) -> Response {
-    let mut text = state.metrics.render(state.cache_stats());
+    let mut text = state.metrics.render(
+        state.cache_stats(),
+        state
+            .judge
+            .as_ref()
+            .map(verdict_scheduler::Judge::slot_stats),
+    );
     if let Some(broker) = &state.broker {
         broker.queue.render(broker.link.is_up(), &mut text);
     }

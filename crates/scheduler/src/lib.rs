@@ -27,6 +27,7 @@ mod config;
 mod error;
 mod pipeline;
 mod plan;
+mod slots;
 mod submission;
 mod tasks;
 mod test_dirs;
@@ -41,3 +42,4 @@ pub use config::{
 pub use error::JudgeError;
 pub use pipeline::{HostFaults, Judge, TaskUpdate};
 pub use plan::random_seed;
+pub use slots::{SlotPermit, SlotStats, Slots};

@@ -11,11 +11,12 @@ use crate::conditions::dependency_holds;
 use crate::config::JudgeConfig;
 use crate::error::JudgeError;
 use crate::plan::{Dependency, JudgePlan, PlannedTask};
+use crate::slots::{SlotStats, Slots};
 use crate::submission::{JudgeShared, SubmissionRun};
 use crate::tasks;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 use verdict_contracts::{DependsCond, JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::{LanguageProfiles, timing};
@@ -70,7 +71,7 @@ impl Judge {
         )
         .map_err(|e| JudgeError::io("open cache", &config.cache_dir, e))?;
         let assets = AssetFetcher::new(&config.local_roots, config.remote.clone())?;
-        let permits = Semaphore::new(config.parallelism.max(1));
+        let permits = Slots::new(config.parallelism);
         let inner = JudgeShared {
             config,
             executor: sandbox.clone(),
@@ -101,6 +102,11 @@ impl Judge {
     /// How the per-problem cache has served since start-up.
     pub fn cache_stats(&self) -> crate::cache::CacheStats {
         self.inner.cache.stats()
+    }
+
+    /// How the run slots are used now: tasks holding a slot, tasks ready and waiting for one.
+    pub fn slot_stats(&self) -> SlotStats {
+        self.inner.permits.stats()
     }
 
     /// The host's faults the judge met and worked around since start-up (for health).

@@ -48,7 +48,7 @@ pub(crate) struct JudgeShared {
     pub profiles: LanguageProfiles,
     pub cache: ProblemCache,
     pub assets: AssetFetcher,
-    pub permits: tokio::sync::Semaphore,
+    pub permits: crate::slots::Slots,
     /// This judge's own dir under `config.work_dir` (the sandbox instance's: removed by the
     /// next judge to start if this one dies), where submissions' work dirs go.
     pub work_root: PathBuf,
@@ -183,7 +183,7 @@ impl SubmissionRun {
     }
 
     /// The judge's run permits (the bounded pool).
-    pub fn permits(&self) -> &tokio::sync::Semaphore {
+    pub fn permits(&self) -> &crate::slots::Slots {
         &self.shared.permits
     }
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
-use verdict_scheduler::CacheStats;
+use verdict_scheduler::{CacheStats, SlotStats};
 
 /// A histogram with fixed upper bounds.
 #[derive(Debug)]
@@ -99,7 +99,8 @@ pub struct Metrics {
     pub queue_length: AtomicI64,
     /// Submissions being judged.
     pub running_submissions: AtomicI64,
-    /// Tasks started and not finished.
+    /// Tasks whose dependencies are met and that have not finished: holding a run slot or
+    /// waiting for one (`/metrics` tells them apart from the judge's [`SlotStats`]).
     pub running_tasks: AtomicI64,
     /// Submissions accepted into the queue.
     pub submissions_accepted: AtomicU64,
@@ -180,8 +181,9 @@ impl Metrics {
         self.memory.observe(result.memory_used as f64 * 1024.0);
     }
 
-    /// The Prometheus text exposition, with the judge's cache counters.
-    pub fn render(&self, cache: CacheStats) -> String {
+    /// The Prometheus text exposition, with the judge's cache counters and, where this process
+    /// has a judge, how its run slots are used.
+    pub fn render(&self, cache: CacheStats, slots: Option<SlotStats>) -> String {
         let mut out = String::with_capacity(8 * 1024);
         let gauge = |out: &mut String, name: &str, help: &str, value: i64| {
             let _ = writeln!(
@@ -210,10 +212,31 @@ impl Metrics {
         );
         gauge(
             &mut out,
-            "verdict_running_tasks",
-            "Judge tasks started (dependencies met) and not finished.",
+            "verdict_started_tasks",
+            "Judge tasks whose dependencies are met and that have not finished (holding a run slot or waiting for one).",
             self.running_tasks.load(Ordering::Relaxed),
         );
+        if let Some(slots) = slots {
+            let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+            gauge(
+                &mut out,
+                "verdict_task_slots",
+                "Run slots of this process's judge (parallelism): tasks run in the sandbox at once.",
+                count(slots.slots),
+            );
+            gauge(
+                &mut out,
+                "verdict_running_tasks",
+                "Judge tasks holding a run slot (running in the sandbox): at most verdict_task_slots.",
+                count(slots.running),
+            );
+            gauge(
+                &mut out,
+                "verdict_queued_tasks",
+                "Judge tasks ready to run (dependencies met) and waiting for a run slot.",
+                count(slots.waiting),
+            );
+        }
         counter(
             &mut out,
             "verdict_submissions_accepted_total",
@@ -327,11 +350,18 @@ mod tests {
             memory_used: 2048,
             ..JudgeTaskResult::with_status(JudgeStatus::Accepted, "")
         });
-        let text = metrics.render(CacheStats {
-            hits: 3,
-            misses: 1,
-            bytes: 10,
-        });
+        let text = metrics.render(
+            CacheStats {
+                hits: 3,
+                misses: 1,
+                bytes: 10,
+            },
+            Some(SlotStats {
+                slots: 2,
+                running: 2,
+                waiting: 7,
+            }),
+        );
         assert!(
             text.contains("verdict_task_verdicts_total{status=\"Accepted\"} 1"),
             "{text}"
@@ -340,5 +370,8 @@ mod tests {
         assert!(text.contains("verdict_task_run_time_seconds_bucket{le=\"0.01\"} 1"));
         assert!(text.contains("verdict_task_run_time_seconds_bucket{le=\"+Inf\"} 1"));
         assert!(text.contains("verdict_task_memory_bytes_sum 2097152"));
+        assert!(text.contains("verdict_task_slots 2\n"), "{text}");
+        assert!(text.contains("verdict_running_tasks 2\n"), "{text}");
+        assert!(text.contains("verdict_queued_tasks 7\n"), "{text}");
     }
 }

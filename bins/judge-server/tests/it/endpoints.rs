@@ -100,6 +100,8 @@ fn judge_waits_for_the_complete_report() {
     for needle in [
         "verdict_queue_length 0",
         "verdict_running_tasks 0",
+        "verdict_queued_tasks 0",
+        "verdict_started_tasks 0",
         "verdict_task_verdicts_total{status=\"Accepted\"} 4",
         "verdict_task_verdicts_total{status=\"Wrong Answer\"} 2",
         "verdict_task_run_time_seconds_count 6",

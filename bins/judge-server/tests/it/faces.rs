@@ -10,9 +10,9 @@ use std::time::Duration;
 use verdict_judge_server::{ServerConfig, TokenConfig};
 use verdict_web::browser::{Browser, Client, Locator};
 
-const TOKEN: &str = "faces-token";
+pub(crate) const TOKEN: &str = "faces-token";
 
-fn server_config() -> ServerConfig {
+pub(crate) fn server_config() -> ServerConfig {
     ServerConfig {
         tokens: vec![TokenConfig {
             token: TOKEN.into(),
@@ -23,7 +23,7 @@ fn server_config() -> ServerConfig {
 }
 
 /// Opens `base`, signs in with `token` and waits for the submit form.
-async fn sign_in(c: &Client, base: &str, token: &str) {
+pub(crate) async fn sign_in(c: &Client, base: &str, token: &str) {
     c.goto(&format!("{base}/")).await.expect("open the page");
     let field = c
         .wait()
@@ -54,7 +54,7 @@ async fn sign_in(c: &Client, base: &str, token: &str) {
 }
 
 /// Pastes `submission` into the form (as a person pasting JSON) and sends it.
-async fn submit_through_the_page(c: &Client, submission: &str) {
+pub(crate) async fn submit_through_the_page(c: &Client, submission: &str) {
     c.execute(
         "document.getElementById('submission').value = arguments[0];",
         vec![Value::String(submission.to_owned())],
@@ -75,7 +75,7 @@ async fn submit_through_the_page(c: &Client, submission: &str) {
 }
 
 /// Waits until every task row shows a final status and the view is no longer live.
-async fn until_finished(c: &Client, tasks: usize, limit: Duration) {
+pub(crate) async fn until_finished(c: &Client, tasks: usize, limit: Duration) {
     let script = format!(
         "const rows = [...document.querySelectorAll('tr.task-row')];
          return rows.length === {tasks} && rows.every(r => !['Pending', 'Running', 'Compiling'].includes(r.dataset.status))
@@ -226,7 +226,7 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
 const PACED_A_PLUS_B: &str = "#include <stdio.h>\n#include <unistd.h>\nint main(){int a,b;usleep(50000);if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
 
 /// A+B with `n` tests; the tests whose index is in `wrong` expect a wrong answer.
-fn many_tests(sub_id: &str, n: usize, wrong: &[usize]) -> String {
+pub(crate) fn many_tests(sub_id: &str, n: usize, wrong: &[usize]) -> String {
     let mut submission = a_plus_b(sub_id, "faces", PACED_A_PLUS_B);
     let test = submission["judge_tasks"][1].clone();
     let mut tasks = vec![submission["judge_tasks"][0].clone()];

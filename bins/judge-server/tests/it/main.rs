@@ -14,6 +14,7 @@ mod durability;
 mod endpoints;
 mod faces;
 mod frontend;
+mod metrics;
 mod security;
 mod streaming;
 mod tenants;

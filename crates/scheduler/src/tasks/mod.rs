@@ -95,7 +95,7 @@ mod tests {
             profiles: LanguageProfiles::builtin().expect("profiles"),
             cache: ProblemCache::open(&config.cache_dir, 1 << 30).expect("cache"),
             assets: AssetFetcher::new(&[], config.remote.clone()).expect("no local roots"),
-            permits: tokio::sync::Semaphore::new(1),
+            permits: crate::slots::Slots::new(1),
             work_root: config.work_dir.clone(),
             work_root_recreated: Default::default(),
             config,
