@@ -116,9 +116,15 @@ pub async fn lab_run(
     state.metrics.lab_runs.fetch_add(1, Ordering::Relaxed);
     let outcome = direct.lab.run(&task).await;
     drop(permit);
-    direct
+    // Kept for the page; a store that cannot take it (a full disk) does not cost the caller
+    // the run it waited for: it is answered all the same, and the failure logged.
+    if let Err(err) = direct
         .lab_runs
-        .record(&caller, &outcome.run, &outcome.scores);
+        .record(&caller, &outcome.run, &outcome.scores)
+        .await
+    {
+        tracing::error!(run = %outcome.run.id, "cannot keep the lab run: {err}");
+    }
     Ok(Json(LabRunResponse {
         run: outcome.run,
         scores: outcome.scores,
@@ -139,7 +145,7 @@ pub async fn lab_runs(
     State(state): State<AppState>,
     caller: Caller,
 ) -> Result<Json<LabRunList>, ApiError> {
-    Ok(Json(state.direct()?.lab_runs.visible(&caller)))
+    Ok(Json(state.direct()?.lab_runs.visible(&caller).await?))
 }
 
 /// The body as JSON, or 400: text that is not JSON has no field to name.

@@ -1,30 +1,22 @@
-//! The server's recent Agent Lab runs: `POST /v1/lab/runs` keeps each one here and
-//! `GET /v1/lab/runs` (in `direct.rs`) reads them for the page, which shows them with the same
-//! viewer as `judge view`. In memory, the newest `KEPT` runs; a category token sees only the runs
-//! made with a token of its category.
+//! The server's Agent Lab runs: `POST /v1/lab/runs` keeps each one in the submissions' database
+//! (`verdict_submissions::KeptLabRun`, the newest 500) and `GET /v1/lab/runs` (in `direct.rs`)
+//! reads them for the page, which shows them with the same viewer as `judge view`. They survive
+//! a restart (issue 32.10). A category token sees only the runs made with a token of its
+//! category.
 
 use crate::auth::Caller;
+use crate::error::ApiError;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::Arc;
 use verdict_contracts::{RunRecord, ScoreRecord};
+use verdict_submissions::{KeptLabRun, Store, SubmissionError};
 
-/// How many runs are kept.
-pub const KEPT: usize = 500;
-
+/// The lab runs, kept in the server's store.
 #[derive(Debug)]
-struct Kept {
-    category: Option<String>,
-    run: Value,
-    scores: Vec<Value>,
-}
-
-/// The newest lab runs and their scores.
-#[derive(Debug, Default)]
 pub struct LabRuns {
-    runs: Mutex<VecDeque<Kept>>,
+    store: Arc<Store>,
 }
 
 /// `GET /v1/lab/runs`' answer: the runs a caller may see, oldest first, and their scores.
@@ -39,40 +31,52 @@ pub struct LabRunList {
 }
 
 impl LabRuns {
-    /// Keeps a run made by `caller` (the oldest goes beyond `KEPT`).
-    pub fn record(&self, caller: &Caller, run: &RunRecord, scores: &[ScoreRecord]) {
-        let run = serde_json::to_value(run).unwrap_or_default();
-        let scores = scores
-            .iter()
-            .filter_map(|score| serde_json::to_value(score).ok())
-            .collect();
-        self.keep(caller, run, scores);
+    /// The lab runs kept in `store`.
+    pub fn new(store: Arc<Store>) -> Self {
+        LabRuns { store }
     }
 
-    fn keep(&self, caller: &Caller, run: Value, scores: Vec<Value>) {
-        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        if runs.len() == KEPT {
-            runs.pop_front();
-        }
-        runs.push_back(Kept {
+    /// Keeps a run made by `caller`, on disk when this returns (the oldest beyond 500 go).
+    pub async fn record(
+        &self,
+        caller: &Caller,
+        run: &RunRecord,
+        scores: &[ScoreRecord],
+    ) -> Result<(), SubmissionError> {
+        let encode = |e: serde_json::Error| SubmissionError::Internal(format!("lab run: {e}"));
+        let kept = KeptLabRun {
             category: caller.category.clone(),
-            run,
-            scores,
-        });
+            run: serde_json::to_string(run).map_err(encode)?,
+            scores: serde_json::to_string(scores).map_err(encode)?,
+        };
+        self.store.record_lab_run(kept).await
     }
 
     /// The runs `caller` may see, oldest first.
-    pub fn visible(&self, caller: &Caller) -> LabRunList {
-        let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        let seen: Vec<&Kept> = runs
-            .iter()
-            .filter(|kept| caller.category.is_none() || kept.category == caller.category)
-            .collect();
-        LabRunList {
-            runs: seen.iter().map(|k| k.run.clone()).collect(),
-            scores: seen.iter().flat_map(|k| k.scores.iter().cloned()).collect(),
+    pub async fn visible(&self, caller: &Caller) -> Result<LabRunList, ApiError> {
+        let kept = self.store.lab_runs(caller.category.clone()).await?;
+        Ok(list(&kept))
+    }
+}
+
+/// The runs and their scores flattened into one list; a row that no longer reads as JSON is
+/// left out (and logged) rather than failing the whole list.
+fn list(kept: &[KeptLabRun]) -> LabRunList {
+    let mut runs = Vec::with_capacity(kept.len());
+    let mut scores = Vec::new();
+    for row in kept {
+        match (
+            serde_json::from_str::<Value>(&row.run),
+            serde_json::from_str::<Vec<Value>>(&row.scores),
+        ) {
+            (Ok(run), Ok(run_scores)) => {
+                runs.push(run);
+                scores.extend(run_scores);
+            }
+            (Err(e), _) | (_, Err(e)) => tracing::error!("a kept lab run does not read: {e}"),
         }
     }
+    LabRunList { runs, scores }
 }
 
 #[cfg(test)]
@@ -80,38 +84,21 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn caller(category: Option<&str>) -> Caller {
-        Caller {
-            category: category.map(str::to_owned),
-            ..Caller::default()
-        }
-    }
-
     #[test]
-    fn a_category_token_sees_only_its_own_runs() {
-        let runs = LabRuns::default();
-        runs.keep(
-            &caller(Some("oj")),
-            json!({"id": "a"}),
-            vec![json!({"runId": "a"})],
-        );
-        runs.keep(&caller(Some("lab")), json!({"id": "b"}), vec![]);
-        runs.keep(&caller(None), json!({"id": "c"}), vec![]);
+    fn runs_and_their_scores_are_listed_in_order_and_unreadable_rows_left_out() {
+        let row = |run: &str, scores: &str| KeptLabRun {
+            category: None,
+            run: run.into(),
+            scores: scores.into(),
+        };
+        let listed = list(&[
+            row(r#"{"id": "a"}"#, r#"[{"runId": "a"}]"#),
+            row("not json", "[]"),
+            row(r#"{"id": "b"}"#, "[]"),
+        ]);
         assert_eq!(
-            serde_json::to_value(runs.visible(&caller(Some("oj")))).unwrap(),
-            json!({"runs": [{"id": "a"}], "scores": [{"runId": "a"}]})
+            serde_json::to_value(listed).unwrap(),
+            json!({"runs": [{"id": "a"}, {"id": "b"}], "scores": [{"runId": "a"}]})
         );
-        assert_eq!(runs.visible(&caller(None)).runs.len(), 3);
-    }
-
-    #[test]
-    fn only_the_newest_runs_are_kept() {
-        let runs = LabRuns::default();
-        for i in 0..KEPT + 3 {
-            runs.keep(&caller(None), json!({"id": i}), vec![]);
-        }
-        let seen = runs.visible(&caller(None));
-        assert_eq!(seen.runs.len(), KEPT);
-        assert_eq!(seen.runs[0]["id"], 3);
     }
 }

@@ -336,7 +336,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             direct::lab_runs,
             Doc::new(
                 "listLabRuns",
-                "The server's recent lab runs (in memory, the newest 500) and their scores; a category token sees only its category's.",
+                "The server's lab runs (kept in its store across restarts, the newest 500) and their scores, oldest first; a category token sees only its category's.",
             )
             .ok(200, "The runs and their scores.", json::<crate::lab_runs::LabRunList>)
             .errors(&[401]),

@@ -81,7 +81,7 @@ pub struct Direct {
     /// The lab task types whose runners run the submitted code in the sandbox (the built-in
     /// judged ones the config did not replace): what a category token may run by default.
     pub sandboxed_lab_types: Vec<&'static str>,
-    /// The newest lab runs, for the page.
+    /// The lab runs made here (the newest 500, kept in the submissions' store), for the page.
     pub lab_runs: LabRuns,
     /// Accepted batches and the queue they share with oracle suites (`data_dir/batches`).
     pub batches: Arc<Batches>,
@@ -175,7 +175,7 @@ impl AppState {
                 .into_iter()
                 .filter(|t| !config.lab.runners.contains_key(*t))
                 .collect(),
-            lab_runs: LabRuns::default(),
+            lab_runs: LabRuns::new(store.clone()),
             batches,
         };
         Ok(AppState::assemble(Shared {

@@ -227,6 +227,8 @@ impl Db {
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(sqlite)?;
         conn.execute_batch(SCHEMA).map_err(sqlite)?;
+        conn.execute_batch(crate::lab_runs::LAB_RUNS_SCHEMA)
+            .map_err(sqlite)?;
         // A store made before the plan column: add it (kept plans start with the next accept).
         let has_plan = conn
             .prepare("SELECT 1 FROM pragma_table_info('submissions') WHERE name = 'plan'")
@@ -267,11 +269,11 @@ impl Db {
         Ok(())
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    pub(crate) fn conn(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn err(&self, source: rusqlite::Error) -> DbError {
+    pub(crate) fn err(&self, source: rusqlite::Error) -> DbError {
         DbError::Sqlite {
             path: self.path.clone(),
             source,

@@ -12,6 +12,8 @@
 //! - [`Metrics`]: the counters and histograms `/metrics` shows, in the Prometheus text format.
 //! - [`batches::Batches`]: accepted batches (one problem, many candidates), durable, queued
 //!   with fair sharing between categories, streamed and cancellable.
+//! - The Agent Lab runs the server made ([`KeptLabRun`]), in the same database, listed after a
+//!   restart.
 //! - [`SubmissionError`]: why a submission was refused; the server maps it to HTTP in one place.
 //!
 //! ```no_run
@@ -33,6 +35,7 @@ mod db;
 mod entry;
 mod error;
 mod jobs;
+mod lab_runs;
 mod metrics;
 mod plan;
 mod store;
@@ -41,6 +44,7 @@ pub use db::{DbError, Phase, SubKey, Unfinished};
 pub use entry::{Entry, StreamEvent};
 pub use error::SubmissionError;
 pub use jobs::Jobs;
+pub use lab_runs::{KeptLabRun, LAB_RUNS_KEPT};
 pub use metrics::{Histogram, Metrics, Reject};
 pub use plan::plan_of;
 pub use store::{Store, spawn_sweeper};

@@ -56,7 +56,7 @@ impl Store {
     }
 
     /// Runs `f` on the database on a blocking thread.
-    async fn db<T: Send + 'static>(
+    pub(crate) async fn db<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Db) -> Result<T, DbError> + Send + 'static,
     ) -> Result<T, SubmissionError> {

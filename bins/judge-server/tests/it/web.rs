@@ -4,7 +4,7 @@
 //! the lab runs. Plus the page's routes and list endpoints over plain HTTP.
 
 use crate::common::{TestServer, config, get, post};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use verdict_judge_server::{ServerConfig, TokenConfig};
@@ -154,6 +154,54 @@ fn lab_runs_are_kept_for_the_page_and_filtered_by_category() {
         run_id
     );
     assert_eq!(get(&server.url("/v1/lab/runs"), None).status, 401);
+}
+
+/// The first task of examples/lab/oracle-tasks.json with the id `id`.
+fn lab_task(id: &str) -> String {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/lab/oracle-tasks.json");
+    let tasks: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("oracle tasks")).expect("JSON");
+    let mut task = tasks[0].clone();
+    task["id"] = id.into();
+    task.to_string()
+}
+
+#[test]
+fn lab_runs_survive_a_restart_of_the_server() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let config = || ServerConfig {
+        data_dir: data.path().to_owned(),
+        ..server_config()
+    };
+    let Some(server) = TestServer::start_keeping_data(config()) else {
+        return;
+    };
+    let ran = post(
+        &server.url("/v1/lab/runs"),
+        Some(OJ),
+        &lab_task("durable-run"),
+    );
+    assert_eq!(ran.status, 200, "{}", ran.text);
+    let run = ran.json()["run"].clone();
+    let before = get(&server.url("/v1/lab/runs"), Some(OJ)).json();
+    assert!(server.stop(Duration::from_secs(60)), "the server stops");
+
+    let server = TestServer::start_keeping_data(config()).expect("the server starts again");
+    let after = get(&server.url("/v1/lab/runs"), Some(OJ));
+    assert_eq!(after.status, 200, "{}", after.text);
+    let after = after.json();
+    assert_eq!(
+        after["runs"],
+        json!([run]),
+        "the run is gone after a restart"
+    );
+    assert_eq!(after["scores"], before["scores"]);
+    assert!(!after["scores"].as_array().is_some_and(Vec::is_empty));
+    // Still its category's only.
+    let admin = get(&server.url("/v1/lab/runs"), Some(ADMIN)).json();
+    assert_eq!(admin["runs"][0]["id"], run["id"]);
+    assert!(server.stop(Duration::from_secs(60)));
 }
 
 // ---- in the browser ----------------------------------------------------------------------
@@ -410,5 +458,61 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
         .screenshot(&screenshot_path("page-queue.png"))
         .await
         .expect("screenshot");
+    browser.close().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lab_runs_page_picks_up_a_new_run_without_a_reload() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let first = post(
+        &server.url("/v1/lab/runs"),
+        Some(ADMIN),
+        &lab_task("first-run"),
+    );
+    assert_eq!(first.status, 200, "{}", first.text);
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    crate::faces::sign_in(c, &server.url(""), ADMIN).await;
+    click(c, "nav a[href=\"#/lab\"]").await;
+    assert!(
+        until(
+            c,
+            "return document.querySelectorAll('#lab button.run-open').length === 1;",
+            Duration::from_secs(10)
+        )
+        .await,
+        "the lab page does not list the first run: {}",
+        text(c, "main").await
+    );
+    // A mark that a reload would wipe.
+    c.execute("window.notReloaded = true;", vec![])
+        .await
+        .expect("mark");
+    let second = post(
+        &server.url("/v1/lab/runs"),
+        Some(ADMIN),
+        &lab_task("second-run"),
+    );
+    assert_eq!(second.status, 200, "{}", second.text);
+    assert!(
+        until(
+            c,
+            "return [...document.querySelectorAll('#lab button.run-open')].some(b => b.textContent === 'second-run');",
+            Duration::from_secs(20)
+        )
+        .await,
+        "the new run never appears: {}",
+        text(c, "#lab").await
+    );
+    assert!(
+        until(c, "return window.notReloaded === true && document.getElementById('run-count').textContent.startsWith('2 of 2');", Duration::from_secs(1)).await,
+        "the page was reloaded or the count is stale: {}",
+        text(c, "#run-count").await
+    );
     browser.close().await.expect("close");
 }

@@ -1,0 +1,3 @@
+//! The submissions store against databases it did not make itself.
+
+mod migration;
