@@ -146,7 +146,56 @@
           : h("p", { class: "muted" }, `${a.type} file${a.url ? " " + a.url : a.path ? " " + a.path : ""}`)]));
   }
 
-  function diffView(wa) {
+  /** The test's expected output as lines, when the tab has the Submission (the server's plan
+   *  keeps no expected outputs: they are the problem's secret). */
+  function expectedLines(task, submission) {
+    if (!task || !submission || typeof task.testcase_id !== "number" || task.testcase_id < 0) return null;
+    const datum = (submission.test_data || [])[task.testcase_id];
+    const out = datum && (datum.outputs || []).find((a) => a.type === "text" && typeof a.text === "string");
+    if (!out) return null;
+    const lines = out.text.split("\n");
+    if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+    return lines;
+  }
+
+  /** Lines shown before and after the first difference. */
+  const CONTEXT_BEFORE = 3, CONTEXT_AFTER = 2;
+
+  /**
+   * Expected and received side by side around the first difference (DOMjudge's jury view): the
+   * lines before it (the same on both sides: the comparator went past them), the differing line
+   * marked on each side, then the expected lines after it. The received output after that line
+   * is not kept by the judge, and is said so.
+   */
+  function contextCols(wa, lines) {
+    const answerLine = +((/line (\d+) of the answer/.exec(wa.place) || [])[1] || wa.line);
+    if (!lines || !answerLine || answerLine > lines.length + 1) return null;
+    const from = Math.max(1, answerLine - CONTEXT_BEFORE), to = Math.min(lines.length, answerLine + CONTEXT_AFTER);
+    const clip = (t) => (t.length > 200 ? t.slice(0, 200) + "…" : t);
+    const ctx = (n, t, cls) => h("div", { class: "ctx-line mono " + cls, "data-ln": n }, clip(t) || " ");
+    const marked = (n, side) => {
+      const line = markedLine(side, wa.at);
+      line.setAttribute("data-ln", n);
+      return line;
+    };
+    const before = [];
+    for (let n = from; n < answerLine; n++) before.push(n);
+    const after = [];
+    for (let n = answerLine + 1; n <= to; n++) after.push(n);
+    const column = (title, cls, rows) => h("div", { class: "diff-side " + cls }, h("div", { class: "diff-title" }, title),
+      h("div", { class: "diff-lines" }, rows));
+    return h("div", { class: "diff-cols diff-context" },
+      column("expected", "diff-expected", [
+        before.map((n) => ctx(n, lines[n - 1], "ctx-same")),
+        marked(answerLine, wa.expected),
+        after.map((n) => ctx(n, lines[n - 1], "ctx-after"))]),
+      column("received", "diff-got", [
+        before.map((n) => ctx(n, lines[n - 1], "ctx-same")),
+        marked(wa.line || answerLine, wa.got),
+        after.length ? h("div", { class: "ctx-line ctx-unknown muted" }, "(the judge keeps no more of the received output)") : null]));
+  }
+
+  function diffView(wa, lines) {
     const where = [wa.line ? `line ${wa.line}` : wa.place];
     if (wa.column) where.push(`column ${wa.column}`);
     if (wa.token) where.push(`token ${wa.token}`);
@@ -155,7 +204,8 @@
     return h("div", { class: "diff", "aria-label": "first difference" },
       h("p", { class: "diff-where" }, "First difference at ", h("strong", {}, where.join(", ")),
         wa.place !== `line ${wa.line}` ? h("span", { class: "muted" }, ` (${wa.place})`) : null, ":"),
-      h("div", { class: "diff-cols" }, cell("expected", wa.expected, "diff-expected"), cell("received", wa.got, "diff-got")));
+      contextCols(wa, lines) ||
+        h("div", { class: "diff-cols" }, cell("expected", wa.expected, "diff-expected"), cell("received", wa.got, "diff-got")));
   }
 
   // ---- reports: valgrind, gtest, static --------------------------------------------------------
@@ -332,7 +382,7 @@
           h("dt", {}, "run time"), h("dd", {}, m.time),
           h("dt", {}, "memory"), h("dd", {}, m.memory)),
         limitsView(task, !!submission),
-        wa ? diffView(wa) : null,
+        wa ? diffView(wa, expectedLines(task, submission)) : null,
         wa ? inputView(task, submission) : null,
         r.error_log ? h("section", { class: "sub" }, h("h3", {}, isCompile(task) ? "Compiler output" : "Log"),
           h("pre", { class: "mono log" }, r.error_log)) : null,

@@ -13,6 +13,7 @@ mod deploy;
 mod durability;
 mod endpoints;
 mod faces;
+mod faces_diff;
 mod frontend;
 mod metrics;
 mod security;

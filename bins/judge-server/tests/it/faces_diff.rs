@@ -1,0 +1,138 @@
+//! A wrong answer in the page as DOMjudge's jury view shows it (issue 32.6): expected and
+//! received side by side around the first difference, the differing character marked on both
+//! sides, with the test's input.
+
+use crate::common::{TestServer, a_plus_b};
+use crate::faces::{TOKEN, server_config, sign_in, submit_through_the_page, until_finished};
+use crate::web::{browser_or_skip, text, until};
+use serde_json::{Value, json};
+use std::time::Duration;
+use verdict_web::browser::Browser;
+
+/// Prints 1..n, one per line, but 7 on line 4.
+const COUNT_WRONG_AT_4: &str = "#include <stdio.h>\nint main(){int n;if(scanf(\"%d\",&n)!=1)return 1;for(int i=1;i<=n;i++)printf(\"%d\\n\",i==4?7:i);return 0;}\n";
+
+fn counting(sub_id: &str) -> String {
+    let mut submission = a_plus_b(sub_id, "faces", COUNT_WRONG_AT_4);
+    let tasks = submission["judge_tasks"].as_array().expect("tasks")[..2].to_vec();
+    submission["judge_tasks"] = Value::Array(tasks);
+    submission["test_data"] = json!([{
+        "inputs": [{"type": "text", "name": "testdata.in", "text": "6\n"}],
+        "outputs": [{"type": "text", "name": "testdata.out", "text": "1\n2\n3\n4\n5\n6\n"}],
+    }]);
+    submission.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_difference() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    sign_in(c, &server.url(""), TOKEN).await;
+    submit_through_the_page(c, &counting("faces-context")).await;
+    until_finished(c, 2, Duration::from_secs(120)).await;
+    let detail = text(c, "#task-detail").await;
+    assert!(
+        detail.contains("line 4, column 1, token 1"),
+        "no place: {detail}"
+    );
+    // Each column: its lines (number, text, what kind of line).
+    let columns = c
+        .execute(
+            "const col = (css) => [...document.querySelectorAll(css + ' .diff-lines > *')].map((e) =>
+                 [e.dataset.ln || null, e.textContent, e.className]);
+             return [col('.diff-context .diff-expected'), col('.diff-context .diff-got')];",
+            vec![],
+        )
+        .await
+        .expect("columns");
+    let kinds = |column: &Value| -> Vec<(Option<String>, String, String)> {
+        column
+            .as_array()
+            .expect("a column")
+            .iter()
+            .map(|line| {
+                let class = line[2].as_str().unwrap_or_default();
+                let kind = ["ctx-same", "ctx-after", "ctx-unknown", "diff-line"]
+                    .into_iter()
+                    .find(|k| class.split(' ').any(|c| c == *k))
+                    .unwrap_or("?");
+                (
+                    line[0].as_str().map(str::to_owned),
+                    line[1].as_str().unwrap_or_default().to_owned(),
+                    kind.to_owned(),
+                )
+            })
+            .collect()
+    };
+    let line =
+        |n: &str, text: &str, kind: &str| (Some(n.to_owned()), text.to_owned(), kind.to_owned());
+    assert_eq!(
+        kinds(&columns[0]),
+        [
+            line("1", "1", "ctx-same"),
+            line("2", "2", "ctx-same"),
+            line("3", "3", "ctx-same"),
+            line("4", "4", "diff-line"),
+            line("5", "5", "ctx-after"),
+            line("6", "6", "ctx-after"),
+        ],
+        "expected column: {columns}"
+    );
+    let received = kinds(&columns[1]);
+    assert_eq!(
+        received[..4],
+        [
+            line("1", "1", "ctx-same"),
+            line("2", "2", "ctx-same"),
+            line("3", "3", "ctx-same"),
+            line("4", "7", "diff-line"),
+        ],
+        "received column: {columns}"
+    );
+    assert_eq!(received.len(), 5, "{columns}");
+    assert_eq!(received[4].2, "ctx-unknown", "{columns}");
+    // The difference is marked on both sides.
+    assert_eq!(
+        text(c, ".diff-context .diff-expected mark.diff-mark").await,
+        "4"
+    );
+    assert_eq!(text(c, ".diff-context .diff-got mark.diff-mark").await, "7");
+    // Side by side, the differing lines level with each other.
+    let level = c
+        .execute(
+            "const [a, b] = [...document.querySelectorAll('.diff-context pre.diff-line')].map((e) => e.getBoundingClientRect());
+             return a.right <= b.left && Math.abs(a.top - b.top) < 1;",
+            vec![],
+        )
+        .await
+        .expect("measure");
+    assert_eq!(
+        level,
+        json!(true),
+        "the columns are not side by side and level"
+    );
+    // With the test's input.
+    assert_eq!(text(c, ".test-input pre").await, "6");
+    // At phone width the columns stack and nothing overflows the page.
+    browser.resize(390, 844).await.expect("phone width");
+    assert!(
+        until(
+            c,
+            "const [a, b] = [...document.querySelectorAll('.diff-context pre.diff-line')].map((e) => e.getBoundingClientRect()); return b.top > a.bottom;",
+            Duration::from_secs(5)
+        )
+        .await,
+        "the columns do not stack at phone width"
+    );
+    assert!(
+        !browser.overflows().await.expect("measure"),
+        "overflow at 390 px"
+    );
+    browser.close().await.expect("close");
+}
