@@ -201,7 +201,8 @@
       svg.appendChild(V.s("path", { d, class: "spark-line" }));
     }
     svg.appendChild(V.s("text", { x: pad, y: 12, class: "chart-label" },
-      `max ${format(pts.length ? max : 0)}`));
+      // The highest sample as it is (the scale's floor of 1e-9 is no sample: "max 0", not "1.0e-9").
+      `max ${format(pts.length ? Math.max(0, ...pts.map((p) => p.v)) : 0)}`));
     return V.h("figure", { class: "metric" },
       V.h("figcaption", {}, title, " ", V.h("strong", {}, last === undefined ? "–" : format(last))), svg);
   };

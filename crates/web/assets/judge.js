@@ -68,8 +68,10 @@
 
   /** Run time and memory as measured, "–" where nothing was (compile and static tasks, skipped ones). */
   function measured(r, task) {
+    // A task still waiting or running has measured nothing and scored nothing yet.
+    if (inProgress(r.status)) return { time: "–", memory: "–", score: "–" };
     const none = (isCompile(task) || isStatic(task) || statusKind(r.status) === "skip") && !r.run_time && !r.memory_used;
-    return none ? { time: "–", memory: "–" } : { time: V.fmtMs(r.run_time), memory: V.fmtKB(r.memory_used) };
+    return none ? { time: "–", memory: "–", score: r.score } : { time: V.fmtMs(r.run_time), memory: V.fmtKB(r.memory_used), score: r.score };
   }
 
   // ---- a wrong answer: where, and both sides with the difference marked ----------------------
@@ -343,7 +345,7 @@
       }, "#" + i)),
       h("td", { class: "status-cell" }, statusBadge(r.status)),
       h("td", {}, taskKind(t)),
-      h("td", { class: "num" }, r.score),
+      h("td", { class: "num" }, m.score),
       h("td", { class: "num" }, m.time, l.time !== undefined ? h("span", { class: "muted" }, " / " + V.fmtMs(l.time)) : null),
       h("td", { class: "num" }, m.memory, l.memory !== undefined ? h("span", { class: "muted" }, " / " + V.fmtKB(l.memory)) : null),
       h("td", {}, dep === null ? "–" : [h("button", { type: "button", class: "link", onclick: () => select(dep, true) }, "← #" + dep),
@@ -378,7 +380,7 @@
           h("button", { type: "button", class: "quiet-dark", id: "detail-close", onclick: () => select(null, true) }, "Close")),
         dependencyNote(index),
         h("dl", { class: "facts" },
-          h("dt", {}, "score"), h("dd", {}, r.score),
+          h("dt", {}, "score"), h("dd", {}, m.score),
           h("dt", {}, "run time"), h("dd", {}, m.time),
           h("dt", {}, "memory"), h("dd", {}, m.memory)),
         limitsView(task, !!submission),
@@ -629,13 +631,14 @@
   /** Run time and memory per test, against the limits each test ran under. */
   function chartSvg(report, tasks, isTest) {
     const tests = report.results.map((r, i) => ({ r, i, t: tasks[i], l: taskLimits(tasks[i]) })).filter(({ r, t }) => isTest(r, t));
+    const shown = (r, text) => (inProgress(r.status) ? "–" : text); // nothing measured yet
     const time = tests.map(({ r, i, l }) => ({
       label: "#" + i, value: r.run_time, limit: l.time,
-      text: V.fmtMs(r.run_time) + (l.time ? " / " + V.fmtMs(l.time) : ""),
+      text: shown(r, V.fmtMs(r.run_time)) + (l.time ? " / " + V.fmtMs(l.time) : ""),
     }));
     const memory = tests.map(({ r, i, l }) => ({
       label: "#" + i, value: r.memory_used, limit: l.memory,
-      text: V.fmtKB(r.memory_used) + (l.memory ? " / " + V.fmtKB(l.memory) : ""),
+      text: shown(r, V.fmtKB(r.memory_used)) + (l.memory ? " / " + V.fmtKB(l.memory) : ""),
     }));
     return h("div", { class: "charts" }, V.limitBars("run time per test", time), V.limitBars("memory per test", memory));
   }

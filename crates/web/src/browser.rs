@@ -59,7 +59,7 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// Starts chromedriver and a headless Chromium with a `width`×`height` window.
+    /// Starts chromedriver and a headless Chromium whose page viewport is `width`×`height`.
     pub async fn start(width: u32, height: u32) -> Result<Browser, BrowserError> {
         let profile = tempfile::tempdir().map_err(|source| BrowserError::Io {
             path: std::env::temp_dir(),
@@ -117,11 +117,15 @@ impl Browser {
                 return Err(err.into());
             }
         };
-        Ok(Browser {
+        let browser = Browser {
             client,
             driver,
             _profile: profile,
-        })
+        };
+        // `--window-size` counts the headless window's chrome: make the page's viewport the
+        // size asked for (screenshots at 1280×800 are 1280×800, not 1280×657).
+        browser.resize(width, height).await?;
+        Ok(browser)
     }
 
     /// The WebDriver client.

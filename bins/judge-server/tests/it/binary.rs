@@ -143,3 +143,31 @@ fn the_binary_serves_and_stops_on_sigterm() {
         "JSON logs: {lines:#?}"
     );
 }
+
+#[test]
+fn the_readmes_server_line_names_a_config_that_exists_and_loads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let line = readme
+        .lines()
+        .find(|l| l.contains("judge-server --config "))
+        .expect("a judge-server --config line");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let config = words
+        .iter()
+        .position(|w| *w == "--config")
+        .map(|i| root.join(words[i + 1]))
+        .expect("the line names its config");
+    assert!(config.is_file(), "{line}: {} is missing", config.display());
+    let out = bin()
+        .arg("--config")
+        .arg(&config)
+        .arg("--check-config")
+        .output()
+        .expect("judge-server runs");
+    assert!(
+        out.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

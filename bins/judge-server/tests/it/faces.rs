@@ -468,6 +468,28 @@ async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
         !shown.contains("network error") && !shown.contains("TypeError"),
         "{shown}"
     );
+    // A task not finished has measured and scored nothing: "–", never "0 ms", "0 KiB", "0/1".
+    let unfinished = c
+        .execute(
+            "return [...document.querySelectorAll('tr.task-row')]
+                 .filter(r => ['Pending', 'Running'].includes(r.dataset.status))
+                 .map(r => [...r.cells].slice(3, 6).map(td => td.textContent));",
+            vec![],
+        )
+        .await
+        .expect("unfinished rows");
+    for cells in unfinished.as_array().expect("rows") {
+        let cells: Vec<&str> = cells
+            .as_array()
+            .expect("cells")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(
+            cells.len() == 3 && cells.iter().all(|c| c.starts_with('–')),
+            "an unfinished task shows numbers: {cells:?}"
+        );
+    }
     browser
         .screenshot(&screenshot_path("page-connection-lost.png"))
         .await

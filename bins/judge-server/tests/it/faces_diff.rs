@@ -4,7 +4,7 @@
 
 use crate::common::{TestServer, a_plus_b};
 use crate::faces::{TOKEN, server_config, sign_in, submit_through_the_page, until_finished};
-use crate::web::{browser_or_skip, text, until};
+use crate::web::{browser_or_skip, screenshot_path, text, until};
 use serde_json::{Value, json};
 use std::time::Duration;
 use verdict_web::browser::Browser;
@@ -119,6 +119,12 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
     );
     // With the test's input.
     assert_eq!(text(c, ".test-input pre").await, "6");
+    let show_detail = "document.getElementById('task-detail').scrollIntoView();";
+    c.execute(show_detail, vec![]).await.expect("scroll");
+    browser
+        .screenshot(&screenshot_path("page-diff-context.png"))
+        .await
+        .expect("screenshot");
     // At phone width the columns stack and nothing overflows the page.
     browser.resize(390, 844).await.expect("phone width");
     assert!(
@@ -134,5 +140,15 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
         !browser.overflows().await.expect("measure"),
         "overflow at 390 px"
     );
+    c.execute(
+        "document.querySelector('.diff-context').scrollIntoView();",
+        vec![],
+    )
+    .await
+    .expect("scroll");
+    browser
+        .screenshot(&screenshot_path("page-diff-context-phone.png"))
+        .await
+        .expect("screenshot");
     browser.close().await.expect("close");
 }

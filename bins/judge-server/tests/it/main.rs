@@ -16,6 +16,7 @@ mod faces;
 mod faces_diff;
 mod frontend;
 mod metrics;
+mod readable;
 mod security;
 mod streaming;
 mod tenants;

@@ -1,0 +1,128 @@
+//! The page readable by everyone (issue 32.11), measured in a real Chromium: no navigation on
+//! the sign-in page, no focus ring drawn around the whole `main`, a focus ring and the green
+//! badge at WCAG AA contrast, and a queue filter that offers every status of the contract.
+
+use crate::common::TestServer;
+use crate::faces::{TOKEN, server_config, sign_in};
+use crate::web::{browser_or_skip, click, until};
+use serde_json::{Value, json};
+use std::time::Duration;
+use verdict_contracts::JudgeStatus;
+use verdict_web::browser::Browser;
+
+/// WCAG's contrast ratio of two computed CSS colours (`rgb(...)`), in the page.
+const CONTRAST: &str = "
+    const lum = (css) => {
+        const [r, g, b] = css.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+            const c = Number(v) / 255;
+            return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+";
+
+/// The first opaque background behind `element`.
+const BACKGROUND: &str = "
+    const background = (el) => {
+        for (; el; el = el.parentElement) {
+            const c = getComputedStyle(el).backgroundColor;
+            if (c && c !== 'transparent' && !/rgba\\(.*, 0\\)$/.test(c)) return c;
+        }
+        return 'rgb(255, 255, 255)';
+    };
+";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_is_readable_by_everyone() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    // (sign_in checks that the sign-in page shows no navigation.)
+    sign_in(c, &server.url(""), TOKEN).await;
+    let measured = c
+        .execute(
+            &format!(
+                "{CONTRAST}{BACKGROUND}
+                 const main = document.querySelector('main');
+                 main.focus();
+                 const ring = getComputedStyle(main);
+                 const mainRing = ring.outlineStyle !== 'none' && parseFloat(ring.outlineWidth) > 0;
+                 const field = document.getElementById('submission');
+                 field.focus();
+                 const focus = getComputedStyle(field);
+                 const fieldRing = [focus.outlineStyle, parseFloat(focus.outlineWidth), ratio(focus.outlineColor, background(field.parentElement))];
+                 const badge = V.badge('Accepted', 'ok');
+                 document.querySelector('main').append(badge);
+                 const b = getComputedStyle(badge);
+                 const badgeContrast = ratio(b.color, background(badge));
+                 badge.remove();
+                 return [mainRing, fieldRing, badgeContrast];"
+            ),
+            vec![],
+        )
+        .await
+        .expect("measure");
+    assert_eq!(
+        measured[0],
+        json!(false),
+        "a focus ring is drawn around the whole main"
+    );
+    let ring = &measured[1];
+    assert!(
+        ring[0] != "none" && ring[1].as_f64().unwrap_or(0.0) >= 2.0,
+        "no focus ring on a focused field: {ring}"
+    );
+    assert!(
+        ring[2].as_f64().unwrap_or(0.0) >= 4.5,
+        "the focus ring's contrast is below 4.5:1: {ring}"
+    );
+    assert!(
+        measured[2].as_f64().unwrap_or(0.0) >= 4.5,
+        "the green badge's contrast is below 4.5:1: {}",
+        measured[2]
+    );
+    // The queue's status filter offers every final status of the contract.
+    click(c, "nav a[href=\"#/queue\"]").await;
+    assert!(
+        until(
+            c,
+            "return !!document.getElementById('filter-status');",
+            Duration::from_secs(10)
+        )
+        .await,
+        "no queue"
+    );
+    let offered: Value = c
+        .execute(
+            "return [...document.querySelectorAll('#filter-status option')].map((o) => o.value);",
+            vec![],
+        )
+        .await
+        .expect("options");
+    let offered: Vec<&str> = offered
+        .as_array()
+        .expect("options")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for status in JudgeStatus::ALL {
+        if status.is_in_progress() {
+            continue;
+        }
+        assert!(
+            offered.contains(&status.as_str()),
+            "the queue filter lacks {:?}: {offered:?}",
+            status.as_str()
+        );
+    }
+    for state in ["queued", "running", "finished"] {
+        assert!(offered.contains(&state), "{offered:?}");
+    }
+    browser.close().await.expect("close");
+}
