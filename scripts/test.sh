@@ -32,7 +32,8 @@ mkdir -p "$ts/clients/typescript"
 cp -r schemas "$ts/schemas"
 (cd "$ts/clients/typescript" && npm ci --no-audit --no-fund --silent && npm test --silent)
 echo "== Python client against a real judge-server (clients/python)"
-cargo build --locked -p verdict-judge-server
+# (The container suite's build, the same command: built once.)
+cargo build --locked -p verdict-judge-server -p verdict-judge --bins
 # The package is installed from a copy (a build writes egg-info and build/ beside
 # pyproject.toml); the tests run from the checkout, writing no bytecode or cache there.
 py="$target_dir/py-client"
