@@ -61,6 +61,10 @@ pub(crate) fn api_error(err: BatchError) -> ApiError {
         BatchError::Oracle(OracleError::Suite(e)) => {
             ApiError::invalid(e.field.clone(), e.to_string())
         }
+        BatchError::Unavailable(why) => ApiError::Unavailable {
+            message: format!("the broker did not take it ({why}); nothing was done: retry later"),
+            retry_after_secs: 2,
+        },
         err @ (BatchError::Io { .. } | BatchError::Oracle(_)) => {
             ApiError::Internal(err.to_string())
         }
@@ -98,8 +102,7 @@ pub async fn submit(
     };
     caller.check_category(&category)?;
     let (entry, _new) = state
-        .direct()?
-        .batches
+        .batches()?
         .accept(id, category, text)
         .await
         .map_err(api_error)?;
@@ -121,7 +124,7 @@ pub async fn submit(
 }
 
 fn visible(state: &AppState, caller: &Caller, id: &str) -> Result<Arc<BatchEntry>, ApiError> {
-    match state.direct()?.batches.get(id) {
+    match state.batches()?.get(id) {
         Some(entry) if caller.may_use(&entry.category) => Ok(entry),
         _ => Err(ApiError::NotFound(format!("no batch {id:?}"))),
     }
@@ -144,9 +147,10 @@ pub async fn cancel(
 ) -> Result<Response, ApiError> {
     visible(&state, &caller, &id)?;
     let entry = state
-        .direct()?
-        .batches
+        .batches()?
         .cancel(&id)
+        .await
+        .map_err(api_error)?
         .ok_or_else(|| ApiError::NotFound(format!("no batch {id:?}")))?;
     Ok(Json(entry.status()).into_response())
 }

@@ -2,7 +2,9 @@
 //! store, published to the request exchange with verdict-queue's [`FrontEnd`] and answered `202`
 //! only after the broker confirmed it; every report the workers publish (for submissions any
 //! front end accepted, or a platform published directly) feeds the store, from which `GET`, the
-//! event stream and `POST /v1/judge` answer. Nothing is judged here: no sandbox is needed.
+//! event stream and `POST /v1/judge` answer. Batches go the same way ([`Relay`]): kept on disk,
+//! cut into units for the workers, their results consumed by every front end. Nothing is judged
+//! here: no sandbox is needed.
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
@@ -15,6 +17,8 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::{Submission, parse_submission};
 use verdict_queue::{Consumed, FrontEnd, ReportSink};
+use verdict_scripts::OracleOptions;
+use verdict_submissions::batches::Relay;
 use verdict_submissions::{Entry, Metrics, Reject, Store};
 
 /// Opens the store (taking back the submissions in progress when the front end stopped) and
@@ -34,12 +38,24 @@ fn front_end(
     if config.amqp.frontend_queue.is_empty() {
         config.amqp.frontend_queue = own_queue_name(&config.data_dir())?;
     }
+    // Batches: kept in data_dir/batches, judged by the workers (docs/batches.md).
+    let oracle = OracleOptions {
+        default_timeout_ms: config.oracle_default_timeout_ms,
+        ..OracleOptions::default()
+    };
+    let relay = Relay::open(
+        config.data_dir().join("batches"),
+        oracle,
+        config.caps.clone(),
+    )
+    .context("cannot open the batches")?;
     let sink: ReportSink = {
-        let (store, metrics) = (store.clone(), metrics.clone());
+        let (store, metrics, relay) = (store.clone(), metrics.clone(), relay.clone());
         Arc::new(move |consumed| {
-            let (store, metrics) = (store.clone(), metrics.clone());
+            let (store, metrics, relay) = (store.clone(), metrics.clone(), relay.clone());
             Box::pin(async move {
                 match consumed {
+                    Consumed::Batch(message) => relay.ingest(message).await,
                     Consumed::Submission(body) => seen_published(&store, body).await,
                     Consumed::Report(mut report, routing_key) => {
                         // The home system publishes each report with its category as the
@@ -60,6 +76,7 @@ fn front_end(
         broker.link.clone(),
         sink,
     ));
+    relay.connect(front.clone());
     tracing::info!(queue = %config.amqp.frontend_queue, "the front end's report queue");
     let state = AppState::assemble(Shared {
         auth: Auth::new(config.tokens.clone()),
@@ -73,6 +90,7 @@ fn front_end(
         }),
         direct: None,
         broker: Some(broker),
+        relay: Some(relay),
     });
     Ok((state, front))
 }

@@ -26,6 +26,7 @@
 
 mod access;
 mod auth;
+mod batch_door;
 mod batches;
 mod config;
 mod connections;

@@ -269,7 +269,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             .errors(&[422])
             .errors(SUBMIT_ERRORS),
         )
-        .serves(STANDALONE)
+        .serves(ACCEPTING)
         .untimed(),
         get(
             "/v1/batches/{id}",
@@ -282,7 +282,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             .ok(200, "The snapshot.", json::<BatchStatus>)
             .errors(&[401, 404]),
         )
-        .serves(STANDALONE),
+        .serves(ACCEPTING),
         delete(
             "/v1/batches/{id}",
             batches::cancel,
@@ -292,9 +292,9 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             )
             .param(Param::path("id"))
             .ok(200, "The snapshot after the cancel.", json::<BatchStatus>)
-            .errors(&[401, 404]),
+            .errors(&[401, 404, 503]),
         )
-        .serves(STANDALONE),
+        .serves(ACCEPTING),
         get(
             "/v1/batches/{id}/events",
             batches::events,
@@ -306,7 +306,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             .ok_as(200, "An NDJSON stream of BatchEvent.", Content::Media("application/x-ndjson"))
             .errors(&[401, 404]),
         )
-        .serves(STANDALONE)
+        .serves(ACCEPTING)
         .untimed(),
         post(
             "/v1/oracle",

@@ -5,6 +5,7 @@
 //! extractor, is written once; a role lacks a part rather than having another type.
 
 use crate::auth::Auth;
+use crate::batch_door::BatchDoor;
 use crate::config::ServerConfig;
 use crate::error::ApiError;
 use crate::lab_runs::LabRuns;
@@ -21,7 +22,7 @@ use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_queue::{FrontEnd, Link, QueueMetrics};
 use verdict_scheduler::{BatchJudge, CacheStats, Judge};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
-use verdict_submissions::batches::{BatchLimits, Batches};
+use verdict_submissions::batches::{BatchLimits, Batches, Relay};
 use verdict_submissions::{Entry, Jobs, Metrics, Phase, Store, Unfinished};
 
 /// What every handler shares; cheap to clone.
@@ -49,6 +50,8 @@ pub struct Shared {
     pub direct: Option<Direct>,
     /// The link to the broker (worker, front end).
     pub broker: Option<Broker>,
+    /// The batches relayed to the workers through the broker (front end).
+    pub relay: Option<Arc<Relay>>,
 }
 
 /// The submissions a server accepts: kept in a store, judged here or published to the broker.
@@ -190,6 +193,7 @@ impl AppState {
             }),
             direct: Some(direct),
             broker: None,
+            relay: None,
         }))
     }
 
@@ -216,6 +220,14 @@ impl AppState {
     /// The doors that judge directly, on a server that has them.
     pub fn direct(&self) -> Result<&Direct, ApiError> {
         self.direct.as_ref().ok_or_else(|| self.not_served())
+    }
+
+    /// The batches, on a server that accepts them (judged here, or relayed to the workers).
+    pub fn batches(&self) -> Result<BatchDoor<'_>, ApiError> {
+        if let Some(relay) = &self.relay {
+            return Ok(BatchDoor::Relay(relay));
+        }
+        Ok(BatchDoor::Local(&self.direct()?.batches))
     }
 
     /// The judge, on a server that judges.
@@ -329,7 +341,7 @@ pub(crate) fn open_store(config: &ServerConfig) -> anyhow::Result<(Store, Vec<Un
     .with_context(|| format!("cannot open the submission store in {}", data_dir.display()))
 }
 
-fn oracle_options(config: &ServerConfig, judge: &Judge) -> OracleOptions {
+pub(crate) fn oracle_options(config: &ServerConfig, judge: &Judge) -> OracleOptions {
     OracleOptions {
         default_timeout_ms: config.oracle_default_timeout_ms,
         work_dir: Some(judge.config().work_dir.clone()),

@@ -1,9 +1,10 @@
-//! `role = "worker"`: judge Submissions from the broker's request queue (verdict-queue's
-//! [`Worker`]) with this host's judge; HTTP serves only `/v1/health` and `/metrics`.
+//! `role = "worker"`: judge Submissions from the broker's request queue and batch units from
+//! the batches' work queue (verdict-queue's [`Worker`]) with this host's judge; HTTP serves
+//! only `/v1/health` and `/metrics`.
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
-use crate::state::{AppState, Broker, Shared};
+use crate::state::{AppState, Broker, Shared, oracle_options};
 use anyhow::Context;
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -14,9 +15,11 @@ use std::time::Instant;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use verdict_contracts::batch::{BatchRequest, CandidateResult, CandidateStatus, InfraError};
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
+use verdict_queue::batch::{UnitJudging, UnitMessage};
 use verdict_queue::{Judging, Worker};
-use verdict_scheduler::{Judge, TaskUpdate};
+use verdict_scheduler::{BatchCancel, BatchJudge, Judge, TaskUpdate};
 use verdict_submissions::Metrics;
 
 /// The judge behind a worker: `Judge::judge_with_updates`, its updates forwarded, a panic
@@ -72,6 +75,77 @@ impl Judging for JudgeJudging {
     }
 }
 
+/// The batch judge behind a worker: a unit is judged as a batch of one candidate (the
+/// problem's builds and data come from the judge's cache, identical candidates from the batch
+/// judge's results); the batch's cancel reaches the candidate before its next test.
+struct UnitJudge {
+    batches: BatchJudge,
+}
+
+impl UnitJudging for UnitJudge {
+    fn judge(
+        &self,
+        unit: UnitMessage,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, CandidateResult> {
+        let batches = self.batches.clone();
+        Box::pin(async move {
+            let id = unit.candidate.id.clone();
+            let request = BatchRequest {
+                problem: unit.problem,
+                candidates: vec![unit.candidate],
+                options: unit.options,
+            };
+            let switch = BatchCancel::new();
+            let relay = {
+                let switch = switch.clone();
+                tokio::spawn(async move {
+                    cancel.cancelled().await;
+                    switch.cancel();
+                })
+            };
+            let judged = AssertUnwindSafe(batches.run(request, None, switch))
+                .catch_unwind()
+                .await;
+            relay.abort();
+            let failed = |message: String| CandidateResult {
+                id: id.clone(),
+                status: CandidateStatus::Judge(JudgeStatus::SystemError),
+                passed: false,
+                fraction: 0.0,
+                tests_passed: 0,
+                tests_total: 0,
+                stopped_early: false,
+                results: None,
+                cases: None,
+                message: None,
+                infra_error: Some(InfraError {
+                    message,
+                    retryable: false,
+                }),
+                same_as: None,
+                time_ms: 0,
+            };
+            match judged {
+                Ok(Ok(mut report)) if !report.results.is_empty() => report.results.remove(0),
+                Ok(Ok(_)) => failed("the unit had no result".into()),
+                Ok(Err(errors)) => failed(format!(
+                    "the worker refused the unit: {}",
+                    errors
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )),
+                Err(_) => {
+                    tracing::error!(candidate = %id, "the batch judge panicked");
+                    failed("the judge failed; the worker's log has the details".into())
+                }
+            }
+        })
+    }
+}
+
 /// Runs a worker until `shutdown` fires: consumes from the broker (reconnecting while it is
 /// away) and serves `/v1/health` and `/metrics` on `listener`. On shutdown it stops consuming
 /// and finishes the submissions it holds (at most `shutdown_grace_ms`; the broker redelivers
@@ -84,16 +158,20 @@ pub async fn serve_worker(
     let judge = Judge::new(config.judge.clone()).context("cannot set up the judge")?;
     let metrics = Arc::new(Metrics::default());
     let broker = Broker::default();
-    let worker = Arc::new(Worker::new(
-        config.amqp.clone(),
-        config.workers,
-        Arc::new(JudgeJudging {
-            judge: judge.clone(),
-            metrics: metrics.clone(),
-        }),
-        broker.queue.clone(),
-        broker.link.clone(),
-    ));
+    let batches = BatchJudge::new(judge.clone(), oracle_options(&config, &judge));
+    let worker = Arc::new(
+        Worker::new(
+            config.amqp.clone(),
+            config.workers,
+            Arc::new(JudgeJudging {
+                judge: judge.clone(),
+                metrics: metrics.clone(),
+            }),
+            broker.queue.clone(),
+            broker.link.clone(),
+        )
+        .with_units(Arc::new(UnitJudge { batches })),
+    );
     let consuming = tokio::spawn(worker.run(shutdown.clone()));
     let state = AppState::assemble(Shared {
         auth: Auth::new(config.tokens.clone()),
@@ -104,6 +182,7 @@ pub async fn serve_worker(
         submissions: None,
         direct: None,
         broker: Some(broker),
+        relay: None,
     });
     crate::serve::run(state, listener, shutdown, Some(consuming)).await
 }

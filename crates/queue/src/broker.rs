@@ -7,7 +7,7 @@ use lapin::options::{
     QueueDeclareOptions,
 };
 use lapin::types::FieldTable;
-use lapin::{BasicProperties, Channel, Connection, ConnectionProperties};
+use lapin::{BasicProperties, Channel, Connection, ConnectionProperties, PublisherConfirm};
 
 /// The URI without its password, for logs and errors.
 pub fn redacted(uri: &str) -> String {
@@ -97,10 +97,21 @@ pub async fn publish(
     routing_key: &str,
     body: &[u8],
 ) -> Result<(), Error> {
+    let confirm = start_publish(channel, exchange, routing_key, body).await?;
+    confirmed(confirm, exchange).await
+}
+
+/// Publishes a persistent JSON message; the confirm is awaited with [`confirmed`].
+pub async fn start_publish(
+    channel: &Channel,
+    exchange: &str,
+    routing_key: &str,
+    body: &[u8],
+) -> Result<PublisherConfirm, Error> {
     let properties = BasicProperties::default()
         .with_content_type("application/json".into())
         .with_delivery_mode(2);
-    let confirm = channel
+    channel
         .basic_publish(
             exchange.into(),
             routing_key.into(),
@@ -109,11 +120,14 @@ pub async fn publish(
             properties,
         )
         .await
-        .map_err(Error::amqp(format!("publishing to exchange {exchange:?}")))?
-        .await
-        .map_err(Error::amqp(format!(
-            "waiting for the confirm of a publish to {exchange:?}"
-        )))?;
+        .map_err(Error::amqp(format!("publishing to exchange {exchange:?}")))
+}
+
+/// Waits for a publish's confirm; a nack is an error.
+pub async fn confirmed(confirm: PublisherConfirm, exchange: &str) -> Result<(), Error> {
+    let confirm = confirm.await.map_err(Error::amqp(format!(
+        "waiting for the confirm of a publish to {exchange:?}"
+    )))?;
     if confirm.is_nack() {
         return Err(Error::Nacked {
             exchange: exchange.to_owned(),

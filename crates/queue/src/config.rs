@@ -16,6 +16,9 @@ pub struct AmqpConfig {
     pub request: Route,
     /// Where JudgeReports go: the home system's `reportQueue`.
     pub report: Route,
+    /// Where batches travel (docs/batches.md): verdict's own exchange and work queue, apart
+    /// from the home system's so that its platforms never see them.
+    pub batches: BatchRoute,
     /// A front end's own report queue, bound to the report exchange with `#` so that it sees every
     /// report without taking them from `report.queue`. Empty: a server-named exclusive queue
     /// that lives as long as the connection. A name: a durable queue that keeps the reports
@@ -47,6 +50,17 @@ pub struct Route {
     pub routing_key: String,
 }
 
+/// The batches' topic exchange and the durable queue of their units (one candidate each), from
+/// which every worker takes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchRoute {
+    /// The durable queue of units, bound with `batch.unit`.
+    pub queue: String,
+    /// The durable topic exchange of units, announcements, results and cancels.
+    pub exchange: String,
+}
+
 fn topic() -> String {
     "topic".into()
 }
@@ -69,6 +83,10 @@ impl Default for AmqpConfig {
                 // routing key; its example binds with "", which on a topic exchange matches only
                 // the empty key. "#" delivers every category's reports to the result queue.
                 routing_key: "#".into(),
+            },
+            batches: BatchRoute {
+                queue: "verdict-batch-units".into(),
+                exchange: "verdict-batch-exchange".into(),
             },
             frontend_queue: String::new(),
             frontend_queue_expires_secs: 86_400,
@@ -119,6 +137,12 @@ impl AmqpConfig {
             if route.exchange.is_empty() {
                 return bad(&format!("{name}.exchange"), "must not be empty");
             }
+        }
+        if self.batches.queue.is_empty() {
+            return bad("batches.queue", "must not be empty");
+        }
+        if self.batches.exchange.is_empty() {
+            return bad("batches.exchange", "must not be empty");
         }
         if self.request.queue.is_empty() {
             return bad("request.queue", "must not be empty");

@@ -3,8 +3,10 @@
 //! that every front end sees every report without taking any from the platform's result queue.
 //! The same queue is bound to the request exchange too: each front end also gets a copy of every
 //! Submission published (by any front end or platform), and knows it is queued before its first
-//! report.
+//! report. It is bound to the batches' exchange too, for every batch accepted, every unit's
+//! result and every cancel ([`crate::batch`]).
 
+use crate::batch::{self, ACCEPTED_KEY, BatchMessage, CANCEL_KEY, RESULT_KEY};
 use crate::broker;
 use crate::config::AmqpConfig;
 use crate::error::Error;
@@ -27,6 +29,8 @@ pub enum Consumed {
     /// A report, with the routing key it was published with (the home system's: the
     /// submission's category).
     Report(JudgeReport, String),
+    /// A batch message (an accepted batch, a unit's result, a cancel).
+    Batch(BatchMessage),
 }
 
 /// Receives each message a front end consumes. It is acked when the returned future ends, so a
@@ -83,19 +87,7 @@ impl FrontEnd {
     /// Publishes a Submission (its JSON text, already validated) to the request exchange and
     /// waits for the broker's confirm. `Disconnected` while the broker is unreachable.
     pub async fn publish_submission(&self, body: &[u8]) -> Result<(), Error> {
-        let channel = self
-            .publishing
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-            .ok_or_else(|| {
-                Error::Disconnected(
-                    self.link
-                        .status()
-                        .last_error
-                        .unwrap_or_else(|| "connecting".into()),
-                )
-            })?;
+        let channel = self.channel()?;
         let published = broker::publish(
             &channel,
             &self.config.request.exchange,
@@ -108,6 +100,39 @@ impl FrontEnd {
             Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
         }
         published
+    }
+
+    /// Publishes batch messages (`(routing key, body)`, see [`crate::batch`]) to the batches'
+    /// exchange and waits for every confirm. `Disconnected` while the broker is unreachable.
+    pub async fn publish_batch(&self, messages: &[(&str, Vec<u8>)]) -> Result<(), Error> {
+        let channel = self.channel()?;
+        let published = batch::publish_all(&channel, &self.config.batches.exchange, messages).await;
+        match &published {
+            Ok(()) => {
+                let n = u64::try_from(messages.len()).unwrap_or(u64::MAX);
+                self.metrics
+                    .batch_messages_published
+                    .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+            }
+            Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
+        }
+        published
+    }
+
+    /// The publishing channel, or `Disconnected`.
+    fn channel(&self) -> Result<Channel, Error> {
+        self.publishing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or_else(|| {
+                Error::Disconnected(
+                    self.link
+                        .status()
+                        .last_error
+                        .unwrap_or_else(|| "connecting".into()),
+                )
+            })
     }
 
     /// Keeps the link up until `shutdown` fires, reconnecting with backoff.
@@ -142,6 +167,7 @@ impl FrontEnd {
             .map_err(Error::amqp("opening a channel"))?;
         broker::declare(&consuming, &self.config.request, "amqp.request").await?;
         broker::declare(&consuming, &self.config.report, "amqp.report").await?;
+        batch::declare(&consuming, &self.config.batches, true).await?;
         let queue = self.declare_own_queue(&consuming).await?;
         let mut consumer = consuming
             .basic_consume(
@@ -167,7 +193,15 @@ impl FrontEnd {
                 () = shutdown.cancelled() => break,
                 next = consumer.next() => match next {
                     Some(Ok(delivery)) => {
-                        if delivery.exchange.as_str() == self.config.request.exchange {
+                        if delivery.exchange.as_str() == self.config.batches.exchange {
+                            match BatchMessage::read(delivery.routing_key.as_str(), &delivery.data) {
+                                Ok(message) => {
+                                    QueueMetrics::inc(&self.metrics.batch_messages_consumed);
+                                    (self.sink)(Consumed::Batch(message)).await;
+                                }
+                                Err(err) => tracing::warn!(error = %err, "a batch message that cannot be read; dropped"),
+                            }
+                        } else if delivery.exchange.as_str() == self.config.request.exchange {
                             (self.sink)(Consumed::Submission(delivery.data.clone())).await;
                         } else {
                             match serde_json::from_slice::<JudgeReport>(&delivery.data) {
@@ -246,6 +280,9 @@ impl FrontEnd {
                 .map_err(Error::amqp(format!(
                     "binding queue {name:?} to exchange {exchange:?}"
                 )))?;
+        }
+        for key in [ACCEPTED_KEY, RESULT_KEY, CANCEL_KEY] {
+            batch::bind(channel, &name, &self.config.batches.exchange, key).await?;
         }
         Ok(name)
     }

@@ -7,6 +7,8 @@
 //!   a submission loses nothing: the broker redelivers it.
 //! - [`FrontEnd`]: publishes accepted Submissions to the request exchange and consumes every
 //!   report (and a copy of every Submission) from a queue of its own bound to both exchanges.
+//! - [`batch`]: batches over the broker: a front end publishes one unit per distinct candidate,
+//!   workers judge them ([`Worker::with_units`]) and publish each result to every front end.
 //! - [`AmqpConfig`]: the `[amqp]` table; names default to the home system's example config.
 //! - [`Link`] and [`QueueMetrics`]: what `/v1/health` and `/metrics` show.
 //! - `testing::RabbitNode` (feature `testing`): a private broker node for tests and benches.
@@ -21,6 +23,7 @@
 //! config.check().unwrap();
 //! ```
 
+pub mod batch;
 mod broker;
 mod config;
 mod error;
@@ -29,10 +32,11 @@ mod link;
 mod metrics;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod units;
 mod worker;
 
 pub use broker::redacted;
-pub use config::{AmqpConfig, Route};
+pub use config::{AmqpConfig, BatchRoute, Route};
 pub use error::Error;
 pub use frontend::{Consumed, FrontEnd, ReportSink, is_final};
 pub use link::{Link, LinkStatus};

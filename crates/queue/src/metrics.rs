@@ -22,6 +22,18 @@ pub struct QueueMetrics {
     pub submissions_published: AtomicU64,
     /// Reports a front end consumed from its report queue.
     pub reports_consumed: AtomicU64,
+    /// Batch units a worker was delivered (redeliveries included).
+    pub units_delivered: AtomicU64,
+    /// Batch units delivered flagged redelivered.
+    pub units_redelivered: AtomicU64,
+    /// Batch units judged, their result confirmed by the broker, and acked.
+    pub units_judged: AtomicU64,
+    /// Batch units acked without judging: their batch was cancelled, or the unit was unreadable.
+    pub units_skipped: AtomicU64,
+    /// Batch messages a front end published (announcements, units, cancels).
+    pub batch_messages_published: AtomicU64,
+    /// Batch messages a front end consumed (announcements, results, cancels).
+    pub batch_messages_consumed: AtomicU64,
     /// Connections to the broker established (the first one included).
     pub connections: AtomicU64,
     /// Connections lost or attempts failed.
@@ -76,6 +88,36 @@ impl QueueMetrics {
                 "verdict_amqp_reports_consumed_total",
                 "JudgeReports a front end consumed.",
                 &self.reports_consumed,
+            ),
+            (
+                "verdict_amqp_batch_units_delivered_total",
+                "Batch units (one candidate each) delivered to a worker, redeliveries included.",
+                &self.units_delivered,
+            ),
+            (
+                "verdict_amqp_batch_units_redelivered_total",
+                "Batch units delivered flagged redelivered.",
+                &self.units_redelivered,
+            ),
+            (
+                "verdict_amqp_batch_units_judged_total",
+                "Batch units judged, their result confirmed and acked.",
+                &self.units_judged,
+            ),
+            (
+                "verdict_amqp_batch_units_skipped_total",
+                "Batch units acked unjudged (batch cancelled, or unreadable).",
+                &self.units_skipped,
+            ),
+            (
+                "verdict_amqp_batch_messages_published_total",
+                "Batch messages a front end published (announcements, units, cancels).",
+                &self.batch_messages_published,
+            ),
+            (
+                "verdict_amqp_batch_messages_consumed_total",
+                "Batch messages a front end consumed (announcements, results, cancels).",
+                &self.batch_messages_consumed,
             ),
             (
                 "verdict_amqp_connections_total",

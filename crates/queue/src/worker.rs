@@ -7,11 +7,13 @@
 //! connection is lost, the submissions being judged are abandoned (their deliveries are
 //! unacked, so the broker hands them out again) and the worker reconnects with backoff.
 
+use crate::batch::UnitJudging;
 use crate::broker;
 use crate::config::AmqpConfig;
 use crate::error::Error;
 use crate::link::Link;
 use crate::metrics::QueueMetrics;
+use crate::units::Cancels;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use lapin::Channel;
@@ -36,12 +38,15 @@ pub trait Judging: Send + Sync + 'static {
     ) -> BoxFuture<'static, JudgeReport>;
 }
 
-/// A worker: one connection, `prefetch` submissions judged at once.
+/// A worker: one connection, `prefetch` submissions judged at once (and, with
+/// [`Worker::with_units`], `prefetch` batch units besides).
 pub struct Worker {
-    config: AmqpConfig,
-    prefetch: u16,
+    pub(crate) config: AmqpConfig,
+    pub(crate) prefetch: u16,
     judging: Arc<dyn Judging>,
-    metrics: Arc<QueueMetrics>,
+    units: Option<Arc<dyn UnitJudging>>,
+    pub(crate) cancels: Cancels,
+    pub(crate) metrics: Arc<QueueMetrics>,
     link: Arc<Link>,
 }
 
@@ -68,9 +73,17 @@ impl Worker {
             config,
             prefetch: u16::try_from(prefetch.max(1)).unwrap_or(u16::MAX),
             judging,
+            units: None,
+            cancels: Cancels::default(),
             metrics,
             link,
         }
+    }
+
+    /// Also judges batch units (`crate::batch`) with `judging`.
+    pub fn with_units(mut self, judging: Arc<dyn UnitJudging>) -> Worker {
+        self.units = Some(judging);
+        self
     }
 
     /// Consumes until `shutdown` fires, reconnecting with backoff whenever the broker is
@@ -127,6 +140,14 @@ impl Worker {
                 "consuming from queue {:?}",
                 self.config.request.queue
             )))?;
+        let lane = match &self.units {
+            Some(_) => Some(self.open_units(&connection).await?),
+            None => None,
+        };
+        let (mut units, mut cancels, lane_channel) = match lane {
+            Some(lane) => (Some(lane.units), Some(lane.cancels), Some(lane.channel)),
+            None => (None, None, None),
+        };
         self.link.up();
         QueueMetrics::inc(&self.metrics.connections);
         *attempt = 0;
@@ -149,6 +170,25 @@ impl Worker {
                     Some(Err(err)) => return Err(Error::Lost(err.to_string())),
                     None => return Err(Error::Lost("the broker cancelled the consumer".into())),
                 },
+                next = next_of(&mut units) => match next {
+                    Some(Ok(delivery)) => {
+                        let (worker, publishing) = (self.clone(), publishing.clone());
+                        let judging = self.units.clone();
+                        inflight.spawn(async move {
+                            match judging {
+                                Some(judging) => worker.handle_unit(judging, &publishing, delivery).await,
+                                None => Ok(()),
+                            }
+                        });
+                    }
+                    Some(Err(err)) => return Err(Error::Lost(err.to_string())),
+                    None => return Err(Error::Lost("the broker cancelled the unit consumer".into())),
+                },
+                next = next_of(&mut cancels) => match next {
+                    Some(Ok(delivery)) => self.cancel_delivered(&delivery),
+                    Some(Err(err)) => return Err(Error::Lost(err.to_string())),
+                    None => return Err(Error::Lost("the broker cancelled the cancel consumer".into())),
+                },
                 Some(joined) = inflight.join_next(), if !inflight.is_empty() => {
                     ended(joined)?;
                 }
@@ -158,6 +198,11 @@ impl Worker {
         let _ = consuming
             .basic_cancel(consumer.tag(), BasicCancelOptions::default())
             .await;
+        if let (Some(channel), Some(units)) = (&lane_channel, &units) {
+            let _ = channel
+                .basic_cancel(units.tag(), BasicCancelOptions::default())
+                .await;
+        }
         while let Some(joined) = inflight.join_next().await {
             if let Err(err) = ended(joined) {
                 tracing::warn!(error = %err, "a submission was left for redelivery");
@@ -270,6 +315,14 @@ impl Worker {
             Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
         }
         published
+    }
+}
+
+/// The next delivery of `consumer`, or never when there is none.
+async fn next_of(consumer: &mut Option<lapin::Consumer>) -> Option<Result<Delivery, lapin::Error>> {
+    match consumer {
+        Some(consumer) => consumer.next().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -44,6 +44,8 @@ pub fn amqp(node: &RabbitNode, tag: &str) -> AmqpConfig {
     config.request.exchange = format!("{tag}-request-exchange");
     config.report.queue = format!("{tag}-result");
     config.report.exchange = format!("{tag}-result-exchange");
+    config.batches.queue = format!("{tag}-batch-units");
+    config.batches.exchange = format!("{tag}-batch-exchange");
     config
 }
 
@@ -102,6 +104,9 @@ exchange = {rx:?}
 queue = {pq:?}
 exchange = {px:?}
 routing_key = "#"
+[amqp.batches]
+queue = {bq:?}
+exchange = {bx:?}
 "##,
         work = home.join("work"),
         cache = home.join("cache"),
@@ -110,6 +115,8 @@ routing_key = "#"
         rx = amqp.request.exchange,
         pq = amqp.report.queue,
         px = amqp.report.exchange,
+        bq = amqp.batches.queue,
+        bx = amqp.batches.exchange,
     );
     let path = home.join("server.toml");
     std::fs::write(&path, config).unwrap();

@@ -6,6 +6,7 @@
 
 mod amqp;
 mod availability;
+mod batch_queue;
 mod batches;
 mod binary;
 mod common;

@@ -81,23 +81,7 @@ impl BatchJudge {
     /// Checks a batch as [`BatchJudge::run`] will, without running anything: every problem
     /// with it, each naming its field.
     pub fn check(&self, batch: &BatchRequest) -> Result<(), Vec<FieldError>> {
-        let mut errors = batch.problems();
-        if errors.is_empty() {
-            let problem = capped(&batch.problem, &batch.options);
-            for (i, candidate) in batch.candidates.iter().enumerate() {
-                // A problem's own error comes back with every candidate: named once.
-                for e in self.unit(&problem, i, candidate).err().unwrap_or_default() {
-                    if !errors.contains(&e) {
-                        errors.push(e);
-                    }
-                }
-            }
-        }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors)
-        }
+        check_batch(batch, &self.oracle)
     }
 
     /// Judges a batch: sends each candidate's result on `events` as it finishes (then the
@@ -292,45 +276,107 @@ impl BatchJudge {
         i: usize,
         candidate: &Candidate,
     ) -> Result<Unit, Vec<FieldError>> {
-        let at = format!("candidates[{i}]");
-        match problem {
-            BatchProblem::Programming(p) => {
-                let submission = p.submission_for(i, candidate).map_err(|e| vec![e])?;
-                let problems = submission.problems();
-                if !problems.is_empty() {
-                    return Err(problems
-                        .into_iter()
-                        .map(|e| FieldError::new(renamed(&e.field, &at), e.message))
-                        .collect());
-                }
+        Ok(match checked(problem, i, candidate, &self.oracle)? {
+            Unit::Program(submission) => {
                 let language = submission.submission.source().language;
-                Ok(
-                    match infra::toolchain_missing(self.judge.profiles(), language) {
-                        Some(infra) => Unit::Infra(infra),
-                        None => Unit::Program(Box::new(submission)),
-                    },
-                )
-            }
-            BatchProblem::Suite(p) => {
-                let suite = p.suite_for(i, candidate).map_err(|e| vec![e])?;
-                check_suite(&suite)
-                    .map_err(|e| vec![FieldError::new(renamed(&e.field, &at), e.message)])?;
-                if self.oracle.interpreters.command(suite.language).is_none() {
-                    return Err(vec![FieldError::new(
-                        format!("{at}.language"),
-                        format!(
-                            "{} is not run by the oracle (python3, js, bash)",
-                            suite.language
-                        ),
-                    )]);
+                match infra::toolchain_missing(self.judge.profiles(), language) {
+                    Some(infra) => Unit::Infra(infra),
+                    None => Unit::Program(submission),
                 }
-                Ok(
-                    match infra::interpreter_missing(&self.oracle.interpreters, suite.language) {
-                        Some(infra) => Unit::Infra(infra),
-                        None => Unit::Suite(Box::new(suite)),
-                    },
-                )
             }
+            Unit::Suite(suite) => {
+                match infra::interpreter_missing(&self.oracle.interpreters, suite.language) {
+                    Some(infra) => Unit::Infra(infra),
+                    None => Unit::Suite(suite),
+                }
+            }
+            infra @ Unit::Infra(_) => infra,
+        })
+    }
+}
+
+/// Checks a batch without a judge (what a front end that judges nothing can check): every
+/// problem [`BatchJudge::check`] finds, each naming its field; `oracle` says which languages
+/// suites run in. Whether this host has a toolchain is not checked (a missing one is a
+/// candidate's `infra_error`, not the batch's fault).
+pub fn check_batch(batch: &BatchRequest, oracle: &OracleOptions) -> Result<(), Vec<FieldError>> {
+    let mut errors = batch.problems();
+    if errors.is_empty() {
+        let problem = capped(&batch.problem, &batch.options);
+        for (i, candidate) in batch.candidates.iter().enumerate() {
+            // A problem's own error comes back with every candidate: named once.
+            for e in checked(&problem, i, candidate, oracle)
+                .err()
+                .unwrap_or_default()
+            {
+                if !errors.contains(&e) {
+                    errors.push(e);
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The candidates of a batch judged once for all, by index: each group's members have the same
+/// content address ([`key`]), the first is judged, in the request's order of first members.
+pub fn identical_groups(batch: &BatchRequest) -> Vec<Vec<usize>> {
+    let problem = capped(&batch.problem, &batch.options);
+    let base = problem_hasher(&problem, &batch.options);
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_key: HashMap<Key, usize> = HashMap::new();
+    for (i, candidate) in batch.candidates.iter().enumerate() {
+        let key = candidate_key(&base, candidate);
+        match by_key.get(&key) {
+            Some(&g) => groups[g].push(i),
+            None => {
+                by_key.insert(key, groups.len());
+                groups.push(vec![i]);
+            }
+        }
+    }
+    groups
+}
+
+/// Candidate `i` as the Submission or suite it becomes (never `Unit::Infra`); `Err` when it is
+/// invalid (naming `candidates[i]...` or `problem...`).
+fn checked(
+    problem: &BatchProblem,
+    i: usize,
+    candidate: &Candidate,
+    oracle: &OracleOptions,
+) -> Result<Unit, Vec<FieldError>> {
+    let at = format!("candidates[{i}]");
+    match problem {
+        BatchProblem::Programming(p) => {
+            let submission = p.submission_for(i, candidate).map_err(|e| vec![e])?;
+            let problems = submission.problems();
+            if !problems.is_empty() {
+                return Err(problems
+                    .into_iter()
+                    .map(|e| FieldError::new(renamed(&e.field, &at), e.message))
+                    .collect());
+            }
+            Ok(Unit::Program(Box::new(submission)))
+        }
+        BatchProblem::Suite(p) => {
+            let suite = p.suite_for(i, candidate).map_err(|e| vec![e])?;
+            check_suite(&suite)
+                .map_err(|e| vec![FieldError::new(renamed(&e.field, &at), e.message)])?;
+            if oracle.interpreters.command(suite.language).is_none() {
+                return Err(vec![FieldError::new(
+                    format!("{at}.language"),
+                    format!(
+                        "{} is not run by the oracle (python3, js, bash)",
+                        suite.language
+                    ),
+                )]);
+            }
+            Ok(Unit::Suite(Box::new(suite)))
         }
     }
 }

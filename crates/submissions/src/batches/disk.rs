@@ -63,9 +63,15 @@ pub(crate) fn save_report(dir: &Path, id: &str, ended: &Ended) -> std::io::Resul
 /// A batch read back: its request, and its end with when it ended, if it ended.
 pub(crate) type Kept = (Saved, Option<(Ended, SystemTime)>);
 
-/// Forgets a batch: its request and report files (a missing file is no error).
+/// Forgets a batch: its request and report files, and a front end's results and published
+/// mark (a missing file is no error).
 pub(crate) fn remove(dir: &Path, id: &str) -> std::io::Result<()> {
-    for path in [request_path(dir, id), report_path(dir, id)] {
+    for path in [
+        request_path(dir, id),
+        report_path(dir, id),
+        results_path(dir, id),
+        published_path(dir, id),
+    ] {
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
             _ => {}
@@ -108,4 +114,47 @@ pub(crate) fn load(dir: &Path) -> std::io::Result<Vec<Kept>> {
         found.push((saved, ended));
     }
     Ok(found)
+}
+
+fn results_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{}.results.ndjson", key(id)))
+}
+
+fn published_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{}.published", key(id)))
+}
+
+/// Appends one line (a result a front end consumed) to the batch's results, synced.
+pub(crate) fn append_result(dir: &Path, id: &str, line: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(results_path(dir, id))?;
+    let mut bytes = line.to_vec();
+    bytes.push(b'\n');
+    file.write_all(&bytes)?;
+    file.sync_data()
+}
+
+/// The result lines kept for a batch (none when there are none).
+pub(crate) fn load_results(dir: &Path, id: &str) -> Vec<Vec<u8>> {
+    std::fs::read(results_path(dir, id))
+        .map(|bytes| {
+            bytes
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(<[u8]>::to_vec)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Notes that every message of an accepted batch reached the broker.
+pub(crate) fn mark_published(dir: &Path, id: &str) -> std::io::Result<()> {
+    write_durably(&published_path(dir, id), b"")
+}
+
+/// Whether every message of the batch reached the broker.
+pub(crate) fn is_published(dir: &Path, id: &str) -> bool {
+    published_path(dir, id).exists()
 }

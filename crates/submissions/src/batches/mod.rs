@@ -11,8 +11,10 @@ mod caps;
 mod disk;
 mod entry;
 mod queue;
+mod relay;
 
 pub use entry::BatchEntry;
+pub use relay::{BatchPublisher, Relay};
 
 use crate::jobs::{JudgingTime, retry_after_secs};
 use disk::{Ended, Saved};
@@ -52,6 +54,9 @@ pub enum BatchError {
     /// The server is shutting down: nothing new is queued.
     #[error("the batch queue accepts nothing new (shutting down)")]
     ShuttingDown,
+    /// The broker did not take the batch (or its cancel): nothing was accepted (front ends).
+    #[error("the broker did not take it: {0}")]
+    Unavailable(String),
     /// The batch could not be kept on disk.
     #[error("cannot keep the batch in {path}: {source}")]
     Io {
@@ -82,7 +87,7 @@ impl BatchError {
     }
 }
 
-fn join(errors: &[FieldError]) -> String {
+pub(crate) fn join(errors: &[FieldError]) -> String {
     let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
     list.join("; ")
 }
@@ -439,6 +444,6 @@ async fn sweep_every(batches: Weak<Batches>) {
     }
 }
 
-fn hash(text: &str) -> String {
+pub(crate) fn hash(text: &str) -> String {
     blake3::hash(text.as_bytes()).to_hex().to_string()
 }

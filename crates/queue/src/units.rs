@@ -1,0 +1,244 @@
+//! A worker's side of batches: it consumes units (one candidate each) from the batches' durable
+//! work queue on a channel of their own (prefetch = the worker's count, as for submissions),
+//! judges each, publishes its result to the batches' exchange, and acks only after the broker
+//! confirmed the result: a worker that dies holding a unit loses nothing, the broker hands the
+//! unit to another worker. It also consumes every `batch.cancel` from a queue of its own: the
+//! units it is judging of a cancelled batch stop before their next test, and the units of that
+//! batch it is handed later are acked unjudged.
+
+use crate::batch::{
+    self, CANCEL_KEY, CancelMessage, RESULT_KEY, ResultMessage, UnitJudging, UnitMessage,
+};
+use crate::broker;
+use crate::error::Error;
+use crate::metrics::QueueMetrics;
+use crate::worker::Worker;
+use lapin::message::Delivery;
+use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions, QueueDeclareOptions};
+use lapin::types::FieldTable;
+use lapin::{Channel, Connection, Consumer};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+/// How many cancelled batch ids a worker remembers (the oldest forgotten first).
+const REMEMBERED_CANCELS: usize = 10_000;
+
+/// The batches a worker saw cancelled, and the cancel tokens of those it is judging.
+#[derive(Debug, Default)]
+pub(crate) struct Cancels {
+    inner: Mutex<CancelsInner>,
+}
+
+#[derive(Debug, Default)]
+struct CancelsInner {
+    /// Batches being judged: their token and how many of their units are in hand.
+    running: HashMap<String, (CancellationToken, usize)>,
+    cancelled: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl Cancels {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CancelsInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `batch` was cancelled: its running units stop, its later units are skipped.
+    pub(crate) fn cancel(&self, batch: &str) {
+        let mut inner = self.lock();
+        if let Some((token, _)) = inner.running.get(batch) {
+            token.cancel();
+        }
+        if inner.cancelled.insert(batch.to_owned()) {
+            inner.order.push_back(batch.to_owned());
+            if inner.order.len() > REMEMBERED_CANCELS
+                && let Some(old) = inner.order.pop_front()
+            {
+                inner.cancelled.remove(&old);
+            }
+        }
+    }
+
+    /// A unit of `batch` starts: its batch's token, or `None` when the batch was cancelled.
+    fn enter(&self, batch: &str) -> Option<CancellationToken> {
+        let mut inner = self.lock();
+        if inner.cancelled.contains(batch) {
+            return None;
+        }
+        let (token, count) = inner
+            .running
+            .entry(batch.to_owned())
+            .or_insert_with(|| (CancellationToken::new(), 0));
+        *count += 1;
+        Some(token.clone())
+    }
+
+    /// A unit of `batch` ended.
+    fn leave(&self, batch: &str) {
+        let mut inner = self.lock();
+        if let Some((_, count)) = inner.running.get_mut(batch) {
+            *count -= 1;
+            if *count == 0 {
+                inner.running.remove(batch);
+            }
+        }
+    }
+}
+
+/// A worker's batch consumers on their channel.
+pub(crate) struct UnitLane {
+    /// The units, from the work queue.
+    pub units: Consumer,
+    /// Every cancel, from the worker's own exclusive queue (no acks).
+    pub cancels: Consumer,
+    /// The channel both consume on.
+    pub channel: Channel,
+}
+
+impl Worker {
+    /// Declares the batches' exchange and work queue and starts consuming units and cancels.
+    pub(crate) async fn open_units(&self, connection: &Connection) -> Result<UnitLane, Error> {
+        let config = &self.config.batches;
+        let channel = connection
+            .create_channel()
+            .await
+            .map_err(Error::amqp("opening a channel for batch units"))?;
+        batch::declare(&channel, config, true).await?;
+        channel
+            .basic_qos(self.prefetch, BasicQosOptions::default())
+            .await
+            .map_err(Error::amqp("setting the prefetch count of batch units"))?;
+        let own = channel
+            .queue_declare(
+                "".into(),
+                QueueDeclareOptions {
+                    exclusive: true,
+                    auto_delete: true,
+                    ..QueueDeclareOptions::default()
+                },
+                FieldTable::default(),
+            )
+            .await
+            .map_err(Error::amqp("declaring the worker's cancel queue"))?;
+        let own = own.name().to_string();
+        batch::bind(&channel, &own, &config.exchange, CANCEL_KEY).await?;
+        let cancels = channel
+            .basic_consume(
+                own.as_str().into(),
+                "".into(),
+                BasicConsumeOptions {
+                    no_ack: true,
+                    ..BasicConsumeOptions::default()
+                },
+                FieldTable::default(),
+            )
+            .await
+            .map_err(Error::amqp("consuming batch cancels"))?;
+        let units = channel
+            .basic_consume(
+                config.queue.as_str().into(),
+                "".into(),
+                BasicConsumeOptions::default(),
+                FieldTable::default(),
+            )
+            .await
+            .map_err(Error::amqp(format!(
+                "consuming from queue {:?}",
+                config.queue
+            )))?;
+        Ok(UnitLane {
+            units,
+            cancels,
+            channel,
+        })
+    }
+
+    /// A cancel delivered to this worker.
+    pub(crate) fn cancel_delivered(&self, delivery: &Delivery) {
+        match serde_json::from_slice::<CancelMessage>(&delivery.data) {
+            Ok(cancel) => {
+                tracing::info!(batch = %cancel.batch, "batch cancelled");
+                self.cancels.cancel(&cancel.batch);
+            }
+            Err(err) => tracing::warn!(error = %err, "a batch cancel that cannot be read; dropped"),
+        }
+    }
+
+    /// Judges (or skips) one unit, publishes its result, then acks it.
+    pub(crate) async fn handle_unit(
+        &self,
+        judging: Arc<dyn UnitJudging>,
+        publishing: &Channel,
+        delivery: Delivery,
+    ) -> Result<(), Error> {
+        QueueMetrics::inc(&self.metrics.units_delivered);
+        if delivery.redelivered {
+            QueueMetrics::inc(&self.metrics.units_redelivered);
+        }
+        let unit = match serde_json::from_slice::<UnitMessage>(&delivery.data) {
+            Ok(unit) => Some(unit),
+            Err(err) => {
+                tracing::warn!(error = %err, "a batch unit that cannot be read; acked unjudged");
+                None
+            }
+        };
+        let token = unit.as_ref().and_then(|u| self.cancels.enter(&u.batch));
+        let (Some(unit), Some(token)) = (unit, token) else {
+            return self.ack_unit(delivery, false).await;
+        };
+        let (batch, index) = (unit.batch.clone(), unit.index);
+        tracing::info!(%batch, index, redelivered = delivery.redelivered, "judging a batch unit");
+        let result = judging.judge(unit, token.clone()).await;
+        self.cancels.leave(&batch);
+        if token.is_cancelled() {
+            // Every front end ended the batch when it heard the cancel: no one reads this.
+            return self.ack_unit(delivery, false).await;
+        }
+        let body = serde_json::to_vec(&ResultMessage {
+            batch,
+            index,
+            result,
+        })
+        .unwrap_or_default();
+        let published =
+            broker::publish(publishing, &self.config.batches.exchange, RESULT_KEY, &body).await;
+        if published.is_err() {
+            QueueMetrics::inc(&self.metrics.publish_failures);
+        }
+        published?;
+        self.ack_unit(delivery, true).await
+    }
+
+    async fn ack_unit(&self, delivery: Delivery, judged: bool) -> Result<(), Error> {
+        delivery
+            .acker
+            .ack(BasicAckOptions::default())
+            .await
+            .map_err(Error::amqp("acking a batch unit"))?;
+        QueueMetrics::inc(if judged {
+            &self.metrics.units_judged
+        } else {
+            &self.metrics.units_skipped
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancelled_batch_stops_its_running_units_and_skips_the_rest() {
+        let cancels = Cancels::default();
+        let running = cancels.enter("b").unwrap();
+        let other = cancels.enter("c").unwrap();
+        cancels.cancel("b");
+        assert!(running.is_cancelled());
+        assert!(!other.is_cancelled());
+        assert!(cancels.enter("b").is_none());
+        cancels.leave("b");
+        cancels.leave("c");
+        assert!(cancels.lock().running.is_empty());
+    }
+}
