@@ -239,7 +239,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             batches::submit,
             Doc::new(
                 "submitBatch",
-                "Accept a batch (one problem, many candidates; docs/batches.md): on disk before the answer, queued with fair sharing between categories. The same Idempotency-Key with the same body returns the batch already accepted; with another body, 409.",
+                "Accept a batch (one problem, many candidates; docs/batches.md): on disk before the answer, queued with fair sharing between categories (on a front end: published to the workers, one unit per distinct candidate, confirmed before the answer). The same Idempotency-Key with the same body returns the batch already accepted; with another body, 409.",
             )
             .param(Param::header(
                 "Idempotency-Key",
@@ -288,7 +288,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             batches::cancel,
             Doc::new(
                 "cancelBatch",
-                "Cancel a batch: no candidate starts after this; running ones stop before their next test (their results carry an infra_error).",
+                "Cancel a batch: no candidate starts after this; running ones stop before their next test (their results carry an infra_error). On a front end the batch ends at once, with the results it has, at every front end.",
             )
             .param(Param::path("id"))
             .ok(200, "The snapshot after the cancel.", json::<BatchStatus>)
