@@ -323,7 +323,8 @@ pub fn check_batch(batch: &BatchRequest, oracle: &OracleOptions) -> Result<(), V
 }
 
 /// The candidates of a batch judged once for all, by index: each group's members have the same
-/// content address ([`key`]), the first is judged, in the request's order of first members.
+/// content address (the whole problem, the options and the candidate without its id); the
+/// first is judged. Groups come in the request's order of their first members.
 pub fn identical_groups(batch: &BatchRequest) -> Vec<Vec<usize>> {
     let problem = capped(&batch.problem, &batch.options);
     let base = problem_hasher(&problem, &batch.options);
