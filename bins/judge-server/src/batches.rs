@@ -21,6 +21,10 @@ use verdict_contracts::batch::BatchEvent;
 use verdict_scripts::oracle::OracleError;
 use verdict_submissions::batches::{BatchEntry, BatchError};
 
+/// How long an event stream stays silent at most: then a keep-alive (an empty NDJSON line, an
+/// SSE comment).
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
 /// The query of `POST /v1/batches`.
 #[derive(Debug, Deserialize)]
 pub struct SubmitQuery {
@@ -169,12 +173,15 @@ pub async fn events(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/event-stream"));
     let rx = entry.subscribe();
+    // `None`: nothing happened for a keep-alive period (a batch waiting in the queue, a long
+    // candidate): NDJSON sends an empty line, so a client's read timeout never fires on a
+    // batch that is merely waiting (SSE has its own comment line).
     let stream = futures::stream::unfold(
         (entry, rx, 0usize, std::collections::VecDeque::new(), false),
         |(entry, mut rx, mut seen, mut pending, mut over)| async move {
             loop {
                 if let Some(event) = pending.pop_front() {
-                    return Some((event, (entry, rx, seen, pending, over)));
+                    return Some((Some(event), (entry, rx, seen, pending, over)));
                 }
                 if over {
                     return None;
@@ -186,30 +193,38 @@ pub async fn events(
                     .count();
                 pending.extend(events);
                 over = done;
-                if pending.is_empty() && !over && rx.changed().await.is_err() {
-                    over = true;
+                if pending.is_empty() && !over {
+                    match tokio::time::timeout(KEEP_ALIVE, rx.changed()).await {
+                        Err(_) => return Some((None, (entry, rx, seen, pending, over))),
+                        Ok(Err(_)) => over = true,
+                        Ok(Ok(())) => {}
+                    }
                 }
             }
         },
     );
     if sse {
-        let stream = futures::StreamExt::map(stream, |event| {
+        let stream = futures::StreamExt::filter_map(stream, |event| async move {
+            let event = event?;
             let name = match &event {
                 BatchEvent::Candidate(_) => "candidate",
                 BatchEvent::Summary(_) => "summary",
             };
-            Ok::<_, Infallible>(
+            Some(Ok::<_, Infallible>(
                 Event::default()
                     .event(name)
                     .data(serde_json::to_string(&event).unwrap_or_default()),
-            )
+            ))
         });
         return Ok(Sse::new(stream)
-            .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+            .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
             .into_response());
     }
     let stream = futures::StreamExt::map(stream, |event| {
-        let mut line = serde_json::to_vec(&event).unwrap_or_default();
+        let mut line = match event {
+            Some(event) => serde_json::to_vec(&event).unwrap_or_default(),
+            None => Vec::new(),
+        };
         line.push(b'\n');
         Ok::<_, Infallible>(Bytes::from(line))
     });

@@ -287,3 +287,53 @@ fn health_counts_the_batches_waiting_for_a_place() {
         0
     );
 }
+
+#[test]
+fn a_waiting_batchs_ndjson_stream_sends_keep_alives_so_no_read_timeout_fires() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let sleepy = |secs: u32| {
+        json!({"problem": {"kind": "suite", "deliverable_type": "function",
+                           "language": "python3", "entry_point": "f", "timeout_ms": 30_000,
+                           "test_cases": [{"name": "t", "input": [], "expected": 1}]},
+               "candidates": [{"id": "c", "code": format!(
+                   "import time\ndef f():\n    time.sleep({secs})\n    return 1\n")}]})
+        .to_string()
+    };
+    // Both batch places busy for 18 s: the third batch waits, and its stream has nothing to
+    // say for longer than a client's 16 s read timeout.
+    for n in 0..2 {
+        assert_eq!(
+            submit(&server, &format!("busy-{n}"), "", &sleepy(18)).status,
+            202
+        );
+    }
+    assert_eq!(submit(&server, "waiting", "", &sleepy(0)).status, 202);
+    let agent = ureq::Agent::new_with_config(
+        ureq::config::Config::builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_per_read(Some(std::time::Duration::from_secs(16)))
+            .build(),
+    );
+    let mut response = agent
+        .get(server.url("/v1/batches/waiting/events"))
+        .call()
+        .expect("the stream opens");
+    let mut reader = std::io::BufReader::new(response.body_mut().as_reader());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut reader, &mut line).expect("a line before the read timeout");
+    assert_eq!(
+        line, "\n",
+        "a keep-alive, not an event: the batch still waits"
+    );
+    for id in ["waiting", "busy-0", "busy-1"] {
+        let cancelled = reply(
+            client()
+                .delete(server.url(&format!("/v1/batches/{id}")))
+                .call(),
+        );
+        assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    }
+}
