@@ -32,6 +32,16 @@ impl PipeEnd {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
+    /// The descriptor, still held here (`None`: a run took it).
+    pub(crate) fn raw(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|fd| fd.as_raw_fd())
+    }
+
     /// Whether `self` and `other` are the same end (one descriptor for stdout and stderr).
     pub(crate) fn same(&self, other: &PipeEnd) -> bool {
         Arc::ptr_eq(&self.0, &other.0)

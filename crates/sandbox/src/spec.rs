@@ -26,6 +26,10 @@ pub struct SandboxSpec {
     pub read_only_mounts: Vec<PathBuf>,
     /// Extra host directories made visible writable (at the same path); use sparingly (e.g. a compiler cache).
     pub writable_mounts: Vec<PathBuf>,
+    /// A pipe's read end the caller keeps the write end of: when it becomes readable or every
+    /// write end is closed, the box is killed at once (an interactive test's program after its
+    /// interactor rejected it), as on a limit but with no limit named. Not taken by the run.
+    pub stop: Option<crate::PipeEnd>,
 }
 
 /// A standard stream of the sandboxed program.

@@ -114,6 +114,7 @@ fn interactive(sandbox: &Sandbox, echo: &Build, pinger: &Build, trips: u64, work
             args: &args,
             ..RunRequest::new(pinger, limits)
         },
+        rejecting_exits: &[],
     };
     let start = Instant::now();
     let out = run_interactive(sandbox, &request, &run_dir).expect("interactive run");

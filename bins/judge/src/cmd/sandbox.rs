@@ -172,6 +172,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|p| absolute(p))
             .collect::<Result<_, _>>()?,
+
+        stop: None,
     };
     let result = match args.bench {
         Some(n) => verdict_sandbox::bench::benchmark(&sandbox, &spec, n)

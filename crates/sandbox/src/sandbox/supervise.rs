@@ -60,6 +60,8 @@ struct Watch<'a> {
     /// The limit of the program's own memory in bytes, when the cgroup's is higher (headroom
     /// for file pages): the supervisor enforces it.
     own_memory_limit: Option<u64>,
+    /// The spec's stop pipe: readable or hung up, the box is killed.
+    stop: Option<RawFd>,
 }
 
 impl Supervisor<'_> {
@@ -99,6 +101,7 @@ impl Supervisor<'_> {
             wall_ms: prep.wall_ms,
             cpu_limit_ms: spec.limits.cpu_time_ms,
             own_memory_limit: memory.filter(|_| headroom > 0),
+            stop: spec.stop.as_ref().and_then(|p| p.raw()),
         };
         let result = self.serve(z, slot, spec, prep, &w, &mut mount_ns, &mut answered);
         let mut readings = cg.readings();
@@ -241,7 +244,8 @@ impl Supervisor<'_> {
             unsafe { libc::kill(zy.pid(), libc::SIGKILL) };
             cg.kill_all();
         });
-        let reply = match killed_for {
+        // Killed (on a limit, or stopped by the caller): the zygote died with its box.
+        let reply = match killed_at {
             Some(_) => None,
             None => Some(zy.recv()),
         };
@@ -415,6 +419,7 @@ impl Supervisor<'_> {
             wall_ms: prep.wall_ms,
             cpu_limit_ms: spec.limits.cpu_time_ms,
             own_memory_limit: None,
+            stop: spec.stop.as_ref().and_then(|p| p.raw()),
         };
         let (killed_for, killed_at) = self.watch(pidfd.as_raw_fd(), &w, start, || {
             if let Some((uid, gid)) = prep.ids {
@@ -521,16 +526,30 @@ impl Supervisor<'_> {
                 kill();
                 return (Some(LimitHit::WallTime), Some(at));
             }
-            let mut pfd = libc::pollfd {
-                fd: done,
-                events: libc::POLLIN,
-                revents: 0,
-            };
+            let mut pfds = [
+                libc::pollfd {
+                    fd: done,
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    // A negative descriptor is ignored by poll.
+                    fd: w.stop.unwrap_or(-1),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
             let ms = timeout.as_micros().div_ceil(1000).clamp(1, 100) as i32;
-            // SAFETY: polling one valid pollfd.
-            let r = unsafe { libc::poll(&mut pfd, 1, ms) };
-            if r > 0 {
+            // SAFETY: polling two pollfds of a live array (the second may be ignored).
+            let r = unsafe { libc::poll(pfds.as_mut_ptr(), 2, ms) };
+            if r > 0 && pfds[0].revents != 0 {
                 return (None, None);
+            }
+            if r > 0 && pfds[1].revents != 0 {
+                // Stopped by the caller: killed as on a limit, with none named.
+                let at = Instant::now();
+                kill();
+                return (None, Some(at));
             }
         }
     }

@@ -52,3 +52,41 @@ fn a_pipe_closed_by_the_program_reaches_the_host_while_the_program_runs() {
 fn std_file(end: verdict_sandbox::PipeEnd) -> std::fs::File {
     std::fs::File::from(end.into_fd().expect("not taken"))
 }
+
+/// A spec's stop pipe: the program writes a line and then waits forever; once the host has read
+/// the line it closes the stop pipe's write end, and the box is killed at once (no limit named)
+/// instead of at its 10 s wall limit.
+#[test]
+fn closing_the_stop_pipe_kills_the_box_at_once_with_no_limit_named() {
+    let Some(sb) = sandbox() else {
+        return;
+    };
+    let b = TestBox::new();
+    let (stdout_r, stdout_w) = pipe().expect("pipe");
+    let (stop_r, stop_w) = pipe().expect("pipe");
+    let mut spec = b.spec(Path::new("sh"), &["-c", "echo ready; exec sleep 60"]);
+    spec.stdout = StdioSpec::Pipe(stdout_w);
+    spec.stop = Some(stop_r);
+    spec.limits = SandboxLimits {
+        cpu_time_ms: Some(10_000),
+        wall_time_ms: Some(10_000),
+        ..SandboxLimits::default()
+    };
+    let mut host_out = std_file(stdout_r);
+    let stop_w = std_file(stop_w);
+    std::thread::scope(|s| {
+        let run = s.spawn(|| sb.run(&spec).expect("run"));
+        let mut line = [0u8; 6];
+        host_out.read_exact(&mut line).expect("read");
+        assert_eq!(&line, b"ready\n");
+        drop(stop_w);
+        let outcome = run.join().expect("thread");
+        assert_eq!(outcome.limit_hit, None, "{outcome:?}");
+        assert_eq!(outcome.exit, ExitKind::Signaled(9), "{outcome:?}");
+        assert!(
+            outcome.wall_time_ms < 5_000,
+            "killed after {} ms",
+            outcome.wall_time_ms
+        );
+    });
+}

@@ -244,6 +244,42 @@ fn the_interactors_wrong_answer_first_wins_over_a_program_that_then_burns_its_ti
         return;
     };
     assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
+    // Killed as soon as the interactor rejected it, not at its 2 s limit.
+    assert!(
+        r.run_time < 1000,
+        "ran {} ms after the rejection",
+        r.run_time
+    );
+}
+
+#[test]
+fn a_program_still_running_after_a_testlib_interactor_rejected_it_is_killed_at_once() {
+    let body = "signal(SIGPIPE, SIG_IGN); for (int i = 0; i < 100; i++) printf(\"1\\n\"); \
+                fflush(stdout); for (volatile unsigned long x = 0;; x++) {}";
+    let Some(r) = judge_game(
+        "testlib-wa-then-spin",
+        &after_start(body),
+        TESTLIB_INTERACTOR,
+        Some("testlib"),
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
+    assert!(
+        r.run_time < 1000,
+        "ran {} ms after the rejection",
+        r.run_time
+    );
+}
+
+#[test]
+fn a_program_that_spins_after_the_interactor_accepted_runs_to_its_limit() {
+    let after = "for (volatile unsigned long x = 0;; x++) {}";
+    let Some(r) = kattis("ac-then-spin", &searcher("", after)) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
 }
 
 #[test]

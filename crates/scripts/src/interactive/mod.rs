@@ -40,6 +40,19 @@ pub struct InteractiveRequest<'a> {
     pub program: RunRequest<'a>,
     /// The interactor, with its arguments and files.
     pub interactor: RunRequest<'a>,
+    /// The interactor's exit codes that reject the program (Kattis 43, testlib 1 and 2): when
+    /// the interactor ends with one, a program still running is killed at once (its verdict
+    /// is already the interactor's, rule 2 of [`verdict::decide`]).
+    pub rejecting_exits: &'a [i32],
+}
+
+/// The exit codes of an interactor of `protocol` that reject the program.
+pub fn rejecting_exits(protocol: ComparatorProtocol) -> &'static [i32] {
+    match protocol {
+        ComparatorProtocol::Kattis => &[43],
+        ComparatorProtocol::Testlib => &[1, 2],
+        ComparatorProtocol::JudgeSystem => &[],
+    }
 }
 
 /// Both finished runs and what the relay saw.
@@ -75,6 +88,10 @@ pub fn run_interactive(
     let (interactor_in, to_interactor) = pipe()?;
     let (from_interactor, interactor_out) = pipe()?;
     let (stop, stop_writer) = pipe()?;
+    // The program's box is killed when this pipe's write end closes: the interactor rejected
+    // it, or the interactor's side is done with whatever it ran (see below).
+    let (kill_program, kill_writer) = pipe()?;
+    program.stop = Some(PipeEnd::new(kill_program));
     program.stdin = StdioSpec::Pipe(PipeEnd::new(program_in));
     program.stdout = StdioSpec::Pipe(PipeEnd::new(program_out));
     interactor.stdin = StdioSpec::Pipe(PipeEnd::new(interactor_in));
@@ -93,15 +110,26 @@ pub fn run_interactive(
         .map(|kb| kb.saturating_mul(1024));
     let (program_outcome, interactor_outcome, relayed) = std::thread::scope(|s| {
         let relay = s.spawn(move || relay::relay(ends, cap));
+        let rejecting = request.rejecting_exits;
         let other = s.spawn(move || {
             let outcome = sandbox.run(&interactor);
             // A run that failed before taking its pipe ends closes them here.
             drop(interactor);
-            outcome
+            let rejected = outcome.as_ref().is_ok_and(|o| {
+                o.limit_hit.is_none()
+                    && matches!(o.exit, ExitKind::Exited(code) if rejecting.contains(&code))
+            });
+            // Closed now if it rejected; else kept open until the program ends (it runs on
+            // to its own end or limit).
+            let keep = (!rejected).then_some(kill_writer);
+            (outcome, keep)
         });
         let outcome = sandbox.run(&program);
         drop(program);
-        let other = other.join();
+        let other = other.join().map(|(outcome, keep)| {
+            drop(keep);
+            outcome
+        });
         drop(stop_writer);
         (outcome, other, relay.join())
     });
@@ -240,6 +268,7 @@ pub fn judge_interactive(
             empty_dirs: &["feedback"],
             limits: interactor_limits,
         },
+        rejecting_exits: rejecting_exits(test.protocol),
     };
     let output = executor.run_interactive(&request, run_dir)?;
     let stderr = read_capped(&output.program.stderr, 64 * 1024)?;

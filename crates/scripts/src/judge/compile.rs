@@ -155,6 +155,7 @@ pub fn compile(
         },
         read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
         writable_mounts: Vec::new(),
+        stop: None,
     };
     placing.end();
     let running = crate::timing::phase("compile.sandbox");

@@ -165,6 +165,7 @@ pub(crate) fn prepare_box(
         limits: sandbox_limits(&request.limits, profile.extra_processes),
         read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
         writable_mounts: Vec::new(),
+        stop: None,
     };
     Ok((
         spec,

@@ -318,6 +318,7 @@ impl Batch<'_> {
             limits,
             read_only_mounts: Vec::new(),
             writable_mounts: Vec::new(),
+            stop: None,
         };
         Ok(self.sandbox.run(&spec)?)
     }

@@ -190,6 +190,7 @@ fn run_case(
         limits,
         read_only_mounts: Vec::new(),
         writable_mounts: Vec::new(),
+        stop: None,
     };
     let outcome = sandbox.run(&spec)?;
     let cap = options.max_capture_bytes;
