@@ -13,12 +13,13 @@ use crate::state::{AppState, Broker, Handoff, Shared, Submissions, open_store};
 use anyhow::Context;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::{Submission, parse_submission};
 use verdict_queue::{Consumed, FrontEnd, ReportSink};
 use verdict_scripts::OracleOptions;
-use verdict_submissions::batches::Relay;
+use verdict_submissions::batches::{BatchLimits, Relay};
 use verdict_submissions::{Entry, Metrics, Reject, Store};
 
 /// Opens the store (taking back the submissions in progress when the front end stopped) and
@@ -46,7 +47,13 @@ fn front_end(
     let relay = Relay::open(
         config.data_dir().join("batches"),
         oracle,
-        config.caps.clone(),
+        BatchLimits {
+            capacity: config.queue_capacity,
+            slots: config.workers,
+            caps: config.caps.clone(),
+            retention: Duration::from_secs(config.retention_secs),
+            max_retained: config.max_retained,
+        },
     )
     .context("cannot open the batches")?;
     let sink: ReportSink = {

@@ -7,13 +7,12 @@
 //! (`batch.cancel`) ends the batch at every front end and reaches every worker.
 
 use super::disk::{self, Ended, Saved};
-use super::{BatchEntry, BatchError, caps, hash, join};
+use super::{BatchEntry, BatchError, BatchLimits, caps, hash, join};
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
-use verdict_contracts::Caps;
 use verdict_contracts::batch::{
     BatchReport, BatchRequest, BatchState, BatchSummary, CandidateResult, parse_batch,
 };
@@ -129,7 +128,8 @@ impl Relayed {
 pub struct Relay {
     dir: PathBuf,
     oracle: OracleOptions,
-    caps: Caps,
+    /// The caps, the retention and `max_retained` (the queue's bounds do not apply here).
+    limits: BatchLimits,
     publisher: OnceLock<Arc<dyn BatchPublisher>>,
     batches: Mutex<HashMap<String, Arc<Relayed>>>,
     /// Batches kept on disk whose messages may not all have reached the broker.
@@ -147,9 +147,13 @@ impl std::fmt::Debug for Relay {
 impl Relay {
     /// Opens the batches kept in `dir` (made if missing): ended ones are served from disk,
     /// the others wait for their results from the broker, with those consumed before the
-    /// restart. `oracle` says which languages suites run in and `caps` are the operator's (for
-    /// the checks).
-    pub fn open(dir: PathBuf, oracle: OracleOptions, caps: Caps) -> Result<Arc<Relay>, BatchError> {
+    /// restart; starts the sweeper of ended batches. `oracle` says which languages suites run
+    /// in; of `limits`, the caps, the retention and `max_retained` apply.
+    pub fn open(
+        dir: PathBuf,
+        oracle: OracleOptions,
+        limits: BatchLimits,
+    ) -> Result<Arc<Relay>, BatchError> {
         let io = |source| BatchError::Io {
             path: dir.clone(),
             source,
@@ -159,7 +163,7 @@ impl Relay {
         let relay = Relay {
             dir,
             oracle,
-            caps,
+            limits,
             publisher: OnceLock::new(),
             batches: Mutex::default(),
             unpublished: Mutex::default(),
@@ -196,7 +200,36 @@ impl Relay {
                 relay.end(&relayed, BatchState::Finished);
             }
         }
-        Ok(Arc::new(relay))
+        let relay = Arc::new(relay);
+        tokio::spawn(sweep_every(Arc::downgrade(&relay)));
+        Ok(relay)
+    }
+
+    /// Forgets the batches that ended more than the retention ago, and the oldest ended ones
+    /// beyond `max_retained`: in memory and on disk (as a standalone server does).
+    pub fn sweep(&self) {
+        let now = SystemTime::now();
+        let mut ended: Vec<(SystemTime, String)> = self
+            .lock()
+            .values()
+            .filter_map(|r| r.entry.ended_at().map(|at| (at, r.entry.id.clone())))
+            .collect();
+        ended.sort();
+        let excess = ended.len().saturating_sub(self.limits.max_retained);
+        for (i, (at, id)) in ended.iter().enumerate() {
+            let expired = now
+                .duration_since(*at)
+                .is_ok_and(|age| age >= self.limits.retention);
+            if i >= excess && !expired {
+                continue;
+            }
+            match disk::remove(&self.dir, id) {
+                Ok(()) => {
+                    self.lock().remove(id);
+                }
+                Err(err) => tracing::warn!(%id, "cannot sweep an ended batch: {err}"),
+            }
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Relayed>>> {
@@ -247,7 +280,7 @@ impl Relay {
         text: String,
     ) -> Result<(Arc<BatchEntry>, bool), BatchError> {
         let request = parse_batch(&text).map_err(BatchError::Invalid)?;
-        let over = caps::check(&self.caps, &request);
+        let over = caps::check(&self.limits.caps, &request);
         if !over.is_empty() {
             return Err(BatchError::Invalid(over));
         }
@@ -482,5 +515,143 @@ impl Relay {
             tracing::error!(id = %relayed.entry.id, "cannot keep the batch's report: {err}");
         }
         relayed.entry.finish(report, state, SystemTime::now());
+    }
+}
+
+/// Sweeps `relay` every retention time (1 to 60 s) while it exists.
+async fn sweep_every(relay: std::sync::Weak<Relay>) {
+    let period = match relay.upgrade() {
+        Some(r) => r
+            .limits
+            .retention
+            .clamp(Duration::from_secs(1), Duration::from_secs(60)),
+        None => return,
+    };
+    loop {
+        tokio::time::sleep(period).await;
+        let Some(relay) = relay.upgrade() else {
+            return;
+        };
+        let _ = tokio::task::spawn_blocking(move || relay.sweep()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verdict_contracts::Caps;
+    use verdict_contracts::batch::CandidateStatus;
+    use verdict_contracts::oracle::OracleCaseStatus;
+
+    const REQUEST: &str = r#"{"problem": {"kind": "suite", "deliverable_type": "function",
+        "language": "python3", "entry_point": "f",
+        "test_cases": [{"name": "a", "input": [], "expected": 1}]},
+        "candidates": [{"id": "x", "code": "def f(): return 1"},
+                       {"id": "y", "code": "def f(): return 2"},
+                       {"id": "x2", "code": "def f(): return 1"}]}"#;
+
+    fn limits(retention: Duration) -> BatchLimits {
+        BatchLimits {
+            capacity: 4,
+            slots: 1,
+            caps: Caps::default(),
+            retention,
+            max_retained: 100,
+        }
+    }
+
+    fn result(id: &str, passed: bool) -> Box<ResultMessage> {
+        let index = usize::from(id == "y");
+        Box::new(ResultMessage {
+            batch: "b".into(),
+            index,
+            result: CandidateResult {
+                id: id.into(),
+                status: CandidateStatus::Case(if passed {
+                    OracleCaseStatus::Passed
+                } else {
+                    OracleCaseStatus::Failed
+                }),
+                passed,
+                fraction: f64::from(u8::from(passed)),
+                tests_passed: usize::from(passed),
+                tests_total: 1,
+                stopped_early: false,
+                results: None,
+                cases: None,
+                message: None,
+                infra_error: None,
+                same_as: None,
+                time_ms: 5,
+            },
+        })
+    }
+
+    #[tokio::test]
+    async fn results_kept_before_a_restart_count_and_a_second_result_of_a_unit_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("batches");
+        let relay = Relay::open(
+            path.clone(),
+            OracleOptions::default(),
+            limits(Duration::MAX),
+        )
+        .unwrap();
+        relay
+            .ingest(BatchMessage::Accepted(AcceptedMessage {
+                batch: "b".into(),
+                category: "c".into(),
+                request: REQUEST.into(),
+            }))
+            .await;
+        relay.ingest(BatchMessage::Result(result("x", true))).await;
+        let entry = relay.get("b").unwrap();
+        // x2 is x's copy: one unit, two results.
+        assert_eq!(entry.status().results.len(), 2);
+        assert!(!entry.is_done());
+        drop(relay);
+
+        // A restart: the result kept on disk counts, the same unit's second result does not.
+        let relay = Relay::open(path, OracleOptions::default(), limits(Duration::MAX)).unwrap();
+        let entry = relay.get("b").unwrap();
+        assert_eq!(entry.status().results.len(), 2);
+        relay.ingest(BatchMessage::Result(result("x", false))).await;
+        relay.ingest(BatchMessage::Result(result("y", false))).await;
+        assert!(entry.is_done());
+        let status = entry.status();
+        assert_eq!(status.state, BatchState::Finished);
+        let ids: Vec<&str> = status.results.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["x", "y", "x2"]);
+        assert!(status.results[0].passed);
+        assert_eq!(status.results[2].same_as.as_deref(), Some("x"));
+        assert_eq!(status.summary.unwrap().passed, 2);
+    }
+
+    #[tokio::test]
+    async fn ended_batches_are_swept_from_memory_and_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("batches");
+        let relay = Relay::open(
+            path.clone(),
+            OracleOptions::default(),
+            limits(Duration::ZERO),
+        )
+        .unwrap();
+        relay
+            .ingest(BatchMessage::Accepted(AcceptedMessage {
+                batch: "b".into(),
+                category: "c".into(),
+                request: REQUEST.into(),
+            }))
+            .await;
+        relay.sweep();
+        assert!(relay.get("b").is_some(), "a running batch is never swept");
+        relay
+            .ingest(BatchMessage::Cancel(CancelMessage { batch: "b".into() }))
+            .await;
+        assert_eq!(relay.get("b").unwrap().state(), BatchState::Cancelled);
+        relay.sweep();
+        assert!(relay.get("b").is_none());
+        assert_eq!(std::fs::read_dir(&path).unwrap().count(), 0);
     }
 }
