@@ -158,6 +158,13 @@ fn failures_explain_themselves_in_error_log() {
         !log("compilation-error", 0).contains("/box/"),
         "box paths are shown relative"
     );
+    // Python's syntax check names the file and line as py_compile did (its own compile, without
+    // py_compile's imports).
+    let python = log("compilation-error-python3", 0);
+    assert!(
+        python.contains("helper.py\", line 2") && python.contains("SyntaxError"),
+        "{python}"
+    );
     assert!(
         log("executable-compilation-error", 0).starts_with("the standard program did not compile")
     );
