@@ -1,4 +1,6 @@
-//! Judging one sample against its problem in the sandbox, through the Task Oracle's runners.
+//! Judging a problem's samples in the sandbox: one batch per problem
+//! (`verdict_scheduler::BatchJudge`, docs/batches.md), the problem's tests as the batch's suite
+//! and each sample a candidate, judged in a box of its own; identical programs are judged once.
 //!
 //! - Assertion tests: a `script` suite of one case: `assertion_runner.py` loads the candidate,
 //!   checks the return values of the functions the tests call, runs the tests, and writes a
@@ -15,13 +17,16 @@ use crate::problem::{
     Tests,
 };
 use crate::result::{SampleResult, TestOutcome};
-use crate::samples::Sample;
 use serde_json::{Value, json};
+use verdict_contracts::batch::{
+    BatchOptions, BatchProblem, BatchRequest, Candidate, CandidateResult, SuiteProblem,
+};
 use verdict_contracts::judge::{Asset, Language};
 use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite,
 };
 use verdict_sandbox::Sandbox;
+use verdict_scheduler::{BatchCancel, BatchJudge, Judge};
 use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
 
 const RUNNER: &str = include_str!("assertion_runner.py");
@@ -49,62 +54,194 @@ impl Default for EvalOptions {
     }
 }
 
-/// Judges `sample` against `problem` in `sandbox` (blocking). A failure of the judge itself is
-/// a result with `infra_error`, never an `Err`.
-pub fn evaluate(
-    sandbox: &Sandbox,
+/// Judges `programs` (samples' code, see [`crate::Sample::program`]) against `problem` with
+/// `judge`'s sandbox and run permits, as batches; one result per program, in their order. A
+/// failure of the judge itself is a result with `infra_error`, never an `Err`.
+pub async fn evaluate(
+    judge: &Judge,
     problem: &Problem,
-    sample: &Sample,
+    programs: &[String],
     options: &EvalOptions,
-) -> SampleResult {
-    let program = sample.program(problem);
+) -> Vec<SampleResult> {
     let mut oracle = options.oracle.clone();
     if let Some(bytes) = problem.limits.memory_bytes {
         oracle.limits.memory_kb = Some(bytes.div_ceil(1024));
     }
     let timeout_ms = problem.limits.time_ms.unwrap_or(options.timeout_ms).max(1);
-    let outcome = match &problem.tests {
-        Tests::Assertion(tests) => assertion(sandbox, &program, tests, timeout_ms, &oracle),
-        Tests::Function(tests) => function(sandbox, problem, &program, tests, timeout_ms, &oracle),
-        Tests::Stdio(tests) => stdio(sandbox, problem, &program, tests, timeout_ms, &mut oracle),
-        Tests::Reference(_) => match resolve_reference(sandbox, problem, options) {
-            Ok(resolved) => return evaluate(sandbox, &resolved, sample, options),
-            Err(e) => Err(e),
-        },
+    let batch = Batch {
+        judge,
+        oracle,
+        timeout_ms,
     };
-    outcome.unwrap_or_else(|e| {
-        let retryable = !matches!(e, OracleError::Suite { .. });
-        SampleResult::infra(e.to_string(), retryable, problem.tests.len())
-    })
+    match &problem.tests {
+        Tests::Assertion(tests) => assertion(&batch, programs, tests).await,
+        Tests::Function(tests) => function(&batch, problem, programs, tests).await,
+        Tests::Stdio(tests) => stdio(batch, problem, programs, tests).await,
+        Tests::Reference(_) => {
+            let resolved = {
+                let (judge, problem) = (judge.clone(), problem.clone());
+                let options = options.clone();
+                tokio::task::spawn_blocking(move || {
+                    resolve_reference(judge.sandbox(), &problem, &options)
+                })
+                .await
+            };
+            match resolved {
+                Ok(Ok(resolved)) => Box::pin(evaluate(judge, &resolved, programs, options)).await,
+                Ok(Err(e)) => {
+                    let retryable = !matches!(e, OracleError::Suite { .. });
+                    infra_all(
+                        programs.len(),
+                        &e.to_string(),
+                        retryable,
+                        problem.tests.len(),
+                    )
+                }
+                Err(e) => infra_all(programs.len(), &e.to_string(), true, problem.tests.len()),
+            }
+        }
+    }
+}
+
+fn infra_all(n: usize, message: &str, retryable: bool, tests: usize) -> Vec<SampleResult> {
+    (0..n)
+        .map(|_| SampleResult::infra(message.to_string(), retryable, tests))
+        .collect()
+}
+
+/// A problem's suite and how its candidates run.
+struct Batch<'a> {
+    judge: &'a Judge,
+    oracle: OracleOptions,
+    timeout_ms: u64,
+}
+
+impl Batch<'_> {
+    /// Judges one candidate per entry of `files` against `suite` (whose `source_files` are
+    /// ignored): each candidate's case results, in order, or the sample result when the judge
+    /// or the candidate's files failed.
+    async fn run(
+        &self,
+        suite: &TestSuite,
+        files: Vec<Vec<Asset>>,
+    ) -> Vec<Result<Vec<OracleCaseResult>, SampleResult>> {
+        let problem = SuiteProblem {
+            deliverable_type: suite.deliverable_type,
+            language: Some(suite.language),
+            entry_point: suite.entry_point.clone(),
+            timeout_ms: suite.timeout_ms,
+            float_tolerance: suite.float_tolerance,
+            test_cases: suite.test_cases.clone(),
+        };
+        let tests = suite.test_cases.len();
+        let candidates: Vec<Candidate> = files
+            .into_iter()
+            .enumerate()
+            .map(|(i, source_files)| Candidate {
+                id: i.to_string(),
+                language: None,
+                code: None,
+                source_files,
+                assist_files: Vec::new(),
+                entry_point: None,
+                compile_command: None,
+            })
+            .collect();
+        let batches = BatchJudge::new(self.judge.clone(), self.oracle.clone());
+        let request = BatchRequest {
+            problem: BatchProblem::Suite(problem.clone()),
+            candidates: candidates.clone(),
+            options: BatchOptions::default(),
+        };
+        let results = match batches.run(request, None, BatchCancel::new()).await {
+            Ok(report) => report.results,
+            Err(_) => {
+                // One candidate's files made the batch invalid: each alone, so that only its
+                // own result says so.
+                let mut results = Vec::new();
+                for candidate in candidates {
+                    let request = BatchRequest {
+                        problem: BatchProblem::Suite(problem.clone()),
+                        candidates: vec![candidate.clone()],
+                        options: BatchOptions::default(),
+                    };
+                    match batches.run(request, None, BatchCancel::new()).await {
+                        Ok(mut report) if report.results.len() == 1 => {
+                            results.push(report.results.remove(0))
+                        }
+                        Ok(_) => results.push(unjudged(&candidate.id, "no result", tests)),
+                        Err(errors) => {
+                            let message: Vec<String> =
+                                errors.iter().map(ToString::to_string).collect();
+                            results.push(unjudged(&candidate.id, &message.join("; "), tests))
+                        }
+                    }
+                }
+                results
+            }
+        };
+        results.into_iter().map(|r| cases_of(r, tests)).collect()
+    }
+}
+
+/// A candidate the batch refused (its files): the oracle's own refusal, as before batches.
+fn unjudged(id: &str, message: &str, tests: usize) -> CandidateResult {
+    CandidateResult {
+        id: id.to_string(),
+        status: verdict_contracts::batch::CandidateStatus::Case(OracleCaseStatus::Error),
+        passed: false,
+        fraction: 0.0,
+        tests_passed: 0,
+        tests_total: tests,
+        stopped_early: false,
+        results: None,
+        cases: Some(Vec::new()),
+        message: Some(message.to_string()),
+        infra_error: Some(verdict_contracts::batch::InfraError {
+            message: message.to_string(),
+            retryable: false,
+        }),
+        same_as: None,
+        time_ms: 0,
+    }
+}
+
+/// A candidate's case results, or its sample result when the judge failed (`infra_error`) or
+/// its files could not be judged at all (no case ran, a message says why: not retryable).
+fn cases_of(result: CandidateResult, tests: usize) -> Result<Vec<OracleCaseResult>, SampleResult> {
+    if let Some(infra) = result.infra_error {
+        return Err(SampleResult::infra(infra.message, infra.retryable, tests));
+    }
+    let cases = result.cases.unwrap_or_default();
+    match result.message {
+        Some(message) if cases.is_empty() && tests > 0 => {
+            Err(SampleResult::infra(message, false, tests))
+        }
+        _ => Ok(cases),
+    }
 }
 
 fn text(name: &str, content: String) -> Asset {
     Asset::text(name, content)
 }
 
-fn assertion(
-    sandbox: &Sandbox,
-    program: &str,
+async fn assertion(
+    batch: &Batch<'_>,
+    programs: &[String],
     tests: &AssertionTests,
-    timeout_ms: u64,
-    oracle: &OracleOptions,
-) -> Result<SampleResult, OracleError> {
+) -> Vec<SampleResult> {
     let mut test_code = format!("{}\n{}\n", tests.setup, tests.test);
     if let Some(entry) = &tests.check_entry_point {
         test_code.push_str(&format!("check({entry})\n"));
     }
+    // One marker per batch: each candidate reads it in a box of its own.
     let marker = marker();
     let suite = TestSuite {
         deliverable_type: DeliverableType::Script,
         language: Language::Python3,
         entry_point: "main.py".into(),
-        source_files: vec![
-            text("main.py", RUNNER.to_string()),
-            text("candidate.py", program.to_string()),
-            text("tests.py", test_code),
-            text("guarded.txt", tests.guarded.join("\n")),
-        ],
-        timeout_ms: Some(timeout_ms),
+        source_files: Vec::new(),
+        timeout_ms: Some(batch.timeout_ms),
         float_tolerance: None,
         test_cases: vec![TestCase {
             name: "check".into(),
@@ -112,13 +249,30 @@ fn assertion(
             expected: json!({}),
         }],
     };
-    let report = run_suite(sandbox, &suite, oracle)?;
-    let Some(case) = report.results.into_iter().next() else {
-        return Ok(SampleResult::infra(
-            "the oracle returned no result".into(),
-            true,
-            1,
-        ));
+    let guarded = tests.guarded.join("\n");
+    let files = programs
+        .iter()
+        .map(|program| {
+            vec![
+                text("main.py", RUNNER.to_string()),
+                text("candidate.py", program.clone()),
+                text("tests.py", test_code.clone()),
+                text("guarded.txt", guarded.clone()),
+            ]
+        })
+        .collect();
+    batch
+        .run(&suite, files)
+        .await
+        .into_iter()
+        .map(|r| r.map_or_else(|s| s, |cases| assertion_result(cases, &marker)))
+        .collect()
+}
+
+/// The sample result of an assertion script's one case.
+fn assertion_result(cases: Vec<OracleCaseResult>, marker: &str) -> SampleResult {
+    let Some(case) = cases.into_iter().next() else {
+        return SampleResult::infra("the oracle returned no result".into(), true, 1);
     };
     let (stdout, stderr, exit_code) = captured(&case);
     let failed_line = stderr
@@ -170,7 +324,7 @@ fn assertion(
         time_ms: case.time_ms,
     }]);
     sample.result = result;
-    Ok(sample)
+    sample
 }
 
 /// A fresh marker per run: 32 hex digits nobody outside this process has seen.
@@ -214,22 +368,20 @@ fn invalid(name: &str, report: String) -> TestOutcome {
     }
 }
 
-fn function(
-    sandbox: &Sandbox,
+async fn function(
+    batch: &Batch<'_>,
     problem: &Problem,
-    program: &str,
+    programs: &[String],
     tests: &FunctionTests,
-    timeout_ms: u64,
-    oracle: &OracleOptions,
-) -> Result<SampleResult, OracleError> {
-    let mut outcomes: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
+) -> Vec<SampleResult> {
+    let mut template: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
     let mut cases = Vec::new();
     let mut index = Vec::new();
     for (i, case) in tests.cases.iter().enumerate() {
         match &case.body {
-            Err(bad) => outcomes[i] = Some(invalid(&case.name, bad.report(&problem.task_id))),
+            Err(bad) => template[i] = Some(invalid(&case.name, bad.report(&problem.task_id))),
             Ok(_) if !is_identifier(&tests.fn_name) => {
-                outcomes[i] = Some(invalid(
+                template[i] = Some(invalid(
                     &case.name,
                     format!(
                         "invalid_test_format: record {} field fn_name: {:?} is not a Python name",
@@ -247,44 +399,81 @@ fn function(
             }
         }
     }
-    if !cases.is_empty() {
-        let method =
-            tests.call == CallStyle::SolutionOrModule && program.contains("class Solution");
-        let (source, entry) = if method {
-            (
-                format!(
-                    "{program}\n\n\ndef {ENTRY_SHIM}(*args):\n    return Solution().{}(*args)\n",
-                    tests.fn_name
-                ),
-                ENTRY_SHIM.to_string(),
-            )
-        } else {
-            (program.to_string(), tests.fn_name.clone())
-        };
+    let of_outcomes = |outcomes: Vec<Option<TestOutcome>>| {
+        SampleResult::of_tests(outcomes.into_iter().flatten().collect())
+    };
+    if cases.is_empty() {
+        return programs
+            .iter()
+            .map(|_| of_outcomes(template.clone()))
+            .collect();
+    }
+    // A LeetCode-style class is called through a shim: its samples make a batch of their own
+    // (the suite's entry point differs).
+    let method = |program: &str| {
+        tests.call == CallStyle::SolutionOrModule && program.contains("class Solution")
+    };
+    let mut results: Vec<Option<SampleResult>> = vec![None; programs.len()];
+    for style in [false, true] {
+        let members: Vec<usize> = (0..programs.len())
+            .filter(|&i| method(&programs[i]) == style)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
         let suite = TestSuite {
             deliverable_type: DeliverableType::Function,
             language: Language::Python3,
-            entry_point: entry,
-            source_files: vec![text("solution.py", source)],
-            timeout_ms: Some(timeout_ms),
+            entry_point: if style {
+                ENTRY_SHIM.to_string()
+            } else {
+                tests.fn_name.clone()
+            },
+            source_files: Vec::new(),
+            timeout_ms: Some(batch.timeout_ms),
             float_tolerance: tests.tolerance,
-            test_cases: cases,
+            test_cases: cases.clone(),
         };
-        let report = run_suite(sandbox, &suite, oracle)?;
-        for (k, result) in report.results.into_iter().enumerate() {
-            if let Some(&i) = index.get(k) {
-                outcomes[i] = Some(TestOutcome {
-                    name: result.name,
-                    status: result.status,
-                    message: result.message,
-                    time_ms: result.time_ms,
-                });
-            }
+        let files = members
+            .iter()
+            .map(|&i| {
+                let program = &programs[i];
+                let source = if style {
+                    format!(
+                        "{program}\n\n\ndef {ENTRY_SHIM}(*args):\n    return Solution().{}(*args)\n",
+                        tests.fn_name
+                    )
+                } else {
+                    program.clone()
+                };
+                vec![text("solution.py", source)]
+            })
+            .collect();
+        for (&i, ran) in members.iter().zip(batch.run(&suite, files).await) {
+            results[i] = Some(match ran {
+                Err(sample) => sample,
+                Ok(ran) => {
+                    let mut outcomes = template.clone();
+                    for (k, result) in ran.into_iter().enumerate() {
+                        if let Some(&j) = index.get(k) {
+                            outcomes[j] = Some(TestOutcome {
+                                name: result.name,
+                                status: result.status,
+                                message: result.message,
+                                time_ms: result.time_ms,
+                            });
+                        }
+                    }
+                    of_outcomes(outcomes)
+                }
+            });
         }
     }
-    Ok(SampleResult::of_tests(
-        outcomes.into_iter().flatten().collect(),
-    ))
+    let total = problem.tests.len();
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| SampleResult::infra("no result".into(), true, total)))
+        .collect()
 }
 
 /// Runs the reference solution of [`Tests::Reference`] in the box and returns the problem with
@@ -369,21 +558,19 @@ pub fn resolve_reference(
     })
 }
 
-fn stdio(
-    sandbox: &Sandbox,
+async fn stdio(
+    mut batch: Batch<'_>,
     problem: &Problem,
-    program: &str,
+    programs: &[String],
     tests: &StdioTests,
-    timeout_ms: u64,
-    oracle: &mut OracleOptions,
-) -> Result<SampleResult, OracleError> {
-    let mut outcomes: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
+) -> Vec<SampleResult> {
+    let mut template: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
     let mut cases = Vec::new();
     let mut index = Vec::new();
     let mut longest = 0;
     for (i, case) in tests.cases.iter().enumerate() {
         match &case.body {
-            Err(bad) => outcomes[i] = Some(invalid(&case.name, bad.report(&problem.task_id))),
+            Err(bad) => template[i] = Some(invalid(&case.name, bad.report(&problem.task_id))),
             Ok(io) => {
                 longest = longest.max(io.stdout.len() as u64);
                 index.push(i);
@@ -395,60 +582,85 @@ fn stdio(
             }
         }
     }
+    let of_outcomes = |outcomes: Vec<Option<TestOutcome>>| {
+        SampleResult::of_tests(outcomes.into_iter().flatten().collect())
+    };
+    if cases.is_empty() {
+        return programs
+            .iter()
+            .map(|_| of_outcomes(template.clone()))
+            .collect();
+    }
     // Enough of stdout to see a difference past the expected text's end.
-    oracle.max_capture_bytes = oracle.max_capture_bytes.max(longest * 2 + 4096);
-    if !cases.is_empty() {
-        let suite = TestSuite {
-            deliverable_type: DeliverableType::Script,
-            language: Language::Python3,
-            entry_point: "main.py".into(),
-            source_files: vec![text("main.py", program.to_string())],
-            timeout_ms: Some(timeout_ms),
-            float_tolerance: None,
-            test_cases: cases,
+    batch.oracle.max_capture_bytes = batch.oracle.max_capture_bytes.max(longest * 2 + 4096);
+    let suite = TestSuite {
+        deliverable_type: DeliverableType::Script,
+        language: Language::Python3,
+        entry_point: "main.py".into(),
+        source_files: Vec::new(),
+        timeout_ms: Some(batch.timeout_ms),
+        float_tolerance: None,
+        test_cases: cases,
+    };
+    let files = programs
+        .iter()
+        .map(|program| vec![text("main.py", program.clone())])
+        .collect();
+    let mut results = Vec::new();
+    for ran in batch.run(&suite, files).await {
+        let ran = match ran {
+            Ok(ran) => ran,
+            Err(sample) => {
+                results.push(sample);
+                continue;
+            }
         };
-        let report = run_suite(sandbox, &suite, oracle)?;
-        for (k, result) in report.results.into_iter().enumerate() {
+        let mut outcomes = template.clone();
+        for (k, result) in ran.into_iter().enumerate() {
             let Some(&i) = index.get(k) else { continue };
             let expected = match &tests.cases[i].body {
                 Ok(io) => io.stdout.as_str(),
                 Err(_) => continue,
             };
-            let (stdout, stderr, exit_code) = captured(&result);
-            let (status, message) = match result.status {
-                OracleCaseStatus::Passed if outputs_match(&stdout, expected) => {
-                    (OracleCaseStatus::Passed, None)
-                }
-                OracleCaseStatus::Passed => (
-                    OracleCaseStatus::Failed,
-                    Some(format!(
-                        "wrong answer: {}",
-                        first_difference(&stdout, expected)
-                    )),
-                ),
-                OracleCaseStatus::Failed => {
-                    let last = stderr
-                        .lines()
-                        .rev()
-                        .find(|l| !l.trim().is_empty())
-                        .unwrap_or("");
-                    let code = exit_code.map_or("a signal".to_string(), |c| format!("code {c}"));
-                    (
-                        OracleCaseStatus::Error,
-                        Some(format!("exited with {code}: {last}")),
-                    )
-                }
-                other => (other, result.message),
-            };
-            outcomes[i] = Some(TestOutcome {
-                name: result.name,
-                status,
-                message,
-                time_ms: result.time_ms,
-            });
+            outcomes[i] = Some(stdio_outcome(result, expected));
         }
+        results.push(of_outcomes(outcomes));
     }
-    Ok(SampleResult::of_tests(
-        outcomes.into_iter().flatten().collect(),
-    ))
+    results
+}
+
+/// A stdio test's outcome: the exit code judged in the box, stdout here.
+fn stdio_outcome(result: OracleCaseResult, expected: &str) -> TestOutcome {
+    let (stdout, stderr, exit_code) = captured(&result);
+    let (status, message) = match result.status {
+        OracleCaseStatus::Passed if outputs_match(&stdout, expected) => {
+            (OracleCaseStatus::Passed, None)
+        }
+        OracleCaseStatus::Passed => (
+            OracleCaseStatus::Failed,
+            Some(format!(
+                "wrong answer: {}",
+                first_difference(&stdout, expected)
+            )),
+        ),
+        OracleCaseStatus::Failed => {
+            let last = stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            let code = exit_code.map_or("a signal".to_string(), |c| format!("code {c}"));
+            (
+                OracleCaseStatus::Error,
+                Some(format!("exited with {code}: {last}")),
+            )
+        }
+        other => (other, result.message),
+    };
+    TestOutcome {
+        name: result.name,
+        status,
+        message,
+        time_ms: result.time_ms,
+    }
 }

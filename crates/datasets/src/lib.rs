@@ -7,7 +7,8 @@
 //! [`resolve_reference`]) or stdin/stdout tests (LiveCodeBench stdin,
 //! APPS/TACO, CodeContests, `verification_info`'s `stdin_stdout`). A test whose record is
 //! ambiguous is `invalid_test_format` naming the record and the field; nothing is guessed.
-//! [`evaluate`] judges one sample in the sandbox; values are compared outside the box.
+//! [`evaluate`] judges a problem's samples as one batch (`verdict_scheduler::BatchJudge`), each
+//! in a box of its own; values are compared outside the box.
 //!
 //! ```
 //! use verdict_datasets::{Format, Tests, jsonl::parse_records};
@@ -34,7 +35,6 @@ mod humaneval;
 pub mod jsonl;
 mod livecodebench;
 mod mbpp;
-pub mod passk;
 mod problem;
 pub mod report;
 mod result;
@@ -51,5 +51,6 @@ pub use problem::{
     AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Limits, Problem,
     ReferenceTests, StdioCase, StdioTests, Tests,
 };
-pub use result::{InfraError, SampleResult, SampleStatus, TestOutcome};
+pub use result::{SampleResult, SampleStatus, TestOutcome};
 pub use samples::{Sample, SampleCode};
+pub use verdict_contracts::batch::InfraError;

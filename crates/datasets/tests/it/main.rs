@@ -15,21 +15,25 @@ use std::sync::OnceLock;
 use verdict_datasets::jsonl::parse_records;
 use verdict_datasets::samples::samples_from;
 use verdict_datasets::{EvalOptions, Format, Problem, SampleResult, evaluate};
-use verdict_sandbox::{Sandbox, SandboxConfig};
+use verdict_sandbox::Sandbox;
+use verdict_scheduler::{Judge, JudgeConfig};
 
-/// The shared sandbox, or `None` (after printing why) when it cannot be set up here.
-pub fn sandbox() -> Option<&'static Sandbox> {
-    static SB: OnceLock<Result<Sandbox, String>> = OnceLock::new();
+/// A runtime and the shared judge (its sandbox, run permits), or `None` (after printing why)
+/// when the sandbox cannot be set up here.
+pub fn judge_env() -> Option<&'static (tokio::runtime::Runtime, Judge)> {
+    static ENV: OnceLock<Result<(tokio::runtime::Runtime, Judge), String>> = OnceLock::new();
     let require = std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() == Ok("1");
-    let sb = SB.get_or_init(|| {
-        let config = SandboxConfig {
+    let env = ENV.get_or_init(|| {
+        let config = JudgeConfig {
             require_isolation: require,
-            ..SandboxConfig::default()
+            ..JudgeConfig::default()
         };
-        Sandbox::new(config).map_err(|e| e.to_string())
+        let judge = Judge::new(config).map_err(|e| e.to_string())?;
+        let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+        Ok((runtime, judge))
     });
-    match sb {
-        Ok(sb) => Some(sb),
+    match env {
+        Ok(env) => Some(env),
         Err(reason) => {
             assert!(
                 !require,
@@ -44,6 +48,11 @@ pub fn sandbox() -> Option<&'static Sandbox> {
     }
 }
 
+/// The shared judge's sandbox, or `None` when it cannot be set up here.
+pub fn sandbox() -> Option<&'static Sandbox> {
+    judge_env().map(|(_, judge)| judge.sandbox())
+}
+
 /// The problem of one dataset record, read by the format its fields name.
 pub fn problem(record: &Value) -> Problem {
     let records = parse_records(Path::new("dataset.jsonl"), &record.to_string()).expect("record");
@@ -53,9 +62,10 @@ pub fn problem(record: &Value) -> Problem {
         .expect("the record reads")
 }
 
-/// Judges each sample record against `problem`; `None` when the sandbox is unavailable.
+/// Judges each sample record against `problem`, as `judge eval` does (one batch); `None` when
+/// the sandbox is unavailable.
 pub fn judge(problem: &Problem, samples: &[Value], timeout_ms: u64) -> Option<Vec<SampleResult>> {
-    let sandbox = sandbox()?;
+    let (runtime, judge) = judge_env()?;
     let text: Vec<String> = samples.iter().map(Value::to_string).collect();
     let records =
         parse_records(Path::new("samples.jsonl"), &text.join("\n")).expect("sample records");
@@ -64,10 +74,6 @@ pub fn judge(problem: &Problem, samples: &[Value], timeout_ms: u64) -> Option<Ve
         timeout_ms,
         ..EvalOptions::default()
     };
-    Some(
-        samples
-            .iter()
-            .map(|s| evaluate(sandbox, problem, s, &options))
-            .collect(),
-    )
+    let programs: Vec<String> = samples.iter().map(|s| s.program(problem)).collect();
+    Some(runtime.block_on(evaluate(judge, problem, &programs, &options)))
 }
