@@ -207,6 +207,15 @@ mod tests {
     }
 
     #[test]
+    fn the_batches_names_are_checked_too() {
+        let mut config = AmqpConfig::default();
+        assert_eq!(config.batches.queue, "verdict-batch-units");
+        config.batches.exchange.clear();
+        let err = config.check().unwrap_err().to_string();
+        assert_eq!(err, "amqp.batches.exchange: must not be empty");
+    }
+
+    #[test]
     fn backoff_doubles_up_to_the_cap() {
         let config = AmqpConfig::default();
         assert_eq!(config.backoff(0), Duration::from_millis(200));
