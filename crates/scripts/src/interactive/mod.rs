@@ -64,6 +64,9 @@ pub struct InteractiveOutput {
     pub interactor: RunOutput,
     /// The exchange.
     pub relay: RelayReport,
+    /// The interactor rejected the program and its box was told to stop (killed if it still
+    /// ran).
+    pub stopped: bool,
 }
 
 fn pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd), ScriptError> {
@@ -127,15 +130,17 @@ pub fn run_interactive(
         let outcome = sandbox.run(&program);
         drop(program);
         let other = other.join().map(|(outcome, keep)| {
+            let stopped = keep.is_none();
             drop(keep);
-            outcome
+            (outcome, stopped)
         });
         drop(stop_writer);
         (outcome, other, relay.join())
     });
-    let interactor_outcome = interactor_outcome.map_err(|_| {
+    let (interactor_outcome, stopped) = interactor_outcome.map_err(|_| {
         ScriptError::Toolchain("the interactor's supervising thread panicked".into())
-    })??;
+    })?;
+    let interactor_outcome = interactor_outcome?;
     let program_outcome = program_outcome?;
     let relayed = relayed
         .map_err(|_| ScriptError::Toolchain("the interactive relay panicked".into()))?
@@ -144,6 +149,7 @@ pub fn run_interactive(
         program: program_paths.with(program_outcome),
         interactor: interactor_paths.with(interactor_outcome),
         relay: relayed,
+        stopped,
     })
 }
 
@@ -281,15 +287,22 @@ pub fn judge_interactive(
     let interactor = interpret(test.protocol, &output.interactor)?;
     // Who ended first: as the relay saw it (causal: it passes every byte and close between
     // the two), else by when each zygote saw its program exit.
-    let interactor_first = output.relay.interactor_first().unwrap_or(
-        match (
-            output.interactor.outcome.ended,
-            output.program.outcome.ended,
-        ) {
-            (Some(i), Some(p)) => i < p,
-            _ => false,
-        },
-    );
+    // A program killed by the stop pipe was running when its interactor had already ended
+    // (the relay may see the two ends close in either order then).
+    let killed_by_stop = output.stopped
+        && output.program.outcome.limit_hit.is_none()
+        && output.program.outcome.exit
+            == ExitKind::Signaled(nix::sys::signal::Signal::SIGKILL as i32);
+    let interactor_first = killed_by_stop
+        || output.relay.interactor_first().unwrap_or(
+            match (
+                output.interactor.outcome.ended,
+                output.program.outcome.ended,
+            ) {
+                (Some(i), Some(p)) => i < p,
+                _ => false,
+            },
+        );
     let ends = Ends {
         program_failure,
         program_signal: match output.program.outcome.exit {
