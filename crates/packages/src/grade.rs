@@ -191,15 +191,11 @@ pub fn agrees(expected: Expected, graded: &Graded, scoring: bool, max_score: f64
     }
 }
 
-/// A problem's full score: its root range's upper end, else the sum of every accepted score.
+/// A problem's full score: the score of a submission accepted on every test case (the root's
+/// `range` and every group's aggregation applied: an all-or-nothing group counts once).
 pub fn max_score(problem: &Problem) -> f64 {
-    if let Some((_, hi)) = problem.data.settings.range {
-        return hi;
-    }
-    problem
-        .data
-        .cases()
-        .iter()
-        .map(|(_, s)| s.accept_score)
-        .sum()
+    let all =
+        vec![JudgeTaskResult::with_status(JudgeStatus::Accepted, ""); problem.data.cases().len()];
+    let mut next = 0;
+    group(&problem.data, &all, &mut next, true).1
 }

@@ -1,5 +1,8 @@
 //! verdict-packages: problem packages read into verdict's plan.
 //!
+//! Codeforces Polygon packages (`problem.xml`) are read by [`polygon::load`] into the same
+//! [`Problem`]; [`polygon::load_any`] reads either.
+//!
 //! A package (the ICPC / Kattis problem package format: legacy, 2023-07, 2025-09) is read once
 //! into a [`Problem`] ([`kattis::load`]): its kind, limits, test groups with their settings,
 //! validators and reference submissions. [`plan::submission`] turns a problem and a program
@@ -26,6 +29,7 @@ mod error;
 pub mod grade;
 pub mod kattis;
 pub mod plan;
+pub mod polygon;
 pub mod problem;
 
 pub use error::PackageError;

@@ -14,8 +14,8 @@
 
 use crate::{PackageError, Problem};
 use verdict_contracts::{
-    Asset, CheckScript, CompareProtocol, CompareScript, DependsCond, JudgeTask, Program, RunScript,
-    STDIN_ASSET, STDOUT_ASSET, SubType, Submission, TestDatum,
+    Asset, CheckScript, CompareScript, DependsCond, JudgeTask, Program, RunScript, STDIN_ASSET,
+    STDOUT_ASSET, SubType, Submission, TestDatum,
 };
 
 /// The compile task's time limit.
@@ -103,7 +103,7 @@ pub fn submission(
         compare_protocol: problem
             .output_validator
             .as_ref()
-            .map(|_| CompareProtocol::Kattis),
+            .map(|_| problem.validator_protocol),
     })
 }
 

@@ -45,6 +45,10 @@ pub struct Problem {
     pub data: Group,
     /// The output validator (or interactor), if the package has one; else the default one.
     pub output_validator: Option<Program>,
+    /// Its dialect: Kattis (ICPC packages) or testlib (Polygon).
+    pub validator_protocol: verdict_contracts::CompareProtocol,
+    /// The exit code of an input validator that accepts an input (Kattis 42, testlib 0).
+    pub input_valid_exit: i32,
     /// The input validators by their path in the package, each a program or why verdict
     /// cannot run it (`verify` reports those skipped).
     pub input_validators: Vec<(String, Runnable)>,

@@ -13,7 +13,7 @@ use verdict_contracts::{
     RunScript, Submission,
 };
 use verdict_packages::grade::{self, Graded, Verdict};
-use verdict_packages::{Expected, Problem, Reference, kattis, plan};
+use verdict_packages::{Expected, Problem, Reference, plan, polygon};
 use verdict_scheduler::Judge;
 use verdict_scripts::LanguageProfiles;
 
@@ -53,7 +53,7 @@ pub struct VerifyArgs {
 }
 
 fn load(dir: &Path) -> anyhow::Result<Problem> {
-    kattis::load(dir).with_context(|| format!("cannot read the package {}", dir.display()))
+    polygon::load_any(dir).with_context(|| format!("cannot read the package {}", dir.display()))
 }
 
 /// Runs the command.
@@ -378,12 +378,23 @@ fn validate_inputs(
         }
         s.compare = None;
         s.compare_protocol = None;
+        for datum in &mut s.test_data {
+            datum.outputs = vec![verdict_contracts::Asset::text(
+                verdict_contracts::STDOUT_ASSET,
+                "",
+            )];
+        }
         let report = judge_one(s);
         for (i, (case, _)) in cases.iter().enumerate() {
             let r = report.results.get(i + 1);
-            let valid = r.is_some_and(|r| {
-                r.status == JudgeStatus::RuntimeError
-                    && r.error_log.starts_with("exited with code 42")
+            // Valid: exit 42 (Kattis; a non-zero exit is a run-time error with its code) or
+            // exit 0 with nothing on stdout (testlib; the expected output is empty).
+            let valid = r.is_some_and(|r| match problem.input_valid_exit {
+                0 => r.status == JudgeStatus::Accepted,
+                code => {
+                    r.status == JudgeStatus::RuntimeError
+                        && r.error_log.starts_with(&format!("exited with code {code}"))
+                }
             });
             out.push(InputCheck {
                 validator: name.clone(),

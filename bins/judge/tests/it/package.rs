@@ -318,3 +318,193 @@ fn a_time_limit_under_the_accepted_margin_exits_1() {
     assert_eq!(report["margins"]["ac_ok"], false);
     assert!(report["margins"]["slowest_accepted_ms"].as_u64() > Some(3));
 }
+
+/// A Polygon package written as Polygon lays one out (`problem.xml` with the `tests` testset,
+/// `tests/NN` and `tests/NN.a`, `files/` with a testlib-dialect checker and validator,
+/// `solutions/` by tag), for A+B: test 1 a sample (group 0, no points), group 1 all or nothing
+/// for 40 points (tests 2, 3), group 2 each test 30 points (tests 4, 5). The checker and the
+/// validator keep testlib's conventions (`check input output answer`, exit 0 OK / 1 WA; the
+/// validator reads stdin, exit 0 valid) without testlib.h, which no registry here carries.
+fn polygon_package(dir: &Path) {
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    let tests = [
+        ("1 2", "3", "0", None),
+        ("10 20", "30", "1", Some(20)),
+        ("-5 5", "0", "1", Some(20)),
+        ("1000000 1000000", "2000000", "2", Some(30)),
+        ("123456789 987654321", "1111111110", "2", Some(30)),
+    ];
+    let mut xml_tests = String::new();
+    for (i, (input, answer, group, points)) in tests.iter().enumerate() {
+        write(&format!("tests/{:02}", i + 1), &format!("{input}\n"));
+        write(&format!("tests/{:02}.a", i + 1), &format!("{answer}\n"));
+        let sample = if i == 0 { r#" sample="true""# } else { "" };
+        let points = points.map_or(String::new(), |p| format!(r#" points="{p}""#));
+        xml_tests.push_str(&format!(
+            "        <test method=\"manual\"{sample} group=\"{group}\"{points}/>\n"
+        ));
+    }
+    write(
+        "problem.xml",
+        &format!(
+            r#"<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<problem revision="3" short-name="polygon-aplusb">
+  <names><name language="english" value="A+B"/></names>
+  <statements/>
+  <judging cpu-name="Intel" cpu-speed="3600" input-file="" output-file="" run-count="1">
+    <testset name="tests">
+      <time-limit>1000</time-limit>
+      <memory-limit>268435456</memory-limit>
+      <test-count>{}</test-count>
+      <input-path-pattern>tests/%02d</input-path-pattern>
+      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+      <tests>
+{xml_tests}      </tests>
+      <groups>
+        <group feedback-policy="complete" name="0" points="0" points-policy="each-test"/>
+        <group feedback-policy="icpc" name="1" points="40" points-policy="complete-group"/>
+        <group feedback-policy="points" name="2" points-policy="each-test"/>
+      </groups>
+    </testset>
+  </judging>
+  <files>
+    <resources>
+      <file path="files/olymp.sty"/>
+    </resources>
+  </files>
+  <assets>
+    <checker name="check.cpp" type="testlib">
+      <source path="files/check.cpp" type="cpp.g++17"/>
+      <copy path="check.cpp"/>
+    </checker>
+    <validators>
+      <validator>
+        <source path="files/val.cpp" type="cpp.g++17"/>
+      </validator>
+    </validators>
+    <solutions>
+      <solution tag="main"><source path="solutions/main.cpp" type="cpp.g++17"/></solution>
+      <solution tag="accepted"><source path="solutions/main.py" type="python.3"/></solution>
+      <solution tag="wrong-answer"><source path="solutions/int16.cpp" type="cpp.g++17"/></solution>
+      <solution tag="time-limit-exceeded"><source path="solutions/slow.cpp" type="cpp.g++17"/></solution>
+      <solution tag="rejected"><source path="solutions/small.cpp" type="cpp.g++17"/></solution>
+      <solution tag="do-not-run"><source path="solutions/draft.cpp" type="cpp.g++17"/></solution>
+    </solutions>
+  </assets>
+</problem>
+"#,
+            tests.len()
+        ),
+    );
+    write("files/olymp.sty", "% statement style\n");
+    write(
+        "files/check.cpp",
+        r#"#include <cstdio>
+int main(int argc, char **argv) {
+    FILE *out = fopen(argv[2], "r"), *ans = fopen(argv[3], "r");
+    long long got, want;
+    if (!out || !ans || fscanf(ans, "%lld", &want) != 1) { fprintf(stderr, "FAIL no answer"); return 3; }
+    if (fscanf(out, "%lld", &got) != 1) { fprintf(stderr, "wrong answer no number"); return 1; }
+    if (got != want) { fprintf(stderr, "wrong answer expected %lld, found %lld", want, got); return 1; }
+    fprintf(stderr, "ok %lld", got);
+    return 0;
+}
+"#,
+    );
+    write(
+        "files/val.cpp",
+        r#"#include <cstdio>
+int main() {
+    long long a, b; char c;
+    if (scanf("%lld %lld", &a, &b) != 2) return 1;
+    if (a < -1000000000LL || a > 1000000000LL || b < -1000000000LL || b > 1000000000LL) return 1;
+    while (scanf("%c", &c) == 1) if (c != '\n' && c != ' ') return 1;
+    return 0;
+}
+"#,
+    );
+    let cpp = |body: &str| {
+        format!(
+            "#include <cstdio>\nint main() {{ long long a, b; scanf(\"%lld %lld\", &a, &b); {body} return 0; }}\n"
+        )
+    };
+    write("solutions/main.cpp", &cpp("printf(\"%lld\\n\", a + b);"));
+    write(
+        "solutions/main.py",
+        "a, b = map(int, input().split())\nprint(a + b)\n",
+    );
+    write(
+        "solutions/int16.cpp",
+        &cpp("printf(\"%d\\n\", (short)(a + b));"),
+    );
+    write(
+        "solutions/slow.cpp",
+        &cpp(
+            "volatile long long s = 0; for (long long i = 0; i < 50000000000LL; i++) s += i; printf(\"%lld\\n\", a + b + s * 0);",
+        ),
+    );
+    write(
+        "solutions/small.cpp",
+        &cpp("if (a > 15 || b > 15) { printf(\"0\\n\"); return 0; } printf(\"%lld\\n\", a + b);"),
+    );
+    write("solutions/draft.cpp", "not even C++\n");
+}
+
+#[test]
+fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("polygon-aplusb");
+    polygon_package(&dir);
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["format"], "polygon");
+    assert_eq!(report["time_limit_ms"], 1000);
+    for (name, verdict, score) in [
+        ("main/solutions/main.cpp", "AC", 100.0),
+        ("accepted/solutions/main.py", "AC", 100.0),
+        // A 16-bit sum overflows on group 2's tests only: group 1's 40 points.
+        ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
+        // Wrong beyond 15: group 1's 40 points lost on test 2, group 2's on both.
+        ("rejected/solutions/small.cpp", "WA", 0.0),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["verdict"], &r["agrees"]),
+            (&Value::from(verdict), &Value::Bool(true)),
+            "{r:#}"
+        );
+        assert_eq!(r["score"], score, "{r:#}");
+    }
+    assert_eq!(
+        row(&report, "time-limit-exceeded/solutions/slow.cpp")["verdict"],
+        "TLE"
+    );
+    assert!(
+        report["submissions"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .all(|r| r["submission"] != "do-not-run/solutions/draft.cpp"),
+        "do-not-run is not run"
+    );
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert_eq!(checks.len(), 5, "{checks:#?}");
+    assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
+    // A solution filed under the wrong tag is a disagreement.
+    let xml = std::fs::read_to_string(dir.join("problem.xml")).expect("read");
+    std::fs::write(
+        dir.join("problem.xml"),
+        xml.replace(r#"tag="wrong-answer""#, r#"tag="accepted""#),
+    )
+    .expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(
+        row(&report, "accepted/solutions/int16.cpp")["agrees"],
+        false
+    );
+}

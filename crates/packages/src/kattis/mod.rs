@@ -3,7 +3,7 @@
 //! `test_group.yaml`, `output_validators/` (legacy) or `output_validator/`, `input_validators/`,
 //! `include/<language>/` and `submissions/<verdict>/`. docs/packages.md gives the mapping.
 
-mod programs;
+pub(crate) mod programs;
 mod yaml;
 
 use crate::PackageError;
@@ -71,6 +71,8 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         output_mib: head.output_mib,
         data,
         output_validator,
+        validator_protocol: verdict_contracts::CompareProtocol::Kattis,
+        input_valid_exit: 42,
         input_validators,
         submissions,
     })
@@ -95,7 +97,7 @@ fn timelimit_file(dir: &Path) -> Result<Option<u64>, PackageError> {
     }
 }
 
-fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, PackageError> {
+pub(crate) fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, PackageError> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| PackageError::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))

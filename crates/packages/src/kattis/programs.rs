@@ -5,7 +5,7 @@ use std::path::Path;
 use verdict_contracts::{Asset, Language, Program, SourceCode};
 
 /// The language of a source file by its extension (and, for Python, its first line).
-fn language_of(path: &Path, text: &str) -> Option<Language> {
+pub(crate) fn language_of(path: &Path, text: &str) -> Option<Language> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     Some(match ext.as_str() {
         "c" => Language::C,
