@@ -19,7 +19,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::state::AppState;
 use std::path::{Path, PathBuf};
-use verdict_contracts::{Asset, AssetKind, AtomicTask, Submission, submission_from_value};
+use verdict_contracts::{Asset, AssetKind, AtomicTask, Submission, Valid, submission_from_value};
 use verdict_lab::LabTask;
 
 /// The `local` assets of a Submission, with the field naming each.
@@ -104,8 +104,8 @@ pub fn check_local_assets(
 pub async fn allow_local_assets(
     state: &AppState,
     caller: &Caller,
-    submission: Submission,
-) -> Result<Submission, ApiError> {
+    submission: Valid<Submission>,
+) -> Result<Valid<Submission>, ApiError> {
     if caller.category.is_none() || caller.shared_local_roots {
         return Ok(submission);
     }
@@ -137,7 +137,7 @@ pub fn check_lab_task(
     caller: &Caller,
     task: &LabTask,
     built_in: &[&str],
-) -> Result<Vec<Submission>, ApiError> {
+) -> Result<Vec<Valid<Submission>>, ApiError> {
     let Some(category) = caller.category.as_deref() else {
         return Ok(Vec::new());
     };
@@ -201,7 +201,8 @@ mod tests {
             "submission": {"type": "source_code", "language": "c",
               "source_files": [{"type": "text", "name": "main.c", "text": "int main(){}"}]}}"#,
         )
-        .unwrap();
+        .unwrap()
+        .into_inner();
         let output = &mut submission.test_data[0].outputs[0];
         output.kind = AssetKind::Local;
         output.text = None;

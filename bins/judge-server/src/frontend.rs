@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use verdict_contracts::{Submission, parse_submission};
+use verdict_contracts::{Submission, Valid, parse_submission};
 use verdict_queue::{Consumed, FrontEnd, ReportSink};
 use verdict_scripts::OracleOptions;
 use verdict_submissions::batches::{BatchLimits, Relay};
@@ -108,7 +108,7 @@ pub(crate) async fn publish(
     state: &AppState,
     store: &Arc<Store>,
     front: &Arc<FrontEnd>,
-    submission: Submission,
+    submission: Valid<Submission>,
     request: String,
 ) -> Result<Arc<Entry>, ApiError> {
     if state.stopping.is_cancelled() {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
 use tokio_util::sync::CancellationToken;
-use verdict_contracts::Submission;
+use verdict_contracts::{Submission, Valid};
 use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_queue::{FrontEnd, Link, QueueMetrics};
 use verdict_scheduler::{BatchJudge, CacheStats, Judge};
@@ -316,7 +316,7 @@ impl AppState {
     /// follows its progress.
     pub async fn accept(
         &self,
-        submission: Submission,
+        submission: Valid<Submission>,
         request: String,
     ) -> Result<Arc<Entry>, ApiError> {
         let submissions = self.submissions()?;

@@ -18,7 +18,7 @@ use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
-use verdict_contracts::{InvalidRequest, RequestError, Submission, parse_submission};
+use verdict_contracts::{InvalidRequest, RequestError, Submission, Valid, parse_submission};
 use verdict_submissions::{Entry, Reject, StreamEvent, SubKey};
 
 /// Parses and checks a Submission, and checks `caller` may submit it.
@@ -26,7 +26,7 @@ async fn read_submission(
     state: &AppState,
     caller: &Caller,
     text: &str,
-) -> Result<Submission, ApiError> {
+) -> Result<Valid<Submission>, ApiError> {
     let submission = parse_submission(text).map_err(|err| {
         state.metrics.rejected(Reject::Invalid);
         match err {

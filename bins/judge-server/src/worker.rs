@@ -16,7 +16,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::batch::{BatchRequest, CandidateResult, CandidateStatus, InfraError};
-use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
+use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid};
 use verdict_queue::batch::{UnitJudging, UnitMessage};
 use verdict_queue::{Judging, Worker};
 use verdict_scheduler::{BatchCancel, BatchJudge, Judge, TaskUpdate};
@@ -32,7 +32,7 @@ struct JudgeJudging {
 impl Judging for JudgeJudging {
     fn judge(
         &self,
-        submission: Submission,
+        submission: Valid<Submission>,
         updates: mpsc::UnboundedSender<(usize, JudgeTaskResult)>,
     ) -> BoxFuture<'static, JudgeReport> {
         let judge = self.judge.clone();

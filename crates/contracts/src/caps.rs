@@ -206,7 +206,9 @@ mod tests {
                 "outputs": []}],
             "submission": {"type": "source_code", "language": "c", "assist_files": [],
                 "source_files": [{"type": "text", "name": "a.c", "text": "int main(){}"}]}});
-        crate::parse_submission(&text.to_string()).unwrap()
+        crate::parse_submission(&text.to_string())
+            .unwrap()
+            .into_inner()
     }
 
     #[test]

@@ -84,4 +84,4 @@ pub use scenario::{
 pub use schema::{schema_files, schemas};
 pub use score::{Score, ScoreParseError};
 pub use timestamp::{Timestamp, TimestampParseError};
-pub use validate::{FieldError, InvalidRequest, asset_name_problem};
+pub use validate::{FieldError, IntoValid, InvalidRequest, Valid, asset_name_problem};

@@ -9,7 +9,7 @@
 //! - Unknown fields are ignored (forward compatibility); a report carries exactly the contract's.
 
 use crate::judge::{JudgeReport, SourceCode, Submission};
-use crate::validate::{FieldError, InvalidRequest};
+use crate::validate::{FieldError, IntoValid, InvalidRequest, Valid};
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -61,13 +61,13 @@ impl RequestError {
 /// );
 /// assert!(matches!(parse_submission("{oops"), Err(RequestError::NotJson(_))));
 /// ```
-pub fn parse_submission(json: &str) -> Result<Submission, RequestError> {
+pub fn parse_submission(json: &str) -> Result<Valid<Submission>, RequestError> {
     let value: Value = serde_json::from_str(json).map_err(RequestError::NotJson)?;
     submission_from_value(&value)
 }
 
 /// Reads and validates a judge request already parsed as JSON.
-pub fn submission_from_value(value: &Value) -> Result<Submission, RequestError> {
+pub fn submission_from_value(value: &Value) -> Result<Valid<Submission>, RequestError> {
     let submission = typed(value).map_err(|error| InvalidRequest {
         sub_type: echo(value, "sub_type"),
         category: echo(value, "category"),
@@ -75,8 +75,7 @@ pub fn submission_from_value(value: &Value) -> Result<Submission, RequestError> 
         sub_id: echo(value, "sub_id"),
         errors: vec![error],
     })?;
-    submission.validate()?;
-    Ok(submission)
+    Ok(submission.into_valid()?)
 }
 
 /// The request as a Submission, or the first field that does not fit.

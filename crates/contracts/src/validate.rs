@@ -113,6 +113,75 @@ impl fmt::Display for InvalidRequest {
 
 impl std::error::Error for InvalidRequest {}
 
+/// A value that passed its validation. Made only by validating ([`IntoValid`]), read through
+/// `Deref`, never changed in place (a change could break a rule), so code that holds one never
+/// validates it again: a request is checked once, where it comes in.
+///
+/// ```
+/// use verdict_contracts::{IntoValid, parse_submission};
+///
+/// let valid = parse_submission(r#"{"sub_type": "programming", "category": "oj", "prob_id": "p",
+///     "sub_id": "s", "updated_at": 1, "test_data": [],
+///     "judge_tasks": [{"check_script": "compile", "depends_on": -1, "time_limit": 1000}],
+///     "submission": {"type": "source_code", "language": "c",
+///       "source_files": [{"type": "text", "name": "main.c", "text": "int main(){}"}]}}"#)
+///     .unwrap();
+/// assert_eq!(valid.sub_id, "s");
+/// // Changing it means taking it out, and the judge then validates it again.
+/// let mut changed = valid.into_inner();
+/// changed.judge_tasks[0].depends_on = 3;
+/// assert!(changed.into_valid().is_err());
+/// ```
+///
+/// Only validation makes one:
+///
+/// ```compile_fail
+/// fn forge(s: verdict_contracts::Submission) -> verdict_contracts::Valid<verdict_contracts::Submission> {
+///     verdict_contracts::Valid(s)
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Valid<T>(T);
+
+impl<T> Valid<T> {
+    /// The value, to change it (then it must be validated again).
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for Valid<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: serde::Serialize> serde::Serialize for Valid<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// A Submission, validated now or already: what the judge takes.
+pub trait IntoValid {
+    /// The validated submission, or every problem, each naming its field.
+    fn into_valid(self) -> Result<Valid<Submission>, InvalidRequest>;
+}
+
+impl IntoValid for Submission {
+    fn into_valid(self) -> Result<Valid<Submission>, InvalidRequest> {
+        self.validate()?;
+        Ok(Valid(self))
+    }
+}
+
+impl IntoValid for Valid<Submission> {
+    fn into_valid(self) -> Result<Valid<Submission>, InvalidRequest> {
+        Ok(self)
+    }
+}
+
 impl Submission {
     /// Checks the rules beyond the types; `Err` lists every problem, each naming its field.
     ///

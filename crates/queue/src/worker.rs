@@ -24,7 +24,9 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, parse_submission};
+use verdict_contracts::{
+    JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid, parse_submission,
+};
 
 /// The judge as the worker sees it: judges one valid submission, sending each finished task as
 /// `(index, result)` while it runs, and returns the final report (never failing: a judge failure
@@ -33,7 +35,7 @@ pub trait Judging: Send + Sync + 'static {
     /// Judges `submission`.
     fn judge(
         &self,
-        submission: Submission,
+        submission: Valid<Submission>,
         updates: mpsc::UnboundedSender<(usize, JudgeTaskResult)>,
     ) -> BoxFuture<'static, JudgeReport>;
 }
@@ -252,7 +254,7 @@ impl Worker {
     async fn judge(
         &self,
         publishing: &Channel,
-        submission: Submission,
+        submission: Valid<Submission>,
     ) -> Result<JudgeReport, Error> {
         let mut so_far = JudgeReport::echoing(
             &submission,
@@ -339,7 +341,7 @@ fn ended(joined: Result<Result<(), Error>, tokio::task::JoinError>) -> Result<()
 }
 
 /// The Submission in a message body, or the contract's invalid-request report for it.
-pub fn read_submission(body: &[u8]) -> Result<Submission, Box<JudgeReport>> {
+pub fn read_submission(body: &[u8]) -> Result<Valid<Submission>, Box<JudgeReport>> {
     match std::str::from_utf8(body) {
         Ok(text) => parse_submission(text).map_err(|err| Box::new(err.into_report())),
         Err(err) => Err(Box::new(JudgeReport {

@@ -17,7 +17,9 @@ use crate::tasks;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{mpsc, watch};
-use verdict_contracts::{DependsCond, JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
+use verdict_contracts::{
+    DependsCond, IntoValid, JudgeReport, JudgeStatus, JudgeTaskResult, Submission,
+};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::{LanguageProfiles, timing};
 
@@ -138,21 +140,23 @@ impl Judge {
     }
 
     /// Judges a submission: validates it, runs every task, and returns the complete report.
-    pub async fn judge(&self, submission: Submission) -> JudgeReport {
+    /// A [`Valid`] submission (from `parse_submission`) is not validated again.
+    pub async fn judge(&self, submission: impl IntoValid) -> JudgeReport {
         self.judge_with_updates(submission, None).await
     }
 
     /// Like [`Judge::judge`], also sending each task's result on `updates` as soon as it is known.
     pub async fn judge_with_updates(
         &self,
-        submission: Submission,
+        submission: impl IntoValid,
         updates: Option<mpsc::UnboundedSender<TaskUpdate>>,
     ) -> JudgeReport {
         let _judging = timing::phase("judge");
         let validating = timing::phase("validate");
-        if let Err(invalid) = submission.validate() {
-            return invalid.into_report();
-        }
+        let submission = match submission.into_valid() {
+            Ok(valid) => valid.into_inner(),
+            Err(invalid) => return invalid.into_report(),
+        };
         validating.end();
         self.warm_once();
         let header = |results| JudgeReport::echoing(&submission, results);

@@ -379,6 +379,7 @@ pub(crate) mod tests {
               "source_files": [{{"type": "text", "name": "main.c", "text": "int main(){{}}"}}]}}}}"#
         ))
         .unwrap()
+        .into_inner()
     }
 
     /// The statuses of an entry's report so far.

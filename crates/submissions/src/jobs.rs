@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::task::TaskTracker;
-use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
+use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid};
 use verdict_scheduler::{Judge, TaskUpdate};
 use verdict_scripts::timing;
 
@@ -93,7 +93,7 @@ impl Jobs {
     /// durable and on its way to being judged, and the entry follows its progress.
     pub async fn accept(
         self: &Arc<Self>,
-        submission: Submission,
+        submission: Valid<Submission>,
         request: String,
     ) -> Result<Arc<Entry>, SubmissionError> {
         // On its own task: a request dropped meanwhile (timeout, client gone) must not leave
@@ -168,20 +168,25 @@ impl Jobs {
     }
 
     /// Judges `submission` in the background, reporting into `entry`.
-    fn spawn(&self, mut reservation: Reservation<'_>, entry: Arc<Entry>, submission: Submission) {
+    fn spawn(
+        &self,
+        mut reservation: Reservation<'_>,
+        entry: Arc<Entry>,
+        submission: Valid<Submission>,
+    ) {
         reservation.spent = true;
         self.run(entry, submission);
     }
 
     /// Judges again a submission accepted before a restart (it takes a queue place even when
     /// the queue is full: it was accepted when there was room).
-    fn resume(&self, entry: Arc<Entry>, submission: Submission) {
+    fn resume(&self, entry: Arc<Entry>, submission: Valid<Submission>) {
         self.queued.fetch_add(1, Ordering::AcqRel);
         self.metrics.queue_length.fetch_add(1, Ordering::Relaxed);
         self.run(entry, submission);
     }
 
-    fn run(&self, entry: Arc<Entry>, submission: Submission) {
+    fn run(&self, entry: Arc<Entry>, submission: Valid<Submission>) {
         let store = self.store.clone();
         let judging_time = self.judging_time.clone();
         let judge = self.judge.clone();

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use verdict_contracts::{JudgeReport, Submission, parse_submission};
+use verdict_contracts::{JudgeReport, Submission, Valid, parse_submission};
 
 /// All submissions known to the server.
 #[derive(Debug)]
@@ -210,7 +210,7 @@ impl Store {
         &self,
         unfinished: Vec<Unfinished>,
         metrics: &Metrics,
-    ) -> Vec<(Arc<Entry>, Submission)> {
+    ) -> Vec<(Arc<Entry>, Valid<Submission>)> {
         if unfinished.is_empty() {
             return Vec::new();
         }

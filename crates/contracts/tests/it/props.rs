@@ -608,7 +608,7 @@ proptest! {
     #[test]
     fn parsing_any_request_never_panics(s in submission()) {
         match parse_submission(&serde_json::to_string(&s).unwrap()) {
-            Ok(parsed) => prop_assert_eq!(parsed, s),
+            Ok(parsed) => prop_assert_eq!(parsed.into_inner(), s),
             Err(RequestError::Invalid(invalid)) => {
                 prop_assert!(!invalid.errors.is_empty());
                 let report = invalid.into_report();

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::mpsc;
-use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
+use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid};
 use verdict_queue::testing::{NodeError, Platform, RabbitNode};
 use verdict_queue::{AmqpConfig, Judging, Route};
 
@@ -93,7 +93,7 @@ pub struct Steps {
 impl Judging for Steps {
     fn judge(
         &self,
-        submission: Submission,
+        submission: Valid<Submission>,
         updates: mpsc::UnboundedSender<(usize, JudgeTaskResult)>,
     ) -> BoxFuture<'static, JudgeReport> {
         self.judged.fetch_add(1, Ordering::SeqCst);

@@ -78,7 +78,9 @@ mod tests {
             "standard": c("int main(void) { return 0; }"),
             "random": c("int main(void) { return 0; }")
         });
-        parse_submission(&text.to_string()).expect("valid submission")
+        parse_submission(&text.to_string())
+            .expect("valid submission")
+            .into_inner()
     }
 
     /// What the tasks of `submission()` share, on a fake executor answering with `runs`.

@@ -41,7 +41,9 @@ fn submission(sub_id: &str, source: &str) -> verdict_contracts::Submission {
         "submission": {"type": "source_code", "language": "c",
             "source_files": [{"type": "text", "name": "main.c", "text": source}]}
     });
-    parse_submission(&submission.to_string()).expect("a Submission")
+    parse_submission(&submission.to_string())
+        .expect("a Submission")
+        .into_inner()
 }
 
 #[test]

@@ -60,7 +60,9 @@ fn submission(sub_id: &str, urls: &[String]) -> verdict_contracts::Submission {
             "source_files": [{"type": "text", "name": "main.py",
                 "text": "a, b = map(int, input().split())\nprint(a + b)\n"}]}
     });
-    parse_submission(&submission.to_string()).expect("valid submission")
+    parse_submission(&submission.to_string())
+        .expect("valid submission")
+        .into_inner()
 }
 
 fn judge_remote(remote: RemoteConfig, sub_id: &str, urls: &[String]) -> Option<JudgeReport> {
