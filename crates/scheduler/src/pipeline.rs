@@ -17,9 +17,7 @@ use crate::tasks;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{mpsc, watch};
-use verdict_contracts::{
-    DependsCond, IntoValid, JudgeReport, JudgeStatus, JudgeTaskResult, Submission,
-};
+use verdict_contracts::{DependsCond, IntoValid, JudgeReport, JudgeStatus, JudgeTaskResult};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::{LanguageProfiles, timing};
 
