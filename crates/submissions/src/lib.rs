@@ -17,10 +17,11 @@
 //! - [`SubmissionError`]: why a submission was refused; the server maps it to HTTP in one place.
 //!
 //! ```no_run
-//! # async fn demo(judge: verdict_scheduler::Judge, submission: verdict_contracts::Submission, text: String) -> anyhow::Result<()> {
+//! # async fn demo(judge: verdict_scheduler::Judge, text: String) -> anyhow::Result<()> {
 //! use std::sync::Arc;
 //! use std::time::Duration;
 //! use verdict_submissions::{Jobs, Metrics, Store};
+//! let submission = verdict_contracts::parse_submission(&text)?; // validated once, here
 //! let (store, unfinished) = Store::open("data".as_ref(), Duration::from_secs(3600), 10_000)?;
 //! let (store, metrics) = (Arc::new(store), Arc::new(Metrics::default()));
 //! let jobs = Arc::new(Jobs::new(judge, metrics, store, 256, 2, &Default::default()));
