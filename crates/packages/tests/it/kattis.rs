@@ -74,6 +74,24 @@ fn unsupported_kinds_are_refused_naming_the_file_and_key() {
     assert!(err.contains("problem.yaml: type: not supported"), "{err}");
 }
 
+/// From 2023-07 on, a scoring problem's output validator may score each test in `score.txt`,
+/// which a test's result cannot carry: refused at load, never graded by `accept_score` alone.
+#[test]
+fn a_scoring_problem_with_an_output_validator_is_refused_not_graded_wrongly() {
+    let (_keep, dir) = crate::fetch::copy_of("oddecho");
+    assert!(kattis::load(&dir).is_ok(), "oddecho itself reads");
+    let validator = dir.join("output_validator");
+    std::fs::create_dir_all(&validator).expect("mkdir");
+    std::fs::write(
+        validator.join("validate.py"),
+        "import sys\nopen(sys.argv[3] + '/score.txt', 'w').write('7')\nsys.exit(42)\n",
+    )
+    .expect("write");
+    let err = kattis::load(&dir).expect_err("refused").to_string();
+    assert!(err.contains("problem.yaml: type: not supported"), "{err}");
+    assert!(err.contains("score.txt"), "{err}");
+}
+
 #[test]
 fn guess_reads_as_an_interactive_problem_whose_validator_is_the_interactor() {
     let p = example("guess");
