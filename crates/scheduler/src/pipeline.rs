@@ -138,7 +138,7 @@ impl Judge {
     }
 
     /// Judges a submission: validates it, runs every task, and returns the complete report.
-    /// A [`Valid`] submission (from `parse_submission`) is not validated again.
+    /// A [`Valid`](verdict_contracts::Valid) submission (from `parse_submission`) is not validated again.
     pub async fn judge(&self, submission: impl IntoValid) -> JudgeReport {
         self.judge_with_updates(submission, None).await
     }
