@@ -282,7 +282,8 @@ impl Worker {
         Ok(report)
     }
 
-    /// Records a finished task and publishes the report so far.
+    /// Records a finished task and publishes the report so far, unless that was the last task:
+    /// the complete report is published once, as the final one.
     async fn progress(
         &self,
         publishing: &Channel,
@@ -293,6 +294,13 @@ impl Worker {
         match so_far.results.get_mut(index) {
             Some(slot) => *slot = result,
             None => return Ok(()),
+        }
+        if so_far
+            .results
+            .iter()
+            .all(|r| r.status != JudgeStatus::Pending)
+        {
+            return Ok(());
         }
         self.publish_report(publishing, so_far).await
     }
