@@ -1,6 +1,7 @@
 // verdict pages: the judge-server page. Routes (in the address's #fragment):
 //   #/submit            paste, upload or load an example Submission and send it
-//   #/s/<sub_id>[/<i>]  one submission, live (its event stream read with fetch), task i open
+//   #/s/<sub_id>[/<i>][?category=<c>]  one submission, live (its event stream read with fetch),
+//                       task i open; sub_ids are unique per category, so links name it
 //   #/queue             recent submissions (filter by category and status) and the metrics
 //   #/lab               the server's Agent Lab runs (the same viewer as `judge view`)
 // The token lives in this tab only (sessionStorage) and goes out as `Authorization: Bearer`.
@@ -126,9 +127,9 @@
         }
         const accepted = await res.json();
         try {
-          sessionStorage.setItem(SUB_KEY + accepted.sub_id, JSON.stringify(sub));
+          sessionStorage.setItem(SUB_KEY + subKey(accepted.sub_id, sub.category), JSON.stringify(sub));
         } catch (_) { /* too large for the tab's storage: shown without limits */ }
-        location.hash = "#/s/" + encodeURIComponent(accepted.sub_id);
+        location.hash = submissionHash(accepted.sub_id, sub.category);
       } catch (err) {
         if (err.message !== "unauthorized") V.replace(error, h("p", { class: "error-box" }, String(err)));
       } finally {
@@ -188,19 +189,30 @@
   });
 
   /** The Submission this tab sent, if it did (else the server's plan is read). */
-  function storedSubmission(subId) {
+  /** A submission's address in the page: its sub_id, the task open, and its category. */
+  function submissionHash(subId, category, index) {
+    return "#/s/" + encodeURIComponent(subId) + (index === null || index === undefined ? "" : "/" + index) +
+      (category ? "?category=" + encodeURIComponent(category) : "");
+  }
+
+  /** The tab's key of a submission: sub_ids are unique per category only. */
+  const subKey = (subId, category) => (category ? category + "/" : "") + subId;
+
+  function storedSubmission(subId, category) {
     try {
-      const stored = sessionStorage.getItem(SUB_KEY + subId);
+      const stored = sessionStorage.getItem(SUB_KEY + subKey(subId, category));
       return stored ? JSON.parse(stored) : null;
     } catch (_) {
       return null;
     }
   }
 
-  function submissionView(subId, selectedIndex) {
+  function submissionView(subId, selectedIndex, category) {
     const controller = new AbortController();
     const signal = controller.signal;
     const path = "/v1/submissions/" + encodeURIComponent(subId);
+    // Without it, a token bound to no category gets 409 for a sub_id that several categories hold.
+    const query = category ? "?category=" + encodeURIComponent(category) : "";
     let view = null; // V.judge.mount's handle, once the first snapshot is in
     let report = null;
     let live = true;
@@ -210,11 +222,11 @@
       clearTimeout(refreshTimer);
     };
 
-    const onSelect = (i) => history.replaceState(null, "", "#/s/" + encodeURIComponent(subId) + (i === null ? "" : "/" + i));
+    const onSelect = (i) => history.replaceState(null, "", submissionHash(subId, category, i));
 
     /** Reads the snapshot; whether the submission is finished. */
     async function snapshot() {
-      const res = await api(path, { signal });
+      const res = await api(path + query, { signal });
       if (!res.ok) throw new HttpError(res.status, await errorText(res));
       const next = await res.json();
       const complete = res.headers.get("Verdict-Complete") === "true";
@@ -228,7 +240,7 @@
       report = next;
       if (complete) live = false;
       if (!view) {
-        const mine = storedSubmission(subId);
+        const mine = storedSubmission(subId, category);
         view = V.judge.mount(main, { report, submission: mine, selected: selectedIndex, onSelect });
         if (!mine) loadPlan();
       } else {
@@ -241,7 +253,7 @@
     /** The server's plan of the submission (its tasks and inputs), for every viewer. */
     async function loadPlan() {
       try {
-        const res = await api(path + "/plan", { signal });
+        const res = await api(path + "/plan" + query, { signal });
         if (!res.ok || !view) return;
         const plan = await res.json();
         // The shape the view reads: judge_tasks, and test_data with each datum's inputs.
@@ -277,7 +289,7 @@
           if (await snapshot()) break;
           if (view) view.setConnection(null);
           failures = 0;
-          await readEvents(path + "/events", signal, onEvent);
+          await readEvents(path + "/events" + query, signal, onEvent);
           if (!live) break;
           // The stream ended before the report: read the snapshot again (and the stream).
         } catch (err) {
@@ -403,7 +415,7 @@
         // The state and the verdicts come first: at phone width they stay on screen.
         V.replace(tableSlot, rows.length ? V.table(["submission", "state", "verdicts", "score", "tasks", "category", "problem", "accepted"],
           rows.map((s) => h("tr", {},
-            h("td", {}, h("a", { href: "#/s/" + encodeURIComponent(s.sub_id), class: "mono" }, s.sub_id)),
+            h("td", {}, h("a", { href: submissionHash(s.sub_id, s.category), class: "mono" }, s.sub_id)),
             h("td", {}, V.badge(s.state, s.state === "finished" ? "ok-quiet" : "pending")),
             h("td", {}, h("span", { class: "chips" }, Object.entries(s.statuses || {}).map(([k, n]) =>
               h("span", { class: "chip s-" + V.judge.statusKind(k) }, `${k} ×${n}`)))),
@@ -480,13 +492,15 @@
     nav.hidden = false;
     signout.hidden = false;
     const hash = location.hash || "#/submit";
-    const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    const [route_, search] = hash.replace(/^#\/?/, "").split("?");
+    const parts = route_.split("/").map(decodeURIComponent);
+    const category = new URLSearchParams(search || "").get("category");
     for (const link of nav.querySelectorAll("a")) {
       link.setAttribute("aria-current", hash.startsWith(link.getAttribute("href")) ? "page" : "false");
     }
     if (parts[0] === "s" && parts[1]) {
       const i = parts[2] === undefined || parts[2] === "" ? null : Number(parts[2]);
-      submissionView(parts[1], Number.isInteger(i) ? i : null);
+      submissionView(parts[1], Number.isInteger(i) ? i : null, category);
     } else if (parts[0] === "queue") queueView();
     else if (parts[0] === "lab") labView();
     else submitView();

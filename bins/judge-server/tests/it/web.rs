@@ -516,3 +516,55 @@ async fn the_lab_runs_page_picks_up_a_new_run_without_a_reload() {
     );
     browser.close().await.expect("close");
 }
+
+/// A token bound to no category opens, from the queue, each of two submissions that share a
+/// `sub_id` in two categories: the links and the page's requests name the category (without it
+/// the server answers 409, as the sub_id is ambiguous).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queue_links_name_the_category_so_a_shared_sub_id_opens_each_one() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    for (example_name, category) in [("aplusb-c", "alpha"), ("compilation-error", "beta")] {
+        let reply = post(
+            &server.url("/v1/judge"),
+            Some(ADMIN),
+            &example(example_name, "shared", category),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    }
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    crate::faces::sign_in(c, &server.url(""), ADMIN).await;
+    for (category, outcome) in [("beta", "Compilation Error"), ("alpha", "Accepted")] {
+        c.goto(&server.url("/#/queue")).await.expect("queue");
+        let link = format!("a[href=\"#/s/shared?category={category}\"]");
+        assert!(
+            until(
+                c,
+                &format!("return !!document.querySelector('{link}');"),
+                Duration::from_secs(20)
+            )
+            .await,
+            "the queue has no link naming {category}: {}",
+            text(c, "main").await
+        );
+        click(c, &link).await;
+        assert!(
+            until(
+                c,
+                &format!(
+                    "const v = document.getElementById('verdict'); return !!v && v.textContent.includes('{outcome}');"
+                ),
+                Duration::from_secs(20)
+            )
+            .await,
+            "{category}'s submission does not open: {}",
+            text(c, "main").await
+        );
+    }
+    browser.close().await.expect("close");
+}
