@@ -44,11 +44,13 @@ key="$({ echo "$suite $packages"; cat "${sources[@]}" 2>/dev/null; } | sha256sum
 base="localhost/verdict-base:$key"
 if ! "${podman[@]}" image exists "$base"; then
   tarball="$dir/base-$key.tar"
-  if [ ! -s "$tarball" ]; then
+  if [ ! -f "$tarball" ] || [ ! -s "$tarball" ]; then
     step "mmdebstrap $suite with $packages"
-    rm -f "$dir"/base-*.tar
-    mmdebstrap --variant=minbase --include="$packages" --quiet "$suite" "$tarball.part" \
-      "${sources[@]}"
+    # (-r: a directory left by an earlier, interrupted or mistaken run goes too.)
+    rm -rf "$dir"/base-*.tar "$dir"/base-*.tar.part
+    # --format: the output's name ends in .part, which mmdebstrap would read as a directory.
+    mmdebstrap --variant=minbase --format=tar --include="$packages" --quiet "$suite" \
+      "$tarball.part" "${sources[@]}"
     mv "$tarball.part" "$tarball"
   fi
   step "podman import the base"
