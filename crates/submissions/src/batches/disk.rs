@@ -54,6 +54,22 @@ pub(crate) fn save_request(dir: &Path, saved: &Saved) -> std::io::Result<()> {
     write_durably(&request_path(dir, &saved.id), &bytes)
 }
 
+/// [`save_request`] on a blocking thread (an accept runs on the async threads), its failure
+/// the batch's `Io` error naming `dir`.
+pub(crate) async fn save_request_off_thread(
+    dir: &Path,
+    saved: Saved,
+) -> Result<(), super::BatchError> {
+    let owned = dir.to_owned();
+    tokio::task::spawn_blocking(move || save_request(&owned, &saved))
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+        .map_err(|source| super::BatchError::Io {
+            path: dir.to_owned(),
+            source,
+        })
+}
+
 /// Keeps a batch's end.
 pub(crate) fn save_report(dir: &Path, id: &str, ended: &Ended) -> std::io::Result<()> {
     let bytes = serde_json::to_vec(ended).map_err(std::io::Error::other)?;

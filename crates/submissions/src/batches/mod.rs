@@ -228,16 +228,9 @@ impl Batches {
             category,
             request: text,
         };
-        let dir = self.dir.clone();
-        let written = tokio::task::spawn_blocking(move || disk::save_request(&dir, &saved))
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-        if let Err(source) = written {
+        if let Err(err) = disk::save_request_off_thread(&self.dir, saved).await {
             self.lock_entries().remove(&id);
-            return Err(BatchError::Io {
-                path: self.dir.clone(),
-                source,
-            });
+            return Err(err);
         }
         self.enqueue(entry.clone(), request);
         Ok((entry, true))

@@ -334,16 +334,9 @@ impl Relay {
             category,
             request: text,
         };
-        let dir = self.dir.clone();
-        let written = tokio::task::spawn_blocking(move || disk::save_request(&dir, &saved))
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-        if let Err(source) = written {
+        if let Err(err) = disk::save_request_off_thread(&self.dir, saved).await {
             self.lock().remove(&id);
-            return Err(BatchError::Io {
-                path: self.dir.clone(),
-                source,
-            });
+            return Err(err);
         }
         let messages = self.messages(relayed);
         if let Err(err) = publisher.publish(&messages).await {
