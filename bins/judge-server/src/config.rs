@@ -203,6 +203,19 @@ impl ServerConfig {
         self.base_dir.join(&self.data_dir)
     }
 
+    /// Where batches are kept (`<data dir>/batches`), and the bounds of their queue: one
+    /// reading of the config for the standalone queue and a front end's relay.
+    pub(crate) fn batches(&self) -> (PathBuf, verdict_submissions::batches::BatchLimits) {
+        let limits = verdict_submissions::batches::BatchLimits {
+            capacity: self.queue_capacity,
+            slots: self.workers,
+            caps: self.caps.clone(),
+            retention: Duration::from_secs(self.retention_secs),
+            max_retained: self.max_retained,
+        };
+        (self.data_dir().join("batches"), limits)
+    }
+
     /// The request timeout.
     pub fn request_timeout(&self) -> Duration {
         Duration::from_millis(self.request_timeout_ms)

@@ -13,13 +13,12 @@ use crate::state::{AppState, Broker, Handoff, Shared, Submissions, open_store};
 use anyhow::Context;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::{Submission, Valid, parse_submission};
 use verdict_queue::{Consumed, FrontEnd, ReportSink};
 use verdict_scripts::OracleOptions;
-use verdict_submissions::batches::{BatchLimits, Relay};
+use verdict_submissions::batches::Relay;
 use verdict_submissions::{Entry, Metrics, Reject, Store};
 
 /// Opens the store (taking back the submissions in progress when the front end stopped) and
@@ -44,18 +43,8 @@ fn front_end(
         default_timeout_ms: config.oracle_default_timeout_ms,
         ..OracleOptions::default()
     };
-    let relay = Relay::open(
-        config.data_dir().join("batches"),
-        oracle,
-        BatchLimits {
-            capacity: config.queue_capacity,
-            slots: config.workers,
-            caps: config.caps.clone(),
-            retention: Duration::from_secs(config.retention_secs),
-            max_retained: config.max_retained,
-        },
-    )
-    .context("cannot open the batches")?;
+    let (batches_dir, limits) = config.batches();
+    let relay = Relay::open(batches_dir, oracle, limits).context("cannot open the batches")?;
     let sink: ReportSink = {
         let (store, metrics, relay) = (store.clone(), metrics.clone(), relay.clone());
         Arc::new(move |consumed| {

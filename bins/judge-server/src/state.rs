@@ -22,7 +22,7 @@ use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_queue::{FrontEnd, Link, QueueMetrics};
 use verdict_scheduler::{BatchJudge, CacheStats, Judge};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
-use verdict_submissions::batches::{BatchLimits, Batches, Relay};
+use verdict_submissions::batches::{Batches, Relay};
 use verdict_submissions::{Entry, Jobs, Metrics, Phase, Store, Unfinished};
 
 /// What every handler shares; cheap to clone.
@@ -158,16 +158,11 @@ impl AppState {
             &config.quotas,
         ));
         jobs.recover(unfinished);
+        let (batches_dir, limits) = config.batches();
         let batches = Batches::open(
             BatchJudge::new(judge.clone(), oracle_options(&config, &judge)),
-            config.data_dir().join("batches"),
-            BatchLimits {
-                capacity: config.queue_capacity,
-                slots: config.workers,
-                caps: config.caps.clone(),
-                retention: Duration::from_secs(config.retention_secs),
-                max_retained: config.max_retained,
-            },
+            batches_dir,
+            limits,
         )
         .context("cannot open the batches")?;
         let direct = Direct {
