@@ -1,4 +1,4 @@
-//! `judge`: the command-line front door of verdict. Thin: it parses arguments, reads files and
+//! `judge`: the command-line front door of verdict. It parses arguments, reads files and
 //! composes the library crates; every decision lives in a crate.
 
 mod cmd;
