@@ -14,8 +14,7 @@ cd "$(dirname "$0")/.."
 start=$SECONDS
 step() { echo "== container: $* ($((SECONDS - start)) s)"; }
 
-target="$(cargo metadata --format-version 1 --no-deps --locked |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+target="$(bash scripts/target-dir.sh)"
 dir="${VERDICT_CONTAINER_DIR:-$target/container}"
 bin_dir="${VERDICT_CONTAINER_BIN_DIR:-}"
 if [ -z "$bin_dir" ]; then
@@ -79,7 +78,16 @@ cleanup() {
 }
 trap cleanup EXIT
 step "build deploy/Dockerfile"
-VERDICT_BUILDER="${podman[*]}" bash deploy/build-image.sh --bin-dir "$bin_dir" --tag "$image" \
+# build-image.sh runs one program as the builder (never split into words: the storage path may
+# hold spaces): podman with this suite's options, in a wrapper.
+{
+  echo '#!/usr/bin/env bash'
+  printf 'exec'
+  printf ' %q' "${podman[@]}"
+  printf ' "$@"\n'
+} > "$work/podman"
+chmod +x "$work/podman"
+VERDICT_BUILDER="$work/podman" bash deploy/build-image.sh --bin-dir "$bin_dir" --tag "$image" \
   -- --quiet --build-arg BASE="$base" --build-arg LANGS= >/dev/null
 
 free_port() {
