@@ -183,7 +183,8 @@ HOME="$rabbit" RABBITMQ_NODENAME="verdict-ctr-$$@localhost" RABBITMQ_NODE_IP_ADD
   RABBITMQ_CONF_ENV_FILE="$rabbit/rabbitmq-env.conf" \
   setsid /usr/lib/rabbitmq/bin/rabbitmq-server >"$rabbit/server.out" 2>&1 &
 rabbit_pid=$!
-deadline=$((SECONDS + 90))
+# (A loaded machine: 90 s was seen too short with its two cores at load 16.)
+deadline=$((SECONDS + 240))
 until python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' \
   "$amqp_port" 2>/dev/null; do
   if [ $SECONDS -ge $deadline ] || ! kill -0 "$rabbit_pid" 2>/dev/null; then
