@@ -7,7 +7,9 @@
 #     --bin-dir DIR  where `judge` and `judge-server` are (default: cargo's target dir/release)
 #     --tag NAME     the image's name (default: verdict)
 #     BUILD-ARGS     passed to the builder, e.g. --build-arg BASE=... --build-arg LANGS=--all
-#   VERDICT_BUILDER  the builder command (default: podman; buildah and docker work too)
+#   VERDICT_BUILDER  the builder: one program, a name or a path, which may hold spaces (default:
+#                    podman; buildah and docker work too). It is never split into words: options
+#                    of its own go in a wrapper script named here (scripts/test-container.sh's).
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
 bin_dir="" tag=verdict
@@ -20,8 +22,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ -z "$bin_dir" ]; then
-  target="$(cd "$src" && cargo metadata --format-version 1 --no-deps --locked |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+  target="$(bash "$src/scripts/target-dir.sh")"
   bin_dir="$target/release"
 fi
 for b in judge judge-server; do
@@ -39,4 +40,4 @@ cp "$src/crates/scripts/languages.toml" "$ctx/crates/scripts/"
 builder="${VERDICT_BUILDER:-podman}"
 # `buildah` names its command `bud`; podman and docker, `build`.
 case "$(basename "$builder")" in buildah) verb=bud ;; *) verb=build ;; esac
-$builder $verb -f "$ctx/deploy/Dockerfile" -t "$tag" "$@" "$ctx"
+"$builder" "$verb" -f "$ctx/deploy/Dockerfile" -t "$tag" "$@" "$ctx"

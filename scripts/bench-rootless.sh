@@ -15,8 +15,7 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" != "--guest" ]; then
   if [ -z "${VERDICT_BENCH_JUDGE:-}" ]; then
     cargo build --release --locked -p verdict-judge
-    target="$(cargo metadata --format-version 1 --no-deps --locked |
-      python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+    target="$(bash scripts/target-dir.sh)"
     VERDICT_BENCH_JUDGE="$target/release/judge"
   fi
   export VERDICT_BENCH_JUDGE

@@ -55,8 +55,7 @@ fi
 
 if [ -z "${CGROUP2_VM_CACHE:-}" ]; then
   # cargo's target dir (CARGO_TARGET_DIR, a config's build.target-dir, or target/ here).
-  target="$(cd "$repo" && cargo metadata --no-deps --format-version 1 2>/dev/null |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')" ||
+  target="$(bash "$repo/scripts/target-dir.sh" 2>/dev/null)" ||
     target="${CARGO_TARGET_DIR:-$repo/target}"
 fi
 cache="${CGROUP2_VM_CACHE:-$target/cgroup2-vm}"

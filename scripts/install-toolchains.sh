@@ -59,7 +59,21 @@ fi
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-if [ "$dry_run" = 0 ] && [ -z "${VERDICT_SKIP_APT_UPDATE:-}" ]; then
+# Languages whose package is installed need nothing from apt (no update, no query: a run on a
+# machine already set up takes a second, not a minute of apt-cache calls); --dry-run lists all.
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+pending=()
+for lang in "${wanted[@]}"; do
+    pkg="${package_of[$lang]:-}"
+    if [ -z "$pkg" ]; then
+        echo "install-toolchains: no language profile named '$lang' in $toml" >&2
+        exit 2
+    fi
+    if [ "$dry_run" = 1 ] || ! installed "$pkg"; then pending+=("$lang"); fi
+done
+wanted=("${pending[@]}")
+
+if [ ${#wanted[@]} -gt 0 ] && [ "$dry_run" = 0 ] && [ -z "${VERDICT_SKIP_APT_UPDATE:-}" ]; then
     as_root apt-get update -qq
 fi
 
@@ -72,11 +86,7 @@ available() {
 
 packages=() unavailable=0
 for lang in "${wanted[@]}"; do
-    pkg="${package_of[$lang]:-}"
-    if [ -z "$pkg" ]; then
-        echo "install-toolchains: no language profile named '$lang' in $toml" >&2
-        exit 2
-    fi
+    pkg="${package_of[$lang]}"
     if available "$pkg"; then
         [[ " ${packages[*]} " == *" $pkg "* ]] || packages+=("$pkg")
     else

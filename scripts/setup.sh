@@ -21,6 +21,13 @@ TOOLS="$TOOLS uidmap"
 # The container test builds deploy/Dockerfile with podman (runc: crun refuses hybrid cgroup
 # hosts) on a base that mmdebstrap makes from Debian's packages (docs/deploy.md).
 TOOLS="$TOOLS podman buildah runc mmdebstrap"
+# What the test scripts call that a fresh Debian may lack: curl (the container suite's
+# requests), git (scripts/test-checkouts.sh's copy), cpio and gzip (the guest's initramfs),
+# binutils (objcopy: deploy/build-image.sh), python3 (every script's JSON).
+TOOLS="$TOOLS curl git cpio gzip binutils python3"
+# The cgroup-v2 guest of scripts/cgroup2-vm.sh (it installs them too when run alone): qemu,
+# Debian's kernel, busybox for its initramfs.
+TOOLS="$TOOLS qemu-system-x86 linux-image-amd64 busybox-static"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
 LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make"
 

@@ -12,8 +12,7 @@ cd "$(dirname "$0")/.."
 # cargo's target dir (CARGO_TARGET_DIR, a config's build.target-dir, or target/): the source
 # tree may be read-only.
 if [ -z "${VERDICT_CGROUP2_TARGET:-}" ]; then
-  VERDICT_CGROUP2_TARGET="$(cargo metadata --no-deps --format-version 1 2>/dev/null |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')" ||
+  VERDICT_CGROUP2_TARGET="$(bash scripts/target-dir.sh 2>/dev/null)" ||
     VERDICT_CGROUP2_TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
 fi
 target="$VERDICT_CGROUP2_TARGET"
@@ -28,9 +27,11 @@ export VERDICT_TEST_SLOWDOWN="${VERDICT_TEST_SLOWDOWN:-4}"
 if [ "${1:-}" != "--guest" ]; then
   start=$SECONDS
   # The binaries `cargo test --workspace` built (no rebuild after it): the sandbox's test
-  # binary and `judge` (or VERDICT_CGROUP2_IT and VERDICT_CGROUP2_JUDGE when both are given).
+  # binary, `judge` and `judge-server` (or VERDICT_CGROUP2_IT, VERDICT_CGROUP2_JUDGE and
+  # VERDICT_CGROUP2_SERVER when all are given).
   artifacts=""
-  if [ -z "${VERDICT_CGROUP2_IT:-}" ] || [ -z "${VERDICT_CGROUP2_JUDGE:-}" ]; then
+  if [ -z "${VERDICT_CGROUP2_IT:-}" ] || [ -z "${VERDICT_CGROUP2_JUDGE:-}" ] ||
+    [ -z "${VERDICT_CGROUP2_SERVER:-}" ]; then
     artifacts="$(cargo test --workspace --locked --no-run --message-format=json 2>/dev/null)"
   fi
   pick() { # package target-kind target-name
@@ -51,24 +52,27 @@ for line in sys.stdin:
   }
   it="${VERDICT_CGROUP2_IT:-$(pick verdict-sandbox test it)}"
   judge="${VERDICT_CGROUP2_JUDGE:-$(pick verdict-judge bin judge)}"
-  if [ -z "$it" ] || [ -z "$judge" ]; then
-    echo "test-cgroup2: cannot find the sandbox test binary or judge" >&2
+  server="${VERDICT_CGROUP2_SERVER:-$(pick verdict-judge-server bin judge-server)}"
+  if [ -z "$it" ] || [ -z "$judge" ] || [ -z "$server" ]; then
+    echo "test-cgroup2: cannot find the sandbox test binary, judge or judge-server" >&2
     exit 1
   fi
   # The test programs, compiled here once (gcc in the guest takes ~10 s a file).
   export VERDICT_TEST_FIXTURES="$cache/fixtures"
   "$it" --quiet --exact fixtures::every_fixture_is_compiled_and_current >/dev/null
   echo "== cgroup2: host preparation $((SECONDS - start)) s"
-  export VERDICT_CGROUP2_IT="$it" VERDICT_CGROUP2_JUDGE="$judge" VERDICT_CGROUP2_TARGET="$target"
+  export VERDICT_CGROUP2_IT="$it" VERDICT_CGROUP2_JUDGE="$judge" VERDICT_CGROUP2_SERVER="$server"
+  export VERDICT_CGROUP2_TARGET="$target"
   # The guest hides /tmp, /var/tmp and /run under tmpfs mounts of its own: the checkout, the
   # target dir and the test binaries stay visible wherever they are.
-  export CGROUP2_VM_KEEP="$target:$(dirname "$it"):$(dirname "$judge")${CGROUP2_VM_KEEP:+:$CGROUP2_VM_KEEP}"
+  export CGROUP2_VM_KEEP="$target:$(dirname "$it"):$(dirname "$judge"):$(dirname "$server")${CGROUP2_VM_KEEP:+:$CGROUP2_VM_KEEP}"
   exec bash scripts/cgroup2-vm.sh bash scripts/test-cgroup2.sh --guest
 fi
 
 # ---- In the guest -------------------------------------------------------------------------
 it="$VERDICT_CGROUP2_IT"
 judge="$VERDICT_CGROUP2_JUDGE"
+server="$VERDICT_CGROUP2_SERVER"
 fail=0
 # Tests of root's own behaviour, skipped in the rootless runs (each runs as root above): a
 # second instance in another pid namespace (root's unshare), dead instances' cgroups made by
@@ -217,6 +221,30 @@ if ! grep -q '^isolation: rlimit-only' <<<"$doctor" ||
   echo "$doctor"
   fail=1
 fi
+# What a box gets there: the outcome names rlimit-only, the log says why (the cgroup the user
+# may not write), and a judge that requires isolation refuses to start, naming it.
+out="$(in_cgroup rl-nodeleg setpriv --reuid="$user" --regid="$user" --clear-groups env HOME=/tmp \
+  "$judge" sandbox -- /bin/echo boxed 2>/tmp/rl-nodeleg.err)" || true
+if ! grep -q '"isolation": "rlimit-only"' <<<"$out" || ! grep -qx boxed <<<"$out" ||
+  ! grep -q "falls back to rlimits only" /tmp/rl-nodeleg.err ||
+  ! grep -q "$cg/rl-nodeleg.*Permission denied" /tmp/rl-nodeleg.err; then
+  echo "FAILED: judge sandbox without delegation, not rlimit-only with the cgroup named:"
+  echo "$out"
+  cat /tmp/rl-nodeleg.err
+  fail=1
+fi
+if out="$(in_cgroup rl-nodeleg setpriv --reuid="$user" --regid="$user" --clear-groups \
+  env HOME=/tmp "$judge" sandbox --require-isolation -- /bin/true 2>&1)" ||
+  ! grep -q "$cg/rl-nodeleg.*Permission denied" <<<"$out"; then
+  echo "FAILED: judge sandbox --require-isolation without delegation did not refuse, naming the cgroup:"
+  echo "$out"
+  fail=1
+fi
+if [ -n "$(find "$cg/rl-nodeleg" -mindepth 1 -type d)" ]; then
+  echo "FAILED: a cgroup was made without delegation:"
+  find "$cg/rl-nodeleg" -mindepth 1 -type d
+  fail=1
+fi
 
 step "rootless: the sandbox's integration tests as an ordinary user in a delegated subtree"
 delegate rl-ids
@@ -235,21 +263,99 @@ VERDICT_REQUIRE_SANDBOX=1 VERDICT_EXPECT_ISOLATION=rootless-cgroup-v2-one-uid \
   in_cgroup rl-one setpriv --reuid="$user" --regid="$user" --clear-groups env HOME=/tmp \
   "$it" --test-threads=2 hostile:: memory:: $ROOTLESS_SKIP || fail=1
 
-step "rootless: judge run as an ordinary user, the hostile and limit examples"
+step "rootless: judge run as an ordinary user, the examples root judged"
 mount --bind /tmp/subid /etc/subuid && mount --bind /tmp/subid /etc/subgid
-delegate rl-judge
+# The cgroups outside the delegated ones, to compare afterwards.
+outside() { find "$cg" -type d ! -path "$cg/rl-judge-*" | LC_ALL=C sort; }
+before="$(outside)"
 uwork="$(mktemp -d)"
 sed "s|$work|$uwork|g" "$work/config.toml" > "$uwork/config.toml"
-rexamples="aplusb-c memory-limit output-limit fork-bomb time-limit-busy
-  hostile-files hostile-kill-all hostile-network hostile-tamper-build"
-for name in $rexamples; do cp "$work/$name.json" "$uwork/"; done
+for name in $examples; do cp "$work/$name.json" "$uwork/"; done
 chown -R "$user:$user" "$uwork"
-# One judge at a time, all as the user: each moves the processes of its delegated cgroup into
-# a leaf.
-# (judge_one given in the command: in_cgroup's sh drops exported functions.)
-in_cgroup rl-judge setpriv --reuid="$user" --regid="$user" --clear-groups env HOME=/tmp \
-  bash -c "$(declare -f judge_one)"'; for n in $0; do judge_one "$n" "$judge" "$1" || exit 1; done' \
-  "$(echo $rexamples)" "$uwork" || fail=1
+# Two judges side by side (two CPUs), each in a delegated cgroup of its own (each moves the
+# processes of its cgroup into a leaf) judging every other example, one at a time; all as
+# the user. (judge_one given in the command: in_cgroup's sh drops exported functions.)
+half() { printf '%s\n' $examples | sed -n "$1~2p" | tr '\n' ' '; }
+for h in 1 2; do
+  delegate "rl-judge-$h"
+  in_cgroup "rl-judge-$h" setpriv --reuid="$user" --regid="$user" --clear-groups env HOME=/tmp \
+    bash -c "$(declare -f judge_one)"'; f=0; for n in $0; do judge_one "$n" "$judge" "$1" || f=1; done; exit $f' \
+    "$(half $h)" "$uwork" &
+done
+for h in 1 2; do wait -n || fail=1; done
+# Only the delegated cgroups were used, and no used run cgroup is left in them.
+if [ "$(outside)" != "$before" ]; then
+  echo "FAILED: the rootless judges made cgroups outside their delegated subtrees:"
+  diff <(echo "$before") <(outside)
+  fail=1
+fi
+left="$(find "$cg"/rl-judge-* -mindepth 2 -type d ! -name verdict-supervisor | while read -r d; do
+  head -1 "$d/cpu.stat" | grep -qx 'usage_usec 0' || echo "$d"; done)"
+if [ -n "$left" ] || [ ! -d "$cg/rl-judge-1/verdict-supervisor" ]; then
+  echo "FAILED: the rootless judges left run cgroups, or did not use their subtree:"
+  find "$cg"/rl-judge-* -type d
+  fail=1
+fi
+
+step "rootless: judge-server as an ordinary user in a delegated subtree"
+# Loopback only (the guest has no network device).
+ip link set lo up
+port=8411
+cat > "$uwork/server.toml" <<EOF
+listen = "127.0.0.1:$port"
+workers = 1
+request_timeout_ms = 600000
+[judge]
+work_dir = "$uwork/server-work"
+cache_dir = "$uwork/server-cache"
+require_isolation = true
+[judge.compile]
+time_ms = 120000
+wall_ms = 240000
+[[tokens]]
+token = "guest-test"
+EOF
+chown "$user:$user" "$uwork/server.toml"
+delegate rl-server
+# (sh execs the server: $! is its pid.)
+sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg/rl-server" \
+  setpriv --reuid="$user" --regid="$user" --clear-groups env HOME=/tmp \
+  "$server" --config "$uwork/server.toml" >"$uwork/server.log" 2>&1 &
+server_pid=$!
+health=""
+deadline=$((SECONDS + 120))
+until health="$(curl -sf "http://127.0.0.1:$port/v1/health")"; do
+  if [ $SECONDS -ge $deadline ] || ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "FAILED: judge-server as the user never answered /v1/health:"
+    tail -20 "$uwork/server.log"
+    fail=1
+    break
+  fi
+  sleep 0.5
+done
+if [ -n "$health" ]; then
+  # The level it found, as it logs it at start.
+  grep -q '"message":"sandbox isolation","level":"RootlessCgroupV2"' "$uwork/server.log" ||
+    { echo "FAILED: judge-server as the user does not report rootless-cgroup-v2:"; head -5 "$uwork/server.log"; fail=1; }
+  got="$(curl -sS -H 'Authorization: Bearer guest-test' -H 'Content-Type: application/json' \
+    --data-binary "@$uwork/aplusb-c.json" "http://127.0.0.1:$port/v1/judge" |
+    python3 -c 'import json, sys; print("\n".join(r["status"] for r in json.load(sys.stdin)["results"]))' \
+    2>&1)" || true
+  if [ "$got" = "$(cat examples/judge/aplusb-c.expected)" ]; then
+    echo "ok   aplusb-c through judge-server"
+  else
+    echo "FAILED aplusb-c through judge-server: got [$(echo $got)]"
+    tail -20 "$uwork/server.log"
+    fail=1
+  fi
+fi
+kill -TERM "$server_pid" 2>/dev/null
+wait "$server_pid" 2>/dev/null || true
+# The server's processes all ended with it, and it stayed in its subtree.
+if [ -n "$(cat "$cg/rl-server/cgroup.procs" "$cg"/rl-server/*/cgroup.procs 2>/dev/null)" ]; then
+  echo "FAILED: processes of judge-server outlived it"
+  fail=1
+fi
 
 step "done"
 exit "$fail"

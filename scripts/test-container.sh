@@ -14,8 +14,7 @@ cd "$(dirname "$0")/.."
 start=$SECONDS
 step() { echo "== container: $* ($((SECONDS - start)) s)"; }
 
-target="$(cargo metadata --format-version 1 --no-deps --locked |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+target="$(bash scripts/target-dir.sh)"
 dir="${VERDICT_CONTAINER_DIR:-$target/container}"
 bin_dir="${VERDICT_CONTAINER_BIN_DIR:-}"
 if [ -z "$bin_dir" ]; then
@@ -79,7 +78,16 @@ cleanup() {
 }
 trap cleanup EXIT
 step "build deploy/Dockerfile"
-VERDICT_BUILDER="${podman[*]}" bash deploy/build-image.sh --bin-dir "$bin_dir" --tag "$image" \
+# build-image.sh runs one program as the builder (never split into words: the storage path may
+# hold spaces): podman with this suite's options, in a wrapper.
+{
+  echo '#!/usr/bin/env bash'
+  printf 'exec'
+  printf ' %q' "${podman[@]}"
+  printf ' "$@"\n'
+} > "$work/podman"
+chmod +x "$work/podman"
+VERDICT_BUILDER="$work/podman" bash deploy/build-image.sh --bin-dir "$bin_dir" --tag "$image" \
   -- --quiet --build-arg BASE="$base" --build-arg LANGS= >/dev/null
 
 free_port() {
@@ -175,7 +183,8 @@ HOME="$rabbit" RABBITMQ_NODENAME="verdict-ctr-$$@localhost" RABBITMQ_NODE_IP_ADD
   RABBITMQ_CONF_ENV_FILE="$rabbit/rabbitmq-env.conf" \
   setsid /usr/lib/rabbitmq/bin/rabbitmq-server >"$rabbit/server.out" 2>&1 &
 rabbit_pid=$!
-deadline=$((SECONDS + 90))
+# (A loaded machine: 90 s was seen too short with its two cores at load 16.)
+deadline=$((SECONDS + 240))
 until python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' \
   "$amqp_port" 2>/dev/null; do
   if [ $SECONDS -ge $deadline ] || ! kill -0 "$rabbit_pid" 2>/dev/null; then

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 export VERDICT_REQUIRE_LANGS="${VERDICT_REQUIRE_LANGS:-c,cpp,java,python3,js,bash,awk,perl,ruby,lua,go,rust,pas,fortran95,make}"
 
 bash scripts/setup.sh --deps-only
+echo "== any checkout (a read-only copy under a path with spaces; scripts/test-checkouts.sh)"
+bash scripts/test-checkouts.sh
 
 echo "== cargo fmt --check"
 cargo fmt --all --check
@@ -19,8 +21,7 @@ echo "== cargo test"
 cargo test --workspace --locked --no-fail-fast
 # Cargo's target dir (CARGO_TARGET_DIR or a config may move it away from ./target). What the
 # steps below write goes there: the checkout may be read-only.
-target_dir="$(cargo metadata --format-version 1 --no-deps --locked \
-  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+target_dir="$(bash scripts/target-dir.sh)"
 echo "== TypeScript types current (clients/typescript)"
 # npm writes node_modules beside package.json: the client's files (and schemas/, which
 # generate.mjs reads from ../../schemas) are copied into the target dir and checked there.
