@@ -354,18 +354,63 @@ impl BatchRequest {
     }
 }
 
-/// Reads a batch from JSON text; `Err` names the field at fault (every problem, in order).
+/// Reads a batch from JSON text; `Err` names the field at fault (every problem, in order):
+/// a value of the wrong type is named by its path (`candidates[1].language`,
+/// `problem.test_cases[0].name`, `options.pass_at_k[0]`), text that is not JSON is
+/// `batch (JSON)`.
 pub fn parse_batch(text: &str) -> Result<BatchRequest, Vec<FieldError>> {
-    let batch: BatchRequest = serde_json::from_str(text).map_err(|e| {
-        let field = if e.is_data() { "batch" } else { "batch (JSON)" };
-        vec![FieldError::new(field, e.to_string())]
-    })?;
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| vec![FieldError::new("batch (JSON)", e.to_string())])?;
+    let batch = typed_batch(&value).map_err(|e| vec![e])?;
     let errors = batch.problems();
     if errors.is_empty() {
         Ok(batch)
     } else {
         Err(errors)
     }
+}
+
+/// The batch as its types, or the first field that does not fit, by its path.
+fn typed_batch(value: &serde_json::Value) -> Result<BatchRequest, FieldError> {
+    use crate::parse::{field_error, join, path_string};
+    if !value.is_object() {
+        return Err(FieldError::new(
+            "batch",
+            format!(
+                "must be a JSON object, not {}",
+                crate::data_path::json_kind(value)
+            ),
+        ));
+    }
+    serde_path_to_error::deserialize::<_, BatchRequest>(value).map_err(|err| {
+        let path = path_string(err.path());
+        // The problem is tagged by `kind`, which hides the path inside it: read it again as
+        // the kind it names to find the field.
+        let inner = value
+            .get("problem")
+            .filter(|_| path == "problem")
+            .and_then(|p| {
+                let inner = match p.get("kind").and_then(serde_json::Value::as_str) {
+                    Some("suite") => {
+                        serde_path_to_error::deserialize::<_, SuiteProblem>(p).err()?
+                    }
+                    Some("programming") => {
+                        serde_path_to_error::deserialize::<_, ProgrammingProblem>(p).err()?
+                    }
+                    _ => return None,
+                };
+                Some((path_string(inner.path()), inner.into_inner().to_string()))
+            });
+        let error = match inner {
+            Some((inner_path, message)) => field_error(&join(&path, &inner_path), &message),
+            None => field_error(&path, &err.into_inner().to_string()),
+        };
+        if error.field == "request" {
+            FieldError::new("batch", error.message)
+        } else {
+            error
+        }
+    })
 }
 
 /// A candidate's overall status: the contract's `JudgeStatus` for programming problems, the

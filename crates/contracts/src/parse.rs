@@ -105,7 +105,8 @@ fn typed(value: &Value) -> Result<Submission, FieldError> {
     })
 }
 
-fn join(outer: &str, inner: &str) -> String {
+/// `outer` and `inner` paths as one (`a.b`, `a[0]`).
+pub(crate) fn join(outer: &str, inner: &str) -> String {
     if outer.is_empty() {
         inner.to_owned()
     } else if inner.is_empty() {
@@ -118,7 +119,7 @@ fn join(outer: &str, inner: &str) -> String {
 }
 
 /// A serde message as a field error: backticks become quotes, a missing field joins the path.
-fn field_error(path: &str, message: &str) -> FieldError {
+pub(crate) fn field_error(path: &str, message: &str) -> FieldError {
     let message = message.replace('`', "\"");
     if let Some(rest) = message.strip_prefix("missing field \"")
         && let Some(name) = rest.strip_suffix('"')
@@ -130,7 +131,7 @@ fn field_error(path: &str, message: &str) -> FieldError {
 }
 
 /// `judge_tasks[0].check_script`; empty for the root.
-fn path_string(path: &serde_path_to_error::Path) -> String {
+pub(crate) fn path_string(path: &serde_path_to_error::Path) -> String {
     let mut out = String::new();
     for segment in path {
         match segment {

@@ -77,6 +77,12 @@ pub async fn evaluate(
         Tests::Assertion(tests) => assertion(&batch, programs, tests).await,
         Tests::Function(tests) => function(&batch, problem, programs, tests).await,
         Tests::Stdio(tests) => stdio(batch, problem, programs, tests).await,
+        Tests::Unsupported(tests) => infra_all(
+            programs.len(),
+            &format!("record {}: {}", problem.task_id, tests.reason),
+            false,
+            tests.cases,
+        ),
         Tests::Reference(_) => {
             let resolved = {
                 let (judge, problem) = (judge.clone(), problem.clone());

@@ -49,7 +49,7 @@ pub use jsonl::read_records;
 pub use livecodebench::decode_private_test_cases;
 pub use problem::{
     AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Limits, Problem,
-    ReferenceTests, StdioCase, StdioTests, Tests,
+    ReferenceTests, StdioCase, StdioTests, Tests, UnsupportedTests,
 };
 pub use result::{SampleResult, SampleStatus, TestOutcome};
 pub use samples::{Sample, SampleCode};

@@ -1,12 +1,14 @@
 //! LiveCodeBench's code generation problems (`livecodebench/code_generation_lite`'s
 //! `test*.jsonl`): `question_id, public_test_cases, private_test_cases, metadata, starter_code`.
 //!
-//! `public_test_cases` is JSON text: a list of `{input, output, testtype}` with `testtype`
-//! `stdin` or `functional`. `private_test_cases` is the same list, either as JSON text or
-//! compressed: base64, then zlib, then a pickle of the JSON text. The pickle is read by
+//! `public_test_cases` is JSON text (or, re-exported, the list itself): a list of
+//! `{input, output, testtype}` with `testtype` `stdin` or `functional`, all three strings.
+//! `private_test_cases` is the same list, as JSON text, compressed (base64, then zlib, then a
+//! pickle of the JSON text: `code_generation_lite`), or the list itself. The pickle is read by
 //! `serde-pickle`, which decodes data and never runs code (a pickle that asks to call anything
-//! is an error). `metadata` is JSON text; its `func_name` names the function a functional test
-//! calls, whose `input` holds one JSON value per line (the args) and whose `output` is JSON.
+//! is an error). `metadata` is JSON text (or the object itself); its `func_name` names the
+//! function a functional test calls, whose `input` holds one JSON value per line (the args)
+//! and whose `output` is JSON.
 
 use crate::format::Fields;
 use crate::jsonl::kind;
@@ -25,10 +27,18 @@ const MAX_INFLATED: u64 = 1 << 30;
 
 pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
     let task_id = r.id_field("question_id")?;
-    let metadata = match r.opt_str("metadata")? {
-        Some(text) if !text.trim().is_empty() => serde_json::from_str::<Value>(text)
+    let metadata = match r.record.fields.get("metadata") {
+        None | Some(Value::Null) => Value::Null,
+        Some(Value::String(text)) if text.trim().is_empty() => Value::Null,
+        Some(Value::String(text)) => serde_json::from_str::<Value>(text)
             .map_err(|e| r.error("metadata", format!("not JSON text: {e}")))?,
-        _ => Value::Null,
+        Some(object @ Value::Object(_)) => object.clone(),
+        Some(other) => {
+            return Err(r.error(
+                "metadata",
+                format!("expected JSON text or an object, found {}", kind(other)),
+            ));
+        }
     };
     let fn_name = match metadata.get("func_name") {
         None | Some(Value::Null) => None,
@@ -40,9 +50,14 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             ));
         }
     };
-    let mut tests = list(r, "public_test_cases", r.str("public_test_cases")?)?;
-    if let Some(text) = r.opt_str("private_test_cases")? {
-        tests.extend(list(r, "private_test_cases", &decode_private(r, text)?)?);
+    let mut tests = list(r, "public_test_cases", r.get("public_test_cases")?)?;
+    match r.record.fields.get("private_test_cases") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(text)) => {
+            let text = decode_private(r, text)?;
+            tests.extend(list(r, "private_test_cases", &Value::String(text))?);
+        }
+        Some(value) => tests.extend(list(r, "private_test_cases", value)?),
     }
     let tests = match fn_name {
         Some(fn_name) => Tests::Function(FunctionTests {
@@ -97,17 +112,24 @@ fn decode_private(r: &Fields<'_>, text: &str) -> Result<String, Error> {
     decode_private_test_cases(text).map_err(|e| r.error("private_test_cases", e))
 }
 
-/// The tests of a list field: `(name, test object)`, each test checked to be an object.
-fn list(r: &Fields<'_>, field: &str, text: &str) -> Result<Vec<(String, Value)>, Error> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| r.error(field, format!("not a JSON list of tests: {e}")))?;
+/// The tests of a list field, JSON text or the list itself: `(name, test)` each.
+fn list(r: &Fields<'_>, field: &str, value: &Value) -> Result<Vec<(String, Value)>, Error> {
+    let parsed;
+    let value = match value {
+        Value::String(text) => {
+            parsed = serde_json::from_str::<Value>(text)
+                .map_err(|e| r.error(field, format!("not a JSON list of tests: {e}")))?;
+            &parsed
+        }
+        other => other,
+    };
     let Value::Array(items) = value else {
-        return Err(r.error(field, format!("expected a list, found {}", kind(&value))));
+        return Err(r.error(field, format!("expected a list, found {}", kind(value))));
     };
     Ok(items
-        .into_iter()
+        .iter()
         .enumerate()
-        .map(|(i, test)| (format!("{field}[{i}]"), test))
+        .map(|(i, test)| (format!("{field}[{i}]"), test.clone()))
         .collect())
 }
 
@@ -217,6 +239,23 @@ mod tests {
         let case = tests.cases[1].body.as_ref().unwrap();
         assert_eq!(case.args, vec![json!([2, 7, 11, 15]), json!(9)]);
         assert_eq!(case.expected, json!([0, 1]));
+    }
+
+    #[test]
+    fn re_exported_lists_and_metadata_objects_are_read_as_the_values_they_hold() {
+        let problem = record(json!({
+            "question_id": "3", "platform": "leetcode",
+            "public_test_cases": [{"input": "[1,2]", "output": "3", "testtype": "functional"}],
+            "private_test_cases": [{"input": "[5,5]", "output": "10", "testtype": "functional"}],
+            "metadata": {"func_name": "total"}
+        }));
+        let Tests::Function(tests) = problem.tests else {
+            panic!("not functional")
+        };
+        assert_eq!(tests.fn_name, "total");
+        assert_eq!(tests.cases.len(), 2);
+        assert_eq!(tests.cases[1].name, "private_test_cases[0]");
+        assert_eq!(tests.cases[1].body.as_ref().unwrap().expected, json!(10));
     }
 
     #[test]

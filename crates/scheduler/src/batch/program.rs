@@ -6,7 +6,7 @@
 use super::control::Control;
 use super::infra::infra_of_results;
 use crate::conditions::dependency_holds;
-use crate::pipeline::cond_text;
+use crate::pipeline::{cond_text, hide_host_paths};
 use crate::plan::JudgePlan;
 use crate::submission::{JudgeShared, SubmissionRun};
 use crate::tasks;
@@ -26,11 +26,15 @@ pub(crate) fn judge_program(
     let run = match SubmissionRun::new(shared.clone(), submission) {
         Ok(run) => run,
         Err(err) => {
+            tracing::error!(sub_id = %id, "cannot start judging: {err}");
+            // As for a Submission: `<work>` and `<cache>`, not the host's directories.
+            let mut log = err.to_string();
+            hide_host_paths(&mut log, &shared.config, &id);
             let infra = InfraError {
-                message: format!("cannot start judging: {err}"),
+                message: format!("cannot start judging: {log}"),
                 retryable: true,
             };
-            return super::infra_result(id, problem.test_count(), false, infra);
+            return super::infra_result(id, problem.test_count(), true, infra);
         }
     };
     let count = plan.tasks.len();
@@ -53,7 +57,13 @@ pub(crate) fn judge_program(
                     ),
                 )
             }
-            _ => tasks::execute(&run, task),
+            _ => {
+                let mut result = tasks::execute(&run, task);
+                if result.status == JudgeStatus::SystemError {
+                    hide_host_paths(&mut result.error_log, &shared.config, &id);
+                }
+                result
+            }
         };
         let failed = result.status != JudgeStatus::Accepted;
         results.push(result);

@@ -415,3 +415,273 @@ fn a_cancelled_batch_starts_no_candidate() {
     assert!(report.results.is_empty(), "{report:#?}");
     assert_eq!(report.summary.cancelled, 2);
 }
+
+/// A programming problem in Python: `tests` A+B tests of `time_limit` ms each.
+fn a_plus_b_python(tests: usize, time_limit: i64) -> Value {
+    let mut problem = a_plus_b(tests, Value::Null);
+    if let Some(tasks) = problem["judge_tasks"].as_array_mut() {
+        for task in tasks.iter_mut().skip(1) {
+            task["time_limit"] = json!(time_limit);
+        }
+    }
+    problem["prob_id"] = json!(format!("a+b-py-{tests}-{time_limit}"));
+    problem
+}
+
+#[test]
+fn test_timeout_ms_caps_each_tests_own_limit() {
+    let Some(batches) = batches() else { return };
+    // A suite whose cases allow 5 s each, capped at 300 ms: a looping candidate's three cases
+    // cost about a second, not fifteen.
+    let (report, _) = run(
+        &batches,
+        json!({
+            "problem": add_suite(3, json!({"timeout_ms": 5000})),
+            "candidates": [{"id": "loop", "code": "def add(a, b):\n    while True:\n        pass\n"},
+                           {"id": "right", "code": "def add(a, b):\n    return a + b\n"}],
+            "options": {"test_timeout_ms": 300}
+        }),
+    );
+    let r = by_id(&report, "loop");
+    let cases = r.cases.as_ref().expect("cases");
+    assert_eq!(cases.len(), 3, "every case ran: {r:#?}");
+    assert!(
+        cases.iter().all(|c| c.status.as_str() == "timeout"),
+        "{r:#?}"
+    );
+    assert!(
+        r.time_ms < 4000,
+        "three 300 ms limits, not 5 s ones: {r:#?}"
+    );
+    assert!(
+        by_id(&report, "right").passed,
+        "a fast candidate is untouched"
+    );
+
+    // A programming problem whose tests allow 5 s each, capped at 300 ms.
+    let (report, _) = run(
+        &batches,
+        json!({
+            "problem": a_plus_b_python(2, 5000),
+            "candidates": [{"id": "loop", "language": "python3", "code": "while True:\n    pass\n"}],
+            "options": {"test_timeout_ms": 300}
+        }),
+    );
+    let r = by_id(&report, "loop");
+    let results = r.results.as_ref().expect("results");
+    assert_eq!(results.len(), 3, "compile and both tests: {r:#?}");
+    assert!(
+        results[1..]
+            .iter()
+            .all(|t| t.status.to_string() == "Time Limit Exceeded"),
+        "{r:#?}"
+    );
+    assert!(r.time_ms < 4000, "two 300 ms limits, not 5 s ones: {r:#?}");
+}
+
+#[test]
+fn candidate_timeout_ms_stops_a_candidate_and_its_unrun_tests_count_as_failed() {
+    let Some(batches) = batches() else { return };
+    // Six right answers at 300 ms each, a 1 s budget: the budget ends the candidate.
+    let slow = "import time\ndef add(a, b):\n    time.sleep(0.3)\n    return a + b\n";
+    let looping = "def add(a, b):\n    while True:\n        pass\n";
+    let (report, _) = run(
+        &batches,
+        json!({
+            "problem": add_suite(6, json!({"timeout_ms": 5000})),
+            "candidates": [{"id": "slow", "code": slow}, {"id": "loop", "code": looping}],
+            "options": {"candidate_timeout_ms": 1000}
+        }),
+    );
+    let r = by_id(&report, "slow");
+    assert!(r.stopped_early && !r.passed, "{r:#?}");
+    assert!(r.tests_passed < 6 && r.fraction < 1.0, "{r:#?}");
+    assert_eq!(r.status.as_str(), "timeout", "{r:#?}");
+    assert!(
+        r.message.as_deref().is_some_and(|m| m.contains("budget")),
+        "{r:#?}"
+    );
+    assert!(r.infra_error.is_none(), "the candidate's doing: {r:#?}");
+    assert!(r.time_ms < 3000, "{r:#?}");
+    // A candidate looping inside its first case is stopped at the budget, not at the 5 s limit.
+    let r = by_id(&report, "loop");
+    assert!(!r.passed && r.infra_error.is_none(), "{r:#?}");
+    assert!(r.time_ms < 4000, "stopped at the 1 s budget: {r:#?}");
+
+    // A programming candidate: 2 s per test, six tests of 300 ms each, a 1 s budget.
+    let (report, _) = run(
+        &batches,
+        json!({
+            "problem": a_plus_b_python(6, 2000),
+            "candidates": [{"id": "slow", "language": "python3",
+                            "code": "import time\ntime.sleep(0.3)\na, b = map(int, input().split())\nprint(a + b)\n"}],
+            "options": {"candidate_timeout_ms": 1000}
+        }),
+    );
+    let r = by_id(&report, "slow");
+    assert!(r.stopped_early && !r.passed, "{r:#?}");
+    assert_eq!(r.status.as_str(), "Time Limit Exceeded", "{r:#?}");
+    let ran = r.results.as_ref().map_or(0, Vec::len);
+    assert!((2..7).contains(&ran), "the compile and some tests: {r:#?}");
+    assert!(r.tests_passed < 6 && r.fraction < 1.0, "{r:#?}");
+    assert!(r.infra_error.is_none(), "{r:#?}");
+    assert!(r.time_ms < 3000, "{r:#?}");
+}
+
+#[test]
+fn a_host_failure_is_a_retryable_infra_error_kept_out_of_results_scores_and_the_cache() {
+    let Some(judge) = judge() else { return };
+    // The oracle's work dir (under the judge's, as judge-server has it) is a regular file: no
+    // box can be made under it.
+    let work = judge.config().work_dir.join("oracle-work-host-failure");
+    std::fs::write(&work, "not a directory").expect("a file");
+    let oracle = OracleOptions {
+        work_dir: Some(work.clone()),
+        ..OracleOptions::default()
+    };
+    let batches = BatchJudge::new(judge.clone(), oracle);
+    let right = "def add(a, b):\n    return a + b\n";
+    let batch = json!({
+        "problem": add_suite(2, json!({})),
+        "candidates": [{"id": "right", "code": right},
+                       {"id": "wrong", "code": "def add(a, b):\n    return a - b\n"},
+                       {"id": "right-copy", "code": right}],
+        "options": {"pass_at_k": [1]}
+    });
+    let (report, events) = run(&batches, batch.clone());
+    assert_eq!(report.results.len(), 3);
+    for r in &report.results {
+        let infra = r.infra_error.as_ref().unwrap_or_else(|| panic!("{r:#?}"));
+        assert!(infra.retryable, "a host failure may pass: {infra:?}");
+        assert!(
+            infra.message.contains("<work>/oracle-work-host-failure"),
+            "the judge's dir named as <work>: {infra:?}"
+        );
+        let host = judge.config().work_dir.display().to_string();
+        assert!(!infra.message.contains(&host), "{infra:?}");
+        assert!(
+            !r.passed && r.tests_passed == 0 && r.fraction == 0.0,
+            "{r:#?}"
+        );
+        assert!(
+            r.cases.as_ref().is_none_or(Vec::is_empty),
+            "no case result: {r:#?}"
+        );
+    }
+    let summary = &report.summary;
+    assert_eq!((summary.infra_errors, summary.passed), (3, 0));
+    assert!(summary.statuses.is_empty(), "{summary:#?}");
+    assert_eq!(summary.pass_at_k["1"], None, "nothing was scored");
+    assert_eq!(summary.mean_fraction, 0.0);
+    assert_eq!(events.len(), 4, "streamed like any result");
+
+    // The host recovers: the same judge judges the same batch again (nothing was kept).
+    std::fs::remove_file(&work).expect("remove the file");
+    std::fs::create_dir(&work).expect("a directory now");
+    let (report, _) = run(&batches, batch);
+    assert!(by_id(&report, "right").passed, "{report:#?}");
+    assert!(
+        by_id(&report, "right").same_as.is_none(),
+        "judged, not cached"
+    );
+    assert_eq!(by_id(&report, "wrong").status.as_str(), "failed");
+    assert_eq!(report.summary.infra_errors, 0);
+    assert_eq!(report.summary.pass_at_k["1"], Some(2.0 / 3.0));
+}
+
+#[test]
+fn a_read_only_work_disk_makes_programming_candidates_retryable_infra_errors_not_scores() {
+    let Some(disk) = crate::host_faults::Tmpfs::mount(64) else {
+        return;
+    };
+    let work_dir = disk.path().join("work");
+    let Some((judge, _dirs)) =
+        crate::common::judge_with(|c| verdict_scheduler::JudgeConfig { work_dir, ..c })
+    else {
+        return;
+    };
+    let batches = BatchJudge::new(judge, OracleOptions::default());
+    let right = "a, b = map(int, input().split())\nprint(a + b)\n";
+    let batch = json!({
+        "problem": a_plus_b_python(2, 2000),
+        "candidates": [{"id": "right", "language": "python3", "code": right},
+                       {"id": "wrong", "language": "python3", "code": "print(0)\n"}],
+        "options": {"pass_at_k": [1]}
+    });
+    disk.set_read_only(true);
+    let (report, _) = run(&batches, batch.clone());
+    disk.set_read_only(false);
+    for r in &report.results {
+        let infra = r.infra_error.as_ref().unwrap_or_else(|| panic!("{r:#?}"));
+        assert!(infra.retryable, "{infra:?}");
+        // A programming candidate's status is the contract's, as for a Submission.
+        assert_eq!(r.status.as_str(), "System Error", "{r:#?}");
+        assert!(!r.passed && r.fraction == 0.0, "{r:#?}");
+        // The host's directories are the operator's business (issue 29.11), as for a
+        // Submission: `<work>`, never the path.
+        let logs = r.results.iter().flatten().map(|t| t.error_log.as_str());
+        for text in std::iter::once(infra.message.as_str()).chain(logs) {
+            assert!(
+                !text.contains(&*disk.path().to_string_lossy()),
+                "a host path in {text:?}"
+            );
+        }
+        assert!(infra.message.contains("<work>"), "{infra:?}");
+    }
+    assert_eq!(report.summary.infra_errors, 2);
+    assert!(report.summary.statuses.is_empty(), "{:#?}", report.summary);
+    assert_eq!(report.summary.pass_at_k["1"], None);
+    // Writable again: judged now, not taken from a cache of the failure.
+    let (report, _) = run(&batches, batch);
+    assert!(by_id(&report, "right").passed, "{report:#?}");
+    assert!(by_id(&report, "right").same_as.is_none());
+    assert_eq!(report.summary.pass_at_k["1"], Some(0.5));
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_refused_naming_its_path() {
+    let field_of = |batch: Value| {
+        let errors = parse_batch(&batch.to_string()).expect_err("refused");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        errors[0].field.clone()
+    };
+    let suite = add_suite(1, json!({}));
+    assert_eq!(
+        field_of(json!({"problem": suite, "candidates": [
+            {"id": "a", "code": "x"}, {"id": "b", "code": ["print(1)"]}]})),
+        "candidates[1].code"
+    );
+    assert_eq!(
+        field_of(json!({"problem": suite, "candidates": [], "options": {"pass_at_k": ["1"]}})),
+        "options.pass_at_k[0]"
+    );
+    let mut bad = suite.clone();
+    bad["test_cases"][0]["name"] = json!(7);
+    assert_eq!(
+        field_of(json!({"problem": bad, "candidates": []})),
+        "problem.test_cases[0].name"
+    );
+    let mut program = a_plus_b(1, Value::Null);
+    program["judge_tasks"][1]["time_limit"] = json!("2s");
+    assert_eq!(
+        field_of(json!({"problem": program, "candidates": []})),
+        "problem.judge_tasks[1].time_limit"
+    );
+    assert_eq!(
+        field_of(
+            json!({"problem": suite, "candidates": [{"id": "b", "language": 3, "code": "x"}]})
+        ),
+        "candidates[0].language"
+    );
+    let mut missing = suite.clone();
+    if let Some(o) = missing.as_object_mut() {
+        o.remove("entry_point");
+    }
+    assert_eq!(
+        field_of(json!({"problem": missing, "candidates": []})),
+        "problem.entry_point"
+    );
+    assert_eq!(field_of(json!([1])), "batch");
+    let not_json = parse_batch("{oops").expect_err("refused");
+    assert_eq!(not_json[0].field, "batch (JSON)");
+}

@@ -42,12 +42,12 @@ fn statuses(report: &JudgeReport) -> Vec<JudgeStatus> {
 /// A tmpfs of `size_mb` MiB mounted on a fresh directory, unmounted on drop; `None` (with
 /// `skipped:` printed) where this process cannot mount, a failure under
 /// `VERDICT_REQUIRE_SANDBOX=1`.
-struct Tmpfs {
+pub(crate) struct Tmpfs {
     dir: tempfile::TempDir,
 }
 
 impl Tmpfs {
-    fn mount(size_mb: u64) -> Option<Tmpfs> {
+    pub(crate) fn mount(size_mb: u64) -> Option<Tmpfs> {
         let dir = tempfile::tempdir().expect("temp dir");
         let status = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size_mb}m"), "tmpfs"])
@@ -65,12 +65,12 @@ impl Tmpfs {
         }
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Remounts it read-only (`true`) or read-write.
-    fn set_read_only(&self, read_only: bool) {
+    pub(crate) fn set_read_only(&self, read_only: bool) {
         let mode = if read_only {
             "remount,ro"
         } else {
