@@ -6,8 +6,7 @@ use serde_json::{Value, json};
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, parse_submission};
 
 /// A Kattis-protocol interactor: the hidden number is the input's, at most 30 guesses;
-/// `burn` (a validator flag) makes it spend ~0.15 s of CPU first; `peek` makes it look for the
-/// program's files before playing.
+/// `burn` (a validator flag) makes it spend ~0.15 s of CPU first.
 const KATTIS_INTERACTOR: &str = r#"
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,17 +26,6 @@ int main(int argc, char **argv) {
     if (flag(argc, argv, "burn")) {
         volatile unsigned long x = 0;
         for (unsigned long i = 0; i < 150000000UL; i++) x += i;
-    }
-    if (flag(argc, argv, "peek")) {
-        char p[256], buf[16];
-        for (int pid = 1; pid < 64; pid++) {
-            const char *forms[] = {"/proc/%d/root/box/secret.txt", "/proc/%d/cwd/secret.txt"};
-            for (int f = 0; f < 2; f++) {
-                snprintf(p, sizeof p, forms[f], pid);
-                FILE *s = fopen(p, "r");
-                if (s && fgets(buf, sizeof buf, s)) { fprintf(msg, "saw %s", p); return 43; }
-            }
-        }
     }
     printf("start\n");
     fflush(stdout);
@@ -120,6 +108,19 @@ fn after_start(body: &str) -> String {
 int main(void) {{
     char r[32];
     if (scanf("%31s", r) != 1) return 3;
+    {body}
+    return 0;
+}}
+"#
+    )
+}
+
+/// A program that does `body` (no greeting read first).
+fn after_start_free(body: &str) -> String {
+    format!(
+        r#"
+#include <stdio.h>
+int main(void) {{
     {body}
     return 0;
 }}
@@ -337,19 +338,104 @@ fn run_time_is_the_programs_cpu_and_never_the_interactors() {
     );
 }
 
+/// A Kattis-protocol interactor that looks for the program's secret once the program says
+/// it wrote it: it reads the program's `ready`, then tries the program's box through every
+/// `/proc/<pid>/{root,cwd}` it can see and walks its own file system (all but `/proc`, `/sys`,
+/// `/dev` and the system's read-only trees) for a file named `secret*` holding the secret.
+/// Seen: Wrong Answer naming the path; else it answers `ok` and accepts, saying how much it
+/// looked at.
+const PEEKER: &str = r#"
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <string.h>
+static long looked;
+static char seen[4096];
+static int holds_secret(const char *p) {
+    char buf[32];
+    FILE *s = fopen(p, "r");
+    if (!s) return 0;
+    int hit = fgets(buf, sizeof buf, s) && strstr(buf, "s3cret");
+    fclose(s);
+    if (hit) snprintf(seen, sizeof seen, "%s", p);
+    return hit;
+}
+static int visit(const char *p, const struct stat *st, int type, struct FTW *f) {
+    (void)st;
+    const char *skip[] = {"/proc", "/sys", "/dev", "/usr", "/lib", "/lib64", "/lib32", "/bin",
+                          "/sbin", "/etc"};
+    looked++;
+    if (type == FTW_D)
+        for (unsigned i = 0; i < sizeof skip / sizeof *skip; i++)
+            if (!strcmp(p, skip[i])) return FTW_SKIP_SUBTREE;
+    if (type == FTW_F && !strncmp(p + f->base, "secret", 6) && holds_secret(p)) return FTW_STOP;
+    return FTW_CONTINUE;
+}
+int main(int argc, char **argv) {
+    (void)argc;
+    char path[4096], word[32];
+    snprintf(path, sizeof path, "%s/judgemessage.txt", argv[3]);
+    FILE *msg = fopen(path, "w");
+    if (!msg || scanf("%31s", word) != 1 || strcmp(word, "ready")) return 1;
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    while (proc && (e = readdir(proc)) && !seen[0]) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        const char *forms[] = {"/proc/%s/root/box/secret.txt", "/proc/%s/cwd/secret.txt",
+                               "/proc/%s/root/tmp/secret.txt"};
+        for (int i = 0; i < 3 && !seen[0]; i++) {
+            snprintf(path, sizeof path, forms[i], e->d_name);
+            looked++;
+            holds_secret(path);
+        }
+    }
+    if (!seen[0]) nftw("/", visit, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+    if (seen[0]) { fprintf(msg, "saw the program's secret at %s", seen); return 43; }
+    fprintf(msg, "looked at %ld paths, saw no secret", looked);
+    printf("ok\n");
+    fflush(stdout);
+    return 42;
+}
+"#;
+
 #[test]
 fn an_interactor_cannot_see_the_programs_files() {
-    let setup = r#"FILE *s = fopen("secret.txt", "w"); fputs("s3cret", s); fclose(s);"#;
-    let Some(r) = judge_game(
-        "peek",
-        &searcher(setup, ""),
-        KATTIS_INTERACTOR,
-        Some("kattis"),
-        &["peek"],
-    ) else {
+    // The program writes its secret (in its box and its /tmp) before it says `ready`, and
+    // waits for the interactor's answer: the interactor looks only after reading `ready`, while
+    // the program still runs, so the file exists when it looks (no race to pass by).
+    let program = after_start_free(
+        r#"const char *paths[] = {"secret.txt", "/tmp/secret.txt"};
+           for (int i = 0; i < 2; i++) {
+               FILE *s = fopen(paths[i], "w");
+               if (!s || fputs("s3cret\n", s) < 0 || fclose(s)) return 2;
+           }
+           printf("ready\n");
+           fflush(stdout);
+           char r[32];
+           if (scanf("%31s", r) != 1) return 3;"#,
+    );
+    let Some(r) = judge_game("peek", &program, PEEKER, Some("kattis"), &[]) else {
         return;
     };
     assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
+    assert!(r.error_log.contains("saw no secret"), "{}", r.error_log);
+    // It did look: its own box and /tmp at least.
+    let looked: u64 = r
+        .error_log
+        .split("looked at ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(looked >= 5, "{}", r.error_log);
+    // The exchange shows the order: ready, then the interactor's answer.
+    assert!(
+        r.error_log.contains("program -> interactor  \"ready\\n\"")
+            && r.error_log.contains("interactor -> program  \"ok\\n\""),
+        "{}",
+        r.error_log
+    );
 }
 
 #[test]

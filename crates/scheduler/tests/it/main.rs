@@ -8,6 +8,7 @@ mod cache;
 mod common;
 mod examples;
 mod host_faults;
+mod hostile_interactor;
 mod instance;
 mod interactive;
 mod logs;

@@ -82,7 +82,9 @@ fn rejects(verdict: CompareVerdict) -> bool {
 ///    crash, a limit while it ignored the closed pipes);
 /// 3. the program hit its CPU, memory or output limit: that limit; its wall limit: Compare
 ///    Error when the interactor failed too (it was stalling the exchange), else Time Limit
-///    Exceeded (the program was waiting: idle);
+///    Exceeded (the program was waiting: idle), also when the interactor's failure is a
+///    `SIGPIPE` after the program ended (it was blocked writing to a program that did not
+///    read, and was cut off when the program was stopped);
 /// 4. the interactor died of `SIGPIPE` after the program had ended (it was still writing to
 ///    a program that left): the program's run-time failure if it had one, else Wrong Answer;
 ///    any other failure of the interactor (crash, limit, an exit code its dialect does not
@@ -99,6 +101,9 @@ pub fn decide(ends: &Ends) -> Decision {
         );
     }
     let verdict = ends.interactor.verdict;
+    // The interactor died of SIGPIPE after the program had ended: it was writing to a program
+    // that left, which is not its own failure (rules 3 and 4).
+    let cut_off = ends.interactor_signal == Some(SIGPIPE) && !ends.interactor_first;
     if ends.interactor_first && rejects(verdict) {
         return Decision::interactor(&ends.interactor, "the interactor ended first");
     }
@@ -111,7 +116,7 @@ pub fn decide(ends: &Ends) -> Decision {
         );
         let idle = failure.status == JudgeStatus::TimeLimitExceeded
             && failure.reason.starts_with("wall time");
-        if limit && idle && verdict == CompareVerdict::CompareError {
+        if limit && idle && verdict == CompareVerdict::CompareError && !cut_off {
             return Decision::interactor(
                 &ends.interactor,
                 "the program waited until its wall limit and the interactor failed",
@@ -122,7 +127,7 @@ pub fn decide(ends: &Ends) -> Decision {
         }
     }
     if verdict == CompareVerdict::CompareError {
-        if ends.interactor_signal == Some(SIGPIPE) && !ends.interactor_first {
+        if cut_off {
             if let Some(failure) = &ends.program_failure {
                 return Decision::of(failure.status, failure.reason.clone());
             }
@@ -232,8 +237,16 @@ mod tests {
             decide(&ends(idle.clone(), None, WA, false)).status,
             TimeLimitExceeded
         );
-        let stalled = decide(&ends(idle, None, CE, false));
+        let stalled = decide(&ends(idle.clone(), None, CE, false));
         assert_eq!(stalled.status, CompareError, "{}", stalled.reason);
+        // An interactor blocked writing to a program that never read, cut off by SIGPIPE when
+        // the program was stopped at its wall limit, did not stall: the program did.
+        let mut flooded = ends(idle, None, CE, false);
+        flooded.interactor_signal = Some(13);
+        assert_eq!(decide(&flooded).status, TimeLimitExceeded);
+        // Its SIGPIPE before the program's end (it closed on itself) stays its failure.
+        flooded.interactor_first = true;
+        assert_eq!(decide(&flooded).status, CompareError);
     }
 
     #[test]
