@@ -31,6 +31,27 @@ pub struct SubmissionPlan {
     pub judge_tasks: Vec<verdict_contracts::JudgeTask>,
     /// Per test datum, its input files.
     pub test_inputs: Vec<Vec<PlanInput>>,
+    /// Per judge task, the limits it runs under when they are the judge's own (a compile task:
+    /// `[compile]`; a static task: the analyser's `[special]` limits, its time at least the
+    /// task's), as this server's configuration sets them; `null` for tasks that run under
+    /// their own limits. Added when served (not stored).
+    #[serde(default)]
+    pub judge_limits: Vec<Option<OwnLimits>>,
+}
+
+/// Limits a compile or static task runs under (the judge's, not the task's).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct OwnLimits {
+    /// CPU time in milliseconds.
+    pub time_ms: u64,
+    /// Wall-clock time in milliseconds.
+    pub wall_ms: u64,
+    /// Memory in KB.
+    pub memory_kb: Option<u64>,
+    /// Output in KB.
+    pub output_kb: Option<u64>,
+    /// Processes and threads.
+    pub processes: Option<u64>,
 }
 
 /// One input file of a test datum.

@@ -6,6 +6,7 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::{CategoryQuery, SubIdPath, Text};
 use crate::ids::check_ids;
+use crate::listing::OwnLimits;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -18,7 +19,9 @@ use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
-use verdict_contracts::{InvalidRequest, RequestError, Submission, Valid, parse_submission};
+use verdict_contracts::{
+    InvalidRequest, JudgeTask, RequestError, Submission, Valid, parse_submission,
+};
 use verdict_submissions::{Entry, Reject, StreamEvent, SubKey};
 
 /// Parses and checks a Submission, and checks `caller` may submit it.
@@ -193,8 +196,30 @@ pub async fn plan(
         .plan(&entry.key)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("no plan is kept for {sub_id:?}")))?;
-    let plan = serde_json::from_str(&plan)
+    let mut plan: serde_json::Value = serde_json::from_str(&plan)
         .map_err(|e| ApiError::Internal(format!("stored plan of {sub_id:?}: {e}")))?;
+    let config = match state.judge() {
+        Ok(judge) => judge.config(),
+        Err(_) => &state.config.judge,
+    };
+    let judge_limits: Vec<Option<OwnLimits>> = plan["judge_tasks"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|task| {
+            let task: JudgeTask = serde_json::from_value(task.clone()).ok()?;
+            let l = verdict_scheduler::own_limits(&task, config)?;
+            Some(OwnLimits {
+                time_ms: l.time_ms,
+                wall_ms: l.wall_ms,
+                memory_kb: l.memory_kb,
+                output_kb: l.output_kb,
+                processes: l.processes,
+            })
+        })
+        .collect();
+    plan["judge_limits"] = json!(judge_limits);
     Ok(Json(plan))
 }
 

@@ -438,6 +438,37 @@ pub struct JudgeTaskResult {
     pub report: Option<TaskReport>,
     /// The task's log: the compiler's message, a system error's reason, or judge notes.
     pub error_log: String,
+    /// verdict's extension (additive): for a Wrong Answer or Presentation Error on the
+    /// program's standard output, the expected and received lines around the first difference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<OutputDiff>,
+}
+
+/// The first difference between a test's expected output and the program's, with a few lines
+/// around it on each side (DOMjudge's jury view), bounded: at most 3 lines before and 3 after
+/// the differing one, each cut to 512 characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct OutputDiff {
+    /// The output compared (`testdata.out`: the program's standard output).
+    pub name: String,
+    /// The expected output around the difference.
+    pub expected: DiffExcerpt,
+    /// The program's output around the difference.
+    pub received: DiffExcerpt,
+}
+
+/// A few consecutive lines of one side of an [`OutputDiff`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiffExcerpt {
+    /// The number (from 1) of the first line in `lines`.
+    pub first_line: u64,
+    /// The number of the line that differs; one past the last line when the file ends there.
+    pub line: u64,
+    /// The lines from `first_line` on, without their line ends; invalid UTF-8 replaced, a line
+    /// longer than 512 characters cut and ended with `…`.
+    pub lines: Vec<String>,
+    /// Whether the file goes on after `lines`.
+    pub more: bool,
 }
 
 impl JudgeTaskResult {
@@ -454,6 +485,7 @@ impl JudgeTaskResult {
             memory_used: 0,
             report: None,
             error_log: error_log.into(),
+            diff: None,
         }
     }
 }

@@ -41,5 +41,5 @@ pub use config::{
 };
 pub use error::JudgeError;
 pub use pipeline::{HostFaults, Judge, TaskUpdate};
-pub use plan::random_seed;
+pub use plan::{own_limits, random_seed};
 pub use slots::{SlotPermit, SlotStats, Slots};

@@ -337,6 +337,25 @@ pub(crate) fn valgrind_limits(
     )
 }
 
+/// The limits a compile or static task runs under, which are the judge's own (`[compile]`, the
+/// static analyser's `[special]` ones), not the task's; `None` for every other task.
+pub fn own_limits(task: &JudgeTask, config: &JudgeConfig) -> Option<RunLimits> {
+    match task.check_script {
+        CheckScript::Compile => {
+            let compile = &config.compile;
+            Some(RunLimits {
+                time_ms: compile.time_ms,
+                wall_ms: compile.wall_ms,
+                memory_kb: Some(compile.memory_kb),
+                output_kb: Some(compile.output_kb),
+                processes: Some(u64::from(compile.processes)),
+            })
+        }
+        CheckScript::Static => Some(static_limits(task, &config.special)),
+        CheckScript::Standard => None,
+    }
+}
+
 /// The static analyser's limits: `static_time_ms` (at least the task's time limit),
 /// `static_memory_kb`, 64 MB of output, 16 processes.
 fn static_limits(task: &JudgeTask, config: &SpecialConfig) -> RunLimits {
@@ -412,6 +431,26 @@ mod tests {
         });
         let submission: Submission = serde_json::from_value(text).expect("submission");
         JudgePlan::new(&submission, &JudgeConfig::default())
+    }
+
+    #[test]
+    fn own_limits_are_the_judges_for_compile_and_static_tasks_only() {
+        let mut config = JudgeConfig::default();
+        config.compile.time_ms = 7000;
+        config.special.static_time_ms = 500;
+        let compiled = own_limits(&compile(), &config).expect("a compile task's");
+        assert_eq!(compiled.time_ms, 7000);
+        assert_eq!(compiled.memory_kb, Some(config.compile.memory_kb));
+        assert_eq!(
+            compiled.processes,
+            Some(u64::from(config.compile.processes))
+        );
+        // The analyser gets at least the task's own time limit (1000 ms here).
+        let analysed = own_limits(&task(CheckScript::Static, None, -1, 0, false), &config)
+            .expect("a static task's");
+        assert_eq!(analysed.time_ms, 1000);
+        assert_eq!(analysed.memory_kb, Some(config.special.static_memory_kb));
+        assert!(own_limits(&standard(0, false), &config).is_none());
     }
 
     fn data(plan: &JudgePlan, index: usize) -> DataSource {

@@ -188,7 +188,6 @@
     }, { once: true });
   });
 
-  /** The Submission this tab sent, if it did (else the server's plan is read). */
   /** A submission's address in the page: its sub_id, the task open, and its category. */
   function submissionHash(subId, category, index) {
     return "#/s/" + encodeURIComponent(subId) + (index === null || index === undefined ? "" : "/" + index) +
@@ -198,6 +197,7 @@
   /** The tab's key of a submission: sub_ids are unique per category only. */
   const subKey = (subId, category) => (category ? category + "/" : "") + subId;
 
+  /** The Submission this tab sent, if it did (else the server's plan is read). */
   function storedSubmission(subId, category) {
     try {
       const stored = sessionStorage.getItem(SUB_KEY + subKey(subId, category));
@@ -242,7 +242,7 @@
       if (!view) {
         const mine = storedSubmission(subId, category);
         view = V.judge.mount(main, { report, submission: mine, selected: selectedIndex, onSelect });
-        if (!mine) loadPlan();
+        loadPlan(mine);
       } else {
         view.setReport(report);
       }
@@ -250,16 +250,19 @@
       return complete;
     }
 
-    /** The server's plan of the submission (its tasks and inputs), for every viewer. */
-    async function loadPlan() {
+    /** The server's plan of the submission (its tasks and inputs, and the judge's own limits of
+     *  compile and static tasks), for every viewer; the tab that sent it takes the limits alone. */
+    async function loadPlan(mine) {
       try {
         const res = await api(path + "/plan" + query, { signal });
         if (!res.ok || !view) return;
         const plan = await res.json();
+        const judge_limits = plan.judge_limits || [];
         // The shape the view reads: judge_tasks, and test_data with each datum's inputs.
-        view.setSubmission({
+        view.setSubmission(mine ? Object.assign({}, mine, { judge_limits }) : {
           judge_tasks: plan.judge_tasks || [],
           test_data: (plan.test_inputs || []).map((inputs) => ({ inputs })),
+          judge_limits,
         });
       } catch (_) { /* shown without: the snapshot loop reports a lost server */ }
     }

@@ -44,6 +44,9 @@
     if (isStatic(task)) return "static";
     if (task.run_script === "gtest") return "gtest";
     if (task.run_script === "valgrind") return "valgrind";
+    if (isInteractive(task)) {
+      return typeof task.testcase_id === "number" && task.testcase_id >= 0 ? "interactive test #" + task.testcase_id : "interactive test";
+    }
     if (task.is_random) return "random test";
     if (typeof task.testcase_id === "number" && task.testcase_id >= 0) return "test #" + task.testcase_id;
     return "test";
@@ -53,11 +56,15 @@
 
   /**
    * The limits a task really ran under, `undefined` where none applied. Compile and static tasks
-   * run under the judge's own limits for compilers and analysers; valgrind runs without the
-   * task's memory limit (it would count valgrind's own memory).
+   * run under the judge's own limits for compilers and analysers (`own`: the plan's
+   * `judge_limits`, from the server's configuration); valgrind runs without the task's memory
+   * limit (it would count valgrind's own memory).
    */
-  function taskLimits(task) {
-    if (!task || isCompile(task) || isStatic(task)) return { own: true };
+  function taskLimits(task, own) {
+    if (!task || isCompile(task) || isStatic(task)) {
+      if (!own) return { own: true };
+      return { own: true, time: limit(own.time_ms), wall: limit(own.wall_ms), memory: limit(own.memory_kb), file: limit(own.output_kb), processes: limit(own.processes) };
+    }
     return {
       time: limit(task.time_limit),
       memory: task.run_script === "valgrind" ? undefined : limit(task.memory_limit),
@@ -197,6 +204,60 @@
         after.length ? h("div", { class: "ctx-line ctx-unknown muted" }, "(the judge keeps no more of the received output)") : null]));
   }
 
+  /**
+   * The report's `diff` (the judge's own lines around the first difference, both sides) as the
+   * view reads it: the differing lines, their place and the marked character, every viewer alike.
+   */
+  function waFromDiff(d) {
+    const at = (x) => {
+      const k = x.line - x.first_line;
+      if (k < 0 || k >= x.lines.length) return null; // the file ended there
+      let text = x.lines[k];
+      const cutAfter = text.length > 512 && text.endsWith("…");
+      if (cutAfter) text = text.slice(0, -1);
+      return { text, cutBefore: false, cutAfter };
+    };
+    const e = d.expected, g = d.received;
+    const place = g.line === e.line ? `line ${g.line}` : `line ${g.line} of the output (line ${e.line} of the answer)`;
+    const wa = { place, line: g.line, expected: at(e), got: at(g), diff: d };
+    Object.assign(wa, firstDifference(wa.expected, wa.got));
+    return wa;
+  }
+
+  /**
+   * Both sides of the report's `diff`, numbered: the lines before the difference, the differing
+   * line marked (level with the other side's), the lines after it, "…" where the file goes on.
+   */
+  function excerptCols(wa) {
+    const d = wa.diff;
+    const before = (x) => Math.max(0, x.line - x.first_line);
+    const pad = Math.max(before(d.expected), before(d.received));
+    const clip = (t) => (t.length > 200 ? t.slice(0, 200) + "…" : t);
+    const side = (x, marked, cls, title) => {
+      const rows = [];
+      for (let k = before(x); k < pad; k++) rows.push(h("div", { class: "ctx-line ctx-pad", "aria-hidden": "true" }, " "));
+      x.lines.forEach((t, k) => {
+        const n = x.first_line + k;
+        if (n === x.line) {
+          const line = markedLine(marked, wa.at);
+          line.setAttribute("data-ln", n);
+          rows.push(line);
+        } else {
+          rows.push(h("div", { class: "ctx-line mono " + (n < x.line ? "ctx-same" : "ctx-after"), "data-ln": n }, clip(t) || " "));
+        }
+      });
+      if (x.line >= x.first_line + x.lines.length) {
+        rows.push(h("div", { class: "diff-line diff-eof", "data-ln": x.line }, h("em", {}, "end of file")));
+      } else if (x.more) {
+        rows.push(h("div", { class: "ctx-line ctx-more muted" }, "…"));
+      }
+      return h("div", { class: "diff-side " + cls }, h("div", { class: "diff-title" }, title), h("div", { class: "diff-lines" }, rows));
+    };
+    return h("div", { class: "diff-cols diff-context" },
+      side(d.expected, wa.expected, "diff-expected", "expected"),
+      side(d.received, wa.got, "diff-got", "received"));
+  }
+
   function diffView(wa, lines) {
     const where = [wa.line ? `line ${wa.line}` : wa.place];
     if (wa.column) where.push(`column ${wa.column}`);
@@ -206,8 +267,61 @@
     return h("div", { class: "diff", "aria-label": "first difference" },
       h("p", { class: "diff-where" }, "First difference at ", h("strong", {}, where.join(", ")),
         wa.place !== `line ${wa.line}` ? h("span", { class: "muted" }, ` (${wa.place})`) : null, ":"),
-      contextCols(wa, lines) ||
+      (wa.diff ? excerptCols(wa) : contextCols(wa, lines)) ||
         h("div", { class: "diff-cols" }, cell("expected", wa.expected, "diff-expected"), cell("received", wa.got, "diff-got")));
+  }
+
+  // ---- random, custom-comparator and interactive tests ------------------------------------------
+
+  const isInteractive = (task) => !!task && task.run_script === "interactive";
+  /** A test compared by the problem's own comparator (`Submission.compare`). */
+  const isCustomCompare = (task) => !!task && task.check_script === "standard" && task.run_script === "standard" && task.compare_script === "";
+
+  /** A random test's input, as the judge made it: `random input: seed 7 (generator: ./main 7)`. */
+  function randomOrigin(task, log) {
+    if (!task || !task.is_random) return null;
+    const m = /^random input: (.*)$/m.exec(log || "");
+    return h("p", { class: "random-origin" }, "Input generated by the problem's random program: ",
+      m ? h("strong", { class: "mono" }, m[1]) : "origin not reported",
+      " (the same seed gives the same input again).");
+  }
+
+  /** Who judged a custom-compared test's output, and its feedback. */
+  function comparatorNote(task) {
+    if (!isCustomCompare(task)) return null;
+    return h("p", { class: "comparator-note" }, "Judged by the problem's own comparator (",
+      h("span", { class: "mono" }, "Submission.compare"), "): its verdict, score and feedback below.");
+  }
+
+  /**
+   * An interactive test's exchange, from its log: the interactor's verdict (the lines before
+   * `transcript:`), the counts, and each message kept (time, direction, bytes) as a table.
+   */
+  function exchangeView(task, log) {
+    if (!isInteractive(task) || !log) return null;
+    const lines = log.split("\n");
+    const at = lines.findIndex((l) => l.startsWith("transcript: "));
+    if (at < 0) return null;
+    // The decision's reason comes first, then the program's stderr when it failed.
+    const verdictLines = lines.slice(0, at).join("\n").split(/^stderr:$/m)[0].trim();
+    const rows = [];
+    for (const l of lines.slice(at + 1)) {
+      const m = /^\s*([\d.]+) ms {2}(interactor -> program|program -> interactor) {2}("(?:[^"\\]|\\.)*")(.*)$/.exec(l);
+      const gap = /^\s*\.\.\. (\d+) more messages/.exec(l);
+      if (m) {
+        const toProgram = m[2].startsWith("interactor");
+        rows.push(h("tr", { class: toProgram ? "to-program" : "to-interactor" },
+          h("td", { class: "num" }, m[1] + " ms"),
+          h("td", {}, toProgram ? "interactor → program" : "program → interactor"),
+          h("td", { class: "mono" }, unescape(m[3].slice(1, -1)).replace(/\n/g, "⏎"), m[4] ? h("span", { class: "muted" }, m[4]) : null)));
+      } else if (gap) {
+        rows.push(h("tr", { class: "gap" }, h("td", { colspan: 3, class: "muted" }, `… ${gap[1]} more messages …`)));
+      }
+    }
+    return h("section", { class: "sub exchange" }, h("h3", {}, "The exchange with the interactor"),
+      verdictLines ? h("p", {}, "The interactor said: ", h("strong", { class: "mono" }, verdictLines)) : null,
+      h("p", { class: "muted" }, lines[at]),
+      rows.length ? V.table(["at", "direction", "message"], rows) : null);
   }
 
   // ---- reports: valgrind, gtest, static --------------------------------------------------------
@@ -246,12 +360,21 @@
     return h("section", { class: "sub" }, h("h3", {}, "Report"), V.json(report));
   }
 
-  function limitsView(task, known) {
+  function limitsView(task, known, own) {
     if (!known) return h("p", { class: "muted" }, "Limits unknown: the server did not say what this submission asked for.");
-    const l = taskLimits(task);
+    const l = taskLimits(task, own);
+    const whose = `the judge's own limits for ${isCompile(task) ? "compilers" : "analysers"} (set in the server's configuration), not the task's`;
+    if (l.own && !own) return h("p", { class: "muted limits-own" }, `Limits: ${whose}.`);
     if (l.own) {
-      return h("p", { class: "muted limits-own" },
-        `Limits: the judge's own limits for ${isCompile(task) ? "compilers" : "analysers"} (set in the server's configuration), not the task's.`);
+      const rows = [
+        ["time", V.fmtMs(l.time)],
+        ["wall-clock", l.wall === undefined ? "none" : V.fmtMs(l.wall)],
+        ["memory", l.memory === undefined ? "none" : V.fmtKB(l.memory)],
+        ["output", l.file === undefined ? "none" : V.fmtKB(l.file)],
+        ["processes", l.processes === undefined ? "none" : l.processes],
+      ];
+      return h("div", { class: "limits-own" }, h("p", { class: "muted" }, `Limits: ${whose}:`),
+        h("dl", { class: "facts" }, rows.map(([k, v]) => [h("dt", {}, k + " limit"), h("dd", {}, v)])));
     }
     const rows = [
       ["time", l.time === undefined ? "none" : V.fmtMs(l.time)],
@@ -325,6 +448,9 @@
     const chartSlot = h("div", { class: "chart-slot" });
     let detailRow = null;
 
+    /** The judge's own limits of task i (compile, static), as the server's plan says them. */
+    const ownLimits = (i) => (submission && Array.isArray(submission.judge_limits) ? submission.judge_limits[i] || null : null);
+
     function openRow(i) {
       select(i, true);
     }
@@ -332,7 +458,7 @@
     function rowFor(i) {
       const r = report.results[i];
       const t = tasks[i];
-      const l = taskLimits(t);
+      const l = taskLimits(t, ownLimits(i));
       const m = measured(r, t);
       const dep = t && typeof t.depends_on === "number" && t.depends_on >= 0 ? t.depends_on : null;
       return h("tr", {
@@ -372,7 +498,7 @@
       const r = report.results[index];
       const task = tasks[index];
       if (!r) return null;
-      const wa = parseWrongAnswer(r.error_log);
+      const wa = r.diff ? waFromDiff(r.diff) : parseWrongAnswer(r.error_log);
       const m = measured(r, task);
       return h("section", { class: "task-detail", id: "task-detail", tabindex: "-1", "aria-label": `task #${index} details` },
         h("div", { class: "detail-head" },
@@ -383,10 +509,14 @@
           h("dt", {}, "score"), h("dd", {}, m.score),
           h("dt", {}, "run time"), h("dd", {}, m.time),
           h("dt", {}, "memory"), h("dd", {}, m.memory)),
-        limitsView(task, !!submission),
+        limitsView(task, !!submission, ownLimits(index)),
         wa ? diffView(wa, expectedLines(task, submission)) : null,
-        wa ? inputView(task, submission) : null,
-        r.error_log ? h("section", { class: "sub" }, h("h3", {}, isCompile(task) ? "Compiler output" : "Log"),
+        randomOrigin(task, r.error_log),
+        comparatorNote(task),
+        wa || isInteractive(task) ? inputView(task, submission) : null,
+        exchangeView(task, r.error_log),
+        r.error_log ? h("section", { class: "sub" },
+          h("h3", {}, isCompile(task) ? "Compiler output" : isCustomCompare(task) ? "Comparator's feedback" : "Log"),
           h("pre", { class: "mono log" }, r.error_log)) : null,
         reportView(r.report));
     }
@@ -571,7 +701,8 @@
       setSubmission(sub) {
         submission = sub;
         tasks = (sub && sub.judge_tasks) || [];
-        report.results.forEach((_, i) => updateRow(i, true));
+        // Only rows that read differently are replaced (the others keep their nodes).
+        report.results.forEach((_, i) => updateRow(i));
         placeDetail();
         afterChange();
       },

@@ -4,7 +4,7 @@
 //! one, charts folded, a failures-only filter), and a server killed and restarted mid-stream.
 
 use crate::common::{ServerProcess, TestServer, a_plus_b, post};
-use crate::web::{browser_or_skip, click, example, screenshot_path, text, until};
+use crate::web::{browser_or_skip, click, example, phone_screenshot, screenshot_path, text, until};
 use serde_json::{Value, json};
 use std::time::Duration;
 use verdict_judge_server::{ServerConfig, TokenConfig};
@@ -88,6 +88,28 @@ pub(crate) async fn until_finished(c: &Client, tasks: usize, limit: Duration) {
     );
 }
 
+/// The open task's own limits (compile, static) as the page lists them: [name, value] pairs.
+pub(crate) async fn own_limits(c: &Client) -> Value {
+    c.execute(
+        "return [...document.querySelectorAll('#task-detail .limits-own dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent]);",
+        vec![],
+    )
+    .await
+    .expect("limits")
+}
+
+/// Task `i`'s run time and memory cells (measured / limit).
+pub(crate) async fn row_cells(c: &Client, i: usize) -> Value {
+    c.execute(
+        &format!(
+            "return [...document.querySelector('tr[data-task=\"{i}\"]').cells].slice(4, 6).map(td => td.textContent);"
+        ),
+        vec![],
+    )
+    .await
+    .expect("cells")
+}
+
 /// A bundled example with a fresh sub_id, as the page's "load an example" gives it.
 fn fresh(name: &str, sub_id: &str) -> String {
     example(name, sub_id, "faces")
@@ -144,12 +166,42 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
         .screenshot(&screenshot_path("page-outcome.png"))
         .await
         .expect("screenshot");
-    // The compile task ran under the compiler's limits, not "none", and measured nothing here.
+    phone_screenshot(&browser, "page-outcome-phone.png", true).await;
+    // The compile task ran under the compiler's limits, the judge's `[compile]` (this judge's
+    // are the defaults), said with their values; it measured nothing: "–".
+    let compile_limits = verdict_scheduler::JudgeConfig::default().compile;
+    assert_eq!(
+        (
+            compile_limits.time_ms,
+            compile_limits.wall_ms,
+            compile_limits.memory_kb,
+            compile_limits.output_kb,
+            compile_limits.processes
+        ),
+        (10_000, 30_000, 2 * 1024 * 1024, 256 * 1024, 64),
+        "the defaults changed: change the figures below"
+    );
     click(c, "tr[data-task=\"0\"] button.task-open").await;
     let compile = text(c, "#task-detail").await;
     assert!(
         compile.contains("the judge's own limits for compilers") && !compile.contains("limit none"),
         "{compile}"
+    );
+    assert_eq!(
+        own_limits(c).await,
+        json!([
+            ["time limit", "10 s"],
+            ["wall-clock limit", "30 s"],
+            ["memory limit", "2.0 GiB"],
+            ["output limit", "256.0 MiB"],
+            ["processes limit", "64"]
+        ]),
+        "{compile}"
+    );
+    assert_eq!(
+        row_cells(c, 0).await,
+        json!(["– / 10 s", "– / 2.0 GiB"]),
+        "the compile row"
     );
 
     // Static analysis, camelCase as the contract has it: places and counts, never "undefined".
@@ -180,10 +232,30 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
             "not file:line:column: {place}"
         );
     }
+    // The analyser's limits: `[special]` static_time_ms (at least the task's 10 s) and
+    // static_memory_kb, with what it measured.
+    let special = verdict_scheduler::JudgeConfig::default().special;
+    assert_eq!(
+        (special.static_time_ms, special.static_memory_kb),
+        (60_000, 2 * 1024 * 1024),
+        "the defaults changed: change the figures below"
+    );
+    let limits = own_limits(c).await;
+    assert_eq!(limits[0], json!(["time limit", "60 s"]), "{limits}");
+    assert_eq!(limits[2], json!(["memory limit", "2.0 GiB"]), "{limits}");
+    let cells = row_cells(c, 1).await;
+    assert!(
+        cells[0]
+            .as_str()
+            .is_some_and(|t| t.ends_with(" / 60 s") && !t.starts_with('–'))
+            && cells[1].as_str().is_some_and(|t| t.ends_with(" / 2.0 GiB")),
+        "the static row: {cells}"
+    );
     browser
         .screenshot(&screenshot_path("page-static.png"))
         .await
         .expect("screenshot");
+    phone_screenshot(&browser, "page-static-phone.png", false).await;
 
     // Google Test and valgrind: their reports as tables.
     for (name, tasks, task, heading) in [
@@ -494,6 +566,7 @@ async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
         .screenshot(&screenshot_path("page-connection-lost.png"))
         .await
         .expect("screenshot");
+    phone_screenshot(&browser, "page-connection-lost-phone.png", true).await;
     // The same server again: the page reads the snapshot, follows the stream to the end.
     let server = ServerProcess::start(&config);
     until_finished(c, 7, Duration::from_secs(180)).await;

@@ -1,8 +1,9 @@
 //! A wrong answer in the page as DOMjudge's jury view shows it (issue 32.6): expected and
 //! received side by side around the first difference, the differing character marked on both
-//! sides, with the test's input.
+//! sides, with the test's input; to the tab that sent it and to a fresh browser alike (the
+//! judge's report carries both sides' lines, `JudgeTaskResult.diff`).
 
-use crate::common::{TestServer, a_plus_b};
+use crate::common::{TestServer, a_plus_b, post};
 use crate::faces::{TOKEN, server_config, sign_in, submit_through_the_page, until_finished};
 use crate::web::{browser_or_skip, screenshot_path, text, until};
 use serde_json::{Value, json};
@@ -84,19 +85,19 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
         ],
         "expected column: {columns}"
     );
-    let received = kinds(&columns[1]);
+    // The received output around the difference, after it too: the judge's report keeps it.
     assert_eq!(
-        received[..4],
+        kinds(&columns[1]),
         [
             line("1", "1", "ctx-same"),
             line("2", "2", "ctx-same"),
             line("3", "3", "ctx-same"),
             line("4", "7", "diff-line"),
+            line("5", "5", "ctx-after"),
+            line("6", "6", "ctx-after"),
         ],
         "received column: {columns}"
     );
-    assert_eq!(received.len(), 5, "{columns}");
-    assert_eq!(received[4].2, "ctx-unknown", "{columns}");
     // The difference is marked on both sides.
     assert_eq!(
         text(c, ".diff-context .diff-expected mark.diff-mark").await,
@@ -150,5 +151,105 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
         .screenshot(&screenshot_path("page-diff-context-phone.png"))
         .await
         .expect("screenshot");
+    browser.close().await.expect("close");
+}
+
+/// Prints `i i*i` for i in 1..=n, with 17 for 4's square.
+const SQUARES_WRONG_AT_4: &str = "#include <stdio.h>\nint main(){int n;if(scanf(\"%d\",&n)!=1)return 1;for(int i=1;i<=n;i++)printf(\"%d %d\\n\",i,i==4?17:i*i);return 0;}\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_answer_sent_over_the_api_shows_both_sides_around_the_difference_in_a_fresh_browser()
+ {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let mut submission = a_plus_b("faces-api-diff", "faces", SQUARES_WRONG_AT_4);
+    let tasks = submission["judge_tasks"].as_array().expect("tasks")[..2].to_vec();
+    submission["judge_tasks"] = Value::Array(tasks);
+    let expected: String = (1..=9).map(|i| format!("{i} {}\n", i * i)).collect();
+    submission["test_data"] = json!([{
+        "inputs": [{"type": "text", "name": "testdata.in", "text": "9\n"}],
+        "outputs": [{"type": "text", "name": "testdata.out", "text": expected}],
+    }]);
+    let sent = post(
+        &server.url("/v1/submissions"),
+        Some(TOKEN),
+        &submission.to_string(),
+    );
+    assert_eq!(sent.status, 202, "{}", sent.text);
+    // A browser that never saw the Submission: what it shows comes from the server.
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    sign_in(c, &server.url(""), TOKEN).await;
+    c.goto(&server.url("/#/s/faces-api-diff?category=faces"))
+        .await
+        .expect("open");
+    until_finished(c, 2, Duration::from_secs(120)).await;
+    assert!(
+        until(
+            c,
+            "return !!document.querySelector('#task-detail .diff-context');",
+            Duration::from_secs(10)
+        )
+        .await,
+        "no side-by-side context: {}",
+        text(c, "#task-detail").await
+    );
+    let detail = text(c, "#task-detail").await;
+    assert!(
+        detail.contains("line 4, column 4, token 2"),
+        "no place: {detail}"
+    );
+    let columns = c
+        .execute(
+            "const col = (css) => [...document.querySelectorAll(css + ' .diff-lines > [data-ln]')].map((e) =>
+                 [e.dataset.ln, e.textContent]);
+             return [col('.diff-context .diff-expected'), col('.diff-context .diff-got')];",
+            vec![],
+        )
+        .await
+        .expect("columns");
+    let side = |wrong: &str| {
+        let mut lines: Vec<Value> = (1..=7)
+            .map(|i| json!([i.to_string(), format!("{i} {}", i * i)]))
+            .collect();
+        lines[3] = json!(["4", wrong]);
+        Value::Array(lines)
+    };
+    assert_eq!(columns[0], side("4·16"), "expected column: {columns}");
+    assert_eq!(columns[1], side("4·17"), "received column: {columns}");
+    // Both files go on past the lines shown, and say so.
+    assert_eq!(
+        c.execute(
+            "return document.querySelectorAll('.diff-context .ctx-more').length;",
+            vec![]
+        )
+        .await
+        .expect("more"),
+        json!(2)
+    );
+    // The differing token's first differing character, marked on both sides.
+    assert_eq!(
+        text(c, ".diff-context .diff-expected mark.diff-mark").await,
+        "6"
+    );
+    assert_eq!(text(c, ".diff-context .diff-got mark.diff-mark").await, "7");
+    assert_eq!(text(c, ".test-input pre").await, "9");
+    // The report over HTTP carries the same, bounded, and no host path.
+    let report = crate::common::get(
+        &server.url("/v1/submissions/faces-api-diff?category=faces"),
+        Some(TOKEN),
+    )
+    .json();
+    let diff = &report["results"][1]["diff"];
+    assert_eq!(diff["name"], "testdata.out");
+    assert_eq!(diff["received"]["line"], 4);
+    assert_eq!(diff["received"]["first_line"], 1);
+    assert_eq!(diff["received"]["more"], true);
+    assert!(!diff.to_string().contains("/tmp"), "{diff}");
+    assert_eq!(report["results"][0].get("diff"), None);
     browser.close().await.expect("close");
 }

@@ -15,6 +15,7 @@ mod durability;
 mod endpoints;
 mod faces;
 mod faces_diff;
+mod faces_kinds;
 mod frontend;
 mod metrics;
 mod readable;

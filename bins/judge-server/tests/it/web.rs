@@ -226,6 +226,27 @@ pub(crate) fn screenshot_path(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The same screen at phone width (390x844): nothing overflows, a screenshot `name` is taken,
+/// then the window is 1280x800 again. `top` scrolls to the top first.
+pub(crate) async fn phone_screenshot(browser: &Browser, name: &str, top: bool) {
+    browser.resize(390, 844).await.expect("phone width");
+    let c = browser.client();
+    if top {
+        c.execute("window.scrollTo(0, 0);", vec![])
+            .await
+            .expect("scroll");
+    }
+    assert!(
+        !browser.overflows().await.expect("measure"),
+        "{name}: the page overflows at 390 px"
+    );
+    browser
+        .screenshot(&screenshot_path(name))
+        .await
+        .expect("screenshot");
+    browser.resize(1280, 800).await.expect("desktop");
+}
+
 /// Polls `script` (returning a boolean) until it is true, at most `limit`.
 pub(crate) async fn until(c: &Client, script: &str, limit: Duration) -> bool {
     let start = Instant::now();
@@ -318,6 +339,7 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
         .screenshot(&screenshot_path("page-submit.png"))
         .await
         .expect("screenshot");
+    phone_screenshot(&browser, "page-submit-phone.png", true).await;
     click(c, "#submit").await;
     // Watch every task reach its final status.
     assert!(
@@ -458,6 +480,7 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
         .screenshot(&screenshot_path("page-queue.png"))
         .await
         .expect("screenshot");
+    phone_screenshot(&browser, "page-queue-phone.png", true).await;
     browser.close().await.expect("close");
 }
 

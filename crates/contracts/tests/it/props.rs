@@ -356,6 +356,7 @@ fn judge_report() -> impl Strategy<Value = JudgeReport> {
                 memory_used,
                 report,
                 error_log,
+                diff: None,
             },
         );
     (

@@ -80,6 +80,7 @@ pub(super) fn run_test(
                 compare_outputs(run, &test.compare, &test.flags, files, &output, run_dir)?;
             let mut result = JudgeTaskResult::with_status(summary.status, summary.log);
             result.score = summary.score;
+            result.diff = output_diff(summary.status, files, &output);
             result
         }
     };
@@ -93,4 +94,31 @@ pub(super) fn run_test(
         "task timings"
     );
     Ok(result)
+}
+
+/// For a wrong answer or a layout error, the lines around the first difference of the program's
+/// standard output from the expected one (the report's `diff`); a file the judge cannot read
+/// again only leaves it out.
+fn output_diff(
+    status: JudgeStatus,
+    files: &TestFiles,
+    output: &verdict_scripts::RunOutput,
+) -> Option<verdict_contracts::OutputDiff> {
+    if !matches!(
+        status,
+        JudgeStatus::WrongAnswer | JudgeStatus::PresentationError
+    ) {
+        return None;
+    }
+    let (name, expected) = files
+        .expected
+        .iter()
+        .find(|(name, _)| TestFiles::is_stdout(name))?;
+    match verdict_scripts::compare::first_difference(name, &output.stdout, expected) {
+        Ok(diff) => diff,
+        Err(e) => {
+            tracing::warn!(error = %e, "the first difference's lines were not read");
+            None
+        }
+    }
 }

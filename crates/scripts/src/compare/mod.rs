@@ -74,6 +74,7 @@
 //! its job. [`CompareError`] (the `Err` side) is only for the judge failing to read its own files.
 
 mod builtin;
+mod context;
 mod custom;
 mod engine;
 mod icpc_default;
@@ -85,6 +86,7 @@ mod verdict;
 use std::path::PathBuf;
 
 pub use builtin::{BuiltinComparator, CHUNK_SIZE};
+pub use context::{CONTEXT_LINES, LINE_CHARS, first_difference, first_difference_bytes};
 pub use custom::{
     ComparatorExit, ComparatorProtocol, JudgeSystemPaths, TestlibPaths, detect_protocol,
     interpret_judge_system, interpret_kattis, interpret_testlib, judge_system_argv, testlib_argv,

@@ -1,0 +1,220 @@
+//! The task kinds the other page tests leave out (issue 32, "every task kind's details"), in a
+//! real headless Chromium: random tests (where the input came from, and the expected output only
+//! the judge had, beside the program's), a custom comparator (its verdict and feedback, said to
+//! be its own) and an interactive test (its own label, the exchange with the interactor).
+
+use crate::common::{TestServer, a_plus_b};
+use crate::faces::{TOKEN, server_config, sign_in, submit_through_the_page, until_finished};
+use crate::web::{browser_or_skip, click, example, text, until};
+use serde_json::{Value, json};
+use std::time::Duration;
+use verdict_web::browser::{Browser, Client};
+
+/// The kind column of every task row.
+async fn kinds(c: &Client) -> Value {
+    c.execute(
+        "return [...document.querySelectorAll('tr.task-row td:nth-child(3)')].map(td => td.textContent);",
+        vec![],
+    )
+    .await
+    .expect("kinds")
+}
+
+/// A+B in Python that adds one more when `a` is odd: wrong on most random inputs.
+const OFF_BY_ONE_ON_ODD: &str = "import sys\nfor line in sys.stdin:\n    if line.strip():\n        a, b = map(int, line.split())\n        print(a + b + a % 2)\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_random_tests_wrong_answer_shows_its_seed_and_the_generated_expected_output() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let mut submission: Value =
+        serde_json::from_str(&example("random-tests", "faces-random", "faces")).expect("JSON");
+    submission["submission"]["source_files"][0]["text"] = json!(OFF_BY_ONE_ON_ODD);
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    sign_in(c, &server.url(""), TOKEN).await;
+    submit_through_the_page(c, &submission.to_string()).await;
+    until_finished(c, 4, Duration::from_secs(180)).await;
+    assert_eq!(
+        kinds(c).await,
+        json!(["compile", "random test", "random test", "test #0"])
+    );
+    assert!(
+        text(c, "#verdict")
+            .await
+            .contains("Wrong Answer on random test"),
+        "{}",
+        text(c, "#verdict").await
+    );
+    // The opened random test: where its input came from, so it can be made again.
+    let origin = text(c, "#task-detail .random-origin").await;
+    assert!(
+        origin.contains("seed ") && origin.contains("generator:"),
+        "{origin}"
+    );
+    // The expected output came from the problem's standard program, on the judge: this tab
+    // never held it, yet both sides show around the difference, the difference marked.
+    assert!(
+        until(
+            c,
+            "return !!document.querySelector('#task-detail .diff-context .diff-got mark.diff-mark')
+                && !!document.querySelector('#task-detail .diff-context .diff-expected mark.diff-mark');",
+            Duration::from_secs(5)
+        )
+        .await,
+        "no side-by-side context: {}",
+        text(c, "#task-detail").await
+    );
+    let (expected, got) = (
+        text(c, ".diff-context .diff-expected pre.diff-line").await,
+        text(c, ".diff-context .diff-got pre.diff-line").await,
+    );
+    let sum = |line: &str| line.replace('·', " ").trim().parse::<i64>().ok();
+    assert_eq!(
+        sum(&got).zip(sum(&expected)).map(|(g, e)| g - e),
+        Some(1),
+        "expected {expected:?}, got {got:?}"
+    );
+    browser.close().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_comparators_partial_marks_show_as_its_own_verdict_and_feedback() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    sign_in(c, &server.url(""), TOKEN).await;
+    submit_through_the_page(
+        c,
+        &example("custom-comparator-partial", "faces-compare", "faces"),
+    )
+    .await;
+    until_finished(c, 2, Duration::from_secs(180)).await;
+    assert!(
+        text(c, "#verdict")
+            .await
+            .contains("Partial Correct on test #0"),
+        "{}",
+        text(c, "#verdict").await
+    );
+    let detail = text(c, "#task-detail").await;
+    assert!(
+        text(c, "#task-detail .comparator-note")
+            .await
+            .contains("the problem's own comparator"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("Comparator's feedback") && detail.contains("values within 1e-6"),
+        "{detail}"
+    );
+    browser.close().await.expect("close");
+}
+
+/// A Kattis-protocol interactor: the hidden number is the input's, at most 30 guesses.
+const INTERACTOR: &str = r#"
+#include <stdio.h>
+int main(int argc, char **argv) {
+    FILE *in = fopen(argv[1], "r");
+    int n;
+    if (argc < 4 || !in || fscanf(in, "%d", &n) != 1) return 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/judgemessage.txt", argv[3]);
+    FILE *msg = fopen(path, "w");
+    printf("start\n");
+    fflush(stdout);
+    for (int q = 1; q <= 30; q++) {
+        int g;
+        if (scanf("%d", &g) != 1) { fprintf(msg, "no guess %d", q); return 43; }
+        if (g == n) { printf("correct\n"); fflush(stdout); fprintf(msg, "found in %d", q); return 42; }
+        printf(g < n ? "higher\n" : "lower\n");
+        fflush(stdout);
+    }
+    fprintf(msg, "too many guesses");
+    return 43;
+}
+"#;
+
+/// Binary search over 1..1000000.
+const SEARCHER: &str = r#"
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    char r[32];
+    if (scanf("%31s", r) != 1) return 3;
+    int lo = 1, hi = 1000000;
+    while (lo <= hi) {
+        int m = lo + (hi - lo) / 2;
+        printf("%d\n", m);
+        fflush(stdout);
+        if (scanf("%31s", r) != 1) return 4;
+        if (!strcmp(r, "correct")) break;
+        if (!strcmp(r, "higher")) lo = m + 1; else hi = m - 1;
+    }
+    return 0;
+}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interactive_test_has_its_own_label_and_shows_the_exchange() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let mut submission = a_plus_b("faces-interactive", "faces", SEARCHER);
+    submission["prob_id"] = json!("faces-guess");
+    submission["judge_tasks"] = json!([
+        {"check_script": "compile", "depends_on": -1, "time_limit": 20000},
+        {"check_script": "standard", "run_script": "interactive", "compare_script": "",
+         "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
+         "time_limit": 2000, "memory_limit": 65536, "file_limit": 1024, "proc_limit": 8}
+    ]);
+    submission["test_data"] = json!([{
+        "inputs": [{"type": "text", "name": "testdata.in", "text": "777777\n"}],
+        "outputs": [{"type": "text", "name": "testdata.out", "text": "777777\n"}],
+    }]);
+    submission["compare"] = json!({"type": "source_code", "language": "c",
+        "source_files": [{"type": "text", "name": "interactor.c", "text": INTERACTOR}]});
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    sign_in(c, &server.url(""), TOKEN).await;
+    submit_through_the_page(c, &submission.to_string()).await;
+    until_finished(c, 2, Duration::from_secs(180)).await;
+    assert_eq!(kinds(c).await, json!(["compile", "interactive test #0"]));
+    assert!(text(c, "#verdict").await.contains("Accepted"));
+    click(c, "tr[data-task=\"1\"] button.task-open").await;
+    let exchange = text(c, "#task-detail .exchange").await;
+    assert!(
+        exchange.contains("The interactor said: interactor: found in"),
+        "{exchange}"
+    );
+    let messages = c
+        .execute(
+            "return [...document.querySelectorAll('#task-detail .exchange tbody tr')].slice(0, 2).map(tr => [...tr.cells].slice(1).map(td => td.textContent));",
+            vec![],
+        )
+        .await
+        .expect("messages");
+    assert_eq!(
+        messages,
+        json!([
+            ["interactor → program", "start⏎"],
+            ["program → interactor", "500000⏎"]
+        ]),
+        "{exchange}"
+    );
+    // The hidden number is the test's input.
+    assert_eq!(text(c, ".test-input pre").await, "777777");
+    browser.close().await.expect("close");
+}
