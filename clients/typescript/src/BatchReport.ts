@@ -150,6 +150,11 @@ export interface JudgeTaskResult {
    * The task's log: the compiler's message, a system error's reason, or judge notes.
    */
   error_log: string;
+  /**
+   * verdict's extension (additive): for a Wrong Answer or Presentation Error on the
+   * program's standard output, the expected and received lines around the first difference.
+   */
+  diff?: OutputDiff | null;
 }
 /**
  * A Google Test report.
@@ -356,6 +361,63 @@ export interface StackFrame {
    * The object file.
    */
   object?: string | null;
+}
+/**
+ * The first difference between a test's expected output and the program's, with a few lines
+ * around it on each side (DOMjudge's jury view), bounded: at most 3 lines before and 3 after
+ * the differing one, each cut to 512 characters.
+ */
+export interface OutputDiff {
+  /**
+   * The output compared (`testdata.out`: the program's standard output).
+   */
+  name: string;
+  expected: DiffExcerpt;
+  received: DiffExcerpt1;
+}
+/**
+ * The expected output around the difference.
+ */
+export interface DiffExcerpt {
+  /**
+   * The number (from 1) of the first line in `lines`.
+   */
+  first_line: number;
+  /**
+   * The number of the line that differs; one past the last line when the file ends there.
+   */
+  line: number;
+  /**
+   * The lines from `first_line` on, without their line ends; invalid UTF-8 replaced, a line
+   * longer than 512 characters cut and ended with `…`.
+   */
+  lines: string[];
+  /**
+   * Whether the file goes on after `lines`.
+   */
+  more: boolean;
+}
+/**
+ * The program's output around the difference.
+ */
+export interface DiffExcerpt1 {
+  /**
+   * The number (from 1) of the first line in `lines`.
+   */
+  first_line: number;
+  /**
+   * The number of the line that differs; one past the last line when the file ends there.
+   */
+  line: number;
+  /**
+   * The lines from `first_line` on, without their line ends; invalid UTF-8 replaced, a line
+   * longer than 512 characters cut and ended with `…`.
+   */
+  lines: string[];
+  /**
+   * Whether the file goes on after `lines`.
+   */
+  more: boolean;
 }
 /**
  * The result of one case.
