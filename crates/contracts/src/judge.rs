@@ -441,7 +441,7 @@ pub struct JudgeTaskResult {
     /// verdict's extension (additive): for a Wrong Answer or Presentation Error on the
     /// program's standard output, the expected and received lines around the first difference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diff: Option<OutputDiff>,
+    pub diff: Option<Box<OutputDiff>>,
 }
 
 /// The first difference between a test's expected output and the program's, with a few lines
