@@ -210,25 +210,26 @@ mount --bind /tmp/subid /etc/subuid && mount --bind /tmp/subid /etc/subgid
 delegate() { mkdir -p "$cg/$1" && chown -R "$user:$user" "$cg/$1"; }
 as_user() { setpriv --reuid="$user" --regid="$user" --clear-groups env HOME=/tmp "$@"; }
 
-step "rootless: judge doctor and judge sandbox without a delegated cgroup (the honest lower level)"
+step "rootless: judge doctor and judge sandbox without a delegated cgroup (namespaces, no cgroup)"
 mkdir -p "$cg/rl-nodeleg"
 doctor="$(in_cgroup rl-nodeleg setpriv --reuid="$user" --regid="$user" --clear-groups \
   "$judge" doctor 2>&1)" || true
-if ! grep -q '^isolation: rlimit-only' <<<"$doctor" ||
+if ! grep -q '^isolation: rootless-namespaces' <<<"$doctor" ||
   ! grep -q '^no   cgroup .*not writable by this user' <<<"$doctor" ||
   ! grep -q '^ok   a uid per box' <<<"$doctor"; then
   echo "FAILED: without delegation, not the honest lower level:"
   echo "$doctor"
   fail=1
 fi
-# What a box gets there: the outcome names rlimit-only, the log says why (the cgroup the user
-# may not write), and a judge that requires isolation refuses to start, naming it.
+# What a box gets there: the outcome names rootless-namespaces (namespaces, private root and
+# seccomp; limits and accounting by rlimits), the log says why (the cgroup the user may not
+# write), and a judge that requires isolation refuses to start, naming it.
 out="$(in_cgroup rl-nodeleg setpriv --reuid="$user" --regid="$user" --clear-groups env HOME=/tmp \
   "$judge" sandbox -- /bin/echo boxed 2>/tmp/rl-nodeleg.err)" || true
-if ! grep -q '"isolation": "rlimit-only"' <<<"$out" || ! grep -qx boxed <<<"$out" ||
-  ! grep -q "falls back to rlimits only" /tmp/rl-nodeleg.err ||
+if ! grep -q '"isolation": "rootless-namespaces"' <<<"$out" || ! grep -qx boxed <<<"$out" ||
+  ! grep -q "isolates by namespaces without a cgroup" /tmp/rl-nodeleg.err ||
   ! grep -q "$cg/rl-nodeleg.*Permission denied" /tmp/rl-nodeleg.err; then
-  echo "FAILED: judge sandbox without delegation, not rlimit-only with the cgroup named:"
+  echo "FAILED: judge sandbox without delegation, not rootless-namespaces with the cgroup named:"
   echo "$out"
   cat /tmp/rl-nodeleg.err
   fail=1

@@ -80,6 +80,7 @@ pub(crate) const STAGES: &[&str] = &[
     "execve",
     "join the network namespace",
     "mount the box's /tmp",
+    "map the box's user namespace",
 ];
 const ST_PRCTL: u32 = 0;
 const ST_PRIVATE: u32 = 1;
@@ -99,6 +100,7 @@ pub(crate) const ST_SECCOMP: u32 = 13;
 pub(crate) const ST_EXEC: u32 = 14;
 pub(crate) const ST_NETNS: u32 = 15;
 pub(crate) const ST_TMP: u32 = 16;
+const ST_USERNS: u32 = 17;
 /// Stage numbers from here on are the zygote's root operations (`RootPlan::ops`).
 pub(crate) const STAGE_MOUNT_BASE: u32 = 100;
 /// Stage numbers from here on are a run's mounts (see `zygote::RunMount`).
@@ -176,6 +178,22 @@ pub(crate) struct Plan<'a> {
     pub cwd: CString,
     /// The top of a stack for the program's last steps (see [`ChildStack`]); 0: plain fork.
     pub stack_top: usize,
+    /// Cloned into fresh namespaces: the private root it enters before the program starts.
+    pub boxed: Option<Boxed<'a>>,
+}
+
+/// The private root an init cloned into fresh namespaces enters (as a zygote does once), with
+/// its run's mounts.
+#[derive(Debug)]
+pub(crate) struct Boxed<'a> {
+    pub root: RootPlan<'a>,
+    /// The options of the box's `/tmp` tmpfs.
+    pub tmp_options: &'a std::ffi::CStr,
+    /// The box at `/box` and the spec's mounts, attached in order after `/tmp` is mounted.
+    pub mounts: &'a [crate::zygote::RunMount],
+    /// In a user namespace of its own too (the box's process count is then its own): the
+    /// lines the init writes to its `uid_map` and `gid_map` first (its own ids, unchanged).
+    pub own_user_ns: Option<[&'a std::ffi::CStr; 2]>,
 }
 
 /// A stack for the program's last steps before execve, mapped once by the parent.
@@ -453,8 +471,10 @@ pub(crate) unsafe fn load_filter(filter: &[Insn]) -> libc::c_long {
     }
 }
 
-/// The init of an rlimit-only box (no namespaces): a subreaper that starts the program, reaps
-/// everything, reports the program's wait status, and kills the box uid's processes.
+/// The init of an rlimit-only box: a subreaper that starts the program, reaps everything,
+/// reports the program's wait status, and kills the box uid's processes. Cloned into fresh
+/// namespaces ([`Plan::boxed`]), it is the pid namespace's init: it first enters the private
+/// root and attaches the run's mounts, and kills every process of its namespace at the end.
 ///
 /// # Safety
 /// Must be called only in a freshly forked child, which it never returns from.
@@ -470,6 +490,14 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
             ST_PRCTL,
         );
         libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+        if let Some(boxed) = &plan.boxed {
+            enter_box(fd, boxed);
+            // The supervisor's kill on a limit (see `kill_namespace`).
+            libc::signal(
+                libc::SIGUSR1,
+                kill_namespace as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
         libc::umask(0o022);
         check(
             fd,
@@ -521,11 +549,97 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
     }
 }
 
-/// rlimit-only: kills every process of the box uid (or the main process group without one).
+/// An init in fresh namespaces: the private root, a fresh `/tmp`, the run's mounts; reports
+/// the failed stage and exits on a failure.
+///
+/// # Safety
+/// Only in the freshly cloned init, in its own mount namespace.
+unsafe fn enter_box(fd: RawFd, boxed: &Boxed<'_>) {
+    // SAFETY: plain system calls on the plan's NUL-terminated strings and live descriptors.
+    unsafe {
+        if let Some(maps) = boxed.own_user_ns {
+            map_own_ids(fd, maps);
+        }
+        if let Err((stage, errno)) = enter_root(&boxed.root) {
+            report(fd, MSG_SETUP_FAILED, stage, errno);
+            libc::_exit(127);
+        }
+        check(
+            fd,
+            mount_tmpfs(c"/tmp".as_ptr(), boxed.tmp_options.as_ptr()),
+            MSG_SETUP_FAILED,
+            ST_TMP,
+        );
+        for (i, m) in boxed.mounts.iter().enumerate() {
+            let r = match m {
+                crate::zygote::RunMount::Attach { tree, target } => {
+                    sys::move_mount_to(std::os::fd::AsRawFd::as_raw_fd(tree), target.as_ptr())
+                }
+                crate::zygote::RunMount::Mkdir { path } => mkdir_existing_ok(path.as_ptr()),
+            };
+            check(fd, r, MSG_SETUP_FAILED, STAGE_RUN_MOUNT_BASE + i as u32);
+        }
+    }
+}
+
+/// Maps the init's own uid and gid into its fresh user namespace (`maps`: the `uid_map` and
+/// `gid_map` lines), as an unprivileged process may (one line, its own ids, `setgroups`
+/// denied). Its program, not uid 0 there, has no capability in it. Dumpable meanwhile,
+/// so that its `/proc/self` files are its own to write, then not again: the box's program never
+/// sees the init (`hidepid=2` hides a process it may not ptrace).
+///
+/// # Safety
+/// Only in the freshly cloned init, in its fresh user namespace, before anything else.
+unsafe fn map_own_ids(fd: RawFd, maps: [&std::ffi::CStr; 2]) {
+    // SAFETY: plain system calls on literals.
+    unsafe {
+        check(
+            fd,
+            libc::prctl(libc::PR_SET_DUMPABLE, 1) as _,
+            MSG_SETUP_FAILED,
+            ST_PRCTL,
+        );
+        for (file, line) in [
+            (c"/proc/self/setgroups", &b"deny"[..]),
+            (c"/proc/self/uid_map", maps[0].to_bytes()),
+            (c"/proc/self/gid_map", maps[1].to_bytes()),
+        ] {
+            let f = libc::open(file.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            check(fd, f as _, MSG_SETUP_FAILED, ST_USERNS);
+            if !sys::write_all_raw(f, line) {
+                fail(fd, MSG_SETUP_FAILED, ST_USERNS);
+            }
+            libc::close(f);
+        }
+        check(
+            fd,
+            libc::prctl(libc::PR_SET_DUMPABLE, 0) as _,
+            MSG_SETUP_FAILED,
+            ST_PRCTL,
+        );
+    }
+}
+
+/// An init in fresh namespaces, told by the supervisor (`SIGUSR1`, which a pid namespace's
+/// init receives from outside only with a handler): kills every other process of its
+/// namespace, then reaps them, so that their CPU time is in the init's rusage. Killing the init
+/// itself would kill them too, but nobody would count what they used.
+extern "C" fn kill_namespace(_: libc::c_int) {
+    // SAFETY: kill is async-signal-safe; as pid 1 of the namespace, `kill(-1)` spares the init.
+    unsafe { libc::kill(-1, libc::SIGKILL) };
+}
+
+/// rlimit-only: kills every process of the box uid (or the main process group without one);
+/// in fresh namespaces, every process of the pid namespace but the init.
 fn kill_box(plan: &Plan<'_>, main: libc::pid_t) {
     // SAFETY: plain system calls in a single-threaded fork child; the killer child only makes
     // the raw set-id system calls, capset, kill and _exit.
     unsafe {
+        if plan.boxed.is_some() {
+            // The init is pid 1 of the namespace: `kill(-1)` spares it alone.
+            libc::kill(-1, libc::SIGKILL);
+            return;
+        }
         libc::kill(-main, libc::SIGKILL);
         if let Some((uid, gid)) = plan.exec.ids {
             let pid = sys::raw_fork();

@@ -111,7 +111,9 @@
 //!   as each run ends cleanly; dropping the [`Sandbox`] removes them and the ready ones.
 //!   Without a usable cgroup (or without root or namespaces) the sandbox falls back to rlimits,
 //!   `RLIMIT_NPROC` per box uid and `wait4` rusage, and every outcome says
-//!   [`IsolationLevel::RlimitOnly`]: it never pretends.
+//!   [`IsolationLevel::RlimitOnly`]: it never pretends. An ordinary user's judge without a
+//!   delegated cgroup keeps the namespaces, the private root and seccomp with those limits
+//!   ([`IsolationLevel::RootlessNamespaces`]).
 //! - **Time.** CPU time is the cgroup's (user+sys of every process), polled with a period that
 //!   shrinks as the limit nears (at most 100 ms, down to 1 ms: the box cannot burn more than
 //!   `ncpu` CPU-ms per ms), so the box is killed within a few ms of its CPU limit; `RLIMIT_CPU`

@@ -72,6 +72,11 @@ pub enum IsolationLevel {
     /// As [`IsolationLevel::RootlessCgroupV2`], but every box runs as the one uid mapped (the
     /// judge's own: no `newuidmap` or `/etc/subuid` range), apart only by namespaces.
     RootlessCgroupV2OneUid,
+    /// Without root and without a delegated cgroup (or on a cgroup-v1 host): the namespaces
+    /// inside the judge's user namespace, a private read-only root and seccomp, as
+    /// [`IsolationLevel::RootlessCgroupV2`] has, with the accounting and limits of
+    /// [`IsolationLevel::RlimitOnly`] (rlimits and the box's `wait4` rusage).
+    RootlessNamespaces,
     /// rlimits and wait4 rusage only: no namespaces or cgroups were usable.
     RlimitOnly,
 }

@@ -138,7 +138,8 @@ impl Sandbox {
         let since = crate::boxfs::file_clock_now();
         let result = match &self.executor {
             Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep),
-            Executor::RlimitOnly => supervisor.run_init(spec, &prep),
+            Executor::Namespaced(n) => supervisor.run_init(spec, &prep, Some(n)),
+            Executor::RlimitOnly => supervisor.run_init(spec, &prep, None),
         };
         let output_bytes = prep.output_bytes(spec);
         let mut raw = result?;

@@ -120,9 +120,9 @@ impl Prepared {
                     .map_err(|_| SandboxError::Nul(a.to_string_lossy().into_owned()))?,
             );
         }
-        let home = match executor {
-            Executor::Zygote(_) => BOX_PATH.to_string(),
-            Executor::RlimitOnly => spec.box_dir.display().to_string(),
+        let home = match executor.boxed() {
+            true => BOX_PATH.to_string(),
+            false => spec.box_dir.display().to_string(),
         };
         let mut env: Vec<(String, String)> = vec![
             ("PATH".into(), BOX_ENV_PATH.into()),
@@ -177,9 +177,17 @@ impl Prepared {
                 },
             ));
         }
-        // Without a pids cgroup, the box uid's process count is the only limit.
-        if let (Executor::RlimitOnly, Some(_)) = (executor, ids) {
-            rlimits.push((libc::RLIMIT_NPROC, lim(u64::from(processes))));
+        // Without a pids cgroup, the box uid's process count is the only limit; in fresh
+        // namespaces without a uid of its own, the box has a user namespace of its own, where
+        // its init counts too.
+        match (executor, ids) {
+            (Executor::Zygote(_), _) => {}
+            (_, Some(_)) => rlimits.push((libc::RLIMIT_NPROC, lim(u64::from(processes)))),
+            (Executor::Namespaced(_), None) => rlimits.push((
+                libc::RLIMIT_NPROC,
+                lim(u64::from(processes).saturating_add(1)),
+            )),
+            (Executor::RlimitOnly, None) => {}
         }
         // Without root a limit above the judge's own hard limit cannot be set: clamped, and said.
         let rlimits_clamped = crate::rootless::clamp_rlimits(&mut rlimits);
@@ -378,23 +386,21 @@ fn resolve_program(
         if !meta.file_type().is_file() {
             return Err(not_found());
         }
-        let inside: OsString = match executor {
-            Executor::Zygote(_) => {
+        let inside: OsString = match executor.boxed() {
+            true => {
                 let mut s = OsString::from(BOX_PATH);
                 s.push("/");
                 s.push(rel.as_os_str());
                 s
             }
-            Executor::RlimitOnly => host.into_os_string(),
+            false => host.into_os_string(),
         };
         return cstring(inside.as_bytes(), p);
     }
     if !host.exists() {
         return Err(not_found());
     }
-    if let Executor::Zygote(_) = executor
-        && !visible(config, &host, spec)
-    {
+    if executor.boxed() && !visible(config, &host, spec) {
         return Err(SandboxError::BadPath {
             path: host,
             reason: "not inside the box, a toolchain dir or a mount of the spec".into(),

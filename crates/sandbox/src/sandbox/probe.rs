@@ -16,7 +16,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-const NS_FLAGS: u64 = (libc::CLONE_NEWPID
+pub(super) const NS_FLAGS: u64 = (libc::CLONE_NEWPID
     | libc::CLONE_NEWNS
     | libc::CLONE_NEWNET
     | libc::CLONE_NEWIPC
@@ -28,9 +28,35 @@ pub(super) enum Executor {
     /// Full isolation: each slot's zygote (namespaces, private root) starts the program in the
     /// run's cgroups (see [`crate::cgroup::RunCgroup`]).
     Zygote(Box<Zygotes>),
+    /// Namespaces without a cgroup (rootless, no delegated cgroup-v2 subtree): a subreaper
+    /// init per run, cloned into fresh namespaces, enters the private root as a zygote does;
+    /// accounting and limits as [`Executor::RlimitOnly`].
+    Namespaced(Box<Namespaced>),
     /// Neither namespaces nor a cgroup (or not root): a subreaper init per run, rlimits,
     /// `RLIMIT_NPROC` per box uid and `wait4` rusage.
     RlimitOnly,
+}
+
+impl Executor {
+    /// Whether a run sees the private root (the box at [`super::BOX_PATH`]), not the host's.
+    pub(super) fn boxed(&self) -> bool {
+        !matches!(self, Executor::RlimitOnly)
+    }
+}
+
+/// What the namespaces-without-a-cgroup executor keeps for the sandbox's lifetime.
+#[derive(Debug)]
+pub(super) struct Namespaced {
+    /// Every box's private root.
+    pub skeleton: Skeleton,
+    /// The options of every box's `/tmp` tmpfs.
+    pub tmp_options: CString,
+}
+
+/// The options of every box's `/tmp` tmpfs.
+fn tmp_options(config: &SandboxConfig) -> Result<CString, SandboxError> {
+    CString::new(format!("size={},nr_inodes=4096,mode=1777", config.tmp_size))
+        .map_err(|_| SandboxError::Nul("tmp".into()))
 }
 
 /// What full isolation keeps for the sandbox's lifetime.
@@ -75,12 +101,7 @@ impl Zygotes {
         filters: &'a Filters,
     ) -> Boot<'a> {
         Boot {
-            root: RootPlan {
-                skeleton: self.skeleton.path.clone(),
-                ops: &self.skeleton.ops,
-                hostname: c"box".to_owned(),
-                keep_flags: self.rootless,
-            },
+            root: self.skeleton.root_plan(self.rootless),
             net: match (self.one_shot, netns) {
                 (true, _) if self.pinned_netns => Net::PerOrder,
                 (true, _) => Net::Fresh,
@@ -205,11 +226,7 @@ pub(super) fn probe(
             let boxes = config.max_boxes.max(1) as usize;
             let z = Zygotes {
                 skeleton: Skeleton::build(config, rootless)?,
-                tmp_options: CString::new(format!(
-                    "size={},nr_inodes=4096,mode=1777",
-                    config.tmp_size
-                ))
-                .map_err(|_| SandboxError::Nul("tmp".into()))?,
+                tmp_options: tmp_options(config)?,
                 cgroups: match config.one_shot {
                     true => CgroupPool::inline(),
                     false => CgroupPool::start(hierarchy.clone(), instance.name().to_string()),
@@ -240,25 +257,43 @@ pub(super) fn probe(
         }
         _ => None,
     };
+    // Rootless without a cgroup: the namespaces still (never under `require_isolation`, which
+    // asks for the cgroup's accounting and limits too).
+    let namespaced = match (
+        &zygotes,
+        rootless && namespaces && !config.require_isolation,
+    ) {
+        (None, true) => Some(Namespaced {
+            skeleton: Skeleton::build(config, rootless)?,
+            tmp_options: tmp_options(config)?,
+        }),
+        _ => None,
+    };
     let level = match zygotes.as_ref().map(|z| &z.hierarchy) {
         Some(Hierarchy::V2(_)) if rootless && box_uids => IsolationLevel::RootlessCgroupV2,
         Some(Hierarchy::V2(_)) if rootless => IsolationLevel::RootlessCgroupV2OneUid,
         Some(Hierarchy::V1(_)) => IsolationLevel::FullCgroupV1,
         Some(Hierarchy::V2(_)) => IsolationLevel::FullCgroupV2,
+        None if namespaced.is_some() => IsolationLevel::RootlessNamespaces,
         None => IsolationLevel::RlimitOnly,
     };
-    if level == IsolationLevel::RootlessCgroupV2OneUid {
+    let one_uid = level == IsolationLevel::RootlessNamespaces && !box_uids;
+    if level == IsolationLevel::RootlessCgroupV2OneUid || one_uid {
         reasons.push(format!(
             "every box runs as the one uid mapped: no {} subordinate ids mapped from uid {} on (newuidmap and /etc/subuid: judge doctor)",
             config.max_boxes, config.uid_base
         ));
     }
-    let executor = match zygotes {
-        Some(z) => {
+    let executor = match (zygotes, namespaced) {
+        (Some(z), _) => {
             tracing::info!(?level, hierarchy = ?z.hierarchy, "sandbox isolation");
             Executor::Zygote(Box::new(z))
         }
-        None => {
+        (None, Some(n)) => {
+            tracing::warn!(reasons = %reasons.join("; "), "sandbox isolates by namespaces without a cgroup: limits and accounting by rlimits only");
+            Executor::Namespaced(Box::new(n))
+        }
+        (None, None) => {
             if config.require_isolation {
                 return Err(SandboxError::IsolationUnavailable(reasons.join("; ")));
             }
@@ -325,6 +360,16 @@ pub(super) struct Skeleton {
 }
 
 impl Skeleton {
+    /// The private root a box enters on this skeleton (`rootless`: in a user namespace).
+    pub(super) fn root_plan(&self, rootless: bool) -> RootPlan<'_> {
+        RootPlan {
+            skeleton: self.path.clone(),
+            ops: &self.ops,
+            hostname: c"box".to_owned(),
+            keep_flags: rootless,
+        }
+    }
+
     /// Makes the skeleton directory (with `/dev`) and plans the toolchain binds and `/proc`;
     /// when the skeleton's mark says an earlier build checked it all and nothing changed
     /// since, takes the plan from the mark (see `skeleton.rs`).

@@ -3,7 +3,7 @@
 //! collecting what it cost.
 
 use super::prepare::{Prepared, run_mounts};
-use super::probe::{SlotState, Zygotes};
+use super::probe::{NS_FLAGS, Namespaced, SlotState, Zygotes};
 use crate::cgroup::{Fresh, Readings, RunCgroup};
 use crate::child::{self, Exec, Plan, StatusRecord};
 use crate::error::cstring;
@@ -349,13 +349,29 @@ impl Supervisor<'_> {
         Zygote::start(&z.boot(netns.as_ref(), arena, self.stack_top, self.filters))
     }
 
-    /// rlimit-only: a plain child (a subreaper init) runs the program.
+    /// rlimit-only: a plain child (a subreaper init) runs the program; with `namespaced`, the
+    /// init is cloned into fresh namespaces and enters the private root first.
     pub(super) fn run_init(
         &self,
         spec: &SandboxSpec,
         prep: &Prepared,
+        namespaced: Option<&Namespaced>,
     ) -> Result<RawRun, SandboxError> {
-        let cwd = cstring(spec.box_dir.as_os_str().as_bytes(), &spec.box_dir)?;
+        let mounts = match namespaced {
+            Some(n) => run_mounts(self.config, n.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?,
+            None => Vec::new(),
+        };
+        // Every box the one uid: a user namespace of the box's own, so that `RLIMIT_NPROC`
+        // counts the box's processes alone (the kernel counts them per user namespace and uid),
+        // not the judge's and every other box's too.
+        let own_maps = match (namespaced, prep.ids) {
+            (Some(_), None) => Some(own_id_maps()),
+            _ => None,
+        };
+        let cwd = match namespaced {
+            Some(_) => CString::from(c"/box"),
+            None => cstring(spec.box_dir.as_os_str().as_bytes(), &spec.box_dir)?,
+        };
         let pointers = |list: &[CString]| {
             let mut v: Vec<*const libc::c_char> = list.iter().map(|c| c.as_ptr()).collect();
             v.push(std::ptr::null());
@@ -387,10 +403,21 @@ impl Supervisor<'_> {
             },
             cwd,
             stack_top: self.stack_top,
+            boxed: namespaced.map(|n| child::Boxed {
+                root: n.skeleton.root_plan(true),
+                tmp_options: &n.tmp_options,
+                mounts: &mounts,
+                own_user_ns: own_maps.as_ref().map(|[u, g]| [u.as_c_str(), g.as_c_str()]),
+            }),
         };
         let mut pidfd: RawFd = -1;
+        let ns_flags = match (namespaced, &own_maps) {
+            (Some(_), Some(_)) => NS_FLAGS | libc::CLONE_NEWUSER as u64,
+            (Some(_), None) => NS_FLAGS,
+            (None, _) => 0,
+        };
         let mut args = sys::CloneArgs {
-            flags: sys::CLONE_PIDFD,
+            flags: sys::CLONE_PIDFD | ns_flags,
             pidfd: &mut pidfd as *mut RawFd as u64,
             exit_signal: libc::SIGCHLD as u64,
             ..Default::default()
@@ -422,7 +449,21 @@ impl Supervisor<'_> {
             stop: spec.stop.as_ref().and_then(|p| p.raw()),
         };
         let (killed_for, killed_at) = self.watch(pidfd.as_raw_fd(), &w, start, || {
-            if let Some((uid, gid)) = prep.ids {
+            if namespaced.is_some() {
+                // The init kills its namespace and reaps it (their CPU time counted); an init
+                // that is not done within the grace dies, and its namespace with it.
+                // SAFETY: kill and poll on our own unreaped child and its live pidfd.
+                unsafe {
+                    libc::kill(pid, libc::SIGUSR1);
+                    let mut done = libc::pollfd {
+                        fd: pidfd.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
+                    libc::poll(&mut done, 1, NAMESPACE_KILL_GRACE_MS);
+                }
+            }
+            if let (None, Some((uid, gid))) = (namespaced, prep.ids) {
                 kill_uid(uid, gid);
             }
             // SAFETY: kill has no memory-safety preconditions; pid is our unreaped child.
@@ -463,8 +504,9 @@ impl Supervisor<'_> {
                     });
                 }
                 _ => {
+                    let ops = namespaced.map_or(&[][..], |n| &n.skeleton.ops[..]);
                     return Err(SandboxError::Setup {
-                        stage: zygote::describe_stage(rec.stage, &[], &[]),
+                        stage: zygote::describe_stage(rec.stage, ops, &mounts),
                         source: std::io::Error::from_raw_os_error(rec.value),
                     });
                 }
@@ -571,6 +613,18 @@ fn slot_arena(arena: &mut Option<Arena>) -> Result<&mut Arena, SandboxError> {
 /// Ends a zygote (killing whatever it runs) and unmounts its namespace in the background.
 fn retire_zygote(z: &Zygotes, zygote: Option<Zygote>) {
     z.cgroups.retire(zygote.and_then(Zygote::kill), None);
+}
+
+/// How long an init in fresh namespaces has to kill and reap its namespace before it is killed.
+const NAMESPACE_KILL_GRACE_MS: libc::c_int = 200;
+
+/// The `uid_map` and `gid_map` lines that map this process's own ids into a box's user
+/// namespace unchanged.
+fn own_id_maps() -> [CString; 2] {
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    // (Digits and spaces: never a NUL.)
+    [uid, gid].map(|id| CString::new(format!("{id} {id} 1\n")).unwrap_or_default())
 }
 
 /// Kills every process of `uid` (rlimit-only boxes) from a short-lived child.

@@ -1,0 +1,128 @@
+//! Namespaces without a cgroup (`rootless-namespaces`): an ordinary user on a host that gives it
+//! no delegated cgroup-v2 subtree (this cgroup-v1 host, or a v2 host without delegation). The
+//! hostile suite runs again, in a copy of this binary started as `nobody`, under that level.
+
+use crate::sandbox;
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+
+/// The hostile tests that hold under this level too (the others read cgroups or the box uids).
+const HOSTILE: &[&str] = &[
+    "hostile::fork_bomb_under_a_process_limit_is_contained_and_killed",
+    "hostile::a_file_stopped_at_the_output_cap_is_an_output_limit_even_if_sigxfsz_is_ignored",
+    "hostile::writing_past_the_output_limit_is_an_output_limit",
+    "hostile::personality_read_implies_exec_is_refused_and_harmless_personas_allowed",
+    "hostile::tcp_to_loopback_and_to_a_public_address_fails",
+    "hostile::host_secrets_and_other_boxes_are_unreadable",
+    "hostile::the_supervisors_command_line_and_other_processes_are_invisible",
+    "hostile::writing_outside_the_box_fails_and_inside_works",
+    "hostile::a_setsid_daemon_that_outlives_its_parent_is_killed",
+    "hostile::kill_minus_one_leaves_the_host_untouched",
+    "hostile::io_uring_keyctl_unshare_vsock_and_ptrace_are_refused",
+    "hostile::closing_stdout_is_harmless",
+    "hostile::a_huge_argv_and_env_get_through",
+    "hostile::a_symlink_planted_as_an_output_name_is_not_followed_by_the_host",
+    "hostile::an_existing_output_file_is_emptied_and_a_hard_linked_one_replaced",
+    "namespaced::inside::a_fork_bomb_never_takes_more_than_its_process_limit",
+    "namespaced::inside::cpu_is_measured_from_the_whole_box_and_limited_by_rlimit_cpu",
+];
+
+/// The uid the suite runs as (`nobody`).
+const NOBODY: u32 = 65534;
+
+#[test]
+fn the_hostile_suite_holds_for_an_ordinary_user_without_a_cgroup() {
+    // As root with full isolation only (the suite's own prerequisite); the copy runs the tests.
+    let Some(_) = sandbox() else { return };
+    if verdict_sandbox::rootless::privilege() != verdict_sandbox::rootless::Privilege::Root {
+        println!("skipped: starting the suite as another user needs root");
+        return;
+    }
+    // A copy of this binary where `nobody` can run it, whatever the checkout's path allows.
+    let dir = tempfile::Builder::new()
+        .prefix("verdict-namespaced-")
+        .tempdir()
+        .expect("tempdir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let exe = dir.path().join("suite");
+    std::fs::copy(std::env::current_exe().expect("current_exe"), &exe).expect("copy");
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    // (util-linux's setpriv: the groups dropped too, which std cannot do yet.)
+    let out = Command::new("setpriv")
+        .args([
+            format!("--reuid={NOBODY}"),
+            format!("--regid={NOBODY}"),
+            "--clear-groups".into(),
+        ])
+        .arg(&exe)
+        .args(HOSTILE)
+        .args(["--exact", "--include-ignored", "--test-threads=2"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", "/tmp")
+        .env("VERDICT_REQUIRE_SANDBOX", "1")
+        .env("VERDICT_EXPECT_ISOLATION", "rootless-namespaces")
+        .current_dir("/")
+        .output()
+        .expect("run the suite as nobody");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the suite failed as nobody");
+    // Every test ran (a name that matched nothing would pass silently).
+    let want = format!("{} passed; 0 failed", HOSTILE.len());
+    assert!(stdout.contains(&want), "not every test ran: want {want}");
+}
+
+/// Run only in the copy started above (ignored in the suite's own run).
+mod inside {
+    use crate::fixtures::prog;
+    use crate::{TestBox, run, sandbox};
+    use verdict_sandbox::{ExitKind, IsolationLevel, LimitHit};
+
+    #[test]
+    #[ignore = "run as nobody by the_hostile_suite_holds_for_an_ordinary_user_without_a_cgroup"]
+    fn a_fork_bomb_never_takes_more_than_its_process_limit() {
+        let sb = sandbox().expect("sandbox");
+        assert_eq!(sb.isolation(), IsolationLevel::RootlessNamespaces);
+        let b = TestBox::new();
+        let mut spec = b.spec(&prog("forkbomb"), &[]);
+        spec.limits.processes = Some(16);
+        spec.limits.wall_time_ms = Some(1000);
+        let o = run(sb, &spec);
+        assert!(o.limit_hit.is_some(), "{o:?}");
+        // The host's process count never moved by more than the box's limit and this suite's
+        // other tests: a fork bomb without a limit fills pid_max (32768 here) in well under
+        // the second it runs.
+        let o = run(sb, &b.spec(&prog("aplusb"), &[]));
+        assert_eq!(o.exit, ExitKind::Exited(3), "{o:?}");
+    }
+
+    #[test]
+    #[ignore = "run as nobody by the_hostile_suite_holds_for_an_ordinary_user_without_a_cgroup"]
+    fn cpu_is_measured_from_the_whole_box_and_limited_by_rlimit_cpu() {
+        let sb = sandbox().expect("sandbox");
+        let b = TestBox::new();
+        let o = run(sb, &b.spec(&prog("busy"), &["300"]));
+        assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+        assert!(
+            (280..=400 + crate::slack_ms()).contains(&o.cpu_time_ms),
+            "{o:?}"
+        );
+        // Killed at its wall limit: its CPU time still counted (the init reaps the box).
+        let mut spec = b.spec(&prog("busy"), &[]);
+        spec.limits.wall_time_ms = Some(500);
+        let o = run(sb, &spec);
+        assert_eq!(o.limit_hit, Some(LimitHit::WallTime), "{o:?}");
+        assert!(
+            o.cpu_time_ms >= 100,
+            "the killed box's CPU time was lost: {o:?}"
+        );
+        // A CPU limit is RLIMIT_CPU's, in whole seconds above it (docs/sandbox.md).
+        let mut spec = b.spec(&prog("busy"), &[]);
+        spec.limits.cpu_time_ms = Some(300);
+        spec.limits.wall_time_ms = Some(10_000);
+        let o = run(sb, &spec);
+        assert_eq!(o.limit_hit, Some(LimitHit::CpuTime), "{o:?}");
+        assert_eq!(o.isolation, IsolationLevel::RootlessNamespaces);
+    }
+}
