@@ -48,8 +48,15 @@ pub struct Judge {
 
 impl Judge {
     /// A judge from its configuration: sets up the sandbox, the cache and the language profiles.
-    pub fn new(config: JudgeConfig) -> Result<Judge, JudgeError> {
+    pub fn new(mut config: JudgeConfig) -> Result<Judge, JudgeError> {
         let _starting = timing::phase("judge.new");
+        // Relative dirs (`--work-dir work`) are the current directory's: box paths, links into
+        // the cache and the names a box sees are all made from them, so they are made absolute
+        // once, here.
+        for dir in [&mut config.work_dir, &mut config.cache_dir] {
+            *dir = std::path::absolute(&*dir)
+                .map_err(|e| JudgeError::io("resolve", dir.clone(), e))?;
+        }
         let profiles = LanguageProfiles::from_toml(
             verdict_scripts::language::BUILTIN_PROFILES,
             config.languages.as_ref(),

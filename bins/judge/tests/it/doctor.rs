@@ -87,6 +87,7 @@ fn without_root_doctor_says_what_is_missing_and_how_to_get_it() {
         "{doctor:#}"
     );
     // Where the kernel gives ordinary users a user namespace, the judge entered one.
+    // ... and keeps its namespaces, with or without a cgroup: never the rlimits alone.
     let privilege = check("privilege");
     if privilege["ok"] == true {
         assert!(
@@ -95,5 +96,6 @@ fn without_root_doctor_says_what_is_missing_and_how_to_get_it() {
                 .is_some_and(|f| f.contains("user namespace")),
             "{doctor:#}"
         );
+        assert!(level.starts_with("rootless-"), "{doctor:#}");
     }
 }

@@ -9,6 +9,7 @@ mod languages;
 mod linking;
 mod oracle;
 mod package;
+mod rootless;
 mod run;
 mod sandbox;
 mod view;

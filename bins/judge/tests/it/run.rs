@@ -220,3 +220,37 @@ fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
         "not JSON"
     );
 }
+
+#[test]
+fn relative_work_and_cache_dirs_are_the_current_directorys() {
+    // They once reached the box as relative paths: every test a System Error.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let example = format!(
+        "{}/../../examples/judge/wrong-answer.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args([
+            "run",
+            "--work-dir",
+            "work",
+            "--cache-dir",
+            "cache",
+            &example,
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("judge runs");
+    let report = stdout_json(&output);
+    let statuses: Vec<&str> = report["results"]
+        .as_array()
+        .map(|r| r.iter().filter_map(|t| t["status"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        statuses,
+        ["Accepted", "Wrong Answer"],
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(dir.path().join("cache").is_dir() && dir.path().join("work").is_dir());
+}
