@@ -40,6 +40,14 @@ pub struct Health {
     /// submission can be stored: `status` is `degraded`), the judge's work dir made again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_faults: Vec<String>,
+    /// The sandbox's isolation level, as every run's outcome names it (`full-cgroup-v2`,
+    /// `rootless-namespaces`, `rlimit-only`, ...: docs/sandbox.md); absent where nothing is
+    /// judged (a front end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<String>,
+    /// What this host lacks for full isolation, and how to get it (`judge doctor` says more).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub isolation_lacks: Vec<String>,
 }
 
 /// Whether the server is up.
@@ -97,7 +105,13 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
         store_gone = true;
         host_faults.push("the data dir was removed or replaced: nothing can be accepted".into());
     }
+    let (mut isolation, mut isolation_lacks) = (None, Vec::new());
     if let Ok(judge) = state.judge() {
+        let sandbox = judge.sandbox();
+        isolation = serde_json::to_value(sandbox.isolation())
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned));
+        isolation_lacks = sandbox.lacks().to_vec();
         let recreated = judge.host_faults().work_dir_recreated;
         if recreated > 0 {
             host_faults.push(format!(
@@ -122,6 +136,8 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
         running_submissions,
         accepting: state.accepting() && !store_gone,
         host_faults,
+        isolation,
+        isolation_lacks,
     })
 }
 

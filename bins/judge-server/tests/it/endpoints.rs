@@ -13,6 +13,17 @@ fn health_openapi_and_unknown_paths() {
     assert_eq!(health.status, 200);
     assert_eq!(health.json()["status"], "ok");
     assert_eq!(health.json()["accepting"], true);
+    // The sandbox's level, as the runs' outcomes name it (full isolation where the suite
+    // requires it: root on this host).
+    let isolation = health.json()["isolation"].as_str().map(str::to_owned);
+    assert!(isolation.is_some(), "{}", health.json());
+    if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() == Ok("1") {
+        assert!(
+            isolation.is_some_and(|l| l.starts_with("full-")),
+            "{}",
+            health.json()
+        );
+    }
 
     let doc = get(&server.url("/v1/openapi.json"), None);
     assert_eq!(doc.status, 200);
