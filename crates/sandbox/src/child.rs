@@ -191,8 +191,11 @@ pub(crate) struct Boxed<'a> {
     pub tmp_options: &'a std::ffi::CStr,
     /// The box at `/box` and the spec's mounts, attached in order after `/tmp` is mounted.
     pub mounts: &'a [crate::zygote::RunMount],
-    /// In a user namespace of its own too (the box's process count is then its own): the
-    /// lines the init writes to its `uid_map` and `gid_map` first (its own ids, unchanged).
+    /// The slot's network namespace to enter (-1: the init was cloned into a fresh one).
+    pub netns: RawFd,
+    /// In a user namespace of its own too, entered once its root is built (the box's process
+    /// count is then its own): the lines the init writes to its `uid_map` and `gid_map` (its
+    /// own ids, unchanged).
     pub own_user_ns: Option<[&'a std::ffi::CStr; 2]>,
 }
 
@@ -557,8 +560,13 @@ pub(crate) unsafe fn init_main(plan: &Plan<'_>) -> ! {
 unsafe fn enter_box(fd: RawFd, boxed: &Boxed<'_>) {
     // SAFETY: plain system calls on the plan's NUL-terminated strings and live descriptors.
     unsafe {
-        if let Some(maps) = boxed.own_user_ns {
-            map_own_ids(fd, maps);
+        if boxed.netns >= 0 {
+            check(
+                fd,
+                libc::setns(boxed.netns, libc::CLONE_NEWNET) as _,
+                MSG_SETUP_FAILED,
+                ST_NETNS,
+            );
         }
         if let Err((stage, errno)) = enter_root(&boxed.root) {
             report(fd, MSG_SETUP_FAILED, stage, errno);
@@ -579,6 +587,16 @@ unsafe fn enter_box(fd: RawFd, boxed: &Boxed<'_>) {
             };
             check(fd, r, MSG_SETUP_FAILED, STAGE_RUN_MOUNT_BASE + i as u32);
         }
+        // Last: in the new user namespace the init has no capability over the others.
+        if let Some(maps) = boxed.own_user_ns {
+            check(
+                fd,
+                libc::unshare(libc::CLONE_NEWUSER) as _,
+                MSG_SETUP_FAILED,
+                ST_USERNS,
+            );
+            map_own_ids(fd, maps);
+        }
     }
 }
 
@@ -589,7 +607,7 @@ unsafe fn enter_box(fd: RawFd, boxed: &Boxed<'_>) {
 /// sees the init (`hidepid=2` hides a process it may not ptrace).
 ///
 /// # Safety
-/// Only in the freshly cloned init, in its fresh user namespace, before anything else.
+/// Only in the init, just after it entered its fresh user namespace.
 unsafe fn map_own_ids(fd: RawFd, maps: [&std::ffi::CStr; 2]) {
     // SAFETY: plain system calls on literals.
     unsafe {

@@ -138,7 +138,7 @@ impl Sandbox {
         let since = crate::boxfs::file_clock_now();
         let result = match &self.executor {
             Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep),
-            Executor::Namespaced(n) => supervisor.run_init(spec, &prep, Some(n)),
+            Executor::Namespaced(n) => supervisor.run_init(spec, &prep, Some((n, slot.index))),
             Executor::RlimitOnly => supervisor.run_init(spec, &prep, None),
         };
         let output_bytes = prep.output_bytes(spec);

@@ -51,6 +51,11 @@ pub(super) struct Namespaced {
     pub skeleton: Skeleton,
     /// The options of every box's `/tmp` tmpfs.
     pub tmp_options: CString,
+    /// Network namespaces made ahead of time: making one is most of a run's cost here.
+    pub netns: Option<NetnsPool>,
+    /// Each slot's network namespace, taken from the pool on its first run and kept, as a
+    /// zygote's slot keeps its own (the slot's runs never overlap).
+    pub slot_netns: Vec<Mutex<Option<OwnedFd>>>,
 }
 
 /// The options of every box's `/tmp` tmpfs.
@@ -266,6 +271,13 @@ pub(super) fn probe(
         (None, true) => Some(Namespaced {
             skeleton: Skeleton::build(config, rootless)?,
             tmp_options: tmp_options(config)?,
+            netns: match config.one_shot {
+                true => None,
+                false => NetnsPool::start(),
+            },
+            slot_netns: (0..config.max_boxes.max(1))
+                .map(|_| Mutex::default())
+                .collect(),
         }),
         _ => None,
     };

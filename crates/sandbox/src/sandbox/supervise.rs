@@ -355,8 +355,24 @@ impl Supervisor<'_> {
         &self,
         spec: &SandboxSpec,
         prep: &Prepared,
-        namespaced: Option<&Namespaced>,
+        namespaced: Option<(&Namespaced, usize)>,
     ) -> Result<RawRun, SandboxError> {
+        // The slot's network namespace (held with the slot), taken from the pool on its first
+        // run; none ready: the init is cloned into a fresh one.
+        let mut slot_netns = namespaced.map(|(n, slot)| {
+            let mut kept = n.slot_netns[slot % n.slot_netns.len()]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if kept.is_none() {
+                *kept = n.netns.as_ref().and_then(crate::netns::NetnsPool::take);
+            }
+            kept
+        });
+        let netns = slot_netns
+            .as_mut()
+            .and_then(|kept| kept.as_ref().map(AsRawFd::as_raw_fd))
+            .unwrap_or(-1);
+        let namespaced = namespaced.map(|(n, _)| n);
         let mounts = match namespaced {
             Some(n) => run_mounts(self.config, n.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?,
             None => Vec::new(),
@@ -407,13 +423,14 @@ impl Supervisor<'_> {
                 root: n.skeleton.root_plan(true),
                 tmp_options: &n.tmp_options,
                 mounts: &mounts,
+                netns,
                 own_user_ns: own_maps.as_ref().map(|[u, g]| [u.as_c_str(), g.as_c_str()]),
             }),
         };
         let mut pidfd: RawFd = -1;
-        let ns_flags = match (namespaced, &own_maps) {
-            (Some(_), Some(_)) => NS_FLAGS | libc::CLONE_NEWUSER as u64,
-            (Some(_), None) => NS_FLAGS,
+        let ns_flags = match (namespaced, netns) {
+            (Some(_), -1) => NS_FLAGS,
+            (Some(_), _) => NS_FLAGS & !(libc::CLONE_NEWNET as u64),
             (None, _) => 0,
         };
         let mut args = sys::CloneArgs {
