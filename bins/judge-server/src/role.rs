@@ -4,34 +4,23 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The process's role.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// HTTP in, judged here (the in-process queue); no broker.
-    #[default]
-    Standalone,
-    /// Submissions from the broker's request queue, reports to its report exchange; HTTP serves
-    /// only `/v1/health` and `/metrics`.
-    Worker,
-    /// HTTP in, published to the broker's request exchange; `GET` and event streams served
-    /// from the reports consumed from the report exchange. Judges nothing (no sandbox).
-    Frontend,
+verdict_contracts::wire_enum! {
+    /// The process's role.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+    pub enum Role {
+        /// HTTP in, judged here (the in-process queue); no broker.
+        #[default]
+        Standalone = "standalone",
+        /// Submissions from the broker's request queue, reports to its report exchange; HTTP
+        /// serves only `/v1/health` and `/metrics`.
+        Worker = "worker",
+        /// HTTP in, published to the broker's request exchange; `GET` and event streams served
+        /// from the reports consumed from the report exchange. Judges nothing (no sandbox).
+        Frontend = "frontend",
+    }
 }
 
 impl Role {
-    /// Every role.
-    pub const ALL: [Role; 3] = [Role::Standalone, Role::Worker, Role::Frontend];
-
-    /// Its name in the config.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Standalone => "standalone",
-            Role::Worker => "worker",
-            Role::Frontend => "frontend",
-        }
-    }
-
     /// What a server of this role is called in messages.
     pub fn describe(self) -> &'static str {
         match self {

@@ -4,7 +4,9 @@
 /// Declares a fieldless enum whose variants carry their contract string:
 /// `Variant = "wire string"`. Generates `#[serde(rename = ...)]` on each variant, an `as_str`
 /// returning the same literal (so the two can never disagree), `ALL` (every value in declaration
-/// order, its length counted by the compiler) and `from_name`.
+/// order, its length counted by the compiler) and `from_name`. Exported for the other closed
+/// vocabularies of the workspace (a server's roles), so they are spelled once too.
+#[macro_export]
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*

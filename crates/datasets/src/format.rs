@@ -6,54 +6,51 @@ use crate::{Error, Problem};
 use serde_json::Value;
 use std::path::Path;
 
-/// A published dataset format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// OpenAI's HumanEval: `task_id, prompt, canonical_solution, test, entry_point`.
-    HumanEval,
-    /// EvalPlus's HumanEval+: HumanEval's fields, `test` holding the plus inputs and results.
-    HumanEvalPlus,
-    /// Google's MBPP: `task_id, text (or prompt), code, test_list, test_setup_code, challenge_test_list`.
-    Mbpp,
-    /// EvalPlus's MBPP+: `task_id, prompt, entry_point, canonical_solution, assertion, base_input, plus_input, atol`.
-    MbppPlus,
-    /// LiveCodeBench's code generation: `question_id, public_test_cases, private_test_cases, metadata`.
-    LiveCodeBench,
-    /// APPS and TACO: `input_output` (`inputs`, `outputs`, optional `fn_name`).
-    Apps,
-    /// DeepMind's CodeContests: `public_tests, private_tests, generated_tests, time_limit, memory_limit_bytes`.
-    CodeContests,
+/// Declares [`Format`] with each variant's name written once, in the order
+/// [`Format::detect`] tries them: `ALL` (its length counted by the compiler) and `as_str`
+/// come from that one list.
+macro_rules! formats {
+    ($( $(#[$meta:meta])* $variant:ident = $name:literal ),+ $(,)?) => {
+        /// A published dataset format.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Format {
+            $( $(#[$meta])* $variant, )+
+        }
+
+        impl Format {
+            /// Every format, in the order [`Format::detect`] tries them.
+            pub const ALL: [Format; [$( $name ),+].len()] = [$( Format::$variant ),+];
+
+            /// The name used on the command line and in reports.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( Format::$variant => $name, )+
+                }
+            }
+        }
+    };
+}
+
+formats! {
     /// PrimeIntellect's and open-r1's `verification_info` (`language`, `test_cases`).
-    VerificationInfo,
+    VerificationInfo = "verification-info",
+    /// LiveCodeBench's code generation: `question_id, public_test_cases, private_test_cases, metadata`.
+    LiveCodeBench = "livecodebench",
+    /// APPS and TACO: `input_output` (`inputs`, `outputs`, optional `fn_name`).
+    Apps = "apps",
+    /// DeepMind's CodeContests: `public_tests, private_tests, generated_tests, time_limit, memory_limit_bytes`.
+    CodeContests = "codecontests",
+    /// EvalPlus's HumanEval+: HumanEval's fields, `test` holding the plus inputs and results.
+    HumanEvalPlus = "humaneval-plus",
+    /// OpenAI's HumanEval: `task_id, prompt, canonical_solution, test, entry_point`.
+    HumanEval = "humaneval",
+    /// EvalPlus's MBPP+: `task_id, prompt, entry_point, canonical_solution, assertion, base_input, plus_input, atol`.
+    MbppPlus = "mbpp-plus",
+    /// Google's MBPP: `task_id, text (or prompt), code, test_list, test_setup_code, challenge_test_list`.
+    Mbpp = "mbpp",
 }
 
 impl Format {
-    /// Every format, in the order [`Format::detect`] tries them.
-    pub const ALL: [Format; 8] = [
-        Format::VerificationInfo,
-        Format::LiveCodeBench,
-        Format::Apps,
-        Format::CodeContests,
-        Format::HumanEvalPlus,
-        Format::HumanEval,
-        Format::MbppPlus,
-        Format::Mbpp,
-    ];
-
-    /// The name used on the command line and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::HumanEval => "humaneval",
-            Format::HumanEvalPlus => "humaneval-plus",
-            Format::Mbpp => "mbpp",
-            Format::MbppPlus => "mbpp-plus",
-            Format::LiveCodeBench => "livecodebench",
-            Format::Apps => "apps",
-            Format::CodeContests => "codecontests",
-            Format::VerificationInfo => "verification-info",
-        }
-    }
-
     /// The format named `name` (`taco` is `apps`).
     pub fn from_name(name: &str) -> Option<Format> {
         if name == "taco" {
