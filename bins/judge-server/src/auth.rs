@@ -19,6 +19,9 @@ pub struct Caller {
     pub lab_runners: Option<Vec<String>>,
     /// Whether its Submissions may read every local root, not only `<root>/<category>/`.
     pub shared_local_roots: bool,
+    /// Which token it presented (its place in `[[tokens]]`); `None` when authentication is off
+    /// (every caller is then one, for the per-token caps).
+    pub token: Option<usize>,
 }
 
 impl Caller {
@@ -86,16 +89,17 @@ impl Auth {
             })?;
         // Compare with every token in constant time per token, so timing tells nothing.
         let mut found = None;
-        for token in self.tokens.iter() {
+        for (i, token) in self.tokens.iter().enumerate() {
             if constant_time_eq(token.token.as_bytes(), presented.as_bytes()) && found.is_none() {
-                found = Some(token);
+                found = Some((i, token));
             }
         }
         match found {
-            Some(token) => Ok(Caller {
+            Some((i, token)) => Ok(Caller {
                 category: token.category.clone(),
                 lab_runners: token.lab_runners.clone(),
                 shared_local_roots: token.shared_local_roots,
+                token: Some(i),
             }),
             None => Err(ApiError::Unauthorized(
                 "Authorization: unknown bearer token".into(),

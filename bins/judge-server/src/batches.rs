@@ -160,7 +160,7 @@ pub async fn cancel(
 }
 
 /// `GET /v1/batches/{id}/events`: every candidate's result in the order they finished, then
-/// the summary; NDJSON, or SSE when asked for.
+/// the summary; NDJSON, or SSE when asked for; under the same stream caps as a submission's.
 pub async fn events(
     State(state): State<AppState>,
     caller: Caller,
@@ -172,16 +172,24 @@ pub async fn events(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/event-stream"));
+    let slot = state.open_stream(format!("batch {}", entry.id), &caller)?;
     let rx = entry.subscribe();
     // `None`: nothing happened for a keep-alive period (a batch waiting in the queue, a long
     // candidate): NDJSON sends an empty line, so a client's read timeout never fires on a
     // batch that is merely waiting (SSE has its own comment line).
     let stream = futures::stream::unfold(
-        (entry, rx, 0usize, std::collections::VecDeque::new(), false),
-        |(entry, mut rx, mut seen, mut pending, mut over)| async move {
+        (
+            entry,
+            rx,
+            0usize,
+            std::collections::VecDeque::new(),
+            false,
+            slot,
+        ),
+        |(entry, mut rx, mut seen, mut pending, mut over, slot)| async move {
             loop {
                 if let Some(event) = pending.pop_front() {
-                    return Some((Some(event), (entry, rx, seen, pending, over)));
+                    return Some((Some(event), (entry, rx, seen, pending, over, slot)));
                 }
                 if over {
                     return None;
@@ -195,7 +203,9 @@ pub async fn events(
                 over = done;
                 if pending.is_empty() && !over {
                     match tokio::time::timeout(KEEP_ALIVE, rx.changed()).await {
-                        Err(_) => return Some((None, (entry, rx, seen, pending, over))),
+                        Err(_) => {
+                            return Some((None, (entry, rx, seen, pending, over, slot)));
+                        }
                         Ok(Err(_)) => over = true,
                         Ok(Ok(())) => {}
                     }

@@ -52,6 +52,11 @@ pub struct ServerConfig {
     /// Connections served at once (clamped below the process's open-file limit); the next
     /// waits in the listen backlog.
     pub max_connections: usize,
+    /// Event streams open at once on one submission or batch (429 beyond it).
+    pub max_streams_per_submission: usize,
+    /// Event streams open at once by one token (all callers together when authentication is
+    /// off; 429 beyond it).
+    pub max_streams_per_token: usize,
     /// Time a connection has to send a complete request head, from its start or from the
     /// previous response (so it also closes idle keep-alive connections), in ms.
     pub header_timeout_ms: u64,
@@ -105,6 +110,8 @@ impl Default for ServerConfig {
             quotas: BTreeMap::new(),
             caps: verdict_contracts::Caps::default(),
             max_connections: 4096,
+            max_streams_per_submission: 64,
+            max_streams_per_token: 256,
             header_timeout_ms: 15_000,
             lab: LabConfig::default(),
             base_dir: PathBuf::from("."),
@@ -146,6 +153,11 @@ impl ServerConfig {
             ("direct_concurrency", self.direct_concurrency as u64),
             ("oracle_default_timeout_ms", self.oracle_default_timeout_ms),
             ("max_connections", self.max_connections as u64),
+            (
+                "max_streams_per_submission",
+                self.max_streams_per_submission as u64,
+            ),
+            ("max_streams_per_token", self.max_streams_per_token as u64),
             ("header_timeout_ms", self.header_timeout_ms),
         ];
         for (key, value) in positive {

@@ -42,7 +42,8 @@ fn slot(state: &AppState, direct: &Direct) -> Result<OwnedSemaphorePermit, ApiEr
 /// `POST /v1/oracle`: a Task Oracle suite in, its report out. The suite is a job of the
 /// batches' queue (under the caller's category, `default` for a token without one): it waits
 /// for a place there, fairly with the batches, and holds one of the judge's run permits while
-/// it runs.
+/// it runs, until `request_timeout_ms` at most (then its request is answered 504 and no case
+/// starts: the cases left are reported not run to nobody).
 pub async fn oracle(
     State(state): State<AppState>,
     caller: Caller,
@@ -59,9 +60,12 @@ pub async fn oracle(
     }
     let category = caller.category.as_deref().unwrap_or("default");
     state.metrics.oracle_runs.fetch_add(1, Ordering::Relaxed);
+    // The suite ends when its request does (the 504 at request_timeout_ms): no case starts
+    // after it, so its place and run permit are not held for a caller that is gone.
+    let deadline = std::time::Instant::now() + state.config.request_timeout();
     let report = direct
         .batches
-        .suite(category, suite)
+        .suite(category, suite, Some(deadline))
         .await
         .map_err(crate::batches::api_error)?;
     Ok(Json(report))

@@ -44,6 +44,7 @@ mod role;
 mod routes;
 mod serve;
 mod state;
+mod streams;
 mod submissions;
 mod worker;
 

@@ -376,6 +376,7 @@ fn common_response(status: u16) -> &'static str {
         429 => "TooManyRequests",
         503 => "ShuttingDown",
         504 => "Timeout",
+        501 => "NotImplemented",
         _ => "Internal",
     }
 }
@@ -393,7 +394,7 @@ fn common_responses() -> Value {
         "PayloadTooLarge": error_response("The body is larger than max_body_kb."),
         "Unprocessable": error_response("The JSON does not fit; the message names the field."),
         "TooManyRequests": {
-            "description": "The queue (or the oracle/lab pool) is full.",
+            "description": "The queue (or the oracle/lab pool) is full, or, for an event stream, max_streams_per_submission or max_streams_per_token streams are open (the message names the cap).",
             "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}},
             "content": {"application/json": {"schema": reference("Error")}}
         },
@@ -403,6 +404,7 @@ fn common_responses() -> Value {
             "content": {"application/json": {"schema": reference("Error")}}
         },
         "Timeout": error_response("The request took longer than request_timeout_ms."),
+        "NotImplemented": error_response("This role cannot do it (a front end cannot cancel a submission: it runs on a worker)."),
         "Internal": error_response("The server failed; details are in its log."),
     })
 }

@@ -207,6 +207,25 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             .errors(&[401, 404]),
         )
         .serves(ACCEPTING),
+        delete(
+            "/v1/submissions/{sub_id}",
+            submissions::cancel,
+            Doc::new(
+                "cancelSubmission",
+                "Cancel a queued or running submission: no task of it starts after this, its worker place is given back when the tasks running end (each within its own time limit), and its final report (kept like any other: a restart does not judge it again) has the tasks not run as System Error with the error_log `cancelled: ...`. A finished one is answered as it is. A front end answers 501 (its submissions run on the workers).",
+            )
+            .params(sub_id())
+            .ok(
+                200,
+                "The report after the cancel: final (Verdict-Complete: true) unless the tasks running took over 10 s to end.",
+                json::<JudgeReport>,
+            )
+            .header("Verdict-Complete", "true or false.")
+            .header("Verdict-State", "queued, running or finished.")
+            .reply(ambiguous)
+            .errors(&[401, 404, 501]),
+        )
+        .serves(ACCEPTING),
         get(
             "/v1/submissions/{sub_id}/plan",
             submissions::plan,
@@ -230,7 +249,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             .params(sub_id())
             .ok_as(200, "An event stream.", Content::Media("text/event-stream"))
             .reply(ambiguous)
-            .errors(&[401, 404]),
+            .errors(&[401, 404, 429]),
         )
         .serves(ACCEPTING)
         .untimed(),
@@ -304,7 +323,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             )
             .param(Param::path("id"))
             .ok_as(200, "An NDJSON stream of BatchEvent.", Content::Media("application/x-ndjson"))
-            .errors(&[401, 404]),
+            .errors(&[401, 404, 429]),
         )
         .serves(ACCEPTING)
         .untimed(),

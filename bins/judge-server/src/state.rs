@@ -52,6 +52,8 @@ pub struct Shared {
     pub broker: Option<Broker>,
     /// The batches relayed to the workers through the broker (front end).
     pub relay: Option<Arc<Relay>>,
+    /// The event streams open now, counted against their caps.
+    pub streams: Arc<crate::streams::Streams>,
 }
 
 /// The submissions a server accepts: kept in a store, judged here or published to the broker.
@@ -177,6 +179,7 @@ impl AppState {
             batches,
         };
         Ok(AppState::assemble(Shared {
+            streams: Default::default(),
             auth: Auth::new(config.tokens.clone()),
             config,
             metrics,
@@ -205,6 +208,21 @@ impl AppState {
     /// What this server does.
     pub fn role(&self) -> Role {
         self.config.role
+    }
+
+    /// Counts an event stream of `subject` opened by `caller` against the configured caps, or
+    /// refuses it (429 naming the cap).
+    pub(crate) fn open_stream(
+        &self,
+        subject: String,
+        caller: &crate::auth::Caller,
+    ) -> Result<crate::streams::StreamSlot, ApiError> {
+        self.streams.open(
+            subject,
+            caller,
+            self.config.max_streams_per_submission,
+            self.config.max_streams_per_token,
+        )
     }
 
     /// The submissions, on a server that accepts them.

@@ -1,5 +1,5 @@
 //! The programming judge's endpoints: `POST /v1/judge`, `POST /v1/submissions`,
-//! `GET /v1/submissions/{sub_id}` and its event stream.
+//! `GET /v1/submissions/{sub_id}`, its event stream and `DELETE /v1/submissions/{sub_id}`.
 
 use crate::access::allow_local_assets;
 use crate::auth::Caller;
@@ -7,7 +7,7 @@ use crate::error::ApiError;
 use crate::extract::{CategoryQuery, SubIdPath, Text};
 use crate::ids::check_ids;
 use crate::listing::OwnLimits;
-use crate::state::AppState;
+use crate::state::{AppState, Handoff};
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -168,6 +168,48 @@ pub async fn status(
     which: CategoryQuery,
 ) -> Result<Response, ApiError> {
     let entry = visible_entry(&state, &caller, &sub_id, which).await?;
+    status_of(&entry)
+}
+
+/// How long `DELETE /v1/submissions/{sub_id}` waits for the tasks running at the cancel to end
+/// (each ends within its own time limit) before answering with the report so far.
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
+
+/// `DELETE /v1/submissions/{sub_id}`: cancels a queued or running submission (seen by the same
+/// rules as `GET`): no task of it starts from now on, its worker place is given back when the
+/// tasks running end, and its report, final and kept like any other (a restart does not judge
+/// it again), has the tasks not run as `System Error` with the `error_log` "cancelled: ...".
+/// Answers with the report (200), the final one unless running tasks took longer than
+/// [`CANCEL_WAIT`] to end (`Verdict-Complete: false` then). A finished submission is answered
+/// as it is. A front end answers 501: its submissions run on the workers.
+pub async fn cancel(
+    State(state): State<AppState>,
+    caller: Caller,
+    SubIdPath(sub_id): SubIdPath,
+    which: CategoryQuery,
+) -> Result<Response, ApiError> {
+    let entry = visible_entry(&state, &caller, &sub_id, which).await?;
+    match &state.submissions()?.handoff {
+        Handoff::Judge(jobs) => {
+            if jobs.cancel(&entry.key) {
+                tracing::info!(sub_id = %entry.key.sub_id, category = %entry.key.category, "cancelled");
+            }
+        }
+        Handoff::Publish(_) if entry.is_finished() => {}
+        Handoff::Publish(_) => {
+            return Err(ApiError::NotImplemented(
+                "sub_id: a front end cannot cancel a submission (it runs on a worker); \
+                 cancel it where it runs standalone, or wait for its report"
+                    .into(),
+            ));
+        }
+    }
+    let _ = tokio::time::timeout(CANCEL_WAIT, entry.wait()).await;
+    status_of(&entry)
+}
+
+/// The report so far, with its `Verdict-Complete` and `Verdict-State` headers.
+fn status_of(entry: &Entry) -> Result<Response, ApiError> {
     let phase = entry.phase();
     let (report, complete) = entry.snapshot();
     let mut response = Json(report).into_response();
@@ -223,7 +265,9 @@ pub async fn plan(
     Ok(Json(plan))
 }
 
-/// `GET /v1/submissions/{sub_id}/events`: one `task` event per finished task, then `report`.
+/// `GET /v1/submissions/{sub_id}/events`: one `task` event per finished task, then `report`;
+/// at most `max_streams_per_submission` at once on one submission and `max_streams_per_token`
+/// by one token (429 beyond).
 pub async fn events(
     State(state): State<AppState>,
     caller: Caller,
@@ -231,11 +275,17 @@ pub async fn events(
     which: CategoryQuery,
 ) -> Result<Response, ApiError> {
     let entry = visible_entry(&state, &caller, &sub_id, which).await?;
-    let rx = entry.subscribe();
+    let slot = state.open_stream(
+        format!("submission {}/{}", entry.key.category, entry.key.sub_id),
+        &caller,
+    )?;
+    // A cursor over the entry, read only as the client takes events (hyper polls the body
+    // when it can write): a reader that does not read holds no copy of the stream.
+    let cursor = entry.events();
     drop(entry);
-    let stream = futures::stream::unfold(rx, |mut rx| async move {
-        let event = rx.recv().await?;
-        Some((Ok::<_, Infallible>(sse_event(&event)), rx))
+    let stream = futures::stream::unfold((cursor, slot), |(mut cursor, slot)| async move {
+        let event = cursor.next().await?;
+        Some((Ok::<_, Infallible>(sse_event(&event)), (cursor, slot)))
     });
     Ok(Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))

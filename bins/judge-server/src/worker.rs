@@ -174,6 +174,7 @@ pub async fn serve_worker(
     );
     let consuming = tokio::spawn(worker.run(shutdown.clone()));
     let state = AppState::assemble(Shared {
+        streams: Default::default(),
         auth: Auth::new(config.tokens.clone()),
         config,
         metrics,

@@ -30,6 +30,40 @@ pub struct TaskUpdate {
     pub result: JudgeTaskResult,
 }
 
+/// A submission's cancel switch (`DELETE /v1/submissions/{sub_id}`): after [`cancel`](Self::cancel)
+/// no task of it starts (those waiting for their parent or a run permit end as System Error
+/// with [`CANCELLED`]); a task already running ends as it would, within its own limits.
+#[derive(Debug, Clone)]
+pub struct SubmissionCancel(Arc<watch::Sender<bool>>);
+
+impl Default for SubmissionCancel {
+    fn default() -> Self {
+        SubmissionCancel(Arc::new(watch::channel(false).0))
+    }
+}
+
+impl SubmissionCancel {
+    /// Cancels: no task starts after this.
+    pub fn cancel(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Whether it was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Waits until it is cancelled.
+    pub async fn cancelled(&self) {
+        let mut rx = self.0.subscribe();
+        // The sender lives in `self`: `wait_for` ends only when cancelled.
+        let _ = rx.wait_for(|cancelled| *cancelled).await;
+    }
+}
+
+/// The `error_log` of a task that did not run because its submission was cancelled.
+pub const CANCELLED: &str = "cancelled: the submission was cancelled before this task ran";
+
 /// The host's faults a judge met and worked around (design #27), for a health check to report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct HostFaults {
@@ -156,6 +190,19 @@ impl Judge {
         submission: impl IntoValid,
         updates: Option<mpsc::UnboundedSender<TaskUpdate>>,
     ) -> JudgeReport {
+        self.judge_cancellable(submission, updates, SubmissionCancel::default())
+            .await
+    }
+
+    /// Like [`Judge::judge_with_updates`], with a switch that stops it: after
+    /// `cancel.cancel()` no task starts (see [`SubmissionCancel`]), and the report comes as
+    /// soon as the tasks running then end.
+    pub async fn judge_cancellable(
+        &self,
+        submission: impl IntoValid,
+        updates: Option<mpsc::UnboundedSender<TaskUpdate>>,
+        cancel: SubmissionCancel,
+    ) -> JudgeReport {
         let _judging = timing::phase("judge");
         let validating = timing::phase("validate");
         let submission = match submission.into_valid() {
@@ -224,8 +271,9 @@ impl Judge {
             let run = run.clone();
             let updates = updates.clone();
             let index = task.index;
+            let cancel = cancel.clone();
             handles.push(tokio::spawn(async move {
-                let result = run_one(run, task, parent).await;
+                let result = run_one(run, task, parent, cancel).await;
                 if let Some(updates) = &updates {
                     let _ = updates.send(TaskUpdate {
                         index,
@@ -257,12 +305,17 @@ async fn run_one(
     run: Arc<SubmissionRun>,
     task: PlannedTask,
     parent: Option<(Dependency, watch::Receiver<Option<JudgeTaskResult>>)>,
+    cancel: SubmissionCancel,
 ) -> JudgeTaskResult {
+    let cancelled = || JudgeTaskResult::with_status(JudgeStatus::SystemError, CANCELLED);
     if let Some((dependency, mut parent)) = parent {
         let parent_result = match parent.wait_for(Option::is_some).await {
             Ok(value) => value.clone(),
             Err(_) => None,
         };
+        if cancel.is_cancelled() {
+            return cancelled();
+        }
         let cond = dependency.cond;
         let holds = parent_result
             .as_ref()
@@ -280,7 +333,15 @@ async fn run_one(
             return JudgeTaskResult::with_status(JudgeStatus::DependencyNotSatisfied, why);
         }
     }
-    let Ok(_permit) = run.permits().acquire().await else {
+    if cancel.is_cancelled() {
+        return cancelled();
+    }
+    let acquired = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return cancelled(),
+        acquired = run.permits().acquire() => acquired,
+    };
+    let Ok(_permit) = acquired else {
         return JudgeTaskResult::with_status(
             JudgeStatus::SystemError,
             "the judge is shutting down",

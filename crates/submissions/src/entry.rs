@@ -1,12 +1,13 @@
 //! One submission's progress ([`Entry`]): per-task results as they stream in (from the judge,
-//! or from a front end's reports), the event-stream subscribers, the final report.
+//! or from a front end's reports), read by the event streams through cursors ([`EventCursor`]),
+//! the final report.
 
 use crate::db::{Phase, SubKey};
 use crate::metrics::Metrics;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use verdict_contracts::{CheckScript, JudgeReport, JudgeStatus, JudgeTaskResult, Submission};
 
 /// What an event stream receives.
@@ -45,7 +46,6 @@ struct Progress {
     planned: bool,
     report: Option<Arc<JudgeReport>>,
     finished_at: Option<Instant>,
-    subscribers: Vec<mpsc::UnboundedSender<StreamEvent>>,
 }
 
 /// One submission's progress.
@@ -57,6 +57,8 @@ pub struct Entry {
     pub accepted_at: Instant,
     progress: Mutex<Progress>,
     done: watch::Sender<Option<Arc<JudgeReport>>>,
+    /// Bumped after each event (a task finished, the final report): what readers wait on.
+    changed: watch::Sender<u64>,
 }
 
 impl Entry {
@@ -81,9 +83,9 @@ impl Entry {
                 planned: true,
                 report: None,
                 finished_at: None,
-                subscribers: Vec::new(),
             }),
             done: watch::channel(None).0,
+            changed: watch::channel(0).0,
         }
     }
 
@@ -113,9 +115,9 @@ impl Entry {
                 planned: false,
                 report: Some(report.clone()),
                 finished_at: Some(now.checked_sub(age).unwrap_or(now)),
-                subscribers: Vec::new(),
             }),
             done: watch::channel(Some(report)).0,
+            changed: watch::channel(0).0,
         }
     }
 
@@ -144,9 +146,9 @@ impl Entry {
                 planned: false,
                 report: None,
                 finished_at: None,
-                subscribers: Vec::new(),
             }),
             done: watch::channel(None).0,
+            changed: watch::channel(0).0,
         };
         entry.apply(report, metrics);
         entry
@@ -257,7 +259,7 @@ impl Entry {
         metrics.running_tasks.fetch_add(started, Ordering::Relaxed);
     }
 
-    /// A task finished: record it, tell the subscribers, start its children.
+    /// A task finished: record it, wake the readers, start its children.
     pub fn task_done(&self, index: usize, result: JudgeTaskResult, metrics: &Metrics) {
         let mut progress = self.lock();
         let Some(state) = progress.tasks.get(index) else {
@@ -273,10 +275,6 @@ impl Entry {
         metrics.task_finished(&result);
         progress.tasks[index] = TaskState::Done(result.clone());
         progress.finish_order.push(index);
-        let event = StreamEvent::Task { index, result };
-        progress
-            .subscribers
-            .retain(|tx| tx.send(event.clone()).is_ok());
         let mut started = 0;
         for child in 0..progress.tasks.len() {
             if progress.parents[child] == Some(index)
@@ -287,9 +285,11 @@ impl Entry {
             }
         }
         metrics.running_tasks.fetch_add(started, Ordering::Relaxed);
+        drop(progress);
+        self.changed.send_modify(|n| *n += 1);
     }
 
-    /// The final report: fill in tasks never streamed, tell the subscribers, wake the waiters.
+    /// The final report: fill in tasks never streamed, wake the readers and the waiters.
     pub fn finish(&self, report: JudgeReport, metrics: &Metrics) {
         let report = Arc::new(report);
         {
@@ -314,33 +314,41 @@ impl Entry {
                 .fetch_sub(still_started, Ordering::Relaxed);
             progress.report = Some(report.clone());
             progress.finished_at = Some(Instant::now());
-            for tx in progress.subscribers.drain(..) {
-                let _ = tx.send(StreamEvent::Report(report.clone()));
-            }
         }
+        self.changed.send_modify(|n| *n += 1);
         self.done.send_replace(Some(report));
     }
 
-    /// A stream of this submission's events: the tasks already finished (in the order they
-    /// finished), then each task as it finishes, then the final report; it ends after the report.
-    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<StreamEvent> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let mut progress = self.lock();
-        for &index in &progress.finish_order {
-            if let TaskState::Done(result) = &progress.tasks[index] {
-                let _ = tx.send(StreamEvent::Task {
-                    index,
+    /// A reader of this submission's events: the tasks already finished (in the order they
+    /// finished), then each task as it finishes, then the final report; it ends after the
+    /// report. It reads them from this entry by index when asked ([`EventCursor::next`]), so a
+    /// reader holds no copy of the stream: one that does not read costs its cursor only.
+    pub fn events(self: &Arc<Self>) -> EventCursor {
+        EventCursor {
+            entry: self.clone(),
+            next: 0,
+            changed: self.changed.subscribe(),
+            ended: false,
+        }
+    }
+
+    /// The event at `index` of the stream (the `index`-th task to finish, then the report),
+    /// `None` when it has not happened yet.
+    fn event_at(&self, index: usize) -> Option<StreamEvent> {
+        let progress = self.lock();
+        match progress.finish_order.get(index) {
+            Some(&task) => match &progress.tasks[task] {
+                TaskState::Done(result) => Some(StreamEvent::Task {
+                    index: task,
                     result: result.clone(),
-                });
+                }),
+                _ => None,
+            },
+            None if index == progress.finish_order.len() => {
+                progress.report.clone().map(StreamEvent::Report)
             }
+            None => None,
         }
-        match &progress.report {
-            Some(report) => {
-                let _ = tx.send(StreamEvent::Report(report.clone()));
-            }
-            None => progress.subscribers.push(tx),
-        }
-        rx
     }
 
     /// Waits for the final report.
@@ -356,6 +364,54 @@ impl Entry {
                 std::future::pending::<()>().await;
             }
         }
+    }
+}
+
+/// One reader's place in a submission's event stream ([`Entry::events`]): the entry, the index
+/// of its next event and a way to wait for new ones; nothing is queued for it.
+#[derive(Debug)]
+pub struct EventCursor {
+    entry: Arc<Entry>,
+    next: usize,
+    changed: watch::Receiver<u64>,
+    ended: bool,
+}
+
+impl EventCursor {
+    /// The next event, waiting for it if it has not happened yet; `None` after the report.
+    pub async fn next(&mut self) -> Option<StreamEvent> {
+        if self.ended {
+            return None;
+        }
+        loop {
+            // Marked seen before reading, so an event after this read wakes the wait below.
+            self.changed.mark_unchanged();
+            if let Some(event) = self.entry.event_at(self.next) {
+                self.next += 1;
+                self.ended = matches!(event, StreamEvent::Report(_));
+                return Some(event);
+            }
+            if self.changed.changed().await.is_err() {
+                // The sender lives as long as the entry, which this cursor holds.
+                return None;
+            }
+        }
+    }
+
+    /// The next event if it has happened, without waiting.
+    pub fn try_next(&mut self) -> Option<StreamEvent> {
+        if self.ended {
+            return None;
+        }
+        let event = self.entry.event_at(self.next)?;
+        self.next += 1;
+        self.ended = matches!(event, StreamEvent::Report(_));
+        Some(event)
+    }
+
+    /// The submission it reads.
+    pub fn entry(&self) -> &Arc<Entry> {
+        &self.entry
     }
 }
 
@@ -396,7 +452,7 @@ pub(crate) mod tests {
     #[test]
     fn progress_moves_from_pending_to_done() {
         let metrics = Metrics::default();
-        let entry = Entry::new(&submission("s1"));
+        let entry = Arc::new(Entry::new(&submission("s1")));
         assert_eq!(
             statuses(&entry),
             [JudgeStatus::Pending, JudgeStatus::Pending]
@@ -406,7 +462,8 @@ pub(crate) mod tests {
             statuses(&entry),
             [JudgeStatus::Compiling, JudgeStatus::Pending]
         );
-        let events = entry.subscribe();
+        let mut events = entry.events();
+        assert!(events.try_next().is_none(), "nothing happened yet");
         entry.task_done(
             0,
             JudgeTaskResult::with_status(JudgeStatus::Accepted, ""),
@@ -427,17 +484,16 @@ pub(crate) mod tests {
         entry.finish(report, &metrics);
         assert_eq!(metrics.running_tasks.load(Ordering::Relaxed), 0);
         assert!(entry.snapshot().1);
-        let mut events = events;
-        let kinds: Vec<String> = std::iter::from_fn(|| events.try_recv().ok())
+        let kinds: Vec<String> = std::iter::from_fn(|| events.try_next())
             .map(|e| match e {
                 StreamEvent::Task { index, .. } => format!("task {index}"),
                 StreamEvent::Report(_) => "report".into(),
             })
             .collect();
         assert_eq!(kinds, ["task 0", "task 1", "report"]);
-        // A late subscriber gets the same sequence.
-        let mut late = entry.subscribe();
-        assert_eq!(std::iter::from_fn(|| late.try_recv().ok()).count(), 3);
+        // A late reader gets the same sequence.
+        let mut late = entry.events();
+        assert_eq!(std::iter::from_fn(|| late.try_next()).count(), 3);
     }
 
     #[test]

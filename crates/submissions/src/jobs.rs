@@ -7,7 +7,7 @@
 //! blocking, which one shared channel read by N workers would have). Shutdown closes the
 //! tracker and waits for every accepted submission.
 
-use crate::db::Unfinished;
+use crate::db::{SubKey, Unfinished};
 use crate::entry::Entry;
 use crate::error::SubmissionError;
 use crate::metrics::{Metrics, Reject};
@@ -16,12 +16,12 @@ use futures::FutureExt;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::task::TaskTracker;
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid};
-use verdict_scheduler::{Judge, TaskUpdate};
+use verdict_scheduler::{Judge, SubmissionCancel, TaskUpdate};
 use verdict_scripts::timing;
 
 /// The queue, the worker slots and the per-category quotas.
@@ -38,6 +38,8 @@ pub struct Jobs {
     quotas: HashMap<String, Arc<Semaphore>>,
     tracker: TaskTracker,
     accepting: AtomicBool,
+    /// The cancel switches of the submissions queued or running.
+    cancels: Arc<Mutex<HashMap<SubKey, SubmissionCancel>>>,
 }
 
 /// A place in the queue, given back on drop unless the job was spawned.
@@ -84,6 +86,7 @@ impl Jobs {
                 .collect(),
             tracker: TaskTracker::new(),
             accepting: AtomicBool::new(true),
+            cancels: Arc::default(),
         }
     }
 
@@ -194,12 +197,24 @@ impl Jobs {
         let workers = self.workers.clone();
         let queued = self.queued.clone();
         let quota = self.quotas.get(&submission.category).cloned();
+        let cancel = SubmissionCancel::default();
+        self.lock_cancels()
+            .insert(entry.key.clone(), cancel.clone());
+        let cancels = self.cancels.clone();
         self.tracker.spawn(async move {
-            let _quota = match quota {
-                Some(q) => q.acquire_owned().await.ok(),
-                None => None,
+            let places = async {
+                let quota = match quota {
+                    Some(q) => q.acquire_owned().await.ok(),
+                    None => None,
+                };
+                (quota, workers.acquire_owned().await.ok())
             };
-            let _worker = workers.acquire_owned().await.ok();
+            // Cancelled while queued: it takes no place, and every task ends cancelled at once.
+            let (_quota, _worker) = tokio::select! {
+                biased;
+                () = cancel.cancelled() => (None, None),
+                places = places => places,
+            };
             queued.fetch_sub(1, Ordering::AcqRel);
             metrics.queue_length.fetch_sub(1, Ordering::Relaxed);
             metrics.running_submissions.fetch_add(1, Ordering::Relaxed);
@@ -225,7 +240,8 @@ impl Jobs {
             // A panic in the judge must still end the submission (else it would stay "in
             // flight" for ever): every task becomes System Error.
             let judging =
-                AssertUnwindSafe(judge.judge_with_updates(submission, Some(tx))).catch_unwind();
+                AssertUnwindSafe(judge.judge_cancellable(submission, Some(tx), cancel.clone()))
+                    .catch_unwind();
             let forwarding = async {
                 while let Some(update) = rx.recv().await {
                     entry.task_done(update.index, update.result, &metrics);
@@ -252,7 +268,14 @@ impl Jobs {
             });
             let statuses: Vec<&str> = report.results.iter().map(|r| r.status.as_str()).collect();
             let statuses = statuses.join(", ");
+            // (Out before the end, so a submission of the same key accepted after it keeps its
+            // own switch.)
+            cancels
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&entry.key);
             let finishing = timing::phase("server.finish");
+            // A cancelled one ends here too, durably: a restart does not judge it again.
             store.finish(&entry, report, &metrics).await;
             finishing.end();
             let elapsed = entry.accepted_at.elapsed();
@@ -272,6 +295,25 @@ impl Jobs {
         self.metrics
             .submissions_accepted
             .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Cancels the submission `key` if it is queued or running here: no task of it starts from
+    /// now on, its worker place is given back as soon as the tasks running end (each within
+    /// its own limits), and its report (the tasks not run as System Error, `error_log`
+    /// [`CANCELLED`](verdict_scheduler::CANCELLED)) is kept as final, so a restart does not
+    /// judge it again. Whether it was queued or running.
+    pub fn cancel(&self, key: &SubKey) -> bool {
+        match self.lock_cancels().get(key) {
+            Some(cancel) => {
+                cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn lock_cancels(&self) -> std::sync::MutexGuard<'_, HashMap<SubKey, SubmissionCancel>> {
+        self.cancels.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Refuses new submissions from now on (503).

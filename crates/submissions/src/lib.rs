@@ -3,7 +3,7 @@
 //! - [`Store`]: every submission by `(category, sub_id)` ([`SubKey`]: each category is a
 //!   namespace), written to an SQLite file in the server's `data_dir` before the client hears
 //!   it was accepted, its progress ([`Entry`]: per-task results as they stream in, event
-//!   subscribers, the final report) in memory, finished ones kept for their retention.
+//!   streams' cursors, the final report) in memory, finished ones kept for their retention.
 //! - [`Jobs`]: the bounded queue that judges accepted submissions with a
 //!   [`Judge`](verdict_scheduler::Judge) (per-category quotas, worker slots), and drains on
 //!   shutdown.
@@ -42,7 +42,7 @@ mod plan;
 mod store;
 
 pub use db::{DbError, Phase, SubKey, Unfinished};
-pub use entry::{Entry, StreamEvent};
+pub use entry::{Entry, EventCursor, StreamEvent};
 pub use error::SubmissionError;
 pub use jobs::Jobs;
 pub use lab_runs::{KeptLabRun, LAB_RUNS_KEPT};

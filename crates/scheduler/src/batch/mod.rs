@@ -187,8 +187,14 @@ impl BatchJudge {
 
     /// Judges one Task Oracle suite whole, as `POST /v1/oracle` answers it (its own
     /// [`OracleReport`], the oracle's options unchanged), holding one of the judge's run permits
-    /// (shared with submissions and batch candidates) on one blocking thread.
-    pub async fn suite(&self, suite: TestSuite) -> Result<OracleReport, OracleError> {
+    /// (shared with submissions and batch candidates) on one blocking thread. No case starts
+    /// after `deadline` and a function suite's interpreter is stopped there (the cases left are
+    /// reported not run): a suite ends, and gives its permit back, when its request does.
+    pub async fn suite(
+        &self,
+        suite: TestSuite,
+        deadline: Option<Instant>,
+    ) -> Result<OracleReport, OracleError> {
         let failed = |message: String| OracleError::Io {
             action: "run the suite in",
             path: self.judge.config().work_dir.clone(),
@@ -197,7 +203,11 @@ impl BatchJudge {
         let Ok(_permit) = self.judge.inner.permits.acquire().await else {
             return Err(failed("the judge is shutting down".into()));
         };
-        let (sandbox, options) = (self.judge.sandbox.clone(), self.oracle.clone());
+        let (sandbox, mut options) = (self.judge.sandbox.clone(), self.oracle.clone());
+        options.deadline = match (options.deadline, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         tokio::task::spawn_blocking(move || run_suite(&sandbox, &suite, &options))
             .await
             .unwrap_or_else(|err| Err(failed(format!("judging the suite panicked: {err}"))))

@@ -246,11 +246,14 @@ impl Batches {
     /// Judges one Task Oracle suite (checked by the caller, caps included) through the queue
     /// under `category`: it waits for a place like a batch and the answer is its report. Full:
     /// refused at once. A caller that goes away while its suite waits takes it out of the
-    /// queue (it is not run).
+    /// queue (it is not run). No case starts after `deadline` (its request's end) and a
+    /// function suite's interpreter is stopped there, so a suite whose request timed out
+    /// gives its place back (issue 29.3).
     pub async fn suite(
         &self,
         category: &str,
         suite: TestSuite,
+        deadline: Option<Instant>,
     ) -> Result<OracleReport, BatchError> {
         let (tx, rx) = oneshot::channel();
         {
@@ -261,7 +264,7 @@ impl Batches {
             if queues.count >= self.limits.capacity {
                 return Err(self.queue_full());
             }
-            queues.push(category, Job::Suite(Box::new(suite), tx));
+            queues.push(category, Job::Suite(Box::new(suite), deadline, tx));
         }
         self.wake.notify_one();
         match rx.await {
@@ -371,9 +374,9 @@ impl Batches {
                 match job {
                     Job::Batch(entry, request) => this.run(entry, *request).await,
                     // Its caller went away while it waited: nobody reads its report.
-                    Job::Suite(_, reply) if reply.is_closed() => {}
-                    Job::Suite(suite, reply) => {
-                        let _ = reply.send(this.judge.suite(*suite).await);
+                    Job::Suite(_, _, reply) if reply.is_closed() => {}
+                    Job::Suite(suite, deadline, reply) => {
+                        let _ = reply.send(this.judge.suite(*suite, deadline).await);
                     }
                 }
                 this.job_time.observe(started.elapsed().as_secs_f64());

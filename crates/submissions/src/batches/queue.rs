@@ -15,9 +15,11 @@ use verdict_scripts::oracle::OracleError;
 pub(crate) enum Job {
     /// An accepted batch.
     Batch(Arc<BatchEntry>, Box<BatchRequest>),
-    /// A suite and where its report goes (closed when its caller went away).
+    /// A suite, the instant its request ends (no case starts after it) and where its report
+    /// goes (closed when its caller went away).
     Suite(
         Box<TestSuite>,
+        Option<std::time::Instant>,
         oneshot::Sender<Result<OracleReport, OracleError>>,
     ),
 }
@@ -97,7 +99,7 @@ mod tests {
             "source_files": [{"type": "text", "name": "f.py", "text": "def f(): return 1"}],
             "test_cases": [{"name": "a", "input": [], "expected": 1}]}))
         .unwrap();
-        Job::Suite(Box::new(suite), oneshot::channel().0)
+        Job::Suite(Box::new(suite), None, oneshot::channel().0)
     }
 
     fn batch(id: &str) -> Job {

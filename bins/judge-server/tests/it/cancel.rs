@@ -1,0 +1,194 @@
+//! Work that ends before it is done (issue 29.2, 29.3): `DELETE /v1/submissions/{sub_id}` stops
+//! a submission, frees its worker and is kept over a restart; an oracle suite whose request
+//! timed out gives its place back. A real server judging real programs.
+
+use crate::common::{
+    A_PLUS_B, TestServer, a_plus_b, client, config, get, post, read_events, reply, statuses,
+};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+/// DELETE `url` with a bearer token.
+fn delete(url: &str, token: &str) -> crate::common::Reply {
+    reply(
+        client()
+            .delete(url)
+            .header("Authorization", format!("Bearer {token}"))
+            .call(),
+    )
+}
+
+/// A C program that spins until its time limit.
+const SPIN: &str = "int main(){volatile unsigned long n=0;for(;;)n++;}\n";
+
+/// A compile task and `tests` tests of `SPIN`, each with a 2 s time limit: minutes of work.
+fn long_spin(sub_id: &str, tests: usize) -> serde_json::Value {
+    let mut submission = a_plus_b(sub_id, "oj", SPIN);
+    let test = submission["judge_tasks"][1].clone();
+    let tasks = submission["judge_tasks"].as_array_mut().expect("tasks");
+    tasks.truncate(1);
+    tasks.extend((0..tests).map(|_| test.clone()));
+    submission
+}
+
+#[test]
+fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a_restart() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let config = verdict_judge_server::ServerConfig {
+        workers: 1,
+        data_dir: data.path().to_owned(),
+        tokens: vec![
+            verdict_judge_server::TokenConfig {
+                token: "oj-t".into(),
+                category: Some("oj".into()),
+                ..Default::default()
+            },
+            verdict_judge_server::TokenConfig {
+                token: "other-t".into(),
+                category: Some("other".into()),
+                ..Default::default()
+            },
+        ],
+        ..config()
+    };
+    let Some(server) = TestServer::start_keeping_data(config.clone()) else {
+        return;
+    };
+    let body = long_spin("spin", 30).to_string();
+    let accepted = post(&server.url("/v1/submissions"), Some("oj-t"), &body);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    // Wait until it is judging its tests (the compile done).
+    let start = Instant::now();
+    loop {
+        let report = get(&server.url("/v1/submissions/spin"), Some("oj-t")).json();
+        if report["results"][0]["status"] == "Accepted" {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{report}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Another tenant cannot see it, so cannot cancel it.
+    assert_eq!(
+        delete(&server.url("/v1/submissions/spin"), "other-t").status,
+        404
+    );
+    let cancelled = delete(&server.url("/v1/submissions/spin"), "oj-t");
+    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    assert_eq!(cancelled.header("verdict-complete"), Some("true"));
+    assert_eq!(cancelled.header("verdict-state"), Some("finished"));
+    let report = cancelled.json();
+    let results = report["results"].as_array().expect("results");
+    let not_run = results
+        .iter()
+        .filter(|r| {
+            r["status"] == "System Error"
+                && r["error_log"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("cancelled"))
+        })
+        .count();
+    // 30 tests of 2 s on a pool of a few: most never ran.
+    assert!(not_run >= 20, "{report}");
+    assert!(
+        results[1..]
+            .iter()
+            .all(|r| r["status"] == "Time Limit Exceeded" || r["status"] == "System Error"),
+        "{report}"
+    );
+    // The stream ends with the same report.
+    let (_, events) = read_events(&server.url("/v1/submissions/spin/events"), Some("oj-t"));
+    assert_eq!(events.last().map(|e| e.data.clone()), Some(report.clone()));
+    // Its worker (the only one) is free: a new submission is judged at once.
+    let quick = a_plus_b("quick", "oj", A_PLUS_B).to_string();
+    let started = Instant::now();
+    let judged = post(&server.url("/v1/judge"), Some("oj-t"), &quick);
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert_eq!(
+        statuses(&judged.json()),
+        ["Accepted", "Accepted", "Accepted"]
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "judged in {:?}",
+        started.elapsed()
+    );
+    // After a restart it is still the cancelled report, not judged again.
+    assert!(server.stop(Duration::from_secs(60)), "the server stops");
+    let Some(server) = TestServer::start_keeping_data(config) else {
+        return;
+    };
+    let read = get(&server.url("/v1/submissions/spin"), Some("oj-t"));
+    assert_eq!(
+        read.header("verdict-state"),
+        Some("finished"),
+        "{}",
+        read.text
+    );
+    assert_eq!(read.json(), report);
+    // A finished one is answered as it is.
+    let again = delete(&server.url("/v1/submissions/spin"), "oj-t");
+    assert_eq!(again.status, 200);
+    assert_eq!(again.json(), report);
+}
+
+#[test]
+fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request() {
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        workers: 1,
+        request_timeout_ms: 8_000,
+        ..config()
+    }) else {
+        return;
+    };
+    // 30 cases that each loop until their 3 s: 90 s of work, far over the request's 8 s.
+    let cases: Vec<_> = (0..30)
+        .map(|i| json!({"name": format!("loop-{i}"), "input": [i], "expected": i}))
+        .collect();
+    let endless = json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "f", "timeout_ms": 3_000,
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def f(x):\n    while True:\n        pass\n"}],
+        "test_cases": cases});
+    let quick = json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "add",
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def add(a, b):\n    return a + b\n"}],
+        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]});
+    let first = post(&server.url("/v1/oracle"), None, &quick.to_string());
+    if first.status == 422 && first.text.contains("python3") {
+        println!(
+            "skipped: python3 is not usable by the oracle here: {}",
+            first.text
+        );
+        return;
+    }
+    assert_eq!(first.status, 200, "{}", first.text);
+    // As many endless suites at once as the batches' queue starts jobs (workers = 1: its
+    // floor, BATCH_WORKERS): every slot is taken, and every request ends in 504.
+    let endless = endless.to_string();
+    std::thread::scope(|scope| {
+        let requests: Vec<_> = (0..verdict_submissions::batches::BATCH_WORKERS)
+            .map(|_| scope.spawn(|| post(&server.url("/v1/oracle"), None, &endless)))
+            .collect();
+        for request in requests {
+            let timed_out = request.join().expect("the request thread");
+            assert_eq!(timed_out.status, 504, "{}", timed_out.text);
+        }
+    });
+    // The slots come back with the requests' end: the next suite runs (before the fix it
+    // waited behind the 90 s of the others, and timed out too).
+    let start = Instant::now();
+    loop {
+        let next = post(&server.url("/v1/oracle"), None, &quick.to_string());
+        if next.status == 200 {
+            assert_eq!(next.json()["summary"]["passed"], 1, "{}", next.text);
+            break;
+        }
+        assert_eq!(next.status, 504, "{}", next.text);
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the slot is still held {:?} after the 504",
+            start.elapsed()
+        );
+    }
+}
