@@ -101,12 +101,27 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
     .expect("config");
     let server = ServerProcess::start(&path);
     let addr = server.base.trim_start_matches("http://").to_owned();
-    let judged = post(
-        &server.url("/v1/judge"),
+    // Accepted, then waited for: a 40,001-task report takes a while on a busy machine, longer
+    // than one request's client timeout.
+    let accepted = post(
+        &server.url("/v1/submissions"),
         Some("admin"),
         &long_submission("long", TESTS),
     );
-    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    let started = std::time::Instant::now();
+    loop {
+        let snapshot = get(&server.url("/v1/submissions/long"), Some("admin"));
+        if snapshot.status == 200 && snapshot.header("verdict-state") == Some("finished") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "not judged in 10 minutes: {}",
+            snapshot.status
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
     let events = "/v1/submissions/long/events";
     // One reader reads it all: every task, then the report (and the entry is in memory).
     let (status, all) = read_events(&server.url(events), Some("admin"));
