@@ -1,5 +1,5 @@
-//! Batches over HTTP: accepted durably under an idempotency key, judged, streamed as NDJSON,
-//! read back as a snapshot, served again after a restart.
+//! Batches over HTTP: accepted durably under an idempotency key, judged, streamed as NDJSON
+//! and as Server-Sent Events, read back as a snapshot, served again after a restart.
 
 use crate::common::{TestServer, client, config, get, reply};
 use serde_json::{Value, json};
@@ -336,4 +336,125 @@ fn a_waiting_batchs_ndjson_stream_sends_keep_alives_so_no_read_timeout_fires() {
         );
         assert_eq!(cancelled.status, 200, "{}", cancelled.text);
     }
+}
+
+/// One Server-Sent Event and when it arrived.
+struct TimedEvent {
+    event: String,
+    data: Value,
+    at: std::time::Instant,
+}
+
+/// Reads `url` as Server-Sent Events (`Accept: text/event-stream`) to the stream's end (a
+/// stream that never ends fails at the client's 60 s timeout): the content type and the
+/// events, each with its arrival time; comments (keep-alives) are skipped.
+fn read_sse_timed(url: &str) -> (Option<String>, Vec<TimedEvent>) {
+    let response = client()
+        .get(url)
+        .header("Accept", "text/event-stream")
+        .call()
+        .expect("the stream opens");
+    assert_eq!(response.status().as_u16(), 200);
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let reader = std::io::BufReader::new(response.into_body().into_reader());
+    let mut events = Vec::new();
+    let (mut event, mut data) = (String::new(), String::new());
+    for line in std::io::BufRead::lines(reader) {
+        let line = line.expect("a line of the stream before it ends");
+        if line.is_empty() {
+            if !data.is_empty() {
+                events.push(TimedEvent {
+                    event: std::mem::take(&mut event),
+                    data: serde_json::from_str(&data)
+                        .unwrap_or_else(|e| panic!("data: not JSON ({e}): {data}")),
+                    at: std::time::Instant::now(),
+                });
+            }
+            data.clear();
+            event.clear();
+        } else if let Some(rest) = line.strip_prefix("event:") {
+            event = rest.trim().to_owned();
+        } else if let Some(rest) = line.strip_prefix("data:") {
+            data.push_str(rest.trim_start());
+        }
+    }
+    (content_type, events)
+}
+
+#[test]
+fn a_batchs_sse_stream_sends_each_candidate_as_it_finishes_then_the_summary_and_ends() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let doubling = |secs: f64, answer: &str| {
+        format!("import time\ndef f(x):\n    time.sleep({secs})\n    return {answer}\n")
+    };
+    let body = json!({
+        "problem": {"kind": "suite", "deliverable_type": "function", "language": "python3",
+                    "entry_point": "f", "timeout_ms": 20_000,
+                    "test_cases": [{"name": "one", "input": [1], "expected": 2},
+                                   {"name": "two", "input": [2], "expected": 4}]},
+        "candidates": [{"id": "fast", "code": doubling(0.0, "x * 2")},
+                       {"id": "slow", "code": doubling(2.0, "x * 2")},
+                       {"id": "wrong", "code": doubling(0.0, "x + 1")}],
+        "options": {"pass_at_k": [1, 2]}
+    })
+    .to_string();
+    let accepted = submit(&server, "sse-1", "", &body);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    let (content_type, events) = read_sse_timed(&server.url("/v1/batches/sse-1/events"));
+    assert_eq!(content_type.as_deref(), Some("text/event-stream"));
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(
+        names,
+        ["candidate", "candidate", "candidate", "summary"],
+        "one event per candidate, the summary last"
+    );
+    // Each candidate's event as it finished: the fast one well before the slow one (two tests
+    // of 2 s) and the summary, not all at the end.
+    let at = |id: &str| {
+        events
+            .iter()
+            .find(|e| e.data["id"] == id)
+            .unwrap_or_else(|| panic!("no event for {id}"))
+            .at
+    };
+    let summary_at = events[3].at;
+    let early = summary_at.duration_since(at("fast"));
+    assert!(
+        early >= std::time::Duration::from_secs(2),
+        "the fast candidate came {early:?} before the summary: streamed as it finished"
+    );
+    assert!(summary_at.duration_since(at("slow")) < std::time::Duration::from_secs(2));
+    // Each `data:` is the BatchEvent: the candidate's result as the snapshot has it.
+    let snapshot = get(&server.url("/v1/batches/sse-1"), None).json();
+    assert_eq!(snapshot["state"], "finished", "{snapshot}");
+    for event in &events[..3] {
+        let mut result = event.data.clone();
+        assert_eq!(result["event"], "candidate", "{result}");
+        result.as_object_mut().expect("an object").remove("event");
+        let kept = snapshot["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .find(|r| r["id"] == result["id"])
+            .unwrap_or_else(|| panic!("{result} is in the snapshot"));
+        assert_eq!(&result, kept);
+    }
+    let mut summary = events[3].data.clone();
+    assert_eq!(summary["event"], "summary", "{summary}");
+    summary.as_object_mut().expect("an object").remove("event");
+    assert_eq!(summary, snapshot["summary"]);
+    assert_eq!(summary["passed"], 2, "{summary}");
+    assert_eq!(summary["statuses"]["failed"], 1, "{summary}");
+    // Opened after the end: the same events replayed, and it ends.
+    let (_, replay) = read_sse_timed(&server.url("/v1/batches/sse-1/events"));
+    let ids = |events: &[TimedEvent]| -> Vec<Value> {
+        events.iter().map(|e| e.data["id"].clone()).collect()
+    };
+    assert_eq!(ids(&replay), ids(&events));
 }

@@ -1,8 +1,9 @@
-//! The submission store survives `kill -9`: a real `judge-server` process is killed with
-//! submissions finished, running and queued, and after a restart every one of them reaches its
-//! correct final report, once.
+//! The submission store and the batches survive `kill -9`: a real `judge-server` process is
+//! killed with submissions finished, running and queued (or a batch half judged), and after a
+//! restart every one of them reaches its correct final report, once.
 
 use crate::common::*;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -160,5 +161,155 @@ fn kill_9_loses_no_accepted_submission() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    drop(server);
+}
+
+/// A batch of six Python candidates of a two-test function suite, each test sleeping 1 s: four
+/// right, two right on one test of two. `tag` goes into every program as a comment (another
+/// tag: other programs, judged afresh rather than taken from the server's result cache).
+fn slow_batch(tag: &str) -> String {
+    let candidates: Vec<Value> = (0..6)
+        .map(|i| {
+            let answer = if i % 3 == 1 { "x + 1" } else { "x * 2" };
+            json!({"id": format!("c{i}"), "code": format!(
+                "import time\n# {tag} {i}\ndef f(x):\n    time.sleep(1)\n    return {answer}\n")})
+        })
+        .collect();
+    json!({
+        "problem": {"kind": "suite", "deliverable_type": "function", "language": "python3",
+                    "entry_point": "f", "timeout_ms": 10_000,
+                    "test_cases": [{"name": "one", "input": [1], "expected": 2},
+                                   {"name": "two", "input": [2], "expected": 4}]},
+        "candidates": candidates,
+        "options": {"pass_at_k": [1, 2]}
+    })
+    .to_string()
+}
+
+/// `value` without its `time_ms` fields, at any depth (the one thing a judging again changes).
+fn without_times(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| k.as_str() != "time_ms")
+            .map(|(k, v)| (k.clone(), without_times(v)))
+            .collect(),
+        Value::Array(items) => items.iter().map(without_times).collect(),
+        other => other.clone(),
+    }
+}
+
+fn post_batch(server: &ServerProcess, key: &str, body: &str) -> Reply {
+    reply(
+        client()
+            .post(server.url("/v1/batches"))
+            .header("Content-Type", "application/json")
+            .header("Authorization", "Bearer t0k")
+            .header("Idempotency-Key", key)
+            .send(body),
+    )
+}
+
+/// Polls `GET /v1/batches/{id}` until it is `finished` (at most 180 s); the snapshot.
+fn finished_batch(server: &ServerProcess, id: &str) -> Value {
+    let start = Instant::now();
+    loop {
+        let snapshot = get(&server.url(&format!("/v1/batches/{id}")), Some("t0k"));
+        assert_eq!(snapshot.status, 200, "{id}: {}", snapshot.text);
+        let snapshot = snapshot.json();
+        if snapshot["state"] == "finished" {
+            return snapshot;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "{id} never finished: {snapshot}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_batch_half_judged_when_the_server_is_killed_9_is_judged_after_the_restart_each_candidate_once()
+{
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path());
+    let server = ServerProcess::start(&config);
+    let accepted = post_batch(&server, "half", &slow_batch("crash"));
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    // Killed once a result was reported and before the last.
+    let start = Instant::now();
+    let before = loop {
+        let snapshot = get(&server.url("/v1/batches/half"), Some("t0k")).json();
+        let results = snapshot["results"].as_array().cloned().unwrap_or_default();
+        if !results.is_empty() {
+            assert_eq!(snapshot["state"], "running", "killed mid-batch: {snapshot}");
+            break results;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "{snapshot}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    server.kill9();
+    println!("killed with {} of 6 results", before.len());
+    assert!(before.len() < 6, "{before:?}");
+
+    let server = ServerProcess::start(&config);
+    // The same batch without a crash (other programs that behave the same), beside it.
+    let reference = post_batch(&server, "reference", &slow_batch("reference"));
+    assert_eq!(reference.status, 202, "{}", reference.text);
+    let after = finished_batch(&server, "half");
+    let reference = finished_batch(&server, "reference");
+    let ids = |snapshot: &Value| -> Vec<String> {
+        snapshot["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| r["id"].as_str().expect("an id").to_owned())
+            .collect()
+    };
+    assert_eq!(
+        ids(&after),
+        ["c0", "c1", "c2", "c3", "c4", "c5"],
+        "every candidate once, in the request's order"
+    );
+    // The results reported before the crash hold: the same result for each.
+    for result in &before {
+        let now = after["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .find(|r| r["id"] == result["id"])
+            .expect("reported again");
+        assert_eq!(without_times(now), without_times(result));
+    }
+    assert_eq!(
+        without_times(&after["results"]),
+        without_times(&reference["results"])
+    );
+    let summary = without_times(&after["summary"]);
+    assert_eq!(summary, without_times(&reference["summary"]));
+    assert_eq!(summary["candidates"], 6, "{summary}");
+    assert_eq!(summary["passed"], 4, "{summary}");
+    assert_eq!(summary["cancelled"], 0, "{summary}");
+    assert_eq!(summary["infra_errors"], 0, "{summary}");
+    assert_eq!(summary["statuses"], json!({"passed": 4, "failed": 2}));
+    let p1 = summary["pass_at_k"]["1"].as_f64().expect("pass@1");
+    let p2 = summary["pass_at_k"]["2"].as_f64().expect("pass@2");
+    assert!(
+        (p1 - 4.0 / 6.0).abs() < 1e-9 && (p2 - 14.0 / 15.0).abs() < 1e-9,
+        "{summary}"
+    );
+    // Its stream, too: each candidate once, then the summary.
+    let events = get(&server.url("/v1/batches/half/events"), Some("t0k"));
+    let lines: Vec<Value> = events
+        .text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).expect("an NDJSON line"))
+        .collect();
+    assert_eq!(lines.len(), 7, "{}", events.text);
+    assert_eq!(lines[6]["event"], "summary");
     drop(server);
 }

@@ -30,7 +30,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.config.load()?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let judge = Judge::new(config).context("cannot set up the judge")?;
-    let mut oracle = OracleOptions::default();
+    // Suites' boxes are made under the judge's work dir (`--work-dir`, the config's), as
+    // judge-server does, not in the system's temp dir.
+    let mut oracle = OracleOptions {
+        work_dir: Some(judge.config().work_dir.clone()),
+        ..OracleOptions::default()
+    };
     if let Some(ms) = args.default_timeout_ms {
         oracle.default_timeout_ms = ms.max(1);
     }

@@ -1,5 +1,6 @@
 //! Integration tests of the `judge` binary: real submissions through `judge run`.
 
+mod batch;
 mod common;
 mod doctor;
 mod eval;
