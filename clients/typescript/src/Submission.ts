@@ -140,6 +140,13 @@ export interface JudgeTask {
    * `output_validator_flags`).
    */
   validator_flags?: string[] | null;
+  /**
+   * Extension (docs/interactive.md, "Multi-pass tests"): the most passes of a multi-pass
+   * test. After a pass the Kattis validator (or interactor) accepted with a
+   * `feedback/nextpass.in`, the program runs again with that file as its input, up to this
+   * many passes (the package format's `limits.validation_passes`). Absent: one pass.
+   */
+  passes?: number | null;
 }
 /**
  * One group of the problem's standard test data.

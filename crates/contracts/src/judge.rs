@@ -114,6 +114,12 @@ pub struct JudgeTask {
     /// `output_validator_flags`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validator_flags: Option<Vec<String>>,
+    /// Extension (docs/interactive.md, "Multi-pass tests"): the most passes of a multi-pass
+    /// test. After a pass the Kattis validator (or interactor) accepted with a
+    /// `feedback/nextpass.in`, the program runs again with that file as its input, up to this
+    /// many passes (the package format's `limits.validation_passes`). Absent: one pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<i64>,
 }
 
 fn minus_one() -> i64 {
@@ -157,6 +163,12 @@ impl JudgeTask {
     /// The validator flags.
     pub fn validator_flags(&self) -> &[String] {
         self.validator_flags.as_deref().unwrap_or(&[])
+    }
+    /// The most passes of a multi-pass test (`passes`), if set and valid (at least 1).
+    pub fn passes(&self) -> Option<u32> {
+        self.passes
+            .and_then(|p| u32::try_from(p).ok())
+            .filter(|&p| p >= 1)
     }
 }
 

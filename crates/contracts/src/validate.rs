@@ -21,8 +21,8 @@
 //!   together) and within a test datum's inputs and outputs. `remote` URLs are `http(s)://`.
 
 use crate::judge::{
-    Asset, AssetKind, CheckScript, CompareScript, JudgeReport, Language, Program, RunScript,
-    SubType, Submission,
+    Asset, AssetKind, CheckScript, CompareProtocol, CompareScript, JudgeReport, Language, Program,
+    RunScript, SubType, Submission,
 };
 use std::collections::HashMap;
 use std::fmt;
@@ -349,6 +349,42 @@ impl Submission {
                 "\"icpc-default\" goes with run_script \"standard\" only".into(),
             );
         }
+        if let Some(passes) = task.passes {
+            if !(1..=PASSES_MAX).contains(&passes) {
+                push(
+                    "passes",
+                    format!("{passes} is out of range (1 to {PASSES_MAX})"),
+                );
+            }
+            let runs_tests = task.check_script == CheckScript::Standard
+                && matches!(
+                    task.run_script,
+                    Some(RunScript::Standard | RunScript::Interactive)
+                );
+            if !runs_tests || task.compare_script != Some(CompareScript::Custom) {
+                push(
+                    "passes",
+                    "a multi-pass test needs run_script \"standard\" or \"interactive\" with compare_script \"\" (the validator writes the next pass's input)".into(),
+                );
+            }
+            if task.is_random {
+                push("passes", "a multi-pass test cannot be random".into());
+            }
+            if matches!(
+                self.compare_protocol,
+                Some(CompareProtocol::Testlib | CompareProtocol::JudgeSystem)
+            ) {
+                push(
+                    "passes",
+                    format!(
+                        "a multi-pass test needs a kattis validator (compare_protocol is {:?})",
+                        self.compare_protocol
+                            .map(CompareProtocol::as_str)
+                            .unwrap_or("")
+                    ),
+                );
+            }
+        }
 
         // Random tests and test data.
         let runs_program = matches!(
@@ -536,6 +572,10 @@ fn check_assets(field: &str, assets: &[Asset], names: &mut Names, errors: &mut V
         check_asset_content(&at, asset, errors);
     }
 }
+
+/// The most passes a multi-pass test may ask for (`JudgeTask.passes`): each pass runs the
+/// program and its validator in fresh boxes.
+pub const PASSES_MAX: i64 = 100;
 
 /// The longest asset name, in bytes: well under `PATH_MAX` (4096) once the judge's own
 /// directories are put in front of it on the host.

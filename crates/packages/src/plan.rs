@@ -9,6 +9,7 @@
 //! | no output validator | `compare_script: "icpc-default"` with the group's `output_validator_flags` as `validator_flags` |
 //! | `output_validators/` / `output_validator/` | `Submission.compare`, `compare_protocol: "kattis"`, `compare_script: ""` |
 //! | interactive | `run_script: "interactive"` with the validator as the interactor |
+//! | multi-pass, `limits.validation_passes` | `passes` of every test task |
 //! | `limits.memory`, `limits.output` (MiB) | `memory_limit`, `file_limit` (KB) |
 //! | the time limit | `time_limit` of every test |
 
@@ -42,6 +43,7 @@ pub fn submission(
         proc_limit: None,
         run_args: None,
         validator_flags: None,
+        passes: None,
     }];
     let mut data = Vec::new();
     let mut hash = Fnv::default();
@@ -61,6 +63,9 @@ pub fn submission(
         let custom = problem.output_validator.is_some();
         let flags = &settings.output_validator_flags;
         hash.add(flags.join(" ").as_bytes());
+        if problem.kind.multi_pass {
+            hash.add(&problem.validation_passes.to_le_bytes());
+        }
         tasks.push(JudgeTask {
             check_script: CheckScript::Standard,
             run_script: Some(if problem.kind.interactive {
@@ -83,6 +88,10 @@ pub fn submission(
             proc_limit: None,
             run_args: None,
             validator_flags: (!flags.is_empty()).then(|| flags.clone()),
+            passes: problem
+                .kind
+                .multi_pass
+                .then_some(i64::from(problem.validation_passes)),
         });
     }
     if let Some(v) = &problem.output_validator {

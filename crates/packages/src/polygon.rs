@@ -379,6 +379,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         kind: Kind {
             scoring,
             interactive: interactor.is_some(),
+            multi_pass: false,
         },
         time_limit_ms: Some(time_limit_ms),
         // Polygon states no margins: the limit is the setter's.
@@ -386,6 +387,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         time_limit_to_tle: 1.0,
         memory_mib: memory_bytes / (1024 * 1024),
         output_mib: 64,
+        validation_passes: 1,
         data,
         output_validator,
         validator_protocol: CompareProtocol::Testlib,

@@ -5,14 +5,17 @@
 use std::path::PathBuf;
 use verdict_contracts::Program;
 
-/// The kinds of problem of the package format (verdict supports pass-fail, scoring and
-/// interactive ones; multi-pass and submit-answer are refused at load).
+/// The kinds of problem of the package format (verdict supports pass-fail, scoring,
+/// interactive and multi-pass ones; submit-answer is refused at load).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Kind {
     /// Scores per test group (`type: scoring`).
     pub scoring: bool,
     /// The program talks to the validator (`type: interactive`, `validation: custom interactive`).
     pub interactive: bool,
+    /// The program runs again on the input its validator wrote (`type: multi-pass`, legacy
+    /// `validation: custom multi-pass`).
+    pub multi_pass: bool,
 }
 
 /// A program of the package, or why verdict cannot run it (an unknown language, a
@@ -41,6 +44,8 @@ pub struct Problem {
     pub memory_mib: u64,
     /// Output in MiB (`limits.output`, default 8).
     pub output_mib: u64,
+    /// The most passes of a multi-pass problem (`limits.validation_passes`, default 2).
+    pub validation_passes: u32,
     /// The root test group (`data/`): `sample` and `secret` below it.
     pub data: Group,
     /// The output validator (or interactor), if the package has one; else the default one.

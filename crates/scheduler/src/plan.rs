@@ -71,7 +71,8 @@ pub(crate) enum TaskKind {
     Standard(TestRun),
     /// A random test: generated data, then as a standard test.
     Random(TestRun, Generator),
-    /// An interactive test: the program beside the interactor (docs/interactive.md).
+    /// An interactive test: the program beside the interactor, or a multi-pass test (its
+    /// passes plain or interactive) (docs/interactive.md).
     Interactive(InteractiveRun),
     /// A memory test: the debug build under valgrind.
     Memory {
@@ -126,6 +127,11 @@ pub(crate) struct InteractiveRun {
     pub interactor_limits: RunLimits,
     /// `validator_flags`: extra arguments of a Kattis interactor.
     pub flags: Vec<String>,
+    /// `passes`: a multi-pass test of at most this many passes (docs/interactive.md).
+    pub passes: Option<u32>,
+    /// The program talks to the interactor while it runs (`run_script: "interactive"`); else
+    /// (a multi-pass standard test) the validator reads its output after it ended.
+    pub relayed: bool,
 }
 
 /// How a test's outputs are compared.
@@ -224,6 +230,25 @@ fn kind_of(submission: &Submission, index: usize, config: &JudgeConfig) -> TaskK
                 limits: test_limits(task, cap),
                 interactor_limits: generator_limits(task, config),
                 flags: task.validator_flags().to_vec(),
+                passes: task.passes(),
+                relayed: true,
+            })
+        }
+        // A multi-pass standard test: the program, then its validator, again per pass
+        // (validation makes `passes` go with compare_script "" and no random data).
+        (CheckScript::Standard, Some(RunScript::Standard) | None)
+            if task.passes().is_some()
+                && task.compare_script == Some(CompareScript::Custom)
+                && !task.is_random =>
+        {
+            TaskKind::Interactive(InteractiveRun {
+                datum: task.testcase(),
+                args,
+                limits: test_limits(task, cap),
+                interactor_limits: generator_limits(task, config),
+                flags: task.validator_flags().to_vec(),
+                passes: task.passes(),
+                relayed: false,
             })
         }
         (CheckScript::Standard, Some(RunScript::Standard) | None) => {
@@ -408,6 +433,7 @@ mod tests {
             proc_limit: Some(5),
             run_args: None,
             validator_flags: None,
+            passes: None,
         }
     }
 

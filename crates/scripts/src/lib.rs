@@ -6,6 +6,7 @@ mod error;
 pub mod interactive;
 pub mod judge;
 pub mod language;
+pub mod multipass;
 pub mod timing;
 pub mod toolchain;
 

@@ -372,6 +372,7 @@ fn validate_inputs(
                 depends_cond: Some(DependsCond::Accepted),
                 run_args: Some(settings.input_validator_flags.clone()),
                 validator_flags: None,
+                passes: None,
                 memory_limit: Some(2 * 1024 * 1024),
                 ..task.clone()
             };

@@ -17,6 +17,7 @@ fn task(check: CheckScript, run: Option<RunScript>, compare: Option<CompareScrip
         proc_limit: None,
         run_args: None,
         validator_flags: None,
+        passes: None,
     }
 }
 
@@ -624,4 +625,34 @@ fn the_extensions_are_absent_from_a_request_that_does_not_use_them() {
     s.compare_protocol = Some(crate::judge::CompareProtocol::Kattis);
     let text = serde_json::to_value(&s).expect("json");
     assert_eq!(text["compare_protocol"], "kattis");
+}
+
+#[test]
+fn a_multi_pass_task_needs_a_custom_kattis_validator_and_a_bounded_count() {
+    let mut s = valid();
+    s.judge_tasks[1].passes = Some(2);
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].passes: a multi-pass test needs run_script "standard" or "interactive" with compare_script "" (the validator writes the next pass's input)"#
+    );
+    s.judge_tasks[1].compare_script = Some(CompareScript::Custom);
+    s.compare = Some(program(Language::Python3, &["validator.py"]));
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    s.judge_tasks[1].run_script = Some(RunScript::Interactive);
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    s.judge_tasks[1].passes = Some(0);
+    assert_eq!(
+        problem(&s),
+        "judge_tasks[1].passes: 0 is out of range (1 to 100)"
+    );
+    s.judge_tasks[1].passes = Some(3);
+    s.compare_protocol = Some(CompareProtocol::Testlib);
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].passes: a multi-pass test needs a kattis validator (compare_protocol is "testlib")"#
+    );
+    s.compare_protocol = Some(CompareProtocol::Kattis);
+    let text = serde_json::to_value(&s).expect("json");
+    assert_eq!(text["judge_tasks"][1]["passes"], 3);
+    assert!(text["judge_tasks"][0].get("passes").is_none());
 }

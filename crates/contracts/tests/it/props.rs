@@ -148,6 +148,7 @@ fn judge_task() -> impl Strategy<Value = JudgeTask> {
             proc_limit,
             run_args,
             validator_flags: None,
+            passes: None,
         },
     )
 }

@@ -46,10 +46,12 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     }
     let include = |language: Language| include_files(dir, language);
     let output_validator = output_validator(dir, &include)?;
-    if (head.custom_validation || head.kind.interactive) && output_validator.is_none() {
+    if (head.custom_validation || head.kind.interactive || head.kind.multi_pass)
+        && output_validator.is_none()
+    {
         return Err(PackageError::invalid(
             &yaml_path,
-            if head.kind.interactive {
+            if head.kind.interactive || head.kind.multi_pass {
                 "type"
             } else {
                 "validation"
@@ -79,6 +81,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         time_limit_to_tle: head.time_limit_to_tle,
         memory_mib: head.memory_mib,
         output_mib: head.output_mib,
+        validation_passes: head.validation_passes,
         data,
         output_validator,
         validator_protocol: verdict_contracts::CompareProtocol::Kattis,
@@ -286,6 +289,14 @@ fn submissions(
             ));
         };
         for path in sorted_entries(&verdict_dir)? {
+            // Names starting with a dot (`.gitkeep`) are not part of a package (the format:
+            // a judge behaves as if they were removed).
+            if path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            {
+                continue;
+            }
             out.push(Reference {
                 name: format!(
                     "{dir_name}/{}",

@@ -77,6 +77,8 @@ pub(crate) struct ProblemYaml {
     pub custom_validation: bool,
     /// Legacy `validator_flags`.
     pub validator_flags: Vec<String>,
+    /// `limits.validation_passes` (multi-pass problems; default 2).
+    pub validation_passes: u32,
 }
 
 /// The format versions read.
@@ -103,7 +105,8 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
                 "pass-fail" => {}
                 "scoring" => kind.scoring = true,
                 "interactive" => kind.interactive = true,
-                "multi-pass" | "submit-answer" => {
+                "multi-pass" => kind.multi_pass = true,
+                "submit-answer" => {
                     return Err(PackageError::unsupported(
                         path,
                         "type",
@@ -143,13 +146,7 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
                         "custom score (scores from the output validator's score.txt) is not supported yet",
                     ));
                 }
-                "multi-pass" => {
-                    return Err(PackageError::unsupported(
-                        path,
-                        "validation",
-                        "multi-pass problems are not judged by verdict yet",
-                    ));
-                }
+                "multi-pass" => kind.multi_pass = true,
                 other => {
                     return Err(PackageError::invalid(
                         path,
@@ -189,7 +186,23 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
             None => Ok(default),
         }
     };
+    let validation_passes = match limit("validation_passes") {
+        None => 2,
+        Some(v) => {
+            let n = number(path, "limits.validation_passes", v)?;
+            let max = verdict_contracts::validate::PASSES_MAX as f64;
+            if n.fract() != 0.0 || !(2.0..=max).contains(&n) {
+                return Err(PackageError::invalid(
+                    path,
+                    "limits.validation_passes",
+                    format!("expected a whole number from 2 to {max}, got {n}"),
+                ));
+            }
+            n as u32
+        }
+    };
     Ok(ProblemYaml {
+        validation_passes,
         format,
         kind,
         time_limit_ms,

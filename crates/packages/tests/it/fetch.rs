@@ -2,8 +2,9 @@
 //! committed: their licences are their authors'), cached under cargo's target directory.
 //!
 //! problemtools' source distribution on PyPI carries its `examples/` (Kattis' own reference
-//! packages: `hello`, `different`, `guess` (interactive), `oddecho` (scoring)); the version
-//! is pinned so the packages' claims do not move under the tests.
+//! packages: `hello`, `different`, `guess` (interactive), `oddecho` (scoring)); BAPCtools'
+//! sdist carries its `test/problems/` (`multipass`, `interactivemultipass`). The versions are
+//! pinned so the packages' claims do not move under the tests.
 //! Also used by bins/judge's tests (`#[path]`).
 
 #![allow(dead_code)]
@@ -76,6 +77,65 @@ pub fn problemtools_examples() -> PathBuf {
             );
         }
         examples
+    })
+    .clone()
+}
+
+/// The BAPCtools release whose test problems the tests verify.
+pub const BAPCTOOLS: &str = "2026.10.0";
+
+/// BAPCtools' `test/problems/` directory (its own test packages, 2025-09 format: `multipass`,
+/// `interactivemultipass`, ...), fetched (`pip download` of the sdist) and unpacked on first
+/// use, as [`problemtools_examples`] does.
+pub fn bapctools_problems() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = cache();
+        let unpacked = root.join(format!("bapctools-{BAPCTOOLS}"));
+        let problems = unpacked.join("test/problems");
+        if problems.join("multipass/problem.yaml").is_file() {
+            return problems;
+        }
+        std::fs::create_dir_all(&root).expect("create the package cache");
+        let scratch = tempfile::tempdir_in(&root).expect("scratch dir");
+        let out = Command::new("python3")
+            .args(["-m", "pip", "download", "--quiet", "--no-deps"])
+            .args(["--no-binary", ":all:"])
+            .arg(format!("bapctools=={BAPCTOOLS}"))
+            .arg("-d")
+            .arg(scratch.path())
+            .output()
+            .expect("python3 -m pip runs");
+        assert!(
+            out.status.success(),
+            "pip download bapctools=={BAPCTOOLS} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let sdist = scratch.path().join(format!("bapctools-{BAPCTOOLS}.tar.gz"));
+        let out = Command::new("tar")
+            .arg("xzf")
+            .arg(&sdist)
+            .arg("-C")
+            .arg(scratch.path())
+            .arg(format!("bapctools-{BAPCTOOLS}/test/problems"))
+            .output()
+            .expect("tar runs");
+        assert!(
+            out.status.success(),
+            "tar xzf {}: {}",
+            sdist.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fetched = scratch.path().join(format!("bapctools-{BAPCTOOLS}"));
+        if std::fs::rename(&fetched, &unpacked).is_err() {
+            assert!(
+                problems.join("multipass/problem.yaml").is_file(),
+                "{}",
+                unpacked.display()
+            );
+        }
+        problems
     })
     .clone()
 }

@@ -67,7 +67,7 @@ fn unsupported_kinds_are_refused_naming_the_file_and_key() {
     let dir = tempfile::tempdir().expect("dir");
     std::fs::write(
         dir.path().join("problem.yaml"),
-        "problem_format_version: 2023-07-draft\ntype: multi-pass\n",
+        "problem_format_version: 2023-07-draft\ntype: submit-answer\n",
     )
     .expect("write");
     let err = kattis::load(dir.path()).expect_err("refused").to_string();
@@ -90,6 +90,33 @@ fn a_scoring_problem_with_an_output_validator_is_refused_not_graded_wrongly() {
     let err = kattis::load(&dir).expect_err("refused").to_string();
     assert!(err.contains("problem.yaml: type: not supported"), "{err}");
     assert!(err.contains("score.txt"), "{err}");
+}
+
+/// BAPCtools' `multipass` (fetched): a 2025-09 multi-pass problem whose tests run at most
+/// `limits.validation_passes` (default 2) passes; `.gitkeep` files are no references.
+#[test]
+fn bapctools_multipass_reads_as_a_multi_pass_problem_of_two_passes() {
+    let p = kattis::load(&crate::fetch::bapctools_problems().join("multipass")).expect("reads");
+    assert!(p.kind.multi_pass && !p.kind.interactive);
+    assert_eq!(p.validation_passes, 2);
+    let names: Vec<_> = p.submissions.iter().map(|r| r.name.as_str()).collect();
+    assert!(names.contains(&"accepted/absolute.py"), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains(".gitkeep")), "{names:?}");
+    let r = &p.submissions[0];
+    let s =
+        plan::submission(&p, r.program.as_ref().expect("program"), &r.name, 1000).expect("planned");
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    assert_eq!(s.judge_tasks[1].passes, Some(2));
+    assert_eq!(s.judge_tasks[1].run_script, Some(RunScript::Standard));
+    assert_eq!(s.judge_tasks[1].compare_script, Some(CompareScript::Custom));
+    let p = kattis::load(&crate::fetch::bapctools_problems().join("interactivemultipass"))
+        .expect("reads");
+    assert!(p.kind.multi_pass && p.kind.interactive);
+    let r = &p.submissions[0];
+    let s =
+        plan::submission(&p, r.program.as_ref().expect("program"), &r.name, 1000).expect("planned");
+    assert_eq!(s.judge_tasks[1].run_script, Some(RunScript::Interactive));
+    assert_eq!(s.judge_tasks[1].passes, Some(2));
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Interactive tests: the submission beside the problem's interactor (`Submission.compare`),
-//! judged by `verdict_scripts::interactive`.
+//! judged by `verdict_scripts::interactive`; and multi-pass tests (`JudgeTask.passes`),
+//! plain or interactive, judged by `verdict_scripts::multipass`.
 
 use super::standard::STDERR_EXCERPT;
 use crate::error::JudgeError;
@@ -7,6 +8,7 @@ use crate::plan::InteractiveRun;
 use crate::submission::{BuildResult, SubmissionRun};
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 use verdict_scripts::interactive::{InteractiveTest, judge_interactive};
+use verdict_scripts::multipass::{MultiPassTest, judge_multipass};
 use verdict_scripts::{TestFiles, log_text};
 
 /// An interactive test.
@@ -43,21 +45,44 @@ pub(super) fn interactive_task(
         None => TestFiles::default(),
     };
     let run_dir = run.fresh_dir(&format!("task{index}"))?;
-    let judged = judge_interactive(
-        run.executor(),
-        &InteractiveTest {
-            program: build,
-            args: &test.args,
-            limits: test.limits,
-            interactor: &interactor,
-            protocol: run.interactor_protocol(program),
-            interactor_limits: test.interactor_limits,
-            flags: &test.flags,
-            memory_error_patterns: &build.profile.memory_error_patterns,
-        },
-        &files,
-        &run_dir,
-    );
+    let runs = InteractiveTest {
+        program: build,
+        args: &test.args,
+        limits: test.limits,
+        interactor: &interactor,
+        protocol: run.interactor_protocol(program),
+        interactor_limits: test.interactor_limits,
+        flags: &test.flags,
+        memory_error_patterns: &build.profile.memory_error_patterns,
+    };
+    if let Some(passes) = test.passes {
+        let judged = judge_multipass(
+            run.executor(),
+            &MultiPassTest {
+                runs,
+                passes,
+                relayed: test.relayed,
+            },
+            &files,
+            &run_dir,
+        );
+        run.discard(run_dir);
+        let judged = judged?;
+        let decision = judged.decision;
+        let mut log = decision.reason;
+        if decision.status != JudgeStatus::Accepted && !judged.program_stderr.is_empty() {
+            log.push_str("\nstderr:\n");
+            log.push_str(&log_text(&judged.program_stderr, STDERR_EXCERPT));
+        }
+        log.push('\n');
+        log.push_str(&judged.log);
+        let mut result = JudgeTaskResult::with_status(decision.status, log);
+        result.score = decision.score;
+        result.run_time = judged.run_time_ms;
+        result.memory_used = judged.memory_kb;
+        return Ok(result);
+    }
+    let judged = judge_interactive(run.executor(), &runs, &files, &run_dir);
     run.discard(run_dir);
     let judged = judged?;
     let decision = judged.decision;

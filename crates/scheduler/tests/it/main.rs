@@ -12,6 +12,7 @@ mod hostile_interactor;
 mod instance;
 mod interactive;
 mod logs;
+mod multipass;
 mod remote;
 mod special;
 mod streaming;

@@ -250,9 +250,26 @@ pub fn judge_interactive(
     files: &TestFiles,
     run_dir: &Path,
 ) -> Result<InteractiveJudgement, ScriptError> {
+    let (judged, interactor) = judge_interactive_pass(executor, test, files, &[], run_dir)?;
+    let _ = verdict_sandbox::remove_box_dir(&interactor.box_dir);
+    Ok(judged)
+}
+
+/// One interactive run (a test, or a pass of a multi-pass test): `extra` are files added to
+/// the interactor's box (a multi-pass test's feedback carried from the pass before). The
+/// interactor's run is returned with its box still there (its `feedback/` is read by the
+/// caller, who removes it).
+pub(crate) fn judge_interactive_pass(
+    executor: &dyn Executor,
+    test: &InteractiveTest<'_>,
+    files: &TestFiles,
+    extra: &[BoxFile],
+    run_dir: &Path,
+) -> Result<(InteractiveJudgement, RunOutput), ScriptError> {
     let answer_host = run_dir.join("empty-answer");
-    let (args, interactor_files) =
+    let (args, mut interactor_files) =
         interactor_command(test.protocol, files, test.flags, &answer_host)?;
+    interactor_files.extend(extra.iter().cloned());
     let mut interactor_limits = test.interactor_limits;
     interactor_limits.wall_ms = interactor_limits
         .wall_ms
@@ -323,17 +340,23 @@ pub fn judge_interactive(
         transcript
             .push_str("\n(the program's last output was not read: the interactor had finished)");
     }
-    let _ = verdict_sandbox::remove_box_dir(&output.interactor.box_dir);
-    Ok(InteractiveJudgement {
-        decision,
-        program: output.program.outcome,
-        program_stderr: stderr,
-        transcript,
-    })
+    Ok((
+        InteractiveJudgement {
+            decision,
+            program: output.program.outcome,
+            program_stderr: stderr,
+            transcript,
+        },
+        output.interactor,
+    ))
 }
 
-/// The interactor's verdict from its exit and messages (its dialect's rules).
-fn interpret(protocol: ComparatorProtocol, run: &RunOutput) -> Result<CompareOutcome, ScriptError> {
+/// The interactor's (or a Kattis validator's) verdict from its exit and messages (its
+/// dialect's rules).
+pub(crate) fn interpret(
+    protocol: ComparatorProtocol,
+    run: &RunOutput,
+) -> Result<CompareOutcome, ScriptError> {
     let exit = match (run.outcome.limit_hit, run.outcome.exit) {
         (Some(limit), _) => ComparatorExit::LimitHit(format!("{limit:?}")),
         (None, ExitKind::Exited(code)) => ComparatorExit::Code(code),
