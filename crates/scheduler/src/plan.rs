@@ -224,15 +224,7 @@ fn kind_of(submission: &Submission, index: usize, config: &JudgeConfig) -> TaskK
             limits: valgrind_limits(task, cap, &config.special),
         },
         (CheckScript::Standard, Some(RunScript::Interactive)) => {
-            TaskKind::Interactive(InteractiveRun {
-                datum: task.testcase(),
-                args,
-                limits: test_limits(task, cap),
-                interactor_limits: generator_limits(task, config),
-                flags: task.validator_flags().to_vec(),
-                passes: task.passes(),
-                relayed: true,
-            })
+            TaskKind::Interactive(interactive_run(task, args, config, true))
         }
         // A multi-pass standard test: the program, then its validator, again per pass
         // (validation makes `passes` go with compare_script "" and no random data).
@@ -241,15 +233,7 @@ fn kind_of(submission: &Submission, index: usize, config: &JudgeConfig) -> TaskK
                 && task.compare_script == Some(CompareScript::Custom)
                 && !task.is_random =>
         {
-            TaskKind::Interactive(InteractiveRun {
-                datum: task.testcase(),
-                args,
-                limits: test_limits(task, cap),
-                interactor_limits: generator_limits(task, config),
-                flags: task.validator_flags().to_vec(),
-                passes: task.passes(),
-                relayed: false,
-            })
+            TaskKind::Interactive(interactive_run(task, args, config, false))
         }
         (CheckScript::Standard, Some(RunScript::Standard) | None) => {
             // Exhaustive (no catch-all): a script added to the contract does not compile until
@@ -394,6 +378,24 @@ fn static_limits(task: &JudgeTask, config: &SpecialConfig) -> RunLimits {
 
 /// The limits of a generator, standard program or comparator serving `task`: the
 /// `[generator]` limits, with at least the task's own time limit.
+/// An interactive or multi-pass test: the program beside (`relayed`) or before its validator.
+fn interactive_run(
+    task: &JudgeTask,
+    args: Vec<String>,
+    config: &JudgeConfig,
+    relayed: bool,
+) -> InteractiveRun {
+    InteractiveRun {
+        datum: task.testcase(),
+        args,
+        limits: test_limits(task, config.global_output_cap_kb),
+        interactor_limits: generator_limits(task, config),
+        flags: task.validator_flags().to_vec(),
+        passes: task.passes(),
+        relayed,
+    }
+}
+
 fn generator_limits(task: &JudgeTask, config: &JudgeConfig) -> RunLimits {
     let generator = &config.generator;
     RunLimits::new(

@@ -68,34 +68,45 @@ pub(super) fn interactive_task(
         );
         run.discard(run_dir);
         let judged = judged?;
-        let decision = judged.decision;
-        let mut log = decision.reason;
-        if decision.status != JudgeStatus::Accepted && !judged.program_stderr.is_empty() {
-            log.push_str("\nstderr:\n");
-            log.push_str(&log_text(&judged.program_stderr, STDERR_EXCERPT));
-        }
-        log.push('\n');
-        log.push_str(&judged.log);
-        let mut result = JudgeTaskResult::with_status(decision.status, log);
-        result.score = decision.score;
-        result.run_time = judged.run_time_ms;
-        result.memory_used = judged.memory_kb;
-        return Ok(result);
+        return Ok(task_result(
+            judged.decision,
+            &judged.program_stderr,
+            &judged.log,
+            judged.run_time_ms,
+            judged.memory_kb,
+        ));
     }
     let judged = judge_interactive(run.executor(), &runs, &files, &run_dir);
     run.discard(run_dir);
     let judged = judged?;
-    let decision = judged.decision;
+    Ok(task_result(
+        judged.decision,
+        &judged.program_stderr,
+        &judged.transcript,
+        judged.program.cpu_time_ms,
+        judged.program.peak_memory_kb,
+    ))
+}
+
+/// The task's result from the validator's decision: its reason, the program's stderr when it
+/// was not accepted, then `exchange` (the transcript, or each pass's); the program's cost.
+fn task_result(
+    decision: verdict_scripts::interactive::verdict::Decision,
+    program_stderr: &[u8],
+    exchange: &str,
+    run_time_ms: u64,
+    memory_kb: u64,
+) -> JudgeTaskResult {
     let mut log = decision.reason;
-    if decision.status != JudgeStatus::Accepted && !judged.program_stderr.is_empty() {
+    if decision.status != JudgeStatus::Accepted && !program_stderr.is_empty() {
         log.push_str("\nstderr:\n");
-        log.push_str(&log_text(&judged.program_stderr, STDERR_EXCERPT));
+        log.push_str(&log_text(program_stderr, STDERR_EXCERPT));
     }
     log.push('\n');
-    log.push_str(&judged.transcript);
+    log.push_str(exchange);
     let mut result = JudgeTaskResult::with_status(decision.status, log);
     result.score = decision.score;
-    result.run_time = judged.program.cpu_time_ms;
-    result.memory_used = judged.program.peak_memory_kb;
-    Ok(result)
+    result.run_time = run_time_ms;
+    result.memory_used = memory_kb;
+    result
 }
