@@ -56,6 +56,17 @@ pub(super) struct Namespaced {
     /// Each slot's network namespace, taken from the pool on its first run and kept, as a
     /// zygote's slot keeps its own (the slot's runs never overlap).
     pub slot_netns: Vec<Mutex<Option<OwnedFd>>>,
+    /// The `uid_map` and `gid_map` lines of a box's own user namespace (this process's ids).
+    pub id_maps: [CString; 2],
+}
+
+/// The `uid_map` and `gid_map` lines that map this process's own ids into a box's user
+/// namespace unchanged.
+pub(super) fn own_id_maps() -> [CString; 2] {
+    // SAFETY: geteuid and getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    // (Digits and spaces: never a NUL.)
+    [uid, gid].map(|id| CString::new(format!("{id} {id} 1\n")).unwrap_or_default())
 }
 
 /// The options of every box's `/tmp` tmpfs.
@@ -278,6 +289,7 @@ pub(super) fn probe(
             slot_netns: (0..config.max_boxes.max(1))
                 .map(|_| Mutex::default())
                 .collect(),
+            id_maps: own_id_maps(),
         }),
         _ => None,
     };

@@ -381,7 +381,7 @@ impl Supervisor<'_> {
         // counts the box's processes alone (the kernel counts them per user namespace and uid),
         // not the judge's and every other box's too.
         let own_maps = match (namespaced, prep.ids) {
-            (Some(_), None) => Some(own_id_maps()),
+            (Some(n), None) => Some(&n.id_maps),
             _ => None,
         };
         let cwd = match namespaced {
@@ -424,7 +424,7 @@ impl Supervisor<'_> {
                 tmp_options: &n.tmp_options,
                 mounts: &mounts,
                 netns,
-                own_user_ns: own_maps.as_ref().map(|[u, g]| [u.as_c_str(), g.as_c_str()]),
+                own_user_ns: own_maps.map(|[u, g]| [u.as_c_str(), g.as_c_str()]),
             }),
         };
         let mut pidfd: RawFd = -1;
@@ -634,15 +634,6 @@ fn retire_zygote(z: &Zygotes, zygote: Option<Zygote>) {
 
 /// How long an init in fresh namespaces has to kill and reap its namespace before it is killed.
 const NAMESPACE_KILL_GRACE_MS: libc::c_int = 200;
-
-/// The `uid_map` and `gid_map` lines that map this process's own ids into a box's user
-/// namespace unchanged.
-fn own_id_maps() -> [CString; 2] {
-    // SAFETY: geteuid and getegid have no preconditions.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    // (Digits and spaces: never a NUL.)
-    [uid, gid].map(|id| CString::new(format!("{id} {id} 1\n")).unwrap_or_default())
-}
 
 /// Kills every process of `uid` (rlimit-only boxes) from a short-lived child.
 fn kill_uid(uid: u32, gid: u32) {
