@@ -25,119 +25,78 @@ fn cache() -> PathBuf {
 /// first use. Panics with the command's output when the registry cannot be reached.
 pub fn problemtools_examples() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let root = cache();
-        let unpacked = root.join(format!("problemtools-{PROBLEMTOOLS}"));
-        let examples = unpacked.join("examples");
-        if examples.join("README.md").is_file() {
-            return examples;
-        }
-        std::fs::create_dir_all(&root).expect("create the package cache");
-        // Into a directory of this process's own, renamed into place: two test binaries may
-        // fetch at once.
-        let scratch = tempfile::tempdir_in(&root).expect("scratch dir");
-        let out = Command::new("python3")
-            .args(["-m", "pip", "download", "--quiet", "--no-deps"])
-            .args(["--no-binary", ":all:"])
-            .arg(format!("problemtools=={PROBLEMTOOLS}"))
-            .arg("-d")
-            .arg(scratch.path())
-            .output()
-            .expect("python3 -m pip runs");
-        assert!(
-            out.status.success(),
-            "pip download problemtools=={PROBLEMTOOLS} failed: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let sdist = scratch
-            .path()
-            .join(format!("problemtools-{PROBLEMTOOLS}.tar.gz"));
-        let out = Command::new("tar")
-            .arg("xzf")
-            .arg(&sdist)
-            .arg("-C")
-            .arg(scratch.path())
-            .arg(format!("problemtools-{PROBLEMTOOLS}/examples"))
-            .output()
-            .expect("tar runs");
-        assert!(
-            out.status.success(),
-            "tar xzf {}: {}",
-            sdist.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let fetched = scratch.path().join(format!("problemtools-{PROBLEMTOOLS}"));
-        if std::fs::rename(&fetched, &unpacked).is_err() {
-            // Another process put it there first.
-            assert!(
-                examples.join("README.md").is_file(),
-                "{}",
-                unpacked.display()
-            );
-        }
-        examples
-    })
-    .clone()
+    DIR.get_or_init(|| sdist_dir("problemtools", PROBLEMTOOLS, "examples", "README.md"))
+        .clone()
 }
 
 /// The BAPCtools release whose test problems the tests verify.
 pub const BAPCTOOLS: &str = "2026.10.0";
 
 /// BAPCtools' `test/problems/` directory (its own test packages, 2025-09 format: `multipass`,
-/// `interactivemultipass`, ...), fetched (`pip download` of the sdist) and unpacked on first
-/// use, as [`problemtools_examples`] does.
+/// `interactivemultipass`, ...), fetched and unpacked on first use as
+/// [`problemtools_examples`] is.
 pub fn bapctools_problems() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let root = cache();
-        let unpacked = root.join(format!("bapctools-{BAPCTOOLS}"));
-        let problems = unpacked.join("test/problems");
-        if problems.join("multipass/problem.yaml").is_file() {
-            return problems;
-        }
-        std::fs::create_dir_all(&root).expect("create the package cache");
-        let scratch = tempfile::tempdir_in(&root).expect("scratch dir");
-        let out = Command::new("python3")
-            .args(["-m", "pip", "download", "--quiet", "--no-deps"])
-            .args(["--no-binary", ":all:"])
-            .arg(format!("bapctools=={BAPCTOOLS}"))
-            .arg("-d")
-            .arg(scratch.path())
-            .output()
-            .expect("python3 -m pip runs");
-        assert!(
-            out.status.success(),
-            "pip download bapctools=={BAPCTOOLS} failed: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let sdist = scratch.path().join(format!("bapctools-{BAPCTOOLS}.tar.gz"));
-        let out = Command::new("tar")
-            .arg("xzf")
-            .arg(&sdist)
-            .arg("-C")
-            .arg(scratch.path())
-            .arg(format!("bapctools-{BAPCTOOLS}/test/problems"))
-            .output()
-            .expect("tar runs");
-        assert!(
-            out.status.success(),
-            "tar xzf {}: {}",
-            sdist.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let fetched = scratch.path().join(format!("bapctools-{BAPCTOOLS}"));
-        if std::fs::rename(&fetched, &unpacked).is_err() {
-            assert!(
-                problems.join("multipass/problem.yaml").is_file(),
-                "{}",
-                unpacked.display()
-            );
-        }
-        problems
+        sdist_dir(
+            "bapctools",
+            BAPCTOOLS,
+            "test/problems",
+            "multipass/problem.yaml",
+        )
     })
     .clone()
+}
+
+/// `dir` of PyPI's sdist of `name==version`, unpacked under the cache once (`marker`, a file
+/// under `dir`, says it is there). Panics with the command's output when the registry cannot
+/// be reached.
+fn sdist_dir(name: &str, version: &str, dir: &str, marker: &str) -> PathBuf {
+    let root = cache();
+    let unpacked = root.join(format!("{name}-{version}"));
+    let wanted = unpacked.join(dir);
+    if wanted.join(marker).is_file() {
+        return wanted;
+    }
+    std::fs::create_dir_all(&root).expect("create the package cache");
+    // Into a directory of this process's own, renamed into place: two test binaries may
+    // fetch at once.
+    let scratch = tempfile::tempdir_in(&root).expect("scratch dir");
+    let out = Command::new("python3")
+        .args(["-m", "pip", "download", "--quiet", "--no-deps"])
+        .args(["--no-binary", ":all:"])
+        .arg(format!("{name}=={version}"))
+        .arg("-d")
+        .arg(scratch.path())
+        .output()
+        .expect("python3 -m pip runs");
+    assert!(
+        out.status.success(),
+        "pip download {name}=={version} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sdist = scratch.path().join(format!("{name}-{version}.tar.gz"));
+    let out = Command::new("tar")
+        .arg("xzf")
+        .arg(&sdist)
+        .arg("-C")
+        .arg(scratch.path())
+        .arg(format!("{name}-{version}/{dir}"))
+        .output()
+        .expect("tar runs");
+    assert!(
+        out.status.success(),
+        "tar xzf {}: {}",
+        sdist.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fetched = scratch.path().join(format!("{name}-{version}"));
+    if std::fs::rename(&fetched, &unpacked).is_err() {
+        // Another process put it there first.
+        assert!(wanted.join(marker).is_file(), "{}", unpacked.display());
+    }
+    wanted
 }
 
 /// A copy of an example package in a fresh directory (to change it), named as the original.
