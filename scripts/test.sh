@@ -3,26 +3,29 @@
 # formatting, lints and every test. `.ci/run` calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step's header says how long the run has taken so far (CI's budget is 60 minutes).
+start=$SECONDS
+step() { echo "== $* ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"; }
 
 # Languages the tests require (a missing one fails instead of being skipped).
 export VERDICT_REQUIRE_LANGS="${VERDICT_REQUIRE_LANGS:-c,cpp,java,python3,js,bash,awk,perl,ruby,lua,go,rust,pas,fortran95,make}"
 
 bash scripts/setup.sh --deps-only
-echo "== any checkout (a read-only copy under a path with spaces; scripts/test-checkouts.sh)"
+step "any checkout (a read-only copy under a path with spaces; scripts/test-checkouts.sh)"
 bash scripts/test-checkouts.sh
 
-echo "== cargo fmt --check"
+step "cargo fmt --check"
 cargo fmt --all --check
-echo "== cargo clippy --all-targets -- -D warnings"
+step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== cargo doc --no-deps (warnings are errors)"
+step "cargo doc --no-deps (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
-echo "== cargo test"
+step "cargo test"
 cargo test --workspace --locked --no-fail-fast
 # Cargo's target dir (CARGO_TARGET_DIR or a config may move it away from ./target). What the
 # steps below write goes there: the checkout may be read-only.
 target_dir="$(bash scripts/target-dir.sh)"
-echo "== TypeScript types current (clients/typescript)"
+step "TypeScript types current (clients/typescript)"
 # npm writes node_modules beside package.json: the client's files (and schemas/, which
 # generate.mjs reads from ../../schemas) are copied into the target dir and checked there.
 ts="$target_dir/ts-client"
@@ -32,7 +35,7 @@ mkdir -p "$ts/clients/typescript"
   "$ts/clients/typescript/")
 cp -r schemas "$ts/schemas"
 (cd "$ts/clients/typescript" && npm ci --no-audit --no-fund --silent && npm test --silent)
-echo "== Python client against a real judge-server (clients/python)"
+step "Python client against a real judge-server (clients/python)"
 # (The container suite's build, the same command: built once.)
 cargo build --locked -p verdict-judge-server -p verdict-judge --bins
 # The package is installed from a copy (a build writes egg-info and build/ beside
@@ -46,9 +49,10 @@ mkdir -p "$py/src"
 # pytest exits 5 when it collected no test: that is a failure here, as any other non-zero code.
 PYTHONDONTWRITEBYTECODE=1 VERDICT_JUDGE_SERVER="$target_dir/debug/judge-server" \
   "$py/bin/pytest" -q -p no:cacheprovider clients/python
-echo "== container (deploy/Dockerfile built by podman on an mmdebstrap base, judging; scripts/test-container.sh)"
+step "container (deploy/Dockerfile built by podman on an mmdebstrap base, judging; scripts/test-container.sh)"
 bash scripts/test-container.sh
-echo "== cgroup v2 suite (a qemu guest with a real cgroup-v2 kernel; scripts/test-cgroup2.sh)"
+step "cgroup v2 suite (a qemu guest with a real cgroup-v2 kernel; scripts/test-cgroup2.sh)"
 bash scripts/test-cgroup2.sh
-echo "== benches compile"
-cargo bench --workspace --locked --no-run
+step "benches compile (the dev profile: the test build's dependencies, not a second, optimised build of them)"
+cargo build --workspace --benches --locked
+step "done"
