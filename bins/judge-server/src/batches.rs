@@ -55,9 +55,12 @@ pub(crate) fn api_error(err: BatchError) -> ApiError {
         BatchError::Conflict(id) => {
             ApiError::Conflict(format!("batch {id:?} exists with another request"))
         }
-        err @ BatchError::QueueFull {
+        err @ (BatchError::QueueFull {
             retry_after_secs, ..
-        } => ApiError::Busy {
+        }
+        | BatchError::WaitTooLong {
+            retry_after_secs, ..
+        }) => ApiError::Busy {
             message: format!("{err}; retry later"),
             retry_after_secs,
         },

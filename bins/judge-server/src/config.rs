@@ -38,6 +38,11 @@ pub struct ServerConfig {
     pub retention_secs: u64,
     /// At most this many finished submissions are kept (oldest evicted first).
     pub max_retained: usize,
+    /// How long a Task Oracle suite (`POST /v1/oracle`) may be expected to wait for a place
+    /// in ms: one expected to wait longer (or past `request_timeout_ms`) is refused at once
+    /// with 429 and `Retry-After`, instead of holding its connection until a client's read
+    /// timeout.
+    pub max_queue_wait_ms: u64,
     /// Task Oracle suites and Agent Lab runs at once (429 beyond it).
     pub direct_concurrency: usize,
     /// Per-case time limit in ms of oracle suites that give no `timeout_ms`.
@@ -101,6 +106,7 @@ impl Default for ServerConfig {
             workers: cores,
             max_body_kb: 16 * 1024,
             request_timeout_ms: 300_000,
+            max_queue_wait_ms: 30_000,
             shutdown_grace_ms: 60_000,
             retention_secs: 3600,
             max_retained: 10_000,
@@ -150,6 +156,7 @@ impl ServerConfig {
             ("workers", self.workers as u64),
             ("max_body_kb", self.max_body_kb),
             ("request_timeout_ms", self.request_timeout_ms),
+            ("max_queue_wait_ms", self.max_queue_wait_ms),
             ("direct_concurrency", self.direct_concurrency as u64),
             ("oracle_default_timeout_ms", self.oracle_default_timeout_ms),
             ("max_connections", self.max_connections as u64),
@@ -222,6 +229,7 @@ impl ServerConfig {
             capacity: self.queue_capacity,
             slots: self.workers,
             caps: self.caps.clone(),
+            max_wait: Duration::from_millis(self.max_queue_wait_ms),
             retention: Duration::from_secs(self.retention_secs),
             max_retained: self.max_retained,
         };

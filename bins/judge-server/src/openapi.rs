@@ -394,7 +394,7 @@ fn common_responses() -> Value {
         "PayloadTooLarge": error_response("The body is larger than max_body_kb."),
         "Unprocessable": error_response("The JSON does not fit; the message names the field."),
         "TooManyRequests": {
-            "description": "The queue (or the oracle/lab pool) is full, or, for an event stream, max_streams_per_submission or max_streams_per_token streams are open (the message names the cap).",
+            "description": "The queue (or the oracle/lab pool) is full, an oracle suite would wait longer than max_queue_wait_ms for a place, or, for an event stream, max_streams_per_submission or max_streams_per_token streams are open (the message names the cap).",
             "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}},
             "content": {"application/json": {"schema": reference("Error")}}
         },

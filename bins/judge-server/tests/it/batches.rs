@@ -189,6 +189,46 @@ fn a_full_queue_refuses_an_oracle_suite_with_429_and_retry_after_at_once() {
 }
 
 #[test]
+fn a_suite_expected_to_wait_past_max_queue_wait_is_refused_at_once_not_held_open() {
+    // Two places, suites of a second each, at most a second's wait: of twelve sent at once,
+    // those beyond about two waiting are refused with 429 and Retry-After, though the queue
+    // (256) has room for all of them; the others are judged.
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        workers: 2,
+        max_queue_wait_ms: 1000,
+        ..config()
+    }) else {
+        return;
+    };
+    // One suite teaches the server how long a suite takes.
+    let first = crate::common::post(&server.url("/v1/oracle"), None, &slow_suite(7, 1000));
+    assert_eq!(first.status, 200, "{}", first.text);
+    let replies = oracle_burst(&server, 12, 1000);
+    let refused: Vec<_> = replies.iter().filter(|r| r.status == 429).collect();
+    assert!(
+        refused.len() >= 4,
+        "12 suites of 1 s on 2 places with a 1 s bound: {replies:?}"
+    );
+    for reply in &refused {
+        let error = &reply.json()["error"];
+        assert_eq!(error["code"], "busy", "{reply:?}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(message.contains("max_queue_wait_ms"), "{message}");
+        let secs: u64 = reply
+            .header("retry-after")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("a Retry-After: {reply:?}"));
+        assert!((1..=60).contains(&secs), "{reply:?}");
+    }
+    let judged: Vec<_> = replies.iter().filter(|r| r.status != 429).collect();
+    assert!(judged.len() >= 2, "{replies:?}");
+    for reply in judged {
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(reply.json()["summary"]["passed"], 1, "{}", reply.text);
+    }
+}
+
+#[test]
 fn a_batch_over_the_operators_caps_is_refused_naming_the_field_and_the_cap() {
     let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
         caps: verdict_contracts::Caps {

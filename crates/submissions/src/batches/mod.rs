@@ -51,6 +51,20 @@ pub enum BatchError {
         /// When a place is expected to free, in whole seconds.
         retry_after_secs: u64,
     },
+    /// A suite would wait longer for a place than the server lets a request wait (its
+    /// `max_queue_wait`, or what is left of the request's time): refused at once, so a
+    /// client backs off instead of holding a socket until its read timeout.
+    #[error(
+        "a place for this suite is expected in {expected_secs:.1} s, longer than a suite may wait ({max_secs:.1} s: max_queue_wait_ms or the request's time)"
+    )]
+    WaitTooLong {
+        /// The expected wait, in seconds.
+        expected_secs: f64,
+        /// The longest wait allowed, in seconds.
+        max_secs: f64,
+        /// When to come back, in whole seconds.
+        retry_after_secs: u64,
+    },
     /// The server is shutting down: nothing new is queued.
     #[error("the batch queue accepts nothing new (shutting down)")]
     ShuttingDown,
@@ -101,6 +115,8 @@ pub struct BatchLimits {
     pub slots: usize,
     /// The operator's caps, applied to a batch's problem.
     pub caps: Caps,
+    /// How long a suite may be expected to wait for a place (`429` beyond, at once).
+    pub max_wait: Duration,
     /// How long an ended batch is kept (in memory and on disk).
     pub retention: Duration,
     /// The most ended batches kept; the oldest go first.
@@ -119,6 +135,8 @@ pub struct Batches {
     wake: Notify,
     accepting: AtomicBool,
     job_time: JudgingTime,
+    /// How long one suite takes, for a suite's expected wait.
+    suite_time: JudgingTime,
 }
 
 impl Batches {
@@ -145,6 +163,7 @@ impl Batches {
             wake: Notify::new(),
             accepting: AtomicBool::new(true),
             job_time: JudgingTime::default(),
+            suite_time: JudgingTime::default(),
         });
         for (saved, ended) in kept {
             let entry = Arc::new(BatchEntry::new(
@@ -244,8 +263,9 @@ impl Batches {
     }
 
     /// Judges one Task Oracle suite (checked by the caller, caps included) through the queue
-    /// under `category`: it waits for a place like a batch and the answer is its report. Full:
-    /// refused at once. A caller that goes away while its suite waits takes it out of the
+    /// under `category`: it waits for a place like a batch and the answer is its report. Full,
+    /// or a place expected later than `max_wait` or `deadline` (the suites the round robin
+    /// starts first times how long a suite takes, over the places): refused at once. A caller that goes away while its suite waits takes it out of the
     /// queue (it is not run). No case starts after `deadline` (its request's end) and a
     /// function suite's interpreter is stopped there, so a suite whose request timed out
     /// gives its place back (issue 29.3).
@@ -264,6 +284,8 @@ impl Batches {
             if queues.count >= self.limits.capacity {
                 return Err(self.queue_full());
             }
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            self.check_wait(queues.suites_ahead(category), left)?;
             queues.push(category, Job::Suite(Box::new(suite), deadline, tx));
         }
         self.wake.notify_one();
@@ -271,6 +293,29 @@ impl Batches {
             Ok(result) => result.map_err(BatchError::Oracle),
             Err(_) => Err(BatchError::ShuttingDown),
         }
+    }
+
+    /// Refuses a suite with `ahead` suites to start before it when its expected wait is longer
+    /// than `max_wait` or than `left` of its request's time. Until a suite has finished
+    /// nothing is known of their time and every suite is let in (up to the capacity).
+    fn check_wait(&self, ahead: usize, left: Option<Duration>) -> Result<(), BatchError> {
+        let Some(each) = self.suite_time.mean() else {
+            return Ok(());
+        };
+        let places = self.slots_count() as f64;
+        let expected_secs = ahead as f64 * each / places;
+        let max_secs = left.map_or(self.limits.max_wait, |l| l.min(self.limits.max_wait));
+        let max_secs = max_secs.as_secs_f64();
+        if expected_secs <= max_secs {
+            return Ok(());
+        }
+        // By then the suites over the bound have started, or one place has freed.
+        let over = (expected_secs - max_secs).max(each / places);
+        Err(BatchError::WaitTooLong {
+            expected_secs,
+            max_secs,
+            retry_after_secs: (over.ceil() as u64).clamp(1, 60),
+        })
     }
 
     /// Batches and suites waiting for a place.
@@ -377,6 +422,7 @@ impl Batches {
                     Job::Suite(_, _, reply) if reply.is_closed() => {}
                     Job::Suite(suite, deadline, reply) => {
                         let _ = reply.send(this.judge.suite(*suite, deadline).await);
+                        this.suite_time.observe(started.elapsed().as_secs_f64());
                     }
                 }
                 this.job_time.observe(started.elapsed().as_secs_f64());

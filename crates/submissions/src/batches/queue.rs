@@ -75,6 +75,15 @@ impl Queues {
         Some(job)
     }
 
+    /// How many suites would start before one more of `category` under round robin: from each
+    /// category, its waiting suites up to one more than `category` has (batches are left out:
+    /// they start only on the few batch places).
+    pub fn suites_ahead(&self, category: &str) -> usize {
+        let suites = |q: &VecDeque<Job>| q.iter().filter(|j| !j.is_batch()).count();
+        let own = self.waiting.get(category).map_or(0, suites);
+        self.waiting.values().map(|q| suites(q).min(own + 1)).sum()
+    }
+
     /// Takes the batch `id` of `category` out of the queue: its request, if it was there.
     pub fn remove_batch(&mut self, category: &str, id: &str) -> Option<Box<BatchRequest>> {
         let queue = self.waiting.get_mut(category)?;
@@ -112,6 +121,22 @@ mod tests {
         .unwrap();
         let entry = BatchEntry::new(id.into(), "c".into(), String::new());
         Job::Batch(Arc::new(entry), Box::new(request))
+    }
+
+    #[test]
+    fn suites_ahead_count_what_round_robin_serves_first() {
+        let mut q = Queues::default();
+        assert_eq!(q.suites_ahead("a"), 0);
+        for _ in 0..5 {
+            q.push("busy", suite());
+        }
+        q.push("busy", batch("b1"));
+        // A quiet category waits for one suite of each other category, not the whole queue.
+        assert_eq!(q.suites_ahead("quiet"), 1);
+        // The busy one waits for its own five (the batch is not counted).
+        assert_eq!(q.suites_ahead("busy"), 5);
+        q.push("quiet", suite());
+        assert_eq!(q.suites_ahead("quiet"), 3);
     }
 
     #[test]

@@ -545,6 +545,7 @@ mod tests {
 
     fn limits(retention: Duration) -> BatchLimits {
         BatchLimits {
+            max_wait: Duration::from_secs(30),
             capacity: 4,
             slots: 1,
             caps: Caps::default(),
