@@ -172,6 +172,7 @@ mod seccomp;
 mod spec;
 mod sys;
 pub mod timings;
+mod warm;
 mod zygote;
 
 pub use boxfs::{open_box_file, read_box_file, remove_box_dir, reset_box_dir};
@@ -182,6 +183,7 @@ pub use outcome::{ExitKind, IsolationLevel, LimitHit, SandboxOutcome};
 pub use pipe::{PipeEnd, pipe};
 pub use sandbox::{BOX_ENV_PATH, BOX_PATH, Sandbox};
 pub use spec::{SandboxLimits, SandboxSpec, StdioSpec};
+pub use warm::WarmPython;
 
 #[cfg(test)]
 mod tests {

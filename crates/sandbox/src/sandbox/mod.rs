@@ -22,6 +22,7 @@ use crate::child::ChildStack;
 use crate::classify::{Facts, classify};
 use crate::instance::Instance;
 use crate::seccomp::Filters;
+use crate::warm::WarmPython;
 use crate::{IsolationLevel, SandboxConfig, SandboxError, SandboxOutcome, SandboxSpec};
 use prepare::Prepared;
 use probe::Executor;
@@ -121,6 +122,34 @@ impl Sandbox {
     /// A limit hit is `Ok` with [`SandboxOutcome::limit_hit`] set; `Err` means the command could
     /// not be run at all (bad spec, missing program, setup failure).
     pub fn run(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
+        self.run_served(spec, None)
+    }
+
+    /// Whether [`Sandbox::run_warm`] serves runs from a warm interpreter here (full isolation
+    /// with long-lived zygotes); otherwise it runs them cold.
+    pub fn has_warm_interpreters(&self) -> bool {
+        matches!(&self.executor, Executor::Zygote(z) if !z.one_shot)
+    }
+
+    /// Runs `spec`, a cold run of `warm`'s script (see [`WarmPython`]), from the slot's warm
+    /// interpreter for it when this sandbox has them ([`Sandbox::has_warm_interpreters`]) and
+    /// as it is otherwise: the same box, limits and outcome, without the interpreter's start.
+    pub fn run_warm(
+        &self,
+        warm: &WarmPython,
+        spec: &SandboxSpec,
+    ) -> Result<SandboxOutcome, SandboxError> {
+        match warm.script_args(&spec.args) {
+            Some(args) if self.has_warm_interpreters() => self.run_served(spec, Some((warm, args))),
+            _ => self.run(spec),
+        }
+    }
+
+    fn run_served(
+        &self,
+        spec: &SandboxSpec,
+        warm: Option<(&WarmPython, &[std::ffi::OsString])>,
+    ) -> Result<SandboxOutcome, SandboxError> {
         let slot = self.slots.acquire()?;
         crate::timings::mark("slot lock");
         let ids = self.box_uids.then(|| {
@@ -137,7 +166,7 @@ impl Sandbox {
         };
         let since = crate::boxfs::file_clock_now();
         let result = match &self.executor {
-            Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep),
+            Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep, warm),
             Executor::Namespaced(n) => supervisor.run_init(spec, &prep, Some((n, slot.index))),
             Executor::RlimitOnly => supervisor.run_init(spec, &prep, None),
         };

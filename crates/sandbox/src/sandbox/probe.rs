@@ -133,6 +133,7 @@ impl Zygotes {
                 false => &filters.run,
             },
             zygote_filter: (!self.one_shot).then_some(&filters.zygote[..]),
+            template: None,
             one_shot: self.one_shot,
         }
     }
@@ -163,6 +164,9 @@ pub(super) struct SlotState {
     pub arena: Option<Arena>,
     /// Its zygote, made on first use and again after a box was killed.
     pub zygote: Option<Zygote>,
+    /// Its warm interpreter and the key of its template (see [`crate::warm`]), made on the
+    /// first warm run and again for another template.
+    pub warm: Option<(u64, Zygote)>,
     /// Its kept cgroups (v1 `pids` and `cpuacct`), made on its first run and again after a
     /// run that did not end cleanly (dropped after the zygote: empty by then).
     pub cgroups: Option<Kept>,

@@ -101,6 +101,18 @@ pub(super) unsafe fn zygote_main(boot: &Boot<'_>, sock: RawFd, parent_end: RawFd
         {
             fail(child::ST_SECCOMP);
         }
+        if let Some(t) = &boot.template {
+            // The template answers on SOCK_FD (kept open: dup2 leaves it inheritable) once
+            // it is ready itself.
+            libc::execve(t.program.as_ptr(), t.argv.as_ptr(), t.envp.as_ptr());
+            send_reply(&Reply {
+                kind: child::MSG_SETUP_FAILED,
+                stage: child::ST_EXEC,
+                errno: sys::errno(),
+                ..Reply::default()
+            });
+            libc::_exit(1);
+        }
         if !send_reply(&Reply {
             kind: MSG_READY,
             ..Reply::default()

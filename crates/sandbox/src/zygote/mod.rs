@@ -34,7 +34,7 @@
 mod inbox;
 mod wire;
 
-pub(crate) use wire::{Arena, MAX_MOUNTS, Order, Reply, RunMount, describe_stage};
+pub(crate) use wire::{Arena, MAX_MOUNTS, MSG_READY, Order, Reply, RunMount, describe_stage};
 
 use crate::SandboxError;
 use crate::child::{MountOp, RootPlan};
@@ -43,7 +43,6 @@ use crate::sys;
 use std::ffi::CStr;
 use std::fs::File;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use wire::MSG_READY;
 
 /// Clones the directory `dir` (any descriptor of it) as a detached mount tree with `attrs`
 /// (`MOUNT_ATTR_*`) set recursively, ready for [`RunMount::Attach`].
@@ -84,10 +83,23 @@ pub(crate) struct Boot<'a> {
     /// The one the zygote loads once its root is ready, for itself and every program it starts
     /// (the policy less the calls it makes between runs: [`crate::seccomp::Filters`]).
     pub zygote_filter: Option<&'a [Insn]>,
+    /// A program to become once the root is ready, in place of the order loop (a warm
+    /// interpreter's template: see [`crate::warm`]); it answers on descriptor 3 itself.
+    pub template: Option<TemplateExec<'a>>,
     /// Serve one order, then exit (a one-shot sandbox): nothing is readied for a next run and
     /// its mount namespace is not held (it is unmounted in the zygote's own exit, which nobody
     /// waits for: see [`Zygote::let_go`]).
     pub one_shot: bool,
+}
+
+/// What a zygote becomes when it is a template (prepared before the fork).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TemplateExec<'a> {
+    pub program: &'a CStr,
+    /// NULL-terminated.
+    pub argv: &'a [*const libc::c_char],
+    /// NULL-terminated.
+    pub envp: &'a [*const libc::c_char],
 }
 
 /// A running zygote; dropping it kills it (and every process of its namespaces) and reaps it.
@@ -204,7 +216,12 @@ impl Zygote {
 
     /// Sends the order written in the arena with its descriptors.
     pub(crate) fn send(&self, fds: &[RawFd]) -> std::io::Result<()> {
-        if sys::send_fds(self.sock.as_raw_fd(), b"run", fds) < 0 {
+        self.send_message(b"run", fds)
+    }
+
+    /// Sends one message with descriptors (a template's order is its message).
+    pub(crate) fn send_message(&self, message: &[u8], fds: &[RawFd]) -> std::io::Result<()> {
+        if sys::send_fds(self.sock.as_raw_fd(), message, fds) < 0 {
             return Err(std::io::Error::last_os_error());
         }
         Ok(())

@@ -15,7 +15,7 @@ const MAX_RLIMITS: usize = 12;
 /// under the default 8 MiB stack).
 const ARENA_LEN: usize = 16 << 20;
 /// The zygote's first reply: its root is ready.
-pub(super) const MSG_READY: u32 = 4;
+pub(crate) const MSG_READY: u32 = 4;
 
 /// One mount of a run, made by the zygote in order and undone when the run ends.
 #[derive(Debug)]

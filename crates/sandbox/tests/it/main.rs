@@ -15,6 +15,7 @@ mod oneshot;
 mod pipes;
 mod reuse;
 mod skeleton;
+mod warm;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

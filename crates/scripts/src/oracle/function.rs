@@ -18,7 +18,9 @@ use verdict_contracts::oracle::{
     FunctionSignature, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite, check_arity,
     function_args,
 };
-use verdict_sandbox::{ExitKind, Sandbox, SandboxOutcome, SandboxSpec, StdioSpec, read_box_file};
+use verdict_sandbox::{
+    ExitKind, Sandbox, SandboxOutcome, SandboxSpec, StdioSpec, WarmPython, read_box_file,
+};
 
 /// The harness of a language: its file name in the box and its source.
 struct Harness {
@@ -175,9 +177,11 @@ impl Batch<'_> {
         let work = WorkDir::new(self.options.work_dir.as_deref())?;
         let box_dir = work.box_dir();
         write_sources(&box_dir, &self.suite.source_files)?;
-        // The python harness as bytecode its interpreter compiled once, where it can be had.
+        // The python harness from the slot's warm interpreter (which compiled it once), else
+        // as bytecode its interpreter compiled once, where it can be had.
+        let warm = self.warm_python(&harness);
         let bytecode = match self.suite.language {
-            Language::Python3 => super::bytecode::harness(
+            Language::Python3 if warm.is_none() => super::bytecode::harness(
                 self.command,
                 harness.source,
                 harness.file,
@@ -210,6 +214,7 @@ impl Batch<'_> {
             let stderr = work.io(&format!("stderr-{run_no}"));
             let running = crate::timing::phase("oracle.sandbox");
             let outcome = self.launch(
+                warm.as_ref(),
                 harness_file,
                 &box_dir,
                 &results_name,
@@ -255,9 +260,24 @@ impl Batch<'_> {
             || self.options.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
+    /// How the python harness is served warm, where the sandbox has warm interpreters: its
+    /// own imports loaded once by the template (see `verdict_sandbox::WarmPython`).
+    fn warm_python(&self, harness: &Harness) -> Option<WarmPython> {
+        let warm = self.suite.language == Language::Python3 && self.sandbox.has_warm_interpreters();
+        warm.then(|| WarmPython {
+            flags: self.command[1..].iter().map(Into::into).collect(),
+            script_path: harness.file.to_owned(),
+            script: harness.source.to_owned(),
+            preload: ["_signal", "faulthandler", "fcntl", "time", "_json"]
+                .map(String::from)
+                .to_vec(),
+        })
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
+        warm: Option<&WarmPython>,
         harness_file: &str,
         box_dir: &Path,
         results_name: &str,
@@ -320,7 +340,10 @@ impl Batch<'_> {
             writable_mounts: Vec::new(),
             stop: None,
         };
-        Ok(self.sandbox.run(&spec)?)
+        Ok(match warm {
+            Some(warm) => self.sandbox.run_warm(warm, &spec)?,
+            None => self.sandbox.run(&spec)?,
+        })
     }
 
     /// Records the results of one interpreter run over cases `start..end`; returns where the

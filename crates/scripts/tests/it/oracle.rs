@@ -34,6 +34,25 @@ fn sandbox() -> Option<&'static Sandbox> {
     }
 }
 
+/// A sandbox without warm interpreters (one-shot zygotes), where the python harness runs as
+/// bytecode in a fresh interpreter per suite (the path of hosts without long-lived zygotes).
+fn cold_sandbox() -> Option<&'static Sandbox> {
+    static SB: OnceLock<Sandbox> = OnceLock::new();
+    sandbox()?;
+    Some(SB.get_or_init(|| {
+        let sb = Sandbox::new(SandboxConfig {
+            one_shot: true,
+            uid_base: 63_500,
+            max_boxes: 2,
+            cgroup_name: "verdict-oracle-tests-cold".into(),
+            ..SandboxConfig::default()
+        })
+        .expect("a one-shot sandbox");
+        assert!(!sb.has_warm_interpreters());
+        sb
+    }))
+}
+
 fn run_with(suite: &TestSuite, options: &OracleOptions) -> Option<OracleReport> {
     let sb = sandbox()?;
     Some(run_suite(sb, suite, options).expect("the suite runs"))

@@ -351,9 +351,9 @@ def helper():
     );
 }
 
-/// The harness runs as bytecode its interpreter compiled once (docs/oracle.md, "Start-up"),
-/// kept as root under the sandbox's state dir for later processes; failures are reported as
-/// from the source (the code keeps the source's file name).
+/// Without a warm interpreter the harness runs as bytecode its interpreter compiled once
+/// (docs/oracle.md, "Start-up"), kept as root under the sandbox's state dir for later
+/// processes; failures are reported as from the source (the code keeps the source's file name).
 #[test]
 fn the_harness_runs_as_bytecode_compiled_once_and_reports_as_the_source_did() {
     let suite = function_suite(
@@ -367,7 +367,8 @@ fn the_harness_runs_as_bytecode_compiled_once_and_reports_as_the_source_did() {
             {"name": "passes", "input": [2], "expected": 1},
         ]),
     );
-    let Some(report) = run(&suite) else { return };
+    let Some(cold) = cold_sandbox() else { return };
+    let report = run_suite(cold, &suite, &OracleOptions::default()).expect("the suite runs");
     assert_eq!(
         statuses(&report),
         ["passed", "error", "passed"],
@@ -377,8 +378,7 @@ fn the_harness_runs_as_bytecode_compiled_once_and_reports_as_the_source_did() {
         message(&report, 1),
         "ZeroDivisionError: integer division or modulo by zero (at solution.py:6 in f)"
     );
-    let Some(sandbox) = sandbox() else { return };
-    let kept = sandbox.config().state_dir.join("oracle");
+    let kept = cold.config().state_dir.join("oracle");
     let is_root = std::fs::metadata("/proc/self").is_ok_and(|m| {
         use std::os::unix::fs::MetadataExt;
         m.uid() == 0
