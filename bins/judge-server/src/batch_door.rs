@@ -15,6 +15,11 @@ pub enum BatchDoor<'a> {
 }
 
 impl BatchDoor<'_> {
+    /// Whether the batches are relayed to workers (a front end).
+    pub fn is_relay(self) -> bool {
+        matches!(self, BatchDoor::Relay(_))
+    }
+
     /// Accepts a batch (see [`Batches::accept`] and [`Relay::accept`]).
     pub async fn accept(
         self,

@@ -1,6 +1,7 @@
 //! Requests answered in their own call, without the submission queue: `POST /v1/oracle` (a
 //! Task Oracle suite, judged through the batches' queue: it waits for a place, 429 with
-//! Retry-After only when that queue is full) and `POST /v1/lab/runs` (an Agent Lab task, in
+//! Retry-After when that queue is full or the wait would be too long; on a front end, relayed
+//! to the workers as a batch of one: `relayed_suite`) and `POST /v1/lab/runs` (an Agent Lab task, in
 //! `direct_concurrency` slots: 429 with Retry-After when none is free). `GET /v1/lab/runs`
 //! reads the runs kept.
 
@@ -49,7 +50,6 @@ pub async fn oracle(
     caller: Caller,
     Text(text): Text,
 ) -> Result<Json<OracleReport>, ApiError> {
-    let direct = state.direct()?;
     let suite = suite_from_value(json_value(&text)?)
         .map_err(|e| ApiError::invalid(e.field.clone(), e.to_string()))?;
     if let Some(over) = state.config.caps.check_suite(&suite).into_iter().next() {
@@ -63,6 +63,12 @@ pub async fn oracle(
     // The suite ends when its request does (the 504 at request_timeout_ms): no case starts
     // after it, so its place and run permit are not held for a caller that is gone.
     let deadline = std::time::Instant::now() + state.config.request_timeout();
+    if state.batches().is_ok_and(|door| door.is_relay()) {
+        return crate::relayed_suite::judge(&state, category, suite, deadline)
+            .await
+            .map(Json);
+    }
+    let direct = state.direct()?;
     let report = direct
         .batches
         .suite(category, suite, Some(deadline))

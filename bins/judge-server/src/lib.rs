@@ -40,6 +40,7 @@ mod lab_runs;
 mod listing;
 mod openapi;
 mod page;
+mod relayed_suite;
 mod role;
 mod routes;
 mod serve;

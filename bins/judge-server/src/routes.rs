@@ -330,13 +330,16 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
         post(
             "/v1/oracle",
             direct::oracle,
-            Doc::new("oracle", "Run a Task Oracle suite and return its report.")
-                .body(json::<TestSuite>)
-                .ok(200, "The oracle report.", json::<OracleReport>)
-                .errors(&[422])
-                .errors(DIRECT_ERRORS),
+            Doc::new(
+                "oracle",
+                "Run a Task Oracle suite and return its report (on a front end, judged on the workers as a batch of one candidate).",
+            )
+            .body(json::<TestSuite>)
+            .ok(200, "The oracle report.", json::<OracleReport>)
+            .errors(&[422])
+            .errors(DIRECT_ERRORS),
         )
-        .serves(STANDALONE),
+        .serves(ACCEPTING),
         post(
             "/v1/lab/runs",
             direct::lab_run,

@@ -138,10 +138,46 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     // finish together may be published as one).
     assert!(metric(&a, "verdict_amqp_reports_consumed_total") >= 5);
 
-    // What a front end cannot do, it says.
-    let oracle = post(&format!("{}/v1/oracle", a.url), None, "{}");
-    assert_eq!(oracle.status, 404);
-    assert!(oracle.text.contains("front end"), "{}", oracle.text);
+    // A Task Oracle suite sent to a front end is judged on the workers (a batch of one) and
+    // answered as a standalone server answers it.
+    let suite = serde_json::json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "add",
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def add(a, b):\n    return a + b if a else 0\n"}],
+        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3},
+                       {"name": "zero", "input": [0, 5], "expected": 5},
+                       {"name": "shape", "input": 7, "expected": 1}]});
+    let judged = post(&format!("{}/v1/oracle", b.url), None, &suite.to_string());
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    let report = judged.json();
+    let statuses: Vec<&str> = report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["status"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["passed", "failed", "invalid_test_format"],
+        "{report}"
+    );
+    assert_eq!(report["summary"]["passed"], 1, "{report}");
+    assert_matches_document(
+        &verdict_judge_server::openapi_document(),
+        "OracleReport",
+        &report,
+    );
+    // Refused as a standalone server refuses it, naming the suite's own field.
+    let mut misnamed = suite.clone();
+    misnamed["source_files"][0]["name"] = serde_json::json!("solution.js");
+    let refused = post(&format!("{}/v1/oracle", a.url), None, &misnamed.to_string());
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert_eq!(
+        refused.json()["error"]["field"],
+        "source_files[0].name",
+        "{}",
+        refused.text
+    );
 }
 
 #[test]

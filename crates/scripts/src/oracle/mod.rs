@@ -55,6 +55,30 @@ pub fn run_suite(
     suite: &TestSuite,
     options: &OracleOptions,
 ) -> Result<OracleReport, OracleError> {
+    let command = check_runnable(suite, options)?;
+    let timeout_ms = suite
+        .timeout_ms
+        .unwrap_or(options.default_timeout_ms)
+        .max(1);
+    let results = match suite.deliverable_type {
+        DeliverableType::Function => {
+            function::run_function_suite(sandbox, suite, command, timeout_ms, options)?
+        }
+        DeliverableType::Script | DeliverableType::Cli => {
+            process::run_process_suite(sandbox, suite, command, timeout_ms, options)?
+        }
+    };
+    Ok(OracleReport::new(results))
+}
+
+/// What [`run_suite`] checks before it runs anything, without a sandbox (a front end checks a
+/// suite so before relaying it): its shape, a language the oracle runs its deliverable kind
+/// in, and a function's module named as a file of that language. The error names the field;
+/// `Ok` is the interpreter's command.
+pub fn check_runnable<'a>(
+    suite: &TestSuite,
+    options: &'a OracleOptions,
+) -> Result<&'a [String], OracleError> {
     check_suite(suite)?;
     let Some(command) = options.interpreters.command(suite.language) else {
         return Err(OracleError::suite(
@@ -65,29 +89,19 @@ pub fn run_suite(
             ),
         ));
     };
-    let timeout_ms = suite
-        .timeout_ms
-        .unwrap_or(options.default_timeout_ms)
-        .max(1);
-    let results = match suite.deliverable_type {
-        DeliverableType::Function => {
-            if !function::supports(suite.language) {
-                return Err(OracleError::suite(
-                    "language",
-                    format!(
-                        "function deliverables run in python3 or js, not {}",
-                        suite.language
-                    ),
-                ));
-            }
-            function::check_module(suite)?;
-            function::run_function_suite(sandbox, suite, command, timeout_ms, options)?
+    if suite.deliverable_type == DeliverableType::Function {
+        if !function::supports(suite.language) {
+            return Err(OracleError::suite(
+                "language",
+                format!(
+                    "function deliverables run in python3 or js, not {}",
+                    suite.language
+                ),
+            ));
         }
-        DeliverableType::Script | DeliverableType::Cli => {
-            process::run_process_suite(sandbox, suite, command, timeout_ms, options)?
-        }
-    };
-    Ok(OracleReport::new(results))
+        function::check_module(suite)?;
+    }
+    Ok(command)
 }
 
 /// A case's result, echoing its name and `expected`.
