@@ -105,6 +105,38 @@ fn a_suite_batch_streams_each_candidate_and_pass_at_k_judging_identical_ones_onc
     );
 }
 
+#[test]
+fn a_suite_batch_makes_its_boxes_under_the_relative_work_dir_given() {
+    // Relative to where `judge` is started, as a user types them: the suites' boxes are made
+    // under the work dir given (not the temp dir, which is missing here) and found there.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let batch = json!({
+        "problem": {"kind": "suite", "deliverable_type": "function", "language": "python3",
+                    "entry_point": "add",
+                    "test_cases": [{"name": "one", "input": [1, 2], "expected": 3}]},
+        "candidates": [{"id": "right", "code": "def add(a, b):\n    return a + b\n"}]
+    });
+    std::fs::write(dir.path().join("batch.json"), batch.to_string()).expect("write the batch");
+    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args([
+            "batch",
+            "batch.json",
+            "--work-dir",
+            "work",
+            "--cache-dir",
+            "cache",
+        ])
+        .current_dir(dir.path())
+        .env("TMPDIR", dir.path().join("no-temp-dir"))
+        .output()
+        .expect("judge batch runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let (lines, summary) = events(&output);
+    assert_eq!(by_id(&lines, "right")["passed"], true, "{lines:?}");
+    assert_eq!(summary["infra_errors"], 0, "{summary}");
+}
+
 fn a_plus_b_python(candidates: Value) -> Value {
     let mut judge_tasks =
         vec![json!({"check_script": "compile", "depends_on": -1, "time_limit": 10000})];
