@@ -17,13 +17,12 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
 use tokio_util::sync::CancellationToken;
-use verdict_contracts::{Submission, Valid};
 use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_queue::{FrontEnd, Link, QueueMetrics};
 use verdict_scheduler::{BatchJudge, CacheStats, Judge};
 use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
 use verdict_submissions::batches::{Batches, Relay};
-use verdict_submissions::{Entry, Jobs, Metrics, Phase, Store, Unfinished};
+use verdict_submissions::{Jobs, Metrics, Phase, Store, Unfinished};
 
 /// What every handler shares; cheap to clone.
 #[derive(Debug, Clone)]
@@ -322,23 +321,6 @@ impl AppState {
         self.judge
             .as_ref()
             .map_or_else(CacheStats::default, Judge::cache_stats)
-    }
-
-    /// Accepts a valid Submission (`request` is its text): when this returns `Ok`, it is durable
-    /// and on its way to being judged (here, or by a worker of the broker), and the entry
-    /// follows its progress.
-    pub async fn accept(
-        &self,
-        submission: Valid<Submission>,
-        request: String,
-    ) -> Result<Arc<Entry>, ApiError> {
-        let submissions = self.submissions()?;
-        match &submissions.handoff {
-            Handoff::Judge(jobs) => Ok(jobs.accept(submission, request).await?),
-            Handoff::Publish(front) => {
-                crate::frontend::publish(self, &submissions.store, front, submission, request).await
-            }
-        }
     }
 }
 

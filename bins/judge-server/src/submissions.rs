@@ -73,7 +73,7 @@ pub async fn judge(
 ) -> Result<Response, ApiError> {
     let submission = read_submission(&state, &caller, &text).await?;
     let sub_id = submission.sub_id.clone();
-    let entry = state.accept(submission, text).await?;
+    let entry = accept(&state, submission, text).await?;
     let limit = state.config.request_timeout();
     match tokio::time::timeout(limit, entry.wait()).await {
         Ok(report) => Ok(Json(report.as_ref()).into_response()),
@@ -105,7 +105,7 @@ pub async fn submit(
 ) -> Result<Response, ApiError> {
     let submission = read_submission(&state, &caller, &text).await?;
     let (sub_id, category) = (submission.sub_id.clone(), submission.category.clone());
-    state.accept(submission, text).await?;
+    accept(&state, submission, text).await?;
     let path = format!("/v1/submissions/{}", encode_segment(&sub_id));
     let query = format!("?category={}", encode_segment(&category));
     let status_url = format!("{path}{query}");
@@ -315,6 +315,23 @@ pub(crate) fn encode_segment(s: &str) -> String {
         }
     }
     out
+}
+
+/// Accepts a valid Submission (`request` is its text): when this returns `Ok`, it is durable
+/// and on its way to being judged (here, or by a worker of the broker), and the entry follows
+/// its progress.
+async fn accept(
+    state: &AppState,
+    submission: Valid<Submission>,
+    request: String,
+) -> Result<Arc<Entry>, ApiError> {
+    let submissions = state.submissions()?;
+    match &submissions.handoff {
+        Handoff::Judge(jobs) => Ok(jobs.accept(submission, request).await?),
+        Handoff::Publish(front) => {
+            crate::frontend::publish(state, &submissions.store, front, submission, request).await
+        }
+    }
 }
 
 #[cfg(test)]
