@@ -126,9 +126,11 @@ impl Sandbox {
     }
 
     /// Whether [`Sandbox::run_warm`] serves runs from a warm interpreter here (full isolation
-    /// with long-lived zygotes); otherwise it runs them cold.
+    /// with long-lived zygotes and a uid per box, which the template's child takes as a
+    /// program does: without one it would keep the template's identity); otherwise it runs
+    /// them cold.
     pub fn has_warm_interpreters(&self) -> bool {
-        matches!(&self.executor, Executor::Zygote(z) if !z.one_shot)
+        self.box_uids && matches!(&self.executor, Executor::Zygote(z) if !z.one_shot)
     }
 
     /// Runs `spec`, a cold run of `warm`'s script (see [`WarmPython`]), from the slot's warm
