@@ -36,6 +36,9 @@ struct Report {
     isolation: IsolationLevel,
     /// Why it is not full isolation (empty when it is).
     lacks: Vec<String>,
+    /// Whether python function suites run from a warm interpreter per slot (docs/sandbox.md,
+    /// "A warm interpreter"): full isolation with long-lived zygotes and a uid per box.
+    warm_interpreters: bool,
     checks: Vec<Check>,
 }
 
@@ -110,13 +113,18 @@ pub fn run(args: Args, entered: &Entered) -> anyhow::Result<ExitCode> {
         fix: (!seccomp).then(|| "a kernel built with CONFIG_SECCOMP_FILTER".into()),
     });
     checks.push(rlimit_check(&config));
-    let (isolation, lacks) = match Sandbox::new(config) {
-        Ok(sb) => (sb.isolation(), sb.lacks().to_vec()),
-        Err(e) => (IsolationLevel::RlimitOnly, vec![e.to_string()]),
+    let (isolation, lacks, warm_interpreters) = match Sandbox::new(config) {
+        Ok(sb) => (
+            sb.isolation(),
+            sb.lacks().to_vec(),
+            sb.has_warm_interpreters(),
+        ),
+        Err(e) => (IsolationLevel::RlimitOnly, vec![e.to_string()], false),
     };
     let report = Report {
         isolation,
         lacks,
+        warm_interpreters,
         checks,
     };
     if args.json {
@@ -128,6 +136,13 @@ pub fn run(args: Args, entered: &Entered) -> anyhow::Result<ExitCode> {
     for why in &report.lacks {
         println!("  lacks: {why}");
     }
+    println!(
+        "warm interpreters: {}",
+        match report.warm_interpreters {
+            true => "yes (python function suites fork from a template per slot)",
+            false => "no (each python function suite starts its interpreter)",
+        }
+    );
     for c in &report.checks {
         println!(
             "{:<4} {:<14} {}",
