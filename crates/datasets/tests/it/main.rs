@@ -17,36 +17,14 @@ use verdict_datasets::jsonl::parse_records;
 use verdict_datasets::samples::samples_from;
 use verdict_datasets::{EvalOptions, Format, Problem, SampleResult, evaluate};
 use verdict_sandbox::Sandbox;
-use verdict_scheduler::{Judge, JudgeConfig};
+use verdict_scheduler::Judge;
 
-/// A runtime and the shared judge (its sandbox, run permits), or `None` (after printing why)
-/// when the sandbox cannot be set up here.
-pub fn judge_env() -> Option<&'static (tokio::runtime::Runtime, Judge)> {
-    static ENV: OnceLock<Result<(tokio::runtime::Runtime, Judge), String>> = OnceLock::new();
-    let require = std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() == Ok("1");
-    let env = ENV.get_or_init(|| {
-        let config = JudgeConfig {
-            require_isolation: require,
-            ..JudgeConfig::default()
-        };
-        let judge = Judge::new(config).map_err(|e| e.to_string())?;
-        let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-        Ok((runtime, judge))
-    });
-    match env {
-        Ok(env) => Some(env),
-        Err(reason) => {
-            assert!(
-                !require,
-                "VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {reason}"
-            );
-            #[allow(clippy::print_stdout)]
-            {
-                println!("skipped: {reason}");
-            }
-            None
-        }
-    }
+/// A runtime and the shared judge (its sandbox, run permits), or `None` as the test kit's
+/// `skip_or_fail` says.
+pub fn judge_env() -> Option<(&'static tokio::runtime::Runtime, &'static Judge)> {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    let judge = verdict_testkit::judge()?;
+    Some((RUNTIME.get_or_init(verdict_testkit::runtime), judge))
 }
 
 /// The shared judge's sandbox, or `None` when it cannot be set up here.

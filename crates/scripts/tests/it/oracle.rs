@@ -7,30 +7,19 @@ use verdict_contracts::oracle::{OracleReport, TestSuite, suite_from_value};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
 
-/// The shared sandbox, or `None` (after printing why) when it cannot be set up here.
+/// The shared sandbox, or `None` as the test kit's `skip_or_fail` says.
 fn sandbox() -> Option<&'static Sandbox> {
     static SB: OnceLock<Result<Sandbox, String>> = OnceLock::new();
-    let require = std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() == Ok("1");
     let sb = SB.get_or_init(|| {
         let config = SandboxConfig {
-            require_isolation: require,
+            require_isolation: verdict_testkit::required(),
             ..SandboxConfig::default()
         };
         Sandbox::new(config).map_err(|e| e.to_string())
     });
     match sb {
         Ok(sb) => Some(sb),
-        Err(reason) => {
-            assert!(
-                !require,
-                "VERDICT_REQUIRE_SANDBOX=1 but the sandbox is unavailable: {reason}"
-            );
-            #[allow(clippy::print_stdout)]
-            {
-                println!("skipped: {reason}");
-            }
-            None
-        }
+        Err(reason) => verdict_testkit::skip_or_fail("the sandbox is unavailable", reason),
     }
 }
 
