@@ -311,13 +311,8 @@ impl Supervisor<'_> {
             headroom: 0,
             ended: match (killed_at, reply) {
                 (Some(at), _) => at,
-                (None, Some(r)) if r.ended_ns > 0 => {
-                    let ago = sys::monotonic_ns().saturating_sub(r.ended_ns);
-                    Instant::now()
-                        .checked_sub(Duration::from_nanos(ago))
-                        .unwrap_or(seen)
-                }
-                _ => seen,
+                (None, Some(r)) => instant_of(r.ended_ns, seen),
+                (None, None) => seen,
             },
         })
     }
@@ -355,7 +350,7 @@ impl Supervisor<'_> {
             cgroup_procs: &cgroup_procs,
             mounts: &mounts,
         });
-        let key = warm.key(&prep.program) ^ envp_key(&prep.envp);
+        let key = warm.key(&prep.program, &prep.envp);
         let mut state = self.slot_state(z, slot);
         let SlotState {
             netns,
@@ -430,16 +425,7 @@ impl Supervisor<'_> {
             rusage_maxrss_kb: reply.maxrss_kb,
             readings: None,
             headroom: 0,
-            ended: match killed_at {
-                Some(at) => at,
-                None if reply.ended_ns > 0 => {
-                    let ago = sys::monotonic_ns().saturating_sub(reply.ended_ns);
-                    Instant::now()
-                        .checked_sub(Duration::from_nanos(ago))
-                        .unwrap_or(seen)
-                }
-                None => seen,
-            },
+            ended: killed_at.unwrap_or_else(|| instant_of(reply.ended_ns, seen)),
         })
     }
 
@@ -799,12 +785,16 @@ fn readable_within(fd: RawFd, ms: libc::c_int) -> bool {
     }
 }
 
-/// A hash of a run's environment (a template starts with it: its encoding and locale).
-fn envp_key(envp: &[CString]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    envp.hash(&mut hasher);
-    hasher.finish()
+/// The instant a box's process reported as its end (`CLOCK_MONOTONIC` ns; 0: not seen, then
+/// `seen`).
+fn instant_of(ended_ns: u64, seen: Instant) -> Instant {
+    if ended_ns == 0 {
+        return seen;
+    }
+    let ago = sys::monotonic_ns().saturating_sub(ended_ns);
+    Instant::now()
+        .checked_sub(Duration::from_nanos(ago))
+        .unwrap_or(seen)
 }
 
 /// A slot's arena, mapped on its first use.

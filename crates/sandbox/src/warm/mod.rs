@@ -71,10 +71,12 @@ impl WarmPython {
         (script.as_bytes() == self.script_path.as_bytes()).then_some(rest)
     }
 
-    /// The identity of a template: runs with the same interpreter and script share one.
-    pub(crate) fn key(&self, interpreter: &CString) -> u64 {
+    /// The identity of a template: runs with the same interpreter, script and environment
+    /// (the template starts with it: its encoding and locale) share one.
+    pub(crate) fn key(&self, interpreter: &CString, envp: &[CString]) -> u64 {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         interpreter.hash(&mut hasher);
+        envp.hash(&mut hasher);
         self.hash(&mut hasher);
         hasher.finish()
     }
