@@ -71,8 +71,13 @@ fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
 /// reference judged here gets its directory's verdict, every input is valid, the margins hold;
 /// returns the report.
 fn verifies_as_its_authors_say(example: &str, extra: &[&str]) -> Value {
-    let dir = fetch::problemtools_examples().join(example);
-    let (code, report) = verify_json_with(&dir, extra);
+    package_verifies_as_its_authors_say(&fetch::problemtools_examples().join(example), extra)
+}
+
+/// [`verifies_as_its_authors_say`] on the package in `dir`.
+fn package_verifies_as_its_authors_say(dir: &Path, extra: &[&str]) -> Value {
+    let example = dir.display();
+    let (code, report) = verify_json_with(dir, extra);
     assert_eq!(code, Some(0), "{example}: {report:#}");
     assert_eq!(report["agrees"], true);
     let rows = report["submissions"].as_array().expect("rows");
@@ -509,4 +514,36 @@ fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
         row(&report, "accepted/solutions/int16.cpp")["agrees"],
         false
     );
+}
+
+/// BAPCtools' `multipass` (2025-09, `type: multi-pass`): the validator checks the first
+/// pass's number is not negative and writes it as the second pass's input, which the program
+/// must echo. Its accepted references (`abs`, a constant 500) pass both passes; its wrong ones
+/// fail in the first pass (negative, a float, a string, nothing, extra output) or the second
+/// (`negative_second_pass`, `rand`).
+#[test]
+fn bapctools_multipass_verifies_with_a_second_pass_on_the_validators_input() {
+    let report =
+        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("multipass"), &[]);
+    assert_eq!(report["format"], "2025-09");
+    let second = row(&report, "wrong_answer/negative_second_pass.py");
+    assert_eq!(second["verdict"], "WA");
+    let first = row(&report, "wrong_answer/negative.py");
+    assert_eq!(first["verdict"], "WA");
+    assert_eq!(row(&report, "accepted/absolute.py")["verdict"], "AC");
+}
+
+/// BAPCtools' `interactivemultipass` (`type: [interactive, multi-pass]`): the same game with
+/// the validator as the interactor, each pass a fresh interactive run.
+#[test]
+fn bapctools_interactive_multipass_verifies_pass_by_pass() {
+    let report = package_verifies_as_its_authors_say(
+        &fetch::bapctools_problems().join("interactivemultipass"),
+        &[],
+    );
+    assert_eq!(
+        row(&report, "wrong_answer/negative_second_pass.py")["verdict"],
+        "WA"
+    );
+    assert_eq!(row(&report, "accepted/deterministic.py")["verdict"], "AC");
 }
