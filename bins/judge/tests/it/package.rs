@@ -547,3 +547,225 @@ fn bapctools_interactive_multipass_verifies_pass_by_pass() {
     );
     assert_eq!(row(&report, "accepted/deterministic.py")["verdict"], "AC");
 }
+
+/// An interactive Polygon package as Polygon lays one out (`assets/interactor` beside the
+/// checker Polygon also keeps, tests whose input is the hidden number, a validator, solutions
+/// by tag): guess a number in 1..10^6 with at most 20 queries `? x` answered `<`, `>` or `=`,
+/// then `! x`. The interactor, checker and validator are testlib programs compiled with the
+/// real `testlib.h` (0.9.45, `tests/fixtures/testlib/`), which the package carries in `files/`
+/// as Polygon packages do: the interactor writes the number of queries to `tout` for the
+/// checker.
+fn polygon_interactive_package(dir: &Path) {
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    let hidden = [1, 777777, 1000000, 500000];
+    let mut xml_tests = String::new();
+    for (i, n) in hidden.iter().enumerate() {
+        write(&format!("tests/{:02}", i + 1), &format!("{n}\n"));
+        write(&format!("tests/{:02}.a", i + 1), &format!("{n}\n"));
+        let sample = if i == 0 { r#" sample="true""# } else { "" };
+        xml_tests.push_str(&format!("        <test method=\"manual\"{sample}/>\n"));
+    }
+    write(
+        "problem.xml",
+        &format!(
+            r#"<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<problem revision="7" short-name="polygon-guess">
+  <names><name language="english" value="Guess the Number"/></names>
+  <statements/>
+  <judging cpu-name="Intel" cpu-speed="3600" input-file="" output-file="" run-count="1">
+    <testset name="tests">
+      <time-limit>1000</time-limit>
+      <memory-limit>268435456</memory-limit>
+      <test-count>{}</test-count>
+      <input-path-pattern>tests/%02d</input-path-pattern>
+      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+      <tests>
+{xml_tests}      </tests>
+    </testset>
+  </judging>
+  <files>
+    <resources>
+      <file path="files/olymp.sty"/>
+      <file path="files/testlib.h" type="h.g++"/>
+    </resources>
+  </files>
+  <assets>
+    <checker name="check.cpp" type="testlib">
+      <source path="files/check.cpp" type="cpp.g++17"/>
+      <copy path="check.cpp"/>
+    </checker>
+    <interactor>
+      <source path="files/interactor.cpp" type="cpp.g++17"/>
+    </interactor>
+    <validators>
+      <validator>
+        <source path="files/val.cpp" type="cpp.g++17"/>
+      </validator>
+    </validators>
+    <solutions>
+      <solution tag="main"><source path="solutions/main.cpp" type="cpp.g++17"/></solution>
+      <solution tag="accepted"><source path="solutions/main.py" type="python.3"/></solution>
+      <solution tag="wrong-answer"><source path="solutions/linear.cpp" type="cpp.g++17"/></solution>
+      <solution tag="wrong-answer"><source path="solutions/blind.py" type="python.3"/></solution>
+      <solution tag="time-limit-exceeded"><source path="solutions/think.cpp" type="cpp.g++17"/></solution>
+    </solutions>
+  </assets>
+</problem>
+"#,
+            hidden.len()
+        ),
+    );
+    write("files/olymp.sty", "% statement style\n");
+    write(
+        "files/testlib.h",
+        include_str!("../fixtures/testlib/testlib.h"),
+    );
+    write(
+        "files/interactor.cpp",
+        r#"#include "testlib.h"
+#include <iostream>
+int main(int argc, char *argv[]) {
+    setName("guess the number in at most 20 queries");
+    registerInteraction(argc, argv);
+    long long n = inf.readLong();
+    for (int q = 0;; q++) {
+        std::string op = ouf.readToken("[?!]", "op");
+        long long x = ouf.readLong(1LL, 1000000LL, "x");
+        if (op == "!") {
+            tout << q << std::endl;
+            if (x != n) quitf(_wa, "expected %lld, found %lld", n, x);
+            quitf(_ok, "%lld found in %d queries", n, q);
+        }
+        if (q == 20) quitf(_wa, "more than 20 queries");
+        std::cout << (n < x ? "<" : n > x ? ">" : "=") << std::endl;
+    }
+}
+"#,
+    );
+    write(
+        "files/check.cpp",
+        r#"#include "testlib.h"
+int main(int argc, char *argv[]) {
+    registerTestlibCmd(argc, argv);
+    int q = ouf.readInt(0, 20, "queries");
+    quitf(_ok, "%d queries", q);
+}
+"#,
+    );
+    write(
+        "files/val.cpp",
+        r#"#include "testlib.h"
+int main(int argc, char *argv[]) {
+    registerValidation(argc, argv);
+    inf.readLong(1LL, 1000000LL, "n");
+    inf.readEoln();
+    inf.readEof();
+}
+"#,
+    );
+    write(
+        "solutions/main.cpp",
+        r#"#include <cstdio>
+int main() {
+    long long lo = 1, hi = 1000000;
+    while (lo < hi) {
+        long long m = (lo + hi) / 2;
+        printf("? %lld\n", m);
+        fflush(stdout);
+        char r[4];
+        if (scanf("%3s", r) != 1) return 1;
+        if (r[0] == '=') { lo = hi = m; break; }
+        if (r[0] == '<') hi = m - 1; else lo = m + 1;
+    }
+    printf("! %lld\n", lo);
+    fflush(stdout);
+    return 0;
+}
+"#,
+    );
+    write(
+        "solutions/main.py",
+        "lo, hi = 1, 10**6\nwhile lo < hi:\n    m = (lo + hi) // 2\n    print('?', m, flush=True)\n    \
+         r = input().strip()\n    if r == '=':\n        lo = hi = m\n    elif r == '<':\n        \
+         hi = m - 1\n    else:\n        lo = m + 1\nprint('!', lo, flush=True)\n",
+    );
+    // One query after another from 1: right on the sample, over 20 queries on the others (the
+    // interactor rejects it while it still asks).
+    write(
+        "solutions/linear.cpp",
+        r#"#include <cstdio>
+int main() {
+    for (long long g = 1;; g++) {
+        printf("? %lld\n", g);
+        fflush(stdout);
+        char r[4];
+        if (scanf("%3s", r) != 1) return 0;
+        if (r[0] == '=') { printf("! %lld\n", g); fflush(stdout); return 0; }
+    }
+}
+"#,
+    );
+    write("solutions/blind.py", "print('! 1', flush=True)\n");
+    // Thinks before its first query for longer than the time limit.
+    write(
+        "solutions/think.cpp",
+        r#"#include <cstdio>
+int main() {
+    volatile unsigned long long s = 0;
+    for (unsigned long long i = 0; i < 100000000000ULL; i++) s += i;
+    printf("! %llu\n", s);
+    fflush(stdout);
+    return 0;
+}
+"#,
+    );
+}
+
+#[test]
+fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("polygon-guess");
+    polygon_interactive_package(&dir);
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["format"], "polygon");
+    for (name, verdict) in [
+        ("main/solutions/main.cpp", "AC"),
+        ("accepted/solutions/main.py", "AC"),
+        ("wrong-answer/solutions/linear.cpp", "WA"),
+        ("wrong-answer/solutions/blind.py", "WA"),
+        ("time-limit-exceeded/solutions/think.cpp", "TLE"),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["verdict"], &r["agrees"]),
+            (&Value::from(verdict), &Value::Bool(true)),
+            "{r:#}"
+        );
+    }
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert_eq!(checks.len(), 4, "{checks:#?}");
+    assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
+    // The interactor decides: the linear search filed as accepted disagrees (exit 1).
+    let xml = std::fs::read_to_string(dir.join("problem.xml")).expect("read");
+    std::fs::write(
+        dir.join("problem.xml"),
+        xml.replace(
+            r#"<solution tag="wrong-answer"><source path="solutions/linear.cpp""#,
+            r#"<solution tag="accepted"><source path="solutions/linear.cpp""#,
+        ),
+    )
+    .expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let r = row(&report, "accepted/solutions/linear.cpp");
+    assert_eq!(
+        (&r["verdict"], &r["agrees"]),
+        (&Value::from("WA"), &Value::Bool(false)),
+        "{r:#}"
+    );
+}
