@@ -548,6 +548,115 @@ fn bapctools_interactive_multipass_verifies_pass_by_pass() {
     assert_eq!(row(&report, "accepted/deterministic.py")["verdict"], "AC");
 }
 
+/// A scoring package (2023-07) whose output validator scores each test in `score.txt`, as the
+/// format allows: print as many distinct numbers of 1..n as you can; the validator rejects a
+/// repeat or a number out of range (exit 43) and otherwise scores the count (exit 42,
+/// `score.txt`). Two groups, n = 3 and n = 5, whose `accept_score` is their test's most (3, 5),
+/// so the full score is 8.
+fn validator_scored_package(dir: &Path) {
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2023-07\ntype: scoring\nname: Distinct numbers\n\
+         limits:\n  time_limit: 2\n",
+    );
+    // The sample is judged, not graded (its validator scores it too: 2).
+    write(
+        "data/testdata.yaml",
+        "on_reject: continue\ngrader_flags: ignore_sample\n",
+    );
+    write("data/secret/testdata.yaml", "on_reject: continue\n");
+    write("data/sample/1.in", "2\n");
+    write("data/sample/1.ans", "2\n");
+    for (group, n) in [("small", 3), ("large", 5)] {
+        write(&format!("data/secret/{group}/1.in"), &format!("{n}\n"));
+        write(&format!("data/secret/{group}/1.ans"), &format!("{n}\n"));
+        write(
+            &format!("data/secret/{group}/testdata.yaml"),
+            &format!("accept_score: {n}\n"),
+        );
+    }
+    write(
+        "input_validators/validate.py",
+        "import sys\nline = sys.stdin.read()\n\
+         sys.exit(42 if line.strip().isdigit() and 1 <= int(line) <= 10 and line.endswith('\\n') else 43)\n",
+    );
+    write(
+        "output_validator/validate.py",
+        r#"import sys
+n = int(open(sys.argv[1]).read())
+feedback = sys.argv[3]
+seen = set()
+for word in sys.stdin.read().split():
+    if not word.isdigit() or not 1 <= int(word) <= n or int(word) in seen:
+        open(feedback + "/judgemessage.txt", "w").write("bad number " + word)
+        sys.exit(43)
+    seen.add(int(word))
+open(feedback + "/score.txt", "w").write(str(len(seen)))
+sys.exit(42)
+"#,
+    );
+    let program = |body: &str| format!("n = int(input())\n{body}\n");
+    write(
+        "submissions/accepted/all.py",
+        &program("print(*range(1, n + 1))"),
+    );
+    write(
+        "submissions/partially_accepted/half.py",
+        &program("print(*range(1, (n + 1) // 2 + 1))"),
+    );
+    write(
+        "submissions/partially_accepted/three.py",
+        &program("print(*range(1, min(n, 3) + 1))"),
+    );
+    write(
+        "submissions/wrong_answer/repeat.py",
+        &program("print(1, 1)"),
+    );
+    write(
+        "submissions/run_time_error/crash.py",
+        &program("raise SystemExit(3)"),
+    );
+}
+
+#[test]
+fn a_scoring_package_whose_validator_writes_score_txt_verifies_by_those_scores() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("distinct");
+    validator_scored_package(&dir);
+    let report = package_verifies_as_its_authors_say(&dir, &[]);
+    assert_eq!(report["format"], "2023-07");
+    for (name, score) in [
+        ("accepted/all.py", 8.0),
+        // ceil(n / 2) numbers: 2 + 3.
+        ("partially_accepted/half.py", 5.0),
+        // min(n, 3) numbers: 3 + 3.
+        ("partially_accepted/three.py", 6.0),
+        ("wrong_answer/repeat.py", 0.0),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(r["score"], score, "{r:#}");
+    }
+    // A partial one filed as accepted disagrees: its score is the validator's, not 8 (exit 1).
+    std::fs::rename(
+        dir.join("submissions/partially_accepted/half.py"),
+        dir.join("submissions/accepted/half.py"),
+    )
+    .expect("move");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let r = row(&report, "accepted/half.py");
+    assert_eq!(
+        (&r["score"], &r["agrees"]),
+        (&Value::from(5.0), &Value::Bool(false)),
+        "{r:#}"
+    );
+}
+
 /// An interactive Polygon package as Polygon lays one out (`assets/interactor` beside the
 /// checker Polygon also keeps, tests whose input is the hidden number, a validator, solutions
 /// by tag): guess a number in 1..10^6 with at most 20 queries `? x` answered `<`, `>` or `=`,
