@@ -5,6 +5,17 @@
  * A task's detailed report.
  */
 export type TaskReport = GoogleTestReport | StaticReport | MemoryReport;
+/**
+ * A test's score as a Kattis / ICPC output validator wrote it (the problem package format's
+ * scoring problems): exactly one of the two files, a finite non-negative number.
+ */
+export type ValidatorScore =
+  | {
+      score: number;
+    }
+  | {
+      multiplier: number;
+    };
 
 /**
  * A snapshot of an accepted batch.
@@ -170,6 +181,12 @@ export interface JudgeTaskResult {
    * program's standard output, the expected and received lines around the first difference.
    */
   diff?: OutputDiff | null;
+  /**
+   * verdict's extension (additive): the score a Kattis / ICPC output validator
+   * (`compare_protocol: "kattis"`) gave an accepted test in its feedback directory, for a
+   * package's grader; `score` stays the validator's verdict (accepted: `"1/1"`).
+   */
+  validator_score?: ValidatorScore | null;
 }
 /**
  * A Google Test report.

@@ -454,6 +454,23 @@ pub struct JudgeTaskResult {
     /// program's standard output, the expected and received lines around the first difference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<Box<OutputDiff>>,
+    /// verdict's extension (additive): the score a Kattis / ICPC output validator
+    /// (`compare_protocol: "kattis"`) gave an accepted test in its feedback directory, for a
+    /// package's grader; `score` stays the validator's verdict (accepted: `"1/1"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validator_score: Option<ValidatorScore>,
+}
+
+/// A test's score as a Kattis / ICPC output validator wrote it (the problem package format's
+/// scoring problems): exactly one of the two files, a finite non-negative number.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ValidatorScore {
+    /// `score.txt`: the test's score itself (`{"score": 17.5}`).
+    Score(f64),
+    /// `score_multiplier.txt` (2025-09): a fraction in `[0, 1]` of the test's maximum score
+    /// (`{"multiplier": 0.5}`).
+    Multiplier(f64),
 }
 
 /// The first difference between a test's expected output and the program's, with a few lines
@@ -497,6 +514,7 @@ impl JudgeTaskResult {
             memory_used: 0,
             report: None,
             error_log: error_log.into(),
+            validator_score: None,
             diff: None,
         }
     }

@@ -1,10 +1,11 @@
 //! A judged Submission back into the package's terms: the verdict and score of the format's
 //! default grader over the test groups (first or worst error, `accept_score` /
 //! `reject_score`, sum / avg / min / max, `range`, `on_reject`, `accept_if_any_accepted`,
-//! `always_accept`, `ignore_sample`).
+//! `always_accept`, `ignore_sample`), a test case's score from its output validator when it
+//! wrote one (`score.txt`, `score_multiplier.txt`: docs/packages.md, "Validator scores").
 
-use crate::problem::{Aggregation, Expected, Group, Item, Problem};
-use verdict_contracts::{JudgeStatus, JudgeTaskResult};
+use crate::problem::{Aggregation, Expected, Group, Item, Kind, Problem, Settings};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult, ValidatorScore};
 
 /// The package format's verdicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -90,7 +91,8 @@ pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
         .map(|(c, _)| c.name.as_str())
         .collect();
     let mut next = 0;
-    let (verdict, score) = group(&problem.data, tests, &mut next, true);
+    let rules = Rules::of(problem);
+    let (verdict, score) = group(&problem.data, tests, &mut next, true, &rules);
     let first_failure = tests
         .iter()
         .position(|r| r.status != JudgeStatus::Accepted)
@@ -108,7 +110,61 @@ fn count(g: &Group) -> usize {
     g.cases().len()
 }
 
-fn group(g: &Group, tests: &[JudgeTaskResult], next: &mut usize, root: bool) -> (Verdict, f64) {
+/// What decides how a validator's score counts: the problem's kind and format.
+struct Rules {
+    kind: Kind,
+    v2025: bool,
+}
+
+impl Rules {
+    fn of(problem: &Problem) -> Rules {
+        Rules {
+            kind: problem.kind,
+            v2025: problem.format == "2025-09",
+        }
+    }
+}
+
+/// A test case's verdict and score: a rejection scores `reject_score`; an acceptance its
+/// validator's score when it wrote one (`score.txt` the score itself, `score_multiplier.txt`
+/// times `accept_score`), else `accept_score`. A judge error, as the format says, when a
+/// validator scores a test of a problem that is not scoring, exceeds a 2025-09 test's maximum
+/// (`accept_score`), or writes no `score.txt` for a legacy `validation: custom score` problem;
+/// a 2025-09 sample's score is ignored.
+fn case_score(
+    result: Option<&JudgeTaskResult>,
+    s: &Settings,
+    sample: bool,
+    rules: &Rules,
+) -> (Verdict, f64) {
+    let status = result.map_or(JudgeStatus::SystemError, |r| r.status);
+    let v = Verdict::of(status);
+    if v != Verdict::Accepted {
+        return (v, s.reject_score);
+    }
+    let written = result.and_then(|r| r.validator_score);
+    match written {
+        _ if sample && rules.v2025 => (v, s.accept_score),
+        Some(_) if !rules.kind.scoring && !rules.kind.custom_score => {
+            (Verdict::JudgeError, s.reject_score)
+        }
+        Some(ValidatorScore::Score(x)) if rules.v2025 && x > s.accept_score + 1e-9 => {
+            (Verdict::JudgeError, s.reject_score)
+        }
+        Some(ValidatorScore::Score(x)) => (v, x),
+        Some(ValidatorScore::Multiplier(m)) => (v, m * s.accept_score),
+        None if rules.kind.custom_score => (Verdict::JudgeError, s.reject_score),
+        None => (v, s.accept_score),
+    }
+}
+
+fn group(
+    g: &Group,
+    tests: &[JudgeTaskResult],
+    next: &mut usize,
+    root: bool,
+    rules: &Rules,
+) -> (Verdict, f64) {
     let s = &g.settings;
     let mut children: Vec<(Verdict, f64)> = Vec::new();
     let mut stopped = false;
@@ -120,21 +176,14 @@ fn group(g: &Group, tests: &[JudgeTaskResult], next: &mut usize, root: bool) -> 
             Item::Group(sub) if stopped => *next += count(sub),
             Item::Case(_) if stopped => *next += 1,
             Item::Group(sub) => {
-                let r = group(sub, tests, next, false);
+                let r = group(sub, tests, next, false, rules);
                 stopped = s.break_on_reject && r.0 != Verdict::Accepted;
                 children.push(r);
             }
             Item::Case(_) => {
-                let status = tests
-                    .get(*next)
-                    .map_or(JudgeStatus::SystemError, |r| r.status);
+                let sample = g.name == "sample" || g.name.starts_with("sample/");
+                let (v, score) = case_score(tests.get(*next), s, sample, rules);
                 *next += 1;
-                let v = Verdict::of(status);
-                let score = if v == Verdict::Accepted {
-                    s.accept_score
-                } else {
-                    s.reject_score
-                };
                 stopped = s.break_on_reject && v != Verdict::Accepted;
                 children.push((v, score));
             }
@@ -192,10 +241,19 @@ pub fn agrees(expected: Expected, graded: &Graded, scoring: bool, max_score: f64
 }
 
 /// A problem's full score: the score of a submission accepted on every test case (the root's
-/// `range` and every group's aggregation applied: an all-or-nothing group counts once).
+/// `range` and every group's aggregation applied: an all-or-nothing group counts once). A
+/// validator that scores tests may give more where nothing bounds it (legacy and 2023-07 have
+/// no maximum per test): the root's `range`, when set, is then the bound that counts.
 pub fn max_score(problem: &Problem) -> f64 {
     let all =
         vec![JudgeTaskResult::with_status(JudgeStatus::Accepted, ""); problem.data.cases().len()];
     let mut next = 0;
-    group(&problem.data, &all, &mut next, true).1
+    let rules = Rules {
+        kind: Kind {
+            custom_score: false,
+            ..problem.kind
+        },
+        v2025: false,
+    };
+    group(&problem.data, &all, &mut next, true, &rules).1
 }

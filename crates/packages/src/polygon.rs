@@ -380,6 +380,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
             scoring,
             interactive: interactor.is_some(),
             multi_pass: false,
+            custom_score: false,
         },
         time_limit_ms: Some(time_limit_ms),
         // Polygon states no margins: the limit is the setter's.

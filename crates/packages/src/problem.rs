@@ -16,6 +16,9 @@ pub struct Kind {
     /// The program runs again on the input its validator wrote (`type: multi-pass`, legacy
     /// `validation: custom multi-pass`).
     pub multi_pass: bool,
+    /// Every accepted test's score is its validator's `score.txt` (legacy `validation: custom
+    /// score`; from 2023-07 on a scoring problem's validator may write one, not must).
+    pub custom_score: bool,
 }
 
 /// A program of the package, or why verdict cannot run it (an unknown language, a

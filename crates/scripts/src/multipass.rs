@@ -96,6 +96,7 @@ pub fn judge_multipass(
             status: JudgeStatus::CompareError,
             score: Score::ZERO,
             reason: String::new(),
+            validator_score: None,
         },
         run_time_ms: 0,
         memory_kb: 0,
@@ -156,6 +157,7 @@ pub fn judge_multipass(
                             status: JudgeStatus::CompareError,
                             score: Score::ZERO,
                             reason: format!("pass {pass}: {reason}"),
+                            validator_score: None,
                         };
                         break;
                     }
@@ -191,6 +193,7 @@ pub fn judge_multipass(
                 status: JudgeStatus::CompareError,
                 score: Score::ZERO,
                 reason: format!("pass {pass}: {reason}"),
+                validator_score: None,
             };
             break;
         }
@@ -281,6 +284,7 @@ fn run_then_validate(
             status: JudgeStatus::Accepted,
             score: Score::FULL,
             reason: String::new(),
+            validator_score: None,
         },
         cpu_ms: outcome.cpu_time_ms,
         memory_kb: outcome.peak_memory_kb,
@@ -298,6 +302,7 @@ fn run_then_validate(
             status: failure.status,
             score: Score::ZERO,
             reason: failure.reason,
+            validator_score: None,
         };
         pass.stderr = stderr;
         return Ok(pass);
@@ -326,6 +331,7 @@ fn run_then_validate(
         status: summary.status,
         score: summary.score,
         reason: summary.log,
+        validator_score: summary.validator_score,
     };
     if pass.decision.status != JudgeStatus::Accepted {
         pass.stderr = stderr;

@@ -17,8 +17,8 @@ pub enum StreamEvent {
     Task {
         /// Its index in `judge_tasks`.
         index: usize,
-        /// Its result.
-        result: JudgeTaskResult,
+        /// Its result (boxed: a result is large beside the report's `Arc`).
+        result: Box<JudgeTaskResult>,
     },
     /// The final report (the last event).
     Report(Arc<JudgeReport>),
@@ -30,8 +30,8 @@ enum TaskState {
     Pending,
     /// Its parent finished (or it has none) and its submission is being judged.
     Started,
-    /// Finished.
-    Done(JudgeTaskResult),
+    /// Finished (boxed: a result is large beside the other states).
+    Done(Box<JudgeTaskResult>),
 }
 
 #[derive(Debug)]
@@ -108,7 +108,7 @@ impl Entry {
                     .results
                     .iter()
                     .cloned()
-                    .map(TaskState::Done)
+                    .map(|r| TaskState::Done(Box::new(r)))
                     .collect(),
                 finish_order: (0..count).collect(),
                 started: true,
@@ -213,7 +213,7 @@ impl Entry {
             .iter()
             .enumerate()
             .map(|(i, state)| match state {
-                TaskState::Done(result) => result.clone(),
+                TaskState::Done(result) => (**result).clone(),
                 TaskState::Pending => JudgeTaskResult::with_status(JudgeStatus::Pending, ""),
                 TaskState::Started if progress.compiles[i] => {
                     JudgeTaskResult::with_status(JudgeStatus::Compiling, "")
@@ -273,7 +273,7 @@ impl Entry {
             TaskState::Pending => {}
         }
         metrics.task_finished(&result);
-        progress.tasks[index] = TaskState::Done(result.clone());
+        progress.tasks[index] = TaskState::Done(Box::new(result.clone()));
         progress.finish_order.push(index);
         let mut started = 0;
         for child in 0..progress.tasks.len() {

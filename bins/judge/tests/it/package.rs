@@ -71,8 +71,13 @@ fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
 /// reference judged here gets its directory's verdict, every input is valid, the margins hold;
 /// returns the report.
 fn verifies_as_its_authors_say(example: &str, extra: &[&str]) -> Value {
-    let dir = fetch::problemtools_examples().join(example);
-    let (code, report) = verify_json_with(&dir, extra);
+    package_verifies_as_its_authors_say(&fetch::problemtools_examples().join(example), extra)
+}
+
+/// [`verifies_as_its_authors_say`] on the package in `dir`.
+fn package_verifies_as_its_authors_say(dir: &Path, extra: &[&str]) -> Value {
+    let example = dir.display();
+    let (code, report) = verify_json_with(dir, extra);
     assert_eq!(code, Some(0), "{example}: {report:#}");
     assert_eq!(report["agrees"], true);
     let rows = report["submissions"].as_array().expect("rows");
@@ -508,5 +513,368 @@ fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
     assert_eq!(
         row(&report, "accepted/solutions/int16.cpp")["agrees"],
         false
+    );
+}
+
+/// BAPCtools' `multipass` (2025-09, `type: multi-pass`): the validator checks the first
+/// pass's number is not negative and writes it as the second pass's input, which the program
+/// must echo. Its accepted references (`abs`, a constant 500) pass both passes; its wrong ones
+/// fail in the first pass (negative, a float, a string, nothing, extra output) or the second
+/// (`negative_second_pass`, `rand`).
+#[test]
+fn bapctools_multipass_verifies_with_a_second_pass_on_the_validators_input() {
+    let report =
+        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("multipass"), &[]);
+    assert_eq!(report["format"], "2025-09");
+    let second = row(&report, "wrong_answer/negative_second_pass.py");
+    assert_eq!(second["verdict"], "WA");
+    let first = row(&report, "wrong_answer/negative.py");
+    assert_eq!(first["verdict"], "WA");
+    assert_eq!(row(&report, "accepted/absolute.py")["verdict"], "AC");
+}
+
+/// BAPCtools' `interactivemultipass` (`type: [interactive, multi-pass]`): the same game with
+/// the validator as the interactor, each pass a fresh interactive run.
+#[test]
+fn bapctools_interactive_multipass_verifies_pass_by_pass() {
+    let report = package_verifies_as_its_authors_say(
+        &fetch::bapctools_problems().join("interactivemultipass"),
+        &[],
+    );
+    assert_eq!(
+        row(&report, "wrong_answer/negative_second_pass.py")["verdict"],
+        "WA"
+    );
+    assert_eq!(row(&report, "accepted/deterministic.py")["verdict"], "AC");
+}
+
+/// A scoring package (2023-07) whose output validator scores each test in `score.txt`, as the
+/// format allows: print as many distinct numbers of 1..n as you can; the validator rejects a
+/// repeat or a number out of range (exit 43) and otherwise scores the count (exit 42,
+/// `score.txt`). Two groups, n = 3 and n = 5, whose `accept_score` is their test's most (3, 5),
+/// so the full score is 8.
+fn validator_scored_package(dir: &Path) {
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2023-07\ntype: scoring\nname: Distinct numbers\n\
+         limits:\n  time_limit: 2\n",
+    );
+    // The sample is judged, not graded (its validator scores it too: 2).
+    write(
+        "data/testdata.yaml",
+        "on_reject: continue\ngrader_flags: ignore_sample\n",
+    );
+    write("data/secret/testdata.yaml", "on_reject: continue\n");
+    write("data/sample/1.in", "2\n");
+    write("data/sample/1.ans", "2\n");
+    for (group, n) in [("small", 3), ("large", 5)] {
+        write(&format!("data/secret/{group}/1.in"), &format!("{n}\n"));
+        write(&format!("data/secret/{group}/1.ans"), &format!("{n}\n"));
+        write(
+            &format!("data/secret/{group}/testdata.yaml"),
+            &format!("accept_score: {n}\n"),
+        );
+    }
+    write(
+        "input_validators/validate.py",
+        "import sys\nline = sys.stdin.read()\n\
+         sys.exit(42 if line.strip().isdigit() and 1 <= int(line) <= 10 and line.endswith('\\n') else 43)\n",
+    );
+    write(
+        "output_validator/validate.py",
+        r#"import sys
+n = int(open(sys.argv[1]).read())
+feedback = sys.argv[3]
+seen = set()
+for word in sys.stdin.read().split():
+    if not word.isdigit() or not 1 <= int(word) <= n or int(word) in seen:
+        open(feedback + "/judgemessage.txt", "w").write("bad number " + word)
+        sys.exit(43)
+    seen.add(int(word))
+open(feedback + "/score.txt", "w").write(str(len(seen)))
+sys.exit(42)
+"#,
+    );
+    let program = |body: &str| format!("n = int(input())\n{body}\n");
+    write(
+        "submissions/accepted/all.py",
+        &program("print(*range(1, n + 1))"),
+    );
+    write(
+        "submissions/partially_accepted/half.py",
+        &program("print(*range(1, (n + 1) // 2 + 1))"),
+    );
+    write(
+        "submissions/partially_accepted/three.py",
+        &program("print(*range(1, min(n, 3) + 1))"),
+    );
+    write(
+        "submissions/wrong_answer/repeat.py",
+        &program("print(1, 1)"),
+    );
+    write(
+        "submissions/run_time_error/crash.py",
+        &program("raise SystemExit(3)"),
+    );
+}
+
+#[test]
+fn a_scoring_package_whose_validator_writes_score_txt_verifies_by_those_scores() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("distinct");
+    validator_scored_package(&dir);
+    let report = package_verifies_as_its_authors_say(&dir, &[]);
+    assert_eq!(report["format"], "2023-07");
+    for (name, score) in [
+        ("accepted/all.py", 8.0),
+        // ceil(n / 2) numbers: 2 + 3.
+        ("partially_accepted/half.py", 5.0),
+        // min(n, 3) numbers: 3 + 3.
+        ("partially_accepted/three.py", 6.0),
+        ("wrong_answer/repeat.py", 0.0),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(r["score"], score, "{r:#}");
+    }
+    // A partial one filed as accepted disagrees: its score is the validator's, not 8 (exit 1).
+    std::fs::rename(
+        dir.join("submissions/partially_accepted/half.py"),
+        dir.join("submissions/accepted/half.py"),
+    )
+    .expect("move");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let r = row(&report, "accepted/half.py");
+    assert_eq!(
+        (&r["score"], &r["agrees"]),
+        (&Value::from(5.0), &Value::Bool(false)),
+        "{r:#}"
+    );
+}
+
+/// An interactive Polygon package as Polygon lays one out (`assets/interactor` beside the
+/// checker Polygon also keeps, tests whose input is the hidden number, a validator, solutions
+/// by tag): guess a number in 1..10^6 with at most 20 queries `? x` answered `<`, `>` or `=`,
+/// then `! x`. The interactor, checker and validator are testlib programs compiled with the
+/// real `testlib.h` (0.9.45, `tests/fixtures/testlib/`), which the package carries in `files/`
+/// as Polygon packages do: the interactor writes the number of queries to `tout` for the
+/// checker.
+fn polygon_interactive_package(dir: &Path) {
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    let hidden = [1, 777777, 1000000, 500000];
+    let mut xml_tests = String::new();
+    for (i, n) in hidden.iter().enumerate() {
+        write(&format!("tests/{:02}", i + 1), &format!("{n}\n"));
+        write(&format!("tests/{:02}.a", i + 1), &format!("{n}\n"));
+        let sample = if i == 0 { r#" sample="true""# } else { "" };
+        xml_tests.push_str(&format!("        <test method=\"manual\"{sample}/>\n"));
+    }
+    write(
+        "problem.xml",
+        &format!(
+            r#"<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<problem revision="7" short-name="polygon-guess">
+  <names><name language="english" value="Guess the Number"/></names>
+  <statements/>
+  <judging cpu-name="Intel" cpu-speed="3600" input-file="" output-file="" run-count="1">
+    <testset name="tests">
+      <time-limit>1000</time-limit>
+      <memory-limit>268435456</memory-limit>
+      <test-count>{}</test-count>
+      <input-path-pattern>tests/%02d</input-path-pattern>
+      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+      <tests>
+{xml_tests}      </tests>
+    </testset>
+  </judging>
+  <files>
+    <resources>
+      <file path="files/olymp.sty"/>
+      <file path="files/testlib.h" type="h.g++"/>
+    </resources>
+  </files>
+  <assets>
+    <checker name="check.cpp" type="testlib">
+      <source path="files/check.cpp" type="cpp.g++17"/>
+      <copy path="check.cpp"/>
+    </checker>
+    <interactor>
+      <source path="files/interactor.cpp" type="cpp.g++17"/>
+    </interactor>
+    <validators>
+      <validator>
+        <source path="files/val.cpp" type="cpp.g++17"/>
+      </validator>
+    </validators>
+    <solutions>
+      <solution tag="main"><source path="solutions/main.cpp" type="cpp.g++17"/></solution>
+      <solution tag="accepted"><source path="solutions/main.py" type="python.3"/></solution>
+      <solution tag="wrong-answer"><source path="solutions/linear.cpp" type="cpp.g++17"/></solution>
+      <solution tag="wrong-answer"><source path="solutions/blind.py" type="python.3"/></solution>
+      <solution tag="time-limit-exceeded"><source path="solutions/think.cpp" type="cpp.g++17"/></solution>
+    </solutions>
+  </assets>
+</problem>
+"#,
+            hidden.len()
+        ),
+    );
+    write("files/olymp.sty", "% statement style\n");
+    write(
+        "files/testlib.h",
+        include_str!("../fixtures/testlib/testlib.h"),
+    );
+    write(
+        "files/interactor.cpp",
+        r#"#include "testlib.h"
+#include <iostream>
+int main(int argc, char *argv[]) {
+    setName("guess the number in at most 20 queries");
+    registerInteraction(argc, argv);
+    long long n = inf.readLong();
+    for (int q = 0;; q++) {
+        std::string op = ouf.readToken("[?!]", "op");
+        long long x = ouf.readLong(1LL, 1000000LL, "x");
+        if (op == "!") {
+            tout << q << std::endl;
+            if (x != n) quitf(_wa, "expected %lld, found %lld", n, x);
+            quitf(_ok, "%lld found in %d queries", n, q);
+        }
+        if (q == 20) quitf(_wa, "more than 20 queries");
+        std::cout << (n < x ? "<" : n > x ? ">" : "=") << std::endl;
+    }
+}
+"#,
+    );
+    write(
+        "files/check.cpp",
+        r#"#include "testlib.h"
+int main(int argc, char *argv[]) {
+    registerTestlibCmd(argc, argv);
+    int q = ouf.readInt(0, 20, "queries");
+    quitf(_ok, "%d queries", q);
+}
+"#,
+    );
+    write(
+        "files/val.cpp",
+        r#"#include "testlib.h"
+int main(int argc, char *argv[]) {
+    registerValidation(argc, argv);
+    inf.readLong(1LL, 1000000LL, "n");
+    inf.readEoln();
+    inf.readEof();
+}
+"#,
+    );
+    write(
+        "solutions/main.cpp",
+        r#"#include <cstdio>
+int main() {
+    long long lo = 1, hi = 1000000;
+    while (lo < hi) {
+        long long m = (lo + hi) / 2;
+        printf("? %lld\n", m);
+        fflush(stdout);
+        char r[4];
+        if (scanf("%3s", r) != 1) return 1;
+        if (r[0] == '=') { lo = hi = m; break; }
+        if (r[0] == '<') hi = m - 1; else lo = m + 1;
+    }
+    printf("! %lld\n", lo);
+    fflush(stdout);
+    return 0;
+}
+"#,
+    );
+    write(
+        "solutions/main.py",
+        "lo, hi = 1, 10**6\nwhile lo < hi:\n    m = (lo + hi) // 2\n    print('?', m, flush=True)\n    \
+         r = input().strip()\n    if r == '=':\n        lo = hi = m\n    elif r == '<':\n        \
+         hi = m - 1\n    else:\n        lo = m + 1\nprint('!', lo, flush=True)\n",
+    );
+    // One query after another from 1: right on the sample, over 20 queries on the others (the
+    // interactor rejects it while it still asks).
+    write(
+        "solutions/linear.cpp",
+        r#"#include <cstdio>
+int main() {
+    for (long long g = 1;; g++) {
+        printf("? %lld\n", g);
+        fflush(stdout);
+        char r[4];
+        if (scanf("%3s", r) != 1) return 0;
+        if (r[0] == '=') { printf("! %lld\n", g); fflush(stdout); return 0; }
+    }
+}
+"#,
+    );
+    write("solutions/blind.py", "print('! 1', flush=True)\n");
+    // Thinks before its first query for longer than the time limit.
+    write(
+        "solutions/think.cpp",
+        r#"#include <cstdio>
+int main() {
+    volatile unsigned long long s = 0;
+    for (unsigned long long i = 0; i < 100000000000ULL; i++) s += i;
+    printf("! %llu\n", s);
+    fflush(stdout);
+    return 0;
+}
+"#,
+    );
+}
+
+#[test]
+fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("polygon-guess");
+    polygon_interactive_package(&dir);
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["format"], "polygon");
+    for (name, verdict) in [
+        ("main/solutions/main.cpp", "AC"),
+        ("accepted/solutions/main.py", "AC"),
+        ("wrong-answer/solutions/linear.cpp", "WA"),
+        ("wrong-answer/solutions/blind.py", "WA"),
+        ("time-limit-exceeded/solutions/think.cpp", "TLE"),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["verdict"], &r["agrees"]),
+            (&Value::from(verdict), &Value::Bool(true)),
+            "{r:#}"
+        );
+    }
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert_eq!(checks.len(), 4, "{checks:#?}");
+    assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
+    // The interactor decides: the linear search filed as accepted disagrees (exit 1).
+    let xml = std::fs::read_to_string(dir.join("problem.xml")).expect("read");
+    std::fs::write(
+        dir.join("problem.xml"),
+        xml.replace(
+            r#"<solution tag="wrong-answer"><source path="solutions/linear.cpp""#,
+            r#"<solution tag="accepted"><source path="solutions/linear.cpp""#,
+        ),
+    )
+    .expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let r = row(&report, "accepted/solutions/linear.cpp");
+    assert_eq!(
+        (&r["verdict"], &r["agrees"]),
+        (&Value::from("WA"), &Value::Bool(false)),
+        "{r:#}"
     );
 }

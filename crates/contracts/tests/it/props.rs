@@ -358,6 +358,7 @@ fn judge_report() -> impl Strategy<Value = JudgeReport> {
                 report,
                 error_log,
                 diff: None,
+                validator_score: None,
             },
         );
     (

@@ -59,16 +59,6 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
             "needs an output validator (output_validators/ or output_validator/), and there is none",
         ));
     }
-    // From 2023-07 on, a scoring problem's output validator may give each test its score in
-    // `score.txt`; a test's result carries a fraction of its task, not that score, so such a
-    // problem would be graded by `accept_score` alone: refused rather than judged wrongly.
-    if head.kind.scoring && head.format != "legacy" && output_validator.is_some() {
-        return Err(PackageError::unsupported(
-            &yaml_path,
-            "type",
-            "a scoring problem with an output validator (which may score tests in score.txt) is not judged by verdict yet",
-        ));
-    }
     let input_validators = input_validators(dir)?;
     let submissions = submissions(dir, &include)?;
     Ok(Problem {

@@ -139,13 +139,7 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
         for extra in w.iter().skip(1) {
             match extra.as_str() {
                 "interactive" => kind.interactive = true,
-                "score" => {
-                    return Err(PackageError::unsupported(
-                        path,
-                        "validation",
-                        "custom score (scores from the output validator's score.txt) is not supported yet",
-                    ));
-                }
+                "score" => kind.custom_score = true,
                 "multi-pass" => kind.multi_pass = true,
                 other => {
                     return Err(PackageError::invalid(

@@ -4,6 +4,7 @@
 use crate::fetch::problemtools_examples;
 use verdict_contracts::{
     CompareProtocol, CompareScript, JudgeStatus, JudgeTaskResult, Language, RunScript,
+    ValidatorScore,
 };
 use verdict_packages::grade::{self, Verdict};
 use verdict_packages::{Expected, kattis, plan};
@@ -74,12 +75,14 @@ fn unsupported_kinds_are_refused_naming_the_file_and_key() {
     assert!(err.contains("problem.yaml: type: not supported"), "{err}");
 }
 
-/// From 2023-07 on, a scoring problem's output validator may score each test in `score.txt`,
-/// which a test's result cannot carry: refused at load, never graded by `accept_score` alone.
+/// From 2023-07 on, a scoring problem's output validator may score each accepted test
+/// (`score.txt`: the score; `score_multiplier.txt`: a fraction of `accept_score`): oddecho
+/// with a validator loads, and a test's `validator_score` replaces its `accept_score` in the
+/// grade (problemtools' rules); a score on a pass-fail problem, or none on a legacy
+/// `validation: custom score` one, is a judge error.
 #[test]
-fn a_scoring_problem_with_an_output_validator_is_refused_not_graded_wrongly() {
+fn a_scoring_problems_validator_scores_are_graded_in_place_of_accept_score() {
     let (_keep, dir) = crate::fetch::copy_of("oddecho");
-    assert!(kattis::load(&dir).is_ok(), "oddecho itself reads");
     let validator = dir.join("output_validator");
     std::fs::create_dir_all(&validator).expect("mkdir");
     std::fs::write(
@@ -87,9 +90,51 @@ fn a_scoring_problem_with_an_output_validator_is_refused_not_graded_wrongly() {
         "import sys\nopen(sys.argv[3] + '/score.txt', 'w').write('7')\nsys.exit(42)\n",
     )
     .expect("write");
-    let err = kattis::load(&dir).expect_err("refused").to_string();
-    assert!(err.contains("problem.yaml: type: not supported"), "{err}");
-    assert!(err.contains("score.txt"), "{err}");
+    let p = kattis::load(&dir).expect("a scoring problem with a validator reads");
+    assert!(p.kind.scoring && !p.kind.custom_score);
+    let names: Vec<String> = p.data.cases().iter().map(|(c, _)| c.name.clone()).collect();
+    let results = |score: &dyn Fn(&str) -> Option<ValidatorScore>| {
+        let mut all = vec![JudgeTaskResult::with_status(JudgeStatus::Accepted, "")];
+        for name in &names {
+            let mut r = JudgeTaskResult::with_status(JudgeStatus::Accepted, "");
+            r.validator_score = score(name);
+            all.push(r);
+        }
+        all
+    };
+    let none = grade::grade(&p, &results(&|_| None));
+    assert_eq!((none.verdict, none.score), (Verdict::Accepted, 100.0));
+    // subtask1 (min of its tests' scores, at most 50): 30; subtask2 (accept_score 50): 50.
+    let thirty = grade::grade(
+        &p,
+        &results(&|n| {
+            n.contains("subtask1")
+                .then_some(ValidatorScore::Score(30.0))
+        }),
+    );
+    assert_eq!((thirty.verdict, thirty.score), (Verdict::Accepted, 80.0));
+    let half = grade::grade(
+        &p,
+        &results(&|n| (n == "secret/subtask2/01").then_some(ValidatorScore::Multiplier(0.5))),
+    );
+    assert_eq!(half.score, 75.0, "50 + 0.5 x 50");
+    // The same scores on a pass-fail problem are a judge error.
+    let mut pass_fail = p.clone();
+    pass_fail.kind.scoring = false;
+    let je = grade::grade(&pass_fail, &results(&|_| Some(ValidatorScore::Score(1.0))));
+    assert_eq!(je.verdict, Verdict::JudgeError);
+    // Legacy `validation: custom score`: an acceptance without score.txt is a judge error.
+    std::fs::write(
+        dir.join("problem.yaml"),
+        "type: scoring\nvalidation: custom score\nname: Odd Echo\n",
+    )
+    .expect("write");
+    let legacy = kattis::load(&dir).expect("custom score reads");
+    assert!(legacy.kind.custom_score);
+    let missing = grade::grade(&legacy, &results(&|_| None));
+    assert_eq!(missing.verdict, Verdict::JudgeError);
+    let scored = grade::grade(&legacy, &results(&|_| Some(ValidatorScore::Score(20.0))));
+    assert_eq!((scored.verdict, scored.score), (Verdict::Accepted, 40.0));
 }
 
 /// BAPCtools' `multipass` (fetched): a 2025-09 multi-pass problem whose tests run at most

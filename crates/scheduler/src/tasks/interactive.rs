@@ -106,6 +106,7 @@ fn task_result(
     log.push_str(exchange);
     let mut result = JudgeTaskResult::with_status(decision.status, log);
     result.score = decision.score;
+    result.validator_score = decision.validator_score;
     result.run_time = run_time_ms;
     result.memory_used = memory_kb;
     result

@@ -80,6 +80,7 @@ pub(super) fn run_test(
                 compare_outputs(run, &test.compare, &test.flags, files, &output, run_dir)?;
             let mut result = JudgeTaskResult::with_status(summary.status, summary.log);
             result.score = summary.score;
+            result.validator_score = summary.validator_score;
             result.diff = output_diff(summary.status, files, &output).map(Box::new);
             result
         }

@@ -23,9 +23,12 @@
 //! Called as `validator <input> <answer> <feedback_dir> [flags...]` with the program's output
 //! on its standard input (the problem package format's output validators). Exit code 42 is
 //! Accepted, 43 Wrong Answer; `judgemessage.txt` in the feedback dir becomes the message (and
-//! `judgeerror.txt` the reason of a failure); a `score.txt` there (one number, the format's
-//! scoring problems) is shown in the message. Any other exit, a signal or a limit is Compare
-//! Error. An interactive validator (`run_script: "interactive"`) is called the same way, with
+//! `judgeerror.txt` the reason of a failure). An accepting validator of a scoring problem may
+//! write the test's score: `score.txt` (a finite number `>= 0`) or, from 2025-09 on,
+//! `score_multiplier.txt` (a fraction of the test's maximum in `[0, 1]`); it becomes the
+//! outcome's `validator_score` (and is shown in the message). Both files, a malformed one, or
+//! one written with exit 43 is Compare Error (the format calls each a judge error). Any other
+//! exit, a signal or a limit is Compare Error. An interactive validator (`run_script: "interactive"`) is called the same way, with
 //! the program on its stdin and stdout.
 //!
 //! In all three protocols a fraction of full marks is Accepted, zero is Wrong Answer
@@ -37,6 +40,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::verdict::{CompareOutcome, CompareVerdict, REPORT_LIMIT, truncate};
+use verdict_contracts::ValidatorScore;
 
 /// How a custom comparator is called and how its result is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -293,12 +297,65 @@ pub fn interpret_kattis<N: AsRef<str>, C: AsRef<[u8]>>(
             ));
         }
     };
-    let message = match text("score.txt") {
+    let validator_score = match kattis_score(feedback_files, verdict) {
+        Ok(score) => score,
+        Err(why) => return CompareOutcome::compare_error(why),
+    };
+    let message = match text("score.txt").or_else(|| text("score_multiplier.txt")) {
         Some(score) if message.is_empty() => format!("score {score}"),
         Some(score) => format!("{message}\nscore {score}"),
         None => message,
     };
-    CompareOutcome::new(verdict, message)
+    let mut outcome = CompareOutcome::new(verdict, message);
+    outcome.validator_score = validator_score;
+    outcome
+}
+
+/// The score a Kattis validator wrote (`score.txt` or `score_multiplier.txt`), or why it is a
+/// judge error: both files, a malformed one, or one beside a rejection.
+fn kattis_score<N: AsRef<str>, C: AsRef<[u8]>>(
+    feedback_files: &[(N, C)],
+    verdict: CompareVerdict,
+) -> Result<Option<ValidatorScore>, String> {
+    let file = |name: &str| {
+        feedback_files
+            .iter()
+            .find(|(n, _)| n.as_ref() == name)
+            .map(|(_, c)| String::from_utf8_lossy(c.as_ref()).trim().to_owned())
+    };
+    let (score, multiplier) = (file("score.txt"), file("score_multiplier.txt"));
+    let written = match (&score, &multiplier) {
+        (None, None) => return Ok(None),
+        (Some(_), Some(_)) => {
+            return Err(
+                "the validator wrote both score.txt and score_multiplier.txt (at most one)".into(),
+            );
+        }
+        (Some(_), None) => "score.txt",
+        (None, Some(_)) => "score_multiplier.txt",
+    };
+    if verdict != CompareVerdict::Accepted {
+        return Err(format!(
+            "the validator rejected the test (exit 43) and wrote {written} (a score is for an accepted test)"
+        ));
+    }
+    let text = score.or(multiplier).unwrap_or_default();
+    let value = text
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0);
+    match (written, value) {
+        ("score.txt", Some(v)) => Ok(Some(ValidatorScore::Score(v))),
+        (_, Some(v)) if v <= 1.0 => Ok(Some(ValidatorScore::Multiplier(v))),
+        ("score.txt", _) => Err(format!(
+            "malformed score.txt \"{}\" (expected one finite number >= 0)",
+            truncate(text, 64)
+        )),
+        _ => Err(format!(
+            "malformed score_multiplier.txt \"{}\" (expected one number in [0, 1])",
+            truncate(text, 64)
+        )),
+    }
 }
 
 /// Denominator for testlib points given as a decimal fraction.
@@ -557,6 +614,7 @@ mod tests {
             (scored.verdict, scored.message.as_str()),
             (Accepted, "score 17")
         );
+        assert_eq!(scored.validator_score, Some(ValidatorScore::Score(17.0)));
         for code in [0, 1, 44, 54] {
             let bad = k(code, &[("judgeerror.txt", b"input file broken")]);
             assert_eq!(bad.verdict, CompareVerdict::CompareError, "{code}");
@@ -564,6 +622,46 @@ mod tests {
         }
         let crashed = interpret_kattis(&ComparatorExit::Signal(11), NO_FILES);
         assert_eq!(crashed.verdict, CompareVerdict::CompareError);
+    }
+
+    #[test]
+    fn kattis_validator_scores_are_read_and_their_misuse_is_a_compare_error() {
+        let k =
+            |code, files: &[(&str, &[u8])]| interpret_kattis(&ComparatorExit::Code(code), files);
+        let half = k(42, &[("score_multiplier.txt", b"0.5\n")]);
+        assert_eq!(
+            (half.verdict, half.validator_score),
+            (Accepted, Some(ValidatorScore::Multiplier(0.5)))
+        );
+        assert_eq!(
+            k(42, &[("score.txt", b" 2.25 ")]).validator_score,
+            Some(ValidatorScore::Score(2.25))
+        );
+        assert_eq!(k(42, NO_FILES).validator_score, None);
+        let one = |name: &'static str, text: &'static str| vec![(name, text.as_bytes())];
+        let both = vec![
+            ("score.txt", &b"1"[..]),
+            ("score_multiplier.txt", &b"1"[..]),
+        ];
+        for (code, files, why) in [
+            (43, one("score.txt", "1"), "rejected"),
+            (42, both, "both"),
+            (42, one("score.txt", "-1"), "malformed score.txt"),
+            (42, one("score.txt", ""), "malformed score.txt"),
+            (42, one("score.txt", "1 2"), "malformed score.txt"),
+            (42, one("score.txt", "inf"), "malformed score.txt"),
+            (
+                42,
+                one("score_multiplier.txt", "1.5"),
+                "malformed score_multiplier.txt",
+            ),
+        ] {
+            let files = files.as_slice();
+            let bad = k(code, files);
+            assert_eq!(bad.verdict, CompareVerdict::CompareError, "{files:?}");
+            assert!(bad.message.contains(why), "{files:?}: {}", bad.message);
+            assert_eq!(bad.validator_score, None);
+        }
     }
 
     #[test]

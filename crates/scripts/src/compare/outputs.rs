@@ -13,13 +13,13 @@ use crate::{BoxFile, Build, Executor, RunLimits, RunOutput, RunRequest, ScriptEr
 use crate::{join_inside, read_capped};
 use std::io::Read;
 use std::path::Path;
-use verdict_contracts::{JudgeStatus, STDIN_ASSET, STDOUT_ASSET, Score};
+use verdict_contracts::{JudgeStatus, STDIN_ASSET, STDOUT_ASSET, Score, ValidatorScore};
 
 /// The most of a comparator's feedback file read.
 const FEEDBACK_MAX: u64 = 64 * 1024;
 
 /// The comparison's status, score and log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompareSummary {
     /// Accepted, Partial Correct, Presentation Error, Wrong Answer or Compare Error.
     pub status: JudgeStatus,
@@ -27,6 +27,8 @@ pub struct CompareSummary {
     pub score: Score,
     /// Feedback for `error_log`.
     pub log: String,
+    /// The score a Kattis validator wrote for an accepted test.
+    pub validator_score: Option<ValidatorScore>,
 }
 
 impl CompareSummary {
@@ -36,6 +38,7 @@ impl CompareSummary {
             status: JudgeStatus::CompareError,
             score: Score::ZERO,
             log: log.into(),
+            validator_score: None,
         }
     }
 }
@@ -50,7 +53,12 @@ impl From<CompareOutcome> for CompareSummary {
             }
             log.push_str(&report);
         }
-        CompareSummary { status, score, log }
+        CompareSummary {
+            status,
+            score,
+            log,
+            validator_score: outcome.validator_score,
+        }
     }
 }
 
@@ -118,6 +126,7 @@ fn compare_each(
             status: JudgeStatus::Accepted,
             score: Score::FULL,
             log: "no expected output to compare".into(),
+            validator_score: None,
         },
         |(_, s)| s,
     ))

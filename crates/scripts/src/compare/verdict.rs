@@ -1,7 +1,7 @@
 //! The result of a comparison: a verdict and a short message for the user.
 
 use std::fmt::Write as _;
-use verdict_contracts::{JudgeStatus, Score};
+use verdict_contracts::{JudgeStatus, Score, ValidatorScore};
 
 /// Upper bound, in bytes, of [`CompareOutcome::message`].
 pub const MESSAGE_LIMIT: usize = 1024;
@@ -78,7 +78,7 @@ impl CompareVerdict {
 }
 
 /// A verdict with short human feedback and, for custom comparators, their report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompareOutcome {
     /// The decision.
     pub verdict: CompareVerdict,
@@ -86,6 +86,9 @@ pub struct CompareOutcome {
     pub message: String,
     /// A custom comparator's report (`report.txt`), at most [`REPORT_LIMIT`] bytes.
     pub report: Option<String>,
+    /// The score a Kattis validator wrote for an accepted test (`score.txt`,
+    /// `score_multiplier.txt`).
+    pub validator_score: Option<ValidatorScore>,
 }
 
 impl CompareOutcome {
@@ -95,6 +98,7 @@ impl CompareOutcome {
             verdict,
             message: truncate(message.into(), MESSAGE_LIMIT),
             report: None,
+            validator_score: None,
         }
     }
 

@@ -7,9 +7,15 @@
 //! pipe:
 //! - a side's output closing (it exited, or closed stdout) is passed on once what it wrote is
 //!   delivered: the other side reads end-of-file;
-//! - a side's input closing (it exited, or closed stdin) makes the relay close the other
-//!   side's output pipe: its next write gets `SIGPIPE` (`EPIPE` when it ignores the signal);
-//!   whatever it had written and was not read is dropped and noted;
+//! - the interactor's input closing (it exited, or closed stdin) makes the relay close the
+//!   program's output pipe: its next write gets `SIGPIPE` (`EPIPE` when it ignores the
+//!   signal); whatever it had written and was not read is dropped and noted;
+//! - the program's input closing (it exited, or closed stdin) makes the relay read and drop
+//!   the interactor's output, up to [`DRAIN`] bytes, before it closes that pipe too: an
+//!   interactor's last few writes to a program that left do not fail, so it reads the
+//!   program's end and gives its verdict (a Python validator would otherwise exit 120 on its
+//!   flush at exit: BAPCtools' relay drains without a bound); one that goes on writing gets
+//!   `SIGPIPE` past the bound;
 //! - at most [`BUFFER`] bytes wait in each direction: a side that floods a reader that does not
 //!   read blocks on its full pipe, as it would on a direct one, and the judge's memory stays
 //!   bounded;
@@ -25,6 +31,10 @@ use std::time::Instant;
 
 /// Bytes that may wait in the relay in each direction.
 pub const BUFFER: usize = 64 * 1024;
+
+/// Bytes of the interactor's output the relay still reads, and drops, once the program's
+/// input is gone; past them the interactor's output pipe closes (`SIGPIPE`).
+pub const DRAIN: u64 = 1024 * 1024;
 
 /// The relay's ends of the four pipes, and the read end of its stop pipe (closing the write
 /// end stops it).
@@ -97,6 +107,8 @@ struct Lane {
     pos: usize,
     cap: Option<u64>,
     total: u64,
+    /// Bytes still read and dropped after the lane's reader went away (`to` is `None`).
+    drain: u64,
 }
 
 impl Lane {
@@ -133,6 +145,7 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
             pos: 0,
             cap: None,
             total: 0,
+            drain: DRAIN,
         },
         Lane {
             direction: Direction::ToInteractor,
@@ -142,6 +155,7 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
             pos: 0,
             cap: output_cap,
             total: 0,
+            drain: 0,
         },
     ];
     let stop = ends.stop;
@@ -197,6 +211,13 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                             lane.to = None;
                         }
                     }
+                    Ok(n) if lane.to.is_none() => {
+                        // Draining a writer whose reader left: dropped, up to the bound.
+                        lane.drain = lane.drain.saturating_sub(n as u64);
+                        if lane.drain == 0 {
+                            lane.from = None;
+                        }
+                    }
                     Ok(n) => {
                         report
                             .transcript
@@ -241,13 +262,16 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                 };
                 if gone {
                     report.ended(lane.direction, true, start.elapsed());
-                    // The reader went away: the writer's pipe closes too (SIGPIPE on its
-                    // next write), and what it had sent is dropped.
+                    // The reader went away: what the writer had sent is dropped, and its
+                    // pipe closes too (SIGPIPE on its next write), at once for the program,
+                    // after DRAIN more bytes for the interactor.
                     if lane.direction == Direction::ToInteractor && lane.pending() {
                         report.program_output_dropped = true;
                     }
                     lane.to = None;
-                    lane.from = None;
+                    if lane.drain == 0 {
+                        lane.from = None;
+                    }
                     lane.buf.clear();
                     lane.pos = 0;
                 } else if !lane.pending() && lane.from.is_none() {
@@ -335,6 +359,34 @@ mod tests {
         );
         drop((p_in, p_out, i_out));
         handle.join().expect("thread").expect("relay");
+    }
+
+    #[test]
+    fn an_interactor_writing_to_a_program_that_left_is_drained_then_cut_off() {
+        let ([p_in, p_out, i_in, i_out], _stop, handle) = start(None);
+        drop(p_in); // the program exits without reading
+        let mut i_out = std::fs::File::from(i_out);
+        // Its last words do not fail (the relay reads and drops them)...
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        i_out
+            .write_all(b"the hidden number was 7\n")
+            .expect("drained");
+        // ...but a flood is cut off past the bound.
+        let mut written = 0u64;
+        while written < 16 * DRAIN {
+            match i_out.write(&[b'z'; 4096]) {
+                Ok(n) => written += n as u64,
+                Err(_) => break,
+            }
+        }
+        assert!(written < 16 * DRAIN, "cut off past the drain bound");
+        assert!(
+            written + 32 >= DRAIN - 4096,
+            "drained up to the bound: {written}"
+        );
+        drop((p_out, i_in, i_out));
+        let report = handle.join().expect("thread").expect("relay");
+        assert_eq!(report.interactor_first(), Some(false));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::compare::{CompareOutcome, CompareVerdict};
 use crate::judge::classify::RunFailure;
-use verdict_contracts::{JudgeStatus, Score};
+use verdict_contracts::{JudgeStatus, Score, ValidatorScore};
 
 /// `SIGPIPE`: a write to a pipe nobody reads any more.
 const SIGPIPE: i32 = 13;
@@ -26,7 +26,7 @@ pub struct Ends {
 }
 
 /// A decision: the status, its score and the reason for `error_log`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     /// The task's status.
     pub status: JudgeStatus,
@@ -34,6 +34,8 @@ pub struct Decision {
     pub score: Score,
     /// Why, in a line or two.
     pub reason: String,
+    /// The score a Kattis validator (or interactor) wrote for an accepted test.
+    pub validator_score: Option<ValidatorScore>,
 }
 
 impl Decision {
@@ -46,6 +48,7 @@ impl Decision {
                 Score::ZERO
             },
             reason: reason.into(),
+            validator_score: None,
         }
     }
 
@@ -63,6 +66,7 @@ impl Decision {
             status: outcome.verdict.status(),
             score: outcome.verdict.score(),
             reason,
+            validator_score: outcome.validator_score,
         }
     }
 }
