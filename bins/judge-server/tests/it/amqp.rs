@@ -21,13 +21,7 @@ pub fn node() -> Option<&'static RabbitNode> {
         Err(err) if RabbitNode::installed() || std::env::var_os("CI").is_some() => {
             panic!("{err}")
         }
-        Err(err) if std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1") => {
-            panic!("{err}")
-        }
-        Err(err) => {
-            println!("skipped: {err}");
-            None
-        }
+        Err(err) => verdict_testkit::skip_or_fail("RabbitMQ cannot be started", err),
     })
     .as_ref()
 }

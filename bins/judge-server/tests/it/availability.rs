@@ -193,7 +193,7 @@ fn a_full_data_disk_is_503_with_retry_after_never_500() {
         .is_ok_and(|s| s.success());
     if !mounted {
         assert!(
-            !std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1"),
+            !verdict_testkit::required(),
             "VERDICT_REQUIRE_SANDBOX=1 but a tmpfs cannot be mounted"
         );
         println!("skipped: cannot mount a tmpfs here");
@@ -249,7 +249,7 @@ fn a_full_or_read_only_data_disk_refuses_a_batch_with_503_never_500() {
     };
     if !mount(&["-t", "tmpfs", "-o", "size=8m", "tmpfs"]) {
         assert!(
-            !std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1"),
+            !verdict_testkit::required(),
             "VERDICT_REQUIRE_SANDBOX=1 but a tmpfs cannot be mounted"
         );
         println!("skipped: cannot mount a tmpfs here");

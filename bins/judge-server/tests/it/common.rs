@@ -4,43 +4,15 @@
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::sync::OnceLock;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use verdict_judge_server::{AppState, ServerConfig};
-use verdict_scheduler::{Judge, JudgeConfig};
+use verdict_scheduler::Judge;
 
-/// Whether a missing sandbox is a failure rather than a skip.
-fn sandbox_required() -> bool {
-    std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1")
-}
-
-/// A judge with its own work and cache dirs, or `None` (with `skipped:` printed) when this host
-/// cannot sandbox; under `VERDICT_REQUIRE_SANDBOX=1` that is a failure instead.
+/// The judge this test binary shares (the test kit's), or `None` (with `skipped:` printed) when
+/// this host cannot sandbox; under `VERDICT_REQUIRE_SANDBOX=1` that is a failure instead.
 pub fn judge() -> Option<Judge> {
-    static JUDGE: OnceLock<Option<(Judge, tempfile::TempDir)>> = OnceLock::new();
-    JUDGE
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().expect("temp dir");
-            let config = JudgeConfig {
-                work_dir: dir.path().join("work"),
-                cache_dir: dir.path().join("cache"),
-                require_isolation: sandbox_required(),
-                ..JudgeConfig::default()
-            };
-            match Judge::new(config) {
-                Ok(judge) => Some((judge, dir)),
-                Err(err) if sandbox_required() => {
-                    panic!("VERDICT_REQUIRE_SANDBOX=1 but the judge cannot be set up: {err}")
-                }
-                Err(err) => {
-                    println!("skipped: the judge cannot be set up here: {err}");
-                    None
-                }
-            }
-        })
-        .as_ref()
-        .map(|(judge, _)| judge.clone())
+    verdict_testkit::judge().cloned()
 }
 
 /// A server on 127.0.0.1 (a free port) with its own runtime thread; shut down on drop.

@@ -17,7 +17,7 @@ fn health_openapi_and_unknown_paths() {
     // requires it: root on this host).
     let isolation = health.json()["isolation"].as_str().map(str::to_owned);
     assert!(isolation.is_some(), "{}", health.json());
-    if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() == Ok("1") {
+    if verdict_testkit::required() {
         assert!(
             isolation.is_some_and(|l| l.starts_with("full-")),
             "{}",
