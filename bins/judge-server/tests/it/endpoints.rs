@@ -108,10 +108,11 @@ fn judge_waits_for_the_complete_report() {
             .unwrap()
             .starts_with("text/plain")
     );
+    // (`verdict_running_tasks` and `verdict_queued_tasks` are the judge's run slots, which this
+    // binary's servers share with tests running at the same time: `metrics::` checks them on a
+    // server of its own.)
     for needle in [
         "verdict_queue_length 0",
-        "verdict_running_tasks 0",
-        "verdict_queued_tasks 0",
         "verdict_started_tasks 0",
         "verdict_task_verdicts_total{status=\"Accepted\"} 4",
         "verdict_task_verdicts_total{status=\"Wrong Answer\"} 2",
