@@ -58,9 +58,8 @@ fn a_killed_one_shot_judges_cgroups_and_registry_files_are_removed_by_the_next()
         .expect("judge sandbox");
     if !probe.status.success() {
         let why = String::from_utf8_lossy(&probe.stderr);
-        assert_ne!(
-            std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref(),
-            Ok("1"),
+        assert!(
+            !verdict_testkit::required(),
             "VERDICT_REQUIRE_SANDBOX=1 but judge sandbox failed: {why}"
         );
         use std::io::Write;

@@ -30,7 +30,7 @@ pub fn own_node() -> Option<RabbitNode> {
 
 fn skip_or_fail<T>(err: &str) -> Option<T> {
     let required = std::env::var_os("CI").is_some()
-        || std::env::var_os("VERDICT_REQUIRE_SANDBOX").is_some_and(|v| v == "1");
+        || verdict_testkit::required();
     if required || RabbitNode::installed() {
         panic!("{err}");
     }
