@@ -29,8 +29,7 @@ pub fn own_node() -> Option<RabbitNode> {
 }
 
 fn skip_or_fail<T>(err: &str) -> Option<T> {
-    let required = std::env::var_os("CI").is_some()
-        || verdict_testkit::required();
+    let required = std::env::var_os("CI").is_some() || verdict_testkit::required();
     if required || RabbitNode::installed() {
         panic!("{err}");
     }
