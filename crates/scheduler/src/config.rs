@@ -160,6 +160,27 @@ impl Default for CompileConfig {
 }
 
 impl CompileConfig {
+    /// How many times a submission's compile CPU and wall time the problem's own programs
+    /// (standard, generator, comparator or interactor) get: they are the jury's, compiled once
+    /// per problem version and cached, and a testlib checker alone takes ~8 s of CPU at `-O2`
+    /// (DOMjudge allows 30 s). A submission's limits stay as configured.
+    pub const PROBLEM_PROGRAM_FACTOR: u64 = 6;
+
+    /// The limits a problem's own program compiles under: [`CompileConfig::limits`] with
+    /// [`CompileConfig::PROBLEM_PROGRAM_FACTOR`] times the CPU and wall time.
+    pub fn problem_limits(&self) -> CompileLimits {
+        let limits = self.limits();
+        CompileLimits {
+            cpu_time_ms: limits
+                .cpu_time_ms
+                .saturating_mul(Self::PROBLEM_PROGRAM_FACTOR),
+            wall_time_ms: limits
+                .wall_time_ms
+                .saturating_mul(Self::PROBLEM_PROGRAM_FACTOR),
+            ..limits
+        }
+    }
+
     /// As the scripts crate takes them.
     pub fn limits(&self) -> CompileLimits {
         CompileLimits {

@@ -530,13 +530,18 @@ impl SubmissionRun {
         let sources = self.fresh_dir(&format!("{role}-src"))?;
         let files = self.materialize(source, role, &sources)?;
         materializing.end();
+        let compile = &self.shared.config.compile;
+        let limits = match role {
+            "submission" => compile.limits(),
+            _ => compile.problem_limits(),
+        };
         let outcome = self.executor().compile(&CompileRequest {
             language: source.language,
             profile: Arc::new(profile.clone()),
             source,
             files: &files,
             build_dir: dir,
-            limits: &self.shared.config.compile.limits(),
+            limits: &limits,
         })?;
         // The sources were placed into the build dir: their own dir goes off the critical path.
         self.discard(sources);
