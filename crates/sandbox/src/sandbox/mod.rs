@@ -125,12 +125,13 @@ impl Sandbox {
         self.run_served(spec, None)
     }
 
-    /// Whether [`Sandbox::run_warm`] serves runs from a warm interpreter here (full isolation
-    /// with long-lived zygotes and a uid per box, which the template's child takes as a
-    /// program does: without one it would keep the template's identity); otherwise it runs
-    /// them cold.
+    /// Whether [`Sandbox::run_warm`] serves runs from a warm interpreter here: full isolation
+    /// as root (not in a user namespace of its own: there the template's `execve` would drop
+    /// the capabilities its child needs to make the run's namespaces), with long-lived zygotes
+    /// and a uid per box (which the template's child takes as a program does). Otherwise it
+    /// runs them cold.
     pub fn has_warm_interpreters(&self) -> bool {
-        self.box_uids && matches!(&self.executor, Executor::Zygote(z) if !z.one_shot)
+        self.box_uids && matches!(&self.executor, Executor::Zygote(z) if !z.one_shot && !z.rootless)
     }
 
     /// Runs `spec`, a cold run of `warm`'s script (see [`WarmPython`]), from the slot's warm
