@@ -21,9 +21,14 @@ fn one_slot(name: &str) -> Option<Sandbox> {
         ..SandboxConfig::default()
     })
     .expect("sandbox");
-    assert!(
+    // As root (this host, the cgroup-v2 guest's root runs) runs are served warm; rootless they
+    // run cold, and every check below holds the same.
+    let rootless =
+        std::env::var("VERDICT_EXPECT_ISOLATION").is_ok_and(|l| l.starts_with("rootless"));
+    assert_eq!(
         sb.has_warm_interpreters(),
-        "full isolation serves warm runs"
+        !rootless,
+        "who serves warm runs"
     );
     Some(sb)
 }
