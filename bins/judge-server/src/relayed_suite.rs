@@ -46,7 +46,7 @@ pub async fn judge(
     let waited = tokio::time::timeout_at(until.into(), entry.wait()).await;
     let status = entry.status();
     if waited.is_err() || status.state != BatchState::Finished {
-        if let Err(err) = state.batches()?.cancel(&id).await {
+        if let Err(err) = door.cancel(&id).await {
             tracing::warn!(%id, "cannot cancel a suite whose request ended: {err}");
         }
         return Err(ApiError::Timeout(format!(
