@@ -28,9 +28,10 @@ int main(void){ long long a,b; if(scanf("%lld %lld",&a,&b)!=2) return 3; printf(
         r#"
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 int main(int c, char**v){ long ms = c>1? atol(v[1]) : -1; struct timespec t; volatile unsigned long x=0;
  for(;;){ for(int i=0;i<100000;i++) x+=i; clock_gettime(CLOCK_PROCESS_CPUTIME_ID,&t);
-   if(ms>=0 && t.tv_sec*1000+t.tv_nsec/1000000>=ms) return 0; } }
+   if(ms>=0 && t.tv_sec*1000+t.tv_nsec/1000000>=ms){ if(c>2) for(;;) pause(); return 0; } } }
 "#,
     ),
     (
