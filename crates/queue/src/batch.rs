@@ -2,8 +2,11 @@
 //! processes exchange on the batches' topic exchange (`amqp.batches.exchange`), told apart by
 //! their routing key. They are verdict's, not the home system's: a platform never sees them.
 //!
-//! - `batch.unit` ([`UnitMessage`]): one candidate to judge, with its problem and options; to the
-//!   durable work queue (`amqp.batches.queue`) every worker takes from.
+//! - `batch.unit.<lane>` ([`UnitMessage`]): one candidate to judge, with its problem and
+//!   options; to its category's lane (`<amqp.batches.queue>.<lane>`, durable), and every worker
+//!   takes from every lane, so the categories take turns ([`unit_key`]). Units published with
+//!   the plain `batch.unit` key (by a front end of an older version) wait in
+//!   `amqp.batches.queue` itself, which workers still drain.
 //! - `batch.accepted` ([`AcceptedMessage`]): a front end accepted a batch (its id, category and
 //!   request text); to every front end, which then serves it.
 //! - `batch.result` ([`ResultMessage`]): a worker's result for one unit; to every front end.
@@ -21,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::batch::{BatchOptions, BatchProblem, Candidate, CandidateResult};
 
-/// The routing key of a unit.
+/// The routing key of a unit without a lane (older front ends); [`unit_key`] gives a lane's.
 pub const UNIT_KEY: &str = "batch.unit";
 /// The routing key of an accepted batch's announcement.
 pub const ACCEPTED_KEY: &str = "batch.accepted";
@@ -117,8 +120,29 @@ pub trait UnitJudging: Send + Sync + 'static {
     ) -> BoxFuture<'static, CandidateResult>;
 }
 
+/// The lane of `category`'s units among `lanes`: FNV-1a of its bytes, so that every front end
+/// of every version puts a category in the same lane.
+pub fn lane_of(category: &str, lanes: u16) -> u16 {
+    let hash = category.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    u16::try_from(hash % u64::from(lanes.max(1))).unwrap_or(0)
+}
+
+/// The routing key a unit of `category` is published with.
+pub fn unit_key(category: &str, lanes: u16) -> String {
+    format!("{UNIT_KEY}.{}", lane_of(category, lanes))
+}
+
+/// The queues a worker takes units from: the plain work queue, then every lane's.
+pub fn unit_queues(config: &crate::config::BatchRoute) -> Vec<String> {
+    std::iter::once(config.queue.clone())
+        .chain((0..config.lanes).map(|lane| format!("{}.{lane}", config.queue)))
+        .collect()
+}
+
 /// Declares the batches' durable topic exchange and, with `queue`, the durable work queue
-/// bound with `batch.unit`.
+/// bound with `batch.unit` and the lanes' queues, each bound with its `batch.unit.<lane>`.
 pub(crate) async fn declare(
     channel: &Channel,
     config: &crate::config::BatchRoute,
@@ -140,15 +164,19 @@ pub(crate) async fn declare(
             config.exchange
         )))?;
     if queue {
-        channel
-            .queue_declare(
-                config.queue.as_str().into(),
-                QueueDeclareOptions::durable(),
-                FieldTable::default(),
-            )
-            .await
-            .map_err(Error::amqp(format!("declaring queue {:?}", config.queue)))?;
-        bind(channel, &config.queue, &config.exchange, UNIT_KEY).await?;
+        let keys = std::iter::once(UNIT_KEY.to_owned())
+            .chain((0..config.lanes).map(|lane| format!("{UNIT_KEY}.{lane}")));
+        for (name, key) in unit_queues(config).iter().zip(keys) {
+            channel
+                .queue_declare(
+                    name.as_str().into(),
+                    QueueDeclareOptions::durable(),
+                    FieldTable::default(),
+                )
+                .await
+                .map_err(Error::amqp(format!("declaring queue {name:?}")))?;
+            bind(channel, name, &config.exchange, &key).await?;
+        }
     }
     Ok(())
 }
@@ -179,7 +207,7 @@ pub(crate) async fn bind(
 pub(crate) async fn publish_all(
     channel: &Channel,
     exchange: &str,
-    messages: &[(&str, Vec<u8>)],
+    messages: &[(String, Vec<u8>)],
 ) -> Result<(), Error> {
     let mut confirms = Vec::with_capacity(messages.len());
     for (key, body) in messages {
@@ -194,6 +222,22 @@ pub(crate) async fn publish_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_category_keeps_its_lane_and_categories_spread_over_the_lanes() {
+        assert_eq!(lane_of("default", 16), lane_of("default", 16));
+        assert_eq!(unit_key("x", 1), "batch.unit.0");
+        let lanes: std::collections::HashSet<u16> = (0..64)
+            .map(|i| lane_of(&format!("tenant-{i}"), 16))
+            .collect();
+        assert!(lanes.len() >= 12, "{lanes:?}");
+        assert!(lanes.iter().all(|&lane| lane < 16));
+        let config = crate::config::AmqpConfig::default().batches;
+        let queues = unit_queues(&config);
+        assert_eq!(queues.len(), 65);
+        assert_eq!(queues[0], "verdict-batch-units");
+        assert_eq!(queues[64], "verdict-batch-units.63");
+    }
 
     #[test]
     fn a_message_is_read_by_its_routing_key() {

@@ -50,15 +50,27 @@ pub struct Route {
     pub routing_key: String,
 }
 
+/// The most lanes a batch route may have (each is a queue every worker consumes from).
+pub const MAX_LANES: u16 = 256;
+
 /// The batches' topic exchange and the durable queue of their units (one candidate each), from
 /// which every worker takes.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BatchRoute {
-    /// The durable queue of units, bound with `batch.unit`.
+    /// The durable queue of units, bound with `batch.unit`; its lanes are `<queue>.<lane>`.
     pub queue: String,
     /// The durable topic exchange of units, announcements, results and cancels.
     pub exchange: String,
+    /// How many lanes units wait in: a category's units go to lane `hash(category) % lanes`,
+    /// and a worker takes from every lane in turn (docs/batches.md, "Fair sharing").
+    #[serde(default = "default_lanes")]
+    pub lanes: u16,
+}
+
+/// The default number of lanes.
+fn default_lanes() -> u16 {
+    64
 }
 
 fn topic() -> String {
@@ -87,6 +99,7 @@ impl Default for AmqpConfig {
             batches: BatchRoute {
                 queue: "verdict-batch-units".into(),
                 exchange: "verdict-batch-exchange".into(),
+                lanes: default_lanes(),
             },
             frontend_queue: String::new(),
             frontend_queue_expires_secs: 86_400,
@@ -143,6 +156,9 @@ impl AmqpConfig {
         }
         if self.batches.exchange.is_empty() {
             return bad("batches.exchange", "must not be empty");
+        }
+        if !(1..=MAX_LANES).contains(&self.batches.lanes) {
+            return bad("batches.lanes", &format!("must be 1 to {MAX_LANES}"));
         }
         if self.request.queue.is_empty() {
             return bad("request.queue", "must not be empty");
@@ -213,6 +229,11 @@ mod tests {
         config.batches.exchange.clear();
         let err = config.check().unwrap_err().to_string();
         assert_eq!(err, "amqp.batches.exchange: must not be empty");
+        let mut config = AmqpConfig::default();
+        assert_eq!(config.batches.lanes, 64);
+        config.batches.lanes = 0;
+        let err = config.check().unwrap_err().to_string();
+        assert_eq!(err, "amqp.batches.lanes: must be 1 to 256");
     }
 
     #[test]

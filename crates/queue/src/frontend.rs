@@ -102,9 +102,14 @@ impl FrontEnd {
         published
     }
 
+    /// The routing key of a unit of `category`: its lane's (see [`batch::unit_key`]).
+    pub fn unit_key(&self, category: &str) -> String {
+        batch::unit_key(category, self.config.batches.lanes)
+    }
+
     /// Publishes batch messages (`(routing key, body)`, see [`crate::batch`]) to the batches'
     /// exchange and waits for every confirm. `Disconnected` while the broker is unreachable.
-    pub async fn publish_batch(&self, messages: &[(&str, Vec<u8>)]) -> Result<(), Error> {
+    pub async fn publish_batch(&self, messages: &[(String, Vec<u8>)]) -> Result<(), Error> {
         let channel = self.channel()?;
         let published = batch::publish_all(&channel, &self.config.batches.exchange, messages).await;
         match &published {

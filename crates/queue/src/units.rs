@@ -1,5 +1,6 @@
-//! A worker's side of batches: it consumes units (one candidate each) from the batches' durable
-//! work queue on a channel of their own (prefetch = the worker's count, as for submissions),
+//! A worker's side of batches: it consumes units (one candidate each) from every lane of the
+//! batches' work queue on a channel of their own (prefetch = the worker's count, as for
+//! submissions, shared by the lanes, so the broker hands a free place to the lanes in turn),
 //! judges each, publishes its result to the batches' exchange, and acks only after the broker
 //! confirmed the result: a worker that dies holding a unit loses nothing, the broker hands the
 //! unit to another worker. It also consumes every `batch.cancel` from a queue of its own: the
@@ -13,6 +14,7 @@ use crate::broker;
 use crate::error::Error;
 use crate::metrics::QueueMetrics;
 use crate::worker::Worker;
+use futures::stream::SelectAll;
 use lapin::message::Delivery;
 use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions, QueueDeclareOptions};
 use lapin::types::FieldTable;
@@ -87,8 +89,10 @@ impl Cancels {
 
 /// A worker's batch consumers on their channel.
 pub(crate) struct UnitLane {
-    /// The units, from the work queue.
-    pub units: Consumer,
+    /// The units, from the work queue and its lanes.
+    pub units: SelectAll<Consumer>,
+    /// The tags of the units' consumers (cancelled at shutdown).
+    pub unit_tags: Vec<String>,
     /// Every cancel, from the worker's own exclusive queue (no acks).
     pub cancels: Consumer,
     /// The channel both consume on.
@@ -96,7 +100,8 @@ pub(crate) struct UnitLane {
 }
 
 impl Worker {
-    /// Declares the batches' exchange and work queue and starts consuming units and cancels.
+    /// Declares the batches' exchange, work queue and lanes, and starts consuming units and
+    /// cancels.
     pub(crate) async fn open_units(&self, connection: &Connection) -> Result<UnitLane, Error> {
         let config = &self.config.batches;
         let channel = connection
@@ -104,8 +109,10 @@ impl Worker {
             .await
             .map_err(Error::amqp("opening a channel for batch units"))?;
         batch::declare(&channel, config, true).await?;
+        // One count for the channel, not one per consumer: the worker holds `prefetch` units
+        // whichever lanes they come from.
         channel
-            .basic_qos(self.prefetch, BasicQosOptions::default())
+            .basic_qos(self.prefetch, BasicQosOptions { global: true })
             .await
             .map_err(Error::amqp("setting the prefetch count of batch units"))?;
         let own = channel
@@ -134,20 +141,22 @@ impl Worker {
             )
             .await
             .map_err(Error::amqp("consuming batch cancels"))?;
-        let units = channel
-            .basic_consume(
-                config.queue.as_str().into(),
-                "".into(),
-                BasicConsumeOptions::default(),
-                FieldTable::default(),
-            )
-            .await
-            .map_err(Error::amqp(format!(
-                "consuming from queue {:?}",
-                config.queue
-            )))?;
+        let mut units = Vec::new();
+        for queue in batch::unit_queues(config) {
+            let consumer = channel
+                .basic_consume(
+                    queue.as_str().into(),
+                    "".into(),
+                    BasicConsumeOptions::default(),
+                    FieldTable::default(),
+                )
+                .await
+                .map_err(Error::amqp(format!("consuming from queue {queue:?}")))?;
+            units.push(consumer);
+        }
         Ok(UnitLane {
-            units,
+            unit_tags: units.iter().map(|c| c.tag().to_string()).collect(),
+            units: futures::stream::select_all(units),
             cancels,
             channel,
         })

@@ -146,9 +146,14 @@ impl Worker {
             Some(_) => Some(self.open_units(&connection).await?),
             None => None,
         };
-        let (mut units, mut cancels, lane_channel) = match lane {
-            Some(lane) => (Some(lane.units), Some(lane.cancels), Some(lane.channel)),
-            None => (None, None, None),
+        let (mut units, mut cancels, lane_channel, unit_tags) = match lane {
+            Some(lane) => (
+                Some(lane.units),
+                Some(lane.cancels),
+                Some(lane.channel),
+                lane.unit_tags,
+            ),
+            None => (None, None, None, Vec::new()),
         };
         self.link.up();
         QueueMetrics::inc(&self.metrics.connections);
@@ -200,10 +205,12 @@ impl Worker {
         let _ = consuming
             .basic_cancel(consumer.tag(), BasicCancelOptions::default())
             .await;
-        if let (Some(channel), Some(units)) = (&lane_channel, &units) {
-            let _ = channel
-                .basic_cancel(units.tag(), BasicCancelOptions::default())
-                .await;
+        if let Some(channel) = &lane_channel {
+            for tag in &unit_tags {
+                let _ = channel
+                    .basic_cancel(tag.as_str().into(), BasicCancelOptions::default())
+                    .await;
+            }
         }
         while let Some(joined) = inflight.join_next().await {
             if let Err(err) = ended(joined) {
@@ -329,7 +336,10 @@ impl Worker {
 }
 
 /// The next delivery of `consumer`, or never when there is none.
-async fn next_of(consumer: &mut Option<lapin::Consumer>) -> Option<Result<Delivery, lapin::Error>> {
+async fn next_of<S>(consumer: &mut Option<S>) -> Option<Result<Delivery, lapin::Error>>
+where
+    S: futures::Stream<Item = Result<Delivery, lapin::Error>> + Unpin,
+{
     match consumer {
         Some(consumer) => consumer.next().await,
         None => std::future::pending().await,

@@ -6,5 +6,6 @@
 
 mod common;
 mod frontend;
+mod lanes;
 mod reconnect;
 mod worker;

@@ -19,7 +19,7 @@ use verdict_contracts::batch::{
 use verdict_queue::FrontEnd;
 use verdict_queue::batch::{
     ACCEPTED_KEY, AcceptedMessage, BatchMessage, CANCEL_KEY, CancelMessage, ResultMessage,
-    UNIT_KEY, UnitMessage,
+    UnitMessage,
 };
 use verdict_scheduler::{check_batch, identical_groups};
 use verdict_scripts::OracleOptions;
@@ -29,20 +29,27 @@ pub trait BatchPublisher: Send + Sync {
     /// Publishes `(routing key, body)` messages; `Err` says why the broker did not take them.
     fn publish<'a>(
         &'a self,
-        messages: &'a [(&'a str, Vec<u8>)],
+        messages: &'a [(String, Vec<u8>)],
     ) -> BoxFuture<'a, Result<(), String>>;
+
+    /// The routing key of a unit of `category` (its lane's).
+    fn unit_key(&self, category: &str) -> String;
 }
 
 impl BatchPublisher for FrontEnd {
     fn publish<'a>(
         &'a self,
-        messages: &'a [(&'a str, Vec<u8>)],
+        messages: &'a [(String, Vec<u8>)],
     ) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
             self.publish_batch(messages)
                 .await
                 .map_err(|e| e.to_string())
         })
+    }
+
+    fn unit_key(&self, category: &str) -> String {
+        FrontEnd::unit_key(self, category)
     }
 }
 
@@ -256,7 +263,7 @@ impl Relay {
                 let Some(relayed) = this.lock().get(&id).cloned() else {
                     continue;
                 };
-                let messages = this.messages(&relayed);
+                let messages = this.messages(&relayed, publisher.as_ref());
                 while let Err(err) = publisher.publish(&messages).await {
                     tracing::warn!(%id, error = %err, "publishing a kept batch again; retrying");
                     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -338,7 +345,7 @@ impl Relay {
             self.lock().remove(&id);
             return Err(err);
         }
-        let messages = self.messages(relayed);
+        let messages = self.messages(relayed, publisher);
         if let Err(err) = publisher.publish(&messages).await {
             tracing::warn!(%id, error = %err, "the broker did not take the batch");
             self.lock().remove(&id);
@@ -360,11 +367,16 @@ impl Relay {
     }
 
     /// The announcement and the units of a batch.
-    fn messages(&self, relayed: &Relayed) -> Vec<(&'static str, Vec<u8>)> {
+    fn messages(
+        &self,
+        relayed: &Relayed,
+        publisher: &dyn BatchPublisher,
+    ) -> Vec<(String, Vec<u8>)> {
         let (id, category) = (&relayed.entry.id, &relayed.entry.category);
         let request = relayed.text.clone();
+        let unit_key = publisher.unit_key(category);
         let mut messages = vec![(
-            ACCEPTED_KEY,
+            ACCEPTED_KEY.to_owned(),
             serde_json::to_vec(&AcceptedMessage {
                 batch: id.clone(),
                 category: category.clone(),
@@ -382,7 +394,10 @@ impl Relay {
                 options: relayed.request.options.clone(),
                 candidate: relayed.request.candidates[index].clone(),
             };
-            messages.push((UNIT_KEY, serde_json::to_vec(&unit).unwrap_or_default()));
+            messages.push((
+                unit_key.clone(),
+                serde_json::to_vec(&unit).unwrap_or_default(),
+            ));
         }
         messages
     }
@@ -411,7 +426,7 @@ impl Relay {
         })
         .unwrap_or_default();
         publisher
-            .publish(&[(CANCEL_KEY, body)])
+            .publish(&[(CANCEL_KEY.to_owned(), body)])
             .await
             .map_err(BatchError::Unavailable)?;
         relayed.entry.cancel.cancel();

@@ -1,0 +1,139 @@
+//! Fair sharing of batch units between categories: each category's units wait in its lane, and
+//! workers take from every lane, so a small batch queued after a large one of another category
+//! is not judged after the whole large one.
+
+use crate::common::*;
+use futures::future::BoxFuture;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use verdict_contracts::OracleCaseStatus;
+use verdict_contracts::batch::{CandidateResult, CandidateStatus};
+use verdict_queue::batch::{UnitJudging, UnitMessage, lane_of};
+use verdict_queue::{FrontEnd, Link, QueueMetrics, Worker};
+
+/// A stand-in for the judge that notes the category of every unit it is given, in order, and
+/// takes `step` over each.
+struct Recording {
+    step: Duration,
+    order: Mutex<Vec<String>>,
+}
+
+impl UnitJudging for Recording {
+    fn judge(
+        &self,
+        unit: UnitMessage,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'static, CandidateResult> {
+        self.order.lock().unwrap().push(unit.category.clone());
+        let step = self.step;
+        Box::pin(async move {
+            tokio::time::sleep(step).await;
+            CandidateResult {
+                id: unit.candidate.id,
+                status: CandidateStatus::Case(OracleCaseStatus::Passed),
+                passed: true,
+                fraction: 1.0,
+                tests_passed: 1,
+                tests_total: 1,
+                stopped_early: false,
+                results: None,
+                cases: None,
+                message: None,
+                infra_error: None,
+                same_as: None,
+                time_ms: 0,
+            }
+        })
+    }
+}
+
+fn unit(batch: &str, category: &str, index: usize) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "batch": batch,
+        "category": category,
+        "index": index,
+        "problem": {
+            "kind": "suite",
+            "deliverable_type": "function",
+            "language": "python3",
+            "entry_point": "f",
+            "test_cases": [],
+        },
+        "options": {},
+        "candidate": {"id": format!("c{index}"), "code": "def f(): pass"},
+    }))
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_small_batch_of_another_category_is_not_queued_behind_a_large_one() {
+    let Some(node) = node() else { return };
+    let mut config = config(&node.uri(), "lanes");
+    config.batches.queue = "lanes-units".into();
+    config.batches.exchange = "lanes-exchange".into();
+    let (big, small) = ("tenant-big", "tenant-small");
+    assert_ne!(
+        lane_of(big, config.batches.lanes),
+        lane_of(small, config.batches.lanes),
+        "the test needs two lanes"
+    );
+    serde_json::from_slice::<UnitMessage>(&unit("b", big, 0)).expect("a unit");
+    let link = arc(Link::default());
+    let sink = Arc::new(|_| Box::pin(async {}) as BoxFuture<'static, ()>);
+    let front = arc(FrontEnd::new(
+        config.clone(),
+        arc(QueueMetrics::default()),
+        link.clone(),
+        sink,
+    ));
+    let shutdown = CancellationToken::new();
+    tokio::spawn(front.clone().run(shutdown.clone()));
+    let up = link.clone();
+    eventually("the front end connects", move || up.is_up()).await;
+
+    // The large batch is queued whole before the small one, as two clients would send them.
+    let large: Vec<(String, Vec<u8>)> = (0..40)
+        .map(|i| (front.unit_key(big), unit("large", big, i)))
+        .collect();
+    front.publish_batch(&large).await.unwrap();
+    let few: Vec<(String, Vec<u8>)> = (0..3)
+        .map(|i| (front.unit_key(small), unit("small", small, i)))
+        .collect();
+    front.publish_batch(&few).await.unwrap();
+
+    // One worker judging one unit at a time.
+    let judge = arc(Recording {
+        step: Duration::from_millis(20),
+        order: Mutex::new(Vec::new()),
+    });
+    let worker_link = arc(Link::default());
+    let worker = arc(Worker::new(
+        config.clone(),
+        1,
+        arc(Steps::default()),
+        arc(QueueMetrics::default()),
+        worker_link.clone(),
+    )
+    .with_units(judge.clone()));
+    tokio::spawn(worker.run(shutdown.clone()));
+    let seen = judge.clone();
+    eventually("the small batch is judged", move || {
+        seen.order
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|c| *c == small)
+            .count()
+            == 3
+    })
+    .await;
+    let order = judge.order.lock().unwrap().clone();
+    shutdown.cancel();
+    // In one queue the small batch would come after the 40 large units (seen: position 42).
+    // With lanes, the broker gives each freed place to one of the waiting lanes picked at
+    // random, so the small batch's 3 units are among the first 6 or so; after 20 with a
+    // probability of about 1e-4.
+    let last_small = order.iter().rposition(|c| c == small).unwrap();
+    assert!(last_small <= 20, "judged in this order: {order:?}");
+}
