@@ -87,7 +87,7 @@ impl Cancels {
     }
 }
 
-/// A worker's batch consumers on their channel.
+/// A worker's batch consumers on their channels.
 pub(crate) struct UnitLane {
     /// The units, from the work queue and its lanes.
     pub units: SelectAll<Consumer>,
@@ -95,8 +95,12 @@ pub(crate) struct UnitLane {
     pub unit_tags: Vec<String>,
     /// Every cancel, from the worker's own exclusive queue (no acks).
     pub cancels: Consumer,
-    /// The channel both consume on.
+    /// The channel the units are consumed on.
     pub channel: Channel,
+    /// The cancels' own channel: under the units' channel-wide prefetch count, RabbitMQ holds
+    /// back even unacknowledged deliveries while the worker's places are all taken, so a cancel
+    /// would wait for the very units it is meant to stop.
+    pub cancel_channel: Channel,
 }
 
 impl Worker {
@@ -115,7 +119,11 @@ impl Worker {
             .basic_qos(self.prefetch, BasicQosOptions { global: true })
             .await
             .map_err(Error::amqp("setting the prefetch count of batch units"))?;
-        let own = channel
+        let cancel_channel = connection
+            .create_channel()
+            .await
+            .map_err(Error::amqp("opening a channel for batch cancels"))?;
+        let own = cancel_channel
             .queue_declare(
                 "".into(),
                 QueueDeclareOptions {
@@ -128,8 +136,8 @@ impl Worker {
             .await
             .map_err(Error::amqp("declaring the worker's cancel queue"))?;
         let own = own.name().to_string();
-        batch::bind(&channel, &own, &config.exchange, CANCEL_KEY).await?;
-        let cancels = channel
+        batch::bind(&cancel_channel, &own, &config.exchange, CANCEL_KEY).await?;
+        let cancels = cancel_channel
             .basic_consume(
                 own.as_str().into(),
                 "".into(),
@@ -159,6 +167,7 @@ impl Worker {
             units: futures::stream::select_all(units),
             cancels,
             channel,
+            cancel_channel,
         })
     }
 

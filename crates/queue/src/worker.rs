@@ -146,14 +146,16 @@ impl Worker {
             Some(_) => Some(self.open_units(&connection).await?),
             None => None,
         };
-        let (mut units, mut cancels, lane_channel, unit_tags) = match lane {
+        // The channels stay open for the session (`_cancel_channel` too).
+        let (mut units, mut cancels, lane_channel, _cancel_channel, unit_tags) = match lane {
             Some(lane) => (
                 Some(lane.units),
                 Some(lane.cancels),
                 Some(lane.channel),
+                Some(lane.cancel_channel),
                 lane.unit_tags,
             ),
-            None => (None, None, None, Vec::new()),
+            None => (None, None, None, None, Vec::new()),
         };
         self.link.up();
         QueueMetrics::inc(&self.metrics.connections);

@@ -19,7 +19,7 @@ fn batch(candidates: &[(String, String)]) -> String {
         .collect();
     json!({
         "problem": {"kind": "suite", "deliverable_type": "function", "language": "python3",
-                    "entry_point": "add",
+                    "entry_point": "add", "timeout_ms": 30000,
                     "test_cases": [{"name": "one", "input": [1, 2], "expected": 3}]},
         "candidates": candidates,
         "options": {"pass_at_k": [1, 2]}
@@ -219,8 +219,10 @@ fn a_cancel_at_any_front_end_ends_the_batch_everywhere_and_reaches_the_workers()
     let a = start_role(dir.path(), "front-a", "frontend", &amqp, true);
     let b = start_role(dir.path(), "front-b", "frontend", &amqp, true);
     let worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    // Slow enough that the cancel below comes while the first is judged, however loaded the
+    // host.
     let candidates: Vec<(String, String)> = (0..6)
-        .map(|n| (format!("slow-{n}"), slow_right(n, 3.0)))
+        .map(|n| (format!("slow-{n}"), slow_right(n, 20.0)))
         .collect();
     let accepted = submit(&a.url, "doomed", &batch(&candidates));
     assert_eq!(accepted.status, 202, "{}", accepted.text);
