@@ -4,7 +4,7 @@
 //!
 //! 1. finite function candidates (P problems x 8 candidates, 5 tests each; among each problem's
 //!    candidates 4 right, 2 wrong, 1 raising, 1 `os._exit(0)`): a `suite` batch per problem with
-//!    `stop_at_first_failure`, against one `python3` process per candidate with the tests
+//!    `stop_at_first_failure`, all problems' batches sent at once, against one `python3` process per candidate with the tests
 //!    appended as asserts (what trainers' reward functions do; SandboxFusion: one `/run_code`
 //!    call per candidate, the same program);
 //! 2. looping candidates (`while True: pass`, 5 tests, 500 ms per test): the same shapes; the
@@ -187,18 +187,31 @@ type Problem = (Vec<(i64, i64)>, Vec<FnCandidate>);
 fn finite(ctx: &Ctx<'_>, side: Side<'_>, problems: &[Problem]) -> usize {
     match side {
         Side::Verdict => {
-            let mut right = 0;
-            for (tests, candidates) in problems {
-                let codes: Vec<&str> = candidates.iter().map(|c| c.code.as_str()).collect();
-                let report = run_batch(ctx, &suite_batch(tests, &codes, 1000));
-                right += report
-                    .results
-                    .iter()
-                    .zip(candidates)
-                    .filter(|(r, c)| r.infra_error.is_none() && r.passed == c.right)
-                    .count();
-            }
-            right
+            // Every problem's batch at once, as a trainer sends them (the naive harness, too,
+            // takes the candidates of every problem from one pool): no barrier between problems.
+            let batches: Vec<_> = problems
+                .iter()
+                .map(|(tests, candidates)| {
+                    let codes: Vec<&str> = candidates.iter().map(|c| c.code.as_str()).collect();
+                    let batch = suite_batch(tests, &codes, 1000).to_string();
+                    let batch = parse_batch(&batch).expect("a valid batch");
+                    ctx.batches.run(batch, None, BatchCancel::new())
+                })
+                .collect();
+            let reports = ctx.rt.block_on(futures::future::join_all(batches));
+            reports
+                .into_iter()
+                .zip(problems)
+                .map(|(report, (_, candidates))| {
+                    let report = report.expect("the batch runs");
+                    report
+                        .results
+                        .iter()
+                        .zip(candidates)
+                        .filter(|(r, c)| r.infra_error.is_none() && r.passed == c.right)
+                        .count()
+                })
+                .sum()
         }
         _ => {
             let jobs: Vec<Job<'_>> = problems
