@@ -1,6 +1,6 @@
 //! A worker's side of batches: it consumes units (one candidate each) from every lane of the
-//! batches' work queue on a channel of their own (prefetch = the worker's count, as for
-//! submissions, shared by the lanes, so the broker hands a free place to the lanes in turn),
+//! batches' work queue on a channel of their own (prefetch = the worker's count per lane, so
+//! the lanes with work share the worker),
 //! judges each, publishes its result to the batches' exchange, and acks only after the broker
 //! confirmed the result: a worker that dies holding a unit loses nothing, the broker hands the
 //! unit to another worker. It also consumes every `batch.cancel` from a queue of its own: the
@@ -61,6 +61,11 @@ impl Cancels {
         }
     }
 
+    /// Whether `batch` was cancelled.
+    fn is_cancelled(&self, batch: &str) -> bool {
+        self.lock().cancelled.contains(batch)
+    }
+
     /// A unit of `batch` starts: its batch's token, or `None` when the batch was cancelled.
     fn enter(&self, batch: &str) -> Option<CancellationToken> {
         let mut inner = self.lock();
@@ -97,9 +102,8 @@ pub(crate) struct UnitLane {
     pub cancels: Consumer,
     /// The channel the units are consumed on.
     pub channel: Channel,
-    /// The cancels' own channel: under the units' channel-wide prefetch count, RabbitMQ holds
-    /// back even unacknowledged deliveries while the worker's places are all taken, so a cancel
-    /// would wait for the very units it is meant to stop.
+    /// The cancels' own channel, apart from the units' prefetch counts: a cancel never waits
+    /// behind the units it is meant to stop.
     pub cancel_channel: Channel,
 }
 
@@ -113,10 +117,12 @@ impl Worker {
             .await
             .map_err(Error::amqp("opening a channel for batch units"))?;
         batch::declare(&channel, config, true).await?;
-        // One count for the channel, not one per consumer: the worker holds `prefetch` units
-        // whichever lanes they come from.
+        // A count per consumer, so per lane: a worker holds at most `prefetch` units of each
+        // lane with work, and a lane gets its next unit only when one of its own is acked, so
+        // the lanes with work take turns at the judge's run permits. (A channel-wide count
+        // would bound the worker's units in all, but RabbitMQ deprecated it and 4.3 refuses it.)
         channel
-            .basic_qos(self.prefetch, BasicQosOptions { global: true })
+            .basic_qos(self.prefetch, BasicQosOptions::default())
             .await
             .map_err(Error::amqp("setting the prefetch count of batch units"))?;
         let cancel_channel = connection
@@ -200,8 +206,15 @@ impl Worker {
                 None
             }
         };
-        let token = unit.as_ref().and_then(|u| self.cancels.enter(&u.batch));
-        let (Some(unit), Some(token)) = (unit, token) else {
+        let Some(unit) = unit.filter(|u| !self.cancels.is_cancelled(&u.batch)) else {
+            return self.ack_unit(delivery, false).await;
+        };
+        // The worker holds up to `prefetch` units of each lane but judges `prefetch` at once, in
+        // the order they came (the semaphore is fair): a unit's time, and its budget, start here.
+        let Ok(_slot) = self.unit_slots.acquire().await else {
+            return Err(Error::Lost("the worker's unit slots were closed".into()));
+        };
+        let Some(token) = self.cancels.enter(&unit.batch) else {
             return self.ack_unit(delivery, false).await;
         };
         let (batch, index) = (unit.batch.clone(), unit.index);

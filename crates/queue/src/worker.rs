@@ -41,13 +41,15 @@ pub trait Judging: Send + Sync + 'static {
 }
 
 /// A worker: one connection, `prefetch` submissions judged at once (and, with
-/// [`Worker::with_units`], `prefetch` batch units besides).
+/// [`Worker::with_units`], `prefetch` batch units besides, holding up to `prefetch` of each lane).
 pub struct Worker {
     pub(crate) config: AmqpConfig,
     pub(crate) prefetch: u16,
     judging: Arc<dyn Judging>,
     units: Option<Arc<dyn UnitJudging>>,
     pub(crate) cancels: Cancels,
+    /// The batch units judged at once (`prefetch`); those held beyond wait here in turn.
+    pub(crate) unit_slots: tokio::sync::Semaphore,
     pub(crate) metrics: Arc<QueueMetrics>,
     link: Arc<Link>,
 }
@@ -71,12 +73,14 @@ impl Worker {
         metrics: Arc<QueueMetrics>,
         link: Arc<Link>,
     ) -> Worker {
+        let prefetch = u16::try_from(prefetch.max(1)).unwrap_or(u16::MAX);
         Worker {
             config,
-            prefetch: u16::try_from(prefetch.max(1)).unwrap_or(u16::MAX),
+            prefetch,
             judging,
             units: None,
             cancels: Cancels::default(),
+            unit_slots: tokio::sync::Semaphore::new(usize::from(prefetch)),
             metrics,
             link,
         }

@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use futures::future::BoxFuture;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -13,10 +14,12 @@ use verdict_queue::batch::{UnitJudging, UnitMessage, lane_of};
 use verdict_queue::{FrontEnd, Link, QueueMetrics, Worker};
 
 /// A stand-in for the judge that notes the category of every unit it is given, in order, and
-/// takes `step` over each.
+/// how many it judged at once at most, and takes `step` over each.
 struct Recording {
     step: Duration,
     order: Mutex<Vec<String>>,
+    running: Arc<AtomicUsize>,
+    most: Arc<AtomicUsize>,
 }
 
 impl UnitJudging for Recording {
@@ -27,8 +30,12 @@ impl UnitJudging for Recording {
     ) -> BoxFuture<'static, CandidateResult> {
         self.order.lock().unwrap().push(unit.category.clone());
         let step = self.step;
+        let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        let running = self.running.clone();
         Box::pin(async move {
             tokio::time::sleep(step).await;
+            running.fetch_sub(1, Ordering::SeqCst);
             CandidateResult {
                 id: unit.candidate.id,
                 status: CandidateStatus::Case(OracleCaseStatus::Passed),
@@ -106,6 +113,8 @@ async fn a_small_batch_of_another_category_is_not_queued_behind_a_large_one() {
     let judge = arc(Recording {
         step: Duration::from_millis(20),
         order: Mutex::new(Vec::new()),
+        running: arc(AtomicUsize::new(0)),
+        most: arc(AtomicUsize::new(0)),
     });
     let worker_link = arc(Link::default());
     let worker = arc(Worker::new(
@@ -131,9 +140,12 @@ async fn a_small_batch_of_another_category_is_not_queued_behind_a_large_one() {
     let order = judge.order.lock().unwrap().clone();
     shutdown.cancel();
     // In one queue the small batch would come after the 40 large units (seen: position 42).
-    // With lanes, the broker gives each freed place to one of the waiting lanes picked at
-    // random, so the small batch's 3 units are among the first 6 or so; after 20 with a
-    // probability of about 1e-4.
+    // With lanes, the worker holds one unit of each lane and judges them in the order they
+    // came, and a lane gets its next unit only when its last one is acked: the lanes take
+    // turns, so the small batch's units alternate with the large one's (once the worker has
+    // subscribed to every lane, which a few large units may beat).
     let last_small = order.iter().rposition(|c| c == small).unwrap();
-    assert!(last_small <= 20, "judged in this order: {order:?}");
+    assert!(last_small <= 12, "judged in this order: {order:?}");
+    // It holds a unit of each lane, but judges no more at once than its prefetch count.
+    assert_eq!(judge.most.load(Ordering::SeqCst), 1);
 }
