@@ -395,6 +395,8 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         input_valid_exit: 0,
         input_validators,
         submissions,
+        spec_scoring: None,
+        requires: Vec::new(),
     })
 }
 

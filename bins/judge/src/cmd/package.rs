@@ -204,7 +204,6 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let tle_judged_at_ms = (time_limit_ms as f64 * problem.time_limit_to_tle).ceil() as u64;
-    let max_score = grade::max_score(&problem);
     let mut rows = Vec::new();
     let mut slowest_accepted = 0;
     let mut fastest_tle: Option<u64> = None;
@@ -248,7 +247,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                 (grade::grade(&problem, &results), results)
             }
         };
-        let agrees = grade::agrees(r.expected, &g, problem.kind.scoring, max_score);
+        let agrees = grade::agrees_for(&problem, r.expected, &g);
         let mut note = String::new();
         if accepted(r.expected) && g.verdict == Verdict::Accepted {
             slowest_accepted = slowest_accepted.max(g.max_time_ms);

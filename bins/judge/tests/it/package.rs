@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 
 #[path = "../../../../crates/packages/tests/it/fetch.rs"]
 mod fetch;
+#[path = "../../../../crates/packages/tests/it/written.rs"]
+mod written;
 
 /// `judge package verify DIR [--json] [extra...]` with its own work and cache dirs.
 fn verify_with(dir: &Path, json: bool, extra: &[&str]) -> Output {
@@ -877,4 +879,47 @@ fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() 
         (&Value::from("WA"), &Value::Bool(false)),
         "{r:#}"
     );
+}
+
+/// A 2025-09 scoring package (`written::scoring_2025`: `max_score`, `score_aggregation`,
+/// `require_pass` in its groups' `test_group.yaml`) verifies by those scores: the echo
+/// reference scores 100, the partial ones 60, 70 and 30 (its third group withheld by
+/// `require_pass`), the constant one 0; a partial one filed as accepted exits 1.
+#[test]
+fn a_2025_09_scoring_package_verifies_by_max_score_aggregation_and_require_pass() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("echo");
+    written::scoring_2025(&dir);
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["format"], "2025-09");
+    for (name, verdict, score) in [
+        ("accepted/echo.py", "AC", 100.0),
+        ("partially_accepted/abs.py", "WA", 60.0),
+        ("partially_accepted/small_only.py", "WA", 70.0),
+        ("partially_accepted/needs_small.py", "WA", 30.0),
+        ("wrong_answer/constant.py", "WA", 0.0),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["verdict"], &r["score"], &r["agrees"]),
+            (
+                &Value::from(verdict),
+                &Value::from(score),
+                &Value::Bool(true)
+            ),
+            "{r:#}"
+        );
+    }
+    assert_eq!(row(&report, "run_time_error/crash.py")["verdict"], "RTE");
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
+    std::fs::rename(
+        dir.join("submissions/partially_accepted/abs.py"),
+        dir.join("submissions/accepted/abs.py"),
+    )
+    .expect("move");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(row(&report, "accepted/abs.py")["agrees"], false);
 }
