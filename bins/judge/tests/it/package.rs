@@ -923,3 +923,36 @@ fn a_2025_09_scoring_package_verifies_by_max_score_aggregation_and_require_pass(
     assert_eq!(code, Some(1), "{report:#}");
     assert_eq!(row(&report, "accepted/abs.py")["agrees"], false);
 }
+
+/// A compile stopped by its limit names the limit and its value on the first line (the note
+/// `verify` shows), for the problem's own program and for a submission alike: problemtools'
+/// `guess`, whose C++ validator (`validate.h`) cannot compile in 20 MB, judged with
+/// `[compile] memory_kb = 20000`. Before, the validator's said "the compare program did not
+/// compile:" and nothing more on that line, the limit at the end of the log without its value.
+#[test]
+fn a_compile_killed_by_its_limit_names_the_limit_and_its_value() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let config = scratch.path().join("verdict.toml");
+    std::fs::write(&config, "[compile]\nmemory_kb = 20000\n").expect("write config");
+    let dir = fetch::problemtools_examples().join("guess");
+    let config = config.display().to_string();
+    let (code, report) = verify_json_with(&dir, &["--config", &config]);
+    assert_eq!(code, Some(1), "{report:#}");
+    let rows = report["submissions"].as_array().expect("rows");
+    let notes: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["skipped"] == false)
+        .map(|r| r["note"].as_str().unwrap_or_default())
+        .collect();
+    let limit = "the compiler exceeded its memory limit (20000 KB)";
+    assert!(
+        notes.iter().any(|n| *n
+            == format!(
+                "Executable Compilation Error: the compare program did not compile: {limit}"
+            )),
+        "{notes:#?}"
+    );
+    for note in notes.iter().filter(|n| n.contains("Compilation Error")) {
+        assert!(note.ends_with(limit), "{notes:#?}");
+    }
+}
