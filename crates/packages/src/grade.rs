@@ -94,7 +94,7 @@ pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
         .map(|(c, _)| c.name.as_str())
         .collect();
     let mut next = 0;
-    let rules = Rules::of(problem);
+    let rules = Rules::of(problem, tests);
     let (verdict, score) = match &problem.spec_scoring {
         Some(spec) => grade_spec(problem, spec, tests),
         None => group(&problem.data, tests, &mut next, true, &rules),
@@ -116,19 +116,72 @@ fn count(g: &Group) -> usize {
     g.cases().len()
 }
 
-/// What decides how a validator's score counts: the problem's kind and format.
+/// What decides how a validator's score counts: the problem's kind and format; and the
+/// groups that are scored only when others passed (`Problem::requires`), with the verdict of
+/// the first rejected test case of each group.
 struct Rules {
     kind: Kind,
     v2025: bool,
+    requires: Vec<(String, Vec<String>)>,
+    /// Each group's first rejected test case's verdict, `None` when all were accepted.
+    failed: Vec<(String, Option<Verdict>)>,
 }
 
 impl Rules {
-    fn of(problem: &Problem) -> Rules {
+    fn of(problem: &Problem, tests: &[JudgeTaskResult]) -> Rules {
+        let mut failed = Vec::new();
+        if !problem.requires.is_empty() {
+            let mut next = 0;
+            first_failures(&problem.data, tests, &mut next, &mut failed);
+        }
         Rules {
             kind: problem.kind,
             v2025: problem.format == "2025-09",
+            requires: problem.requires.clone(),
+            failed,
         }
     }
+
+    /// The verdict of a group's first unmet requirement, if one is unmet.
+    fn unmet(&self, group: &str) -> Option<Verdict> {
+        self.requires
+            .iter()
+            .filter(|(g, _)| g == group)
+            .flat_map(|(_, names)| names)
+            .find_map(|n| {
+                self.failed
+                    .iter()
+                    .find(|(g, _)| g == n)
+                    .and_then(|(_, v)| *v)
+            })
+    }
+}
+
+/// Each group's first rejected test case's verdict (`None`: all accepted), by name.
+fn first_failures(
+    g: &Group,
+    tests: &[JudgeTaskResult],
+    next: &mut usize,
+    out: &mut Vec<(String, Option<Verdict>)>,
+) -> Option<Verdict> {
+    let mut first = None;
+    for item in &g.items {
+        let v = match item {
+            Item::Case(_) => {
+                let v = Verdict::of(
+                    tests
+                        .get(*next)
+                        .map_or(JudgeStatus::SystemError, |r| r.status),
+                );
+                *next += 1;
+                (v != Verdict::Accepted).then_some(v)
+            }
+            Item::Group(sub) => first_failures(sub, tests, next, out),
+        };
+        first = first.or(v);
+    }
+    out.push((g.name.clone(), first));
+    first
 }
 
 /// A test case's verdict and score: a rejection scores `reject_score`; an acceptance its
@@ -172,6 +225,12 @@ fn group(
     rules: &Rules,
 ) -> (Verdict, f64) {
     let s = &g.settings;
+    // A group whose requirement failed scores nothing (Polygon's group dependencies): its
+    // verdict is the failed requirement's.
+    if let Some(v) = rules.unmet(&g.name) {
+        *next += count(g);
+        return (v, 0.0);
+    }
     let mut children: Vec<(Verdict, f64)> = Vec::new();
     let mut stopped = false;
     for item in &g.items {
@@ -416,6 +475,8 @@ pub fn max_score(problem: &Problem) -> f64 {
             ..problem.kind
         },
         v2025: false,
+        requires: Vec::new(),
+        failed: Vec::new(),
     };
     group(&problem.data, &all, &mut next, true, &rules).1
 }

@@ -956,3 +956,54 @@ fn a_compile_killed_by_its_limit_names_the_limit_and_its_value() {
         assert!(note.ends_with(limit), "{notes:#?}");
     }
 }
+
+/// Polygon group dependencies (`groups/group/dependencies/dependency/@group`): the A+B
+/// package with group 2 depending on group 1, and a solution wrong only where a + b = 0
+/// (test 3, group 1): group 2's 60 points, right on both its tests, are withheld (0, not 60),
+/// while the 16-bit one that passes group 1 keeps its 40.
+#[test]
+fn a_polygon_group_scores_nothing_when_a_group_it_depends_on_fails() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("polygon-aplusb");
+    polygon_package(&dir);
+    let xml = std::fs::read_to_string(dir.join("problem.xml")).expect("read");
+    let xml = xml
+        .replace(
+            r#"<group feedback-policy="points" name="2" points-policy="each-test"/>"#,
+            r#"<group feedback-policy="points" name="2" points-policy="each-test">
+          <dependencies>
+            <dependency group="1"/>
+          </dependencies>
+        </group>"#,
+        )
+        .replace(
+            r#"<solution tag="do-not-run">"#,
+            r#"<solution tag="rejected"><source path="solutions/zero.cpp" type="cpp.g++17"/></solution>
+      <solution tag="do-not-run">"#,
+        );
+    std::fs::write(dir.join("problem.xml"), xml).expect("write");
+    std::fs::write(
+        dir.join("solutions/zero.cpp"),
+        "#include <cstdio>\nint main() { long long a, b; scanf(\"%lld %lld\", &a, &b); \
+         printf(\"%lld\\n\", a + b == 0 ? 1 : a + b); return 0; }\n",
+    )
+    .expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    for (name, verdict, score) in [
+        ("main/solutions/main.cpp", "AC", 100.0),
+        ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
+        ("rejected/solutions/zero.cpp", "WA", 0.0),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["verdict"], &r["score"], &r["agrees"]),
+            (
+                &Value::from(verdict),
+                &Value::from(score),
+                &Value::Bool(true)
+            ),
+            "{r:#}"
+        );
+    }
+}
