@@ -70,6 +70,8 @@ pub struct Graded {
     pub max_time_ms: u64,
     /// The first failing test case, if any (`secret/03`).
     pub first_failure: Option<String>,
+    /// The scores of `secret` and its test data groups (2025-09 scoring problems), by name.
+    pub group_scores: Vec<(String, f64)>,
 }
 
 /// Grades a report whose results are the compile task then one per test case, in
@@ -85,6 +87,7 @@ pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
             score: 0.0,
             max_time_ms,
             first_failure: None,
+            group_scores: Vec::new(),
         };
     }
     let names: Vec<&str> = problem
@@ -95,8 +98,9 @@ pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
         .collect();
     let mut next = 0;
     let rules = Rules::of(problem, tests);
+    let mut group_scores = Vec::new();
     let (verdict, score) = match &problem.spec_scoring {
-        Some(spec) => grade_spec(problem, spec, tests),
+        Some(spec) => grade_spec(problem, spec, tests, &mut group_scores),
         None => group(&problem.data, tests, &mut next, true, &rules),
     };
     let first_failure = tests
@@ -108,6 +112,7 @@ pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
         score,
         max_time_ms,
         first_failure,
+        group_scores,
     }
 }
 
@@ -295,7 +300,12 @@ fn group(
 /// score in a `pass-fail` group, a multiplier or no `score.txt` in an unbounded one, a score
 /// over its maximum, a group or `secret` over its `max_score`. The verdict is the first
 /// rejected test case's (JE before all), the samples' included; their scores are ignored.
-fn grade_spec(problem: &Problem, spec: &SpecScoring, tests: &[JudgeTaskResult]) -> (Verdict, f64) {
+fn grade_spec(
+    problem: &Problem,
+    spec: &SpecScoring,
+    tests: &[JudgeTaskResult],
+    group_scores: &mut Vec<(String, f64)>,
+) -> (Verdict, f64) {
     let cases = problem.data.cases();
     let under = |group: &str, name: &str| {
         name.strip_prefix(group)
@@ -380,7 +390,9 @@ fn grade_spec(problem: &Problem, spec: &SpecScoring, tests: &[JudgeTaskResult]) 
     } else {
         let mut scores = Vec::new();
         for g in &spec.groups {
-            scores.push(unit(g, &mut judge_error, &mut skipped));
+            let score = unit(g, &mut judge_error, &mut skipped);
+            group_scores.push((g.name.clone(), score));
+            scores.push(score);
         }
         let all_accepted = passed("secret", &skipped);
         let score = aggregate(
@@ -394,6 +406,7 @@ fn grade_spec(problem: &Problem, spec: &SpecScoring, tests: &[JudgeTaskResult]) 
         }
         score
     };
+    group_scores.insert(0, ("secret".to_owned(), score));
     if judge_error {
         return (Verdict::JudgeError, 0.0);
     }
@@ -479,4 +492,91 @@ pub fn max_score(problem: &Problem) -> f64 {
         failed: Vec::new(),
     };
     group(&problem.data, &all, &mut next, true, &rules).1
+}
+
+/// Each requirement of `submissions/submissions.yaml` on `reference` that its graded run
+/// (`results`: the compile task, then one per test case as for [`grade`]) does not meet, in
+/// words; empty when all hold. `permitted` and `required` read each test case's verdict (`AC`,
+/// `WA`, `TLE`, `RTE`; a compile error or a test not run is none of them), `score` the
+/// submission's score or, scoped, its group's (`secret` or a 2025-09 test data group).
+pub fn unmet_requirements(
+    problem: &Problem,
+    reference: &crate::Reference,
+    graded: &Graded,
+    results: &[JudgeTaskResult],
+) -> Vec<String> {
+    let compiled = results
+        .first()
+        .is_some_and(|r| r.status == JudgeStatus::Accepted);
+    let cases = problem.data.cases();
+    let mut out = Vec::new();
+    for req in &reference.requirements {
+        let verdicts: Vec<(&str, &str)> = cases
+            .iter()
+            .enumerate()
+            .filter(|(_, (c, _))| {
+                req.cases
+                    .as_deref()
+                    .is_none_or(|g| crate::kattis::expectations::matches(g, &c.name))
+            })
+            .map(|(i, (c, _))| {
+                let v = match results.get(i + 1) {
+                    Some(r) if compiled => Verdict::of(r.status).short(),
+                    _ if !compiled => "CE",
+                    _ => "-",
+                };
+                (c.name.as_str(), v)
+            })
+            .collect();
+        if let Some(permitted) = &req.permitted
+            && let Some((case, v)) = verdicts
+                .iter()
+                .find(|(_, v)| !permitted.iter().any(|p| p == v))
+        {
+            out.push(format!(
+                "{}: permitted [{}], {case} got {v}",
+                req.source,
+                permitted.join(", ")
+            ));
+        }
+        if let Some(required) = &req.required
+            && !verdicts
+                .iter()
+                .any(|(_, v)| required.iter().any(|r| r == v))
+        {
+            out.push(format!(
+                "{}: required one of [{}] on {} test cases, none got it",
+                req.source,
+                required.join(", "),
+                verdicts.len()
+            ));
+        }
+        if let Some((lo, hi)) = req.score {
+            let got = match &req.cases {
+                None => Some(graded.score),
+                Some(g) => graded
+                    .group_scores
+                    .iter()
+                    .find(|(name, _)| name == g)
+                    .map(|(_, s)| *s),
+            };
+            match got {
+                Some(x) if x >= lo - 1e-9 && x <= hi + 1e-9 => {}
+                Some(x) => out.push(format!(
+                    "{}: score {x}, expected {}",
+                    req.source,
+                    if lo == hi {
+                        format!("{lo}")
+                    } else {
+                        format!("in [{lo}, {hi}]")
+                    }
+                )),
+                None => out.push(format!(
+                    "{}: no score for that group (only secret and 2025-09 test data groups have one)",
+                    req.source
+                )),
+            }
+        }
+    }
+    out
 }

@@ -389,6 +389,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
                 name: format!("{tag}/{}", Path::new(path).display()),
                 expected: claim,
                 program: programs::program(&dir.join(path), &|_| Vec::new()),
+                requirements: Vec::new(),
             });
         }
     }

@@ -254,6 +254,26 @@ pub struct Reference {
     pub expected: Expected,
     /// The program, or why it cannot be judged here (an unknown language).
     pub program: Runnable,
+    /// What `submissions/submissions.yaml` requires of it besides its directory's claim.
+    pub requirements: Vec<Requirement>,
+}
+
+/// A requirement `submissions/submissions.yaml` puts on the references its key matches
+/// (2025-09 "Example submissions": `permitted`, `required`, `score`), over every test case or
+/// the ones a test-data glob matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Requirement {
+    /// Where it is written: the submission glob, then the test-data glob when scoped.
+    pub source: String,
+    /// The test-data glob (`secret/*-hard`, `sample`); `None`: every test case.
+    pub cases: Option<String>,
+    /// Every test case's verdict is one of these (`AC`, `WA`, `TLE`, `RTE`).
+    pub permitted: Option<Vec<String>>,
+    /// At least one test case's verdict is one of these.
+    pub required: Option<Vec<String>>,
+    /// The score is in this inclusive range: the submission's, or with `cases` the score of
+    /// the group it names (`secret` or a 2025-09 test data group).
+    pub score: Option<(f64, f64)>,
 }
 
 impl Group {

@@ -242,12 +242,19 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             Some(done) => done,
             None => {
                 let mut s = plan::submission(&problem, &program, &r.name, tl)?;
-                plan::lazy(&problem, &mut s);
+                // submissions.yaml's permitted / required read every test case's verdict.
+                if r.requirements
+                    .iter()
+                    .all(|q| q.permitted.is_none() && q.required.is_none())
+                {
+                    plan::lazy(&problem, &mut s);
+                }
                 let results = judge_one(s).results;
                 (grade::grade(&problem, &results), results)
             }
         };
-        let agrees = grade::agrees_for(&problem, r.expected, &g);
+        let unmet = grade::unmet_requirements(&problem, r, &g, &results);
+        let agrees = grade::agrees_for(&problem, r.expected, &g) && unmet.is_empty();
         let mut note = String::new();
         if accepted(r.expected) && g.verdict == Verdict::Accepted {
             slowest_accepted = slowest_accepted.max(g.max_time_ms);
@@ -263,7 +270,9 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
-        if !agrees && note.is_empty() {
+        if !unmet.is_empty() {
+            note = unmet.join("; ");
+        } else if !agrees && note.is_empty() {
             note = first_log(&results);
         }
         rows.push(Row {

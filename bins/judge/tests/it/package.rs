@@ -1007,3 +1007,60 @@ fn a_polygon_group_scores_nothing_when_a_group_it_depends_on_fails() {
         );
     }
 }
+
+/// `submissions/submissions.yaml` (2025-09 "Example submissions"): scores and score ranges of
+/// the submission or of a group, `permitted` and `required` verdicts over every test case or a
+/// test-data glob, submission globs with `*` and braces. On the 2025-09 scoring package
+/// (`written::scoring_2025`) every one holds (exit 0); a score range that excludes `abs.py`'s 60
+/// and a `permitted: [AC]` its constant one breaks are disagreements naming the rule (exit 1).
+#[test]
+fn submissions_yaml_scores_and_verdicts_are_checked_by_verify() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("echo");
+    written::scoring_2025(&dir);
+    let rules = |abs: &str, constant: &str| {
+        format!(
+            r#"partially_accepted/abs.py:
+  authors: Someone <someone@example.com>
+  score: {abs}
+  secret/2_negative:
+    required: [WA]
+    score: 0
+"partially_accepted/{{small_only,needs_small}}.py":
+  score: [30, 70]
+  sample:
+    permitted: [AC]
+"*/constant.py":
+  score: 0
+  secret/1_small:
+    permitted: [{constant}]
+accepted/*:
+  secret/3_large:
+    score: 40
+"#
+        )
+    };
+    written::write(&dir, "submissions/submissions.yaml", &rules("60", "WA"));
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    written::write(
+        &dir,
+        "submissions/submissions.yaml",
+        &rules("[61, 100]", "AC"),
+    );
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let abs = row(&report, "partially_accepted/abs.py");
+    assert_eq!(abs["agrees"], false, "{abs:#}");
+    assert_eq!(
+        abs["note"],
+        "partially_accepted/abs.py: score 60, expected in [61, 100]"
+    );
+    let constant = row(&report, "wrong_answer/constant.py");
+    assert_eq!(constant["agrees"], false, "{constant:#}");
+    assert_eq!(
+        constant["note"],
+        "*/constant.py: secret/1_small: permitted [AC], secret/1_small/00 got WA"
+    );
+    assert_eq!(row(&report, "accepted/echo.py")["agrees"], true);
+}

@@ -3,6 +3,7 @@
 //! `test_group.yaml`, `output_validators/` (legacy) or `output_validator/`, `input_validators/`,
 //! `include/<language>/` and `submissions/<verdict>/`. docs/packages.md gives the mapping.
 
+pub(crate) mod expectations;
 pub(crate) mod programs;
 mod yaml;
 
@@ -504,7 +505,19 @@ fn submissions(
                 ),
                 expected,
                 program: programs::program(&path, include),
+                requirements: Vec::new(),
             });
+        }
+    }
+    let yaml_path = root.join("submissions.yaml");
+    if let Some(v) = yaml::read(&yaml_path)? {
+        let rules = expectations::read(&yaml_path, &v)?;
+        for r in &mut out {
+            r.requirements = rules
+                .iter()
+                .filter(|(glob, _)| expectations::matches(glob, &r.name))
+                .map(|(_, req)| req.clone())
+                .collect();
         }
     }
     Ok(out)

@@ -325,3 +325,77 @@ fn misplaced_2025_09_scoring_keys_are_refused_naming_the_file_and_key() {
         "data/secret",
     );
 }
+
+/// `submissions/submissions.yaml`: its requirements reach the references its globs match;
+/// keys verdict does not check are refused naming the file and key.
+#[test]
+fn submissions_yaml_requirements_reach_the_references_their_globs_match() {
+    let (_keep, dir) = package();
+    write(
+        &dir,
+        "submissions/submissions.yaml",
+        "partially_accepted:\n  score: [1, 99]\n\"*/{abs,constant}.py\":\n  secret/1_small:\n    required: [AC]\n",
+    );
+    let p = kattis::load(&dir).expect("reads");
+    let of = |name: &str| {
+        let r = p
+            .submissions
+            .iter()
+            .find(|r| r.name == name)
+            .expect("reference");
+        r.requirements
+            .iter()
+            .map(|q| {
+                (
+                    q.source.clone(),
+                    q.cases.clone(),
+                    q.score,
+                    q.required.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        of("partially_accepted/abs.py"),
+        [
+            (
+                "partially_accepted".to_owned(),
+                None,
+                Some((1.0, 99.0)),
+                None
+            ),
+            (
+                "*/{abs,constant}.py: secret/1_small".to_owned(),
+                Some("secret/1_small".to_owned()),
+                None,
+                Some(vec!["AC".to_owned()])
+            ),
+        ]
+    );
+    assert_eq!(of("wrong_answer/constant.py").len(), 1);
+    assert!(of("accepted/echo.py").is_empty());
+    // What a graded run does not meet, in words.
+    let r = p
+        .submissions
+        .iter()
+        .find(|r| r.name == "wrong_answer/constant.py")
+        .expect("constant.py");
+    let results = echoing(&p, &|_| 42);
+    let g = grade::grade(&p, &results);
+    assert_eq!(
+        grade::unmet_requirements(&p, r, &g, &results),
+        ["*/{abs,constant}.py: secret/1_small: required one of [AC] on 3 test cases, none got it"]
+    );
+    for (yaml, key) in [
+        (
+            "accepted/echo.py:\n  language: python3\n",
+            "accepted/echo.py.language",
+        ),
+        ("accepted:\n  permitted: [AC, WA]\n", "accepted"),
+        ("accepted/*:\n  permitted: [OK]\n", "accepted/*.permitted"),
+    ] {
+        write(&dir, "submissions/submissions.yaml", yaml);
+        let err = kattis::load(&dir).expect_err("refused").to_string();
+        assert!(err.contains(&format!("submissions.yaml: {key}:")), "{err}");
+    }
+}
