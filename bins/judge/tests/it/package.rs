@@ -927,13 +927,15 @@ fn a_2025_09_scoring_package_verifies_by_max_score_aggregation_and_require_pass(
 /// A compile stopped by its limit names the limit and its value on the first line (the note
 /// `verify` shows), for the problem's own program and for a submission alike: problemtools'
 /// `guess`, whose C++ validator (`validate.h`) cannot compile in 20 MB, judged with
-/// `[compile] memory_kb = 20000`. Before, the validator's said "the compare program did not
-/// compile:" and nothing more on that line, the limit at the end of the log without its value.
+/// `[compile] memory_kb = 20000` (and `wall_ms = 5000`, which javac thrashing in 20 MB
+/// hits). Before, the validator's said "the compare program did not compile:" and nothing
+/// more on that line, the limit at the end of the log without its value.
 #[test]
 fn a_compile_killed_by_its_limit_names_the_limit_and_its_value() {
     let scratch = tempfile::tempdir().expect("temp dir");
     let config = scratch.path().join("verdict.toml");
-    std::fs::write(&config, "[compile]\nmemory_kb = 20000\n").expect("write config");
+    std::fs::write(&config, "[compile]\nmemory_kb = 20000\nwall_ms = 5000\n")
+        .expect("write config");
     let dir = fetch::problemtools_examples().join("guess");
     let config = config.display().to_string();
     let (code, report) = verify_json_with(&dir, &["--config", &config]);
@@ -952,8 +954,15 @@ fn a_compile_killed_by_its_limit_names_the_limit_and_its_value() {
             )),
         "{notes:#?}"
     );
+    // A submission's compile names the limit it hit: memory, or (javac thrashing in 20 MB)
+    // its wall time.
     for note in notes.iter().filter(|n| n.contains("Compilation Error")) {
-        assert!(note.ends_with(limit), "{notes:#?}");
+        assert!(
+            note.ends_with(limit)
+                || note
+                    == &"Compilation Error: the compiler exceeded its wall time limit (5000 ms)",
+            "{notes:#?}"
+        );
     }
 }
 
