@@ -394,6 +394,19 @@ fn validate_inputs(
             )];
         }
         let report = judge_one(s);
+        // A validator that did not compile says why (the limit it hit, the compiler's error),
+        // not only that each input's task was skipped.
+        let not_compiled = report
+            .results
+            .first()
+            .filter(|r| r.status != JudgeStatus::Accepted)
+            .map(|r| {
+                format!(
+                    "the input validator did not compile: {}: {}",
+                    r.status.as_str(),
+                    r.error_log.lines().next().unwrap_or_default()
+                )
+            });
         for (i, (case, _)) in cases.iter().enumerate() {
             let r = report.results.get(i + 1);
             // Valid: exit 42 (Kattis; a non-zero exit is a run-time error with its code) or
@@ -412,6 +425,9 @@ fn validate_inputs(
                 skipped: false,
                 note: match (valid, r) {
                     (true, _) => String::new(),
+                    (false, _) if not_compiled.is_some() => {
+                        not_compiled.clone().unwrap_or_default()
+                    }
                     (false, Some(r)) => format!(
                         "{}: {}",
                         r.status.as_str(),
