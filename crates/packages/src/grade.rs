@@ -4,7 +4,10 @@
 //! `always_accept`, `ignore_sample`), a test case's score from its output validator when it
 //! wrote one (`score.txt`, `score_multiplier.txt`: docs/packages.md, "Validator scores").
 
-use crate::problem::{Aggregation, Expected, Group, Item, Kind, Problem, Settings};
+use crate::problem::{
+    Aggregation, Expected, Group, GroupScoring, Item, Kind, Problem, ScoreAggregation, Settings,
+    SpecScoring,
+};
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, ValidatorScore};
 
 /// The package format's verdicts.
@@ -67,6 +70,8 @@ pub struct Graded {
     pub max_time_ms: u64,
     /// The first failing test case, if any (`secret/03`).
     pub first_failure: Option<String>,
+    /// The scores of `secret` and its test data groups (2025-09 scoring problems), by name.
+    pub group_scores: Vec<(String, f64)>,
 }
 
 /// Grades a report whose results are the compile task then one per test case, in
@@ -82,6 +87,7 @@ pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
             score: 0.0,
             max_time_ms,
             first_failure: None,
+            group_scores: Vec::new(),
         };
     }
     let names: Vec<&str> = problem
@@ -91,8 +97,12 @@ pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
         .map(|(c, _)| c.name.as_str())
         .collect();
     let mut next = 0;
-    let rules = Rules::of(problem);
-    let (verdict, score) = group(&problem.data, tests, &mut next, true, &rules);
+    let rules = Rules::of(problem, tests);
+    let mut group_scores = Vec::new();
+    let (verdict, score) = match &problem.spec_scoring {
+        Some(spec) => grade_spec(problem, spec, tests, &mut group_scores),
+        None => group(&problem.data, tests, &mut next, true, &rules),
+    };
     let first_failure = tests
         .iter()
         .position(|r| r.status != JudgeStatus::Accepted)
@@ -102,6 +112,7 @@ pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
         score,
         max_time_ms,
         first_failure,
+        group_scores,
     }
 }
 
@@ -110,19 +121,72 @@ fn count(g: &Group) -> usize {
     g.cases().len()
 }
 
-/// What decides how a validator's score counts: the problem's kind and format.
+/// What decides how a validator's score counts: the problem's kind and format; and the
+/// groups that are scored only when others passed (`Problem::requires`), with the verdict of
+/// the first rejected test case of each group.
 struct Rules {
     kind: Kind,
     v2025: bool,
+    requires: Vec<(String, Vec<String>)>,
+    /// Each group's first rejected test case's verdict, `None` when all were accepted.
+    failed: Vec<(String, Option<Verdict>)>,
 }
 
 impl Rules {
-    fn of(problem: &Problem) -> Rules {
+    fn of(problem: &Problem, tests: &[JudgeTaskResult]) -> Rules {
+        let mut failed = Vec::new();
+        if !problem.requires.is_empty() {
+            let mut next = 0;
+            first_failures(&problem.data, tests, &mut next, &mut failed);
+        }
         Rules {
             kind: problem.kind,
             v2025: problem.format == "2025-09",
+            requires: problem.requires.clone(),
+            failed,
         }
     }
+
+    /// The verdict of a group's first unmet requirement, if one is unmet.
+    fn unmet(&self, group: &str) -> Option<Verdict> {
+        self.requires
+            .iter()
+            .filter(|(g, _)| g == group)
+            .flat_map(|(_, names)| names)
+            .find_map(|n| {
+                self.failed
+                    .iter()
+                    .find(|(g, _)| g == n)
+                    .and_then(|(_, v)| *v)
+            })
+    }
+}
+
+/// Each group's first rejected test case's verdict (`None`: all accepted), by name.
+fn first_failures(
+    g: &Group,
+    tests: &[JudgeTaskResult],
+    next: &mut usize,
+    out: &mut Vec<(String, Option<Verdict>)>,
+) -> Option<Verdict> {
+    let mut first = None;
+    for item in &g.items {
+        let v = match item {
+            Item::Case(_) => {
+                let v = Verdict::of(
+                    tests
+                        .get(*next)
+                        .map_or(JudgeStatus::SystemError, |r| r.status),
+                );
+                *next += 1;
+                (v != Verdict::Accepted).then_some(v)
+            }
+            Item::Group(sub) => first_failures(sub, tests, next, out),
+        };
+        first = first.or(v);
+    }
+    out.push((g.name.clone(), first));
+    first
 }
 
 /// A test case's verdict and score: a rejection scores `reject_score`; an acceptance its
@@ -166,6 +230,12 @@ fn group(
     rules: &Rules,
 ) -> (Verdict, f64) {
     let s = &g.settings;
+    // A group whose requirement failed scores nothing (Polygon's group dependencies): its
+    // verdict is the failed requirement's.
+    if let Some(v) = rules.unmet(&g.name) {
+        *next += count(g);
+        return (v, 0.0);
+    }
     let mut children: Vec<(Verdict, f64)> = Vec::new();
     let mut stopped = false;
     for item in &g.items {
@@ -221,6 +291,166 @@ fn group(
     (verdict, score)
 }
 
+/// The 2025-09 grade ("Result aggregation"): a test case in a `sum` or `min` group scores its
+/// validator's `score.txt`, its `score_multiplier.txt` times the case's maximum (a `min`
+/// group's `max_score`, a `sum` group's `max_score / N`), else that maximum; a `pass-fail`
+/// group scores its `max_score` when every case is accepted; a group scores 0, its cases not
+/// accepted, when a group its `require_pass` names was not all accepted; `secret` aggregates its
+/// groups (or scores as one when it has none). A judge error, as the specification lists: a
+/// score in a `pass-fail` group, a multiplier or no `score.txt` in an unbounded one, a score
+/// over its maximum, a group or `secret` over its `max_score`. The verdict is the first
+/// rejected test case's (JE before all), the samples' included; their scores are ignored.
+fn grade_spec(
+    problem: &Problem,
+    spec: &SpecScoring,
+    tests: &[JudgeTaskResult],
+    group_scores: &mut Vec<(String, f64)>,
+) -> (Verdict, f64) {
+    let cases = problem.data.cases();
+    let under = |group: &str, name: &str| {
+        name.strip_prefix(group)
+            .is_some_and(|rest| rest.starts_with('/'))
+    };
+    let verdict_of =
+        |i: usize| Verdict::of(tests.get(i).map_or(JudgeStatus::SystemError, |r| r.status));
+    let indices = |group: &str| -> Vec<usize> {
+        (0..cases.len())
+            .filter(|&i| under(group, &cases[i].0.name))
+            .collect()
+    };
+    // Accepted on every test case, none withheld (a withheld case is not accepted).
+    let passed = |group: &str, skipped: &[bool]| {
+        indices(group)
+            .into_iter()
+            .all(|i| !skipped[i] && verdict_of(i) == Verdict::Accepted)
+    };
+    let unmet = |group: &str, skipped: &[bool]| {
+        problem
+            .requires
+            .iter()
+            .filter(|(g, _)| g == group)
+            .flat_map(|(_, names)| names)
+            .any(|n| !passed(n, skipped))
+    };
+    let mut judge_error = false;
+    let mut skipped = vec![false; cases.len()];
+    // A group of test cases: its score (a judge error flagged). Groups are graded in order,
+    // and `require_pass` names earlier ones only.
+    let unit = |g: &GroupScoring, judge_error: &mut bool, skipped: &mut [bool]| -> f64 {
+        let members = indices(&g.name);
+        if unmet(&g.name, skipped) {
+            for &i in &members {
+                skipped[i] = true;
+            }
+            return 0.0;
+        }
+        let n = members.len().max(1) as f64;
+        let case_max = match g.aggregation {
+            ScoreAggregation::Sum => g.max_score.map(|m| m / n),
+            ScoreAggregation::Min | ScoreAggregation::PassFail => g.max_score,
+        };
+        let mut scores = Vec::new();
+        for &i in &members {
+            if verdict_of(i) != Verdict::Accepted {
+                scores.push(0.0);
+                continue;
+            }
+            let written = tests.get(i).and_then(|r| r.validator_score);
+            let score = match (g.aggregation, written, case_max) {
+                (ScoreAggregation::PassFail, Some(_), _) => None,
+                (_, None, Some(m)) => Some(m),
+                (_, None, None) => None,
+                (_, Some(ValidatorScore::Score(x)), Some(m)) if x > m + 1e-9 => None,
+                (_, Some(ValidatorScore::Score(x)), _) => Some(x),
+                (_, Some(ValidatorScore::Multiplier(k)), Some(m)) => Some(k * m),
+                (_, Some(ValidatorScore::Multiplier(_)), None) => None,
+            };
+            match score {
+                Some(x) => scores.push(x),
+                None => {
+                    *judge_error = true;
+                    scores.push(0.0);
+                }
+            }
+        }
+        let all_accepted = members.iter().all(|&i| verdict_of(i) == Verdict::Accepted);
+        let score = aggregate(g.aggregation, &scores, all_accepted, g.max_score);
+        if g.max_score.is_some_and(|m| score > m + 1e-9) {
+            *judge_error = true;
+        }
+        score
+    };
+    let score = if unmet("secret", &skipped) {
+        for (i, (c, _)) in cases.iter().enumerate() {
+            skipped[i] = under("secret", &c.name);
+        }
+        0.0
+    } else if spec.groups.is_empty() {
+        unit(&spec.secret, &mut judge_error, &mut skipped)
+    } else {
+        let mut scores = Vec::new();
+        for g in &spec.groups {
+            let score = unit(g, &mut judge_error, &mut skipped);
+            group_scores.push((g.name.clone(), score));
+            scores.push(score);
+        }
+        let all_accepted = passed("secret", &skipped);
+        let score = aggregate(
+            spec.secret.aggregation,
+            &scores,
+            all_accepted,
+            spec.secret.max_score,
+        );
+        if spec.secret.max_score.is_some_and(|m| score > m + 1e-9) {
+            judge_error = true;
+        }
+        score
+    };
+    group_scores.insert(0, ("secret".to_owned(), score));
+    if judge_error {
+        return (Verdict::JudgeError, 0.0);
+    }
+    let verdict = (0..cases.len())
+        .filter(|&i| !skipped[i])
+        .map(verdict_of)
+        .find(|v| *v != Verdict::Accepted)
+        .unwrap_or(Verdict::Accepted);
+    (verdict, score)
+}
+
+/// A 2025-09 aggregation of scores: `pass-fail` is the maximum when all were accepted.
+fn aggregate(how: ScoreAggregation, scores: &[f64], all_accepted: bool, max: Option<f64>) -> f64 {
+    match how {
+        ScoreAggregation::PassFail if all_accepted => max.unwrap_or(0.0),
+        ScoreAggregation::PassFail => 0.0,
+        ScoreAggregation::Sum => scores.iter().sum(),
+        ScoreAggregation::Min if scores.is_empty() => 0.0,
+        ScoreAggregation::Min => scores.iter().copied().fold(f64::INFINITY, f64::min),
+    }
+}
+
+/// Whether a graded submission of `problem` is what its directory claims: [`agrees`] with
+/// the problem's full score; for a 2025-09 scoring problem ([`Problem::spec_scoring`]) that
+/// specification's directories: `accepted` every test case accepted, `partially_accepted` a
+/// score strictly between 0 and `secret`'s `max_score` (any positive one when unbounded),
+/// neither a compile nor a judge error.
+pub fn agrees_for(problem: &Problem, expected: Expected, graded: &Graded) -> bool {
+    let max = max_score(problem);
+    if problem.spec_scoring.is_none() {
+        return agrees(expected, graded, problem.kind.scoring, max);
+    }
+    let v = graded.verdict;
+    match expected {
+        Expected::Accepted => v == Verdict::Accepted,
+        Expected::PartiallyAccepted => {
+            !matches!(v, Verdict::CompileError | Verdict::JudgeError)
+                && graded.score > 1e-9
+                && graded.score < max - 1e-9
+        }
+        other => agrees(other, graded, true, max),
+    }
+}
+
 /// Whether a graded submission is what its directory claims (`max_score`: the problem's full
 /// score, for scoring problems).
 pub fn agrees(expected: Expected, graded: &Graded, scoring: bool, max_score: f64) -> bool {
@@ -243,8 +473,12 @@ pub fn agrees(expected: Expected, graded: &Graded, scoring: bool, max_score: f64
 /// A problem's full score: the score of a submission accepted on every test case (the root's
 /// `range` and every group's aggregation applied: an all-or-nothing group counts once). A
 /// validator that scores tests may give more where nothing bounds it (legacy and 2023-07 have
-/// no maximum per test): the root's `range`, when set, is then the bound that counts.
+/// no maximum per test): the root's `range`, when set, is then the bound that counts. A
+/// 2025-09 scoring problem's is `secret`'s `max_score` (infinite when unbounded).
 pub fn max_score(problem: &Problem) -> f64 {
+    if let Some(spec) = &problem.spec_scoring {
+        return spec.secret.max_score.unwrap_or(f64::INFINITY);
+    }
     let all =
         vec![JudgeTaskResult::with_status(JudgeStatus::Accepted, ""); problem.data.cases().len()];
     let mut next = 0;
@@ -254,6 +488,95 @@ pub fn max_score(problem: &Problem) -> f64 {
             ..problem.kind
         },
         v2025: false,
+        requires: Vec::new(),
+        failed: Vec::new(),
     };
     group(&problem.data, &all, &mut next, true, &rules).1
+}
+
+/// Each requirement of `submissions/submissions.yaml` on `reference` that its graded run
+/// (`results`: the compile task, then one per test case as for [`grade`]) does not meet, in
+/// words; empty when all hold. `permitted` and `required` read each test case's verdict (`AC`,
+/// `WA`, `TLE`, `RTE`; a compile error or a test not run is none of them), `score` the
+/// submission's score or, scoped, its group's (`secret` or a 2025-09 test data group).
+pub fn unmet_requirements(
+    problem: &Problem,
+    reference: &crate::Reference,
+    graded: &Graded,
+    results: &[JudgeTaskResult],
+) -> Vec<String> {
+    let compiled = results
+        .first()
+        .is_some_and(|r| r.status == JudgeStatus::Accepted);
+    let cases = problem.data.cases();
+    let mut out = Vec::new();
+    for req in &reference.requirements {
+        let verdicts: Vec<(&str, &str)> = cases
+            .iter()
+            .enumerate()
+            .filter(|(_, (c, _))| {
+                req.cases
+                    .as_deref()
+                    .is_none_or(|g| crate::kattis::expectations::matches(g, &c.name))
+            })
+            .map(|(i, (c, _))| {
+                let v = match results.get(i + 1) {
+                    Some(r) if compiled => Verdict::of(r.status).short(),
+                    _ if !compiled => "CE",
+                    _ => "-",
+                };
+                (c.name.as_str(), v)
+            })
+            .collect();
+        if let Some(permitted) = &req.permitted
+            && let Some((case, v)) = verdicts
+                .iter()
+                .find(|(_, v)| !permitted.iter().any(|p| p == v))
+        {
+            out.push(format!(
+                "{}: permitted [{}], {case} got {v}",
+                req.source,
+                permitted.join(", ")
+            ));
+        }
+        if let Some(required) = &req.required
+            && !verdicts
+                .iter()
+                .any(|(_, v)| required.iter().any(|r| r == v))
+        {
+            out.push(format!(
+                "{}: required one of [{}] on {} test cases, none got it",
+                req.source,
+                required.join(", "),
+                verdicts.len()
+            ));
+        }
+        if let Some((lo, hi)) = req.score {
+            let got = match &req.cases {
+                None => Some(graded.score),
+                Some(g) => graded
+                    .group_scores
+                    .iter()
+                    .find(|(name, _)| name == g)
+                    .map(|(_, s)| *s),
+            };
+            match got {
+                Some(x) if x >= lo - 1e-9 && x <= hi + 1e-9 => {}
+                Some(x) => out.push(format!(
+                    "{}: score {x}, expected {}",
+                    req.source,
+                    if lo == hi {
+                        format!("{lo}")
+                    } else {
+                        format!("in [{lo}, {hi}]")
+                    }
+                )),
+                None => out.push(format!(
+                    "{}: no score for that group (only secret and 2025-09 test data groups have one)",
+                    req.source
+                )),
+            }
+        }
+    }
+    out
 }

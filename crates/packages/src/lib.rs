@@ -33,4 +33,7 @@ pub mod polygon;
 pub mod problem;
 
 pub use error::PackageError;
-pub use problem::{Case, Expected, Group, Item, Kind, Problem, Reference, Runnable, Settings};
+pub use problem::{
+    Case, Expected, Group, GroupScoring, Item, Kind, Problem, Reference, Runnable,
+    ScoreAggregation, Settings, SpecScoring,
+};

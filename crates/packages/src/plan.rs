@@ -119,7 +119,8 @@ pub fn submission(
 /// Whether the first rejected test case decides the verdict and the score: every group stops
 /// at its first rejected child (`on_reject: break`), none is accepted by its children
 /// (`accept_if_any_accepted`, `always_accept`) and no group is left out of the grade
-/// (`ignore_sample`). Then no later test case is read by [`crate::grade::grade`].
+/// (`ignore_sample`), it is not a 2025-09 scoring problem and no group requires another. Then
+/// no later test case is read by [`crate::grade::grade`].
 pub fn first_rejection_decides(problem: &Problem) -> bool {
     fn all(g: &crate::Group) -> bool {
         let s = &g.settings;
@@ -132,7 +133,8 @@ pub fn first_rejection_decides(problem: &Problem) -> bool {
                 crate::Item::Case(_) => true,
             })
     }
-    all(&problem.data)
+    // A 2025-09 scoring problem scores every group (its `require_pass` is graded).
+    problem.spec_scoring.is_none() && problem.requires.is_empty() && all(&problem.data)
 }
 
 /// Chains the test tasks of `submission` (each on the one before it, `ACCEPTED`) when

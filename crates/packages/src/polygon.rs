@@ -194,17 +194,21 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     let answer_pattern = text_of("answer-path-pattern")?;
     // Groups: their points policy.
     let mut policies: Vec<(String, bool, f64)> = Vec::new();
+    // A group scores only when every test of the groups it depends on is accepted.
+    let mut dependencies: Vec<(String, Vec<String>)> = Vec::new();
     if let Some(groups) = testset.child("groups") {
         for g in groups.all("group") {
             let name = g.attr("name").unwrap_or_default().to_owned();
-            if g.child("dependencies")
-                .is_some_and(|d| d.all("dependency").next().is_some())
-            {
-                return Err(PackageError::unsupported(
-                    p,
-                    "groups/group/dependencies",
-                    format!("group {name:?} depends on another group"),
-                ));
+            let deps: Vec<String> = g
+                .child("dependencies")
+                .map(|d| {
+                    d.all("dependency")
+                        .map(|x| x.attr("group").unwrap_or_default().to_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !deps.is_empty() {
+                dependencies.push((name.clone(), deps));
             }
             let complete = match g.attr("points-policy") {
                 None | Some("complete-group") => true,
@@ -293,6 +297,22 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     if root_items.is_empty() {
         return Err(PackageError::invalid(p, "tests", "no test"));
     }
+    let mut requires = Vec::new();
+    for (name, deps) in dependencies {
+        for d in &deps {
+            if *d == name || !policies.iter().any(|(g, _, _)| g == d) {
+                return Err(PackageError::invalid(
+                    p,
+                    "groups/group/dependencies/dependency/@group",
+                    format!("group {name:?} depends on {d:?}, which is not another group"),
+                ));
+            }
+        }
+        requires.push((
+            format!("group {name}"),
+            deps.iter().map(|d| format!("group {d}")).collect(),
+        ));
+    }
     let data = Group {
         name: String::new(),
         settings: Settings {
@@ -369,6 +389,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
                 name: format!("{tag}/{}", Path::new(path).display()),
                 expected: claim,
                 program: programs::program(&dir.join(path), &|_| Vec::new()),
+                requirements: Vec::new(),
             });
         }
     }
@@ -395,6 +416,8 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         input_valid_exit: 0,
         input_validators,
         submissions,
+        spec_scoring: None,
+        requires,
     })
 }
 

@@ -62,6 +62,47 @@ pub struct Problem {
     pub input_validators: Vec<(String, Runnable)>,
     /// The reference submissions, by the verdict their directory claims.
     pub submissions: Vec<Reference>,
+    /// A 2025-09 scoring problem graded as that specification says (`max_score`,
+    /// `score_aggregation`, `require_pass`; "Result aggregation"); `None`: the default grader
+    /// over [`Settings`].
+    pub spec_scoring: Option<SpecScoring>,
+    /// Groups scored only when every test case of the groups they name was accepted: a
+    /// 2025-09 `require_pass` (under [`SpecScoring`]) or a Polygon group's `dependencies`,
+    /// by group name (`secret/group2` requires `sample`, `secret/group1`).
+    pub requires: Vec<(String, Vec<String>)>,
+}
+
+/// How a 2025-09 group's score comes from its test cases or groups (`score_aggregation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreAggregation {
+    /// Its maximum when every test case is accepted, else 0 (`pass-fail`).
+    PassFail,
+    /// The sum of the scores.
+    Sum,
+    /// The smallest score.
+    Min,
+}
+
+/// The scoring of `secret` or a test data group of a 2025-09 scoring problem, its defaults
+/// applied (`secret`: at most 100, `sum`; a group: unbounded, `pass-fail`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupScoring {
+    /// Its path under `data/` (`secret`, `secret/group1`).
+    pub name: String,
+    /// `max_score`; `None`: `unbounded`.
+    pub max_score: Option<f64>,
+    /// `score_aggregation`.
+    pub aggregation: ScoreAggregation,
+}
+
+/// A 2025-09 scoring problem's scoring: `secret` and its test data groups (its subdirectories
+/// with a `test_group.yaml`), in order; with none, `secret`'s test cases score directly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecScoring {
+    /// `data/secret`.
+    pub secret: GroupScoring,
+    /// Its test data groups, in name order.
+    pub groups: Vec<GroupScoring>,
 }
 
 /// A test group: a directory of `data/` with its settings.
@@ -213,6 +254,26 @@ pub struct Reference {
     pub expected: Expected,
     /// The program, or why it cannot be judged here (an unknown language).
     pub program: Runnable,
+    /// What `submissions/submissions.yaml` requires of it besides its directory's claim.
+    pub requirements: Vec<Requirement>,
+}
+
+/// A requirement `submissions/submissions.yaml` puts on the references its key matches
+/// (2025-09 "Example submissions": `permitted`, `required`, `score`), over every test case or
+/// the ones a test-data glob matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Requirement {
+    /// Where it is written: the submission glob, then the test-data glob when scoped.
+    pub source: String,
+    /// The test-data glob (`secret/*-hard`, `sample`); `None`: every test case.
+    pub cases: Option<String>,
+    /// Every test case's verdict is one of these (`AC`, `WA`, `TLE`, `RTE`).
+    pub permitted: Option<Vec<String>>,
+    /// At least one test case's verdict is one of these.
+    pub required: Option<Vec<String>>,
+    /// The score is in this inclusive range: the submission's, or with `cases` the score of
+    /// the group it names (`secret` or a 2025-09 test data group).
+    pub score: Option<(f64, f64)>,
 }
 
 impl Group {

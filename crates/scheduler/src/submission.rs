@@ -102,7 +102,7 @@ impl BuildResult {
         let (status, log) = match self {
             BuildResult::Built(build) => return Ok(build),
             BuildResult::Failed(log) => match what {
-                Some(what) => (failed, format!("{what} did not compile:\n{log}")),
+                Some(what) => (failed, format!("{what} did not compile: {log}")),
                 None => (failed, log.clone()),
             },
             BuildResult::Broken(reason) => (JudgeStatus::SystemError, reason.clone()),

@@ -204,7 +204,6 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let tle_judged_at_ms = (time_limit_ms as f64 * problem.time_limit_to_tle).ceil() as u64;
-    let max_score = grade::max_score(&problem);
     let mut rows = Vec::new();
     let mut slowest_accepted = 0;
     let mut fastest_tle: Option<u64> = None;
@@ -243,12 +242,19 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             Some(done) => done,
             None => {
                 let mut s = plan::submission(&problem, &program, &r.name, tl)?;
-                plan::lazy(&problem, &mut s);
+                // submissions.yaml's permitted / required read every test case's verdict.
+                if r.requirements
+                    .iter()
+                    .all(|q| q.permitted.is_none() && q.required.is_none())
+                {
+                    plan::lazy(&problem, &mut s);
+                }
                 let results = judge_one(s).results;
                 (grade::grade(&problem, &results), results)
             }
         };
-        let agrees = grade::agrees(r.expected, &g, problem.kind.scoring, max_score);
+        let unmet = grade::unmet_requirements(&problem, r, &g, &results);
+        let agrees = grade::agrees_for(&problem, r.expected, &g) && unmet.is_empty();
         let mut note = String::new();
         if accepted(r.expected) && g.verdict == Verdict::Accepted {
             slowest_accepted = slowest_accepted.max(g.max_time_ms);
@@ -264,7 +270,9 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
-        if !agrees && note.is_empty() {
+        if !unmet.is_empty() {
+            note = unmet.join("; ");
+        } else if !agrees && note.is_empty() {
             note = first_log(&results);
         }
         rows.push(Row {
@@ -386,6 +394,19 @@ fn validate_inputs(
             )];
         }
         let report = judge_one(s);
+        // A validator that did not compile says why (the limit it hit, the compiler's error),
+        // not only that each input's task was skipped.
+        let not_compiled = report
+            .results
+            .first()
+            .filter(|r| r.status != JudgeStatus::Accepted)
+            .map(|r| {
+                format!(
+                    "the input validator did not compile: {}: {}",
+                    r.status.as_str(),
+                    r.error_log.lines().next().unwrap_or_default()
+                )
+            });
         for (i, (case, _)) in cases.iter().enumerate() {
             let r = report.results.get(i + 1);
             // Valid: exit 42 (Kattis; a non-zero exit is a run-time error with its code) or
@@ -404,6 +425,9 @@ fn validate_inputs(
                 skipped: false,
                 note: match (valid, r) {
                     (true, _) => String::new(),
+                    (false, _) if not_compiled.is_some() => {
+                        not_compiled.clone().unwrap_or_default()
+                    }
                     (false, Some(r)) => format!(
                         "{}: {}",
                         r.status.as_str(),

@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 
 #[path = "../../../../crates/packages/tests/it/fetch.rs"]
 mod fetch;
+#[path = "../../../../crates/packages/tests/it/written.rs"]
+mod written;
 
 /// `judge package verify DIR [--json] [extra...]` with its own work and cache dirs.
 fn verify_with(dir: &Path, json: bool, extra: &[&str]) -> Output {
@@ -877,4 +879,197 @@ fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() 
         (&Value::from("WA"), &Value::Bool(false)),
         "{r:#}"
     );
+}
+
+/// A 2025-09 scoring package (`written::scoring_2025`: `max_score`, `score_aggregation`,
+/// `require_pass` in its groups' `test_group.yaml`) verifies by those scores: the echo
+/// reference scores 100, the partial ones 60, 70 and 30 (its third group withheld by
+/// `require_pass`), the constant one 0; a partial one filed as accepted exits 1.
+#[test]
+fn a_2025_09_scoring_package_verifies_by_max_score_aggregation_and_require_pass() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("echo");
+    written::scoring_2025(&dir);
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["format"], "2025-09");
+    for (name, verdict, score) in [
+        ("accepted/echo.py", "AC", 100.0),
+        ("partially_accepted/abs.py", "WA", 60.0),
+        ("partially_accepted/small_only.py", "WA", 70.0),
+        ("partially_accepted/needs_small.py", "WA", 30.0),
+        ("wrong_answer/constant.py", "WA", 0.0),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["verdict"], &r["score"], &r["agrees"]),
+            (
+                &Value::from(verdict),
+                &Value::from(score),
+                &Value::Bool(true)
+            ),
+            "{r:#}"
+        );
+    }
+    assert_eq!(row(&report, "run_time_error/crash.py")["verdict"], "RTE");
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
+    std::fs::rename(
+        dir.join("submissions/partially_accepted/abs.py"),
+        dir.join("submissions/accepted/abs.py"),
+    )
+    .expect("move");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(row(&report, "accepted/abs.py")["agrees"], false);
+}
+
+/// A compile stopped by its limit names the limit and its value on the first line (the note
+/// `verify` shows), for the problem's own program and for a submission alike: problemtools'
+/// `guess`, whose C++ validator (`validate.h`) cannot compile in 20 MB, judged with
+/// `[compile] memory_kb = 20000` (and `wall_ms = 5000`, which javac thrashing in 20 MB
+/// hits). Before, the validator's said "the compare program did not compile:" and nothing
+/// more on that line, the limit at the end of the log without its value.
+#[test]
+fn a_compile_killed_by_its_limit_names_the_limit_and_its_value() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let config = scratch.path().join("verdict.toml");
+    std::fs::write(&config, "[compile]\nmemory_kb = 20000\nwall_ms = 5000\n")
+        .expect("write config");
+    let dir = fetch::problemtools_examples().join("guess");
+    let config = config.display().to_string();
+    let (code, report) = verify_json_with(&dir, &["--config", &config]);
+    assert_eq!(code, Some(1), "{report:#}");
+    let rows = report["submissions"].as_array().expect("rows");
+    let notes: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["skipped"] == false)
+        .map(|r| r["note"].as_str().unwrap_or_default())
+        .collect();
+    let limit = "the compiler exceeded its memory limit (20000 KB)";
+    assert!(
+        notes.iter().any(|n| *n
+            == format!(
+                "Executable Compilation Error: the compare program did not compile: {limit}"
+            )),
+        "{notes:#?}"
+    );
+    // A submission's compile names the limit it hit: memory, or (javac thrashing in 20 MB)
+    // its wall time.
+    for note in notes.iter().filter(|n| n.contains("Compilation Error")) {
+        assert!(
+            note.ends_with(limit)
+                || note
+                    == &"Compilation Error: the compiler exceeded its wall time limit (5000 ms)",
+            "{notes:#?}"
+        );
+    }
+}
+
+/// Polygon group dependencies (`groups/group/dependencies/dependency/@group`): the A+B
+/// package with group 2 depending on group 1, and a solution wrong only where a + b = 0
+/// (test 3, group 1): group 2's 60 points, right on both its tests, are withheld (0, not 60),
+/// while the 16-bit one that passes group 1 keeps its 40.
+#[test]
+fn a_polygon_group_scores_nothing_when_a_group_it_depends_on_fails() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("polygon-aplusb");
+    polygon_package(&dir);
+    let xml = std::fs::read_to_string(dir.join("problem.xml")).expect("read");
+    let xml = xml
+        .replace(
+            r#"<group feedback-policy="points" name="2" points-policy="each-test"/>"#,
+            r#"<group feedback-policy="points" name="2" points-policy="each-test">
+          <dependencies>
+            <dependency group="1"/>
+          </dependencies>
+        </group>"#,
+        )
+        .replace(
+            r#"<solution tag="do-not-run">"#,
+            r#"<solution tag="rejected"><source path="solutions/zero.cpp" type="cpp.g++17"/></solution>
+      <solution tag="do-not-run">"#,
+        );
+    std::fs::write(dir.join("problem.xml"), xml).expect("write");
+    std::fs::write(
+        dir.join("solutions/zero.cpp"),
+        "#include <cstdio>\nint main() { long long a, b; scanf(\"%lld %lld\", &a, &b); \
+         printf(\"%lld\\n\", a + b == 0 ? 1 : a + b); return 0; }\n",
+    )
+    .expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    for (name, verdict, score) in [
+        ("main/solutions/main.cpp", "AC", 100.0),
+        ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
+        ("rejected/solutions/zero.cpp", "WA", 0.0),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["verdict"], &r["score"], &r["agrees"]),
+            (
+                &Value::from(verdict),
+                &Value::from(score),
+                &Value::Bool(true)
+            ),
+            "{r:#}"
+        );
+    }
+}
+
+/// `submissions/submissions.yaml` (2025-09 "Example submissions"): scores and score ranges of
+/// the submission or of a group, `permitted` and `required` verdicts over every test case or a
+/// test-data glob, submission globs with `*` and braces. On the 2025-09 scoring package
+/// (`written::scoring_2025`) every one holds (exit 0); a score range that excludes `abs.py`'s 60
+/// and a `permitted: [AC]` its constant one breaks are disagreements naming the rule (exit 1).
+#[test]
+fn submissions_yaml_scores_and_verdicts_are_checked_by_verify() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("echo");
+    written::scoring_2025(&dir);
+    let rules = |abs: &str, constant: &str| {
+        format!(
+            r#"partially_accepted/abs.py:
+  authors: Someone <someone@example.com>
+  score: {abs}
+  secret/2_negative:
+    required: [WA]
+    score: 0
+"partially_accepted/{{small_only,needs_small}}.py":
+  score: [30, 70]
+  sample:
+    permitted: [AC]
+"*/constant.py":
+  score: 0
+  secret/1_small:
+    permitted: [{constant}]
+accepted/*:
+  secret/3_large:
+    score: 40
+"#
+        )
+    };
+    written::write(&dir, "submissions/submissions.yaml", &rules("60", "WA"));
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    written::write(
+        &dir,
+        "submissions/submissions.yaml",
+        &rules("[61, 100]", "AC"),
+    );
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let abs = row(&report, "partially_accepted/abs.py");
+    assert_eq!(abs["agrees"], false, "{abs:#}");
+    assert_eq!(
+        abs["note"],
+        "partially_accepted/abs.py: score 60, expected in [61, 100]"
+    );
+    let constant = row(&report, "wrong_answer/constant.py");
+    assert_eq!(constant["agrees"], false, "{constant:#}");
+    assert_eq!(
+        constant["note"],
+        "*/constant.py: secret/1_small: permitted [AC], secret/1_small/00 got WA"
+    );
+    assert_eq!(row(&report, "accepted/echo.py")["agrees"], true);
 }

@@ -3,11 +3,15 @@
 //! `test_group.yaml`, `output_validators/` (legacy) or `output_validator/`, `input_validators/`,
 //! `include/<language>/` and `submissions/<verdict>/`. docs/packages.md gives the mapping.
 
+pub(crate) mod expectations;
 pub(crate) mod programs;
 mod yaml;
 
 use crate::PackageError;
-use crate::problem::{Case, Expected, Group, Item, Problem, Reference, Runnable, Settings};
+use crate::problem::{
+    Case, Expected, Group, GroupScoring, Item, Problem, Reference, Runnable, ScoreAggregation,
+    Settings, SpecScoring,
+};
 use std::path::{Path, PathBuf};
 use verdict_contracts::{Asset, Language};
 
@@ -36,7 +40,8 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         ..Settings::default()
     };
     let data_dir = dir.join("data");
-    let data = group(&data_dir, "", &root_settings, true)?;
+    let mut found = Vec::new();
+    let data = group(&data_dir, "", &root_settings, true, &mut found)?;
     if data.cases().is_empty() {
         return Err(PackageError::invalid(
             &data_dir,
@@ -59,9 +64,12 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
             "needs an output validator (output_validators/ or output_validator/), and there is none",
         ));
     }
+    let (spec_scoring, requires) = spec_scoring(&head, &data_dir, &found)?;
     let input_validators = input_validators(dir)?;
     let submissions = submissions(dir, &include)?;
     Ok(Problem {
+        spec_scoring,
+        requires,
         dir: dir.to_owned(),
         short_name,
         format: head.format,
@@ -112,12 +120,32 @@ pub(crate) fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, PackageError> {
 /// The group in `dir` (`name` under `data/`): its settings file over `parent`, then its cases
 /// (`X.in` with `X.ans`) and subgroups in name order. At the root only `sample` and `secret`
 /// are test groups (the format's other directories hold invalid inputs for the validators).
-fn group(dir: &Path, name: &str, parent: &Settings, root: bool) -> Result<Group, PackageError> {
+/// A group's settings file, as read: the group's name, the file, its 2025-09 scoring keys.
+struct Found {
+    name: String,
+    path: PathBuf,
+    keys: yaml::ScoringKeys,
+}
+
+fn group(
+    dir: &Path,
+    name: &str,
+    parent: &Settings,
+    root: bool,
+    found: &mut Vec<Found>,
+) -> Result<Group, PackageError> {
     let mut settings = parent.clone();
     for file in ["testdata.yaml", "test_group.yaml"] {
         let path = dir.join(file);
         if let Some(v) = yaml::read(&path)? {
-            settings = yaml::settings(&path, &v, parent)?;
+            let (s, keys) = yaml::settings(&path, &v, parent)?;
+            settings = s;
+            found.retain(|f| f.name != name);
+            found.push(Found {
+                name: name.to_owned(),
+                path,
+                keys,
+            });
         }
     }
     let mut items = Vec::new();
@@ -135,7 +163,7 @@ fn group(dir: &Path, name: &str, parent: &Settings, root: bool) -> Result<Group,
             if root && file_name != "sample" && file_name != "secret" {
                 continue;
             }
-            items.push(Item::Group(group(&path, &sub, &settings, false)?));
+            items.push(Item::Group(group(&path, &sub, &settings, false, found)?));
         } else if !root && path.extension().is_some_and(|e| e == "in") {
             let answer = path.with_extension("ans");
             items.push(Item::Case(Case {
@@ -150,6 +178,187 @@ fn group(dir: &Path, name: &str, parent: &Settings, root: bool) -> Result<Group,
         settings,
         items,
     })
+}
+
+/// Groups and the groups they require (`Problem::requires`).
+type Requires = Vec<(String, Vec<String>)>;
+
+/// The 2025-09 scoring of a scoring problem ("Result aggregation": `max_score`,
+/// `score_aggregation`, `require_pass` in `secret`'s and each test data group's
+/// `test_group.yaml`, their defaults applied and checked as the specification says), and the
+/// groups' `require_pass`. A 2025-09 scoring package written with the default grader's keys
+/// or the 2025-09 draft's `scoring` (and none of these) keeps that grader: `None`. These keys
+/// are refused in other versions, in pass-fail problems, in `sample`, and beside the default
+/// grader's keys.
+fn spec_scoring(
+    head: &yaml::ProblemYaml,
+    data_dir: &Path,
+    found: &[Found],
+) -> Result<(Option<SpecScoring>, Requires), PackageError> {
+    let with_keys: Vec<&Found> = found.iter().filter(|f| f.keys.first.is_some()).collect();
+    let legacy = found
+        .iter()
+        .find_map(|f| f.keys.legacy.clone().map(|k| (f, k)));
+    if let Some(f) = with_keys.first() {
+        let key = f.keys.first.unwrap_or_default();
+        if head.format != "2025-09" {
+            return Err(PackageError::invalid(
+                &f.path,
+                key,
+                format!(
+                    "a 2025-09 key, and problem_format_version is {}",
+                    head.format
+                ),
+            ));
+        }
+        if !head.kind.scoring {
+            return Err(PackageError::invalid(
+                &f.path,
+                key,
+                "a pass-fail problem must not set max_score, score_aggregation or require_pass",
+            ));
+        }
+        if let Some((l, k)) = &legacy {
+            return Err(PackageError::invalid(
+                &l.path,
+                k,
+                format!(
+                    "the default grader's key beside 2025-09's {key} ({}): use one or the other",
+                    f.path.display()
+                ),
+            ));
+        }
+    }
+    for f in &with_keys {
+        if f.name == "sample" || f.name.starts_with("sample/") {
+            return Err(PackageError::invalid(
+                &f.path,
+                f.keys.first.unwrap_or_default(),
+                "not permitted in sample",
+            ));
+        }
+    }
+    if head.format != "2025-09" || !head.kind.scoring || legacy.is_some() {
+        return Ok((None, Vec::new()));
+    }
+    let keys_of = |name: &str| found.iter().find(|f| f.name == name);
+    let secret_dir = data_dir.join("secret");
+    let secret_keys = keys_of("secret");
+    let secret = GroupScoring {
+        name: "secret".into(),
+        max_score: secret_keys
+            .and_then(|f| f.keys.max_score)
+            .unwrap_or(Some(100.0)),
+        aggregation: secret_keys
+            .and_then(|f| f.keys.aggregation)
+            .unwrap_or(ScoreAggregation::Sum),
+    };
+    // Test data groups: `secret`'s subdirectories with a settings file; none below them.
+    let mut groups = Vec::new();
+    for f in found {
+        let Some(rest) = f.name.strip_prefix("secret/") else {
+            continue;
+        };
+        if rest.contains('/') {
+            return Err(PackageError::invalid(
+                &f.path,
+                "test_group.yaml",
+                "a test data group inside another (groups are secret's subdirectories only)",
+            ));
+        }
+        groups.push(GroupScoring {
+            name: f.name.clone(),
+            max_score: f.keys.max_score.unwrap_or(None),
+            aggregation: f.keys.aggregation.unwrap_or(ScoreAggregation::PassFail),
+        });
+    }
+    groups.sort_by(|a, b| a.name.cmp(&b.name));
+    if !groups.is_empty() {
+        // Then secret holds groups only.
+        for entry in sorted_entries(&secret_dir)? {
+            let file = entry
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let is_group = groups.iter().any(|g| g.name == format!("secret/{file}"));
+            let stray = if entry.is_dir() {
+                !is_group
+            } else {
+                entry.extension().is_some_and(|e| e == "in")
+            };
+            if stray {
+                return Err(PackageError::invalid(
+                    &entry,
+                    "data/secret",
+                    "beside test data groups, every entry of secret must be a group (a directory with a test_group.yaml)",
+                ));
+            }
+        }
+    }
+    let group_path = |g: &GroupScoring| {
+        keys_of(&g.name).map_or_else(|| data_dir.join(&g.name), |f| f.path.clone())
+    };
+    for g in std::iter::once(&secret).chain(&groups) {
+        if g.aggregation == ScoreAggregation::PassFail && g.max_score.is_none() {
+            return Err(PackageError::invalid(
+                group_path(g),
+                "max_score",
+                "a pass-fail group needs a bounded max_score",
+            ));
+        }
+    }
+    for g in &groups {
+        if let (Some(max), None) = (secret.max_score, g.max_score) {
+            return Err(PackageError::invalid(
+                group_path(g),
+                "max_score",
+                format!("unbounded, and secret is bounded (max_score {max}): set this group's"),
+            ));
+        }
+        if secret.aggregation == ScoreAggregation::PassFail
+            && g.aggregation != ScoreAggregation::PassFail
+        {
+            return Err(PackageError::invalid(
+                group_path(g),
+                "score_aggregation",
+                "secret is pass-fail, so must its groups be",
+            ));
+        }
+    }
+    let mut requires = Vec::new();
+    for f in &with_keys {
+        let Some(names) = &f.keys.require_pass else {
+            continue;
+        };
+        for n in names {
+            let ok = if f.name == "secret" {
+                n == "sample"
+            } else {
+                n == "sample"
+                    || groups.iter().any(|g| {
+                        g.name == *n
+                            && g.name < f.name
+                            && g.aggregation == ScoreAggregation::PassFail
+                    })
+            };
+            if !ok {
+                return Err(PackageError::invalid(
+                    &f.path,
+                    "require_pass",
+                    format!(
+                        "{n:?}: not sample{}",
+                        if f.name == "secret" {
+                            " (secret may only require sample)"
+                        } else {
+                            " nor a pass-fail test data group before this one"
+                        }
+                    ),
+                ));
+            }
+        }
+        requires.push((f.name.clone(), names.clone()));
+    }
+    Ok((Some(SpecScoring { secret, groups }), requires))
 }
 
 /// `include/<language>/`'s files (2023-07 and later), added to every submission in that
@@ -296,7 +505,19 @@ fn submissions(
                 ),
                 expected,
                 program: programs::program(&path, include),
+                requirements: Vec::new(),
             });
+        }
+    }
+    let yaml_path = root.join("submissions.yaml");
+    if let Some(v) = yaml::read(&yaml_path)? {
+        let rules = expectations::read(&yaml_path, &v)?;
+        for r in &mut out {
+            r.requirements = rules
+                .iter()
+                .filter(|(glob, _)| expectations::matches(glob, &r.name))
+                .map(|(_, req)| req.clone())
+                .collect();
         }
     }
     Ok(out)

@@ -3,7 +3,7 @@
 //! supported is refused, naming the file and key).
 
 use crate::PackageError;
-use crate::problem::{Aggregation, Kind, Settings};
+use crate::problem::{Aggregation, Kind, ScoreAggregation, Settings};
 use std::path::Path;
 use yaml_serde::Value;
 
@@ -209,19 +209,104 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
     })
 }
 
-/// A group's settings: `parent`'s with this file's keys over them.
+/// A group file's 2025-09 scoring keys as written (not inherited: `kattis::load` applies the
+/// defaults and checks them against the problem).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ScoringKeys {
+    /// `max_score`: `Some(None)` is `unbounded`.
+    pub max_score: Option<Option<f64>>,
+    /// `score_aggregation`.
+    pub aggregation: Option<ScoreAggregation>,
+    /// `require_pass`: group names.
+    pub require_pass: Option<Vec<String>>,
+    /// The first of these keys the file sets (for messages).
+    pub first: Option<&'static str>,
+    /// The first key of the default grader (legacy, 2023-07) or the 2025-09 draft (`scoring`)
+    /// the file sets.
+    pub legacy: Option<String>,
+}
+
+/// A group's settings: `parent`'s with this file's keys over them, and its 2025-09 scoring
+/// keys.
 pub(crate) fn settings(
     path: &Path,
     v: &Value,
     parent: &Settings,
-) -> Result<Settings, PackageError> {
+) -> Result<(Settings, ScoringKeys), PackageError> {
     let mut s = parent.clone();
+    let mut keys = ScoringKeys::default();
     let Some(map) = v.as_mapping() else {
         return Err(PackageError::invalid(path, "", "expected a mapping"));
     };
     for (key, value) in map {
         let Some(key) = key.as_str() else { continue };
+        if matches!(
+            key,
+            "accept_score" | "reject_score" | "range" | "on_reject" | "grader_flags" | "scoring"
+        ) && keys.legacy.is_none()
+        {
+            keys.legacy = Some(key.to_owned());
+        }
         match key {
+            "max_score" => {
+                keys.first.get_or_insert("max_score");
+                keys.max_score = Some(match value {
+                    Value::String(s) if s == "unbounded" => None,
+                    Value::Number(n) => match n.as_f64() {
+                        Some(x) if x >= 0.0 && x.fract() == 0.0 => Some(x),
+                        _ => {
+                            return Err(PackageError::invalid(
+                                path,
+                                key,
+                                format!("expected a non-negative integer or unbounded, got {n}"),
+                            ));
+                        }
+                    },
+                    other => {
+                        return Err(PackageError::invalid(
+                            path,
+                            key,
+                            format!("expected a non-negative integer or unbounded, got {other:?}"),
+                        ));
+                    }
+                });
+            }
+            "score_aggregation" => {
+                keys.first.get_or_insert("score_aggregation");
+                keys.aggregation = Some(match value.as_str() {
+                    Some("pass-fail") => ScoreAggregation::PassFail,
+                    Some("sum") => ScoreAggregation::Sum,
+                    Some("min") => ScoreAggregation::Min,
+                    _ => {
+                        return Err(PackageError::invalid(
+                            path,
+                            key,
+                            format!("expected pass-fail, sum or min, got {value:?}"),
+                        ));
+                    }
+                });
+            }
+            "require_pass" => {
+                keys.first.get_or_insert("require_pass");
+                keys.require_pass = Some(match value {
+                    Value::String(s) => vec![s.clone()],
+                    Value::Sequence(items) => items
+                        .iter()
+                        .map(|i| {
+                            i.as_str().map(str::to_owned).ok_or_else(|| {
+                                PackageError::invalid(path, key, "expected group names")
+                            })
+                        })
+                        .collect::<Result<_, _>>()?,
+                    _ => {
+                        return Err(PackageError::invalid(
+                            path,
+                            key,
+                            "expected a group name or a sequence of them",
+                        ));
+                    }
+                });
+            }
             "output_validator_flags" | "output_validator_args" => {
                 s.output_validator_flags = words(path, key, value)?;
             }
@@ -327,5 +412,5 @@ pub(crate) fn settings(
             }
         }
     }
-    Ok(s)
+    Ok((s, keys))
 }

@@ -2,3 +2,5 @@
 
 mod fetch;
 mod kattis;
+mod spec2025;
+mod written;

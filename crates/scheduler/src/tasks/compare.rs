@@ -37,7 +37,7 @@ pub(super) fn compare_outputs(
         BuildResult::Built(build) => build,
         BuildResult::Failed(log) => {
             return Ok(CompareSummary::compare_error(format!(
-                "the compare program did not compile:\n{log}"
+                "the compare program did not compile: {log}"
             )));
         }
         BuildResult::Broken(reason) => return Err(JudgeError::Unbuildable(reason)),

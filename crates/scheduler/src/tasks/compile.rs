@@ -31,7 +31,7 @@ pub(super) fn compile_task(
         match run.problem_build(role, program) {
             BuildResult::Built(_) => {}
             BuildResult::Failed(log) => {
-                let log = format!("the {role} program did not compile:\n{log}");
+                let log = format!("the {role} program did not compile: {log}");
                 return Ok(JudgeTaskResult::with_status(
                     JudgeStatus::ExecutableCompilationError,
                     log,

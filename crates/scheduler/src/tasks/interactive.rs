@@ -35,7 +35,7 @@ pub(super) fn interactive_task(
         BuildResult::Failed(log) => {
             return Ok(JudgeTaskResult::with_status(
                 JudgeStatus::CompareError,
-                format!("the interactor did not compile:\n{log}"),
+                format!("the interactor did not compile: {log}"),
             ));
         }
         BuildResult::Broken(reason) => return Err(JudgeError::Unbuildable(reason)),

@@ -177,24 +177,42 @@ pub fn compile(
     // A compiler's child (cc1plus) can be stopped by the per-process CPU backstop before the
     // sandbox's own poll sees the limit: judge by the CPU time measured.
     let over_time = outcome.cpu_time_ms >= limits.cpu_time_ms;
-    let failure = match (outcome.limit_hit, outcome.exit) {
-        (Some(LimitHit::CpuTime | LimitHit::WallTime), _) => {
-            Some("the compiler exceeded its time limit".to_owned())
+    // A limit that stopped the compiler, named with its value; it leads the log (what the
+    // killed compiler printed, "Killed signal terminated program cc1plus", follows).
+    let limit = match (outcome.limit_hit, outcome.exit) {
+        (Some(LimitHit::CpuTime), _) => Some(format!("CPU time limit ({} ms)", limits.cpu_time_ms)),
+        (Some(LimitHit::WallTime), _) => {
+            Some(format!("wall time limit ({} ms)", limits.wall_time_ms))
         }
         (_, ExitKind::Exited(code)) if code != 0 && over_time => {
-            Some("the compiler exceeded its time limit".to_owned())
+            Some(format!("CPU time limit ({} ms)", limits.cpu_time_ms))
         }
-        (Some(LimitHit::Memory), _) => Some("the compiler exceeded its memory limit".to_owned()),
-        (Some(LimitHit::Output), _) => Some("the compiler exceeded its output limit".to_owned()),
-        (Some(LimitHit::Processes), _) => {
-            Some("the compiler exceeded its process limit".to_owned())
+        (Some(LimitHit::Memory), _) => Some(format!("memory limit ({} KB)", limits.memory_kb)),
+        (Some(LimitHit::Output), _) => {
+            Some(format!("output limit ({} bytes)", limits.output_bytes))
         }
-        (None, ExitKind::Exited(0)) => None,
-        (None, ExitKind::Exited(code)) if log.trim().is_empty() => {
+        (Some(LimitHit::Processes), _) => Some(format!(
+            "process limit ({})",
+            limits.processes + profile.extra_processes
+        )),
+        _ => None,
+    };
+    if let Some(limit) = limit {
+        let reason = format!("the compiler exceeded its {limit}");
+        let log = if log.trim().is_empty() {
+            reason
+        } else {
+            format!("{reason}\n{log}")
+        };
+        return Ok(CompileOutcome::Failed { log });
+    }
+    let failure = match outcome.exit {
+        ExitKind::Exited(0) => None,
+        ExitKind::Exited(code) if log.trim().is_empty() => {
             Some(format!("the compiler exited with code {code}"))
         }
-        (None, ExitKind::Exited(_)) => Some(String::new()),
-        (None, ExitKind::Signaled(sig)) => Some(format!("the compiler was killed by signal {sig}")),
+        ExitKind::Exited(_) => Some(String::new()),
+        ExitKind::Signaled(sig) => Some(format!("the compiler was killed by signal {sig}")),
     };
     if let Some(reason) = failure {
         if !reason.is_empty() {

@@ -1,0 +1,237 @@
+//! `submissions/submissions.yaml` (2025-09 "Example submissions"): what each reference must
+//! get besides its directory's claim. Its keys are globs of submissions (`accepted/*.py`,
+//! `wrong_answer/{a,b}.cc`); under each, `permitted`, `required` and `score` over every test
+//! case, and the same under a test-data glob (`secret/group1`, `secret/*-hard`). What verdict
+//! cannot check is refused naming the key.
+
+use crate::PackageError;
+use crate::problem::{Expected, Requirement};
+use std::path::Path;
+use yaml_serde::Value;
+
+/// The verdicts `permitted` and `required` name.
+const VERDICTS: [&str; 4] = ["AC", "WA", "TLE", "RTE"];
+
+/// Keys that describe a submission and change nothing judged.
+const IGNORED: [&str; 2] = ["authors", "model_solution"];
+
+/// Every (submission glob, requirement) of the file.
+pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>, PackageError> {
+    let Some(map) = v.as_mapping() else {
+        return Err(PackageError::invalid(path, "", "expected a mapping"));
+    };
+    let mut out = Vec::new();
+    for (glob, body) in map {
+        let Some(glob) = glob.as_str() else {
+            return Err(PackageError::invalid(
+                path,
+                "",
+                "a key that is not a string",
+            ));
+        };
+        let Some(body) = body.as_mapping() else {
+            return Err(PackageError::invalid(path, glob, "expected a mapping"));
+        };
+        let mut top = requirement(glob.to_owned(), None);
+        for (key, value) in body {
+            let key = key.as_str().unwrap_or_default();
+            let at = format!("{glob}.{key}");
+            match key {
+                k if IGNORED.contains(&k) => {}
+                "permitted" | "required" | "score" => set(path, &at, &mut top, key, value)?,
+                "language" | "entrypoint" | "message" | "use_for_time_limit" => {
+                    return Err(PackageError::unsupported(
+                        path,
+                        &at,
+                        "not read by verdict (a reference's language and entry point come from its files)",
+                    ));
+                }
+                cases => {
+                    let Some(scoped) = value.as_mapping() else {
+                        return Err(PackageError::invalid(path, &at, "expected a mapping"));
+                    };
+                    let mut r = requirement(format!("{glob}: {cases}"), Some(cases.to_owned()));
+                    for (k, v) in scoped {
+                        let k = k.as_str().unwrap_or_default();
+                        let at = format!("{at}.{k}");
+                        match k {
+                            "permitted" | "required" | "score" => set(path, &at, &mut r, k, v)?,
+                            _ => {
+                                return Err(PackageError::unsupported(
+                                    path,
+                                    &at,
+                                    "not a requirement verdict checks",
+                                ));
+                            }
+                        }
+                    }
+                    out.push((glob.to_owned(), r));
+                }
+            }
+        }
+        if Expected::from_dir(glob).is_some() && (top.permitted.is_some() || top.required.is_some())
+        {
+            return Err(PackageError::unsupported(
+                path,
+                glob,
+                "overriding a default directory's permitted / required verdicts (use a glob such as accepted/*)",
+            ));
+        }
+        if top.permitted.is_some() || top.required.is_some() || top.score.is_some() {
+            out.push((glob.to_owned(), top));
+        }
+    }
+    Ok(out)
+}
+
+fn requirement(source: String, cases: Option<String>) -> Requirement {
+    Requirement {
+        source,
+        cases,
+        permitted: None,
+        required: None,
+        score: None,
+    }
+}
+
+fn set(
+    path: &Path,
+    at: &str,
+    r: &mut Requirement,
+    key: &str,
+    v: &Value,
+) -> Result<(), PackageError> {
+    let number = |v: &Value| v.as_f64().filter(|x| x.is_finite());
+    match key {
+        "score" => {
+            r.score = Some(match v {
+                Value::Sequence(items) => match items.as_slice() {
+                    [lo, hi] => match (number(lo), number(hi)) {
+                        (Some(lo), Some(hi)) if lo <= hi => (lo, hi),
+                        _ => return Err(PackageError::invalid(path, at, "expected [low, high]")),
+                    },
+                    _ => return Err(PackageError::invalid(path, at, "expected [low, high]")),
+                },
+                other => match number(other) {
+                    Some(x) => (x, x),
+                    None => {
+                        return Err(PackageError::invalid(
+                            path,
+                            at,
+                            "expected a number or [low, high]",
+                        ));
+                    }
+                },
+            });
+        }
+        _ => {
+            let words: Vec<String> = match v {
+                Value::Sequence(items) => items
+                    .iter()
+                    .map(|i| i.as_str().unwrap_or_default().trim().to_owned())
+                    .collect(),
+                Value::String(s) => vec![s.trim().to_owned()],
+                _ => {
+                    return Err(PackageError::invalid(
+                        path,
+                        at,
+                        "expected a list of verdicts",
+                    ));
+                }
+            };
+            if let Some(bad) = words.iter().find(|w| !VERDICTS.contains(&w.as_str())) {
+                return Err(PackageError::invalid(
+                    path,
+                    at,
+                    format!("{bad:?} is not one of AC, WA, TLE, RTE"),
+                ));
+            }
+            if key == "permitted" {
+                r.permitted = Some(words);
+            } else {
+                r.required = Some(words);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Brace expansion: `a.{py,cc}` is `a.py` and `a.cc` (nested and several braces too).
+fn expand(glob: &str) -> Vec<String> {
+    let Some(open) = glob.find('{') else {
+        return vec![glob.to_owned()];
+    };
+    let mut depth = 0;
+    let mut close = None;
+    let mut parts = Vec::new();
+    let mut start = open + 1;
+    for (i, c) in glob.char_indices().skip_while(|(i, _)| *i <= open) {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                parts.push(&glob[start..i]);
+                close = Some(i);
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&glob[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return vec![glob.to_owned()];
+    };
+    let (head, tail) = (&glob[..open], &glob[close + 1..]);
+    parts
+        .into_iter()
+        .flat_map(|p| expand(&format!("{head}{p}{tail}")))
+        .collect()
+}
+
+/// `*` matches any run of characters within one name.
+fn segment(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            let Some(after) = name.strip_prefix(head) else {
+                return false;
+            };
+            (0..=after.len())
+                .filter(|&i| after.is_char_boundary(i))
+                .any(|i| segment(rest, &after[i..]))
+        }
+    }
+}
+
+/// Whether `glob` matches `name` (a path under `submissions/` or `data/`) or a directory
+/// above it, as the format says.
+pub(crate) fn matches(glob: &str, name: &str) -> bool {
+    let parts: Vec<&str> = name.split('/').collect();
+    expand(glob).iter().any(|g| {
+        let pattern: Vec<&str> = g.split('/').collect();
+        pattern.len() <= parts.len() && pattern.iter().zip(&parts).all(|(p, n)| segment(p, n))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_within_a_name_a_path_or_its_directories_with_braces() {
+        assert!(matches("accepted", "accepted/a.py"));
+        assert!(matches("accepted/*", "accepted/a.py"));
+        assert!(matches("accepted/*.py", "accepted/a.py"));
+        assert!(!matches("accepted/*.py", "accepted/a.cc"));
+        assert!(matches("expansion/ac.{py,cpp}", "expansion/ac.cpp"));
+        assert!(!matches("*/nested.py", "a/b/nested.py"));
+        assert!(matches("secret/*{1,3}", "secret/13"));
+        assert!(!matches("secret/*{1,3}", "secret/12"));
+        assert!(matches("secret/*{,0,1}{0,2}", "secret/12"));
+        assert!(matches("secret/*{,0,1}{0,2}", "secret/2"));
+        assert!(!matches("match/match", "match/match_wa"));
+    }
+}
