@@ -163,6 +163,13 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             .then(|| verdict_scripts::not_installed_message(language, profile, &missing))
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    // The input validators are the problem's own programs, judged here as submissions: they
+    // compile under the limits of the problem's programs, not a submission's (a testlib
+    // validator takes ~8 s of CPU at -O2).
+    let mut validator_config = config.clone();
+    let problem_limits = config.compile.problem_limits();
+    validator_config.compile.time_ms = problem_limits.cpu_time_ms;
+    validator_config.compile.wall_ms = problem_limits.wall_time_ms;
     let judge = Judge::new(config).context("cannot set up the judge")?;
     let judge_one = |s: Submission| runtime.block_on(judge.judge(s));
     let judgeable = |r: &Reference| -> Result<Program, String> {
@@ -294,7 +301,14 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let ac_ok = (slowest_accepted as f64) * problem.ac_to_time_limit <= time_limit_ms as f64;
-    let input_validation = validate_inputs(&problem, &not_here, &judge_one)?;
+    let input_validation = if problem.input_validators.is_empty() {
+        Vec::new()
+    } else {
+        let validators = Judge::new(validator_config).context("cannot set up the judge")?;
+        validate_inputs(&problem, &not_here, &|s| {
+            runtime.block_on(validators.judge(s))
+        })?
+    };
     let agrees = rows.iter().all(|r| r.agrees)
         && input_validation.iter().all(|c| c.valid || c.skipped)
         && ac_ok
