@@ -57,6 +57,10 @@ pub struct ServerConfig {
     /// Connections served at once (clamped below the process's open-file limit); the next
     /// waits in the listen backlog.
     pub max_connections: usize,
+    /// Connections served at once from one client address (an IPv6 client's /64): the next
+    /// is answered 429 and closed at once. Behind a reverse proxy every connection comes from
+    /// its address: raise it to `max_connections` there and cap per client in the proxy.
+    pub max_connections_per_address: usize,
     /// Event streams open at once on one submission or batch (429 beyond it).
     pub max_streams_per_submission: usize,
     /// Event streams open at once by one token (all callers together when authentication is
@@ -116,6 +120,7 @@ impl Default for ServerConfig {
             quotas: BTreeMap::new(),
             caps: verdict_contracts::Caps::default(),
             max_connections: 4096,
+            max_connections_per_address: 256,
             max_streams_per_submission: 64,
             max_streams_per_token: 256,
             header_timeout_ms: 15_000,
@@ -160,6 +165,10 @@ impl ServerConfig {
             ("direct_concurrency", self.direct_concurrency as u64),
             ("oracle_default_timeout_ms", self.oracle_default_timeout_ms),
             ("max_connections", self.max_connections as u64),
+            (
+                "max_connections_per_address",
+                self.max_connections_per_address as u64,
+            ),
             (
                 "max_streams_per_submission",
                 self.max_streams_per_submission as u64,

@@ -212,12 +212,12 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             submissions::cancel,
             Doc::new(
                 "cancelSubmission",
-                "Cancel a queued or running submission: no task of it starts after this, its worker place is given back when the tasks running end (each within its own time limit), and its final report (kept like any other: a restart does not judge it again) has the tasks not run as System Error with the error_log `cancelled: ...`. A finished one is answered as it is. A front end answers 501 (its submissions run on the workers).",
+                "Cancel a queued or running submission: no task of it starts after this, the boxes of the tasks running are killed at once (so its run permits and worker place come back then), and its final report (kept like any other: a restart does not judge it again) has the tasks not run or stopped as System Error with the error_log `cancelled: ...`. A finished one is answered as it is. A front end answers 501 (its submissions run on the workers).",
             )
             .params(sub_id())
             .ok(
                 200,
-                "The report after the cancel: final (Verdict-Complete: true) unless the tasks running took over 10 s to end.",
+                "The report after the cancel: final (Verdict-Complete: true) unless the tasks running took over 10 s to stop.",
                 json::<JudgeReport>,
             )
             .header("Verdict-Complete", "true or false.")
@@ -307,7 +307,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             batches::cancel,
             Doc::new(
                 "cancelBatch",
-                "Cancel a batch: no candidate starts after this; running ones stop before their next test (their results carry an infra_error). On a front end the batch ends at once, with the results it has, at every front end.",
+                "Cancel a batch: no candidate starts after this; running ones have their boxes killed at once and run no further test (their results carry an infra_error). On a front end the batch ends at once, with the results it has, at every front end.",
             )
             .param(Param::path("id"))
             .ok(200, "The snapshot after the cancel.", json::<BatchStatus>)
@@ -345,7 +345,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             direct::lab_run,
             Doc::new(
                 "labRun",
-                "Run an Agent Lab task (AtomicTask, or ScenarioTask when it has steps) and return its RunRecord and ScoreRecords; a failed run is a record with status failed.",
+                "Run an Agent Lab task (AtomicTask, or ScenarioTask when it has steps) and return its RunRecord and ScoreRecords; a failed run is a record with status failed. A run whose request times out (504 at request_timeout_ms) stops with it: its boxes are killed and its slot and run permits come back.",
             )
             .body(lab_task)
             .ok(200, "The run and its scores.", json::<direct::LabRunResponse>)

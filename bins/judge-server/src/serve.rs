@@ -62,6 +62,7 @@ pub(crate) async fn run(
     };
     let limits = ConnectionLimits {
         max_connections: usable_connections(state.config.max_connections),
+        max_per_address: state.config.max_connections_per_address,
         header_timeout: Duration::from_millis(state.config.header_timeout_ms),
     };
     let app = router(state.clone());

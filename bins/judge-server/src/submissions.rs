@@ -172,13 +172,15 @@ pub async fn status(
 }
 
 /// How long `DELETE /v1/submissions/{sub_id}` waits for the tasks running at the cancel to end
-/// (each ends within its own time limit) before answering with the report so far.
+/// (their boxes are killed at once; a task between two runs ends at its next) before answering
+/// with the report so far.
 const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
 /// `DELETE /v1/submissions/{sub_id}`: cancels a queued or running submission (seen by the same
-/// rules as `GET`): no task of it starts from now on, its worker place is given back when the
-/// tasks running end, and its report, final and kept like any other (a restart does not judge
-/// it again), has the tasks not run as `System Error` with the `error_log` "cancelled: ...".
+/// rules as `GET`): no task of it starts from now on, the boxes of the tasks running are killed
+/// at once (their run permits and its worker place come back then), and its report, final and
+/// kept like any other (a restart does not judge it again), has the tasks not run or stopped
+/// as `System Error` with the `error_log` "cancelled: ...".
 /// Answers with the report (200), the final one unless running tasks took longer than
 /// [`CANCEL_WAIT`] to end (`Verdict-Complete: false` then). A finished submission is answered
 /// as it is. A front end answers 501: its submissions run on the workers.

@@ -77,7 +77,8 @@ impl Judging for JudgeJudging {
 
 /// The batch judge behind a worker: a unit is judged as a batch of one candidate (the
 /// problem's builds and data come from the judge's cache, identical candidates from the batch
-/// judge's results); the batch's cancel reaches the candidate before its next test.
+/// judge's results); the batch's cancel kills the candidate's running box and starts no
+/// other test.
 struct UnitJudge {
     batches: BatchJudge,
 }

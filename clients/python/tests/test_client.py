@@ -54,6 +54,60 @@ def test_submit_then_stream_events_until_the_report(server):
     assert report["results"] == events[-1][1]["results"]
 
 
+def sleepy(sub_id):
+    """A+B whose every test sleeps past the test's start (3 s of CPU allowed: minutes of work
+    on the server's two workers' run slots) until it is cancelled."""
+    submission = a_plus_b(sub_id)
+    submission["submission"]["source_files"][0]["text"] = "import time\ntime.sleep(60)\n"
+    for task in submission["judge_tasks"][1:]:
+        task["time_limit"] = 3000
+    return submission
+
+
+def wait_until_compiled(client, sub_id):
+    for _ in range(600):
+        report = client.submission(sub_id, category="examples")
+        results = report.get("results") or []
+        if results and results[0].get("status") == "Accepted":
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{sub_id} was not compiled: {report}")
+
+
+def cancelled_log(task):
+    return task["status"] == "System Error" and task["error_log"].startswith("cancelled")
+
+
+def test_a_cancelled_submission_stops_and_returns_its_final_report(server):
+    client = Client(server.url, TOKEN)
+    client.submit(sleepy("client-cancel-1"))
+    wait_until_compiled(client, "client-cancel-1")
+    started = time.monotonic()
+    report = client.cancel_submission("client-cancel-1", category="examples")
+    # The tests running are stopped at once, not at their 7 s wall limit.
+    assert time.monotonic() - started < 5, report
+    assert report["sub_id"] == "client-cancel-1"
+    assert all(cancelled_log(t) for t in report["results"][1:]), report["results"]
+    # A finished one is answered as it is.
+    assert client.cancel_submission("client-cancel-1", category="examples") == report
+    with pytest.raises(VerdictError) as missing:
+        client.cancel_submission("client-cancel-none", category="examples")
+    assert missing.value.status == 404
+
+
+def test_the_async_client_cancels_a_submission(server):
+    async def main():
+        client = AsyncClient(server.url, TOKEN)
+        await client.submit(sleepy("client-cancel-2"))
+        await asyncio.get_running_loop().run_in_executor(
+            None, wait_until_compiled, Client(server.url, TOKEN), "client-cancel-2")
+        return await client.cancel_submission("client-cancel-2", category="examples")
+
+    report = asyncio.run(main())
+    assert report["sub_id"] == "client-cancel-2"
+    assert all(cancelled_log(t) for t in report["results"][1:]), report["results"]
+
+
 def test_a_refused_request_names_the_field_and_is_not_retried(server):
     retries = []
     client = Client(server.url, TOKEN, on_retry=lambda e, d: retries.append(d))

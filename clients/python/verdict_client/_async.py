@@ -84,6 +84,10 @@ class AsyncClient:
         return self._stream(submission_path(sub_id, category, "/events"), sse_events,
                             "text/event-stream")
 
+    async def cancel_submission(self, sub_id, category=None):
+        """``DELETE /v1/submissions/{sub_id}``: cancels a queued or running submission."""
+        return await self.request("DELETE", submission_path(sub_id, category))
+
     async def oracle(self, suite):
         """``POST /v1/oracle``: judges a Task Oracle suite and returns its OracleReport."""
         return await self.request("POST", "/v1/oracle", suite)

@@ -101,6 +101,12 @@ class Client:
         path = submission_path(sub_id, category, "/events")
         return sse_events(self._open("GET", path, headers={"Accept": "text/event-stream"}))
 
+    def cancel_submission(self, sub_id, category=None):
+        """``DELETE /v1/submissions/{sub_id}``: cancels a queued or running submission (no task
+        of it starts, the boxes running are killed) and returns its report, final once the
+        server says so; a finished one is returned as it is."""
+        return self.request("DELETE", submission_path(sub_id, category))
+
     def oracle(self, suite):
         """``POST /v1/oracle``: judges a Task Oracle suite and returns its OracleReport."""
         return self.request("POST", "/v1/oracle", suite)

@@ -208,6 +208,9 @@ impl Lab {
         let owned = task.clone();
         // A runner of one's own may panic or hang: that fails this run, not the others.
         let mut handle = tokio::spawn(async move { runner.execute(&owned, &config).await });
+        // A run whose caller is gone (its request timed out) stops with it: the runner's
+        // future is dropped, and the built-in runners stop their boxes then.
+        let _stop_with_caller = AbortOnDrop(handle.abort_handle());
         let joined = match task.timeout_ms() {
             None => (&mut handle).await,
             Some(ms) => {
@@ -367,4 +370,13 @@ fn config_map(config: &Value) -> Map<String, Value> {
     let mut map = Map::new();
     crate::command::merge_config(&mut map, config);
     map
+}
+
+/// Aborts a spawned task when dropped (a no-op once it finished).
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }

@@ -19,6 +19,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, suite_from_value};
 use verdict_contracts::{AtomicTask, Provenance, RunError, RunRecord, TraceLevel};
+use verdict_sandbox::Cancel;
 use verdict_scheduler::Judge;
 use verdict_scripts::oracle::{OracleOptions, run_suite};
 
@@ -138,10 +139,15 @@ impl Runner for OracleRunner {
         );
         let judge = self.judge.clone();
         let options = self.options.clone();
-        let report =
-            tokio::task::spawn_blocking(move || run_suite(judge.sandbox(), &suite, &options))
-                .await
-                .map_err(|e| LabError::Failed(format!("oracle thread failed: {e}")))?;
+        // Dropped before the end (the caller gone): the case's boxes are killed at once.
+        let cancel = Cancel::new();
+        let _stop_with_caller = CancelOnDrop(cancel.clone());
+        let report = tokio::task::spawn_blocking(move || {
+            let _cancellable = cancel.enter();
+            run_suite(judge.sandbox(), &suite, &options)
+        })
+        .await
+        .map_err(|e| LabError::Failed(format!("oracle thread failed: {e}")))?;
         let report = match report {
             Ok(report) => report,
             Err(e) => {
@@ -175,5 +181,14 @@ impl Runner for OracleRunner {
         let output = serde_json::to_value(&report)
             .map_err(|e| LabError::Failed(format!("cannot serialise the oracle report: {e}")))?;
         Ok(run.complete(output, provenance))
+    }
+}
+
+/// Cancels the runs under a switch when dropped (a no-op once they ended).
+struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use verdict_contracts::{
     AtomicTask, Provenance, RunError, RunRecord, TraceLevel, submission_from_value,
 };
-use verdict_scheduler::Judge;
+use verdict_scheduler::{Judge, SubmissionCancel};
 
 /// Judges a task's Submission with the judge pipeline (id `programming`).
 #[derive(Debug, Clone)]
@@ -61,7 +61,11 @@ impl Runner for ProgrammingRunner {
                         "tasks": submission.judge_tasks.len()}),
             ),
         );
-        let report = self.judge.judge(submission).await;
+        // Dropped before the end (the caller gone): the tasks left do not start and the boxes
+        // running are killed, so the judge's run permits come back at once.
+        let cancel = SubmissionCancel::default();
+        let _stop_with_caller = CancelOnDrop(cancel.clone());
+        let report = self.judge.judge_cancellable(submission, None, cancel).await;
         for (index, result) in report.results.iter().enumerate() {
             run.event(
                 TraceLevel::Debug,
@@ -79,5 +83,14 @@ impl Runner for ProgrammingRunner {
             )),
             None => Ok(run.complete(output, provenance)),
         }
+    }
+}
+
+/// Cancels a submission's judging when dropped (a no-op once it finished).
+struct CancelOnDrop(SubmissionCancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }

@@ -4,8 +4,8 @@
 //! judges each, publishes its result to the batches' exchange, and acks only after the broker
 //! confirmed the result: a worker that dies holding a unit loses nothing, the broker hands the
 //! unit to another worker. It also consumes every `batch.cancel` from a queue of its own: the
-//! units it is judging of a cancelled batch stop before their next test, and the units of that
-//! batch it is handed later are acked unjudged.
+//! units it is judging of a cancelled batch stop at once (their boxes killed), and the units of
+//! that batch it is handed later are acked unjudged.
 
 use crate::batch::{
     self, CANCEL_KEY, CancelMessage, RESULT_KEY, ResultMessage, UnitJudging, UnitMessage,

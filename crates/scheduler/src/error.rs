@@ -53,6 +53,12 @@ pub enum JudgeError {
     /// A problem program could not be built by the judge (not a compile error).
     #[error("{0}")]
     Unbuildable(String),
+    /// The compile was stopped by a cancel: its outcome says nothing and is not cached.
+    #[error("{role}: the compile was stopped by a cancel")]
+    Cancelled {
+        /// The program whose compile was stopped.
+        role: String,
+    },
 }
 
 impl JudgeError {

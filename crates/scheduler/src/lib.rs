@@ -40,6 +40,6 @@ pub use config::{
     CompileConfig, GeneratorConfig, JudgeConfig, RemoteConfig, SpecialConfig, StaticAnalyser,
 };
 pub use error::JudgeError;
-pub use pipeline::{CANCELLED, HostFaults, Judge, SubmissionCancel, TaskUpdate};
+pub use pipeline::{CANCELLED, CANCELLED_RUNNING, HostFaults, Judge, SubmissionCancel, TaskUpdate};
 pub use plan::{own_limits, random_seed};
 pub use slots::{SlotPermit, SlotStats, Slots};

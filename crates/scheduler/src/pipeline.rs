@@ -32,25 +32,35 @@ pub struct TaskUpdate {
 
 /// A submission's cancel switch (`DELETE /v1/submissions/{sub_id}`): after [`cancel`](Self::cancel)
 /// no task of it starts (those waiting for their parent or a run permit end as System Error
-/// with [`CANCELLED`]); a task already running ends as it would, within its own limits.
+/// with [`CANCELLED`]), and the boxes of the tasks running are killed at once (those tasks end
+/// as System Error with [`CANCELLED_RUNNING`]), so their run permits come back then.
 #[derive(Debug, Clone)]
-pub struct SubmissionCancel(Arc<watch::Sender<bool>>);
+pub struct SubmissionCancel(Arc<watch::Sender<bool>>, verdict_sandbox::Cancel);
 
 impl Default for SubmissionCancel {
     fn default() -> Self {
-        SubmissionCancel(Arc::new(watch::channel(false).0))
+        SubmissionCancel(
+            Arc::new(watch::channel(false).0),
+            verdict_sandbox::Cancel::new(),
+        )
     }
 }
 
 impl SubmissionCancel {
-    /// Cancels: no task starts after this.
+    /// Cancels: no task starts after this, and the boxes running are killed.
     pub fn cancel(&self) {
         self.0.send_replace(true);
+        self.1.cancel();
     }
 
     /// Whether it was cancelled.
     pub fn is_cancelled(&self) -> bool {
         *self.0.borrow()
+    }
+
+    /// The switch of the submission's sandbox runs.
+    fn runs(&self) -> &verdict_sandbox::Cancel {
+        &self.1
     }
 
     /// Waits until it is cancelled.
@@ -63,6 +73,10 @@ impl SubmissionCancel {
 
 /// The `error_log` of a task that did not run because its submission was cancelled.
 pub const CANCELLED: &str = "cancelled: the submission was cancelled before this task ran";
+
+/// The `error_log` of a task whose runs were stopped because its submission was cancelled.
+pub const CANCELLED_RUNNING: &str =
+    "cancelled: the submission was cancelled while this task ran; its runs were stopped";
 
 /// The host's faults a judge met and worked around (design #27), for a health check to report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -195,8 +209,8 @@ impl Judge {
     }
 
     /// Like [`Judge::judge_with_updates`], with a switch that stops it: after
-    /// `cancel.cancel()` no task starts (see [`SubmissionCancel`]), and the report comes as
-    /// soon as the tasks running then end.
+    /// `cancel.cancel()` no task starts and the boxes running are killed (see
+    /// [`SubmissionCancel`]): the report comes at once.
     pub async fn judge_cancellable(
         &self,
         submission: impl IntoValid,
@@ -349,8 +363,11 @@ async fn run_one(
     };
     let worker = run.clone();
     let handoff = timing::phase("task.handoff");
+    let runs = cancel.runs().clone();
     let execute = move || {
         let _task = timing::task_scope(task.index);
+        // Every box this task starts is killed at once by a cancel.
+        let _cancellable = runs.enter();
         handoff.end();
         tasks::execute(&worker, &task)
     };
@@ -361,6 +378,11 @@ async fn run_one(
             format!("judge task panicked: {err}"),
         ),
     };
+    // Cancelled while it ran: its boxes were killed, so what it judged says nothing of the
+    // program (one that ended just before the cancel is reported cancelled too).
+    if cancel.is_cancelled() {
+        return JudgeTaskResult::with_status(JudgeStatus::SystemError, CANCELLED_RUNNING);
+    }
     if result.status == JudgeStatus::SystemError {
         hide_host_paths(&mut result.error_log, run.config(), run.sub_id());
     }

@@ -290,10 +290,17 @@ impl SubmissionRun {
             &self.problem,
             &ProblemCache::content_item(role, program),
             |dir: &Path| -> Result<(), FillError> {
-                match self
+                let outcome = self
                     .compile_program(program, role, dir)
-                    .map_err(FillError)?
-                {
+                    .map_err(FillError)?;
+                // A compile killed by a cancel (its submission's or batch's) must not be
+                // cached: the next submission of the problem would read its failure.
+                if verdict_sandbox::Cancel::current().is_some_and(|c| c.is_cancelled()) {
+                    return Err(FillError(JudgeError::Cancelled {
+                        role: role.to_owned(),
+                    }));
+                }
+                match outcome {
                     CompileOutcome::Built { .. } => Ok(()),
                     CompileOutcome::Failed { log } => std::fs::write(dir.join(FAILED_MARKER), log)
                         .map_err(|e| FillError(JudgeError::io("write", dir, e))),

@@ -338,3 +338,82 @@ fn a_full_or_read_only_data_disk_refuses_a_batch_with_503_never_500() {
     );
     drop(server);
 }
+
+/// A connection to `server` from the local address `from` (any of 127/8 on Linux).
+fn connect_from(from: &str, server: std::net::SocketAddr) -> TcpStream {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket
+            .bind(format!("{from}:0").parse().expect("an address"))
+            .expect("bind");
+        let stream = socket.connect(server).await.expect("connect");
+        let stream = stream.into_std().expect("a std stream");
+        stream.set_nonblocking(false).expect("blocking");
+        stream
+    })
+}
+
+/// Everything `stream` answers until it closes (or `limit` passes).
+fn read_all_within(stream: &mut TcpStream, limit: Duration) -> String {
+    stream.set_read_timeout(Some(limit)).expect("read timeout");
+    let mut got = Vec::new();
+    let _ = stream.read_to_end(&mut got);
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// One client address cannot take every connection (issue 29.1): beyond
+/// `max_connections_per_address` its next connection is answered 429 in the house error shape
+/// and closed at once, while another address is served, and a closed connection gives its
+/// address a place back. Before, the cap was global only: one address's idle connections held
+/// every slot until `header_timeout_ms`, and its extra ones waited in the backlog.
+#[test]
+fn one_client_address_cannot_hold_every_connection() {
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        max_connections: 16,
+        max_connections_per_address: 3,
+        header_timeout_ms: 10_000,
+        ..config()
+    }) else {
+        return;
+    };
+    let mut idle: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(server.addr).expect("connect"))
+        .collect();
+    let start = Instant::now();
+    let mut fourth = TcpStream::connect(server.addr).expect("connect");
+    let refused = read_all_within(&mut fourth, Duration::from_secs(3));
+    assert!(
+        refused.starts_with("HTTP/1.1 429 "),
+        "after {:?}: {refused:?}",
+        start.elapsed()
+    );
+    let (head, body) = refused.split_once("\r\n\r\n").expect("a head and a body");
+    assert!(
+        head.to_ascii_lowercase().contains("retry-after: 1"),
+        "{head}"
+    );
+    let body: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
+    assert_eq!(body["error"]["code"], "busy", "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("max_connections_per_address")),
+        "{body}"
+    );
+    // Another address is served meanwhile.
+    let mut other = connect_from("127.0.0.2", server.addr);
+    other
+        .write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .expect("a request");
+    let answer = read_all_within(&mut other, Duration::from_secs(5));
+    assert!(answer.starts_with("HTTP/1.1 200 "), "{answer:?}");
+    // A closed connection gives its address a place back.
+    drop(idle.pop());
+    std::thread::sleep(Duration::from_millis(300));
+    let reply = get(&server.url("/v1/health"), None);
+    assert_eq!(reply.status, 200, "{}", reply.text);
+}

@@ -498,3 +498,53 @@ fn a_batchs_sse_stream_sends_each_candidate_as_it_finishes_then_the_summary_and_
     };
     assert_eq!(ids(&replay), ids(&events));
 }
+
+/// A batch's cancel kills its running candidates' boxes at once (issue 29.2): a candidate
+/// whose function loops under a 20 s `timeout_ms` stops holding its run permit within seconds
+/// of the `DELETE`, and the batch ends cancelled. Before, the cancel reached the candidate only
+/// before its next test: the looping case held its permit to its 20 s.
+#[test]
+fn a_cancelled_batch_kills_its_running_candidates_boxes_at_once() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let body = json!({"problem": {"kind": "suite", "deliverable_type": "function",
+                       "language": "python3", "entry_point": "f", "timeout_ms": 20_000,
+                       "test_cases": [{"name": "t", "input": [], "expected": 1}]},
+           "candidates": [{"id": "loop", "code": "def f():\n    while True:\n        pass\n"}]})
+    .to_string();
+    let accepted = submit(&server, "kill-1", "", &body);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    let start = std::time::Instant::now();
+    loop {
+        let metrics = get(&server.url("/metrics"), None).text;
+        if crate::common::gauge(&metrics, "verdict_running_tasks").is_some_and(|n| n > 0.0) {
+            break;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "{metrics}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Into its loop (the interpreter started).
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let cancelled = reply(client().delete(server.url("/v1/batches/kill-1")).call());
+    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    let asked = std::time::Instant::now();
+    loop {
+        let metrics = get(&server.url("/metrics"), None).text;
+        let snapshot = get(&server.url("/v1/batches/kill-1"), None).json();
+        if crate::common::gauge(&metrics, "verdict_running_tasks") == Some(0.0)
+            && snapshot["state"] == "cancelled"
+        {
+            break;
+        }
+        assert!(
+            asked.elapsed() < std::time::Duration::from_secs(5),
+            "the candidate still runs {:?} after the cancel: {snapshot} {metrics}",
+            asked.elapsed()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

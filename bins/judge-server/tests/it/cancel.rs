@@ -1,9 +1,10 @@
 //! Work that ends before it is done (issue 29.2, 29.3): `DELETE /v1/submissions/{sub_id}` stops
-//! a submission, frees its worker and is kept over a restart; an oracle suite whose request
-//! timed out gives its place back. A real server judging real programs.
+//! a submission, kills its running boxes, frees its worker and is kept over a restart; an
+//! oracle suite or a lab run whose request timed out gives its place back. A real server
+//! judging real programs.
 
 use crate::common::{
-    A_PLUS_B, TestServer, a_plus_b, client, config, get, post, read_events, reply, statuses,
+    A_PLUS_B, TestServer, a_plus_b, client, config, gauge, get, post, read_events, reply, statuses,
 };
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -129,6 +130,148 @@ fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a
     let again = delete(&server.url("/v1/submissions/spin"), "oj-t");
     assert_eq!(again.status, 200);
     assert_eq!(again.json(), report);
+}
+
+/// A cancel kills the boxes running then (issue 29.2): tests of `SPIN` with a 20 s time limit
+/// are stopped at once, not at their limit, so the DELETE answers the final report within
+/// seconds and the run permits and the worker place are free. Before, the DELETE waited its
+/// 10 s and answered a report not yet final, and the tests held their permits for 20 s.
+#[test]
+fn a_cancel_kills_the_running_tasks_boxes_at_once_and_frees_their_permits() {
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        workers: 1,
+        ..config()
+    }) else {
+        return;
+    };
+    let mut body = long_spin("spin-long", 4);
+    for task in body["judge_tasks"].as_array_mut().expect("tasks")[1..].iter_mut() {
+        task["time_limit"] = json!(20_000);
+    }
+    let accepted = post(&server.url("/v1/submissions"), None, &body.to_string());
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    // Wait until its tests run (the compile done, a run permit taken).
+    let start = Instant::now();
+    loop {
+        let metrics = get(&server.url("/metrics"), None).text;
+        if gauge(&metrics, "verdict_running_tasks").is_some_and(|n| n > 0.0) {
+            let report = get(&server.url("/v1/submissions/spin-long"), None).json();
+            if report["results"][0]["status"] == "Accepted" {
+                break;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{metrics}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let asked = Instant::now();
+    let cancelled = delete_unauthenticated(&server.url("/v1/submissions/spin-long"));
+    let took = asked.elapsed();
+    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    assert_eq!(
+        cancelled.header("verdict-complete"),
+        Some("true"),
+        "the report after {took:?}: {}",
+        cancelled.text
+    );
+    assert!(took < Duration::from_secs(5), "the cancel took {took:?}");
+    let report = cancelled.json();
+    let results = report["results"].as_array().expect("results");
+    let stopped = results[1..]
+        .iter()
+        .filter(|r| r["error_log"] == verdict_scheduler::CANCELLED_RUNNING)
+        .count();
+    assert!(stopped >= 1, "{report}");
+    assert!(
+        results[1..].iter().all(|r| r["status"] == "System Error"),
+        "{report}"
+    );
+    // The permits are back (the gauge is read as the tasks' ends are counted: at most a
+    // moment after the report).
+    let asked = Instant::now();
+    loop {
+        let metrics = get(&server.url("/metrics"), None).text;
+        if gauge(&metrics, "verdict_running_tasks") == Some(0.0) {
+            break;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(2), "{metrics}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The only worker is free: a new submission is judged at once.
+    let started = Instant::now();
+    let judged = post(
+        &server.url("/v1/judge"),
+        None,
+        &a_plus_b("quick", "oj", A_PLUS_B).to_string(),
+    );
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert_eq!(
+        statuses(&judged.json()),
+        ["Accepted", "Accepted", "Accepted"]
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "judged in {:?}",
+        started.elapsed()
+    );
+}
+
+/// A lab run whose request timed out (the 504 at `request_timeout_ms`) stops with it (issue
+/// 29.3): a `programming` task judging tests of `SPIN` under a 20 s time limit has its boxes
+/// killed and its run permits back within seconds of the 504, and the next submission is
+/// judged at once. Before, the runner went on in a task of its own after the 504 and held the
+/// judge's permits until its tests' limits.
+#[test]
+fn a_lab_run_whose_request_timed_out_stops_its_boxes_and_frees_their_permits() {
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        workers: 1,
+        request_timeout_ms: 6_000,
+        ..config()
+    }) else {
+        return;
+    };
+    let mut submission = long_spin("lab-spin", 4);
+    for task in submission["judge_tasks"].as_array_mut().expect("tasks")[1..].iter_mut() {
+        task["time_limit"] = json!(20_000);
+    }
+    let task = json!({"id": "lab-spin", "name": "spin", "type": "programming",
+        "metadata": {}, "input": submission});
+    let timed_out = post(&server.url("/v1/lab/runs"), None, &task.to_string());
+    assert_eq!(timed_out.status, 504, "{}", timed_out.text);
+    let start = Instant::now();
+    loop {
+        let metrics = get(&server.url("/metrics"), None).text;
+        if gauge(&metrics, "verdict_running_tasks") == Some(0.0)
+            && gauge(&metrics, "verdict_started_tasks") == Some(0.0)
+        {
+            break;
+        }
+        // (Before the fix they held them ~15 s more: 20 s tests started a few s before the
+        // 504; 10 s leaves room for a loaded host.)
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the lab run's tasks still hold their permits {:?} after the 504: {metrics}",
+            start.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let started = Instant::now();
+    let judged = post(
+        &server.url("/v1/judge"),
+        None,
+        &a_plus_b("quick", "oj", A_PLUS_B).to_string(),
+    );
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "judged in {:?}",
+        started.elapsed()
+    );
+}
+
+/// DELETE `url` without a token.
+fn delete_unauthenticated(url: &str) -> crate::common::Reply {
+    reply(client().delete(url).call())
 }
 
 #[test]

@@ -368,3 +368,10 @@ impl Drop for ServerProcess {
         let _ = self.child.wait();
     }
 }
+
+/// The value of an unlabelled gauge in `/metrics` text.
+pub fn gauge(metrics: &str, name: &str) -> Option<f64> {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}

@@ -689,7 +689,8 @@ impl Supervisor<'_> {
     }
 
     /// Watches the box until `done` (its init's pidfd or its zygote's socket) is readable;
-    /// calls `kill` on a CPU or wall limit.
+    /// calls `kill` on a CPU or wall limit, on the spec's stop pipe or on the thread's
+    /// [`crate::Cancel`].
     fn watch(
         &self,
         done: RawFd,
@@ -698,6 +699,8 @@ impl Supervisor<'_> {
         kill: impl Fn(),
     ) -> (Option<LimitHit>, Option<Instant>) {
         let wall_limit = Duration::from_millis(w.wall_ms);
+        // The switch of the thread's runs (a cancelled submission): polled as the stop pipe is.
+        let cancel = crate::cancel::current_fd();
         let cpu_limit_ns = w.cpu_limit_ms.map(|ms| ms * 1_000_000);
         let ncpu = self.ncpu.max(1);
         loop {
@@ -742,15 +745,20 @@ impl Supervisor<'_> {
                     events: libc::POLLIN,
                     revents: 0,
                 },
+                libc::pollfd {
+                    fd: cancel.as_ref().map_or(-1, |(_, fd)| *fd),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
             ];
             let ms = timeout.as_micros().div_ceil(1000).clamp(1, 100) as i32;
-            // SAFETY: polling two pollfds of a live array (the second may be ignored).
-            let r = unsafe { libc::poll(pfds.as_mut_ptr(), 2, ms) };
+            // SAFETY: polling three pollfds of a live array (the last two may be ignored).
+            let r = unsafe { libc::poll(pfds.as_mut_ptr(), 3, ms) };
             if r > 0 && pfds[0].revents != 0 {
                 return (None, None);
             }
-            if r > 0 && pfds[1].revents != 0 {
-                // Stopped by the caller: killed as on a limit, with none named.
+            if r > 0 && (pfds[1].revents != 0 || pfds[2].revents != 0) {
+                // Stopped by the caller or cancelled: killed as on a limit, with none named.
                 let at = Instant::now();
                 kill();
                 return (None, Some(at));

@@ -90,3 +90,45 @@ fn closing_the_stop_pipe_kills_the_box_at_once_with_no_limit_named() {
         );
     });
 }
+
+/// A cancel (`verdict_sandbox::Cancel`, a cancelled submission): a box spinning under a 10 s
+/// limit is killed at once, with no limit named, when the switch of the thread that started it
+/// is cancelled; a run started on that thread after the cancel is killed as soon as it starts.
+/// Without it a cancelled submission's running box held its slot until its own limit.
+#[test]
+fn a_cancel_kills_the_running_box_at_once_and_every_later_one() {
+    let Some(sb) = sandbox() else {
+        return;
+    };
+    let b = TestBox::new();
+    let (stdout_r, stdout_w) = pipe().expect("pipe");
+    let mut spec = b.spec(Path::new("sh"), &["-c", "echo ready; while :; do :; done"]);
+    spec.stdout = StdioSpec::Pipe(stdout_w);
+    spec.limits = SandboxLimits {
+        cpu_time_ms: Some(10_000),
+        wall_time_ms: Some(10_000),
+        ..SandboxLimits::default()
+    };
+    let cancel = verdict_sandbox::Cancel::new();
+    let mut host_out = std_file(stdout_r);
+    std::thread::scope(|s| {
+        let run = s.spawn(|| {
+            let _guarded = cancel.enter();
+            let outcome = sb.run(&spec).expect("run");
+            // Started after the cancel: killed at once.
+            let mut later = b.spec(Path::new("sh"), &["-c", "while :; do :; done"]);
+            later.limits = spec.limits.clone();
+            (outcome, sb.run(&later).expect("run"))
+        });
+        let mut line = [0u8; 6];
+        host_out.read_exact(&mut line).expect("read");
+        assert_eq!(&line, b"ready\n");
+        cancel.cancel();
+        let (outcome, later) = run.join().expect("thread");
+        for o in [outcome, later] {
+            assert_eq!(o.limit_hit, None, "{o:?}");
+            assert_eq!(o.exit, ExitKind::Signaled(9), "{o:?}");
+            assert!(o.wall_time_ms < 3_000, "killed after {} ms", o.wall_time_ms);
+        }
+    });
+}

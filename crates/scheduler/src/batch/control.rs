@@ -9,7 +9,7 @@ use verdict_contracts::batch::InfraError;
 
 /// A batch's cancel switch: shared by its front end and its running candidates.
 #[derive(Debug, Clone, Default)]
-pub struct BatchCancel(Arc<AtomicBool>);
+pub struct BatchCancel(Arc<AtomicBool>, verdict_sandbox::Cancel);
 
 impl BatchCancel {
     /// A switch that is off.
@@ -17,14 +17,21 @@ impl BatchCancel {
         BatchCancel::default()
     }
 
-    /// Cancels: no candidate starts after this, and running ones stop before their next test.
+    /// Cancels: no candidate starts after this, and the boxes of running ones are killed at
+    /// once (the test or case running then is dropped, never scored).
     pub fn cancel(&self) {
         self.0.store(true, Ordering::SeqCst);
+        self.1.cancel();
     }
 
     /// Whether the batch was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::SeqCst)
+    }
+
+    /// The switch of the batch's sandbox runs (entered on a candidate's thread).
+    pub(crate) fn runs(&self) -> &verdict_sandbox::Cancel {
+        &self.1
     }
 }
 

@@ -234,6 +234,8 @@ impl BatchJudge {
         let (this, problem, candidates) = (self.clone(), problem.clone(), candidates.clone());
         let (stop, budget) = (options.stop_at_first_failure, options.candidate_timeout_ms);
         let work = move || {
+            // Every box the candidate starts is killed at once by the batch's cancel.
+            let _cancellable = cancel.runs().enter();
             let control = Control::start(stop, budget, cancel);
             let unit = match this.unit(&problem, i, &candidates[i]) {
                 Ok(unit) => unit,

@@ -59,6 +59,11 @@ pub(crate) fn judge_program(
             }
             _ => {
                 let mut result = tasks::execute(&run, task);
+                if control.cancel.is_cancelled() {
+                    // Its box was killed by the cancel: what it says is not the candidate's.
+                    stopped = Some(super::control::Halt::Cancelled);
+                    break;
+                }
                 if result.status == JudgeStatus::SystemError {
                     hide_host_paths(&mut result.error_log, &shared.config, &id);
                 }

@@ -58,7 +58,13 @@ pub(crate) fn judge_suite(
         .iter()
         .filter(|c| c.status == OracleCaseStatus::Passed)
         .count();
-    let halt = stopped_early.then(|| control.halt().unwrap_or(Halt::Failure));
+    // Cancelled while a case ran: its box was killed, so the candidate's result is the
+    // judge's doing (never a score), whatever the cases say.
+    let halt = if control.cancel.is_cancelled() {
+        Some(Halt::Cancelled)
+    } else {
+        stopped_early.then(|| control.halt().unwrap_or(Halt::Failure))
+    };
     let status = match cases
         .iter()
         .map(|c| c.status)

@@ -114,7 +114,10 @@ pub fn run_interactive(
     let (program_outcome, interactor_outcome, relayed) = std::thread::scope(|s| {
         let relay = s.spawn(move || relay::relay(ends, cap));
         let rejecting = request.rejecting_exits;
+        // A cancel that kills the program's box kills the interactor's too.
+        let cancel = verdict_sandbox::Cancel::current();
         let other = s.spawn(move || {
+            let _cancellable = cancel.as_ref().map(verdict_sandbox::Cancel::enter);
             let outcome = sandbox.run(&interactor);
             // A run that failed before taking its pipe ends closes them here.
             drop(interactor);

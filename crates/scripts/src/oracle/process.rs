@@ -94,9 +94,12 @@ pub(crate) fn run_process_suite(
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Result<OracleCaseResult, OracleError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
+    // The caller's cancel switch guards the cases' runs on every thread.
+    let cancel = verdict_sandbox::Cancel::current();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
+                let _cancellable = cancel.as_ref().map(verdict_sandbox::Cancel::enter);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= n {
