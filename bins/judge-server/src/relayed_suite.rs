@@ -4,13 +4,15 @@
 //! other (`oracle-<uuid>`, readable at `/v1/batches/{id}` until swept). docs/server.md
 //! ("Scale-out").
 
+use crate::batch_door::BatchDoor;
 use crate::error::ApiError;
 use crate::state::AppState;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use verdict_contracts::batch::{BatchState, CandidateResult};
 use verdict_contracts::oracle::{OracleReport, TestSuite};
-use verdict_submissions::batches::BatchError;
+use verdict_submissions::batches::{BatchError, Relay};
 
 /// The id of the one candidate.
 const CANDIDATE: &str = "suite";
@@ -42,8 +44,18 @@ pub async fn judge(
         .await
         .map_err(suite_error)?;
     let id = entry.id.clone();
+    // A client that goes away (its connection closed drops this future) cancels its suite:
+    // the workers kill its runs and free their places.
+    let mut gone = CancelWhenGone {
+        relay: match door {
+            BatchDoor::Relay(relay) => Some(relay.clone()),
+            BatchDoor::Local(_) => None,
+        },
+        id: id.clone(),
+    };
     let until = deadline.checked_sub(MARGIN).unwrap_or(deadline);
     let waited = tokio::time::timeout_at(until.into(), entry.wait()).await;
+    gone.relay = None;
     let status = entry.status();
     if waited.is_err() || status.state != BatchState::Finished {
         if let Err(err) = door.cancel(&id).await {
@@ -56,6 +68,28 @@ pub async fn judge(
     }
     let result = status.results.into_iter().find(|r| r.id == CANDIDATE);
     report_of(result, cases)
+}
+
+/// Cancels the relayed suite `id` when dropped with `relay` set: its request's future was
+/// dropped before the suite ended.
+struct CancelWhenGone {
+    relay: Option<Arc<Relay>>,
+    id: String,
+}
+
+impl Drop for CancelWhenGone {
+    fn drop(&mut self) {
+        let (Some(relay), Ok(runtime)) = (self.relay.take(), tokio::runtime::Handle::try_current())
+        else {
+            return;
+        };
+        let id = std::mem::take(&mut self.id);
+        runtime.spawn(async move {
+            if let Err(err) = relay.cancel(&id).await {
+                tracing::warn!(%id, "cannot cancel a suite whose client went away: {err}");
+            }
+        });
+    }
 }
 
 /// The suite as a batch: its problem (the suite without `source_files`) and one candidate

@@ -323,3 +323,49 @@ fn a_batch_accepted_before_the_broker_restarts_is_judged_after_it() {
         404
     );
 }
+
+#[test]
+fn an_oracle_suite_whose_client_went_away_is_cancelled_on_the_workers() {
+    let Some(node) = node() else { return };
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let amqp = amqp(node, "suite-gone");
+    let front = start_role(dir.path(), "front", "frontend", &amqp, true);
+    let worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    // 30 cases that each loop until their 3 s: 90 s of work.
+    let cases: Vec<Value> = (0..30)
+        .map(|i| json!({"name": format!("loop-{i}"), "input": [i], "expected": i}))
+        .collect();
+    let endless = json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "f", "timeout_ms": 3_000,
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def f(x):\n    while True:\n        pass\n"}],
+        "test_cases": cases})
+    .to_string();
+    let impatient = ureq::Agent::new_with_config(
+        ureq::config::Config::builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_secs(3)))
+            .build(),
+    );
+    let sent = impatient
+        .post(format!("{}/v1/oracle", front.url))
+        .header("Content-Type", "application/json")
+        .send(&endless);
+    assert!(sent.is_err(), "the client should have given up");
+    let left = Instant::now();
+    // The worker took the suite's unit; the front end cancels it when its client is gone, and
+    // the worker kills its run and acks it unjudged (before the fix: judged 90 s later).
+    poll_metric(&worker, "verdict_amqp_batch_units_skipped_total", |n| {
+        n == 1
+    });
+    assert!(
+        left.elapsed() < Duration::from_secs(45),
+        "the suite ran on {:?} after its client left",
+        left.elapsed()
+    );
+    assert_eq!(metric(&worker, "verdict_amqp_batch_units_judged_total"), 0);
+}

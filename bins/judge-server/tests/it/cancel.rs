@@ -335,3 +335,75 @@ fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request()
         );
     }
 }
+
+#[test]
+fn an_oracle_suite_whose_client_went_away_frees_its_slot_at_once() {
+    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+        workers: 1,
+        request_timeout_ms: 120_000,
+        ..config()
+    }) else {
+        return;
+    };
+    // 30 cases that each loop until their 3 s: 90 s of work, within the request's 120 s.
+    let cases: Vec<_> = (0..30)
+        .map(|i| json!({"name": format!("loop-{i}"), "input": [i], "expected": i}))
+        .collect();
+    let endless = json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "f", "timeout_ms": 3_000,
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def f(x):\n    while True:\n        pass\n"}],
+        "test_cases": cases})
+    .to_string();
+    let quick = json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "add",
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def add(a, b):\n    return a + b\n"}],
+        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]})
+    .to_string();
+    let first = post(&server.url("/v1/oracle"), None, &quick);
+    if first.status == 422 && first.text.contains("python3") {
+        println!(
+            "skipped: python3 is not usable by the oracle here: {}",
+            first.text
+        );
+        return;
+    }
+    assert_eq!(first.status, 200, "{}", first.text);
+    // Clients that give up after 2 s and close their connections, as many as the batches'
+    // queue starts jobs: every slot is taken by a suite nobody waits for.
+    let impatient = ureq::Agent::new_with_config(
+        ureq::config::Config::builder()
+            .http_status_as_error(false)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_secs(2)))
+            .build(),
+    );
+    std::thread::scope(|scope| {
+        let requests: Vec<_> = (0..verdict_submissions::batches::BATCH_WORKERS)
+            .map(|_| {
+                scope.spawn(|| {
+                    impatient
+                        .post(server.url("/v1/oracle"))
+                        .header("Content-Type", "application/json")
+                        .send(&endless)
+                })
+            })
+            .collect();
+        for request in requests {
+            let gone = request.join().expect("the request thread");
+            assert!(gone.is_err(), "the client should have timed out");
+        }
+    });
+    // Their suites end with their connections: the next suite runs at once (before the fix it
+    // waited behind the others' 90 s).
+    let start = Instant::now();
+    let next = post(&server.url("/v1/oracle"), None, &quick);
+    assert_eq!(next.status, 200, "{}", next.text);
+    assert_eq!(next.json()["summary"]["passed"], 1, "{}", next.text);
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "the slots were held {:?} after their clients left",
+        start.elapsed()
+    );
+}

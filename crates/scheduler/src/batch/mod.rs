@@ -190,10 +190,12 @@ impl BatchJudge {
     /// (shared with submissions and batch candidates) on one blocking thread. No case starts
     /// after `deadline` and a function suite's interpreter is stopped there (the cases left are
     /// reported not run): a suite ends, and gives its permit back, when its request does.
+    /// `cancel` kills its runs at once (its caller went away).
     pub async fn suite(
         &self,
         suite: TestSuite,
         deadline: Option<Instant>,
+        cancel: BatchCancel,
     ) -> Result<OracleReport, OracleError> {
         let failed = |message: String| OracleError::Io {
             action: "run the suite in",
@@ -208,9 +210,12 @@ impl BatchJudge {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        tokio::task::spawn_blocking(move || run_suite(&sandbox, &suite, &options))
-            .await
-            .unwrap_or_else(|err| Err(failed(format!("judging the suite panicked: {err}"))))
+        tokio::task::spawn_blocking(move || {
+            let _runs = cancel.runs().enter();
+            run_suite(&sandbox, &suite, &options)
+        })
+        .await
+        .unwrap_or_else(|err| Err(failed(format!("judging the suite panicked: {err}"))))
     }
 
     /// Judges candidate `i` on the judge's pool (one run permit, one blocking thread).

@@ -28,7 +28,7 @@ use tokio::sync::{Notify, Semaphore, oneshot};
 use verdict_contracts::batch::{BatchReport, BatchRequest, BatchState, BatchSummary, parse_batch};
 use verdict_contracts::oracle::{OracleReport, TestSuite};
 use verdict_contracts::{Caps, FieldError};
-use verdict_scheduler::BatchJudge;
+use verdict_scheduler::{BatchCancel, BatchJudge};
 use verdict_scripts::oracle::OracleError;
 
 /// Batches judged at once (each keeps as many candidates in flight as the judge has permits).
@@ -420,9 +420,22 @@ impl Batches {
                     Job::Batch(entry, request) => this.run(entry, *request).await,
                     // Its caller went away while it waited: nobody reads its report.
                     Job::Suite(_, _, reply) if reply.is_closed() => {}
-                    Job::Suite(suite, deadline, reply) => {
-                        let _ = reply.send(this.judge.suite(*suite, deadline).await);
-                        this.suite_time.observe(started.elapsed().as_secs_f64());
+                    Job::Suite(suite, deadline, mut reply) => {
+                        // A caller that goes away (its connection closed) takes its suite's
+                        // runs with it: they are killed, and the place comes back at once.
+                        let cancel = BatchCancel::new();
+                        let judging = this.judge.suite(*suite, deadline, cancel.clone());
+                        tokio::pin!(judging);
+                        tokio::select! {
+                            report = &mut judging => {
+                                let _ = reply.send(report);
+                                this.suite_time.observe(started.elapsed().as_secs_f64());
+                            }
+                            () = reply.closed() => {
+                                cancel.cancel();
+                                let _ = judging.await;
+                            }
+                        }
                     }
                 }
                 this.job_time.observe(started.elapsed().as_secs_f64());
