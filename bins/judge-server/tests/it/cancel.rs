@@ -261,7 +261,19 @@ fn a_lab_run_whose_request_timed_out_stops_its_boxes_and_frees_their_permits() {
         None,
         &a_plus_b("quick", "oj", A_PLUS_B).to_string(),
     );
-    assert_eq!(judged.status, 200, "{}", judged.text);
+    // On a loaded host the judging itself may pass this server's short request timeout (the
+    // 504 says it goes on): its report then comes on its event stream.
+    let report = if judged.status == 504 {
+        let (_, events) = read_events(
+            &server.url("/v1/submissions/quick/events?category=oj"),
+            None,
+        );
+        events.last().map(|e| e.data.clone()).unwrap_or_default()
+    } else {
+        assert_eq!(judged.status, 200, "{}", judged.text);
+        judged.json()
+    };
+    assert_eq!(statuses(&report), ["Accepted", "Accepted", "Accepted"]);
     assert!(
         started.elapsed() < Duration::from_secs(15),
         "judged in {:?}",
