@@ -334,23 +334,8 @@ fn an_oracle_suite_whose_client_went_away_is_cancelled_on_the_workers() {
     let amqp = amqp(node, "suite-gone");
     let front = start_role(dir.path(), "front", "frontend", &amqp, true);
     let worker = start_role(dir.path(), "worker", "worker", &amqp, true);
-    // 30 cases that each loop until their 3 s: 90 s of work.
-    let cases: Vec<Value> = (0..30)
-        .map(|i| json!({"name": format!("loop-{i}"), "input": [i], "expected": i}))
-        .collect();
-    let endless = json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "f", "timeout_ms": 3_000,
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def f(x):\n    while True:\n        pass\n"}],
-        "test_cases": cases})
-    .to_string();
-    let impatient = ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(Duration::from_secs(3)))
-            .build(),
-    );
+    let endless = endless_suite();
+    let impatient = client_waiting(Duration::from_secs(3));
     let sent = impatient
         .post(format!("{}/v1/oracle", front.url))
         .header("Content-Type", "application/json")

@@ -4,7 +4,8 @@
 //! judging real programs.
 
 use crate::common::{
-    A_PLUS_B, TestServer, a_plus_b, client, config, gauge, get, post, read_events, reply, statuses,
+    A_PLUS_B, TestServer, a_plus_b, client, client_waiting, config, endless_suite, gauge, get,
+    post, quick_suite, read_events, reply, statuses,
 };
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -295,21 +296,9 @@ fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request()
     }) else {
         return;
     };
-    // 30 cases that each loop until their 3 s: 90 s of work, far over the request's 8 s.
-    let cases: Vec<_> = (0..30)
-        .map(|i| json!({"name": format!("loop-{i}"), "input": [i], "expected": i}))
-        .collect();
-    let endless = json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "f", "timeout_ms": 3_000,
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def f(x):\n    while True:\n        pass\n"}],
-        "test_cases": cases});
-    let quick = json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "add",
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def add(a, b):\n    return a + b\n"}],
-        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]});
-    let first = post(&server.url("/v1/oracle"), None, &quick.to_string());
+    // 90 s of work, far over the request's 8 s.
+    let (endless, quick) = (endless_suite(), quick_suite());
+    let first = post(&server.url("/v1/oracle"), None, &quick);
     if first.status == 422 && first.text.contains("python3") {
         println!(
             "skipped: python3 is not usable by the oracle here: {}",
@@ -320,7 +309,6 @@ fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request()
     assert_eq!(first.status, 200, "{}", first.text);
     // As many endless suites at once as the batches' queue starts jobs (workers = 1: its
     // floor, BATCH_WORKERS): every slot is taken, and every request ends in 504.
-    let endless = endless.to_string();
     std::thread::scope(|scope| {
         let requests: Vec<_> = (0..verdict_submissions::batches::BATCH_WORKERS)
             .map(|_| scope.spawn(|| post(&server.url("/v1/oracle"), None, &endless)))
@@ -334,7 +322,7 @@ fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request()
     // waited behind the 90 s of the others, and timed out too).
     let start = Instant::now();
     loop {
-        let next = post(&server.url("/v1/oracle"), None, &quick.to_string());
+        let next = post(&server.url("/v1/oracle"), None, &quick);
         if next.status == 200 {
             assert_eq!(next.json()["summary"]["passed"], 1, "{}", next.text);
             break;
@@ -357,22 +345,8 @@ fn an_oracle_suite_whose_client_went_away_frees_its_slot_at_once() {
     }) else {
         return;
     };
-    // 30 cases that each loop until their 3 s: 90 s of work, within the request's 120 s.
-    let cases: Vec<_> = (0..30)
-        .map(|i| json!({"name": format!("loop-{i}"), "input": [i], "expected": i}))
-        .collect();
-    let endless = json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "f", "timeout_ms": 3_000,
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def f(x):\n    while True:\n        pass\n"}],
-        "test_cases": cases})
-    .to_string();
-    let quick = json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "add",
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def add(a, b):\n    return a + b\n"}],
-        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]})
-    .to_string();
+    // 90 s of work, within the request's 120 s.
+    let (endless, quick) = (endless_suite(), quick_suite());
     let first = post(&server.url("/v1/oracle"), None, &quick);
     if first.status == 422 && first.text.contains("python3") {
         println!(
@@ -384,13 +358,7 @@ fn an_oracle_suite_whose_client_went_away_frees_its_slot_at_once() {
     assert_eq!(first.status, 200, "{}", first.text);
     // Clients that give up after 2 s and close their connections, as many as the batches'
     // queue starts jobs: every slot is taken by a suite nobody waits for.
-    let impatient = ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(Duration::from_secs(2)))
-            .build(),
-    );
+    let impatient = client_waiting(Duration::from_secs(2));
     std::thread::scope(|scope| {
         let requests: Vec<_> = (0..verdict_submissions::batches::BATCH_WORKERS)
             .map(|_| {

@@ -113,13 +113,41 @@ pub fn config() -> ServerConfig {
 
 /// A blocking HTTP client that treats every status as a response.
 pub fn client() -> ureq::Agent {
+    client_waiting(Duration::from_secs(60))
+}
+
+/// A client that gives up on a request after `limit` (and closes its connection).
+pub fn client_waiting(limit: Duration) -> ureq::Agent {
     ureq::Agent::new_with_config(
         ureq::config::Config::builder()
             .http_status_as_error(false)
             .proxy(None)
-            .timeout_global(Some(Duration::from_secs(60)))
+            .timeout_global(Some(limit))
             .build(),
     )
+}
+
+/// A python function suite of 30 cases that each loop until their 3 s: 90 s of work.
+pub fn endless_suite() -> String {
+    let cases: Vec<Value> = (0..30)
+        .map(|i| json!({"name": format!("loop-{i}"), "input": [i], "expected": i}))
+        .collect();
+    json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "f", "timeout_ms": 3_000,
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def f(x):\n    while True:\n        pass\n"}],
+        "test_cases": cases})
+    .to_string()
+}
+
+/// A python function suite of one quick passing case.
+pub fn quick_suite() -> String {
+    json!({"deliverable_type": "function", "language": "python3",
+        "entry_point": "add",
+        "source_files": [{"type": "text", "name": "solution.py",
+            "text": "def add(a, b):\n    return a + b\n"}],
+        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]})
+    .to_string()
 }
 
 /// A response read whole.
