@@ -505,7 +505,7 @@ fn a_batchs_sse_stream_sends_each_candidate_as_it_finishes_then_the_summary_and_
 /// before its next test: the looping case held its permit to its 20 s.
 #[test]
 fn a_cancelled_batch_kills_its_running_candidates_boxes_at_once() {
-    let Some(server) = TestServer::start(config()) else {
+    let Some(server) = TestServer::start_with_own_judge(config()) else {
         return;
     };
     let body = json!({"problem": {"kind": "suite", "deliverable_type": "function",

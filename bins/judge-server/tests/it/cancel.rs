@@ -139,7 +139,7 @@ fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a
 /// 10 s and answered a report not yet final, and the tests held their permits for 20 s.
 #[test]
 fn a_cancel_kills_the_running_tasks_boxes_at_once_and_frees_their_permits() {
-    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+    let Some(server) = TestServer::start_with_own_judge(verdict_judge_server::ServerConfig {
         workers: 1,
         ..config()
     }) else {
@@ -224,7 +224,7 @@ fn a_cancel_kills_the_running_tasks_boxes_at_once_and_frees_their_permits() {
 /// judge's permits until its tests' limits.
 #[test]
 fn a_lab_run_whose_request_timed_out_stops_its_boxes_and_frees_their_permits() {
-    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+    let Some(server) = TestServer::start_with_own_judge(verdict_judge_server::ServerConfig {
         workers: 1,
         request_timeout_ms: 6_000,
         ..config()
@@ -289,7 +289,7 @@ fn delete_unauthenticated(url: &str) -> crate::common::Reply {
 
 #[test]
 fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request() {
-    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+    let Some(server) = TestServer::start_with_own_judge(verdict_judge_server::ServerConfig {
         workers: 1,
         request_timeout_ms: 8_000,
         ..config()
@@ -338,7 +338,7 @@ fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request()
 
 #[test]
 fn an_oracle_suite_whose_client_went_away_frees_its_slot_at_once() {
-    let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
+    let Some(server) = TestServer::start_with_own_judge(verdict_judge_server::ServerConfig {
         workers: 1,
         request_timeout_ms: 120_000,
         ..config()

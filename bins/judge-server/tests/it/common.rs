@@ -22,6 +22,7 @@ pub struct TestServer {
     shutdown: CancellationToken,
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
     _data_dir: Option<tempfile::TempDir>,
+    _judge_dir: Option<tempfile::TempDir>,
 }
 
 impl TestServer {
@@ -35,9 +36,26 @@ impl TestServer {
         Some(server)
     }
 
+    /// Starts a server with `config`, a fresh data dir and a judge of its own: for tests that
+    /// read the judge's run slots (`verdict_running_tasks`), which the shared judge's other
+    /// users (the tests running beside) would move.
+    pub fn start_with_own_judge(mut config: ServerConfig) -> Option<TestServer> {
+        let data_dir = tempfile::tempdir().expect("temp dir");
+        config.data_dir = data_dir.path().to_owned();
+        let (judge, judge_dir) = verdict_testkit::judge_with(|config| config)?;
+        let mut server = TestServer::start_on(config, judge);
+        server._data_dir = Some(data_dir);
+        server._judge_dir = Some(judge_dir);
+        Some(server)
+    }
+
     /// Starts a server with `config` as it is, its `data_dir` included.
     pub fn start_keeping_data(config: ServerConfig) -> Option<TestServer> {
-        let judge = judge()?;
+        Some(TestServer::start_on(config, judge()?))
+    }
+
+    /// Starts a server with `config` as it is on `judge`.
+    fn start_on(config: ServerConfig, judge: Judge) -> TestServer {
         let shutdown = CancellationToken::new();
         let (tx, rx) = std::sync::mpsc::channel();
         let token = shutdown.clone();
@@ -56,12 +74,13 @@ impl TestServer {
         let addr = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("the server starts");
-        Some(TestServer {
+        TestServer {
             addr,
             shutdown,
             thread: Some(thread),
             _data_dir: None,
-        })
+            _judge_dir: None,
+        }
     }
 
     /// A URL on this server.
