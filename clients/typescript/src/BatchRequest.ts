@@ -33,7 +33,7 @@ export type Language =
 /**
  * A run script id.
  */
-export type RunScript = "standard" | "gtest" | "valgrind" | "interactive";
+export type RunScript = "standard" | "gtest" | "valgrind" | "interactive" | "answer";
 /**
  * A compare script id.
  */
@@ -245,6 +245,12 @@ export interface JudgeTask {
    * many passes (the package format's `limits.validation_passes`). Absent: one pass.
    */
   passes?: number | null;
+  /**
+   * Extension (docs/interactive.md, "Submit-answer tests"): with `run_script: "answer"`, the
+   * name of the submission's file (a `source_files` or `assist_files` name) compared as this
+   * test's output; a submission without it gets `Wrong Answer`.
+   */
+  answer_file?: string | null;
 }
 /**
  * One group of the problem's standard test data.

@@ -120,6 +120,11 @@ pub struct JudgeTask {
     /// many passes (the package format's `limits.validation_passes`). Absent: one pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<i64>,
+    /// Extension (docs/interactive.md, "Submit-answer tests"): with `run_script: "answer"`, the
+    /// name of the submission's file (a `source_files` or `assist_files` name) compared as this
+    /// test's output; a submission without it gets `Wrong Answer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_file: Option<String>,
 }
 
 fn minus_one() -> i64 {
@@ -198,6 +203,9 @@ wire_enum! {
         /// Extension: run the program beside the interactor (`Submission.compare`), their
         /// stdin and stdout crossed (docs/interactive.md).
         Interactive = "interactive",
+        /// Extension: run nothing; the submission's file named by `answer_file` is the output
+        /// compared (a submit-answer / output-only test, docs/interactive.md).
+        Answer = "answer",
     }
 }
 

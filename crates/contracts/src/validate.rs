@@ -283,7 +283,7 @@ impl Submission {
             CheckScript::Standard => match task.run_script {
                 None => push(
                     "run_script",
-                    "required for a standard task (one of \"standard\", \"gtest\", \"valgrind\", \"interactive\")".into(),
+                    "required for a standard task (one of \"standard\", \"gtest\", \"valgrind\", \"interactive\", \"answer\")".into(),
                 ),
                 Some(RunScript::Interactive) => {
                     if task.compare_script != Some(CompareScript::Custom) {
@@ -297,19 +297,21 @@ impl Submission {
                         );
                     }
                 }
-                Some(RunScript::Standard) => match task.compare_script {
+                Some(run @ (RunScript::Standard | RunScript::Answer)) => match task.compare_script {
                     None => push(
                         "compare_script",
                         format!(
-                            "required with run_script \"standard\" (one of {})",
+                            "required with run_script {:?} (one of {})",
+                            RunScript::as_str(run),
                             CompareScript::output_scripts(", ")
                         ),
                     ),
                     Some(c) if !c.compares_output() => push(
                         "compare_script",
                         format!(
-                            "{:?} does not go with run_script \"standard\" (use {})",
+                            "{:?} does not go with run_script {:?} (use {})",
                             CompareScript::as_str(c),
+                            RunScript::as_str(run),
                             CompareScript::output_scripts(" or ")
                         ),
                     ),
@@ -342,12 +344,34 @@ impl Submission {
             );
         }
         if task.compare_script == Some(CompareScript::IcpcDefault)
-            && task.run_script != Some(RunScript::Standard)
+            && !matches!(
+                task.run_script,
+                Some(RunScript::Standard | RunScript::Answer)
+            )
         {
             push(
                 "compare_script",
-                "\"icpc-default\" goes with run_script \"standard\" only".into(),
+                "\"icpc-default\" goes with run_script \"standard\" or \"answer\" only".into(),
             );
+        }
+        let answers = task.check_script == CheckScript::Standard
+            && task.run_script == Some(RunScript::Answer);
+        match (&task.answer_file, answers) {
+            (None, true) => push(
+                "answer_file",
+                "required with run_script \"answer\" (the submission's file compared as the output)"
+                    .into(),
+            ),
+            (Some(name), true) => {
+                if let Some(message) = asset_name_problem(name) {
+                    push("answer_file", message);
+                }
+            }
+            (Some(_), false) => push(
+                "answer_file",
+                "goes with run_script \"answer\" only".into(),
+            ),
+            (None, false) => {}
         }
         if let Some(passes) = task.passes {
             if !(1..=PASSES_MAX).contains(&passes) {
@@ -434,7 +458,7 @@ impl Submission {
         if task.check_script == CheckScript::Standard
             && matches!(
                 task.run_script,
-                Some(RunScript::Standard | RunScript::Interactive)
+                Some(RunScript::Standard | RunScript::Interactive | RunScript::Answer)
             )
             && !task.is_random
             && task.testcase().is_none()

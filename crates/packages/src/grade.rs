@@ -74,12 +74,12 @@ pub struct Graded {
     pub group_scores: Vec<(String, f64)>,
 }
 
-/// Grades a report whose results are the compile task then one per test case, in
-/// `problem.data.cases()` order.
+/// Grades a report whose results are the compile task (none for an answer set) then one per
+/// test case, in `problem.data.cases()` order.
 pub fn grade(problem: &Problem, results: &[JudgeTaskResult]) -> Graded {
-    let tests = results.get(1..).unwrap_or_default();
+    let (compile, tests) = crate::plan::split_results(problem, results);
     let max_time_ms = tests.iter().map(|r| r.run_time).max().unwrap_or(0);
-    if let Some(compile) = results.first()
+    if let Some(compile) = compile
         && compile.status != JudgeStatus::Accepted
     {
         return Graded {
@@ -495,7 +495,7 @@ pub fn max_score(problem: &Problem) -> f64 {
 }
 
 /// Each requirement of `submissions/submissions.yaml` on `reference` that its graded run
-/// (`results`: the compile task, then one per test case as for [`grade`]) does not meet, in
+/// (`results`: the compile task, if any, then one per test case as for [`grade`]) does not meet, in
 /// words; empty when all hold. `permitted` and `required` read each test case's verdict (`AC`,
 /// `WA`, `TLE`, `RTE`; a compile error or a test not run is none of them), `score` the
 /// submission's score or, scoped, its group's (`secret` or a 2025-09 test data group).
@@ -505,9 +505,8 @@ pub fn unmet_requirements(
     graded: &Graded,
     results: &[JudgeTaskResult],
 ) -> Vec<String> {
-    let compiled = results
-        .first()
-        .is_some_and(|r| r.status == JudgeStatus::Accepted);
+    let (compile, tests) = crate::plan::split_results(problem, results);
+    let compiled = compile.is_none_or(|r| r.status == JudgeStatus::Accepted);
     let cases = problem.data.cases();
     let mut out = Vec::new();
     for req in &reference.requirements {
@@ -520,7 +519,7 @@ pub fn unmet_requirements(
                     .is_none_or(|g| crate::kattis::expectations::matches(g, &c.name))
             })
             .map(|(i, (c, _))| {
-                let v = match results.get(i + 1) {
+                let v = match tests.get(i) {
                     Some(r) if compiled => Verdict::of(r.status).short(),
                     _ if !compiled => "CE",
                     _ => "-",

@@ -9,14 +9,15 @@
 //! | no output validator | `compare_script: "icpc-default"` with the group's `output_validator_flags` as `validator_flags` |
 //! | `output_validators/` / `output_validator/` | `Submission.compare`, `compare_protocol: "kattis"`, `compare_script: ""` |
 //! | interactive | `run_script: "interactive"` with the validator as the interactor |
+//! | submit-answer, a reference of answer files | no compile task; `run_script: "answer"`, `answer_file` `<case>.out` |
 //! | multi-pass, `limits.validation_passes` | `passes` of every test task |
 //! | `limits.memory`, `limits.output` (MiB) | `memory_limit`, `file_limit` (KB) |
 //! | the time limit | `time_limit` of every test |
 
 use crate::{PackageError, Problem};
 use verdict_contracts::{
-    Asset, CheckScript, CompareScript, DependsCond, JudgeTask, Program, RunScript, STDIN_ASSET,
-    STDOUT_ASSET, SubType, Submission, TestDatum,
+    Asset, CheckScript, CompareScript, DependsCond, JudgeTask, JudgeTaskResult, Program, RunScript,
+    STDIN_ASSET, STDOUT_ASSET, SubType, Submission, TestDatum,
 };
 
 /// The compile task's time limit.
@@ -29,6 +30,7 @@ pub fn submission(
     sub_id: &str,
     time_limit_ms: u64,
 ) -> Result<Submission, PackageError> {
+    let answers = is_answers(problem, program);
     let mut tasks = vec![JudgeTask {
         check_script: CheckScript::Compile,
         run_script: None,
@@ -44,7 +46,12 @@ pub fn submission(
         run_args: None,
         validator_flags: None,
         passes: None,
+        answer_file: None,
     }];
+    if answers {
+        // An answer set compiles nothing: its tasks are the test cases' alone.
+        tasks.clear();
+    }
     let mut data = Vec::new();
     let mut hash = Fnv::default();
     for (i, (case, settings)) in problem.data.cases().into_iter().enumerate() {
@@ -68,7 +75,9 @@ pub fn submission(
         }
         tasks.push(JudgeTask {
             check_script: CheckScript::Standard,
-            run_script: Some(if problem.kind.interactive {
+            run_script: Some(if answers {
+                RunScript::Answer
+            } else if problem.kind.interactive {
                 RunScript::Interactive
             } else {
                 RunScript::Standard
@@ -80,8 +89,8 @@ pub fn submission(
             }),
             is_random: false,
             testcase_id: Some(i as i64),
-            depends_on: 0,
-            depends_cond: Some(DependsCond::Accepted),
+            depends_on: if answers { -1 } else { 0 },
+            depends_cond: (!answers).then_some(DependsCond::Accepted),
             memory_limit: Some((problem.memory_mib * 1024) as i64),
             time_limit: time_limit_ms.max(1) as i64,
             file_limit: Some((problem.output_mib * 1024) as i64),
@@ -92,6 +101,7 @@ pub fn submission(
                 .kind
                 .multi_pass
                 .then_some(i64::from(problem.validation_passes)),
+            answer_file: answers.then(|| answer_file(&case.name)),
         });
     }
     if let Some(v) = &problem.output_validator {
@@ -114,6 +124,31 @@ pub fn submission(
             .as_ref()
             .map(|_| problem.validator_protocol),
     })
+}
+
+/// Whether `program` is a set of answer files of the submit-answer `problem` (judged by
+/// `run_script: "answer"` tests, with no compile task) rather than a program.
+pub fn is_answers(problem: &Problem, program: &Program) -> bool {
+    problem.kind.submit_answer && crate::kattis::programs::is_answers(program)
+}
+
+/// The file of an answer set that answers test case `case` (`secret/01`): `secret/01.out`,
+/// the format's name for a submission's output.
+pub fn answer_file(case: &str) -> String {
+    format!("{case}.out")
+}
+
+/// The compile task's result, if the plan has one (an answer set has none), and the test
+/// cases' results, in `problem.data.cases()` order.
+pub fn split_results<'a>(
+    problem: &Problem,
+    results: &'a [JudgeTaskResult],
+) -> (Option<&'a JudgeTaskResult>, &'a [JudgeTaskResult]) {
+    if results.len() > problem.data.cases().len() {
+        (results.first(), &results[1..])
+    } else {
+        (None, results)
+    }
 }
 
 /// Whether the first rejected test case decides the verdict and the score: every group stops
@@ -145,7 +180,19 @@ pub fn lazy(problem: &Problem, submission: &mut Submission) {
     if !first_rejection_decides(problem) {
         return;
     }
-    for (i, task) in submission.judge_tasks.iter_mut().enumerate().skip(2) {
+    // The first test task: after the compile task, or the first task of an answer set.
+    let first = usize::from(
+        submission
+            .judge_tasks
+            .first()
+            .is_some_and(|t| t.check_script == CheckScript::Compile),
+    );
+    for (i, task) in submission
+        .judge_tasks
+        .iter_mut()
+        .enumerate()
+        .skip(first + 1)
+    {
         task.depends_on = (i - 1) as i64;
         task.depends_cond = Some(DependsCond::Accepted);
     }

@@ -402,6 +402,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
             interactive: interactor.is_some(),
             multi_pass: false,
             custom_score: false,
+            submit_answer: false,
         },
         time_limit_ms: Some(time_limit_ms),
         // Polygon states no margins: the limit is the setter's.

@@ -19,6 +19,9 @@ pub struct Kind {
     /// Every accepted test's score is its validator's `score.txt` (legacy `validation: custom
     /// score`; from 2023-07 on a scoring problem's validator may write one, not must).
     pub custom_score: bool,
+    /// A submission is the answers to the test cases, not a program (`type: submit-answer`):
+    /// the answer to case `NAME` is its file `NAME.out` (docs/packages.md).
+    pub submit_answer: bool,
 }
 
 /// A program of the package, or why verdict cannot run it (an unknown language, a

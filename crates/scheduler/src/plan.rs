@@ -43,6 +43,7 @@ impl PlannedTask {
         match &self.kind {
             TaskKind::Standard(test) => test.datum,
             TaskKind::Interactive(test) => test.datum,
+            TaskKind::Answer(test) => test.datum,
             _ => None,
         }
     }
@@ -97,6 +98,24 @@ pub(crate) enum TaskKind {
         /// The analyser's limits.
         limits: RunLimits,
     },
+    /// A submit-answer test: nothing runs; a file of the submission is compared as the output.
+    Answer(AnswerTest),
+}
+
+/// A submit-answer test (`run_script: "answer"`, docs/interactive.md).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AnswerTest {
+    /// Its test datum (the expected output and the comparator's input).
+    pub datum: Option<usize>,
+    /// `answer_file`: the submission's file compared as the output.
+    pub file: String,
+    /// The most bytes of the answer, in KB (`file_limit`, else the judge's global cap), as a
+    /// program's output is bounded: a larger one is `Output Limit Exceeded`.
+    pub size_limit_kb: u64,
+    /// How it is judged.
+    pub compare: Comparison,
+    /// `validator_flags`: extra arguments of a Kattis validator.
+    pub flags: Vec<String>,
 }
 
 /// A standard or random test's run and comparison.
@@ -235,29 +254,19 @@ fn kind_of(submission: &Submission, index: usize, config: &JudgeConfig) -> TaskK
         {
             TaskKind::Interactive(interactive_run(task, args, config, false))
         }
+        (CheckScript::Standard, Some(RunScript::Answer)) => TaskKind::Answer(AnswerTest {
+            datum: task.testcase(),
+            file: task.answer_file.clone().unwrap_or_default(),
+            size_limit_kb: task.file_limit_kb().unwrap_or(cap),
+            compare: comparison(task, config),
+            flags: task.validator_flags().to_vec(),
+        }),
         (CheckScript::Standard, Some(RunScript::Standard) | None) => {
-            // Exhaustive (no catch-all): a script added to the contract does not compile until
-            // it is mapped here, rather than silently becoming `diff-ign-space`.
-            let compare = match task.compare_script {
-                Some(CompareScript::Custom) => Comparison::Custom(generator_limits(task, config)),
-                Some(CompareScript::IcpcDefault) => {
-                    Comparison::Default(DefaultValidator::from_flags(task.validator_flags()))
-                }
-                Some(CompareScript::DiffAll) => Comparison::Builtin(BuiltinComparator::DiffAll),
-                Some(CompareScript::DiffIgnSpace) => {
-                    Comparison::Builtin(BuiltinComparator::DiffIgnSpace)
-                }
-                // Validation refuses these with run_script "standard"; the contract's default
-                // comparison stands in.
-                None | Some(CompareScript::Valgrind | CompareScript::Gtest) => {
-                    Comparison::Builtin(BuiltinComparator::DiffIgnSpace)
-                }
-            };
             let run = TestRun {
                 datum: (!task.is_random).then(|| task.testcase()).flatten(),
                 args,
                 limits: test_limits(task, cap),
-                compare,
+                compare: comparison(task, config),
                 flags: task.validator_flags().to_vec(),
             };
             if task.is_random {
@@ -265,6 +274,25 @@ fn kind_of(submission: &Submission, index: usize, config: &JudgeConfig) -> TaskK
             } else {
                 TaskKind::Standard(run)
             }
+        }
+    }
+}
+
+/// How a standard (or submit-answer) test's output is judged. Exhaustive (no catch-all): a
+/// script added to the contract does not compile until it is mapped here, rather than silently
+/// becoming `diff-ign-space`.
+fn comparison(task: &JudgeTask, config: &JudgeConfig) -> Comparison {
+    match task.compare_script {
+        Some(CompareScript::Custom) => Comparison::Custom(generator_limits(task, config)),
+        Some(CompareScript::IcpcDefault) => {
+            Comparison::Default(DefaultValidator::from_flags(task.validator_flags()))
+        }
+        Some(CompareScript::DiffAll) => Comparison::Builtin(BuiltinComparator::DiffAll),
+        Some(CompareScript::DiffIgnSpace) => Comparison::Builtin(BuiltinComparator::DiffIgnSpace),
+        // Validation refuses these with run_script "standard" and "answer"; the contract's
+        // default comparison stands in.
+        None | Some(CompareScript::Valgrind | CompareScript::Gtest) => {
+            Comparison::Builtin(BuiltinComparator::DiffIgnSpace)
         }
     }
 }
@@ -436,6 +464,7 @@ mod tests {
             run_args: None,
             validator_flags: None,
             passes: None,
+            answer_file: None,
         }
     }
 

@@ -484,6 +484,23 @@ impl SubmissionRun {
         Ok((dir, files))
     }
 
+    /// The submission's file named `name` (a source or assist file), materialised into `dir`;
+    /// `None` when it has none of that name.
+    pub fn submission_file(&self, name: &str, dir: &Path) -> Result<Option<PathBuf>, JudgeError> {
+        let source = self.source();
+        let groups = [
+            ("source_files", &source.source_files),
+            ("assist_files", &source.assist_files),
+        ];
+        for (field, assets) in groups {
+            if let Some((i, asset)) = assets.iter().enumerate().find(|(_, a)| a.name == name) {
+                let field = format!("submission.{field}[{i}]");
+                return Ok(Some(self.shared.assets.materialize(asset, dir, &field)?));
+            }
+        }
+        Ok(None)
+    }
+
     /// A program's source and assist files, materialised into `dir`.
     fn materialize(
         &self,

@@ -19,7 +19,9 @@ pub use judge::files::{
     BoxFile, Capture, cut_text, join_inside, log_text, read_capped, read_capture,
 };
 pub use judge::generate::{Generated, TestFiles, generate, shell_join};
-pub use judge::run::{RunLimits, RunOutput, RunRequest, command_line, run_program, sandbox_limits};
+pub use judge::run::{
+    ProducedOutput, RunLimits, RunOutput, RunRequest, command_line, run_program, sandbox_limits,
+};
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
 pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe, probe_all};
 

@@ -36,6 +36,8 @@
 
   const isCompile = (task) => !!task && task.check_script === "compile";
   const isStatic = (task) => !!task && task.check_script === "static";
+  /** A submit-answer test: nothing runs, a submitted file is compared. */
+  const isAnswer = (task) => !!task && task.run_script === "answer";
 
   /** What a task does, from its scripts. */
   function taskKind(task) {
@@ -46,6 +48,9 @@
     if (task.run_script === "valgrind") return "valgrind";
     if (isInteractive(task)) {
       return typeof task.testcase_id === "number" && task.testcase_id >= 0 ? "interactive test #" + task.testcase_id : "interactive test";
+    }
+    if (isAnswer(task)) {
+      return typeof task.testcase_id === "number" && task.testcase_id >= 0 ? "answer #" + task.testcase_id : "answer";
     }
     if (task.is_random) return "random test";
     if (typeof task.testcase_id === "number" && task.testcase_id >= 0) return "test #" + task.testcase_id;
@@ -65,6 +70,8 @@
       if (!own) return { own: true };
       return { own: true, time: limit(own.time_ms), wall: limit(own.wall_ms), memory: limit(own.memory_kb), file: limit(own.output_kb), processes: limit(own.processes) };
     }
+    // An answer test runs nothing: only its output limit (the answer's size) applies.
+    if (isAnswer(task)) return { file: limit(task.file_limit) };
     return {
       time: limit(task.time_limit),
       memory: task.run_script === "valgrind" ? undefined : limit(task.memory_limit),
@@ -77,7 +84,7 @@
   function measured(r, task) {
     // A task still waiting or running has measured nothing and scored nothing yet.
     if (inProgress(r.status)) return { time: "–", memory: "–", score: "–" };
-    const none = (isCompile(task) || isStatic(task) || statusKind(r.status) === "skip") && !r.run_time && !r.memory_used;
+    const none = (isCompile(task) || isStatic(task) || isAnswer(task) || statusKind(r.status) === "skip") && !r.run_time && !r.memory_used;
     return none ? { time: "–", memory: "–", score: r.score } : { time: V.fmtMs(r.run_time), memory: V.fmtKB(r.memory_used), score: r.score };
   }
 

@@ -83,11 +83,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The `language` of a row whose reference is a submit-answer problem's answer files.
+const ANSWERS: &str = "answers";
+
 /// One reference submission's row.
 #[derive(Debug, Serialize)]
 struct Row {
     submission: String,
-    /// The program's language, when verdict knows it.
+    /// The program's language, when verdict knows it; `answers` for a submit-answer
+    /// problem's answer files.
     language: Option<&'static str>,
     expected: &'static str,
     /// The package's verdict (AC, WA, TLE, RTE, CE, JE), `-` when skipped.
@@ -284,7 +288,11 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
         rows.push(Row {
             submission: r.name.clone(),
-            language: Some(program.source().language.as_str()),
+            language: Some(if plan::is_answers(&problem, &program) {
+                ANSWERS
+            } else {
+                program.source().language.as_str()
+            }),
             expected: r.expected.dir(),
             verdict: g.verdict.short().into(),
             score: problem.kind.scoring.then_some(g.score),
@@ -395,6 +403,7 @@ fn validate_inputs(
                 run_args: Some(settings.input_validator_flags.clone()),
                 validator_flags: None,
                 passes: None,
+                answer_file: None,
                 memory_limit: Some(2 * 1024 * 1024),
                 ..task.clone()
             };

@@ -1073,3 +1073,124 @@ accepted/*:
     );
     assert_eq!(row(&report, "accepted/echo.py")["agrees"], true);
 }
+
+/// A submit-answer package laid out as the format's own example (`type: pass-fail
+/// submit-answer`, 2025-09), with test data and references of both kinds it allows: answer
+/// files named after the test cases (`secret/1.out`) and, as the example's own references are,
+/// a program printing the answers. The problem: print the square of the number given.
+fn submit_answer_package(dir: &Path, validator: Option<&str>) {
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2025-09\ntype: pass-fail submit-answer\nname: Squares\n\
+         limits:\n  time_limit: 1\n",
+    );
+    for (case, n) in [("sample/1", 6), ("secret/1", 7), ("secret/2", 12)] {
+        write(&format!("data/{case}.in"), &format!("{n}\n"));
+        write(&format!("data/{case}.ans"), &format!("{}\n", n * n));
+    }
+    write(
+        "input_validators/validate.py",
+        "import sys\nline = sys.stdin.read()\n\
+         sys.exit(42 if line.strip().isdigit() and line.endswith('\\n') else 43)\n",
+    );
+    if let Some(validator) = validator {
+        write("output_validator/validate.py", validator);
+    }
+    let answers = |name: &str, answers: &[(&str, &str)]| {
+        for (case, text) in answers {
+            write(&format!("submissions/{name}/{case}.out"), text);
+        }
+    };
+    // Extra white space: the default validator's tokens, as for a program's output.
+    answers(
+        "accepted/answers",
+        &[
+            ("sample/1", "36"),
+            ("secret/1", " 49 \n"),
+            ("secret/2", "144\n"),
+        ],
+    );
+    answers(
+        "wrong_answer/typo",
+        &[
+            ("sample/1", "36\n"),
+            ("secret/1", "49\n"),
+            ("secret/2", "143\n"),
+        ],
+    );
+    answers(
+        "wrong_answer/missing",
+        &[("sample/1", "36\n"), ("secret/1", "49\n")],
+    );
+    write(
+        "submissions/accepted/square.py",
+        "n = int(input())\nprint(n * n)\n",
+    );
+    write(
+        "submissions/wrong_answer/cube.py",
+        "n = int(input())\nprint(n ** 3)\n",
+    );
+}
+
+#[test]
+fn a_submit_answer_package_verifies_its_answer_files_and_its_answer_printing_program() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("squares");
+    submit_answer_package(&dir, None);
+    let report = package_verifies_as_its_authors_say(&dir, &[]);
+    let answers = row(&report, "accepted/answers");
+    assert_eq!(answers["language"], "answers", "{answers:#}");
+    assert_eq!(row(&report, "accepted/square.py")["language"], "python3");
+    assert_eq!(
+        row(&report, "wrong_answer/typo")["first_failure"],
+        "secret/2"
+    );
+    assert_eq!(
+        row(&report, "wrong_answer/missing")["first_failure"],
+        "secret/2"
+    );
+    // A wrong answer set filed as accepted disagrees (exit 1).
+    std::fs::rename(
+        dir.join("submissions/wrong_answer/typo"),
+        dir.join("submissions/accepted/typo"),
+    )
+    .expect("move");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let r = row(&report, "accepted/typo");
+    assert_eq!(
+        (&r["verdict"], &r["agrees"]),
+        (&Value::from("WA"), &Value::Bool(false)),
+        "{r:#}"
+    );
+}
+
+#[test]
+fn a_submit_answer_packages_validator_reads_the_answer_file_on_its_stdin() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("roots");
+    // The square with any sign: `-49` answers 7 as `49` does.
+    let validator = r#"import sys
+n = int(open(sys.argv[1]).read())
+words = sys.stdin.read().split()
+ok = len(words) == 1 and words[0].lstrip("-").isdigit() and abs(int(words[0])) == n * n
+if not ok:
+    open(sys.argv[3] + "/judgemessage.txt", "w").write("not a square of the root: %r" % words)
+sys.exit(42 if ok else 43)
+"#;
+    submit_answer_package(&dir, Some(validator));
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write");
+    std::fs::create_dir_all(dir.join("submissions/accepted/negative/secret")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("submissions/accepted/negative/sample")).expect("mkdir");
+    write("submissions/accepted/negative/sample/1.out", "-36\n");
+    write("submissions/accepted/negative/secret/1.out", "-49\n");
+    write("submissions/accepted/negative/secret/2.out", "144\n");
+    let report = package_verifies_as_its_authors_say(&dir, &[]);
+    assert_eq!(row(&report, "accepted/negative")["verdict"], "AC");
+    assert_eq!(row(&report, "wrong_answer/typo")["verdict"], "WA");
+}

@@ -18,6 +18,7 @@ fn task(check: CheckScript, run: Option<RunScript>, compare: Option<CompareScrip
         run_args: None,
         validator_flags: None,
         passes: None,
+        answer_file: None,
     }
 }
 
@@ -222,7 +223,7 @@ fn standard_task_needs_a_run_script() {
     s.judge_tasks[1].run_script = None;
     assert_eq!(
         problem(&s),
-        r#"judge_tasks[1].run_script: required for a standard task (one of "standard", "gtest", "valgrind", "interactive")"#
+        r#"judge_tasks[1].run_script: required for a standard task (one of "standard", "gtest", "valgrind", "interactive", "answer")"#
     );
 }
 
@@ -601,7 +602,7 @@ fn an_interactive_task_cannot_be_random() {
 }
 
 #[test]
-fn icpc_default_goes_with_standard_runs_only() {
+fn icpc_default_goes_with_standard_and_answer_runs_only() {
     let mut s = valid();
     s.judge_tasks[1].compare_script = Some(CompareScript::IcpcDefault);
     s.judge_tasks[1].validator_flags = Some(vec!["float_tolerance".into(), "1e-6".into()]);
@@ -610,7 +611,7 @@ fn icpc_default_goes_with_standard_runs_only() {
     assert!(
         s.problems().iter().any(|p| p
             .to_string()
-            .contains("\"icpc-default\" goes with run_script \"standard\" only")),
+            .contains("\"icpc-default\" goes with run_script \"standard\" or \"answer\" only")),
         "{:?}",
         s.problems()
     );
@@ -655,4 +656,47 @@ fn a_multi_pass_task_needs_a_custom_kattis_validator_and_a_bounded_count() {
     let text = serde_json::to_value(&s).expect("json");
     assert_eq!(text["judge_tasks"][1]["passes"], 3);
     assert!(text["judge_tasks"][0].get("passes").is_none());
+}
+
+#[test]
+fn an_answer_task_names_a_safe_answer_file_and_compares_its_output() {
+    let mut s = valid();
+    s.judge_tasks[1].run_script = Some(RunScript::Answer);
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].answer_file: required with run_script "answer" (the submission's file compared as the output)"#
+    );
+    s.judge_tasks[1].answer_file = Some("../secret/1.ans".into());
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].answer_file: "../secret/1.ans" must not contain a ".." component"#
+    );
+    s.judge_tasks[1].answer_file = Some("secret/1.out".into());
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    s.judge_tasks[1].compare_script = Some(CompareScript::IcpcDefault);
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+    s.judge_tasks[1].compare_script = Some(CompareScript::Valgrind);
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].compare_script: "valgrind" does not go with run_script "answer" (use "diff-ign-space", "diff-all", "icpc-default" or "")"#
+    );
+    s.judge_tasks[1].compare_script = Some(CompareScript::DiffAll);
+    s.judge_tasks[1].testcase_id = None;
+    assert_eq!(
+        problem(&s),
+        "judge_tasks[1].testcase_id: a standard test needs a test datum (or is_random: true)"
+    );
+    s.judge_tasks[1].testcase_id = Some(0);
+    s.judge_tasks[1].passes = Some(2);
+    assert!(problem(&s).starts_with("judge_tasks[1].passes: a multi-pass test needs"));
+}
+
+#[test]
+fn an_answer_file_goes_with_run_script_answer_only() {
+    let mut s = valid();
+    s.judge_tasks[1].answer_file = Some("1.out".into());
+    assert_eq!(
+        problem(&s),
+        r#"judge_tasks[1].answer_file: goes with run_script "answer" only"#
+    );
 }

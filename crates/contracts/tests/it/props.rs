@@ -149,6 +149,7 @@ fn judge_task() -> impl Strategy<Value = JudgeTask> {
             run_args,
             validator_flags: None,
             passes: None,
+            answer_file: None,
         },
     )
 }

@@ -66,7 +66,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     }
     let (spec_scoring, requires) = spec_scoring(&head, &data_dir, &found)?;
     let input_validators = input_validators(dir)?;
-    let submissions = submissions(dir, &include)?;
+    let submissions = submissions(dir, &include, head.kind.submit_answer)?;
     Ok(Problem {
         spec_scoring,
         requires,
@@ -462,10 +462,12 @@ fn input_validators(dir: &Path) -> Result<Vec<(String, Runnable)>, PackageError>
     Ok(out)
 }
 
-/// Every reference submission: a file or directory in `submissions/<verdict>/`.
+/// Every reference submission: a file or directory in `submissions/<verdict>/` (of a
+/// submit-answer problem: a program, or its answer files).
 fn submissions(
     dir: &Path,
     include: &dyn Fn(Language) -> Vec<Asset>,
+    submit_answer: bool,
 ) -> Result<Vec<Reference>, PackageError> {
     let root = dir.join("submissions");
     if !root.is_dir() {
@@ -504,7 +506,11 @@ fn submissions(
                         .unwrap_or_default()
                 ),
                 expected,
-                program: programs::program(&path, include),
+                program: if submit_answer {
+                    programs::program_or_answers(&path, include)
+                } else {
+                    programs::program(&path, include)
+                },
                 requirements: Vec::new(),
             });
         }

@@ -99,6 +99,48 @@ pub(crate) fn program(
     }))
 }
 
+/// Reads `path` as a submit-answer problem's submission: a program when it holds a source in
+/// a language verdict judges (the program is judged as on any problem, its outputs the
+/// answers, as the format's own example problem's references are), else its files as the
+/// answers ([`is_answers`]), each named by its path under `path` (`secret/1.out`).
+pub(crate) fn program_or_answers(
+    path: &Path,
+    extra: &dyn Fn(Language) -> Vec<Asset>,
+) -> Result<Program, String> {
+    let mut files = Vec::new();
+    collect(path, path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
+    if files.iter().any(|(name, text)| {
+        !is_header(Path::new(name)) && language_of(Path::new(name), text).is_some()
+    }) {
+        return program(path, extra);
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Program::SourceCode(SourceCode {
+        language: ANSWERS_LANGUAGE,
+        entry_point: None,
+        source_files: files
+            .into_iter()
+            .map(|(name, text)| Asset::text(name, text))
+            .collect(),
+        assist_files: Vec::new(),
+        compile_command: None,
+    }))
+}
+
+/// The `language` of an answer set on the wire (the contract requires one; answer tests run
+/// nothing, so it is never used).
+const ANSWERS_LANGUAGE: Language = Language::Bash;
+
+/// Whether `program` is a set of answer files (read by [`program_or_answers`]): none of its
+/// sources is in a language verdict judges.
+pub(crate) fn is_answers(program: &Program) -> bool {
+    program
+        .source()
+        .source_files
+        .iter()
+        .all(|a| language_of(Path::new(&a.name), a.text.as_deref().unwrap_or("")).is_none())
+}
+
 /// Every regular file under `dir` (or `dir` itself), as (name relative to `root`, text).
 fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) -> std::io::Result<()> {
     let meta = std::fs::metadata(dir)?;

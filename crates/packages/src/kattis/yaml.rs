@@ -106,13 +106,7 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
                 "scoring" => kind.scoring = true,
                 "interactive" => kind.interactive = true,
                 "multi-pass" => kind.multi_pass = true,
-                "submit-answer" => {
-                    return Err(PackageError::unsupported(
-                        path,
-                        "type",
-                        format!("{word} problems are not judged by verdict yet"),
-                    ));
-                }
+                "submit-answer" => kind.submit_answer = true,
                 other => {
                     return Err(PackageError::invalid(
                         path,
@@ -122,6 +116,13 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
                 }
             }
         }
+    }
+    if kind.submit_answer && (kind.interactive || kind.multi_pass) {
+        return Err(PackageError::invalid(
+            path,
+            "type",
+            "submit-answer does not go with interactive or multi-pass (the format's table of types)",
+        ));
     }
     if let Some(validation) = get(v, "validation") {
         let w = words(path, "validation", validation)?;

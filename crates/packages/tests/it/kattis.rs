@@ -64,15 +64,23 @@ fn a_reference_becomes_a_submission_with_the_default_validator() {
 }
 
 #[test]
-fn unsupported_kinds_are_refused_naming_the_file_and_key() {
+fn unsupported_versions_and_impossible_types_are_refused_naming_the_file_and_key() {
     let dir = tempfile::tempdir().expect("dir");
-    std::fs::write(
-        dir.path().join("problem.yaml"),
-        "problem_format_version: 2023-07-draft\ntype: submit-answer\n",
-    )
-    .expect("write");
-    let err = kattis::load(dir.path()).expect_err("refused").to_string();
-    assert!(err.contains("problem.yaml: type: not supported"), "{err}");
+    let refused = |yaml: &str| {
+        std::fs::write(dir.path().join("problem.yaml"), yaml).expect("write");
+        kattis::load(dir.path()).expect_err("refused").to_string()
+    };
+    let err = refused("problem_format_version: 2030-01\n");
+    assert!(
+        err.contains("problem.yaml: problem_format_version: not supported"),
+        "{err}"
+    );
+    // The format's table of types: submit-answer goes with neither.
+    let err = refused("problem_format_version: 2025-09\ntype: submit-answer interactive\n");
+    assert!(
+        err.contains("problem.yaml: type:") && err.contains("submit-answer does not go with"),
+        "{err}"
+    );
 }
 
 /// From 2023-07 on, a scoring problem's output validator may score each accepted test

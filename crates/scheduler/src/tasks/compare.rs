@@ -7,7 +7,7 @@ use crate::plan::Comparison;
 use crate::submission::{BuildResult, SubmissionRun};
 use std::path::Path;
 use verdict_scripts::compare::{CompareSummary, compare_builtin, compare_default, run_comparator};
-use verdict_scripts::{RunOutput, TestFiles};
+use verdict_scripts::{ProducedOutput, TestFiles};
 
 /// The comparison's status, score and log.
 pub(super) fn compare_outputs(
@@ -15,7 +15,7 @@ pub(super) fn compare_outputs(
     comparison: &Comparison,
     flags: &[String],
     test: &TestFiles,
-    output: &RunOutput,
+    output: ProducedOutput<'_>,
     run_dir: &Path,
 ) -> Result<CompareSummary, JudgeError> {
     let limits = match comparison {

@@ -3,6 +3,7 @@
 //! and let `verdict_scripts` say what the outcome means. `execute` turns a judge failure
 //! into `System Error` with its reason.
 
+mod answer;
 mod compare;
 mod compile;
 mod gtest;
@@ -34,6 +35,7 @@ pub(crate) fn execute(run: &SubmissionRun, task: &PlannedTask) -> JudgeTaskResul
         } => gtest::gtest_task(run, index, *datum, args, *limits),
         TaskKind::Static { limits } => static_check::static_task(run, index, *limits),
         TaskKind::Interactive(test) => interactive::interactive_task(run, index, test),
+        TaskKind::Answer(test) => answer::answer_task(run, index, test),
     };
     result.unwrap_or_else(|err| {
         tracing::warn!(sub_id = %run.sub_id(), task = index, "system error: {err}");
@@ -185,5 +187,67 @@ mod tests {
             results[1].error_log
         );
         assert_eq!(results[2].status, JudgeStatus::Accepted);
+    }
+    /// Answer tests of a submission whose files are its answers (nothing to compile or run).
+    fn answers() -> Submission {
+        let task = |datum: i64, file: &str, compare: &str| {
+            serde_json::json!({"check_script": "standard", "run_script": "answer",
+                "compare_script": compare, "testcase_id": datum, "answer_file": file,
+                "depends_on": -1, "time_limit": 1000})
+        };
+        let mut limited = task(0, "big.txt", "diff-ign-space");
+        limited["file_limit"] = serde_json::json!(1);
+        let mut tolerant = task(1, "out/2.txt", "icpc-default");
+        tolerant["validator_flags"] = serde_json::json!(["float_tolerance", "1e-6"]);
+        let file = |name: &str, text: &str| serde_json::json!({"type": "text", "name": name, "text": text});
+        let datum =
+            |out: &str| serde_json::json!({"inputs": [], "outputs": [file("testdata.out", out)]});
+        let text = serde_json::json!({
+            "sub_type": "programming", "category": "unit", "prob_id": "answers", "sub_id": "answers-1",
+            "updated_at": 1,
+            "judge_tasks": [task(0, "out/1.txt", "diff-ign-space"), tolerant,
+                task(0, "missing.txt", "diff-ign-space"), limited, task(0, "wrong.txt", "diff-all")],
+            "test_data": [datum("42\n"), datum("3.14159265\n")],
+            "submission": {"type": "source_code", "language": "bash", "source_files": [
+                file("out/1.txt", "42"), file("wrong.txt", "24\n")],
+                "assist_files": [file("out/2.txt", "3.1415926\n"), file("big.txt", &"4".repeat(2000))]}
+        });
+        parse_submission(&text.to_string())
+            .expect("valid submission")
+            .into_inner()
+    }
+
+    #[test]
+    fn answer_tests_compare_the_submitted_files_and_run_nothing() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (shared, fake) = shared_with(dir.path(), Vec::new());
+        let submission = answers();
+        let plan = JudgePlan::new(&submission, &shared.config);
+        let run = SubmissionRun::new(Arc::new(shared), submission).expect("run");
+        let results: Vec<_> = plan.tasks.iter().map(|t| execute(&run, t)).collect();
+        let statuses: Vec<_> = results.iter().map(|r| r.status).collect();
+        assert_eq!(
+            statuses,
+            [
+                JudgeStatus::Accepted,
+                JudgeStatus::Accepted,
+                JudgeStatus::WrongAnswer,
+                JudgeStatus::OutputLimitExceeded,
+                JudgeStatus::WrongAnswer,
+            ],
+            "{results:?}"
+        );
+        assert_eq!(
+            results[2].error_log,
+            r#"no answer: the submission has no file named "missing.txt""#
+        );
+        assert!(
+            results[3].error_log.contains("2000 bytes"),
+            "{}",
+            results[3].error_log
+        );
+        let diff = results[4].diff.as_deref().expect("a wrong answer's diff");
+        assert!(format!("{diff:?}").contains("24"), "{diff:?}");
+        assert!(fake.commands.lock().expect("commands").is_empty());
     }
 }

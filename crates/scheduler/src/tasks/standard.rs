@@ -76,12 +76,18 @@ pub(super) fn run_test(
             JudgeTaskResult::with_status(failure.status, log)
         }
         None => {
-            let summary =
-                compare_outputs(run, &test.compare, &test.flags, files, &output, run_dir)?;
+            let summary = compare_outputs(
+                run,
+                &test.compare,
+                &test.flags,
+                files,
+                output.produced(),
+                run_dir,
+            )?;
             let mut result = JudgeTaskResult::with_status(summary.status, summary.log);
             result.score = summary.score;
             result.validator_score = summary.validator_score;
-            result.diff = output_diff(summary.status, files, &output).map(Box::new);
+            result.diff = output_diff(summary.status, files, output.produced()).map(Box::new);
             result
         }
     };
@@ -100,10 +106,10 @@ pub(super) fn run_test(
 /// For a wrong answer or a layout error, the lines around the first difference of the program's
 /// standard output from the expected one (the report's `diff`); a file the judge cannot read
 /// again only leaves it out.
-fn output_diff(
+pub(super) fn output_diff(
     status: JudgeStatus,
     files: &TestFiles,
-    output: &verdict_scripts::RunOutput,
+    output: verdict_scripts::ProducedOutput<'_>,
 ) -> Option<verdict_contracts::OutputDiff> {
     if !matches!(
         status,
@@ -115,7 +121,7 @@ fn output_diff(
         .expected
         .iter()
         .find(|(name, _)| TestFiles::is_stdout(name))?;
-    match verdict_scripts::compare::first_difference(name, &output.stdout, expected) {
+    match verdict_scripts::compare::first_difference(name, output.stdout, expected) {
         Ok(diff) => diff,
         Err(e) => {
             tracing::warn!(error = %e, "the first difference's lines were not read");

@@ -9,7 +9,7 @@ use super::custom::{
 use super::icpc_default::DefaultValidator;
 use super::verdict::{CompareOutcome, CompareVerdict};
 use crate::judge::generate::TestFiles;
-use crate::{BoxFile, Build, Executor, RunLimits, RunOutput, RunRequest, ScriptError};
+use crate::{BoxFile, Build, Executor, ProducedOutput, RunLimits, RunRequest, ScriptError};
 use crate::{join_inside, read_capped};
 use std::io::Read;
 use std::path::Path;
@@ -66,7 +66,7 @@ impl From<CompareOutcome> for CompareSummary {
 pub fn compare_builtin(
     builtin: BuiltinComparator,
     test: &TestFiles,
-    output: &RunOutput,
+    output: ProducedOutput<'_>,
 ) -> Result<CompareSummary, ScriptError> {
     compare_each(test, output, |out, ans| builtin.compare_readers(out, ans))
 }
@@ -75,7 +75,7 @@ pub fn compare_builtin(
 pub fn compare_default(
     validator: &DefaultValidator,
     test: &TestFiles,
-    output: &RunOutput,
+    output: ProducedOutput<'_>,
 ) -> Result<CompareSummary, ScriptError> {
     compare_each(test, output, |out, ans| validator.compare_readers(out, ans))
 }
@@ -84,7 +84,7 @@ pub fn compare_default(
 /// worst verdict wins.
 fn compare_each(
     test: &TestFiles,
-    output: &RunOutput,
+    output: ProducedOutput<'_>,
     compare: impl Fn(std::fs::File, std::fs::File) -> Result<CompareOutcome, super::CompareError>,
 ) -> Result<CompareSummary, ScriptError> {
     let mut worst: Option<(u8, CompareSummary)> = None;
@@ -92,11 +92,11 @@ fn compare_each(
         let answer =
             || std::fs::File::open(expected).map_err(|e| ScriptError::io("open", expected, e));
         let outcome = if TestFiles::is_stdout(name) {
-            let out = std::fs::File::open(&output.stdout)
-                .map_err(|e| ScriptError::io("open", &output.stdout, e))?;
+            let out = std::fs::File::open(output.stdout)
+                .map_err(|e| ScriptError::io("open", output.stdout, e))?;
             compare(out, answer()?)
         } else {
-            match verdict_sandbox::open_box_file(&output.box_dir, Path::new(name)) {
+            match verdict_sandbox::open_box_file(output.box_dir, Path::new(name)) {
                 Ok(file) => compare(file, answer()?),
                 Err(_) => Ok(CompareOutcome::new(
                     CompareVerdict::WrongAnswer,
@@ -142,7 +142,7 @@ pub fn run_comparator(
     protocol: ComparatorProtocol,
     flags: &[String],
     test: &TestFiles,
-    output: &RunOutput,
+    output: ProducedOutput<'_>,
     run_dir: &Path,
     limits: RunLimits,
 ) -> Result<CompareSummary, ScriptError> {
@@ -165,9 +165,9 @@ pub fn run_comparator(
             std::fs::create_dir_all(parent).map_err(|e| ScriptError::io("create", parent, e))?;
         }
         let copied = if TestFiles::is_stdout(name) {
-            std::fs::copy(&output.stdout, &user_copy).is_ok()
+            std::fs::copy(output.stdout, &user_copy).is_ok()
         } else {
-            match verdict_sandbox::open_box_file(&output.box_dir, Path::new(name)) {
+            match verdict_sandbox::open_box_file(output.box_dir, Path::new(name)) {
                 Ok(mut from) => std::fs::File::create(&user_copy)
                     .and_then(|mut to| std::io::copy(&mut from, &mut to))
                     .is_ok(),
@@ -210,7 +210,7 @@ pub fn run_comparator(
                     std::fs::create_dir_all(parent)
                         .map_err(|e| ScriptError::io("create", parent, e))?;
                 }
-                std::fs::copy(&output.stdout, &user_stdout)
+                std::fs::copy(output.stdout, &user_stdout)
                     .or_else(|_| std::fs::write(&user_stdout, b"").map(|()| 0))
                     .map_err(|e| ScriptError::io("write", &user_stdout, e))?;
             }
@@ -273,7 +273,7 @@ pub fn run_comparator(
 mod tests {
     use super::*;
     use crate::judge::exec::fake::{FakeExecutor, FakeRun};
-    use crate::{LanguageProfile, TemplateVars};
+    use crate::{LanguageProfile, RunOutput, TemplateVars};
     use std::sync::Arc;
     use verdict_contracts::Language;
 
@@ -321,7 +321,7 @@ mod tests {
             ComparatorProtocol::JudgeSystem,
             &[],
             &test,
-            &output,
+            output.produced(),
             &dir.path().join("run"),
             limits,
         )

@@ -85,6 +85,27 @@ pub struct RunOutput {
     pub stderr: PathBuf,
 }
 
+impl RunOutput {
+    /// What the program produced, for its comparison.
+    pub fn produced(&self) -> ProducedOutput<'_> {
+        ProducedOutput {
+            stdout: &self.stdout,
+            box_dir: &self.box_dir,
+        }
+    }
+}
+
+/// What a test's comparison reads: the output compared with `testdata.out` and the directory
+/// where the other expected files are looked for. A program's standard output and its box, or
+/// a submitted answer file and the directory it was written to (`run_script: "answer"`).
+#[derive(Debug, Clone, Copy)]
+pub struct ProducedOutput<'a> {
+    /// Compared with the expected `testdata.out`.
+    pub stdout: &'a Path,
+    /// Where the other expected files' counterparts are (by the same relative name).
+    pub box_dir: &'a Path,
+}
+
 /// The command a run executes in its box: the profile's run command expanded for this build
 /// and these limits, then the request's arguments.
 pub fn command_line(request: &RunRequest<'_>) -> Vec<String> {
