@@ -218,3 +218,42 @@ async fn an_interactive_test_has_its_own_label_and_shows_the_exchange() {
     assert_eq!(text(c, ".test-input pre").await, "777777");
     browser.close().await.expect("close");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answer_tests_have_their_own_label_and_show_no_measures() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let mut submission = a_plus_b("faces-answers", "faces", "");
+    submission["prob_id"] = json!("faces-answers");
+    let answer = |datum: usize, file: &str| {
+        json!({"check_script": "standard", "run_script": "answer",
+               "compare_script": "diff-ign-space", "testcase_id": datum, "answer_file": file,
+               "depends_on": -1, "time_limit": 1000})
+    };
+    submission["judge_tasks"] = json!([answer(0, "1.out"), answer(1, "2.out")]);
+    submission["submission"] = json!({"type": "source_code", "language": "bash",
+        "source_files": [{"type": "text", "name": "1.out", "text": "3\n"},
+                         {"type": "text", "name": "2.out", "text": "8\n"}]});
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    sign_in(c, &server.url(""), TOKEN).await;
+    submit_through_the_page(c, &submission.to_string()).await;
+    until_finished(c, 2, Duration::from_secs(180)).await;
+    assert_eq!(kinds(c).await, json!(["answer #0", "answer #1"]));
+    let verdict = text(c, "#verdict").await;
+    assert!(verdict.contains("Wrong Answer on answer #1"), "{verdict}");
+    // Nothing ran: no time or memory, and no time or memory limit beside them.
+    let measures = c
+        .execute(
+            "return [...document.querySelectorAll('tr.task-row')].map(tr => [tr.cells[4].textContent, tr.cells[5].textContent]);",
+            vec![],
+        )
+        .await
+        .expect("measures");
+    assert_eq!(measures, json!([["–", "–"], ["–", "–"]]));
+    browser.close().await.expect("close");
+}
