@@ -32,6 +32,10 @@ pub struct ServerConfig {
     pub max_body_kb: u64,
     /// Time limit of a request in ms (504 beyond it); event streams are exempt.
     pub request_timeout_ms: u64,
+    /// How long an accept waits for the submission store's disk to commit, in ms (at most the
+    /// request's own time): beyond it the request is refused with 503 and `Retry-After`, and
+    /// nothing is accepted (a frozen or stalled data disk).
+    pub store_timeout_ms: u64,
     /// How long a shutdown waits for queued and running work in ms.
     pub shutdown_grace_ms: u64,
     /// How long a finished submission stays readable in seconds.
@@ -110,6 +114,7 @@ impl Default for ServerConfig {
             workers: cores,
             max_body_kb: 16 * 1024,
             request_timeout_ms: 300_000,
+            store_timeout_ms: 10_000,
             max_queue_wait_ms: 30_000,
             shutdown_grace_ms: 60_000,
             retention_secs: 3600,
@@ -161,6 +166,7 @@ impl ServerConfig {
             ("workers", self.workers as u64),
             ("max_body_kb", self.max_body_kb),
             ("request_timeout_ms", self.request_timeout_ms),
+            ("store_timeout_ms", self.store_timeout_ms),
             ("max_queue_wait_ms", self.max_queue_wait_ms),
             ("direct_concurrency", self.direct_concurrency as u64),
             ("oracle_default_timeout_ms", self.oracle_default_timeout_ms),
@@ -248,6 +254,12 @@ impl ServerConfig {
     /// The request timeout.
     pub fn request_timeout(&self) -> Duration {
         Duration::from_millis(self.request_timeout_ms)
+    }
+
+    /// How long an accept waits for the store's commit: `store_timeout_ms`, within the
+    /// request's own time.
+    pub fn store_timeout(&self) -> Duration {
+        Duration::from_millis(self.store_timeout_ms).min(self.request_timeout())
     }
 
     /// The body limit in bytes.

@@ -203,6 +203,14 @@ impl From<SubmissionError> for ApiError {
                     retry_after_secs: 5,
                 }
             }
+            // A frozen or stalled data disk: 503 with Retry-After, nothing accepted.
+            SubmissionError::Stalled { .. } => {
+                tracing::error!("{err}");
+                ApiError::Unavailable {
+                    message: err.to_string(),
+                    retry_after_secs: 5,
+                }
+            }
             SubmissionError::Db(_) | SubmissionError::Internal(_) => {
                 ApiError::Internal(err.to_string())
             }

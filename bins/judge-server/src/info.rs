@@ -40,6 +40,13 @@ pub struct Health {
     /// submission can be stored: `status` is `degraded`), the judge's work dir made again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_faults: Vec<String>,
+    /// The submission store's disk: how it answers and how much room it has; absent where
+    /// nothing is stored (a worker).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<StoreHealth>,
+    /// Free bytes on the judge's work disk; absent where nothing is judged (a front end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_free_bytes: Option<u64>,
     /// The sandbox's isolation level, as every run's outcome names it (`full-cgroup-v2`,
     /// `rootless-namespaces`, `rlimit-only`, ...: docs/sandbox.md); absent where nothing is
     /// judged (a front end).
@@ -60,6 +67,22 @@ pub enum HealthStatus {
     Degraded,
     /// Finishing accepted work, accepting none.
     ShuttingDown,
+}
+
+/// The submission store's disk, as `GET /v1/health` reports it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StoreHealth {
+    /// How long the oldest write or read of the store still running has waited, in ms (a
+    /// frozen or stalled data disk makes it grow; past `store_timeout_ms` nothing is accepted
+    /// and `host_faults` says so); absent when none runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_ms: Option<u64>,
+    /// How long the store's last finished operation took, in ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_ms: Option<u64>,
+    /// Free bytes on the data dir's file system.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free_bytes: Option<u64>,
 }
 
 /// The link to the broker.
@@ -105,6 +128,29 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
         store_gone = true;
         host_faults.push("the data dir was removed or replaced: nothing can be accepted".into());
     }
+    let mut store = None;
+    let mut store_stalled = false;
+    if let Some(submissions) = &state.submissions {
+        let wait = submissions.store.disk_wait();
+        let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        if let Some(waiting) = wait.waiting.filter(|w| *w > state.config.store_timeout()) {
+            store_stalled = true;
+            host_faults.push(format!(
+                "the data disk has not finished an operation of the submission store for {} ms \
+                 (store_timeout_ms {}): nothing can be accepted",
+                ms(waiting),
+                state.config.store_timeout_ms
+            ));
+        }
+        store = Some(StoreHealth {
+            waiting_ms: wait.waiting.map(ms),
+            last_ms: wait.last.map(ms),
+            free_bytes: verdict_scripts::DiskRoom::of(&state.config.data_dir())
+                .ok()
+                .map(|room| room.bytes),
+        });
+    }
+    let mut work_free_bytes = None;
     let (mut isolation, mut isolation_lacks) = (None, Vec::new());
     if let Ok(judge) = state.judge() {
         let sandbox = judge.sandbox();
@@ -112,6 +158,9 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned));
         isolation_lacks = sandbox.lacks().to_vec();
+        work_free_bytes = verdict_scripts::DiskRoom::of(&judge.config().work_dir)
+            .ok()
+            .map(|room| room.bytes);
         let recreated = judge.host_faults().work_dir_recreated;
         if recreated > 0 {
             host_faults.push(format!(
@@ -121,7 +170,7 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
     }
     let status = if state.stopping.is_cancelled() {
         HealthStatus::ShuttingDown
-    } else if store_gone || broker.as_ref().is_some_and(|b| !b.connected) {
+    } else if store_gone || store_stalled || broker.as_ref().is_some_and(|b| !b.connected) {
         HealthStatus::Degraded
     } else {
         HealthStatus::Ok
@@ -134,8 +183,10 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
         broker,
         queue_length,
         running_submissions,
-        accepting: state.accepting() && !store_gone,
+        accepting: state.accepting() && !store_gone && !store_stalled,
         host_faults,
+        store,
+        work_free_bytes,
         isolation,
         isolation_lacks,
     })

@@ -329,7 +329,10 @@ async fn accept(
 ) -> Result<Arc<Entry>, ApiError> {
     let submissions = state.submissions()?;
     match &submissions.handoff {
-        Handoff::Judge(jobs) => Ok(jobs.accept(submission, request).await?),
+        Handoff::Judge(jobs) => {
+            let deadline = std::time::Instant::now() + state.config.store_timeout();
+            Ok(jobs.accept(submission, request, Some(deadline)).await?)
+        }
         Handoff::Publish(front) => {
             crate::frontend::publish(state, &submissions.store, front, submission, request).await
         }

@@ -23,6 +23,15 @@ pub enum SubmissionError {
     /// The queue stopped accepting (shutdown).
     #[error("the queue accepts no new submissions (shutting down)")]
     ShuttingDown,
+    /// The store's disk did not commit the submission within the accept's deadline
+    /// (`store_timeout_ms`): nothing was accepted (a commit that ends later is taken back).
+    #[error(
+        "the submission store's disk did not commit within {waited_ms} ms; nothing was accepted: retry later"
+    )]
+    Stalled {
+        /// How long the accept waited.
+        waited_ms: u64,
+    },
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),

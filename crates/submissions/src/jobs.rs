@@ -42,6 +42,59 @@ pub struct Jobs {
     cancels: Arc<Mutex<HashMap<SubKey, SubmissionCancel>>>,
 }
 
+/// Who decides an accept whose commit outlived its caller's deadline: the accepting task once
+/// the commit is done ([`AcceptClaim::commit`]), or the caller at its deadline
+/// ([`AcceptClaim::abandon`]); whichever comes first wins, so the answer and the outcome agree.
+#[derive(Debug)]
+struct AcceptClaim {
+    state: std::sync::atomic::AtomicU8,
+    started: std::time::Instant,
+}
+
+impl Default for AcceptClaim {
+    fn default() -> Self {
+        AcceptClaim {
+            state: std::sync::atomic::AtomicU8::new(Self::PENDING),
+            started: std::time::Instant::now(),
+        }
+    }
+}
+
+impl AcceptClaim {
+    const PENDING: u8 = 0;
+    const COMMITTED: u8 = 1;
+    const ABANDONED: u8 = 2;
+
+    /// The commit is done: whether the accept stands (the caller had not given up).
+    fn commit(&self) -> bool {
+        self.state
+            .compare_exchange(
+                Self::PENDING,
+                Self::COMMITTED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+    }
+
+    /// The caller's deadline passed: whether it gave up (the commit was not done yet).
+    fn abandon(&self) -> bool {
+        self.state
+            .compare_exchange(
+                Self::PENDING,
+                Self::ABANDONED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+    }
+
+    /// How long the accept has waited, in ms.
+    fn waited_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
 /// A place in the queue, given back on drop unless the job was spawned.
 #[derive(Debug)]
 struct Reservation<'a> {
@@ -93,37 +146,67 @@ impl Jobs {
     /// Accepts `submission` (`request` is its text) to be judged here: an entry in the store (a
     /// conflict for a key in flight, whatever the load), a place in the queue (full, or shutting
     /// down), the request on disk, a worker task. When this returns `Ok` the submission is
-    /// durable and on its way to being judged, and the entry follows its progress.
+    /// durable and on its way to being judged, and the entry follows its progress. Past
+    /// `deadline` with the commit not done (a stalled or frozen disk) it is
+    /// [`SubmissionError::Stalled`] and nothing is accepted: a commit that ends later is taken
+    /// back (a finished submission it replaced comes back).
     pub async fn accept(
         self: &Arc<Self>,
         submission: Valid<Submission>,
         request: String,
+        deadline: Option<std::time::Instant>,
     ) -> Result<Arc<Entry>, SubmissionError> {
         // On its own task: a request dropped meanwhile (timeout, client gone) must not leave
         // the submission half-accepted (on disk, in no queue); it ends queued, or not accepted.
         let jobs = self.clone();
-        tokio::spawn(async move {
-            let (entry, previous) = jobs
-                .store
-                .insert(&submission)
-                .inspect_err(|_| jobs.metrics.rejected(Reject::Conflict))?;
-            let reservation = match jobs.reserve() {
-                Ok(reservation) => reservation,
-                Err(err) => {
+        let claim = Arc::new(AcceptClaim::default());
+        let mut accepting = tokio::spawn({
+            let claim = claim.clone();
+            async move {
+                let (entry, previous) = jobs
+                    .store
+                    .insert(&submission)
+                    .inspect_err(|_| jobs.metrics.rejected(Reject::Conflict))?;
+                let reservation = match jobs.reserve() {
+                    Ok(reservation) => reservation,
+                    Err(err) => {
+                        jobs.store.undo_insert(&entry, previous);
+                        return Err(err);
+                    }
+                };
+                // Durable before the client hears anything (design #22).
+                if let Err(err) = jobs.store.persist(&entry, request).await {
                     jobs.store.undo_insert(&entry, previous);
                     return Err(err);
                 }
-            };
-            // Durable before the client hears anything (design #22).
-            if let Err(err) = jobs.store.persist(&entry, request).await {
-                jobs.store.undo_insert(&entry, previous);
-                return Err(err);
+                if !claim.commit() {
+                    // The caller gave up on a stalled disk and answered that nothing was
+                    // accepted: so it is not (the late commit is taken back).
+                    jobs.store.withdraw(&entry, previous).await;
+                    return Err(SubmissionError::Stalled {
+                        waited_ms: claim.waited_ms(),
+                    });
+                }
+                jobs.spawn(reservation, entry.clone(), submission);
+                Ok(entry)
             }
-            jobs.spawn(reservation, entry.clone(), submission);
-            Ok(entry)
-        })
-        .await
-        .map_err(|e| SubmissionError::Internal(format!("accepting: {e}")))?
+        });
+        let joined = match deadline {
+            None => (&mut accepting).await,
+            Some(deadline) => {
+                match tokio::time::timeout_at(deadline.into(), &mut accepting).await {
+                    Ok(joined) => joined,
+                    // Committed just now: the task only hands the job on.
+                    Err(_) if !claim.abandon() => (&mut accepting).await,
+                    Err(_) => {
+                        return Err(SubmissionError::Stalled {
+                            waited_ms: claim.waited_ms(),
+                        });
+                    }
+                }
+            }
+        };
+        joined.map_err(|e| SubmissionError::Internal(format!("accepting: {e}")))?
     }
 
     /// At start: puts back the submissions a previous run accepted and did not finish (from

@@ -26,7 +26,7 @@
 //! let (store, metrics) = (Arc::new(store), Arc::new(Metrics::default()));
 //! let jobs = Arc::new(Jobs::new(judge, metrics, store, 256, 2, &Default::default()));
 //! jobs.recover(unfinished);
-//! let entry = jobs.accept(submission, text).await?;
+//! let entry = jobs.accept(submission, text, None).await?;
 //! let report = entry.wait().await;
 //! # Ok(()) }
 //! ```
@@ -48,4 +48,4 @@ pub use jobs::Jobs;
 pub use lab_runs::{KeptLabRun, LAB_RUNS_KEPT};
 pub use metrics::{Histogram, Metrics, Reject};
 pub use plan::plan_of;
-pub use store::{Store, spawn_sweeper};
+pub use store::{DiskWait, Store, spawn_sweeper};

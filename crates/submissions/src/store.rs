@@ -17,11 +17,75 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use verdict_contracts::{JudgeReport, Submission, Valid, parse_submission};
 
+/// How the store's disk answers now (`GET /v1/health`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DiskWait {
+    /// How long the oldest operation still running has waited, if one is (a frozen or
+    /// stalled disk makes it grow).
+    pub waiting: Option<Duration>,
+    /// How long the last finished operation took, if one has finished.
+    pub last: Option<Duration>,
+}
+
+/// The store's disk operations in flight (by start) and the last one's duration.
+#[derive(Debug, Default)]
+struct DiskClock {
+    next: std::sync::atomic::AtomicU64,
+    in_flight: Mutex<std::collections::BTreeMap<u64, Instant>>,
+    last: Mutex<Option<Duration>>,
+}
+
+/// An operation of the store's disk, timed until it is dropped.
+struct TimedOperation<'a> {
+    clock: &'a DiskClock,
+    id: u64,
+    started: Instant,
+}
+
+impl DiskClock {
+    fn start(&self) -> TimedOperation<'_> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let started = Instant::now();
+        if let Ok(mut in_flight) = self.in_flight.lock() {
+            in_flight.insert(id, started);
+        }
+        TimedOperation {
+            clock: self,
+            id,
+            started,
+        }
+    }
+
+    fn wait(&self) -> DiskWait {
+        let oldest = self
+            .in_flight
+            .lock()
+            .ok()
+            .and_then(|f| f.first_key_value().map(|(_, at)| *at));
+        DiskWait {
+            waiting: oldest.map(|at| at.elapsed()),
+            last: self.last.lock().ok().and_then(|l| *l),
+        }
+    }
+}
+
+impl Drop for TimedOperation<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut in_flight) = self.clock.in_flight.lock() {
+            in_flight.remove(&self.id);
+        }
+        if let Ok(mut last) = self.clock.last.lock() {
+            *last = Some(self.started.elapsed());
+        }
+    }
+}
+
 /// All submissions known to the server.
 #[derive(Debug)]
 pub struct Store {
     entries: Mutex<HashMap<SubKey, Arc<Entry>>>,
     db: Arc<Db>,
+    clock: Arc<DiskClock>,
     retention: Duration,
     max_retained: usize,
 }
@@ -39,6 +103,7 @@ impl Store {
         let store = Store {
             entries: Mutex::new(HashMap::new()),
             db: Arc::new(db),
+            clock: Arc::default(),
             retention,
             max_retained,
         };
@@ -60,10 +125,18 @@ impl Store {
         &self,
         f: impl FnOnce(&Db) -> Result<T, DbError> + Send + 'static,
     ) -> Result<T, SubmissionError> {
-        let db = self.db.clone();
-        Ok(tokio::task::spawn_blocking(move || f(&db))
-            .await
-            .map_err(|e| SubmissionError::Internal(e.to_string()))??)
+        let (db, clock) = (self.db.clone(), self.clock.clone());
+        Ok(tokio::task::spawn_blocking(move || {
+            let _timed = clock.start();
+            f(&db)
+        })
+        .await
+        .map_err(|e| SubmissionError::Internal(e.to_string()))??)
+    }
+
+    /// How the store's disk answers: the oldest operation still waiting and the last one done.
+    pub fn disk_wait(&self) -> DiskWait {
+        self.clock.wait()
     }
 
     /// Adds a submission in memory; a finished one with the same key is replaced (a rejudge)

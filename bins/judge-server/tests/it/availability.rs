@@ -417,3 +417,141 @@ fn one_client_address_cannot_hold_every_connection() {
     let reply = get(&server.url("/v1/health"), None);
     assert_eq!(reply.status, 200, "{}", reply.text);
 }
+
+/// A frozen data disk (`fsfreeze` of an ext4 on a loop device: every write waits until it
+/// thaws) answers an accept with 503 and `Retry-After` at `store_timeout_ms`, health says so,
+/// and the commit that ends after the thaw is taken back: the client that heard 503 can send
+/// the same `sub_id` again and gets 202, not 409. Before, the accept waited as long as the
+/// disk did (to the request's 504) and then went through anyway.
+#[test]
+fn a_frozen_data_disk_is_503_at_store_timeout_and_its_late_commit_is_taken_back() {
+    let _one_at_a_time = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let (image, disk) = (scratch.path().join("disk.img"), scratch.path().join("disk"));
+    std::fs::create_dir(&disk).expect("mount point");
+    let run = |program: &str, args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(program)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let made = std::fs::File::create(&image)
+        .and_then(|f| f.set_len(64 << 20))
+        .is_ok()
+        && run(
+            "mkfs.ext4",
+            &["-q".as_ref(), "-F".as_ref(), image.as_os_str()],
+        )
+        && run(
+            "mount",
+            &[
+                "-o".as_ref(),
+                "loop".as_ref(),
+                image.as_os_str(),
+                disk.as_os_str(),
+            ],
+        );
+    if !made {
+        assert!(
+            !verdict_testkit::required(),
+            "VERDICT_REQUIRE_SANDBOX=1 but an ext4 loop device cannot be mounted"
+        );
+        println!("skipped: cannot mount an ext4 loop device here");
+        return;
+    }
+    struct Unmount<'a>(&'a std::path::Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(self.0)
+                .status();
+        }
+    }
+    let _unmount = Unmount(&disk);
+    let Some(server) = TestServer::start_keeping_data(verdict_judge_server::ServerConfig {
+        data_dir: disk.join("data"),
+        store_timeout_ms: 1_500,
+        ..config()
+    }) else {
+        return;
+    };
+    let health = get(&server.url("/v1/health"), None).json();
+    assert_eq!(health["status"], "ok", "{health}");
+    assert!(
+        health["store"]["free_bytes"]
+            .as_u64()
+            .is_some_and(|b| b > 0),
+        "{health}"
+    );
+    // Frozen, and thawed whatever happens (before the server stops: declared after it).
+    struct Thaw<'a>(&'a std::path::Path);
+    impl Drop for Thaw<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("fsfreeze")
+                .arg("-u")
+                .arg(self.0)
+                .status();
+        }
+    }
+    assert!(
+        run("fsfreeze", &["-f".as_ref(), disk.as_os_str()]),
+        "fsfreeze -f"
+    );
+    let thaw = Thaw(&disk);
+    let body = a_plus_b("frozen-1", "oj", A_PLUS_B).to_string();
+    let asked = Instant::now();
+    let reply = crate::common::reply(
+        crate::common::client_waiting(Duration::from_secs(15))
+            .post(server.url("/v1/submissions"))
+            .header("Content-Type", "application/json")
+            .send(&body),
+    );
+    let took = asked.elapsed();
+    assert_eq!(reply.status, 503, "after {took:?}: {}", reply.text);
+    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
+    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    // Health: the store's operation waits past store_timeout_ms.
+    let health = loop {
+        let health = get(&server.url("/v1/health"), None).json();
+        if health["status"] == "degraded" || asked.elapsed() > Duration::from_secs(10) {
+            break health;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(health["status"], "degraded", "{health}");
+    assert_eq!(health["accepting"], false, "{health}");
+    assert!(
+        health["store"]["waiting_ms"]
+            .as_u64()
+            .is_some_and(|ms| ms > 1_500),
+        "{health}"
+    );
+    assert!(
+        health["host_faults"][0]
+            .as_str()
+            .is_some_and(|f| f.contains("data disk")),
+        "{health}"
+    );
+    drop(thaw);
+    // The late commit is taken back: nothing of frozen-1 stays, and sending it again is 202.
+    let thawed = Instant::now();
+    loop {
+        let status = get(&server.url("/v1/submissions/frozen-1"), None).status;
+        if status == 404 {
+            break;
+        }
+        assert!(
+            thawed.elapsed() < Duration::from_secs(20),
+            "frozen-1 is still there ({status}) after the thaw"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let again = post(&server.url("/v1/submissions"), None, &body);
+    assert_eq!(again.status, 202, "{}", again.text);
+    let health = get(&server.url("/v1/health"), None).json();
+    assert_eq!(health["status"], "ok", "{health}");
+    drop(server);
+}
