@@ -550,6 +550,23 @@ pub fn unmet_requirements(
                 verdicts.len()
             ));
         }
+        if let Some(message) = &req.message {
+            let said = cases.iter().enumerate().any(|(i, (c, _))| {
+                req.cases
+                    .as_deref()
+                    .is_none_or(|g| crate::kattis::expectations::matches(g, &c.name))
+                    && compiled
+                    && tests
+                        .get(i)
+                        .is_some_and(|r| r.error_log.contains(message.as_str()))
+            });
+            if !said {
+                out.push(format!(
+                    "{}: message {message:?} is in the validator's message of no test case",
+                    req.source
+                ));
+            }
+        }
         if let Some((lo, hi)) = req.score {
             let got = match &req.cases {
                 None => Some(graded.score),

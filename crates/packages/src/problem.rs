@@ -277,6 +277,15 @@ pub struct Requirement {
     /// The score is in this inclusive range: the submission's, or with `cases` the score of
     /// the group it names (`secret` or a 2025-09 test data group).
     pub score: Option<(f64, f64)>,
+    /// This text is in the validator's message (`judgemessage.txt`) of at least one test case.
+    pub message: Option<String>,
+}
+
+impl Requirement {
+    /// Whether checking it needs every test case's result (no lazy judging).
+    pub fn reads_every_case(&self) -> bool {
+        self.permitted.is_some() || self.required.is_some() || self.message.is_some()
+    }
 }
 
 impl Group {

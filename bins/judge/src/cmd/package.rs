@@ -254,10 +254,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             None => {
                 let mut s = plan::submission(&problem, &program, &r.name, tl)?;
                 // submissions.yaml's permitted / required read every test case's verdict.
-                if r.requirements
-                    .iter()
-                    .all(|q| q.permitted.is_none() && q.required.is_none())
-                {
+                if !r.requirements.iter().any(|q| q.reads_every_case()) {
                     plan::lazy(&problem, &mut s);
                 }
                 let results = judge_one(s).results;

@@ -1170,12 +1170,9 @@ fn a_submit_answer_package_verifies_its_answer_files_and_its_answer_printing_pro
     );
 }
 
-#[test]
-fn a_submit_answer_packages_validator_reads_the_answer_file_on_its_stdin() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("roots");
-    // The square with any sign: `-49` answers 7 as `49` does.
-    let validator = r#"import sys
+/// An output validator accepting the square of the input with either sign (`-49` answers 7 as
+/// `49` does), saying why it rejects in `judgemessage.txt`.
+const SIGNLESS_SQUARES: &str = r#"import sys
 n = int(open(sys.argv[1]).read())
 words = sys.stdin.read().split()
 ok = len(words) == 1 and words[0].lstrip("-").isdigit() and abs(int(words[0])) == n * n
@@ -1183,7 +1180,12 @@ if not ok:
     open(sys.argv[3] + "/judgemessage.txt", "w").write("not a square of the root: %r" % words)
 sys.exit(42 if ok else 43)
 "#;
-    submit_answer_package(&dir, Some(validator));
+
+#[test]
+fn a_submit_answer_packages_validator_reads_the_answer_file_on_its_stdin() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("roots");
+    submit_answer_package(&dir, Some(SIGNLESS_SQUARES));
     let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write");
     std::fs::create_dir_all(dir.join("submissions/accepted/negative/secret")).expect("mkdir");
     std::fs::create_dir_all(dir.join("submissions/accepted/negative/sample")).expect("mkdir");
@@ -1193,4 +1195,94 @@ sys.exit(42 if ok else 43)
     let report = package_verifies_as_its_authors_say(&dir, &[]);
     assert_eq!(row(&report, "accepted/negative")["verdict"], "AC");
     assert_eq!(row(&report, "wrong_answer/typo")["verdict"], "WA");
+}
+
+/// `submissions.yaml`'s `message` (2025-09): the text must be in the validator's
+/// `judgemessage.txt` of at least one test case (of the group it is under, when scoped).
+#[test]
+fn submissions_yaml_message_must_be_in_a_validators_message() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("roots");
+    submit_answer_package(&dir, Some(SIGNLESS_SQUARES));
+    let rules = |text: &str| {
+        format!(
+            "wrong_answer/typo:\n  message: \"{text}\"\n\"*/cube.py\":\n  secret:\n    message: \"not a square\"\n"
+        )
+    };
+    written::write(
+        &dir,
+        "submissions/submissions.yaml",
+        &rules("not a square of the root: ['143']"),
+    );
+    package_verifies_as_its_authors_say(&dir, &[]);
+    written::write(&dir, "submissions/submissions.yaml", &rules("too large"));
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let typo = row(&report, "wrong_answer/typo");
+    assert_eq!(
+        typo["note"],
+        "wrong_answer/typo: message \"too large\" is in the validator's message of no test case",
+        "{typo:#}"
+    );
+    assert_eq!(row(&report, "wrong_answer/cube.py")["agrees"], true);
+}
+
+/// `submissions.yaml`'s `language` and `entrypoint` (2025-09), and Python's default entry point
+/// `__main__.py` (the format's language table): a script with no extension judged as the
+/// Python it says it is, a directory whose main file is named by `entrypoint`, and a module
+/// directory run by its `__main__.py` (its other file sorts first).
+#[test]
+fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("echo");
+    written::scoring_2025(&dir);
+    let w = |name: &str, text: &str| written::write(&dir, name, text);
+    w("submissions/accepted/echo_script", "print(input())\n");
+    w("submissions/accepted/two_mains/a.py", "print(0)\n");
+    w("submissions/accepted/two_mains/z.py", "print(input())\n");
+    w(
+        "submissions/accepted/module/Helper.py",
+        "def echo():\n    print(input())\n",
+    );
+    w(
+        "submissions/accepted/module/__main__.py",
+        "from Helper import echo\necho()\n",
+    );
+    w(
+        "submissions/submissions.yaml",
+        "accepted/echo_script:\n  language: python3\naccepted/two_mains:\n  entrypoint: z.py\n",
+    );
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    for name in [
+        "accepted/echo_script",
+        "accepted/two_mains",
+        "accepted/module",
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["skipped"], &r["verdict"], &r["language"]),
+            (
+                &Value::Bool(false),
+                &Value::from("AC"),
+                &Value::from("python3")
+            ),
+            "{r:#}"
+        );
+    }
+    // A language verdict does not judge: skipped, saying why, never judged as another.
+    w(
+        "submissions/submissions.yaml",
+        "accepted/echo_script:\n  language: python3numpy\naccepted/two_mains:\n  entrypoint: z.py\n",
+    );
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    let r = row(&report, "accepted/echo_script");
+    assert_eq!(r["skipped"], true, "{r:#}");
+    assert!(
+        r["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("python3numpy")),
+        "{r:#}"
+    );
 }

@@ -1,6 +1,6 @@
 //! `submissions/submissions.yaml` (2025-09 "Example submissions"): what each reference must
 //! get besides its directory's claim. Its keys are globs of submissions (`accepted/*.py`,
-//! `wrong_answer/{a,b}.cc`); under each, `permitted`, `required` and `score` over every test
+//! `wrong_answer/{a,b}.cc`); under each, `permitted`, `required`, `score` and `message` over every test
 //! case, and the same under a test-data glob (`secret/group1`, `secret/*-hard`). What verdict
 //! cannot check is refused naming the key.
 
@@ -38,12 +38,20 @@ pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>,
             let at = format!("{glob}.{key}");
             match key {
                 k if IGNORED.contains(&k) => {}
-                "permitted" | "required" | "score" => set(path, &at, &mut top, key, value)?,
-                "language" | "entrypoint" | "message" | "use_for_time_limit" => {
+                "permitted" | "required" | "score" | "message" => {
+                    set(path, &at, &mut top, key, value)?;
+                }
+                "language" | "entrypoint" => {
+                    // Read by `program_settings`.
+                    if value.as_str().is_none() {
+                        return Err(PackageError::invalid(path, &at, "expected a string"));
+                    }
+                }
+                "use_for_time_limit" => {
                     return Err(PackageError::unsupported(
                         path,
                         &at,
-                        "not read by verdict (a reference's language and entry point come from its files)",
+                        "not read by verdict (the time limit is derived from the accepted references)",
                     ));
                 }
                 cases => {
@@ -55,7 +63,9 @@ pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>,
                         let k = k.as_str().unwrap_or_default();
                         let at = format!("{at}.{k}");
                         match k {
-                            "permitted" | "required" | "score" => set(path, &at, &mut r, k, v)?,
+                            "permitted" | "required" | "score" | "message" => {
+                                set(path, &at, &mut r, k, v)?;
+                            }
                             _ => {
                                 return Err(PackageError::unsupported(
                                     path,
@@ -77,11 +87,41 @@ pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>,
                 "overriding a default directory's permitted / required verdicts (use a glob such as accepted/*)",
             ));
         }
-        if top.permitted.is_some() || top.required.is_some() || top.score.is_some() {
+        if top.reads_every_case() || top.score.is_some() {
             out.push((glob.to_owned(), top));
         }
     }
     Ok(out)
+}
+
+/// How a reference's program is read, by submission glob: its `language` (a code of the
+/// format's language table) and `entrypoint`, as `submissions.yaml` gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProgramSettings {
+    /// The submission glob.
+    pub glob: String,
+    /// `language`.
+    pub language: Option<String>,
+    /// `entrypoint`.
+    pub entrypoint: Option<String>,
+}
+
+/// Every glob's `language` and `entrypoint` (a file [`read`] accepted).
+pub(crate) fn program_settings(v: &Value) -> Vec<ProgramSettings> {
+    let Some(map) = v.as_mapping() else {
+        return Vec::new();
+    };
+    map.iter()
+        .filter_map(|(glob, body)| {
+            let text = |key: &str| body.get(key).and_then(Value::as_str).map(str::to_owned);
+            let settings = ProgramSettings {
+                glob: glob.as_str()?.to_owned(),
+                language: text("language"),
+                entrypoint: text("entrypoint"),
+            };
+            (settings.language.is_some() || settings.entrypoint.is_some()).then_some(settings)
+        })
+        .collect()
 }
 
 fn requirement(source: String, cases: Option<String>) -> Requirement {
@@ -91,6 +131,7 @@ fn requirement(source: String, cases: Option<String>) -> Requirement {
         permitted: None,
         required: None,
         score: None,
+        message: None,
     }
 }
 
@@ -103,6 +144,10 @@ fn set(
 ) -> Result<(), PackageError> {
     let number = |v: &Value| v.as_f64().filter(|x| x.is_finite());
     match key {
+        "message" => match v.as_str() {
+            Some(text) => r.message = Some(text.to_owned()),
+            None => return Err(PackageError::invalid(path, at, "expected a string")),
+        },
         "score" => {
             r.score = Some(match v {
                 Value::Sequence(items) => match items.as_slice() {

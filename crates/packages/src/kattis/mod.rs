@@ -518,12 +518,31 @@ fn submissions(
     let yaml_path = root.join("submissions.yaml");
     if let Some(v) = yaml::read(&yaml_path)? {
         let rules = expectations::read(&yaml_path, &v)?;
+        let settings = expectations::program_settings(&v);
         for r in &mut out {
             r.requirements = rules
                 .iter()
                 .filter(|(glob, _)| expectations::matches(glob, &r.name))
                 .map(|(_, req)| req.clone())
                 .collect();
+            // Later globs that match set what earlier ones did not, or again.
+            let (mut language, mut entrypoint) = (None, None);
+            for s in settings
+                .iter()
+                .filter(|s| expectations::matches(&s.glob, &r.name))
+            {
+                language = s.language.clone().or(language);
+                entrypoint = s.entrypoint.clone().or(entrypoint);
+            }
+            if language.is_some() || entrypoint.is_some() {
+                r.program = programs::as_configured(
+                    &root.join(&r.name),
+                    include,
+                    r.program.clone(),
+                    language.as_deref(),
+                    entrypoint.as_deref(),
+                );
+            }
         }
     }
     Ok(out)

@@ -70,11 +70,12 @@ pub(crate) fn program(
     }
     let language = language
         .ok_or_else(|| format!("{}: no source in a language verdict judges", path.display()))?;
-    // The entry point: `main.*` when present, else the first source.
+    // The entry point: `main.*` (Python's `__main__.py`, the format's default) when present,
+    // else the first source.
     if let Some(i) = sources.iter().position(|a| {
         Path::new(&a.name)
             .file_stem()
-            .is_some_and(|s| s == "main" || s == "Main")
+            .is_some_and(|s| s == "main" || s == "Main" || s == "__main__")
     }) {
         let main = sources.remove(i);
         sources.insert(0, main);
@@ -97,6 +98,89 @@ pub(crate) fn program(
         assist_files: assists,
         compile_command: None,
     }))
+}
+
+/// The reference at `path` as `submissions.yaml` sets it (`program`: as read from its files):
+/// `language` (a code of the format's language table) makes every file that is not a header or
+/// a source of another language one of its sources, whatever its extension (`extra`: the
+/// package's `include/<language>/` beside them); `entrypoint` names the main class (Java,
+/// Kotlin, Scala) or main file (Python, JavaScript). A language verdict does not judge is
+/// `Err`, so the reference is skipped, never judged in a language it was not written for.
+pub(crate) fn as_configured(
+    path: &Path,
+    extra: &dyn Fn(Language) -> Vec<Asset>,
+    program: Result<Program, String>,
+    language: Option<&str>,
+    entrypoint: Option<&str>,
+) -> Result<Program, String> {
+    let mut program = match language {
+        None => program?,
+        Some(code) => {
+            let language = language_of_code(code)
+                .ok_or_else(|| format!("language {code:?}: not a language verdict judges"))?;
+            let mut files = Vec::new();
+            collect(path, path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
+            files.sort_by(|a, b| a.0.cmp(&b.0));
+            let (mut sources, mut assists) = (Vec::new(), Vec::new());
+            for (name, text) in files {
+                let p = Path::new(&name);
+                let other = language_of(p, &text).is_some_and(|l| l != language);
+                if is_header(p) || other {
+                    assists.push(Asset::text(name, text));
+                } else {
+                    sources.push(Asset::text(name, text));
+                }
+            }
+            if sources.is_empty() {
+                return Err(format!("language {code:?}: no source file for it"));
+            }
+            for asset in extra(language) {
+                if !sources.iter().chain(&assists).any(|a| a.name == asset.name) {
+                    assists.push(asset);
+                }
+            }
+            Program::SourceCode(SourceCode {
+                language,
+                entry_point: None,
+                source_files: sources,
+                assist_files: assists,
+                compile_command: None,
+            })
+        }
+    };
+    if let Some(entry) = entrypoint {
+        let Program::SourceCode(source) = &mut program;
+        source.entry_point = Some(entry.to_owned());
+    }
+    Ok(program)
+}
+
+/// The language a code of the format's language table names, if verdict judges it.
+fn language_of_code(code: &str) -> Option<Language> {
+    Some(match code {
+        "ada" => Language::Ada,
+        "bash" => Language::Bash,
+        "c" => Language::C,
+        "cpp" => Language::Cpp,
+        "csharp" => Language::Csharp,
+        "fortran" => Language::Fortran95,
+        "fsharp" => Language::Fsharp,
+        "go" => Language::Go,
+        "haskell" => Language::Haskell,
+        "java" => Language::Java,
+        "javascript" => Language::Js,
+        "kotlin" => Language::Kotlin,
+        "lua" => Language::Lua,
+        "pascal" => Language::Pas,
+        "perl" => Language::Perl,
+        "python2" => Language::Python2,
+        "python3" => Language::Python3,
+        "ruby" => Language::Ruby,
+        "rust" => Language::Rust,
+        "scala" => Language::Scala,
+        "swift" => Language::Swift,
+        _ => return None,
+    })
 }
 
 /// Reads `path` as a submit-answer problem's submission: a program when it holds a source in
