@@ -211,18 +211,29 @@ pub async fn languages(
     ))
 }
 
-/// `GET /metrics`: Prometheus text: the server's counters, the judge's cache and, with a
-/// broker, its traffic.
-pub async fn metrics(State(state): State<AppState>, _caller: Caller) -> Response {
-    let mut text = state.metrics.render(
-        state.cache_stats(),
-        state
-            .judge
-            .as_ref()
-            .map(verdict_scheduler::Judge::slot_stats),
-    );
-    if let Some(broker) = &state.broker {
-        broker.queue.render(broker.link.is_up(), &mut text);
+/// `GET /metrics`: Prometheus text. An operator's token (no category) reads the server's
+/// counters, the judge's cache and, with a broker, its traffic, then the per-category series;
+/// a category token reads only its own category's series (the others' load is not its
+/// business: issue 29.11).
+pub async fn metrics(State(state): State<AppState>, caller: Caller) -> Response {
+    let mut text = match caller.category {
+        Some(_) => String::new(),
+        None => {
+            let mut text = state.metrics.render(
+                state.cache_stats(),
+                state
+                    .judge
+                    .as_ref()
+                    .map(verdict_scheduler::Judge::slot_stats),
+            );
+            if let Some(broker) = &state.broker {
+                broker.queue.render(broker.link.is_up(), &mut text);
+            }
+            text
+        }
+    };
+    if let Some(submissions) = &state.submissions {
+        render_categories(&submissions.store, caller.category.as_deref(), &mut text);
     }
     let mut response = text.into_response();
     response.headers_mut().insert(
@@ -230,6 +241,45 @@ pub async fn metrics(State(state): State<AppState>, _caller: Caller) -> Response
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
     response
+}
+
+/// The submissions this server holds by category and phase (queued, running, finished and
+/// kept), every category's or only `only`'s.
+fn render_categories(store: &verdict_submissions::Store, only: Option<&str>, out: &mut String) {
+    use std::fmt::Write;
+    use verdict_submissions::Phase;
+    let mut counts: std::collections::BTreeMap<String, [u64; 3]> = Default::default();
+    if let Some(category) = only {
+        counts.insert(category.to_owned(), [0; 3]);
+    }
+    for entry in store.list() {
+        if only.is_some_and(|c| c != entry.key.category) {
+            continue;
+        }
+        let phase = match entry.phase() {
+            Phase::Queued => 0,
+            Phase::Running => 1,
+            Phase::Finished => 2,
+        };
+        counts.entry(entry.key.category.clone()).or_default()[phase] += 1;
+    }
+    let name = "verdict_category_submissions";
+    let _ = writeln!(
+        out,
+        "# HELP {name} Submissions of a category held by this server, by phase (finished: kept for retention_secs).\n# TYPE {name} gauge"
+    );
+    for (category, n) in &counts {
+        let label = category
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n");
+        for (phase, count) in ["queued", "running", "finished"].iter().zip(n) {
+            let _ = writeln!(
+                out,
+                "{name}{{category=\"{label}\",phase=\"{phase}\"}} {count}"
+            );
+        }
+    }
 }
 
 /// `GET /v1/openapi.json`: the OpenAPI 3.1 document (no token needed).

@@ -413,7 +413,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
         get(
             "/metrics",
             info::metrics,
-            Doc::new("metrics", "Prometheus metrics (text format 0.0.4).")
+            Doc::new("metrics", "Prometheus metrics (text format 0.0.4): an operator's token (no category) reads the server's counters and every category's series; a category token reads only its own category's (verdict_category_submissions).")
                 .ok_as(200, "Metrics.", Content::Media("text/plain"))
                 .errors(&[401]),
         ),

@@ -198,3 +198,50 @@ fn a_category_token_runs_only_sandboxed_lab_runners_and_judges_only_as_itself() 
     assert_eq!(mapped.status, 403, "{}", mapped.text);
     assert_eq!(mapped.json()["error"]["field"], "input_map.b");
 }
+
+/// `/metrics` for a category token holds its own category's series only (issue 29.11): not
+/// the server-wide counters, not another tenant's submissions; the operator's token reads
+/// both, every category's series included.
+#[test]
+fn a_category_token_reads_only_its_own_categorys_metrics() {
+    let Some(server) = TestServer::start(tenants()) else {
+        return;
+    };
+    for (token, category) in [("alpha-token", "alpha"), ("beta-token", "beta")] {
+        let reply = post(
+            &server.url("/v1/submissions"),
+            Some(token),
+            &a_plus_b(&format!("{category}-m"), category, A_PLUS_B).to_string(),
+        );
+        assert_eq!(reply.status, 202, "{}", reply.text);
+        wait_finished(&server, &format!("/v1/submissions/{category}-m"), token);
+    }
+    let alpha = get(&server.url("/metrics"), Some("alpha-token"));
+    assert_eq!(alpha.status, 200);
+    assert!(
+        alpha
+            .text
+            .contains("verdict_category_submissions{category=\"alpha\",phase=\"finished\"} 1"),
+        "{}",
+        alpha.text
+    );
+    assert!(!alpha.text.contains("beta"), "{}", alpha.text);
+    assert!(
+        !alpha.text.contains("verdict_queue_length"),
+        "{}",
+        alpha.text
+    );
+    assert!(
+        !alpha.text.contains("verdict_submissions_accepted_total"),
+        "{}",
+        alpha.text
+    );
+    let admin = get(&server.url("/metrics"), Some("admin-token")).text;
+    for wanted in [
+        "verdict_submissions_accepted_total 2",
+        "verdict_category_submissions{category=\"alpha\",phase=\"finished\"} 1",
+        "verdict_category_submissions{category=\"beta\",phase=\"finished\"} 1",
+    ] {
+        assert!(admin.contains(wanted), "{wanted} in {admin}");
+    }
+}
