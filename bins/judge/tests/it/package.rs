@@ -1079,11 +1079,7 @@ accepted/*:
 /// files named after the test cases (`secret/1.out`) and, as the example's own references are,
 /// a program printing the answers. The problem: print the square of the number given.
 fn submit_answer_package(dir: &Path, validator: Option<&str>) {
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |name: &str, text: &str| written::write(dir, name, text);
     write(
         "problem.yaml",
         "problem_format_version: 2025-09\ntype: pass-fail submit-answer\nname: Squares\n\
@@ -1186,9 +1182,7 @@ fn a_submit_answer_packages_validator_reads_the_answer_file_on_its_stdin() {
     let scratch = tempfile::tempdir().expect("temp dir");
     let dir = scratch.path().join("roots");
     submit_answer_package(&dir, Some(SIGNLESS_SQUARES));
-    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write");
-    std::fs::create_dir_all(dir.join("submissions/accepted/negative/secret")).expect("mkdir");
-    std::fs::create_dir_all(dir.join("submissions/accepted/negative/sample")).expect("mkdir");
+    let write = |name: &str, text: &str| written::write(&dir, name, text);
     write("submissions/accepted/negative/sample/1.out", "-36\n");
     write("submissions/accepted/negative/secret/1.out", "-49\n");
     write("submissions/accepted/negative/secret/2.out", "144\n");
