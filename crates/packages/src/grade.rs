@@ -467,6 +467,8 @@ pub fn agrees(expected: Expected, graded: &Graded, scoring: bool, max_score: f64
         Expected::RunTimeError => v == Verdict::RunTimeError,
         Expected::SlowAccepted => matches!(v, Verdict::Accepted | Verdict::TimeLimitExceeded),
         Expected::Rejected => !matches!(v, Verdict::Accepted | Verdict::JudgeError),
+        // Its `submissions.yaml` rules decide (`unmet_requirements`); a judge error never agrees.
+        Expected::Custom => v != Verdict::JudgeError,
     }
 }
 

@@ -216,6 +216,9 @@ pub enum Expected {
     SlowAccepted,
     /// `rejected` (2025-09): anything but accepted.
     Rejected,
+    /// A directory `submissions.yaml` adds, or a default one whose `permitted` / `required` it
+    /// replaces (2025-09 "Default directories"): only the reference's `requirements` decide.
+    Custom,
 }
 
 impl Expected {
@@ -229,6 +232,26 @@ impl Expected {
             Expected::RunTimeError => "run_time_error",
             Expected::SlowAccepted => "slow_accepted",
             Expected::Rejected => "rejected",
+            Expected::Custom => "custom",
+        }
+    }
+
+    /// The `permitted` and `required` verdicts the 2025-09 format gives a default directory
+    /// (its "Default directories" table), which a rule on the directory's own name in
+    /// `submissions.yaml` inherits where it sets neither.
+    pub fn default_rule(
+        self,
+    ) -> (
+        Option<&'static [&'static str]>,
+        Option<&'static [&'static str]>,
+    ) {
+        match self {
+            Expected::Accepted => (Some(&["AC"]), None),
+            Expected::Rejected => (None, Some(&["RTE", "TLE", "WA"])),
+            Expected::WrongAnswer => (Some(&["AC", "WA"]), Some(&["WA"])),
+            Expected::TimeLimitExceeded => (Some(&["AC", "TLE"]), Some(&["TLE"])),
+            Expected::RunTimeError => (Some(&["AC", "RTE"]), Some(&["RTE"])),
+            Expected::PartiallyAccepted | Expected::SlowAccepted | Expected::Custom => (None, None),
         }
     }
 
@@ -261,6 +284,13 @@ pub struct Reference {
     pub requirements: Vec<Requirement>,
 }
 
+impl Reference {
+    /// The directory under `submissions/` it is in (`accepted`, or a custom one).
+    pub fn directory(&self) -> &str {
+        self.name.split('/').next().unwrap_or_default()
+    }
+}
+
 /// A requirement `submissions/submissions.yaml` puts on the references its key matches
 /// (2025-09 "Example submissions": `permitted`, `required`, `score`), over every test case or
 /// the ones a test-data glob matches.
@@ -279,6 +309,9 @@ pub struct Requirement {
     pub score: Option<(f64, f64)>,
     /// This text is in the validator's message (`judgemessage.txt`) of at least one test case.
     pub message: Option<String>,
+    /// It is written on a default directory's own name (`accepted:`) and replaces that
+    /// directory's claim (its unset `permitted` / `required` inherited from the default).
+    pub replaces_directory: bool,
 }
 
 impl Requirement {

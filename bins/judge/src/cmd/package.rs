@@ -93,7 +93,8 @@ struct Row {
     /// The program's language, when verdict knows it; `answers` for a submit-answer
     /// problem's answer files.
     language: Option<&'static str>,
-    expected: &'static str,
+    /// The directory under `submissions/` (its claim: a default one, or the package's own).
+    expected: String,
     /// The package's verdict (AC, WA, TLE, RTE, CE, JE), `-` when skipped.
     verdict: String,
     score: Option<f64>,
@@ -230,7 +231,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                         .as_ref()
                         .ok()
                         .map(|p| p.source().language.as_str()),
-                    expected: r.expected.dir(),
+                    expected: r.directory().to_owned(),
                     verdict: "-".into(),
                     score: None,
                     max_time_ms: 0,
@@ -290,7 +291,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             } else {
                 program.source().language.as_str()
             }),
-            expected: r.expected.dir(),
+            expected: r.directory().to_owned(),
             verdict: g.verdict.short().into(),
             score: problem.kind.scoring.then_some(g.score),
             max_time_ms: g.max_time_ms,

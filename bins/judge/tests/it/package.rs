@@ -1280,3 +1280,63 @@ fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
         "{r:#}"
     );
 }
+
+/// BAPCtools' own `testexpectations` package (2025-09, fetched from PyPI): directories of its
+/// own (`ac_or_wa`, `wa`, `match`, `expansion`) held to the `submissions.yaml` rules that match
+/// them, a default directory's rule replaced (`accepted: permitted: [WA]`, its `wa.py` then
+/// agrees by getting WA), globs with brace expansion and test-data groups, `message`,
+/// `language` and `entrypoint`: every reference gets what its rules say. Its `tle` directory
+/// rests on `use_for_time_limit`, which verdict refuses naming the key: the test leaves it
+/// out, and checks the refusal on the package as published.
+#[test]
+fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
+    let published = fetch::bapctools_problems().join("testexpectations");
+    let out = verify(&published, true);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("tle.sample.use_for_time_limit"), "{stderr}");
+    let (_keep, dir) = fetch::bapctools_copy_of("testexpectations");
+    let rules_path = dir.join("submissions/submissions.yaml");
+    let rules = std::fs::read_to_string(&rules_path).expect("submissions.yaml");
+    let cut = rules.find("# check time limit").expect("the tle rule");
+    std::fs::write(&rules_path, &rules[..cut]).expect("write");
+    std::fs::remove_dir_all(dir.join("submissions/tle")).expect("remove tle");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    for (name, expected, verdict) in [
+        ("accepted/wa.py", "accepted", "WA"),
+        ("ac_or_wa/metadata", "ac_or_wa", "AC"),
+        ("ac_or_wa/wa.py", "ac_or_wa", "WA"),
+        ("wa/hello.py", "wa", "WA"),
+        ("wa/odd.py", "wa", "WA"),
+        ("expansion/ac.cpp", "expansion", "AC"),
+        ("match/match_wa.py", "match", "AC"),
+    ] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["expected"], &r["verdict"], &r["agrees"]),
+            (
+                &Value::from(expected),
+                &Value::from(verdict),
+                &Value::Bool(true)
+            ),
+            "{r:#}"
+        );
+    }
+    // The replaced rule is the one that holds: back to the default, wa.py disagrees.
+    let replaced = rules[..cut].replace(
+        "  permitted: [WA]\n  required: [WA]\n",
+        "  permitted: [AC]\n",
+    );
+    std::fs::write(&rules_path, replaced).expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let r = row(&report, "accepted/wa.py");
+    assert_eq!(r["agrees"], false, "{r:#}");
+    assert!(
+        r["note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("accepted: permitted [AC]")),
+        "{r:#}"
+    );
+}

@@ -79,13 +79,15 @@ pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>,
                 }
             }
         }
-        if Expected::from_dir(glob).is_some() && (top.permitted.is_some() || top.required.is_some())
+        // On a default directory's own name: its claim replaced, what is not set inherited.
+        if let Some(dir) = Expected::from_dir(glob)
+            && (top.permitted.is_some() || top.required.is_some())
         {
-            return Err(PackageError::unsupported(
-                path,
-                glob,
-                "overriding a default directory's permitted / required verdicts (use a glob such as accepted/*)",
-            ));
+            let (permitted, required) = dir.default_rule();
+            let words = |w: &[&str]| w.iter().map(|v| (*v).to_owned()).collect();
+            top.permitted = top.permitted.or_else(|| permitted.map(words));
+            top.required = top.required.or_else(|| required.map(words));
+            top.replaces_directory = true;
         }
         if top.reads_every_case() || top.score.is_some() {
             out.push((glob.to_owned(), top));
@@ -132,6 +134,7 @@ fn requirement(source: String, cases: Option<String>) -> Requirement {
         required: None,
         score: None,
         message: None,
+        replaces_directory: false,
     }
 }
 
@@ -201,7 +204,8 @@ fn set(
     Ok(())
 }
 
-/// Brace expansion: `a.{py,cc}` is `a.py` and `a.cc` (nested and several braces too).
+/// Brace expansion: `a.{py,cc}` is `a.py` and `a.cc` (nested and several braces too); space
+/// around an alternative is not part of it (`{ 4 }` is `4`, as BAPCtools reads it).
 fn expand(glob: &str) -> Vec<String> {
     let Some(open) = glob.find('{') else {
         return vec![glob.to_owned()];
@@ -214,13 +218,13 @@ fn expand(glob: &str) -> Vec<String> {
         match c {
             '{' => depth += 1,
             '}' if depth == 0 => {
-                parts.push(&glob[start..i]);
+                parts.push(glob[start..i].trim());
                 close = Some(i);
                 break;
             }
             '}' => depth -= 1,
             ',' if depth == 0 => {
-                parts.push(&glob[start..i]);
+                parts.push(glob[start..i].trim());
                 start = i + 1;
             }
             _ => {}
@@ -278,5 +282,6 @@ mod tests {
         assert!(matches("secret/*{,0,1}{0,2}", "secret/12"));
         assert!(matches("secret/*{,0,1}{0,2}", "secret/2"));
         assert!(!matches("match/match", "match/match_wa"));
+        assert!(matches("secret/*{ 4 }{ 2 }", "secret/42"));
     }
 }

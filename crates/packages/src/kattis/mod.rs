@@ -462,6 +462,24 @@ fn input_validators(dir: &Path) -> Result<Vec<(String, Runnable)>, PackageError>
     Ok(out)
 }
 
+/// Whether a directory of `submissions/` that is not a default one is the package's own: a
+/// rule of `submissions.yaml` matches it or a submission in it.
+fn custom_directory(
+    dir: &Path,
+    name: &str,
+    rules: &[(String, crate::problem::Requirement)],
+) -> Result<bool, PackageError> {
+    let entries = sorted_entries(dir)?;
+    Ok(rules.iter().any(|(glob, _)| {
+        expectations::matches(glob, name)
+            || entries.iter().any(|e| {
+                e.file_name().is_some_and(|f| {
+                    expectations::matches(glob, &format!("{name}/{}", f.to_string_lossy()))
+                })
+            })
+    }))
+}
+
 /// Every reference submission: a file or directory in `submissions/<verdict>/` (of a
 /// submit-answer problem: a program, or its answer files).
 fn submissions(
@@ -473,6 +491,12 @@ fn submissions(
     if !root.is_dir() {
         return Ok(Vec::new());
     }
+    let yaml_path = root.join("submissions.yaml");
+    let yaml = yaml::read(&yaml_path)?;
+    let rules = match &yaml {
+        Some(v) => expectations::read(&yaml_path, v)?,
+        None => Vec::new(),
+    };
     let mut out = Vec::new();
     for verdict_dir in sorted_entries(&root)? {
         if !verdict_dir.is_dir() {
@@ -482,12 +506,20 @@ fn submissions(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let Some(expected) = Expected::from_dir(&dir_name) else {
-            return Err(PackageError::unsupported(
-                &verdict_dir,
-                "submissions",
-                format!("unknown verdict directory {dir_name:?}"),
-            ));
+        // Another directory is the package's own (2025-09 "Default directories"): its
+        // references are held to the rules of submissions.yaml that match them, and none else.
+        let expected = match Expected::from_dir(&dir_name) {
+            Some(expected) => expected,
+            None if custom_directory(&verdict_dir, &dir_name, &rules)? => Expected::Custom,
+            None => {
+                return Err(PackageError::unsupported(
+                    &verdict_dir,
+                    "submissions",
+                    format!(
+                        "unknown verdict directory {dir_name:?} (no rule of submissions.yaml matches it or a submission in it)"
+                    ),
+                ));
+            }
         };
         for path in sorted_entries(&verdict_dir)? {
             // Names starting with a dot (`.gitkeep`) are not part of a package (the format:
@@ -515,16 +547,17 @@ fn submissions(
             });
         }
     }
-    let yaml_path = root.join("submissions.yaml");
-    if let Some(v) = yaml::read(&yaml_path)? {
-        let rules = expectations::read(&yaml_path, &v)?;
-        let settings = expectations::program_settings(&v);
+    if let Some(v) = &yaml {
+        let settings = expectations::program_settings(v);
         for r in &mut out {
             r.requirements = rules
                 .iter()
                 .filter(|(glob, _)| expectations::matches(glob, &r.name))
                 .map(|(_, req)| req.clone())
                 .collect();
+            if r.requirements.iter().any(|q| q.replaces_directory) {
+                r.expected = Expected::Custom;
+            }
             // Later globs that match set what earlier ones did not, or again.
             let (mut language, mut entrypoint) = (None, None);
             for s in settings

@@ -107,6 +107,14 @@ pub fn copy_of(example: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, to)
 }
 
+/// A copy of one of BAPCtools' test problems in a fresh directory, named as the original.
+pub fn bapctools_copy_of(problem: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let to = dir.path().join(problem);
+    copy_dir(&bapctools_problems().join(problem), &to);
+    (dir, to)
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read_dir") {

@@ -386,12 +386,35 @@ fn submissions_yaml_requirements_reach_the_references_their_globs_match() {
         grade::unmet_requirements(&p, r, &g, &results),
         ["*/{abs,constant}.py: secret/1_small: required one of [AC] on 3 test cases, none got it"]
     );
+    // A default directory's own rule replaces its claim (what it does not set, inherited).
+    write(
+        &dir,
+        "submissions/submissions.yaml",
+        "wrong_answer:\n  permitted: [AC, WA, RTE]\n",
+    );
+    let p = kattis::load(&dir).expect("reads");
+    let r = p
+        .submissions
+        .iter()
+        .find(|r| r.name == "wrong_answer/constant.py")
+        .expect("constant.py");
+    assert_eq!(r.expected, verdict_packages::Expected::Custom);
+    let rule = &r.requirements[0];
+    assert!(rule.replaces_directory);
+    let words = |w: &[&str]| Some(w.iter().map(|v| (*v).to_owned()).collect::<Vec<_>>());
+    assert_eq!(
+        (&rule.permitted, &rule.required),
+        (&words(&["AC", "WA", "RTE"]), &words(&["WA"]))
+    );
     for (yaml, key) in [
         (
-            "accepted/echo.py:\n  language: python3\n",
+            "accepted/echo.py:\n  use_for_time_limit: lower\n",
+            "accepted/echo.py.use_for_time_limit",
+        ),
+        (
+            "accepted/echo.py:\n  language: 3\n",
             "accepted/echo.py.language",
         ),
-        ("accepted:\n  permitted: [AC, WA]\n", "accepted"),
         ("accepted/*:\n  permitted: [OK]\n", "accepted/*.permitted"),
     ] {
         write(&dir, "submissions/submissions.yaml", yaml);
