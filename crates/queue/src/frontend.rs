@@ -89,13 +89,26 @@ impl FrontEnd {
     /// waits for the broker's confirm. `Disconnected` while the broker is unreachable.
     pub async fn publish_submission(&self, body: &[u8]) -> Result<(), Error> {
         let channel = self.channel()?;
-        let published = broker::publish(
+        // When it was accepted: a cancel of its sub_id from before does not touch it (a
+        // rejudge after a cancel is judged), one from after does (crate::cancels).
+        let mut headers = lapin::types::FieldTable::default();
+        headers.insert(
+            crate::cancels::ACCEPTED_AT_HEADER.into(),
+            lapin::types::AMQPValue::LongLongInt(crate::cancels::now_ms()),
+        );
+        let exchange = &self.config.request.exchange;
+        let published = match broker::start_publish_with(
             &channel,
-            &self.config.request.exchange,
+            exchange,
             &self.config.request.routing_key,
             body,
+            Some(headers),
         )
-        .await;
+        .await
+        {
+            Ok(confirm) => broker::confirmed(confirm, exchange).await,
+            Err(err) => Err(err),
+        };
         match &published {
             Ok(()) => QueueMetrics::inc(&self.metrics.submissions_published),
             Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
@@ -133,6 +146,7 @@ impl FrontEnd {
         let body = serde_json::to_vec(&SubmissionCancelMessage {
             category: category.to_owned(),
             sub_id: sub_id.to_owned(),
+            cancelled_at_ms: Some(crate::cancels::now_ms()),
         })
         .unwrap_or_default();
         let published = broker::publish(

@@ -52,7 +52,7 @@ pub struct Worker {
     units: Option<Arc<dyn UnitJudging>>,
     pub(crate) cancels: Cancels,
     /// The submissions cancelled (read from the cancels' stream, [`crate::cancels`]).
-    pub(crate) sub_cancels: Cancels,
+    pub(crate) sub_cancels: crate::cancels::SubmissionCancels,
     /// The batch units judged at once (`prefetch`); those held beyond wait here in turn.
     pub(crate) unit_slots: tokio::sync::Semaphore,
     pub(crate) metrics: Arc<QueueMetrics>,
@@ -85,7 +85,7 @@ impl Worker {
             judging,
             units: None,
             cancels: Cancels::default(),
-            sub_cancels: Cancels::default(),
+            sub_cancels: Default::default(),
             unit_slots: tokio::sync::Semaphore::new(usize::from(prefetch)),
             metrics,
             link,
@@ -253,7 +253,8 @@ impl Worker {
         let report = match read_submission(&delivery.data) {
             Ok(submission) => {
                 let key = crate::cancels::key_of(&submission.category, &submission.sub_id);
-                let cancel = self.sub_cancels.enter(&key);
+                let accepted = crate::cancels::accepted_at(&delivery);
+                let cancel = self.sub_cancels.enter(&key, accepted);
                 tracing::info!(
                     sub_id = %submission.sub_id,
                     redelivered = delivery.redelivered,

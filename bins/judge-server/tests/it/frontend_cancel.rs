@@ -222,4 +222,12 @@ fn a_submission_cancelled_while_queued_is_never_judged_even_by_a_worker_started_
         assert_eq!(read.header("verdict-state"), Some("finished"));
         assert_eq!(read.json(), report);
     }
+    // Sent again after its cancel (a rejudge), "behind" is judged: a cancel reaches the
+    // submissions of its sub_id accepted before it, not those accepted after.
+    let judged = post(&url("/v1/judge"), Some("oj-t"), &right("behind"));
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert_eq!(
+        statuses(&judged.json()),
+        ["Accepted", "Accepted", "Accepted"]
+    );
 }
