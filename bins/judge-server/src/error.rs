@@ -73,8 +73,6 @@ pub enum ApiError {
     },
     /// The request took too long (504).
     Timeout(String),
-    /// This role of the server cannot do it (501), saying where it can be done.
-    NotImplemented(String),
     /// The server failed (500): the detail is logged, the client gets a generic message.
     Internal(String),
 }
@@ -114,7 +112,6 @@ impl ApiError {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             ApiError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
-            ApiError::NotImplemented(_) => StatusCode::NOT_IMPLEMENTED,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -135,7 +132,6 @@ impl ApiError {
             ApiError::ShuttingDown => "shutting_down",
             ApiError::Unavailable { .. } => "unavailable",
             ApiError::Timeout(_) => "timeout",
-            ApiError::NotImplemented(_) => "not_implemented",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -150,10 +146,9 @@ impl ApiError {
                 Some(field.clone()),
                 report.message.clone().unwrap_or_default(),
             ),
-            ApiError::NotFound(m)
-            | ApiError::Conflict(m)
-            | ApiError::Timeout(m)
-            | ApiError::NotImplemented(m) => (None, m.clone()),
+            ApiError::NotFound(m) | ApiError::Conflict(m) | ApiError::Timeout(m) => {
+                (None, m.clone())
+            }
             ApiError::Busy { message, .. } | ApiError::Unavailable { message, .. } => {
                 (None, message.clone())
             }
@@ -231,7 +226,7 @@ pub struct ErrorResponse {
 pub struct ErrorBody {
     /// Machine-readable: unauthorized, forbidden, not_found, method_not_allowed, bad_request,
     /// invalid_request, invalid_submission, conflict, payload_too_large, busy, shutting_down,
-    /// unavailable, timeout, not_implemented, internal.
+    /// unavailable, timeout, internal.
     pub code: &'static str,
     /// What went wrong, naming the field.
     pub message: String,

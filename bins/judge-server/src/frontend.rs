@@ -13,9 +13,10 @@ use crate::state::{AppState, Broker, Handoff, Shared, Submissions, open_store};
 use anyhow::Context;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use verdict_contracts::{Submission, Valid, parse_submission};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult, Submission, Valid, parse_submission};
 use verdict_queue::{Consumed, FrontEnd, ReportSink};
 use verdict_scripts::OracleOptions;
 use verdict_submissions::batches::Relay;
@@ -145,6 +146,63 @@ pub(crate) async fn publish(
         .submissions_accepted
         .fetch_add(1, Ordering::Relaxed);
     Ok(entry)
+}
+
+/// How long a front end's cancel waits for the final report of the worker judging the
+/// submission (it kills the running boxes as soon as it hears the cancel) before it ends the
+/// submission itself (no worker holds it: it is queued, or no worker is up).
+const WORKER_CANCEL_WAIT: Duration = Duration::from_secs(3);
+
+/// A front end's cancel of an unfinished submission: published to the cancels' stream (every
+/// worker reads it, also one that is not up yet, so the submission is not judged when a worker
+/// takes it later), confirmed by the broker (503 when it is not). The worker judging it stops
+/// its boxes and publishes its final report; when none came within [`WORKER_CANCEL_WAIT`], the
+/// front end ends it itself: the tasks finished so far as they are, the others `System Error`
+/// `cancelled: ...`, stored as final here and published to every front end and the platform.
+/// Whichever final report comes first is kept; a later one changes nothing.
+pub(crate) async fn cancel(
+    state: &AppState,
+    store: &Arc<Store>,
+    front: &Arc<FrontEnd>,
+    entry: &Arc<Entry>,
+) -> Result<(), ApiError> {
+    let (category, sub_id) = (&entry.key.category, &entry.key.sub_id);
+    if let Err(err) = front.publish_cancel(category, sub_id).await {
+        tracing::warn!(%sub_id, %category, error = %err, "cancel not published");
+        let secs = state.config.amqp.reconnect_max_ms.div_ceil(1000);
+        return Err(ApiError::Unavailable {
+            message: format!(
+                "the broker did not take the cancel ({err}); the submission goes on: retry later"
+            ),
+            retry_after_secs: secs.clamp(1, 60),
+        });
+    }
+    tracing::info!(%sub_id, %category, "cancel published to the workers");
+    if tokio::time::timeout(WORKER_CANCEL_WAIT, entry.wait())
+        .await
+        .is_ok()
+    {
+        return Ok(());
+    }
+    let (mut report, _) = entry.snapshot();
+    for result in &mut report.results {
+        if result.status.is_in_progress() {
+            let log = if result.status == JudgeStatus::Pending {
+                verdict_scheduler::CANCELLED
+            } else {
+                verdict_scheduler::CANCELLED_RUNNING
+            };
+            *result = JudgeTaskResult::with_status(JudgeStatus::SystemError, log);
+        }
+    }
+    store.ingest(report.clone(), &state.metrics).await;
+    tracing::info!(%sub_id, %category, "no worker reported it: ended here as cancelled");
+    if let Err(err) = front.publish_report(&report).await {
+        // Stored here as final; another front end learns it when a worker takes the submission
+        // (it reports it cancelled).
+        tracing::warn!(%sub_id, error = %err, "the cancelled report was not published");
+    }
+    Ok(())
 }
 
 /// The 503 of a submission the broker did not take.

@@ -376,7 +376,6 @@ fn common_response(status: u16) -> &'static str {
         429 => "TooManyRequests",
         503 => "ShuttingDown",
         504 => "Timeout",
-        501 => "NotImplemented",
         _ => "Internal",
     }
 }
@@ -399,12 +398,11 @@ fn common_responses() -> Value {
             "content": {"application/json": {"schema": reference("Error")}}
         },
         "ShuttingDown": {
-            "description": "The server is shutting down (code shutting_down), or, on a front end (role = \"frontend\"), the broker did not take the submission (code unavailable, with Retry-After): nothing was accepted.",
+            "description": "The server is shutting down (code shutting_down), or, on a front end (role = \"frontend\"), the broker did not take the submission or the cancel (code unavailable, with Retry-After): nothing was accepted or cancelled.",
             "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait (code unavailable)."}},
             "content": {"application/json": {"schema": reference("Error")}}
         },
         "Timeout": error_response("The request took longer than request_timeout_ms."),
-        "NotImplemented": error_response("This role cannot do it (a front end cannot cancel a submission: it runs on a worker)."),
         "Internal": error_response("The server failed; details are in its log."),
     })
 }

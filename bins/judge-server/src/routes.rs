@@ -212,7 +212,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             submissions::cancel,
             Doc::new(
                 "cancelSubmission",
-                "Cancel a queued or running submission: no task of it starts after this, the boxes of the tasks running are killed at once (so its run permits and worker place come back then), and its final report (kept like any other: a restart does not judge it again) has the tasks not run or stopped as System Error with the error_log `cancelled: ...`. A finished one is answered as it is. A front end answers 501 (its submissions run on the workers).",
+                "Cancel a queued or running submission: no task of it starts after this, the boxes of the tasks running are killed at once (so its run permits and worker place come back then), and its final report (kept like any other: a restart does not judge it again) has the tasks not run or stopped as System Error with the error_log `cancelled: ...`. A finished one is answered as it is. On a front end the cancel reaches the worker judging it through the broker, and a queued one is never judged (503 when the broker does not take the cancel).",
             )
             .params(sub_id())
             .ok(
@@ -223,7 +223,7 @@ pub(crate) fn endpoints() -> Vec<Endpoint> {
             .header("Verdict-Complete", "true or false.")
             .header("Verdict-State", "queued, running or finished.")
             .reply(ambiguous)
-            .errors(&[401, 404, 501]),
+            .errors(&[401, 404, 503]),
         )
         .serves(ACCEPTING),
         get(

@@ -183,7 +183,8 @@ const CANCEL_WAIT: Duration = Duration::from_secs(10);
 /// as `System Error` with the `error_log` "cancelled: ...".
 /// Answers with the report (200), the final one unless running tasks took longer than
 /// [`CANCEL_WAIT`] to end (`Verdict-Complete: false` then). A finished submission is answered
-/// as it is. A front end answers 501: its submissions run on the workers.
+/// as it is. On a front end the cancel goes to every worker through the broker
+/// ([`crate::frontend::cancel`]); 503 when the broker does not take it.
 pub async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
@@ -191,19 +192,16 @@ pub async fn cancel(
     which: CategoryQuery,
 ) -> Result<Response, ApiError> {
     let entry = visible_entry(&state, &caller, &sub_id, which).await?;
-    match &state.submissions()?.handoff {
+    let submissions = state.submissions()?;
+    match &submissions.handoff {
         Handoff::Judge(jobs) => {
             if jobs.cancel(&entry.key) {
                 tracing::info!(sub_id = %entry.key.sub_id, category = %entry.key.category, "cancelled");
             }
         }
         Handoff::Publish(_) if entry.is_finished() => {}
-        Handoff::Publish(_) => {
-            return Err(ApiError::NotImplemented(
-                "sub_id: a front end cannot cancel a submission (it runs on a worker); \
-                 cancel it where it runs standalone, or wait for its report"
-                    .into(),
-            ));
+        Handoff::Publish(front) => {
+            crate::frontend::cancel(&state, &submissions.store, front, &entry).await?;
         }
     }
     let _ = tokio::time::timeout(CANCEL_WAIT, entry.wait()).await;

@@ -19,11 +19,13 @@ use verdict_contracts::batch::{BatchRequest, CandidateResult, CandidateStatus, I
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid};
 use verdict_queue::batch::{UnitJudging, UnitMessage};
 use verdict_queue::{Judging, Worker};
-use verdict_scheduler::{BatchCancel, BatchJudge, Judge, TaskUpdate};
+use verdict_scheduler::{BatchCancel, BatchJudge, Judge, SubmissionCancel, TaskUpdate};
 use verdict_submissions::Metrics;
 
-/// The judge behind a worker: `Judge::judge_with_updates`, its updates forwarded, a panic
-/// turned into `System Error` results (a panicking message must not be redelivered for ever).
+/// The judge behind a worker: `Judge::judge_cancellable`, its updates forwarded, a front end's
+/// cancel relayed to the submission's cancel switch (its running boxes killed at once, no task
+/// started after it), a panic turned into `System Error` results (a panicking message must not
+/// be redelivered for ever).
 struct JudgeJudging {
     judge: Judge,
     metrics: Arc<Metrics>,
@@ -34,6 +36,7 @@ impl Judging for JudgeJudging {
         &self,
         submission: Valid<Submission>,
         updates: mpsc::UnboundedSender<(usize, JudgeTaskResult)>,
+        cancel: CancellationToken,
     ) -> BoxFuture<'static, JudgeReport> {
         let judge = self.judge.clone();
         let metrics = self.metrics.clone();
@@ -43,8 +46,19 @@ impl Judging for JudgeJudging {
             let header = JudgeReport::echoing(&submission, Vec::new());
             let count = submission.judge_tasks.len();
             let (tx, mut rx) = mpsc::unbounded_channel::<TaskUpdate>();
-            let judging =
-                AssertUnwindSafe(judge.judge_with_updates(submission, Some(tx))).catch_unwind();
+            let switch = SubmissionCancel::default();
+            if cancel.is_cancelled() {
+                switch.cancel();
+            }
+            let relay = {
+                let switch = switch.clone();
+                tokio::spawn(async move {
+                    cancel.cancelled().await;
+                    switch.cancel();
+                })
+            };
+            let judging = AssertUnwindSafe(judge.judge_cancellable(submission, Some(tx), switch))
+                .catch_unwind();
             let forwarding = async {
                 while let Some(update) = rx.recv().await {
                     metrics.task_finished(&update.result);
@@ -52,6 +66,7 @@ impl Judging for JudgeJudging {
                 }
             };
             let (judged, ()) = tokio::join!(judging, forwarding);
+            relay.abort();
             let report = judged.unwrap_or_else(|_| {
                 tracing::error!(sub_id = %header.sub_id, "the judge panicked");
                 JudgeReport {

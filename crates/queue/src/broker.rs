@@ -108,9 +108,23 @@ pub async fn start_publish(
     routing_key: &str,
     body: &[u8],
 ) -> Result<PublisherConfirm, Error> {
-    let properties = BasicProperties::default()
+    start_publish_with(channel, exchange, routing_key, body, None).await
+}
+
+/// [`start_publish`] with these message headers.
+pub async fn start_publish_with(
+    channel: &Channel,
+    exchange: &str,
+    routing_key: &str,
+    body: &[u8],
+    headers: Option<lapin::types::FieldTable>,
+) -> Result<PublisherConfirm, Error> {
+    let mut properties = BasicProperties::default()
         .with_content_type("application/json".into())
         .with_delivery_mode(2);
+    if let Some(headers) = headers {
+        properties = properties.with_headers(headers);
+    }
     channel
         .basic_publish(
             exchange.into(),

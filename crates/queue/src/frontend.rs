@@ -8,6 +8,7 @@
 
 use crate::batch::{self, ACCEPTED_KEY, BatchMessage, CANCEL_KEY, RESULT_KEY};
 use crate::broker;
+use crate::cancels::{SUBMISSION_CANCEL_KEY, SubmissionCancelMessage};
 use crate::config::AmqpConfig;
 use crate::error::Error;
 use crate::link::Link;
@@ -88,13 +89,26 @@ impl FrontEnd {
     /// waits for the broker's confirm. `Disconnected` while the broker is unreachable.
     pub async fn publish_submission(&self, body: &[u8]) -> Result<(), Error> {
         let channel = self.channel()?;
-        let published = broker::publish(
+        // When it was accepted: a cancel of its sub_id from before does not touch it (a
+        // rejudge after a cancel is judged), one from after does (crate::cancels).
+        let mut headers = lapin::types::FieldTable::default();
+        headers.insert(
+            crate::cancels::ACCEPTED_AT_HEADER.into(),
+            lapin::types::AMQPValue::LongLongInt(crate::cancels::now_ms()),
+        );
+        let exchange = &self.config.request.exchange;
+        let published = match broker::start_publish_with(
             &channel,
-            &self.config.request.exchange,
+            exchange,
             &self.config.request.routing_key,
             body,
+            Some(headers),
         )
-        .await;
+        .await
+        {
+            Ok(confirm) => broker::confirmed(confirm, exchange).await,
+            Err(err) => Err(err),
+        };
         match &published {
             Ok(()) => QueueMetrics::inc(&self.metrics.submissions_published),
             Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
@@ -120,6 +134,48 @@ impl FrontEnd {
                     .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
             }
             Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
+        }
+        published
+    }
+
+    /// Publishes the cancel of the submission `sub_id` of `category` to the cancels' stream
+    /// ([`crate::cancels`]), which every worker reads, and waits for the broker's confirm.
+    /// `Disconnected` while the broker is unreachable.
+    pub async fn publish_cancel(&self, category: &str, sub_id: &str) -> Result<(), Error> {
+        let channel = self.channel()?;
+        let body = serde_json::to_vec(&SubmissionCancelMessage {
+            category: category.to_owned(),
+            sub_id: sub_id.to_owned(),
+            cancelled_at_ms: Some(crate::cancels::now_ms()),
+        })
+        .unwrap_or_default();
+        let published = broker::publish(
+            &channel,
+            &self.config.batches.exchange,
+            SUBMISSION_CANCEL_KEY,
+            &body,
+        )
+        .await;
+        if published.is_err() {
+            QueueMetrics::inc(&self.metrics.publish_failures);
+        }
+        published
+    }
+
+    /// Publishes a report to the report exchange (its category as the routing key, as a worker
+    /// does) and waits for the broker's confirm: every front end and the platform get it.
+    pub async fn publish_report(&self, report: &JudgeReport) -> Result<(), Error> {
+        let channel = self.channel()?;
+        let body = serde_json::to_vec(report).unwrap_or_default();
+        let published = broker::publish(
+            &channel,
+            &self.config.report.exchange,
+            &report.category,
+            &body,
+        )
+        .await;
+        if published.is_err() {
+            QueueMetrics::inc(&self.metrics.publish_failures);
         }
         published
     }
@@ -173,6 +229,9 @@ impl FrontEnd {
         broker::declare(&consuming, &self.config.request, "amqp.request").await?;
         broker::declare(&consuming, &self.config.report, "amqp.report").await?;
         batch::declare(&consuming, &self.config.batches, true).await?;
+        // The cancels' stream exists before the first cancel is published: one published before
+        // any worker was up is kept for the workers to come.
+        crate::cancels::declare(&consuming, &self.config.batches).await?;
         let queue = self.declare_own_queue(&consuming).await?;
         let mut consumer = consuming
             .basic_consume(

@@ -9,6 +9,8 @@
 //!   report (and a copy of every Submission) from a queue of its own bound to both exchanges.
 //! - [`batch`]: batches over the broker: a front end publishes one unit per distinct candidate,
 //!   workers judge them ([`Worker::with_units`]) and publish each result to every front end.
+//! - [`cancels`]: a front end's cancel of a submission reaches every worker through a durable
+//!   stream, also a worker that was not up when it was published.
 //! - [`AmqpConfig`]: the `[amqp]` table; names default to the home system's example config.
 //! - [`Link`] and [`QueueMetrics`]: what `/v1/health` and `/metrics` show.
 //! - `testing::RabbitNode` (feature `testing`): a private broker node for tests and benches.
@@ -25,6 +27,7 @@
 
 pub mod batch;
 mod broker;
+pub mod cancels;
 mod config;
 mod error;
 mod frontend;

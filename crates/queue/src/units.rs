@@ -23,10 +23,12 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
-/// How many cancelled batch ids a worker remembers (the oldest forgotten first).
+/// How many cancelled ids (of batches, or of submissions) a worker remembers (the oldest
+/// forgotten first).
 const REMEMBERED_CANCELS: usize = 10_000;
 
-/// The batches a worker saw cancelled, and the cancel tokens of those it is judging.
+/// The batches (or submissions, keyed by category and `sub_id`) a worker saw cancelled, and the
+/// cancel tokens of those it is judging.
 #[derive(Debug, Default)]
 pub(crate) struct Cancels {
     inner: Mutex<CancelsInner>,
@@ -62,12 +64,12 @@ impl Cancels {
     }
 
     /// Whether `batch` was cancelled.
-    fn is_cancelled(&self, batch: &str) -> bool {
+    pub(crate) fn is_cancelled(&self, batch: &str) -> bool {
         self.lock().cancelled.contains(batch)
     }
 
     /// A unit of `batch` starts: its batch's token, or `None` when the batch was cancelled.
-    fn enter(&self, batch: &str) -> Option<CancellationToken> {
+    pub(crate) fn enter(&self, batch: &str) -> Option<CancellationToken> {
         let mut inner = self.lock();
         if inner.cancelled.contains(batch) {
             return None;
@@ -81,7 +83,7 @@ impl Cancels {
     }
 
     /// A unit of `batch` ended.
-    fn leave(&self, batch: &str) {
+    pub(crate) fn leave(&self, batch: &str) {
         let mut inner = self.lock();
         if let Some((_, count)) = inner.running.get_mut(batch) {
             *count -= 1;

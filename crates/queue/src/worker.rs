@@ -30,13 +30,16 @@ use verdict_contracts::{
 
 /// The judge as the worker sees it: judges one valid submission, sending each finished task as
 /// `(index, result)` while it runs, and returns the final report (never failing: a judge failure
-/// is a `System Error` result).
+/// is a `System Error` result). `cancel` fires when a front end cancels the submission (it may
+/// have fired already: the submission was cancelled before it was taken); then no task starts
+/// and the running ones stop, their results `System Error` `cancelled: ...`.
 pub trait Judging: Send + Sync + 'static {
     /// Judges `submission`.
     fn judge(
         &self,
         submission: Valid<Submission>,
         updates: mpsc::UnboundedSender<(usize, JudgeTaskResult)>,
+        cancel: CancellationToken,
     ) -> BoxFuture<'static, JudgeReport>;
 }
 
@@ -48,6 +51,8 @@ pub struct Worker {
     judging: Arc<dyn Judging>,
     units: Option<Arc<dyn UnitJudging>>,
     pub(crate) cancels: Cancels,
+    /// The submissions cancelled (read from the cancels' stream, [`crate::cancels`]).
+    pub(crate) sub_cancels: crate::cancels::SubmissionCancels,
     /// The batch units judged at once (`prefetch`); those held beyond wait here in turn.
     pub(crate) unit_slots: tokio::sync::Semaphore,
     pub(crate) metrics: Arc<QueueMetrics>,
@@ -80,6 +85,7 @@ impl Worker {
             judging,
             units: None,
             cancels: Cancels::default(),
+            sub_cancels: Default::default(),
             unit_slots: tokio::sync::Semaphore::new(usize::from(prefetch)),
             metrics,
             link,
@@ -134,6 +140,8 @@ impl Worker {
             .basic_qos(self.prefetch, BasicQosOptions::default())
             .await
             .map_err(Error::amqp("setting the prefetch count"))?;
+        // Every cancel published so far is known before the first submission is taken.
+        let mut cancel_stream = self.open_cancel_stream(&connection, &publishing).await?;
         let mut consumer = consuming
             .basic_consume(
                 self.config.request.queue.as_str().into(),
@@ -197,6 +205,11 @@ impl Worker {
                     Some(Err(err)) => return Err(Error::Lost(err.to_string())),
                     None => return Err(Error::Lost("the broker cancelled the unit consumer".into())),
                 },
+                next = cancel_stream.consumer.next() => match next {
+                    Some(Ok(delivery)) => self.stream_delivered(delivery).await?,
+                    Some(Err(err)) => return Err(Error::Lost(err.to_string())),
+                    None => return Err(Error::Lost("the broker cancelled the stream consumer".into())),
+                },
                 next = next_of(&mut cancels) => match next {
                     Some(Ok(delivery)) => self.cancel_delivered(&delivery),
                     Some(Err(err)) => return Err(Error::Lost(err.to_string())),
@@ -223,6 +236,10 @@ impl Worker {
                 tracing::warn!(error = %err, "a submission was left for redelivery");
             }
         }
+        let _ = cancel_stream
+            .channel
+            .close(200, "shutting down".into())
+            .await;
         let _ = connection.close(200, "shutting down".into()).await;
         Ok(())
     }
@@ -235,12 +252,30 @@ impl Worker {
         }
         let report = match read_submission(&delivery.data) {
             Ok(submission) => {
+                let key = crate::cancels::key_of(&submission.category, &submission.sub_id);
+                let accepted = crate::cancels::accepted_at(&delivery);
+                let cancel = self.sub_cancels.enter(&key, accepted);
                 tracing::info!(
                     sub_id = %submission.sub_id,
                     redelivered = delivery.redelivered,
+                    cancelled = cancel.is_none(),
                     "judging"
                 );
-                self.judge(publishing, submission).await?
+                // A submission cancelled before it was taken is not judged: its report comes
+                // at once, every task `System Error` `cancelled: ...`.
+                let judged = match cancel {
+                    Some(token) => {
+                        let judged = self.judge(publishing, submission, token).await;
+                        self.sub_cancels.leave(&key);
+                        judged
+                    }
+                    None => {
+                        let token = CancellationToken::new();
+                        token.cancel();
+                        self.judge(publishing, submission, token).await
+                    }
+                };
+                judged?
             }
             Err(report) => {
                 QueueMetrics::inc(&self.metrics.invalid);
@@ -268,6 +303,7 @@ impl Worker {
         &self,
         publishing: &Channel,
         submission: Valid<Submission>,
+        cancel: CancellationToken,
     ) -> Result<JudgeReport, Error> {
         let mut so_far = JudgeReport::echoing(
             &submission,
@@ -277,7 +313,7 @@ impl Worker {
             ],
         );
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let mut judging = self.judging.judge(submission, tx);
+        let mut judging = self.judging.judge(submission, tx, cancel);
         let report = loop {
             tokio::select! {
                 biased;

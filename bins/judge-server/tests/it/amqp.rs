@@ -76,6 +76,18 @@ pub fn start_role(
     amqp: &AmqpConfig,
     connected: bool,
 ) -> WorkerProcess {
+    start_role_with(dir, name, role, amqp, connected, "")
+}
+
+/// [`start_role`] with `extra` TOML appended to its configuration (tables such as `[[tokens]]`).
+pub fn start_role_with(
+    dir: &Path,
+    name: &str,
+    role: &str,
+    amqp: &AmqpConfig,
+    connected: bool,
+    extra: &str,
+) -> WorkerProcess {
     let port = free_port();
     let home = dir.join(name);
     std::fs::create_dir_all(&home).unwrap();
@@ -101,6 +113,7 @@ routing_key = "#"
 [amqp.batches]
 queue = {bq:?}
 exchange = {bx:?}
+{extra}
 "##,
         work = home.join("work"),
         cache = home.join("cache"),

@@ -19,6 +19,7 @@ mod faces;
 mod faces_diff;
 mod faces_kinds;
 mod frontend;
+mod frontend_cancel;
 mod metrics;
 mod readable;
 mod security;

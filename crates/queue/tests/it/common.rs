@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid};
 use verdict_queue::testing::{NodeError, Platform, RabbitNode};
 use verdict_queue::{AmqpConfig, Judging, Route};
@@ -94,6 +95,7 @@ impl Judging for Steps {
         &self,
         submission: Valid<Submission>,
         updates: mpsc::UnboundedSender<(usize, JudgeTaskResult)>,
+        _cancel: CancellationToken,
     ) -> BoxFuture<'static, JudgeReport> {
         self.judged.fetch_add(1, Ordering::SeqCst);
         let step = self.step;

@@ -1,0 +1,233 @@
+//! `DELETE /v1/submissions/{sub_id}` on a front end (issue 29.2), against a real RabbitMQ node
+//! and real worker processes judging real programs: the cancel reaches the worker judging the
+//! submission through the broker (its boxes killed at once, its place back), and a submission
+//! cancelled while queued is never judged, also by a worker started after the cancel.
+
+use crate::amqp::{WorkerProcess, amqp, metric, node, start_role, start_role_with};
+use crate::common::*;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// Two category tokens for a front end.
+const TOKENS: &str = r#"
+[[tokens]]
+token = "oj-t"
+category = "oj"
+[[tokens]]
+token = "other-t"
+category = "other"
+"#;
+
+/// A C program that spins until its time limit.
+const SPIN: &str = "int main(){volatile unsigned long n=0;for(;;)n++;}\n";
+
+/// A compile task and `tests` tests of `SPIN`, each with a 20 s time limit.
+fn long_spin(sub_id: &str, tests: usize) -> Value {
+    let mut submission = a_plus_b(sub_id, "oj", SPIN);
+    let mut test = submission["judge_tasks"][1].clone();
+    test["time_limit"] = json!(20_000);
+    let tasks = submission["judge_tasks"].as_array_mut().expect("tasks");
+    tasks.truncate(1);
+    tasks.extend((0..tests).map(|_| test.clone()));
+    submission
+}
+
+/// DELETE `url` with a bearer token.
+fn delete(url: &str, token: &str) -> Reply {
+    reply(
+        client_waiting(Duration::from_secs(60))
+            .delete(url)
+            .header("Authorization", format!("Bearer {token}"))
+            .call(),
+    )
+}
+
+/// Waits until the front end shows `sub_id` with its first task (the compile) done: the
+/// worker runs its tests.
+fn wait_tests_running(front: &WorkerProcess, sub_id: &str) {
+    let start = Instant::now();
+    loop {
+        let report = get(
+            &format!("{}/v1/submissions/{sub_id}", front.url),
+            Some("oj-t"),
+        )
+        .json();
+        if report["results"][0]["status"] == "Accepted" {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "{report}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Whether every result from `from` on is `System Error` with a `cancelled: ...` log.
+fn all_cancelled(report: &Value, from: usize) -> bool {
+    report["results"].as_array().expect("results")[from..]
+        .iter()
+        .all(|r| {
+            r["status"] == "System Error"
+                && r["error_log"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("cancelled: "))
+        })
+}
+
+fn accepted_tasks(worker: &WorkerProcess) -> u64 {
+    metric(worker, "verdict_task_verdicts_total{status=\"Accepted\"}")
+}
+
+/// Waits until `worker` acked `n` submissions.
+fn wait_acks(worker: &WorkerProcess, n: u64) {
+    let start = Instant::now();
+    while metric(worker, "verdict_amqp_acks_total") < n {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the worker acked {} of {n}",
+            metric(worker, "verdict_amqp_acks_total")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Before, a front end answered 501: a submission running on a worker held its place until its
+/// tests' limits (here 4 x 20 s).
+#[test]
+fn a_submission_running_on_a_worker_is_cancelled_through_the_front_end_at_once_and_frees_its_place()
+{
+    let Some(node) = node() else { return };
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let amqp = amqp(node, "sub-cancel-running");
+    let front = start_role_with(dir.path(), "front", "frontend", &amqp, true, TOKENS);
+    let worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    let url = |path: &str| format!("{}{path}", front.url);
+
+    let accepted = post(
+        &url("/v1/submissions"),
+        Some("oj-t"),
+        &long_spin("spin", 4).to_string(),
+    );
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    wait_tests_running(&front, "spin");
+    std::thread::sleep(Duration::from_millis(500));
+    // Another category's is not found, as is an unknown one.
+    assert_eq!(delete(&url("/v1/submissions/spin"), "other-t").status, 404);
+    assert_eq!(delete(&url("/v1/submissions/nothing"), "oj-t").status, 404);
+
+    let asked = Instant::now();
+    let cancelled = delete(&url("/v1/submissions/spin"), "oj-t");
+    let took = asked.elapsed();
+    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    assert_eq!(
+        cancelled.header("verdict-complete"),
+        Some("true"),
+        "after {took:?}: {}",
+        cancelled.text
+    );
+    assert!(took < Duration::from_secs(5), "the cancel took {took:?}");
+    let report = cancelled.json();
+    assert_eq!(report["results"][0]["status"], "Accepted", "{report}");
+    assert!(all_cancelled(&report, 1), "{report}");
+    // The worker stopped the running tests itself (its report, not the front end's).
+    let stopped = report["results"].as_array().expect("results")[1..]
+        .iter()
+        .filter(|r| r["error_log"] == verdict_scheduler::CANCELLED_RUNNING)
+        .count();
+    assert!(stopped >= 1, "{report}");
+    // The event stream ends with the same report.
+    let (_, events) = read_events(&url("/v1/submissions/spin/events"), Some("oj-t"));
+    assert_eq!(events.last().map(|e| e.data.clone()), Some(report.clone()));
+
+    // The worker's only place is free: the next submission is judged at once.
+    let started = Instant::now();
+    let judged = post(
+        &url("/v1/judge"),
+        Some("oj-t"),
+        &a_plus_b("quick", "oj", A_PLUS_B).to_string(),
+    );
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert_eq!(
+        statuses(&judged.json()),
+        ["Accepted", "Accepted", "Accepted"]
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "judged in {:?}",
+        started.elapsed()
+    );
+    // A finished one is answered as it is.
+    let again = delete(&url("/v1/submissions/spin"), "oj-t");
+    assert_eq!(again.status, 200);
+    assert_eq!(again.json(), report);
+    drop(worker);
+}
+
+/// A submission cancelled while queued (behind another on the only worker's only place, or
+/// before any worker was up) ends cancelled at once and is never judged: the worker that takes
+/// it later knows the cancel from the broker's stream and runs none of its tasks. Before, a
+/// front end answered 501 and the worker judged it.
+#[test]
+fn a_submission_cancelled_while_queued_is_never_judged_even_by_a_worker_started_after_the_cancel() {
+    let Some(node) = node() else { return };
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let amqp = amqp(node, "sub-cancel-queued");
+    let front = start_role_with(dir.path(), "front", "frontend", &amqp, true, TOKENS);
+    let url = |path: &str| format!("{}{path}", front.url);
+    let right = |sub_id: &str| a_plus_b(sub_id, "oj", A_PLUS_B).to_string();
+    let cancel_queued = |sub_id: &str| {
+        let asked = Instant::now();
+        let cancelled = delete(&url(&format!("/v1/submissions/{sub_id}")), "oj-t");
+        let took = asked.elapsed();
+        assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+        assert_eq!(cancelled.header("verdict-complete"), Some("true"));
+        assert!(took < Duration::from_secs(6), "the cancel took {took:?}");
+        let report = cancelled.json();
+        assert!(all_cancelled(&report, 0), "{report}");
+        report
+    };
+
+    // No worker is up: the cancel waits in the broker for the workers to come.
+    let early = post(&url("/v1/submissions"), Some("oj-t"), &right("early"));
+    assert_eq!(early.status, 202, "{}", early.text);
+    let early_report = cancel_queued("early");
+
+    let worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    let accepted = post(
+        &url("/v1/submissions"),
+        Some("oj-t"),
+        &long_spin("spin", 4).to_string(),
+    );
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    wait_tests_running(&front, "spin");
+    // Behind the spinning one on the worker's only place.
+    let behind = post(&url("/v1/submissions"), Some("oj-t"), &right("behind"));
+    assert_eq!(behind.status, 202, "{}", behind.text);
+    let behind_report = cancel_queued("behind");
+    // The worker took "early" (skipped) and is still on "spin"; cancelling it frees the
+    // place, and the worker takes "behind".
+    let spin = delete(&url("/v1/submissions/spin"), "oj-t");
+    assert_eq!(spin.status, 200, "{}", spin.text);
+    wait_acks(&worker, 3);
+    // Only the spinning one's compile was judged Accepted: "early" and "behind" (right
+    // programs) ran nothing.
+    assert_eq!(accepted_tasks(&worker), 1);
+    // The front end kept the first final reports.
+    for (sub_id, report) in [("early", early_report), ("behind", behind_report)] {
+        let read = get(&url(&format!("/v1/submissions/{sub_id}")), Some("oj-t"));
+        assert_eq!(read.header("verdict-state"), Some("finished"));
+        assert_eq!(read.json(), report);
+    }
+    // Sent again after its cancel (a rejudge), "behind" is judged: a cancel reaches the
+    // submissions of its sub_id accepted before it, not those accepted after.
+    let judged = post(&url("/v1/judge"), Some("oj-t"), &right("behind"));
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert_eq!(
+        statuses(&judged.json()),
+        ["Accepted", "Accepted", "Accepted"]
+    );
+}
