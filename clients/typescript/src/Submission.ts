@@ -29,7 +29,8 @@ export type CompareProtocol = "judge-system" | "testlib" | "kattis";
  */
 export interface Submission {
   /**
-   * The kind of submission; this judge implements `programming`.
+   * The kind of submission; this judge implements `programming`, and `output` when every
+   * task is an answer test (`run_script: "answer"`).
    */
   sub_type: "programming" | "output" | "choice" | "program_blank_filling";
   /**

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 /// A judge request: one submission of one problem with its judge tasks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Submission {
-    /// The kind of submission; this judge implements `programming`.
+    /// The kind of submission; this judge implements `programming`, and `output` when every
+    /// task is an answer test (`run_script: "answer"`).
     pub sub_type: SubType,
     /// Which platform sent the request.
     pub category: String,
@@ -61,9 +62,9 @@ wire_enum! {
     /// The kind of a submission.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
     pub enum SubType {
-        /// A programming problem (the one kind this judge implements).
+        /// A programming problem.
         Programming = "programming",
-        /// A program-output problem.
+        /// A program-output problem (judged when every task is an answer test).
         Output = "output",
         /// A multiple-choice problem.
         Choice = "choice",

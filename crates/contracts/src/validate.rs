@@ -208,14 +208,29 @@ impl Submission {
     /// Every problem of this submission, in field order (empty when it is valid).
     pub fn problems(&self) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        if self.sub_type != SubType::Programming {
-            errors.push(FieldError::new(
+        match self.sub_type {
+            SubType::Programming => {}
+            // A program-output question: the answers are the submission (docs/interactive.md,
+            // "Submit-answer tests").
+            SubType::Output => {
+                let answers_only = self.judge_tasks.iter().all(|t| {
+                    t.check_script == CheckScript::Standard
+                        && t.run_script == Some(RunScript::Answer)
+                });
+                if !answers_only {
+                    errors.push(FieldError::new(
+                        "sub_type",
+                        "\"output\" (a program-output question) needs every task to be an answer test (check_script \"standard\", run_script \"answer\")",
+                    ));
+                }
+            }
+            other => errors.push(FieldError::new(
                 "sub_type",
                 format!(
-                    "{:?} is not supported (this judge implements \"programming\" only)",
-                    self.sub_type.as_str()
+                    "{:?} is not supported (this judge implements \"programming\" and, with answer tests, \"output\")",
+                    other.as_str()
                 ),
-            ));
+            )),
         }
         if self.judge_tasks.is_empty() {
             errors.push(FieldError::new(

@@ -84,8 +84,23 @@ fn sub_type_other_than_programming_is_unsupported() {
     s.sub_type = SubType::Choice;
     assert_eq!(
         problem(&s),
-        r#"sub_type: "choice" is not supported (this judge implements "programming" only)"#
+        r#"sub_type: "choice" is not supported (this judge implements "programming" and, with answer tests, "output")"#
     );
+}
+
+#[test]
+fn sub_type_output_is_a_submission_of_answer_tests_only() {
+    let mut s = valid();
+    s.sub_type = SubType::Output;
+    assert_eq!(
+        problem(&s),
+        r#"sub_type: "output" (a program-output question) needs every task to be an answer test (check_script "standard", run_script "answer")"#
+    );
+    s.judge_tasks.remove(0);
+    s.judge_tasks[0].run_script = Some(RunScript::Answer);
+    s.judge_tasks[0].depends_on = -1;
+    s.judge_tasks[0].answer_file = Some("1.out".into());
+    assert_eq!(s.problems(), []);
 }
 
 #[test]

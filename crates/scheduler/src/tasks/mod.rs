@@ -188,7 +188,8 @@ mod tests {
         );
         assert_eq!(results[2].status, JudgeStatus::Accepted);
     }
-    /// Answer tests of a submission whose files are its answers (nothing to compile or run).
+    /// Answer tests of a program-output question (`sub_type: "output"`) whose files are its
+    /// answers (nothing to compile or run).
     fn answers() -> Submission {
         let task = |datum: i64, file: &str, compare: &str| {
             serde_json::json!({"check_script": "standard", "run_script": "answer",
@@ -203,7 +204,7 @@ mod tests {
         let datum =
             |out: &str| serde_json::json!({"inputs": [], "outputs": [file("testdata.out", out)]});
         let text = serde_json::json!({
-            "sub_type": "programming", "category": "unit", "prob_id": "answers", "sub_id": "answers-1",
+            "sub_type": "output", "category": "unit", "prob_id": "answers", "sub_id": "answers-1",
             "updated_at": 1,
             "judge_tasks": [task(0, "out/1.txt", "diff-ign-space"), tolerant,
                 task(0, "missing.txt", "diff-ign-space"), limited, task(0, "wrong.txt", "diff-all")],
