@@ -97,7 +97,18 @@ pub async fn publish(
     routing_key: &str,
     body: &[u8],
 ) -> Result<(), Error> {
-    let confirm = start_publish(channel, exchange, routing_key, body).await?;
+    publish_with(channel, exchange, routing_key, body, None).await
+}
+
+/// [`publish`] with these message headers.
+pub async fn publish_with(
+    channel: &Channel,
+    exchange: &str,
+    routing_key: &str,
+    body: &[u8],
+    headers: Option<lapin::types::FieldTable>,
+) -> Result<(), Error> {
+    let confirm = start_publish_with(channel, exchange, routing_key, body, headers).await?;
     confirmed(confirm, exchange).await
 }
 

@@ -88,7 +88,6 @@ impl FrontEnd {
     /// Publishes a Submission (its JSON text, already validated) to the request exchange and
     /// waits for the broker's confirm. `Disconnected` while the broker is unreachable.
     pub async fn publish_submission(&self, body: &[u8]) -> Result<(), Error> {
-        let channel = self.channel()?;
         // When it was accepted: a cancel of its sub_id from before does not touch it (a
         // rejudge after a cancel is judged), one from after does (crate::cancels).
         let mut headers = lapin::types::FieldTable::default();
@@ -96,22 +95,12 @@ impl FrontEnd {
             crate::cancels::ACCEPTED_AT_HEADER.into(),
             lapin::types::AMQPValue::LongLongInt(crate::cancels::now_ms()),
         );
-        let exchange = &self.config.request.exchange;
-        let published = match broker::start_publish_with(
-            &channel,
-            exchange,
-            &self.config.request.routing_key,
-            body,
-            Some(headers),
-        )
-        .await
-        {
-            Ok(confirm) => broker::confirmed(confirm, exchange).await,
-            Err(err) => Err(err),
-        };
-        match &published {
-            Ok(()) => QueueMetrics::inc(&self.metrics.submissions_published),
-            Err(_) => QueueMetrics::inc(&self.metrics.publish_failures),
+        let request = &self.config.request;
+        let published = self
+            .publish_counted(&request.exchange, &request.routing_key, body, Some(headers))
+            .await;
+        if published.is_ok() {
+            QueueMetrics::inc(&self.metrics.submissions_published);
         }
         published
     }
@@ -142,38 +131,37 @@ impl FrontEnd {
     /// ([`crate::cancels`]), which every worker reads, and waits for the broker's confirm.
     /// `Disconnected` while the broker is unreachable.
     pub async fn publish_cancel(&self, category: &str, sub_id: &str) -> Result<(), Error> {
-        let channel = self.channel()?;
         let body = serde_json::to_vec(&SubmissionCancelMessage {
             category: category.to_owned(),
             sub_id: sub_id.to_owned(),
             cancelled_at_ms: Some(crate::cancels::now_ms()),
         })
         .unwrap_or_default();
-        let published = broker::publish(
-            &channel,
-            &self.config.batches.exchange,
-            SUBMISSION_CANCEL_KEY,
-            &body,
-        )
-        .await;
-        if published.is_err() {
-            QueueMetrics::inc(&self.metrics.publish_failures);
-        }
-        published
+        let exchange = &self.config.batches.exchange;
+        self.publish_counted(exchange, SUBMISSION_CANCEL_KEY, &body, None)
+            .await
     }
 
     /// Publishes a report to the report exchange (its category as the routing key, as a worker
     /// does) and waits for the broker's confirm: every front end and the platform get it.
     pub async fn publish_report(&self, report: &JudgeReport) -> Result<(), Error> {
-        let channel = self.channel()?;
         let body = serde_json::to_vec(report).unwrap_or_default();
-        let published = broker::publish(
-            &channel,
-            &self.config.report.exchange,
-            &report.category,
-            &body,
-        )
-        .await;
+        let exchange = &self.config.report.exchange;
+        self.publish_counted(exchange, &report.category, &body, None)
+            .await
+    }
+
+    /// Publishes `body` (with `headers`) on the publishing channel and waits for the confirm;
+    /// a failed publish is counted in `publish_failures` (`Disconnected` is not a publish).
+    async fn publish_counted(
+        &self,
+        exchange: &str,
+        routing_key: &str,
+        body: &[u8],
+        headers: Option<lapin::types::FieldTable>,
+    ) -> Result<(), Error> {
+        let channel = self.channel()?;
+        let published = broker::publish_with(&channel, exchange, routing_key, body, headers).await;
         if published.is_err() {
             QueueMetrics::inc(&self.metrics.publish_failures);
         }

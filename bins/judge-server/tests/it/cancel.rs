@@ -5,7 +5,7 @@
 
 use crate::common::{
     A_PLUS_B, TestServer, a_plus_b, client, client_waiting, config, endless_suite, gauge, get,
-    post, quick_suite, read_events, reply, statuses,
+    judged_at_once, post, quick_suite, read_events, reply, statuses,
 };
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -101,18 +101,10 @@ fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a
     let (_, events) = read_events(&server.url("/v1/submissions/spin/events"), Some("oj-t"));
     assert_eq!(events.last().map(|e| e.data.clone()), Some(report.clone()));
     // Its worker (the only one) is free: a new submission is judged at once.
-    let quick = a_plus_b("quick", "oj", A_PLUS_B).to_string();
-    let started = Instant::now();
-    let judged = post(&server.url("/v1/judge"), Some("oj-t"), &quick);
-    assert_eq!(judged.status, 200, "{}", judged.text);
-    assert_eq!(
-        statuses(&judged.json()),
-        ["Accepted", "Accepted", "Accepted"]
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "judged in {:?}",
-        started.elapsed()
+    judged_at_once(
+        &server.url("/v1/judge"),
+        Some("oj-t"),
+        Duration::from_secs(20),
     );
     // After a restart it is still the cancelled report, not judged again.
     assert!(server.stop(Duration::from_secs(60)), "the server stops");
@@ -199,22 +191,7 @@ fn a_cancel_kills_the_running_tasks_boxes_at_once_and_frees_their_permits() {
         std::thread::sleep(Duration::from_millis(50));
     }
     // The only worker is free: a new submission is judged at once.
-    let started = Instant::now();
-    let judged = post(
-        &server.url("/v1/judge"),
-        None,
-        &a_plus_b("quick", "oj", A_PLUS_B).to_string(),
-    );
-    assert_eq!(judged.status, 200, "{}", judged.text);
-    assert_eq!(
-        statuses(&judged.json()),
-        ["Accepted", "Accepted", "Accepted"]
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(15),
-        "judged in {:?}",
-        started.elapsed()
-    );
+    judged_at_once(&server.url("/v1/judge"), None, Duration::from_secs(15));
 }
 
 /// A lab run whose request timed out (the 504 at `request_timeout_ms`) stops with it (issue

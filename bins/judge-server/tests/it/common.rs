@@ -146,6 +146,27 @@ pub fn client_waiting(limit: Duration) -> ureq::Agent {
     )
 }
 
+/// Judges A+B in C (`sub_id` "quick", category `oj`) through `POST /v1/judge` at `judge_url`
+/// with `token` and checks it is Accepted within `within`: the server had a worker free.
+pub fn judged_at_once(judge_url: &str, token: Option<&str>, within: Duration) {
+    let started = std::time::Instant::now();
+    let judged = post(
+        judge_url,
+        token,
+        &a_plus_b("quick", "oj", A_PLUS_B).to_string(),
+    );
+    assert_eq!(judged.status, 200, "{}", judged.text);
+    assert_eq!(
+        statuses(&judged.json()),
+        ["Accepted", "Accepted", "Accepted"]
+    );
+    assert!(
+        started.elapsed() < within,
+        "judged in {:?}",
+        started.elapsed()
+    );
+}
+
 /// A python function suite of 30 cases that each loop until their 3 s: 90 s of work.
 pub fn endless_suite() -> String {
     let cases: Vec<Value> = (0..30)

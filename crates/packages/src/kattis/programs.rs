@@ -44,9 +44,23 @@ pub(crate) fn program(
     path: &Path,
     extra: &dyn Fn(Language) -> Vec<Asset>,
 ) -> Result<Program, String> {
+    program_of(path, files_of(path)?, extra)
+}
+
+/// Every regular file under `path` (or `path` itself) as (name under it, text), by name.
+fn files_of(path: &Path) -> Result<Vec<(String, String)>, String> {
     let mut files = Vec::new();
     collect(path, path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
     files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
+}
+
+/// [`program`] of the files read from `path`.
+fn program_of(
+    path: &Path,
+    files: Vec<(String, String)>,
+    extra: &dyn Fn(Language) -> Vec<Asset>,
+) -> Result<Program, String> {
     let mut language = None;
     let mut sources = Vec::new();
     let mut assists = Vec::new();
@@ -118,11 +132,8 @@ pub(crate) fn as_configured(
         Some(code) => {
             let language = language_of_code(code)
                 .ok_or_else(|| format!("language {code:?}: not a language verdict judges"))?;
-            let mut files = Vec::new();
-            collect(path, path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
-            files.sort_by(|a, b| a.0.cmp(&b.0));
             let (mut sources, mut assists) = (Vec::new(), Vec::new());
-            for (name, text) in files {
+            for (name, text) in files_of(path)? {
                 let p = Path::new(&name);
                 let other = language_of(p, &text).is_some_and(|l| l != language);
                 if is_header(p) || other {
@@ -191,14 +202,12 @@ pub(crate) fn program_or_answers(
     path: &Path,
     extra: &dyn Fn(Language) -> Vec<Asset>,
 ) -> Result<Program, String> {
-    let mut files = Vec::new();
-    collect(path, path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
+    let files = files_of(path)?;
     if files.iter().any(|(name, text)| {
         !is_header(Path::new(name)) && language_of(Path::new(name), text).is_some()
     }) {
-        return program(path, extra);
+        return program_of(path, files, extra);
     }
-    files.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(Program::SourceCode(SourceCode {
         language: ANSWERS_LANGUAGE,
         entry_point: None,
