@@ -66,8 +66,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Refuses a file of which no line is the wanted record while some are the other kind (the two
-/// files given the wrong way round): an empty report would look like "no runs".
+/// Refuses a file of which no line is the wanted record while it has lines: the two files given
+/// the wrong way round (said so), or another file altogether (a tasks file): an empty report
+/// would look like "no runs".
 fn refuse_swapped<Other: serde::de::DeserializeOwned>(
     path: &Path,
     role: &str,
@@ -75,7 +76,10 @@ fn refuse_swapped<Other: serde::de::DeserializeOwned>(
     records: &[Value],
     skipped: &[Value],
 ) -> anyhow::Result<()> {
-    if records.is_empty() && skipped.iter().any(|v| Other::deserialize(v).is_ok()) {
+    if !records.is_empty() || skipped.is_empty() {
+        return Ok(());
+    }
+    if skipped.iter().any(|v| Other::deserialize(v).is_ok()) {
         let other = if kind == "RunRecord" {
             "ScoreRecords"
         } else {
@@ -87,7 +91,13 @@ fn refuse_swapped<Other: serde::de::DeserializeOwned>(
             path.display()
         );
     }
-    Ok(())
+    bail!(
+        "{} ({role}) holds no {kind} in its {} JSON lines (is it the tasks file? judge view \
+         takes what `judge lab --out` and `--scores` wrote: judge view RUNS.jsonl --scores \
+         SCORES.jsonl)",
+        path.display(),
+        skipped.len()
+    )
 }
 
 /// The lines of `path` that are `T`, as read (their JSON, unchanged), and the JSON lines that

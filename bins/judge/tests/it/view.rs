@@ -241,6 +241,26 @@ fn view_refuses_its_two_files_swapped() {
     );
 }
 
+#[test]
+fn view_refuses_a_file_that_holds_no_run_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lab/tasks.jsonl");
+    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .arg("view")
+        .arg(&tasks)
+        .arg("-o")
+        .arg(dir.path().join("report.html"))
+        .output()
+        .expect("judge runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("holds no RunRecord"), "{stderr}");
+    assert!(
+        !dir.path().join("report.html").exists(),
+        "an empty report was written"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lab_report_charts_keep_their_size_and_runs_read_right() {
     if !browser_or_skip() {
