@@ -31,9 +31,10 @@ pub mod kattis;
 pub mod plan;
 pub mod polygon;
 pub mod problem;
+pub mod timing;
 
 pub use error::PackageError;
 pub use problem::{
     Case, Expected, Group, GroupScoring, Item, Kind, Problem, Reference, Runnable,
-    ScoreAggregation, Settings, SpecScoring,
+    ScoreAggregation, Settings, SpecScoring, TimeLimitUse,
 };

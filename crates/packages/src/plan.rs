@@ -126,6 +126,20 @@ pub fn submission(
     })
 }
 
+/// Sets each test task's time limit of `submission` (made by [`submission`]) to `limit_ms` of
+/// its test case's index in `problem.data.cases()`.
+pub fn time_limits(
+    problem: &Problem,
+    submission: &mut Submission,
+    limit_ms: impl Fn(usize) -> u64,
+) {
+    let cases = problem.data.cases().len();
+    let first = submission.judge_tasks.len().saturating_sub(cases);
+    for (case, task) in submission.judge_tasks.iter_mut().skip(first).enumerate() {
+        task.time_limit = limit_ms(case).max(1) as i64;
+    }
+}
+
 /// Whether `program` is a set of answer files of the submit-answer `problem` (judged by
 /// `run_script: "answer"` tests, with no compile task) rather than a program.
 pub fn is_answers(problem: &Problem, program: &Program) -> bool {

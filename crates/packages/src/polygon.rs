@@ -408,6 +408,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         // Polygon states no margins: the limit is the setter's.
         ac_to_time_limit: 1.0,
         time_limit_to_tle: 1.0,
+        time_resolution_ms: 1000,
         memory_mib: memory_bytes / (1024 * 1024),
         output_mib: 64,
         validation_passes: 1,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use verdict_contracts::Program;
 
 /// The kinds of problem of the package format (verdict supports pass-fail, scoring,
-/// interactive and multi-pass ones; submit-answer is refused at load).
+/// interactive, multi-pass and submit-answer ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Kind {
     /// Scores per test group (`type: scoring`).
@@ -40,12 +40,15 @@ pub struct Problem {
     /// Its kind.
     pub kind: Kind,
     /// The time limit, when the package gives one (`limits.time_limit`, or a `.timelimit`
-    /// file); else `judge package verify` derives it from the accepted submissions.
+    /// file); else `judge package verify` derives it from the runs that bound it ([`crate::timing`]).
     pub time_limit_ms: Option<u64>,
-    /// The time limit is at least this times the slowest accepted run.
+    /// The time limit is at least this times the slowest run that bounds it from below.
     pub ac_to_time_limit: f64,
     /// A time-limit-exceeded submission must run at least this times the limit.
     pub time_limit_to_tle: f64,
+    /// A derived time limit is a whole multiple of this (2025-09 `limits.time_resolution`,
+    /// default 1 s).
+    pub time_resolution_ms: u64,
     /// Memory in MiB (`limits.memory`, default 2048).
     pub memory_mib: u64,
     /// Output in MiB (`limits.output`, default 8).
@@ -312,12 +315,30 @@ pub struct Requirement {
     /// It is written on a default directory's own name (`accepted:`) and replaces that
     /// directory's claim (its unset `permitted` / `required` inherited from the default).
     pub replaces_directory: bool,
+    /// `use_for_time_limit` (`None`: as `permitted` and `required` make it; see
+    /// [`crate::timing`]).
+    pub use_for_time_limit: Option<TimeLimitUse>,
+}
+
+/// How a rule of `submissions.yaml` takes part in the time limit (2025-09 "Timelimit
+/// inference"), as its `use_for_time_limit` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeLimitUse {
+    /// `false`: not at all.
+    Not,
+    /// `lower`: its runs bound the limit from below (as `permitted: [AC, WA, RTE]` does).
+    Lower,
+    /// `upper`: it must time out above the limit times the margin (as `required: [TLE]` does).
+    Upper,
 }
 
 impl Requirement {
     /// Whether checking it needs every test case's result (no lazy judging).
     pub fn reads_every_case(&self) -> bool {
-        self.permitted.is_some() || self.required.is_some() || self.message.is_some()
+        self.permitted.is_some()
+            || self.required.is_some()
+            || self.message.is_some()
+            || self.use_for_time_limit.is_some()
     }
 }
 

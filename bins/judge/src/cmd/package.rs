@@ -13,7 +13,8 @@ use verdict_contracts::{
     RunScript, Submission,
 };
 use verdict_packages::grade::{self, Graded, Verdict};
-use verdict_packages::{Expected, Problem, Reference, plan, polygon};
+use verdict_packages::timing::{self, Bounds};
+use verdict_packages::{Problem, Reference, plan, polygon};
 use verdict_scheduler::Judge;
 use verdict_scripts::LanguageProfiles;
 
@@ -42,7 +43,7 @@ pub enum Action {
 pub struct VerifyArgs {
     /// The package directory.
     pub dir: PathBuf,
-    /// The time limit in ms (default: the package's, else derived from the accepted runs).
+    /// The time limit in ms (default: the package's, else derived from the runs that bound it).
     #[arg(long)]
     pub time_limit: Option<u64>,
     /// Print the result as JSON instead of the table.
@@ -118,21 +119,24 @@ struct InputCheck {
     note: String,
 }
 
-/// The format's time-limit margins, checked.
+/// The format's time-limit margins, checked (the runs that bound the limit: see
+/// `verdict_packages::timing`; legacy packages: the accepted and time_limit_exceeded ones).
 #[derive(Debug, Serialize)]
 struct Margins {
-    /// The limit is at least this times the slowest accepted run.
+    /// The limit is at least this times the slowest run that bounds it from below.
     ac_to_time_limit: f64,
+    /// That slowest run (CPU ms): of an accepted reference, or any run that bounds the limit
+    /// from below (2025-09: a rule that does not permit TLE, or `use_for_time_limit: lower`).
     slowest_accepted_ms: u64,
     /// `slowest_accepted_ms * ac_to_time_limit <= time_limit_ms`.
     ac_ok: bool,
-    /// A time_limit_exceeded submission must still time out at this times the limit.
+    /// A reference that bounds the limit from above must still time out at this times the limit.
     time_limit_to_tle: f64,
     /// The limit they were judged at.
     tle_judged_at_ms: u64,
-    /// The fastest time_limit_exceeded submission's slowest test (CPU ms), if any.
+    /// The fastest such reference's slowest bounding test (CPU ms), if any.
     fastest_tle_ms: Option<u64>,
-    /// Every time_limit_exceeded submission timed out at `tle_judged_at_ms`.
+    /// Every reference that bounds the limit from above timed out at `tle_judged_at_ms`.
     tle_ok: bool,
 }
 
@@ -185,10 +189,15 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
     };
 
-    // The time limit: given, the package's, or the slowest accepted run times the multiplier,
-    // rounded up to whole seconds (the format's rule). Accepted runs judged to derive it are
-    // graded from that run (the margin then holds by construction, as in problemtools).
-    let accepted = |e: Expected| matches!(e, Expected::Accepted | Expected::PartiallyAccepted);
+    // The time limit: given, the package's, or the slowest run that bounds it from below times
+    // the multiplier, rounded up to a whole multiple of the resolution (the format's rule). A
+    // reference whose every test bounds it from below is graded from that run (the margin then
+    // holds by construction, as in problemtools); the others are judged again below.
+    let bounds: Vec<Bounds> = problem
+        .submissions
+        .iter()
+        .map(|r| timing::bounds(&problem, r))
+        .collect();
     let mut first_pass: Vec<Option<(Graded, Vec<JudgeTaskResult>)>> =
         vec![None; problem.submissions.len()];
     let mut derived = false;
@@ -198,26 +207,39 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             derived = true;
             let mut slowest = 0;
             for (i, r) in problem.submissions.iter().enumerate() {
-                if !accepted(r.expected) {
+                if !bounds[i].any_lower() {
                     continue;
                 }
                 if let Ok(program) = judgeable(r) {
-                    let s = plan::submission(&problem, &program, &r.name, DERIVING_MS)?;
+                    let mut s = plan::submission(&problem, &program, &r.name, DERIVING_MS)?;
+                    // Tests that bound nothing are not needed here: cut short (judged again).
+                    if !bounds[i].only_lower() {
+                        plan::time_limits(&problem, &mut s, |case| {
+                            if bounds[i].lower[case] {
+                                DERIVING_MS
+                            } else {
+                                1
+                            }
+                        });
+                    }
                     let results = judge_one(s).results;
                     let g = grade::grade(&problem, &results);
-                    if g.verdict == Verdict::Accepted {
-                        slowest = slowest.max(g.max_time_ms);
+                    let times = timing::bound_times(&problem, &bounds[i], &results);
+                    // A legacy accepted reference bounds the limit when it is accepted.
+                    if !timing::legacy_rule(&problem) || g.verdict == Verdict::Accepted {
+                        slowest = slowest.max(times.lower_ms.unwrap_or(0));
                     }
-                    first_pass[i] = Some((g, results));
+                    if bounds[i].only_lower() {
+                        first_pass[i] = Some((g, results));
+                    }
                 }
             }
-            let exact = slowest as f64 * problem.ac_to_time_limit;
-            ((exact / 1000.0).ceil().max(1.0) * 1000.0) as u64
+            timing::derived_limit_ms(&problem, slowest)
         }
     };
     let tle_judged_at_ms = (time_limit_ms as f64 * problem.time_limit_to_tle).ceil() as u64;
     let mut rows = Vec::new();
-    let mut slowest_accepted = 0;
+    let mut slowest_lower = 0;
     let mut fastest_tle: Option<u64> = None;
     let mut tle_ok = true;
     for (i, r) in problem.submissions.iter().enumerate() {
@@ -244,12 +266,14 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        // A time-limit-exceeded submission must still be over the limit times the margin.
-        let tl = if r.expected == Expected::TimeLimitExceeded {
+        // A reference that bounds the limit from above must still be over it times the margin.
+        let upper = bounds[i].any_upper();
+        let tl = if upper {
             tle_judged_at_ms
         } else {
             time_limit_ms
         };
+        let reused = first_pass[i].is_some();
         let (g, results) = match first_pass[i].take() {
             Some(done) => done,
             None => {
@@ -264,13 +288,17 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         };
         let unmet = grade::unmet_requirements(&problem, r, &g, &results);
         let agrees = grade::agrees_for(&problem, r.expected, &g) && unmet.is_empty();
-        let mut note = String::new();
-        if accepted(r.expected) && g.verdict == Verdict::Accepted {
-            slowest_accepted = slowest_accepted.max(g.max_time_ms);
+        let times = timing::bound_times(&problem, &bounds[i], &results);
+        if let Some(ms) = times.lower_ms
+            && (!timing::legacy_rule(&problem) || g.verdict == Verdict::Accepted)
+        {
+            slowest_lower = slowest_lower.max(ms);
         }
-        if r.expected == Expected::TimeLimitExceeded {
-            if g.verdict == Verdict::TimeLimitExceeded {
-                fastest_tle = Some(fastest_tle.map_or(g.max_time_ms, |f| f.min(g.max_time_ms)));
+        let mut note = String::new();
+        if upper {
+            if times.upper_timed_out {
+                let ms = times.upper_ms.unwrap_or(0);
+                fastest_tle = Some(fastest_tle.map_or(ms, |f| f.min(ms)));
             } else {
                 tle_ok = false;
                 note = format!(
@@ -295,18 +323,14 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             verdict: g.verdict.short().into(),
             score: problem.kind.scoring.then_some(g.score),
             max_time_ms: g.max_time_ms,
-            time_limit_ms: if derived && accepted(r.expected) {
-                DERIVING_MS
-            } else {
-                tl
-            },
+            time_limit_ms: if reused { DERIVING_MS } else { tl },
             first_failure: g.first_failure.clone(),
             skipped: false,
             agrees,
             note,
         });
     }
-    let ac_ok = (slowest_accepted as f64) * problem.ac_to_time_limit <= time_limit_ms as f64;
+    let ac_ok = (slowest_lower as f64) * problem.ac_to_time_limit <= time_limit_ms as f64;
     let input_validation = if problem.input_validators.is_empty() {
         Vec::new()
     } else {
@@ -326,7 +350,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         time_limit_derived: derived,
         margins: Margins {
             ac_to_time_limit: problem.ac_to_time_limit,
-            slowest_accepted_ms: slowest_accepted,
+            slowest_accepted_ms: slowest_lower,
             ac_ok,
             time_limit_to_tle: problem.time_limit_to_tle,
             tle_judged_at_ms,
@@ -519,7 +543,7 @@ fn print_table(r: &VerifyReport) {
     let m = &r.margins;
     println!("margin                 rule                                        measured   ok");
     println!(
-        "time limit             >= {}x slowest accepted ({} ms) = {:<8} {:>6} ms   {}",
+        "time limit             >= {}x slowest bounding run ({} ms) = {:<8} {:>6} ms   {}",
         m.ac_to_time_limit,
         m.slowest_accepted_ms,
         format!(

@@ -1281,26 +1281,81 @@ fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
     );
 }
 
-/// BAPCtools' own `testexpectations` package (2025-09, fetched from PyPI): directories of its
-/// own (`ac_or_wa`, `wa`, `match`, `expansion`) held to the `submissions.yaml` rules that match
-/// them, a default directory's rule replaced (`accepted: permitted: [WA]`, its `wa.py` then
-/// agrees by getting WA), globs with brace expansion and test-data groups, `message`,
-/// `language` and `entrypoint`: every reference gets what its rules say. Its `tle` directory
-/// rests on `use_for_time_limit`, which verdict refuses naming the key: the test leaves it
-/// out, and checks the refusal on the package as published.
+/// A 2025-09 package with no time limit, its slowest reference a wrong answer: the format
+/// derives the limit from every run a rule bounds from below (`wrong_answer` permits no TLE),
+/// not from the accepted ones alone; `use_for_time_limit: false` on the directory takes that
+/// reference out again.
+#[test]
+fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("slowwa");
+    written::write(
+        &dir,
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: slowwa\nuuid: 5e3f0a52-1d1c-4e1b-9a55-2f1b7c0e9d11\n",
+    );
+    written::write(&dir, "data/sample/1.in", "3\n");
+    written::write(&dir, "data/sample/1.ans", "6\n");
+    written::write(&dir, "data/secret/1.in", "5\n");
+    written::write(&dir, "data/secret/1.ans", "10\n");
+    written::write(
+        &dir,
+        "submissions/accepted/double.py",
+        "print(2 * int(input()))\n",
+    );
+    // About 0.7 s of CPU on each test, then a wrong answer: the limit becomes 2 s (2 x 0.7 s,
+    // rounded up to a whole second), not the 1 s the accepted reference alone gives.
+    written::write(
+        &dir,
+        "submissions/wrong_answer/slow.py",
+        "import time\nn = int(input())\nend = time.process_time() + 0.7\nwhile time.process_time() < end:\n    pass\nprint(n)\n",
+    );
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["time_limit_derived"], true, "{report:#}");
+    let slowest = report["margins"]["slowest_accepted_ms"]
+        .as_u64()
+        .expect("slowest");
+    assert!(
+        slowest >= 600,
+        "the wrong answer's run bounds the limit: {report:#}"
+    );
+    assert!(
+        report["time_limit_ms"].as_u64().expect("limit") >= 2000,
+        "{report:#}"
+    );
+    assert_eq!(row(&report, "wrong_answer/slow.py")["verdict"], "WA");
+
+    written::write(
+        &dir,
+        "submissions/submissions.yaml",
+        "wrong_answer:\n  use_for_time_limit: false\n",
+    );
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["time_limit_ms"], 1000, "{report:#}");
+    let r = row(&report, "wrong_answer/slow.py");
+    assert_eq!(
+        (&r["verdict"], &r["agrees"]),
+        (&Value::from("WA"), &Value::Bool(true)),
+        "{r:#}"
+    );
+}
+
+/// BAPCtools' own `testexpectations` package (2025-09, fetched from PyPI), whole: directories
+/// of its own (`ac_or_wa`, `wa`, `match`, `expansion`) held to the `submissions.yaml` rules that
+/// match them, a default directory's rule replaced (`accepted: permitted: [WA]`, its `wa.py`
+/// then agrees by getting WA), globs with brace expansion and test-data groups, `message`,
+/// `language` and `entrypoint`, and `use_for_time_limit`: its `tle/sleep.py` busy-waits as
+/// many seconds as its input says, bounding the derived limit from below on the samples (1 and
+/// 3 s) and from above on the secret cases (up to 42 s), so the limit is 6 s (2 x 3 s) on a
+/// quiet machine and it times out at 1.5 x that. Every reference gets what its rules say.
 #[test]
 fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
-    let published = fetch::bapctools_problems().join("testexpectations");
-    let out = verify(&published, true);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("tle.sample.use_for_time_limit"), "{stderr}");
     let (_keep, dir) = fetch::bapctools_copy_of("testexpectations");
     let rules_path = dir.join("submissions/submissions.yaml");
     let rules = std::fs::read_to_string(&rules_path).expect("submissions.yaml");
     let cut = rules.find("# check time limit").expect("the tle rule");
-    std::fs::write(&rules_path, &rules[..cut]).expect("write");
-    std::fs::remove_dir_all(dir.join("submissions/tle")).expect("remove tle");
     let (code, report) = verify_json(&dir);
     assert_eq!(code, Some(0), "{report:#}");
     for (name, expected, verdict) in [
@@ -1311,6 +1366,7 @@ fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
         ("wa/odd.py", "wa", "WA"),
         ("expansion/ac.cpp", "expansion", "AC"),
         ("match/match_wa.py", "match", "AC"),
+        ("tle/sleep.py", "tle", "TLE"),
     ] {
         let r = row(&report, name);
         assert_eq!(
@@ -1323,7 +1379,21 @@ fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
             "{r:#}"
         );
     }
-    // The replaced rule is the one that holds: back to the default, wa.py disagrees.
+    // The samples' busy waits (CPU time, so a little less on a loaded machine) bound the
+    // limit from below; the secret ones time out above it.
+    assert_eq!(report["time_limit_derived"], true, "{report:#}");
+    let limit = report["time_limit_ms"].as_u64().expect("limit");
+    assert!(limit >= 2000, "the samples bound the limit: {report:#}");
+    let tle = row(&report, "tle/sleep.py");
+    assert_eq!(
+        tle["time_limit_ms"].as_u64(),
+        Some(limit * 3 / 2),
+        "{tle:#}"
+    );
+    assert_eq!(report["margins"]["tle_ok"], true, "{report:#}");
+    // The replaced rule is the one that holds: back to the default, wa.py disagrees (the
+    // time-limit rules and their directory left out: they cost a minute of CPU).
+    std::fs::remove_dir_all(dir.join("submissions/tle")).expect("remove tle");
     let replaced = rules[..cut].replace(
         "  permitted: [WA]\n  required: [WA]\n",
         "  permitted: [AC]\n",

@@ -1,11 +1,11 @@
 //! `submissions/submissions.yaml` (2025-09 "Example submissions"): what each reference must
 //! get besides its directory's claim. Its keys are globs of submissions (`accepted/*.py`,
-//! `wrong_answer/{a,b}.cc`); under each, `permitted`, `required`, `score` and `message` over every test
-//! case, and the same under a test-data glob (`secret/group1`, `secret/*-hard`). What verdict
-//! cannot check is refused naming the key.
+//! `wrong_answer/{a,b}.cc`); under each, `permitted`, `required`, `score`, `message` and
+//! `use_for_time_limit` over every test case, and the same under a test-data glob
+//! (`secret/group1`, `secret/*-hard`). What verdict cannot check is refused naming the key.
 
 use crate::PackageError;
-use crate::problem::{Expected, Requirement};
+use crate::problem::{Expected, Requirement, TimeLimitUse};
 use std::path::Path;
 use yaml_serde::Value;
 
@@ -38,7 +38,7 @@ pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>,
             let at = format!("{glob}.{key}");
             match key {
                 k if IGNORED.contains(&k) => {}
-                "permitted" | "required" | "score" | "message" => {
+                "permitted" | "required" | "score" | "message" | "use_for_time_limit" => {
                     set(path, &at, &mut top, key, value)?;
                 }
                 "language" | "entrypoint" => {
@@ -46,13 +46,6 @@ pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>,
                     if value.as_str().is_none() {
                         return Err(PackageError::invalid(path, &at, "expected a string"));
                     }
-                }
-                "use_for_time_limit" => {
-                    return Err(PackageError::unsupported(
-                        path,
-                        &at,
-                        "not read by verdict (the time limit is derived from the accepted references)",
-                    ));
                 }
                 cases => {
                     let Some(scoped) = value.as_mapping() else {
@@ -63,7 +56,8 @@ pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>,
                         let k = k.as_str().unwrap_or_default();
                         let at = format!("{at}.{k}");
                         match k {
-                            "permitted" | "required" | "score" | "message" => {
+                            "permitted" | "required" | "score" | "message"
+                            | "use_for_time_limit" => {
                                 set(path, &at, &mut r, k, v)?;
                             }
                             _ => {
@@ -81,7 +75,9 @@ pub(crate) fn read(path: &Path, v: &Value) -> Result<Vec<(String, Requirement)>,
         }
         // On a default directory's own name: its claim replaced, what is not set inherited.
         if let Some(dir) = Expected::from_dir(glob)
-            && (top.permitted.is_some() || top.required.is_some())
+            && (top.permitted.is_some()
+                || top.required.is_some()
+                || top.use_for_time_limit.is_some())
         {
             let (permitted, required) = dir.default_rule();
             let words = |w: &[&str]| w.iter().map(|v| (*v).to_owned()).collect();
@@ -135,6 +131,7 @@ fn requirement(source: String, cases: Option<String>) -> Requirement {
         score: None,
         message: None,
         replaces_directory: false,
+        use_for_time_limit: None,
     }
 }
 
@@ -147,6 +144,22 @@ fn set(
 ) -> Result<(), PackageError> {
     let number = |v: &Value| v.as_f64().filter(|x| x.is_finite());
     match key {
+        "use_for_time_limit" => {
+            // `true` is the default: as `permitted` and `required` make it.
+            r.use_for_time_limit = match v {
+                Value::Bool(true) => None,
+                Value::Bool(false) => Some(TimeLimitUse::Not),
+                Value::String(s) if s == "lower" => Some(TimeLimitUse::Lower),
+                Value::String(s) if s == "upper" => Some(TimeLimitUse::Upper),
+                _ => {
+                    return Err(PackageError::invalid(
+                        path,
+                        at,
+                        "expected false, true, \"lower\" or \"upper\"",
+                    ));
+                }
+            };
+        }
         "message" => match v.as_str() {
             Some(text) => r.message = Some(text.to_owned()),
             None => return Err(PackageError::invalid(path, at, "expected a string")),

@@ -77,6 +77,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         time_limit_ms,
         ac_to_time_limit: head.ac_to_time_limit,
         time_limit_to_tle: head.time_limit_to_tle,
+        time_resolution_ms: head.time_resolution_ms,
         memory_mib: head.memory_mib,
         output_mib: head.output_mib,
         validation_passes: head.validation_passes,

@@ -71,6 +71,7 @@ pub(crate) struct ProblemYaml {
     pub time_limit_ms: Option<u64>,
     pub ac_to_time_limit: f64,
     pub time_limit_to_tle: f64,
+    pub time_resolution_ms: u64,
     pub memory_mib: u64,
     pub output_mib: u64,
     /// `validation: custom` (legacy) or an `output_validator(s)` directory is needed.
@@ -175,6 +176,20 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
         (None, None) if legacy => 2.0,
         (None, None) => 1.5,
     };
+    let time_resolution_ms = match limit("time_resolution") {
+        Some(r) => {
+            let secs = number(path, "limits.time_resolution", r)?;
+            if secs <= 0.0 || !secs.is_finite() {
+                return Err(PackageError::invalid(
+                    path,
+                    "limits.time_resolution",
+                    format!("expected a number of seconds above 0, got {secs}"),
+                ));
+            }
+            ((secs * 1000.0).round() as u64).max(1)
+        }
+        None => 1000,
+    };
     let mib = |key: &str, default: u64| -> Result<u64, PackageError> {
         match limit(key) {
             Some(m) => Ok(number(path, &format!("limits.{key}"), m)? as u64),
@@ -203,6 +218,7 @@ pub(crate) fn problem_yaml(path: &Path, v: &Value) -> Result<ProblemYaml, Packag
         time_limit_ms,
         ac_to_time_limit,
         time_limit_to_tle,
+        time_resolution_ms,
         memory_mib: mib("memory", 2048)?,
         output_mib: mib("output", 8)?,
         custom_validation,

@@ -408,7 +408,7 @@ fn submissions_yaml_requirements_reach_the_references_their_globs_match() {
     );
     for (yaml, key) in [
         (
-            "accepted/echo.py:\n  use_for_time_limit: lower\n",
+            "accepted/echo.py:\n  use_for_time_limit: sometimes\n",
             "accepted/echo.py.use_for_time_limit",
         ),
         (
