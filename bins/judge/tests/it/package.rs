@@ -535,6 +535,33 @@ fn bapctools_multipass_verifies_with_a_second_pass_on_the_validators_input() {
     assert_eq!(row(&report, "accepted/absolute.py")["verdict"], "AC");
 }
 
+/// BAPCtools' `guess` and `guessnoeofcheck` (2025-09 interactive) verify as their authors say,
+/// which needs the relay to judge as problemtools' and BAPCtools' runners do: a program that
+/// closes its stdout and then aborts (`run_time_error/guess_close_stdout_1.cpp`) or sleeps
+/// (`time_limit_exceeded/guess_close_stdout_1.cpp`) is judged by that, the interactor seeing
+/// end-of-file only at its exit; a program printing after a validator that accepted without
+/// reading to end-of-file (`guessnoeofcheck`'s `accepted/guess_extra_output.cc`) is accepted.
+#[test]
+fn bapctools_guess_and_guessnoeofcheck_verify_interactively_as_their_authors_say() {
+    let report =
+        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("guess"), &[]);
+    for (name, verdict) in [
+        ("run_time_error/guess_close_stdout_1.cpp", "RTE"),
+        ("run_time_error/guess_close_stdout_2.cpp", "RTE"),
+        ("time_limit_exceeded/guess_close_stdout_1.cpp", "TLE"),
+    ] {
+        assert_eq!(row(&report, name)["verdict"], verdict, "{name}");
+    }
+    let report = package_verifies_as_its_authors_say(
+        &fetch::bapctools_problems().join("guessnoeofcheck"),
+        &[],
+    );
+    assert_eq!(
+        row(&report, "accepted/guess_extra_output.cc")["verdict"],
+        "AC"
+    );
+}
+
 /// BAPCtools' `interactivemultipass` (`type: [interactive, multi-pass]`): the same game with
 /// the validator as the interactor, each pass a fresh interactive run.
 #[test]

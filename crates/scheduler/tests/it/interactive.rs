@@ -283,15 +283,49 @@ fn a_program_that_spins_after_the_interactor_accepted_runs_to_its_limit() {
     assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
 }
 
+/// Output after an accepting interactor left is drained, not cut off with `SIGPIPE`: the
+/// program is judged by the interactor's verdict and its own exit, as problemtools' and
+/// BAPCtools' runners judge it (BAPCtools' `guessnoeofcheck` expects exactly this).
 #[test]
-fn output_after_the_interactor_accepted_and_closed_is_wrong() {
-    let after =
-        "for (int i = 0; i < 100000; i++) printf(\"extra output %d\\n\", i); fflush(stdout);";
+fn output_after_the_interactor_accepted_is_drained_and_the_interactors_verdict_stands() {
+    let after = "for (int i = 0; i < 5000; i++) printf(\"extra output %d\\n\", i); fflush(stdout);";
     let Some(r) = kattis("late-output", &searcher("", after)) else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
-    assert!(r.error_log.contains("SIGPIPE"), "{}", r.error_log);
+    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
+    // Past its output limit (1 MiB) it is an output limit, still never a SIGPIPE.
+    let flood = "for (;;) fputs(\"extra output\\n\", stdout);";
+    let Some(r) = kattis("late-flood", &searcher("", flood)) else {
+        return;
+    };
+    assert_eq!(
+        r.status,
+        JudgeStatus::OutputLimitExceeded,
+        "{}",
+        r.error_log
+    );
+}
+
+/// A program that closes its stdout and then crashes is judged by its crash: the interactor
+/// reads end-of-file only once the program has exited (problemtools and BAPCtools hold the
+/// pipe until then; BAPCtools' `guess` expects `run_time_error` of such a program), so it
+/// cannot say "wrong answer" first. One that closes it and sleeps is a time limit.
+#[test]
+fn a_program_that_closes_its_output_is_judged_by_how_it_ends_not_by_the_interactors_eof() {
+    let Some(r) = kattis(
+        "close-then-crash",
+        &after_start("fclose(stdout); usleep(300000); abort();"),
+    ) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::RuntimeError, "{}", r.error_log);
+    let Some(r) = kattis(
+        "close-then-sleep",
+        &after_start("fclose(stdout); sleep(30);"),
+    ) else {
+        return;
+    };
+    assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
 }
 
 #[test]

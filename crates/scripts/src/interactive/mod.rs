@@ -91,6 +91,8 @@ pub fn run_interactive(
     let (interactor_in, to_interactor) = pipe()?;
     let (from_interactor, interactor_out) = pipe()?;
     let (stop, stop_writer) = pipe()?;
+    // Closed when the program's run returns: the relay passes its stdout's end on only then.
+    let (program_exited, exit_writer) = pipe()?;
     // The program's box is killed when this pipe's write end closes: the interactor rejected
     // it, or the interactor's side is done with whatever it ran (see below).
     let (kill_program, kill_writer) = pipe()?;
@@ -105,6 +107,7 @@ pub fn run_interactive(
         to_interactor,
         from_interactor,
         stop,
+        program_exited,
     };
     let cap = request
         .program
@@ -132,6 +135,7 @@ pub fn run_interactive(
         });
         let outcome = sandbox.run(&program);
         drop(program);
+        drop(exit_writer);
         let other = other.join().map(|(outcome, keep)| {
             let stopped = keep.is_none();
             drop(keep);
@@ -336,6 +340,7 @@ pub(crate) fn judge_interactive_pass(
         },
         interactor_first,
         output_capped: output.relay.output_capped,
+        output_capped_after_interactor: output.relay.output_capped_after_interactor,
     };
     let decision = verdict::decide(&ends);
     let mut transcript = output.relay.transcript.render();

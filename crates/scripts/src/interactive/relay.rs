@@ -5,11 +5,18 @@
 //! (non-blocking, polled on one thread). So the judge sees every byte (the transcript, the
 //! program's output limit) and each side's end reaches the other as it would through a direct
 //! pipe:
-//! - a side's output closing (it exited, or closed stdout) is passed on once what it wrote is
-//!   delivered: the other side reads end-of-file;
-//! - the interactor's input closing (it exited, or closed stdin) makes the relay close the
-//!   program's output pipe: its next write gets `SIGPIPE` (`EPIPE` when it ignores the
-//!   signal); whatever it had written and was not read is dropped and noted;
+//! - the interactor's output closing (it exited, or closed stdout) is passed on once what it
+//!   wrote is delivered: the program reads end-of-file;
+//! - the program's output closing is passed on only once the program has exited (its
+//!   `program_exited` pipe closed), as problemtools' and BAPCtools' runners hold the pipe
+//!   until the process ends: a program that closes its stdout and then crashes, spins or
+//!   sleeps is judged by that (run-time error, time limit), not by an interactor that read
+//!   end-of-file first;
+//! - the interactor's input closing (it exited, or closed stdin) makes the relay read and drop
+//!   the program's further output (still counted against its output limit): a program that
+//!   writes after an accepting interactor has left does not get `SIGPIPE`, and is judged by
+//!   the interactor's verdict and its own exit, as problemtools and BAPCtools judge it;
+//!   whatever it had written and was not read is dropped and noted;
 //! - the program's input closing (it exited, or closed stdin) makes the relay read and drop
 //!   the interactor's output, up to [`DRAIN`] bytes, before it closes that pipe too: an
 //!   interactor's last few writes to a program that left do not fail, so it reads the
@@ -50,6 +57,8 @@ pub struct RelayEnds {
     pub from_interactor: OwnedFd,
     /// Readable (end of file) when the relay must stop.
     pub stop: OwnedFd,
+    /// Readable (end of file) once the program has exited (its run returned).
+    pub program_exited: OwnedFd,
 }
 
 /// What the relay saw.
@@ -59,11 +68,14 @@ pub struct RelayReport {
     pub transcript: Transcript,
     /// The program wrote more than its output limit to the interactor.
     pub output_capped: bool,
+    /// The program went past its output limit after the interactor stopped reading (its
+    /// further output drained).
+    pub output_capped_after_interactor: bool,
     /// The program's output pipe was closed on it because the interactor stopped reading
     /// (exited or closed its stdin) with bytes of the program still undelivered.
     pub program_output_dropped: bool,
-    /// When the relay first saw the program's end: its stdout closing, or its stdin's reader
-    /// gone.
+    /// When the relay first saw the program's end: its stdout closed and the program exited,
+    /// or its stdin's reader gone.
     pub program_end: Option<std::time::Duration>,
     /// When the relay first saw the interactor's end, likewise.
     pub interactor_end: Option<std::time::Duration>,
@@ -117,6 +129,9 @@ impl Lane {
     }
 }
 
+/// The lane of the program's output (to the interactor).
+const PROGRAM_LANE: usize = 1;
+
 fn nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
     let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
     fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
@@ -155,10 +170,14 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
             pos: 0,
             cap: output_cap,
             total: 0,
-            drain: 0,
+            // The program's output is drained (and counted) for as long as it writes.
+            drain: u64::MAX,
         },
     ];
     let stop = ends.stop;
+    let mut program_exited = Some(ends.program_exited);
+    // The program's stdout reached end-of-file before it exited: passed on at its exit.
+    let mut program_eof_waits = false;
     let mut chunk = vec![0u8; BUFFER];
     loop {
         if lanes.iter().all(|l| l.from.is_none() && l.to.is_none()) {
@@ -168,6 +187,10 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
         // a write end is always polled, for its reader going away (POLLERR).
         let mut wanted: Vec<(usize, bool)> = Vec::with_capacity(4);
         let mut fds = vec![PollFd::new(stop.as_fd(), PollFlags::POLLIN)];
+        if let Some(exited) = &program_exited {
+            fds.push(PollFd::new(exited.as_fd(), PollFlags::POLLIN));
+        }
+        let first_lane_fd = fds.len();
         for (i, lane) in lanes.iter().enumerate() {
             if let (Some(from), false) = (&lane.from, lane.pending()) {
                 fds.push(PollFd::new(from.as_fd(), PollFlags::POLLIN));
@@ -196,7 +219,17 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
         if !ready[0].is_empty() {
             break;
         }
-        for (&(i, read), revents) in wanted.iter().zip(&ready[1..]) {
+        if first_lane_fd == 2 && !ready[1].is_empty() {
+            program_exited = None;
+            let lane = &mut lanes[PROGRAM_LANE];
+            if program_eof_waits {
+                report.ended(lane.direction, false, start.elapsed());
+                if !lane.pending() {
+                    lane.to = None;
+                }
+            }
+        }
+        for (&(i, read), revents) in wanted.iter().zip(&ready[first_lane_fd..]) {
             if revents.is_empty() {
                 continue;
             }
@@ -205,16 +238,25 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                 let Some(from) = &lane.from else { continue };
                 match nix::unistd::read(from, &mut chunk) {
                     Ok(0) => {
-                        report.ended(lane.direction, false, start.elapsed());
                         lane.from = None;
+                        if i == PROGRAM_LANE && program_exited.is_some() {
+                            program_eof_waits = true;
+                            continue;
+                        }
+                        report.ended(lane.direction, false, start.elapsed());
                         if !lane.pending() {
                             lane.to = None;
                         }
                     }
                     Ok(n) if lane.to.is_none() => {
-                        // Draining a writer whose reader left: dropped, up to the bound.
+                        // Draining a writer whose reader left: dropped, up to the bound (the
+                        // program's: its output limit).
                         lane.drain = lane.drain.saturating_sub(n as u64);
-                        if lane.drain == 0 {
+                        lane.total += n as u64;
+                        if lane.cap.is_some_and(|cap| lane.total > cap) {
+                            report.output_capped_after_interactor = true;
+                            lane.from = None;
+                        } else if lane.drain == 0 {
                             lane.from = None;
                         }
                     }
@@ -237,8 +279,12 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                     }
                     Err(Errno::EAGAIN | Errno::EINTR) => {}
                     Err(_) => {
-                        report.ended(lane.direction, false, start.elapsed());
                         lane.from = None;
+                        if i == PROGRAM_LANE && program_exited.is_some() {
+                            program_eof_waits = true;
+                            continue;
+                        }
+                        report.ended(lane.direction, false, start.elapsed());
                         if !lane.pending() {
                             lane.to = None;
                         }
@@ -262,9 +308,9 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                 };
                 if gone {
                     report.ended(lane.direction, true, start.elapsed());
-                    // The reader went away: what the writer had sent is dropped, and its
-                    // pipe closes too (SIGPIPE on its next write), at once for the program,
-                    // after DRAIN more bytes for the interactor.
+                    // The reader went away: what the writer had sent is dropped; the
+                    // program's further output is drained, the interactor's pipe closes after
+                    // DRAIN more bytes (SIGPIPE on its next write).
                     if lane.direction == Direction::ToInteractor && lane.pending() {
                         report.program_output_dropped = true;
                     }
@@ -274,7 +320,10 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                     }
                     lane.buf.clear();
                     lane.pos = 0;
-                } else if !lane.pending() && lane.from.is_none() {
+                } else if !lane.pending()
+                    && lane.from.is_none()
+                    && (i != PROGRAM_LANE || program_exited.is_none())
+                {
                     lane.to = None;
                 }
             }
@@ -292,12 +341,14 @@ mod tests {
         nix::unistd::pipe2(OFlag::O_CLOEXEC).expect("pipe")
     }
 
-    /// A relay over fresh pipes on its own thread; returns the far ends and the stop end.
+    /// A relay over fresh pipes on its own thread; returns the far ends (the program's stdin
+    /// and stdout, the interactor's), the stop end and the program's exit end (dropped: the
+    /// program has exited).
     fn start(
         cap: Option<u64>,
     ) -> (
         [OwnedFd; 4],
-        OwnedFd,
+        (OwnedFd, OwnedFd),
         std::thread::JoinHandle<std::io::Result<RelayReport>>,
     ) {
         let (p_in_r, p_in_w) = pipe();
@@ -305,20 +356,28 @@ mod tests {
         let (i_in_r, i_in_w) = pipe();
         let (i_out_r, i_out_w) = pipe();
         let (stop_r, stop_w) = pipe();
+        let (exit_r, exit_w) = pipe();
         let ends = RelayEnds {
             to_program: p_in_w,
             from_program: p_out_r,
             to_interactor: i_in_w,
             from_interactor: i_out_r,
             stop: stop_r,
+            program_exited: exit_r,
         };
         let handle = std::thread::spawn(move || relay(ends, cap));
-        ([p_in_r, p_out_w, i_in_r, i_out_w], stop_w, handle)
+        ([p_in_r, p_out_w, i_in_r, i_out_w], (stop_w, exit_w), handle)
+    }
+
+    /// Whether `fd` becomes readable (data or end-of-file) within 200 ms.
+    fn readable_soon(fd: &std::fs::File) -> bool {
+        let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+        poll(&mut fds, PollTimeout::from(200u16)).expect("poll") > 0
     }
 
     #[test]
     fn bytes_cross_both_ways_and_an_exit_is_end_of_file_on_the_other_side() {
-        let ([p_in, p_out, i_in, i_out], _stop, handle) = start(None);
+        let ([p_in, p_out, i_in, i_out], (_stop, exited), handle) = start(None);
         let (mut p_in, mut p_out) = (std::fs::File::from(p_in), std::fs::File::from(p_out));
         let (mut i_in, mut i_out) = (std::fs::File::from(i_in), std::fs::File::from(i_out));
         i_out.write_all(b"7\n").expect("interactor writes");
@@ -328,7 +387,14 @@ mod tests {
         p_out.write_all(b"8\n").expect("program writes");
         i_in.read_exact(&mut got).expect("interactor reads");
         assert_eq!(&got, b"8\n");
-        drop(p_out); // the program exits: the interactor reads end-of-file
+        // The program closes its stdout: the interactor reads nothing yet...
+        drop(p_out);
+        assert!(
+            !readable_soon(&i_in),
+            "end-of-file before the program exited"
+        );
+        // ...and end-of-file once it has exited.
+        drop(exited);
         let mut rest = Vec::new();
         i_in.read_to_end(&mut rest).expect("eof");
         assert!(rest.is_empty());
@@ -342,28 +408,24 @@ mod tests {
     }
 
     #[test]
-    fn a_reader_going_away_closes_the_writers_pipe() {
-        let ([p_in, p_out, i_in, i_out], _stop, handle) = start(None);
+    fn a_program_writing_after_the_interactor_left_is_drained_not_cut_off() {
+        let ([p_in, p_out, i_in, i_out], (_stop, exited), handle) = start(None);
         drop(i_in); // the interactor exits without reading
         let mut p_out = std::fs::File::from(p_out);
-        let mut failed = false;
         for _ in 0..64 {
-            if p_out.write_all(&[b'x'; 4096]).is_err() {
-                failed = true;
-                break;
-            }
+            p_out
+                .write_all(&[b'x'; 4096])
+                .expect("the program's writes go on once the interactor is gone");
         }
-        assert!(
-            failed,
-            "the program's writes fail once the interactor is gone"
-        );
-        drop((p_in, p_out, i_out));
-        handle.join().expect("thread").expect("relay");
+        drop((p_in, p_out, i_out, exited));
+        let report = handle.join().expect("thread").expect("relay");
+        assert_eq!(report.interactor_first(), Some(true));
+        assert!(!report.output_capped && !report.output_capped_after_interactor);
     }
 
     #[test]
     fn an_interactor_writing_to_a_program_that_left_is_drained_then_cut_off() {
-        let ([p_in, p_out, i_in, i_out], _stop, handle) = start(None);
+        let ([p_in, p_out, i_in, i_out], (_stop, exited), handle) = start(None);
         drop(p_in); // the program exits without reading
         let mut i_out = std::fs::File::from(i_out);
         // Its last words do not fail (the relay reads and drops them)...
@@ -384,14 +446,32 @@ mod tests {
             written + 32 >= DRAIN - 4096,
             "drained up to the bound: {written}"
         );
-        drop((p_out, i_in, i_out));
+        drop((p_out, i_in, i_out, exited));
         let report = handle.join().expect("thread").expect("relay");
         assert_eq!(report.interactor_first(), Some(false));
     }
 
     #[test]
+    fn a_program_flooding_after_the_interactor_left_is_cut_off_at_its_output_limit() {
+        let ([p_in, p_out, i_in, i_out], (_stop, exited), handle) = start(Some(100_000));
+        drop(i_in);
+        let mut p_out = std::fs::File::from(p_out);
+        let mut written = 0;
+        while written < 1 << 20 {
+            match p_out.write(&[b'y'; 4096]) {
+                Ok(n) => written += n,
+                Err(_) => break,
+            }
+        }
+        assert!(written < 1 << 20, "cut off well before 1 MiB");
+        drop((p_in, p_out, i_out, exited));
+        let report = handle.join().expect("thread").expect("relay");
+        assert!(report.output_capped_after_interactor && !report.output_capped);
+    }
+
+    #[test]
     fn the_program_past_its_output_limit_is_cut_off() {
-        let ([p_in, p_out, i_in, i_out], _stop, handle) = start(Some(10_000));
+        let ([p_in, p_out, i_in, i_out], (_stop, exited), handle) = start(Some(10_000));
         let mut p_out = std::fs::File::from(p_out);
         let mut i_in = std::fs::File::from(i_in);
         let reader = std::thread::spawn(move || {
@@ -407,7 +487,7 @@ mod tests {
             }
         }
         assert!(written < 1 << 20, "cut off well before 1 MiB");
-        drop((p_in, p_out, i_out));
+        drop((p_in, p_out, i_out, exited));
         assert!(reader.join().expect("reader") <= 10_000);
         let report = handle.join().expect("thread").expect("relay");
         assert!(report.output_capped);
@@ -415,7 +495,7 @@ mod tests {
 
     #[test]
     fn closing_the_stop_pipe_ends_a_relay_whose_sides_hang_on() {
-        let (ends, stop, handle) = start(None);
+        let (ends, (stop, _exited), handle) = start(None);
         drop(stop);
         handle.join().expect("thread").expect("relay");
         drop(ends);

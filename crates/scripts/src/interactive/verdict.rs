@@ -23,6 +23,8 @@ pub struct Ends {
     pub interactor_first: bool,
     /// The program wrote more than its output limit.
     pub output_capped: bool,
+    /// It did after the interactor had stopped reading (its output drained).
+    pub output_capped_after_interactor: bool,
 }
 
 /// A decision: the status, its score and the reason for `error_log`.
@@ -80,10 +82,13 @@ fn rejects(verdict: CompareVerdict) -> bool {
 }
 
 /// The rules, first match wins:
-/// 1. the program wrote past its output limit: Output Limit Exceeded;
+/// 1. the program wrote past its output limit to the interactor: Output Limit Exceeded;
 /// 2. the interactor ended first with a rejection (wrong answer, presentation error, partial
-///    marks): that verdict, whatever the program did afterwards (end-of-file, `SIGPIPE`, a
-///    crash, a limit while it ignored the closed pipes);
+///    marks): that verdict, whatever the program did afterwards (end-of-file, a crash, a
+///    limit, output past its limit);
+///
+/// (a program that writes past its output limit after an accepting interactor stopped
+/// reading: Output Limit Exceeded);
 /// 3. the program hit its CPU, memory or output limit: that limit; its wall limit: Compare
 ///    Error when the interactor failed too (it was stalling the exchange), else Time Limit
 ///    Exceeded (the program was waiting: idle), also when the interactor's failure is a
@@ -93,9 +98,9 @@ fn rejects(verdict: CompareVerdict) -> bool {
 ///    a program that left): the program's run-time failure if it had one, else Wrong Answer;
 ///    any other failure of the interactor (crash, limit, an exit code its dialect does not
 ///    have, testlib's 3): Compare Error;
-/// 5. the program died of `SIGPIPE` after the interactor had ended (it went on writing after
-///    the interactor accepted and closed): Wrong Answer; any other run-time failure of the
-///    program (signal, non-zero exit): that failure's status;
+/// 5. a run-time failure of the program (signal, non-zero exit): that failure's status (its
+///    output is never cut off by the relay: what it writes after the interactor left is
+///    drained, as problemtools and BAPCtools do, so a `SIGPIPE` is its own doing);
 /// 6. the interactor's verdict.
 pub fn decide(ends: &Ends) -> Decision {
     if ends.output_capped {
@@ -110,6 +115,12 @@ pub fn decide(ends: &Ends) -> Decision {
     let cut_off = ends.interactor_signal == Some(SIGPIPE) && !ends.interactor_first;
     if ends.interactor_first && rejects(verdict) {
         return Decision::interactor(&ends.interactor, "the interactor ended first");
+    }
+    if ends.output_capped_after_interactor {
+        return Decision::of(
+            JudgeStatus::OutputLimitExceeded,
+            "the program went on writing past its output limit after the interactor had finished",
+        );
     }
     if let Some(failure) = &ends.program_failure {
         let limit = matches!(
@@ -143,12 +154,6 @@ pub fn decide(ends: &Ends) -> Decision {
         return Decision::interactor(&ends.interactor, "the interactor failed");
     }
     if let Some(failure) = &ends.program_failure {
-        if ends.program_signal == Some(SIGPIPE) && ends.interactor_first {
-            return Decision::of(
-                JudgeStatus::WrongAnswer,
-                "the program went on writing after the interactor had finished (SIGPIPE)",
-            );
-        }
         return Decision::of(failure.status, failure.reason.clone());
     }
     Decision::interactor(&ends.interactor, "interactor")
@@ -179,6 +184,7 @@ mod tests {
             interactor_signal: None,
             interactor_first,
             output_capped: false,
+            output_capped_after_interactor: false,
         }
     }
 
@@ -254,15 +260,16 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_interactor_is_a_compare_error_and_sigpipe_after_its_acceptance_is_wrong() {
+    fn a_failed_interactor_is_a_compare_error_and_a_programs_own_failure_after_acceptance_counts() {
         assert_eq!(decide(&ends(None, None, CE, true)).status, CompareError);
         let rte = failure(RuntimeError, "exit code 1");
-        assert_eq!(decide(&ends(rte, None, CE, false)).status, CompareError);
-        let pipe = failure(RuntimeError, "killed by signal 13 (SIGPIPE)");
         assert_eq!(
-            decide(&ends(pipe.clone(), Some(13), AC, true)).status,
-            WrongAnswer
+            decide(&ends(rte.clone(), None, CE, false)).status,
+            CompareError
         );
+        // After an accepting interactor ended, the program's own failure is its verdict.
+        assert_eq!(decide(&ends(rte, None, AC, true)).status, RuntimeError);
+        let pipe = failure(RuntimeError, "killed by signal 13 (SIGPIPE)");
         assert_eq!(
             decide(&ends(pipe, Some(13), AC, false)).status,
             RuntimeError
@@ -293,5 +300,12 @@ mod tests {
         let mut flood = ends(None, None, WA, true);
         flood.output_capped = true;
         assert_eq!(decide(&flood).status, OutputLimitExceeded);
+        // Past the limit only after a rejecting interactor left: the rejection.
+        let mut late = ends(None, None, WA, true);
+        late.output_capped_after_interactor = true;
+        assert_eq!(decide(&late).status, WrongAnswer);
+        // After an accepting one: the output limit.
+        late.interactor = CompareOutcome::new(AC, "found");
+        assert_eq!(decide(&late).status, OutputLimitExceeded);
     }
 }
