@@ -535,6 +535,20 @@ fn bapctools_multipass_verifies_with_a_second_pass_on_the_validators_input() {
     assert_eq!(row(&report, "accepted/absolute.py")["verdict"], "AC");
 }
 
+/// BAPCtools' `boolfind` (DOMjudge's interactive example): its output validator is a
+/// directory with the format's `build` and `run` scripts (`build` compiles `jury`, `run` calls
+/// it with the arguments it wants), judged as a `make` program that runs them; read as a lone C
+/// source it was called with the validator's arguments it does not take and failed (JE).
+#[test]
+fn bapctools_boolfind_verifies_with_its_validators_build_and_run_scripts() {
+    let report =
+        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("boolfind"), &[]);
+    assert_eq!(
+        row(&report, "accepted/boolfind-test-correct.c")["verdict"],
+        "AC"
+    );
+}
+
 /// BAPCtools' `guess` and `guessnoeofcheck` (2025-09 interactive) verify as their authors say,
 /// which needs the relay to judge as problemtools' and BAPCtools' runners do: a program that
 /// closes its stdout and then aborts (`run_time_error/guess_close_stdout_1.cpp`) or sleeps

@@ -393,7 +393,7 @@ fn output_validator(
             [only] if only.is_dir() => only.clone(),
             _ => modern.clone(),
         };
-        return programs::program(&target, &none)
+        return programs::package_program(&target, &none)
             .map(Some)
             .map_err(|reason| PackageError::invalid(&modern, "output_validator", reason));
     }
@@ -402,7 +402,7 @@ fn output_validator(
         let entries = sorted_entries(&legacy)?;
         return match entries.as_slice() {
             [] => Ok(None),
-            [only] => programs::program(only, &none)
+            [only] => programs::package_program(only, &none)
                 .map(Some)
                 .map_err(|reason| PackageError::invalid(&legacy, "output_validators", reason)),
             _ => Err(PackageError::unsupported(
@@ -455,7 +455,7 @@ fn input_validators(dir: &Path) -> Result<Vec<(String, Runnable)>, PackageError>
                     path.display()
                 ))
             } else {
-                programs::program(&path, &none)
+                programs::package_program(&path, &none)
             };
             out.push((name, program));
         }

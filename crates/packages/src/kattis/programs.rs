@@ -47,6 +47,54 @@ pub(crate) fn program(
     program_of(path, files_of(path)?, extra)
 }
 
+/// The Makefile a program with `build` / `run` scripts is built by: `build` run (when
+/// present), then `run` made executable (the `make` language's build must leave `run`, which
+/// it then runs with the program's arguments). The files placed in the build directory are
+/// not the build's to change, so each script is copied before it is made executable.
+const BUILD_RUN_MAKEFILE: &str = "# verdict: a program with the package format's build / run scripts\n\
+.PHONY: verdict-build\n\
+verdict-build:\n\
+\t@if [ -f build ]; then cp build .verdict-build && chmod +x .verdict-build && ./.verdict-build; fi\n\
+\t@cp run .verdict-run && rm -f run && mv .verdict-run run && chmod +x run\n";
+
+/// Its name: the contract's for the first source of a `make` program.
+const BUILD_RUN_MAKEFILE_NAME: &str = "Makefile";
+
+/// Reads `path` as a validator or another of the package's own programs: a directory with the
+/// format's POSIX `build` and / or `run` scripts (2025-09 "Programs": `build` is run, then
+/// `run` runs the program) is a `make` program whose Makefile runs `build` and whose `run` is
+/// the package's; anything else is read as [`program`] reads it.
+pub(crate) fn package_program(
+    path: &Path,
+    extra: &dyn Fn(Language) -> Vec<Asset>,
+) -> Result<Program, String> {
+    let scripted = path.is_dir() && (path.join("build").is_file() || path.join("run").is_file());
+    if !scripted {
+        return program(path, extra);
+    }
+    let files = files_of(path)?;
+    if files
+        .iter()
+        .any(|(name, _)| name == BUILD_RUN_MAKEFILE_NAME)
+    {
+        return Err(format!(
+            "{}: build / run scripts beside a Makefile of their own (verdict builds such a \
+             program with a Makefile of its own, which a make program must have first)",
+            path.display()
+        ));
+    }
+    Ok(Program::SourceCode(SourceCode {
+        language: Language::Make,
+        entry_point: None,
+        source_files: vec![Asset::text(BUILD_RUN_MAKEFILE_NAME, BUILD_RUN_MAKEFILE)],
+        assist_files: files
+            .into_iter()
+            .map(|(name, text)| Asset::text(name, text))
+            .collect(),
+        compile_command: None,
+    }))
+}
+
 /// Every regular file under `path` (or `path` itself) as (name under it, text), by name.
 fn files_of(path: &Path) -> Result<Vec<(String, String)>, String> {
     let mut files = Vec::new();
@@ -249,7 +297,10 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) -> std::io:
     }
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        if std::fs::metadata(&path)?.is_dir() {
+        // A link to nothing (a header linked from outside the package) is named.
+        let meta = std::fs::metadata(&path)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        if meta.is_dir() {
             collect(root, &path, out)?;
         } else {
             let name = path
