@@ -35,6 +35,6 @@ pub mod timing;
 
 pub use error::PackageError;
 pub use problem::{
-    Case, Expected, Group, GroupScoring, Item, Kind, Problem, Reference, Runnable,
-    ScoreAggregation, Settings, SpecScoring, TimeLimitUse,
+    Case, CaseConfig, Expected, Group, GroupScoring, Item, Kind, Problem, Reference, Runnable,
+    ScoreAggregation, Settings, SpecScoring, TimeLimitUse, ValidatorArgs,
 };

@@ -6,7 +6,9 @@
 //! | the package directory's name | `prob_id` (`category` is `package`) |
 //! | its content (test data, validator) | `updated_at` (a hash: a changed package is a new version) |
 //! | each test case (`NAME.in`, `NAME.ans`), samples first, groups in name order | `test_data[i]` (`testdata.in`, `testdata.out`) and task `i + 1` |
-//! | no output validator | `compare_script: "icpc-default"` with the group's `output_validator_flags` as `validator_flags` |
+//! | no output validator | `compare_script: "icpc-default"` with the case's (else its group's) `output_validator_args` as `validator_flags` |
+//! | a case's (else its group's) `args` | the test task's `run_args` |
+//! | `NAME.files/` | more `test_data[i].inputs`, placed in the program's working directory |
 //! | `output_validators/` / `output_validator/` | `Submission.compare`, `compare_protocol: "kattis"`, `compare_script: ""` |
 //! | interactive | `run_script: "interactive"` with the validator as the interactor |
 //! | submit-answer, a reference of answer files | no compile task; `run_script: "answer"`, `answer_file` `<case>.out` |
@@ -61,6 +63,13 @@ pub fn submission(
             inputs: vec![Asset::text(STDIN_ASSET, input)],
             outputs: Vec::new(),
         };
+        if let Some(dir) = &case.config.files {
+            for (name, text) in files_under(dir)? {
+                hash.add(name.as_bytes());
+                hash.add(text.as_bytes());
+                datum.inputs.push(Asset::text(name, text));
+            }
+        }
         if let Some(answer) = &case.answer {
             let answer = text(answer)?;
             hash.add(answer.as_bytes());
@@ -68,8 +77,10 @@ pub fn submission(
         }
         data.push(datum);
         let custom = problem.output_validator.is_some();
-        let flags = &settings.output_validator_flags;
+        let flags = case.output_validator_args(settings);
         hash.add(flags.join(" ").as_bytes());
+        let args = case.args(settings);
+        hash.add(args.join(" ").as_bytes());
         if problem.kind.multi_pass {
             hash.add(&problem.validation_passes.to_le_bytes());
         }
@@ -95,8 +106,8 @@ pub fn submission(
             time_limit: time_limit_ms.max(1) as i64,
             file_limit: Some((problem.output_mib * 1024) as i64),
             proc_limit: None,
-            run_args: None,
-            validator_flags: (!flags.is_empty()).then(|| flags.clone()),
+            run_args: (!args.is_empty()).then(|| args.to_vec()),
+            validator_flags: (!flags.is_empty()).then(|| flags.to_vec()),
             passes: problem
                 .kind
                 .multi_pass
@@ -210,6 +221,29 @@ pub fn lazy(problem: &Problem, submission: &mut Submission) {
         task.depends_on = (i - 1) as i64;
         task.depends_cond = Some(DependsCond::Accepted);
     }
+}
+
+/// Every file under a test case's `NAME.files/` directory, by its path under it, as text.
+fn files_under(dir: &std::path::Path) -> Result<Vec<(String, String)>, PackageError> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| PackageError::io(&d, e))?;
+        for entry in entries {
+            let path = entry.map_err(|e| PackageError::io(&d, e))?.path();
+            if path.is_dir() {
+                todo.push(path);
+                continue;
+            }
+            let name = path
+                .strip_prefix(dir)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            out.push((name, text(&path)?));
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// A test file as inline text (assets on the wire are text).

@@ -249,6 +249,7 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
             name: format!("tests/{n:02}"),
             input,
             answer: answer.is_file().then_some(answer),
+            config: Default::default(),
         };
         let points: f64 = t.attr("points").and_then(|v| v.parse().ok()).unwrap_or(0.0);
         let group = t.attr("group").unwrap_or_default().to_owned();

@@ -140,6 +140,85 @@ pub struct Case {
     pub input: PathBuf,
     /// The answer file (`None`: an interactive problem may have none).
     pub answer: Option<PathBuf>,
+    /// Its own configuration (2023-07 and later: `NAME.yaml`) and input files (`NAME.files/`).
+    pub config: CaseConfig,
+}
+
+impl Case {
+    /// The program's arguments on this case: its own `args`, else its group's.
+    pub fn args<'a>(&'a self, settings: &'a Settings) -> &'a [String] {
+        self.config.args.as_deref().unwrap_or(&settings.args)
+    }
+
+    /// The output validator's arguments on this case: its own, else its group's.
+    pub fn output_validator_args<'a>(&'a self, settings: &'a Settings) -> &'a [String] {
+        self.config
+            .output_validator_args
+            .as_deref()
+            .unwrap_or(&settings.output_validator_flags)
+    }
+
+    /// The arguments of the input validator `validator` (its name in the package) on this case.
+    pub fn input_validator_args(&self, settings: &Settings, validator: &str) -> Vec<String> {
+        self.config
+            .input_validator_args
+            .as_ref()
+            .unwrap_or(&settings.input_validator_flags)
+            .for_validator(validator)
+    }
+}
+
+/// A test case's own configuration (`NAME.yaml`) and input files (`NAME.files/`); what is not
+/// set is its group's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CaseConfig {
+    /// `args`: the program's arguments.
+    pub args: Option<Vec<String>>,
+    /// `output_validator_args`.
+    pub output_validator_args: Option<Vec<String>>,
+    /// `input_validator_args`.
+    pub input_validator_args: Option<ValidatorArgs>,
+    /// `NAME.files/`: files placed in the program's working directory.
+    pub files: Option<PathBuf>,
+}
+
+/// Input validators' arguments: the same for each, or by validator (`input_validator_args` as
+/// a map: a validator it does not name gets none).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValidatorArgs {
+    /// Every validator gets these.
+    All(Vec<String>),
+    /// Each named validator its own (by its name: the file or directory name, with or
+    /// without the extension).
+    ByName(Vec<(String, Vec<String>)>),
+}
+
+impl Default for ValidatorArgs {
+    fn default() -> Self {
+        ValidatorArgs::All(Vec::new())
+    }
+}
+
+impl ValidatorArgs {
+    /// The arguments of `validator` (a path like `input_validators/check.py`).
+    pub fn for_validator(&self, validator: &str) -> Vec<String> {
+        match self {
+            ValidatorArgs::All(args) => args.clone(),
+            ValidatorArgs::ByName(named) => {
+                let path = std::path::Path::new(validator);
+                let file = path
+                    .file_name()
+                    .and_then(|f| f.to_str())
+                    .unwrap_or(validator);
+                let stem = path.file_stem().and_then(|f| f.to_str()).unwrap_or(file);
+                named
+                    .iter()
+                    .find(|(name, _)| name == file || name == stem || name == validator)
+                    .map(|(_, args)| args.clone())
+                    .unwrap_or_default()
+            }
+        }
+    }
 }
 
 /// How a group's results aggregate (the format's default grader).
@@ -162,7 +241,9 @@ pub struct Settings {
     /// Arguments of the output validator.
     pub output_validator_flags: Vec<String>,
     /// Arguments of the input validators.
-    pub input_validator_flags: Vec<String>,
+    pub input_validator_flags: ValidatorArgs,
+    /// The program's arguments (2023-07 and later `args`).
+    pub args: Vec<String>,
     /// The score of an accepted test case (default 1).
     pub accept_score: f64,
     /// The score of a rejected test case (default 0).
@@ -188,7 +269,8 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             output_validator_flags: Vec::new(),
-            input_validator_flags: Vec::new(),
+            input_validator_flags: ValidatorArgs::default(),
+            args: Vec::new(),
             accept_score: 1.0,
             reject_score: 0.0,
             range: None,

@@ -180,6 +180,7 @@ mod tests {
                 name: name.into(),
                 input: PathBuf::new(),
                 answer: None,
+                config: Default::default(),
             })
         };
         Problem {

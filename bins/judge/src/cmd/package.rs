@@ -416,13 +416,13 @@ fn validate_inputs(
             &format!("input-validator {name}"),
             10_000,
         )?;
-        for (task, (_, settings)) in s.judge_tasks.iter_mut().skip(1).zip(&cases) {
+        for (task, (case, settings)) in s.judge_tasks.iter_mut().skip(1).zip(&cases) {
             *task = JudgeTask {
                 check_script: CheckScript::Standard,
                 run_script: Some(RunScript::Standard),
                 compare_script: Some(CompareScript::DiffIgnSpace),
                 depends_cond: Some(DependsCond::Accepted),
-                run_args: Some(settings.input_validator_flags.clone()),
+                run_args: Some(case.input_validator_args(settings, name)),
                 validator_flags: None,
                 passes: None,
                 answer_file: None,

@@ -535,6 +535,109 @@ fn bapctools_multipass_verifies_with_a_second_pass_on_the_validators_input() {
     assert_eq!(row(&report, "accepted/absolute.py")["verdict"], "AC");
 }
 
+/// A 2025-09 package whose test cases carry their own configuration, written as the format
+/// lays it out ("Test case configuration", "Input"): `args` from `test_group.yaml` and from a
+/// case's `NAME.yaml`, a case's input file in `NAME.files/`, a case's own
+/// `output_validator_args` (the default validator's `float_tolerance`), and
+/// `input_validator_args` as a map naming one validator. The reference adds its arguments, its
+/// input and `data.txt` (when present) and prints the sum over 3 (so only a tolerance accepts
+/// it on the third case); each input validator exits 42 only with the arguments it was given.
+#[test]
+fn a_2025_09_packages_case_args_files_and_validator_args_reach_the_runs() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("caseconf");
+    let w = |name: &str, text: &str| written::write(&dir, name, text);
+    w(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: caseconf\nlimits:\n  time_limit: 2\n",
+    );
+    w("data/sample/1.in", "1\n");
+    w("data/sample/1.ans", "1\n");
+    w(
+        "data/secret/test_group.yaml",
+        "args: [\"3\"]\ninput_validator_args:\n  check_args: [secret]\n",
+    );
+    w("data/secret/1.in", "3\n");
+    w("data/secret/1.ans", "6\n");
+    w("data/secret/2.in", "1\n");
+    w("data/secret/2.ans", "12\n");
+    w(
+        "data/secret/2.yaml",
+        "args: [\"4\", \"2\"]\ninput_validator_args:\n  check_args: [secret, two]\n",
+    );
+    w("data/secret/2.files/data.txt", "5\n");
+    w("data/secret/3.in", "1\n");
+    w("data/secret/3.ans", "0.333\n");
+    w(
+        "data/secret/3.yaml",
+        "args: [\"-1\"]\noutput_validator_args: [float_tolerance, \"0.01\"]\n",
+    );
+    w(
+        "submissions/accepted/sum.py",
+        "import os, sys\ntotal = sum(int(a) for a in sys.argv[1:]) + int(input())\n\
+         if os.path.exists('data.txt'):\n    total += int(open('data.txt').read())\n\
+         print(total if total != 0 else 1 / 3)\n",
+    );
+    // Valid only with the arguments its case is given: none on the sample, `secret` on the
+    // secret cases (their group's map), `secret two` on case 2 (its own map).
+    w(
+        "input_validators/check_args.py",
+        "import sys\nsys.stdin.read()\nargs = sys.argv[1:]\n\
+         ok = args in ([], ['secret'], ['secret', 'two'])\nsys.exit(42 if ok else 43)\n",
+    );
+    // A validator the maps do not name: run without arguments.
+    w(
+        "input_validators/no_args.py",
+        "import sys\nsys.stdin.read()\nsys.exit(42 if len(sys.argv) == 1 else 43)\n",
+    );
+    let report = package_verifies_as_its_authors_say(&dir, &[]);
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert_eq!(checks.len(), 8, "{checks:#?}");
+    // The map's arguments reached the validator it names, case by case.
+    written::write(
+        &dir,
+        "input_validators/check_args.py",
+        "import sys\nsys.stdin.read()\nsys.exit(42 if sys.argv[1:] == ['secret', 'two'] else 43)\n",
+    );
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(1), "{report:#}");
+    let rejected: Vec<&str> = report["input_validation"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["valid"] == false)
+        .filter_map(|c| c["case"].as_str())
+        .collect();
+    assert_eq!(rejected, ["sample/1", "secret/1", "secret/3"], "{report:#}");
+}
+
+/// BAPCtools' `testseed`: each sample case's own `NAME.yaml` gives its input validator the
+/// arguments it checks the input against (a seed and a generator command); without them the
+/// validator fails on every case.
+#[test]
+fn bapctools_testseed_verifies_with_each_cases_own_input_validator_args() {
+    let report =
+        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("testseed"), &[]);
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert!(checks.len() >= 19, "{checks:#?}");
+}
+
+/// BAPCtools' `generatorcount` as published lists secret test data in its
+/// `generators/generators.yaml` and ships only the samples: refused naming the file (verdict
+/// does not run generators), never "verified" on its samples alone. A package whose generators
+/// list no secret data (`multipass`: `secret: data: []`) still verifies.
+#[test]
+fn a_package_whose_secret_data_is_still_to_be_generated_is_refused() {
+    let out = verify(&fetch::bapctools_problems().join("generatorcount"), true);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("generators/generators.yaml: data: not supported")
+            && stderr.contains("bt generate"),
+        "{stderr}"
+    );
+}
+
 /// BAPCtools' `boolfind` (DOMjudge's interactive example): its output validator is a
 /// directory with the format's `build` and `run` scripts (`build` compiles `jury`, `run` calls
 /// it with the arguments it wants), judged as a `make` program that runs them; read as a lone C

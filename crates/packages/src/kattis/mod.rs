@@ -41,7 +41,9 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     };
     let data_dir = dir.join("data");
     let mut found = Vec::new();
-    let data = group(&data_dir, "", &root_settings, true, &mut found)?;
+    let legacy = head.format == "legacy";
+    not_generated(dir, &data_dir)?;
+    let data = group(&data_dir, "", &root_settings, true, legacy, &mut found)?;
     if data.cases().is_empty() {
         return Err(PackageError::invalid(
             &data_dir,
@@ -90,6 +92,46 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     })
 }
 
+/// Refuses a package whose test data is still to be generated: its
+/// `generators/generators.yaml` (BAPCtools, the format's generators specification) lists
+/// secret test data and `data/secret` has no test case yet. Judging the samples alone, or
+/// without the `test_group.yaml` files the generators write, would say "verified" of a
+/// problem never tested.
+fn not_generated(dir: &Path, data_dir: &Path) -> Result<(), PackageError> {
+    let generators = dir.join("generators/generators.yaml");
+    let Some(spec) = yaml::read(&generators)? else {
+        return Ok(());
+    };
+    let secret = yaml::get(&spec, "data").and_then(|d| yaml::get(d, "secret"));
+    let listed = secret
+        .and_then(|s| yaml::get(s, "data"))
+        .is_some_and(|d| match d {
+            yaml_serde::Value::Sequence(items) => !items.is_empty(),
+            yaml_serde::Value::Mapping(map) => !map.is_empty(),
+            _ => false,
+        });
+    if !listed {
+        return Ok(());
+    }
+    fn has_input(d: &Path) -> bool {
+        std::fs::read_dir(d).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                let p = e.path();
+                p.extension().is_some_and(|x| x == "in") || (p.is_dir() && has_input(&p))
+            })
+        })
+    }
+    if has_input(&data_dir.join("secret")) {
+        return Ok(());
+    }
+    Err(PackageError::unsupported(
+        &generators,
+        "data",
+        "the package generates its test data (data/secret has no test case yet) and verdict \
+         does not run generators: generate it first (BAPCtools: `bt generate`)",
+    ))
+}
+
 /// A `.timelimit` file (DOMjudge, BAPCtools): seconds.
 fn timelimit_file(dir: &Path) -> Result<Option<u64>, PackageError> {
     let path = dir.join(".timelimit");
@@ -133,6 +175,7 @@ fn group(
     name: &str,
     parent: &Settings,
     root: bool,
+    legacy: bool,
     found: &mut Vec<Found>,
 ) -> Result<Group, PackageError> {
     let mut settings = parent.clone();
@@ -164,13 +207,16 @@ fn group(
             if root && file_name != "sample" && file_name != "secret" {
                 continue;
             }
-            items.push(Item::Group(group(&path, &sub, &settings, false, found)?));
+            items.push(Item::Group(group(
+                &path, &sub, &settings, false, legacy, found,
+            )?));
         } else if !root && path.extension().is_some_and(|e| e == "in") {
             let answer = path.with_extension("ans");
             items.push(Item::Case(Case {
                 name: sub.trim_end_matches(".in").to_owned(),
                 input: path.clone(),
                 answer: answer.is_file().then_some(answer),
+                config: case_config(&path, legacy)?,
             }));
         }
     }
@@ -179,6 +225,24 @@ fn group(
         settings,
         items,
     })
+}
+
+/// A test case's `NAME.yaml` and `NAME.files/` beside its `NAME.in` (2023-07 and later; a
+/// legacy package has neither).
+fn case_config(input: &Path, legacy: bool) -> Result<crate::CaseConfig, PackageError> {
+    if legacy {
+        return Ok(crate::CaseConfig::default());
+    }
+    let yaml_path = input.with_extension("yaml");
+    let mut config = match yaml::read(&yaml_path)? {
+        Some(v) => yaml::case_config(&yaml_path, &v)?,
+        None => crate::CaseConfig::default(),
+    };
+    let files = input.with_extension("files");
+    if files.is_dir() {
+        config.files = Some(files);
+    }
+    Ok(config)
 }
 
 /// Groups and the groups they require (`Problem::requires`).

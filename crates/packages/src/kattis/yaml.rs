@@ -3,7 +3,7 @@
 //! supported is refused, naming the file and key).
 
 use crate::PackageError;
-use crate::problem::{Aggregation, Kind, ScoreAggregation, Settings};
+use crate::problem::{Aggregation, CaseConfig, Kind, ScoreAggregation, Settings, ValidatorArgs};
 use std::path::Path;
 use yaml_serde::Value;
 
@@ -25,7 +25,8 @@ pub(crate) fn read(path: &Path) -> Result<Option<Value>, PackageError> {
         })
 }
 
-fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+/// The value of `key` in the mapping `v`, if it is one and has it.
+pub(crate) fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
     v.as_mapping().and_then(|m| m.get(key))
 }
 
@@ -48,6 +49,64 @@ fn words(path: &Path, key: &str, v: &Value) -> Result<Vec<String>, PackageError>
             "expected a string or a list of strings",
         )),
     }
+}
+
+/// `input_validator_args`: a sequence (every validator), or a map of validator names to
+/// sequences (2025-09).
+fn validator_args(path: &Path, key: &str, v: &Value) -> Result<ValidatorArgs, PackageError> {
+    let Some(map) = v.as_mapping() else {
+        return Ok(ValidatorArgs::All(words(path, key, v)?));
+    };
+    let mut named = Vec::new();
+    for (name, args) in map {
+        let Some(name) = name.as_str() else {
+            return Err(PackageError::invalid(
+                path,
+                key,
+                "a validator name that is not a string",
+            ));
+        };
+        named.push((
+            name.to_owned(),
+            words(path, &format!("{key}.{name}"), args)?,
+        ));
+    }
+    Ok(ValidatorArgs::ByName(named))
+}
+
+/// A test case's configuration file (`NAME.yaml`, 2023-07 and later "Test case
+/// configuration"); an unknown key is refused, as the format says.
+pub(crate) fn case_config(path: &Path, v: &Value) -> Result<CaseConfig, PackageError> {
+    let mut config = CaseConfig::default();
+    let Some(map) = v.as_mapping() else {
+        return Err(PackageError::invalid(path, "", "expected a mapping"));
+    };
+    for (key, value) in map {
+        let key = key.as_str().unwrap_or_default();
+        match key {
+            "args" => config.args = Some(words(path, key, value)?),
+            "output_validator_args" => {
+                config.output_validator_args = Some(words(path, key, value)?)
+            }
+            "input_validator_args" => {
+                config.input_validator_args = Some(validator_args(path, key, value)?);
+            }
+            // Presentation only: nothing to judge by.
+            "input_visualizer_args"
+            | "output_visualizer_args"
+            | "full_feedback"
+            | "hint"
+            | "description" => {}
+            other => {
+                return Err(PackageError::unsupported(
+                    path,
+                    other,
+                    "unknown test case key",
+                ));
+            }
+        }
+    }
+    Ok(config)
 }
 
 fn number(path: &Path, key: &str, v: &Value) -> Result<f64, PackageError> {
@@ -328,15 +387,9 @@ pub(crate) fn settings(
                 s.output_validator_flags = words(path, key, value)?;
             }
             "input_validator_flags" | "input_validator_args" => {
-                if value.is_mapping() {
-                    return Err(PackageError::unsupported(
-                        path,
-                        key,
-                        "flags per input validator (a mapping) are not supported",
-                    ));
-                }
-                s.input_validator_flags = words(path, key, value)?;
+                s.input_validator_flags = validator_args(path, key, value)?;
             }
+            "args" => s.args = words(path, key, value)?,
             "accept_score" => s.accept_score = number(path, key, value)?,
             "reject_score" => s.reject_score = number(path, key, value)?,
             "range" => {
@@ -419,7 +472,12 @@ pub(crate) fn settings(
                 }
             }
             // Presentation and checks of the package itself: nothing to judge by.
-            "full_feedback" | "static_validation" | "description" | "hint" => {}
+            "full_feedback"
+            | "static_validation"
+            | "description"
+            | "hint"
+            | "input_visualizer_args"
+            | "output_visualizer_args" => {}
             other => {
                 return Err(PackageError::unsupported(
                     path,
