@@ -430,13 +430,15 @@ fn aggregate(how: ScoreAggregation, scores: &[f64], all_accepted: bool, max: Opt
 }
 
 /// Whether a graded submission of `problem` is what its directory claims: [`agrees`] with
-/// the problem's full score; for a 2025-09 scoring problem ([`Problem::spec_scoring`]) that
-/// specification's directories: `accepted` every test case accepted, `partially_accepted` a
-/// score strictly between 0 and `secret`'s `max_score` (any positive one when unbounded),
-/// neither a compile nor a judge error.
+/// the problem's full score; for a 2025-09 scoring problem (its [`Problem::spec_scoring`], or
+/// a 2025-09 package graded by the older keys, as the specification's own `scoring` example
+/// is) that specification's directories: `accepted` every test case accepted,
+/// `partially_accepted` a score strictly between 0 and the full score (any positive one when
+/// unbounded), neither a compile nor a judge error.
 pub fn agrees_for(problem: &Problem, expected: Expected, graded: &Graded) -> bool {
     let max = max_score(problem);
-    if problem.spec_scoring.is_none() {
+    let v2025 = problem.spec_scoring.is_some() || problem.format == "2025-09";
+    if !v2025 || !problem.kind.scoring {
         return agrees(expected, graded, problem.kind.scoring, max);
     }
     let v = graded.verdict;

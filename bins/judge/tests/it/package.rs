@@ -611,6 +611,53 @@ fn a_2025_09_packages_case_args_files_and_validator_args_reach_the_runs() {
     assert_eq!(rejected, ["sample/1", "secret/1", "secret/3"], "{report:#}");
 }
 
+/// A 2025-09 package written as the specification's own `maximal` example is laid out:
+/// `constants` in `problem.yaml` replaced in the references, the included files and the
+/// validators (`{{name}}` and `{{name.variant}}`; an unknown one left as it is), included files
+/// from `include/<language code>/` else `include/default/`, and a `test_group.yaml` of comments
+/// only (the `passfail` example's) read as empty.
+#[test]
+fn a_2025_09_packages_constants_and_included_files_reach_its_programs() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("consts");
+    let w = |name: &str, text: &str| written::write(&dir, name, text);
+    w(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: consts\nlimits:\n  time_limit: 2\n\
+         constants:\n  MAXN: 1000\n  GREETING:\n    value: hello\n    CAPS: HELLO\n",
+    );
+    w(
+        "data/sample/test_group.yaml",
+        "# nothing to change:\n#output_validator_args: ''\n",
+    );
+    w("data/sample/1.in", "\n");
+    w("data/sample/1.ans", "HELLO 1000 {{UNKNOWN}}\n");
+    w("data/secret/1.in", "\n");
+    w("data/secret/1.ans", "HELLO 1000 {{UNKNOWN}}\n");
+    w("include/python3/limits.py", "MAXN = {{MAXN}}\n");
+    w("include/default/maxn.h", "#define MAXN {{MAXN}}\n");
+    w(
+        "submissions/accepted/hello.py",
+        "import limits\nprint('{{GREETING.CAPS}}', limits.MAXN, '{{UNKNOWN}}')\n",
+    );
+    // C has no include directory of its own: include/default's header is beside it.
+    w(
+        "submissions/accepted/hello.c",
+        "#include <stdio.h>\n#include \"maxn.h\"\n\
+         int main(void) { printf(\"HELLO %d {{UNKNOWN}}\\n\", MAXN); return 0; }\n",
+    );
+    w(
+        "submissions/wrong_answer/greeting.py",
+        "print('{{GREETING}}', {{MAXN}} + 1, '{{UNKNOWN}}')\n",
+    );
+    w(
+        "input_validators/empty.py",
+        "import sys\nsys.exit(42 if sys.stdin.read().strip() == '' and {{MAXN}} == 1000 else 43)\n",
+    );
+    let report = package_verifies_as_its_authors_say(&dir, &[]);
+    assert_eq!(row(&report, "accepted/hello.c")["verdict"], "AC");
+}
+
 /// BAPCtools' `testseed`: each sample case's own `NAME.yaml` gives its input validator the
 /// arguments it checks the input against (a seed and a generator command); without them the
 /// validator fails on every case.

@@ -3,6 +3,7 @@
 //! `test_group.yaml`, `output_validators/` (legacy) or `output_validator/`, `input_validators/`,
 //! `include/<language>/` and `submissions/<verdict>/`. docs/packages.md gives the mapping.
 
+mod constants;
 pub(crate) mod expectations;
 pub(crate) mod programs;
 mod yaml;
@@ -42,8 +43,16 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     let data_dir = dir.join("data");
     let mut found = Vec::new();
     let legacy = head.format == "legacy";
+    let constants = constants::Constants::read(&yaml_path, yaml::get(&value, "constants"))?;
     not_generated(dir, &data_dir)?;
-    let data = group(&data_dir, "", &root_settings, true, legacy, &mut found)?;
+    let data = group(
+        &data_dir,
+        "",
+        &root_settings,
+        true,
+        (legacy, &constants),
+        &mut found,
+    )?;
     if data.cases().is_empty() {
         return Err(PackageError::invalid(
             &data_dir,
@@ -51,8 +60,19 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
             "no test case (NAME.in with NAME.ans)",
         ));
     }
-    let include = |language: Language| include_files(dir, language);
-    let output_validator = output_validator(dir, &include)?;
+    let include = |language: Language| {
+        let mut files = include_files(dir, language);
+        for file in &mut files {
+            if let Some(text) = file.text.as_mut() {
+                *text = constants.replace(text).into_owned();
+            }
+        }
+        files
+    };
+    let mut output_validator = output_validator(dir, &include)?;
+    if let Some(v) = &mut output_validator {
+        constants.apply(v);
+    }
     if (head.custom_validation || head.kind.interactive || head.kind.multi_pass)
         && output_validator.is_none()
     {
@@ -67,8 +87,16 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         ));
     }
     let (spec_scoring, requires) = spec_scoring(&head, &data_dir, &found)?;
-    let input_validators = input_validators(dir)?;
-    let submissions = submissions(dir, &include, head.kind.submit_answer)?;
+    let mut input_validators = input_validators(dir)?;
+    let mut submissions = submissions(dir, &include, head.kind.submit_answer)?;
+    for program in input_validators
+        .iter_mut()
+        .map(|(_, p)| p)
+        .chain(submissions.iter_mut().map(|r| &mut r.program))
+        .flat_map(|p| p.as_mut().ok())
+    {
+        constants.apply(program);
+    }
     Ok(Problem {
         spec_scoring,
         requires,
@@ -175,13 +203,13 @@ fn group(
     name: &str,
     parent: &Settings,
     root: bool,
-    legacy: bool,
+    (legacy, constants): (bool, &constants::Constants),
     found: &mut Vec<Found>,
 ) -> Result<Group, PackageError> {
     let mut settings = parent.clone();
     for file in ["testdata.yaml", "test_group.yaml"] {
         let path = dir.join(file);
-        if let Some(v) = yaml::read(&path)? {
+        if let Some(v) = yaml::read_with(&path, constants)? {
             let (s, keys) = yaml::settings(&path, &v, parent)?;
             settings = s;
             found.retain(|f| f.name != name);
@@ -208,7 +236,12 @@ fn group(
                 continue;
             }
             items.push(Item::Group(group(
-                &path, &sub, &settings, false, legacy, found,
+                &path,
+                &sub,
+                &settings,
+                false,
+                (legacy, constants),
+                found,
             )?));
         } else if !root && path.extension().is_some_and(|e| e == "in") {
             let answer = path.with_extension("ans");
@@ -426,19 +459,30 @@ fn spec_scoring(
     Ok((Some(SpecScoring { secret, groups }), requires))
 }
 
-/// `include/<language>/`'s files (2023-07 and later), added to every submission in that
-/// language.
+/// The included files (2023-07 and later) of a submission in `language`: `include/<code>/`
+/// (the format's language code; verdict's own name is read too), else `include/default/`.
 fn include_files(dir: &Path, language: Language) -> Vec<Asset> {
-    let lang_dir = dir.join("include").join(language.as_str());
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&lang_dir) {
-        for e in entries.flatten() {
-            if let Ok(text) = std::fs::read_to_string(e.path()) {
-                out.push(Asset::text(e.file_name().to_string_lossy(), text));
+    let read = |name: &str| -> Vec<Asset> {
+        let mut out = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(dir.join("include").join(name)) {
+            for e in entries.flatten() {
+                if let Ok(text) = std::fs::read_to_string(e.path()) {
+                    out.push(Asset::text(e.file_name().to_string_lossy(), text));
+                }
             }
         }
-    }
-    out
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    };
+    [
+        programs::format_code(language),
+        language.as_str(),
+        "default",
+    ]
+    .into_iter()
+    .map(read)
+    .find(|files| !files.is_empty())
+    .unwrap_or_default()
 }
 
 /// The output validator: `output_validator/` (2023-07 and later) or the one directory or file

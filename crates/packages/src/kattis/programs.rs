@@ -148,11 +148,7 @@ fn program_of(
             .map(|s| s.to_string_lossy().into_owned()),
         _ => None,
     };
-    for asset in extra(language) {
-        if !sources.iter().chain(&assists).any(|a| a.name == asset.name) {
-            assists.push(asset);
-        }
-    }
+    add_included(&mut sources, &mut assists, extra(language));
     Ok(Program::SourceCode(SourceCode {
         language,
         entry_point,
@@ -193,11 +189,7 @@ pub(crate) fn as_configured(
             if sources.is_empty() {
                 return Err(format!("language {code:?}: no source file for it"));
             }
-            for asset in extra(language) {
-                if !sources.iter().chain(&assists).any(|a| a.name == asset.name) {
-                    assists.push(asset);
-                }
-            }
+            add_included(&mut sources, &mut assists, extra(language));
             Program::SourceCode(SourceCode {
                 language,
                 entry_point: None,
@@ -212,6 +204,31 @@ pub(crate) fn as_configured(
         source.entry_point = Some(entry.to_owned());
     }
     Ok(program)
+}
+
+/// Adds the package's included files (`include/`) to a program's files: a file of the same name
+/// is overwritten, as the format says.
+fn add_included(sources: &mut [Asset], assists: &mut Vec<Asset>, included: Vec<Asset>) {
+    for asset in included {
+        match sources
+            .iter_mut()
+            .chain(assists.iter_mut())
+            .find(|a| a.name == asset.name)
+        {
+            Some(same) => *same = asset,
+            None => assists.push(asset),
+        }
+    }
+}
+
+/// The code of the format's language table for `language` (`include/<code>/`).
+pub(crate) fn format_code(language: Language) -> &'static str {
+    match language {
+        Language::Fortran95 => "fortran",
+        Language::Js => "javascript",
+        Language::Pas => "pascal",
+        other => other.as_str(),
+    }
 }
 
 /// The language a code of the format's language table names, if verdict judges it.

@@ -2,27 +2,37 @@
 //! `test_group.yaml`, read as values and checked key by key (what changes judging and is not
 //! supported is refused, naming the file and key).
 
+use super::constants::Constants;
 use crate::PackageError;
 use crate::problem::{Aggregation, CaseConfig, Kind, ScoreAggregation, Settings, ValidatorArgs};
 use std::path::Path;
 use yaml_serde::Value;
 
-/// Reads a YAML file into a value (a missing file is `None`).
+/// Reads a YAML file into a value (a missing file is `None`; an empty one, or one of comments
+/// only, an empty mapping).
 pub(crate) fn read(path: &Path) -> Result<Option<Value>, PackageError> {
+    read_with(path, &Constants::default())
+}
+
+/// [`read`], the problem's `constants` replaced in the text first (`test_group.yaml`).
+pub(crate) fn read_with(path: &Path, constants: &Constants) -> Result<Option<Value>, PackageError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(PackageError::io(path, e)),
     };
+    let text = constants.replace(&text);
     if text.trim().is_empty() {
         return Ok(Some(Value::Mapping(Default::default())));
     }
-    yaml_serde::from_str(&text)
-        .map(Some)
-        .map_err(|source| PackageError::Yaml {
+    match yaml_serde::from_str(&text) {
+        Ok(Value::Null) => Ok(Some(Value::Mapping(Default::default()))),
+        Ok(v) => Ok(Some(v)),
+        Err(source) => Err(PackageError::Yaml {
             path: path.to_owned(),
             source,
-        })
+        }),
+    }
 }
 
 /// The value of `key` in the mapping `v`, if it is one and has it.

@@ -422,3 +422,39 @@ fn submissions_yaml_requirements_reach_the_references_their_globs_match() {
         assert!(err.contains(&format!("submissions.yaml: {key}:")), "{err}");
     }
 }
+
+/// The specification's own `scoring` example: a 2025-09 package graded by the draft's
+/// `scoring` keys (`score`, `aggregation` in `testdata.yaml`). Its `partially_accepted`
+/// reference (right on the positive inputs only) gets a score strictly between 0 and the full
+/// score with a wrong answer on the others: it agrees, as the 2025-09 directories say (the
+/// legacy rule wanted the verdict AC, which the default grader never gives it).
+#[test]
+fn a_2025_09_package_on_the_drafts_scoring_keys_agrees_by_the_2025_09_directories() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("scoring");
+    let w = |name: &str, text: &str| write(&dir, name, text);
+    w(
+        "problem.yaml",
+        "problem_format_version: 2025-09\ntype: scoring\nname: Sample Scoring problem\n",
+    );
+    w("data/sample/1.in", "5\n");
+    w("data/sample/1.ans", "5\n");
+    w("data/secret/testdata.yaml", "scoring:\n  aggregation: sum\n");
+    w("data/secret/subtask1/testdata.yaml", "scoring:\n  score: 30\n  aggregation: min\n");
+    w("data/secret/subtask1/1.in", "3\n");
+    w("data/secret/subtask1/1.ans", "3\n");
+    w("data/secret/subtask2/testdata.yaml", "scoring:\n  score: 70\n  aggregation: min\n");
+    w("data/secret/subtask2/1.in", "-42\n");
+    w("data/secret/subtask2/1.ans", "-42\n");
+    w("submissions/accepted/echo.py", "print(input())\n");
+    let p = kattis::load(&dir).expect("reads");
+    assert!(p.spec_scoring.is_none(), "the draft's keys keep their grader");
+    let partial = grade::grade(&p, &echoing(&p, &|x| x.abs()));
+    assert!(partial.score > 0.0 && partial.score < grade::max_score(&p), "{partial:?}");
+    assert!(grade::agrees_for(&p, Expected::PartiallyAccepted, &partial), "{partial:?}");
+    let all = grade::grade(&p, &echoing(&p, &|x| x));
+    assert!(grade::agrees_for(&p, Expected::Accepted, &all), "{all:?}");
+    assert!(!grade::agrees_for(&p, Expected::PartiallyAccepted, &all), "{all:?}");
+    let none = grade::grade(&p, &echoing(&p, &|_| 0));
+    assert!(!grade::agrees_for(&p, Expected::PartiallyAccepted, &none), "{none:?}");
+}
