@@ -25,9 +25,9 @@ use verdict_contracts::judge::{Asset, Language};
 use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite,
 };
+use verdict_oracle::{OracleError, OracleOptions, run_suite};
 use verdict_sandbox::Sandbox;
 use verdict_scheduler::{BatchCancel, BatchJudge, Judge};
-use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
 
 const RUNNER: &str = include_str!("assertion_runner.py");
 const ENTRY_SHIM: &str = "__verdict_entry__";

@@ -19,9 +19,9 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, suite_from_value};
 use verdict_contracts::{AtomicTask, Provenance, RunError, RunRecord, TraceLevel};
+use verdict_oracle::{OracleOptions, run_suite};
 use verdict_sandbox::Cancel;
 use verdict_scheduler::Judge;
-use verdict_scripts::oracle::{OracleOptions, run_suite};
 
 /// The extension key holding the deliverable.
 pub const DELIVERABLE_KEY: &str = "deliverable";

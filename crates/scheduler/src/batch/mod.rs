@@ -35,7 +35,7 @@ use verdict_contracts::batch::{
 use verdict_contracts::oracle::OracleReport;
 use verdict_contracts::oracle::{OracleCaseStatus, TestSuite, check_suite};
 use verdict_contracts::{JudgeStatus, Submission};
-use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
+use verdict_oracle::{OracleError, OracleOptions, run_suite};
 
 /// How many candidates' results a [`BatchJudge`] keeps for identical candidates of later batches.
 pub const DEFAULT_RESULT_CACHE: usize = 4096;

@@ -1,13 +1,13 @@
 //! One candidate of a suite problem: the Task Oracle suite it becomes, judged by
-//! `verdict_scripts::oracle::run_suite` in the judge's sandbox with the batch's stopping rules.
+//! `verdict_oracle::run_suite` in the judge's sandbox with the batch's stopping rules.
 //! The oracle compares outside the box: expected values never enter it.
 
 use super::control::{Control, Halt};
 use super::infra::infra_of_oracle;
 use verdict_contracts::batch::{CandidateResult, CandidateStatus};
 use verdict_contracts::oracle::{OracleCaseStatus, TestSuite};
+use verdict_oracle::{NOT_RUN, OracleOptions, run_suite};
 use verdict_sandbox::Sandbox;
-use verdict_scripts::oracle::{NOT_RUN, OracleOptions, run_suite};
 
 /// Judges `suite` (a candidate's) in `sandbox`; blocking.
 pub(crate) fn judge_suite(

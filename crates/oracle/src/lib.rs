@@ -34,7 +34,7 @@ use verdict_sandbox::Sandbox;
 ///
 /// ```no_run
 /// use verdict_sandbox::{Sandbox, SandboxConfig};
-/// use verdict_scripts::oracle::{OracleOptions, run_suite};
+/// use verdict_oracle::{OracleOptions, run_suite};
 ///
 /// let suite = verdict_contracts::oracle::parse_suite(r#"{
 ///     "deliverable_type": "function", "language": "python3", "entry_point": "add",

@@ -173,7 +173,7 @@ impl Batch<'_> {
                 "function deliverables run in python3 or js",
             ));
         };
-        let placing = crate::timing::phase("oracle.files");
+        let placing = verdict_scripts::timing::phase("oracle.files");
         let work = WorkDir::new(self.options.work_dir.as_deref())?;
         let box_dir = work.box_dir();
         write_sources(&box_dir, &self.suite.source_files)?;
@@ -212,7 +212,7 @@ impl Batch<'_> {
             let end = start.saturating_add(per_interpreter).min(total);
             let results_name = format!(".verdict/results-{run_no}.jsonl");
             let stderr = work.io(&format!("stderr-{run_no}"));
-            let running = crate::timing::phase("oracle.sandbox");
+            let running = verdict_scripts::timing::phase("oracle.sandbox");
             let outcome = self.launch(
                 warm.as_ref(),
                 harness_file,
@@ -224,7 +224,7 @@ impl Batch<'_> {
                 end,
             )?;
             running.end();
-            let _reading = crate::timing::phase("oracle.results");
+            let _reading = verdict_scripts::timing::phase("oracle.results");
             run_no += 1;
             let text = match read_box_file(&box_dir, Path::new(&results_name), MAX_RESULTS_BYTES) {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),

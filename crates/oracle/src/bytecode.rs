@@ -11,7 +11,7 @@
 //! else may write. The key is the harness source, the interpreter command and the interpreter
 //! file's identity (device, inode, size, modification time): an upgraded interpreter is a new
 //! key, so its magic number always matches. The interpreter is found as the toolchain probes
-//! find it ([`crate::toolchain::find_program`]). Whatever fails (no such interpreter, a
+//! find it ([`verdict_scripts::toolchain::find_program`]). Whatever fails (no such interpreter, a
 //! python without `MAGIC_NUMBER`, a directory that is not ours) and the suite runs the source.
 
 use std::collections::HashMap;
@@ -45,7 +45,7 @@ pub(crate) fn harness(
     file: &str,
     state_dir: &Path,
 ) -> Option<Arc<[u8]>> {
-    let interpreter = crate::toolchain::find_program(command.first()?)?;
+    let interpreter = verdict_scripts::toolchain::find_program(command.first()?)?;
     let meta = fs::metadata(&interpreter).ok()?;
     let key = key(command, source, file, &interpreter, &meta);
     static MEMORY: OnceLock<Mutex<Compiled>> = OnceLock::new();
@@ -188,7 +188,7 @@ fn compile(interpreter: &Path, command: &[String], source: &str, file: &str) -> 
     });
     let wrote = stdin.write_all(source.as_bytes());
     drop(stdin);
-    let status = crate::toolchain::wait_within(&mut child, COMPILE_TIMEOUT);
+    let status = verdict_scripts::toolchain::wait_within(&mut child, COMPILE_TIMEOUT);
     let out = reader.join().ok()?.ok()?;
     (wrote.is_ok() && status?.success() && looks_like_pyc(&out)).then_some(out)
 }
@@ -205,7 +205,7 @@ mod tests {
             compile(Path::new("/bin/false"), &command, "x = 1\n", "h.py"),
             None
         );
-        assert!(crate::toolchain::find_program("no-such-interpreter-here").is_none());
+        assert!(verdict_scripts::toolchain::find_program("no-such-interpreter-here").is_none());
     }
 
     #[test]
