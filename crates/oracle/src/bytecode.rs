@@ -38,12 +38,13 @@ const COMPILE_TIMEOUT: Duration = Duration::from_secs(10);
 type Compiled = HashMap<String, Option<Arc<[u8]>>>;
 
 /// The harness compiled by `command`'s interpreter, with `file` (the harness's name in the
-/// box) as its code's file name; `state_dir` is the sandbox's. `None`: run the source.
+/// box) as its code's file name; `state_dir` is the executor's (`None`: kept in memory only).
+/// `None`: run the source.
 pub(crate) fn harness(
     command: &[String],
     source: &str,
     file: &str,
-    state_dir: &Path,
+    state_dir: Option<&Path>,
 ) -> Option<Arc<[u8]>> {
     let interpreter = verdict_scripts::toolchain::find_program(command.first()?)?;
     let meta = fs::metadata(&interpreter).ok()?;
@@ -57,7 +58,7 @@ pub(crate) fn harness(
     if let Some(known) = memory.get(&key) {
         return known.clone();
     }
-    let dir = kept_dir(state_dir);
+    let dir = state_dir.and_then(kept_dir);
     let made = dir.as_deref().and_then(|d| read_kept(d, &key)).or_else(|| {
         let made: Arc<[u8]> = compile(&interpreter, command, source, file)?.into();
         if let Some(d) = &dir {

@@ -7,6 +7,10 @@
 //! (a harness calls `fn(*input)` per case with a per-case timeout, restarting after a crash), a
 //! script or cli suite in one fresh box per case. The suite format, the comparison rules and
 //! the harness protocol are described in `examples/oracle/README.md`.
+//!
+//! The oracle runs through the judge's execution seam, [`verdict_scripts::Executor`]
+//! (`run_spec`, `run_warm_python`, `state_dir`), as the judge's own steps do: callers hand it
+//! `Judge::executor()` and never reach for the sandbox under the judge.
 
 mod bytecode;
 mod error;
@@ -22,15 +26,18 @@ mod workdir;
 pub use error::OracleError;
 pub use options::{Interpreters, NOT_RUN, OracleOptions};
 pub use values::{first_difference, floats_close, numbers_equal, values_equal};
+/// The execution seam the oracle runs through (re-exported: callers need no other crate).
+pub use verdict_scripts::Executor;
 
 use serde_json::Value;
 use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, OracleReport, TestCase, TestSuite,
     check_suite,
 };
-use verdict_sandbox::Sandbox;
 
-/// Judges `suite` in `sandbox` (blocking) and returns one result per case, in order.
+/// Judges `suite` through `executor` (blocking) and returns one result per case, in order. The
+/// executor is the judge's (`verdict_scheduler::Judge::executor`) or, embedded alone, a
+/// [`verdict_sandbox::Sandbox`].
 ///
 /// ```no_run
 /// use verdict_sandbox::{Sandbox, SandboxConfig};
@@ -48,10 +55,10 @@ use verdict_sandbox::Sandbox;
 /// ```
 ///
 /// `Err` only when the suite cannot run at all: its shape is wrong (the error names the field),
-/// its language has no runner here, or the sandbox failed. Failing, raising or timing-out cases
+/// its language has no runner here, or the executor failed. Failing, raising or timing-out cases
 /// are results, not errors.
 pub fn run_suite(
-    sandbox: &Sandbox,
+    executor: &dyn Executor,
     suite: &TestSuite,
     options: &OracleOptions,
 ) -> Result<OracleReport, OracleError> {
@@ -62,10 +69,10 @@ pub fn run_suite(
         .max(1);
     let results = match suite.deliverable_type {
         DeliverableType::Function => {
-            function::run_function_suite(sandbox, suite, command, timeout_ms, options)?
+            function::run_function_suite(executor, suite, command, timeout_ms, options)?
         }
         DeliverableType::Script | DeliverableType::Cli => {
-            process::run_process_suite(sandbox, suite, command, timeout_ms, options)?
+            process::run_process_suite(executor, suite, command, timeout_ms, options)?
         }
     };
     Ok(OracleReport::new(results))
@@ -119,5 +126,107 @@ pub(crate) fn case_result(
         expected: Some(case.expected.clone()),
         message,
         time_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::path::Path;
+    use std::sync::Mutex;
+    use verdict_contracts::oracle::suite_from_value;
+    use verdict_sandbox::{
+        ExitKind, IsolationLevel, SandboxError, SandboxOutcome, SandboxSpec, StdioSpec,
+    };
+    use verdict_scripts::{CompileOutcome, CompileRequest, RunOutput, RunRequest, ScriptError};
+
+    /// An executor that is no sandbox: each spec it runs copies its stdin file to its stdout
+    /// file (a `cat`), and it records the command lines it was given.
+    #[derive(Debug, Default)]
+    struct Cat {
+        commands: Mutex<Vec<Vec<String>>>,
+    }
+
+    impl Executor for Cat {
+        fn run(&self, _: &RunRequest<'_>, _: &Path) -> Result<RunOutput, ScriptError> {
+            Err(ScriptError::Toolchain("not for the oracle".into()))
+        }
+
+        fn compile(&self, _: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
+            Err(ScriptError::Toolchain("not for the oracle".into()))
+        }
+
+        fn run_spec(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
+            let mut line = vec![spec.program.display().to_string()];
+            line.extend(spec.args.iter().map(|a| a.to_string_lossy().into_owned()));
+            self.commands.lock().unwrap().push(line);
+            if let (StdioSpec::File(stdin), StdioSpec::File(stdout)) = (&spec.stdin, &spec.stdout) {
+                std::fs::copy(stdin, stdout).unwrap();
+            }
+            Ok(SandboxOutcome {
+                exit: ExitKind::Exited(0),
+                cpu_time_ms: 1,
+                wall_time_ms: 1,
+                peak_memory_kb: 1024,
+                output_bytes: 0,
+                limit_hit: None,
+                isolation: IsolationLevel::RlimitOnly,
+                rlimits_clamped: Vec::new(),
+                ended: None,
+                evidence: None,
+            })
+        }
+    }
+
+    #[test]
+    fn a_suite_runs_through_the_executor_it_is_given() {
+        let suite = suite_from_value(json!({
+            "deliverable_type": "script", "language": "bash", "entry_point": "cat.sh",
+            "source_files": [{"type": "text", "name": "cat.sh", "text": "cat\n"}],
+            "test_cases": [
+                {"name": "same", "input": {"stdin": "a\n"}, "expected": {"stdout": "a\n"}},
+                {"name": "other", "input": {"stdin": "a\n"}, "expected": {"stdout": "b\n"}}
+            ]
+        }))
+        .unwrap();
+        let options = OracleOptions {
+            parallelism: 1,
+            ..OracleOptions::default()
+        };
+        let cat = Cat::default();
+        let report = run_suite(&cat, &suite, &options).unwrap();
+        let statuses: Vec<_> = report.results.iter().map(|r| r.status).collect();
+        assert_eq!(
+            statuses,
+            [OracleCaseStatus::Passed, OracleCaseStatus::Failed]
+        );
+        let commands = cat.commands.lock().unwrap();
+        assert_eq!(
+            *commands,
+            vec![vec!["bash".to_owned(), "cat.sh".to_owned()]; 2]
+        );
+    }
+
+    #[test]
+    fn an_executor_that_runs_no_specs_is_the_judges_error_not_a_verdict() {
+        #[derive(Debug)]
+        struct Nothing;
+        impl Executor for Nothing {
+            fn run(&self, _: &RunRequest<'_>, _: &Path) -> Result<RunOutput, ScriptError> {
+                Err(ScriptError::Toolchain("no".into()))
+            }
+            fn compile(&self, _: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
+                Err(ScriptError::Toolchain("no".into()))
+            }
+        }
+        let suite = suite_from_value(json!({
+            "deliverable_type": "script", "language": "bash", "entry_point": "cat.sh",
+            "source_files": [{"type": "text", "name": "cat.sh", "text": "cat\n"}],
+            "test_cases": [{"name": "same", "input": {"stdin": "a\n"}, "expected": {"stdout": "a\n"}}]
+        }))
+        .unwrap();
+        let err = run_suite(&Nothing, &suite, &OracleOptions::default()).unwrap_err();
+        assert!(matches!(err, OracleError::Sandbox(_)), "{err}");
     }
 }
