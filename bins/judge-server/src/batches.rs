@@ -18,7 +18,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use verdict_contracts::batch::BatchEvent;
-use verdict_scripts::oracle::OracleError;
+use verdict_oracle::OracleError;
 use verdict_submissions::batches::{BatchEntry, BatchError};
 
 /// How long an event stream stays silent at most: then a keep-alive (an empty NDJSON line, an

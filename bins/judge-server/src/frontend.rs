@@ -17,8 +17,8 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, Submission, Valid, parse_submission};
+use verdict_oracle::OracleOptions;
 use verdict_queue::{Consumed, FrontEnd, ReportSink};
-use verdict_scripts::OracleOptions;
 use verdict_submissions::batches::Relay;
 use verdict_submissions::{Entry, Metrics, Reject, Store};
 

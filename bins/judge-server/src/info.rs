@@ -153,11 +153,12 @@ pub async fn health(State(state): State<AppState>) -> Json<Health> {
     let mut work_free_bytes = None;
     let (mut isolation, mut isolation_lacks) = (None, Vec::new());
     if let Ok(judge) = state.judge() {
-        let sandbox = judge.sandbox();
-        isolation = serde_json::to_value(sandbox.isolation())
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned));
-        isolation_lacks = sandbox.lacks().to_vec();
+        if let Some((level, lacks)) = judge.executor().isolation() {
+            isolation = serde_json::to_value(level)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned));
+            isolation_lacks = lacks.to_vec();
+        }
         work_free_bytes = verdict_scripts::DiskRoom::of(&judge.config().work_dir)
             .ok()
             .map(|room| room.bytes);

@@ -29,11 +29,11 @@ pub async fn judge(
     deadline: Instant,
 ) -> Result<OracleReport, ApiError> {
     // What a standalone server refuses before running, refused here too, naming the field.
-    let oracle = verdict_scripts::oracle::OracleOptions {
+    let oracle = verdict_oracle::OracleOptions {
         default_timeout_ms: state.config.oracle_default_timeout_ms,
         ..Default::default()
     };
-    if let Err(err) = verdict_scripts::oracle::check_runnable(&suite, &oracle) {
+    if let Err(err) = verdict_oracle::check_runnable(&suite, &oracle) {
         return Err(crate::batches::api_error(BatchError::Oracle(err)));
     }
     let cases = suite.test_cases.len();

@@ -18,9 +18,10 @@ use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
 use tokio_util::sync::CancellationToken;
 use verdict_lab::{JUDGED_TYPES, Lab, Registry};
+use verdict_oracle::OracleOptions;
 use verdict_queue::{FrontEnd, Link, QueueMetrics};
 use verdict_scheduler::{BatchJudge, CacheStats, Judge};
-use verdict_scripts::{OracleOptions, ToolchainStatus, probe_all};
+use verdict_scripts::{ToolchainStatus, probe_all};
 use verdict_submissions::batches::{Batches, Relay};
 use verdict_submissions::{Jobs, Metrics, Phase, Store, Unfinished};
 

@@ -25,9 +25,8 @@ use verdict_contracts::judge::{Asset, Language};
 use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite,
 };
-use verdict_sandbox::Sandbox;
+use verdict_oracle::{Executor, OracleError, OracleOptions, run_suite};
 use verdict_scheduler::{BatchCancel, BatchJudge, Judge};
-use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
 
 const RUNNER: &str = include_str!("assertion_runner.py");
 const ENTRY_SHIM: &str = "__verdict_entry__";
@@ -88,7 +87,7 @@ pub async fn evaluate(
                 let (judge, problem) = (judge.clone(), problem.clone());
                 let options = options.clone();
                 tokio::task::spawn_blocking(move || {
-                    resolve_reference(judge.sandbox(), &problem, &options)
+                    resolve_reference(judge.executor(), &problem, &options)
                 })
                 .await
             };
@@ -487,7 +486,7 @@ async fn function(
 /// raised, timed out or returned no JSON value is `invalid_test_format` naming it. Other
 /// problems come back unchanged. `Err` when the judge could not run the reference at all.
 pub fn resolve_reference(
-    sandbox: &Sandbox,
+    executor: &dyn Executor,
     problem: &Problem,
     options: &EvalOptions,
 ) -> Result<Problem, OracleError> {
@@ -525,7 +524,7 @@ pub fn resolve_reference(
             float_tolerance: None,
             test_cases: suite_cases,
         };
-        let report = run_suite(sandbox, &suite, &options.oracle)?;
+        let report = run_suite(executor, &suite, &options.oracle)?;
         for (k, result) in report.results.into_iter().enumerate() {
             let Some(&i) = index.get(k) else { continue };
             let args = match &tests.cases[i].body {

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use verdict_contracts::oracle::FloatTolerance;
 use verdict_contracts::{AtomicTask, Evidence, RunRecord, RunStatus, ScoreRecord, ScoreTarget};
-use verdict_scripts::oracle::{first_difference, numbers_equal};
+use verdict_oracle::{first_difference, numbers_equal};
 
 /// The built-in evaluators, as [`Registry::new`](crate::Registry::new) registers them (each
 /// under its own [`Evaluator::id`]): adding one is its type and a line here.

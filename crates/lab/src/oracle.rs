@@ -19,14 +19,14 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, suite_from_value};
 use verdict_contracts::{AtomicTask, Provenance, RunError, RunRecord, TraceLevel};
+use verdict_oracle::{OracleOptions, run_suite};
 use verdict_sandbox::Cancel;
 use verdict_scheduler::Judge;
-use verdict_scripts::oracle::{OracleOptions, run_suite};
 
 /// The extension key holding the deliverable.
 pub const DELIVERABLE_KEY: &str = "deliverable";
 
-/// Runs a task as one Task Oracle case in the judge's sandbox (ids `function`, `script`, `cli`).
+/// Runs a task as one Task Oracle case through the judge's executor (ids `function`, `script`, `cli`).
 #[derive(Debug, Clone)]
 pub struct OracleRunner {
     kind: DeliverableType,
@@ -35,7 +35,7 @@ pub struct OracleRunner {
 }
 
 impl OracleRunner {
-    /// A runner for `kind` deliverables, using `judge`'s sandbox.
+    /// A runner for `kind` deliverables, run through `judge`'s executor.
     pub fn new(kind: DeliverableType, judge: Judge, options: OracleOptions) -> Self {
         OracleRunner {
             kind,
@@ -144,7 +144,7 @@ impl Runner for OracleRunner {
         let _stop_with_caller = CancelOnDrop(cancel.clone());
         let report = tokio::task::spawn_blocking(move || {
             let _cancellable = cancel.enter();
-            run_suite(judge.sandbox(), &suite, &options)
+            run_suite(judge.executor(), &suite, &options)
         })
         .await
         .map_err(|e| LabError::Failed(format!("oracle thread failed: {e}")))?;

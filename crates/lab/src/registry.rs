@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use verdict_contracts::oracle::DeliverableType;
 use verdict_contracts::{AtomicTask, LabValidationError};
+use verdict_oracle::OracleOptions;
 use verdict_scheduler::Judge;
-use verdict_scripts::oracle::OracleOptions;
 
 /// The task types whose runners produce a report for the `judge` evaluator.
 pub const JUDGED_TYPES: [&str; 4] = ["function", "script", "cli", "programming"];

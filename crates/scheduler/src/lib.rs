@@ -25,6 +25,7 @@ mod cache;
 mod conditions;
 mod config;
 mod error;
+mod executor;
 mod pipeline;
 mod plan;
 mod slots;

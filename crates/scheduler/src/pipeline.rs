@@ -18,8 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{mpsc, watch};
 use verdict_contracts::{DependsCond, IntoValid, JudgeReport, JudgeStatus, JudgeTaskResult};
-use verdict_sandbox::{Sandbox, SandboxConfig};
-use verdict_scripts::{LanguageProfiles, timing};
+use verdict_scripts::{Executor, LanguageProfiles, timing};
 
 /// A finished task, sent as soon as it is known (for streaming front ends).
 #[derive(Debug, Clone, PartialEq)]
@@ -85,17 +84,17 @@ pub struct HostFaults {
     pub work_dir_recreated: u64,
 }
 
-/// The judge: configuration, sandbox, language profiles, cache and run pool, shared by all submissions.
+/// The judge: configuration, executor, language profiles, cache and run pool, shared by all submissions.
 #[derive(Debug, Clone)]
 pub struct Judge {
     pub(crate) inner: Arc<JudgeShared>,
-    pub(crate) sandbox: Arc<Sandbox>,
     /// Whether the sandbox's slots were warmed (on the first submission).
     warmed: Arc<AtomicBool>,
 }
 
 impl Judge {
-    /// A judge from its configuration: sets up the sandbox, the cache and the language profiles.
+    /// A judge from its configuration: sets up the executor (the sandbox), the cache and the
+    /// language profiles.
     pub fn new(mut config: JudgeConfig) -> Result<Judge, JudgeError> {
         let _starting = timing::phase("judge.new");
         // Relative dirs (`--work-dir work`) are the current directory's: box paths, links into
@@ -109,17 +108,7 @@ impl Judge {
             verdict_scripts::language::BUILTIN_PROFILES,
             config.languages.as_ref(),
         )?;
-        let sandbox_config = SandboxConfig {
-            require_isolation: config.require_isolation,
-            global_output_cap: config.global_output_cap_kb.saturating_mul(1024),
-            ..SandboxConfig::default()
-        };
-        let sandbox_new = timing::phase("sandbox.new");
-        let sandbox = Arc::new(Sandbox::new(sandbox_config)?);
-        sandbox_new.end();
-        std::fs::create_dir_all(&config.work_dir)
-            .map_err(|e| JudgeError::io("create", &config.work_dir, e))?;
-        let work_root = sandbox.instance().work_root(&config.work_dir)?;
+        let (executor, work_root) = crate::executor::open(&config)?;
         let cache = ProblemCache::open(
             &config.cache_dir,
             config.cache_max_mb.saturating_mul(1024 * 1024),
@@ -129,7 +118,7 @@ impl Judge {
         let permits = Slots::new(config.parallelism);
         let inner = JudgeShared {
             config,
-            executor: sandbox.clone(),
+            executor,
             profiles,
             cache,
             assets,
@@ -139,7 +128,6 @@ impl Judge {
         };
         Ok(Judge {
             inner: Arc::new(inner),
-            sandbox,
             warmed: Arc::default(),
         })
     }
@@ -171,9 +159,17 @@ impl Judge {
         }
     }
 
-    /// The sandbox (for front ends that run other things through it).
-    pub fn sandbox(&self) -> &Sandbox {
-        &self.sandbox
+    /// The executor every run goes through (the sandbox): front ends run other things through
+    /// it (the Task Oracle: `verdict_oracle::run_suite(judge.executor(), ..)`), never the
+    /// sandbox itself.
+    pub fn executor(&self) -> &dyn Executor {
+        &*self.inner.executor
+    }
+
+    /// This judge's own dir under `work_dir`, where submissions' work dirs go (its sandbox
+    /// instance's: removed by the next judge to start if this one dies).
+    pub fn work_root(&self) -> &std::path::Path {
+        &self.inner.work_root
     }
 
     /// On the first submission, starts the zygotes of the slots its runs will take, off its
@@ -183,10 +179,10 @@ impl Judge {
         if self.warmed.swap(true, Ordering::Relaxed) {
             return;
         }
-        let (sandbox, slots) = (self.sandbox.clone(), self.inner.config.parallelism.max(1));
+        let (shared, slots) = (self.inner.clone(), self.inner.config.parallelism.max(1));
         tokio::task::spawn_blocking(move || {
             let _warming = timing::phase("sandbox.warm");
-            if let Err(err) = sandbox.warm(slots) {
+            if let Err(err) = shared.executor.warm(slots) {
                 tracing::debug!("cannot warm the sandbox's slots (runs will): {err}");
             }
         });

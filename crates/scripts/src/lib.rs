@@ -1,5 +1,5 @@
-//! verdict-scripts: language profiles, the judge's compile/run/compare steps and the Task
-//! Oracle harnesses. Every step runs user code through `verdict-sandbox`; this crate decides
+//! verdict-scripts: language profiles and the judge's compile/run/compare steps (the Task
+//! Oracle is `verdict-oracle`, built on them). Every step runs user code through `verdict-sandbox`; this crate decides
 //! what to run and what its outcome means, the scheduler decides when.
 
 mod error;
@@ -32,7 +32,4 @@ pub use compare::{
     CompareVerdict,
 };
 
-pub mod oracle;
 pub mod special;
-
-pub use oracle::{Interpreters, OracleError, OracleOptions, run_suite};

@@ -118,7 +118,7 @@ pub fn probe_all(profiles: &crate::LanguageProfiles, timeout: Duration) -> Vec<T
 
 /// Waits at most `timeout` for `child` to exit: its status, or `None` (it was killed and
 /// reaped, or could not be waited for).
-pub(crate) fn wait_within(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
+pub fn wait_within(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
     let started = Instant::now();
     loop {
         match child.try_wait() {

@@ -7,8 +7,8 @@ use anyhow::Context;
 use std::io::Write;
 use std::process::ExitCode;
 use verdict_contracts::batch::{BatchEvent, parse_batch};
+use verdict_oracle::OracleOptions;
 use verdict_scheduler::{BatchCancel, BatchJudge, Judge};
-use verdict_scripts::oracle::OracleOptions;
 
 /// Arguments of `judge batch`.
 #[derive(Debug, clap::Args)]

@@ -16,8 +16,8 @@ use verdict_lab::{
     CommandRunner, HttpRunner, JUDGED_TYPES, Lab, LabConfig, LabOutcome, Registry, TaskEntry,
     parse_tasks,
 };
+use verdict_oracle::OracleOptions;
 use verdict_scheduler::Judge;
-use verdict_scripts::oracle::OracleOptions;
 
 /// Arguments of `judge lab`.
 #[derive(Debug, clap::Args)]

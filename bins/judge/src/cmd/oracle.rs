@@ -7,8 +7,8 @@ use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, OracleReport, parse_suite};
+use verdict_oracle::{OracleOptions, run_suite};
 use verdict_sandbox::{Sandbox, SandboxConfig};
-use verdict_scripts::oracle::{OracleOptions, run_suite};
 
 /// Arguments of `judge oracle`.
 #[derive(Debug, clap::Args)]

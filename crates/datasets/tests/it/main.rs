@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use verdict_datasets::jsonl::parse_records;
 use verdict_datasets::samples::samples_from;
 use verdict_datasets::{EvalOptions, Format, Problem, SampleResult, evaluate};
-use verdict_sandbox::Sandbox;
+use verdict_oracle::Executor;
 use verdict_scheduler::Judge;
 
 /// A runtime and the shared judge (its sandbox, run permits), or `None` as the test kit's
@@ -27,9 +27,9 @@ pub fn judge_env() -> Option<(&'static tokio::runtime::Runtime, &'static Judge)>
     Some((RUNTIME.get_or_init(verdict_testkit::runtime), judge))
 }
 
-/// The shared judge's sandbox, or `None` when it cannot be set up here.
-pub fn sandbox() -> Option<&'static Sandbox> {
-    judge_env().map(|(_, judge)| judge.sandbox())
+/// The shared judge's executor (its sandbox), or `None` when it cannot be set up here.
+pub fn sandbox() -> Option<&'static dyn Executor> {
+    judge_env().map(|(_, judge)| judge.executor())
 }
 
 /// The problem of one dataset record, read by the format its fields name.

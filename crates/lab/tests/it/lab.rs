@@ -12,7 +12,7 @@ use verdict_contracts::{
 };
 use verdict_lab::{CommandRunner, HttpRunner, LabConfig, RunBuilder, parse_tasks, task_hash};
 use verdict_lab::{Lab, LabError, LabOutcome, LabTask, Registry, Runner};
-use verdict_scripts::oracle::OracleOptions;
+use verdict_oracle::OracleOptions;
 
 fn agent() -> CommandRunner {
     let script = repo_root().join("examples/lab/agent/agent.py");

@@ -39,8 +39,8 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use verdict_contracts::batch::{BatchReport, parse_batch};
 use verdict_contracts::{JudgeStatus, parse_submission};
+use verdict_oracle::OracleOptions;
 use verdict_scheduler::{BatchCancel, BatchJudge, Judge, JudgeConfig};
-use verdict_scripts::oracle::OracleOptions;
 
 const TESTS: usize = 5;
 /// A looping candidate's per-test limit.

@@ -4,7 +4,7 @@
 
 use verdict_contracts::batch::InfraError;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, Language};
-use verdict_scripts::oracle::{Interpreters, OracleError};
+use verdict_oracle::{Interpreters, OracleError};
 use verdict_scripts::toolchain::find_program;
 use verdict_scripts::{LanguageProfiles, missing_programs, not_installed_message};
 

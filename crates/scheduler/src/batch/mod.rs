@@ -35,7 +35,7 @@ use verdict_contracts::batch::{
 use verdict_contracts::oracle::OracleReport;
 use verdict_contracts::oracle::{OracleCaseStatus, TestSuite, check_suite};
 use verdict_contracts::{JudgeStatus, Submission};
-use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
+use verdict_oracle::{OracleError, OracleOptions, run_suite};
 
 /// How many candidates' results a [`BatchJudge`] keeps for identical candidates of later batches.
 pub const DEFAULT_RESULT_CACHE: usize = 4096;
@@ -205,14 +205,14 @@ impl BatchJudge {
         let Ok(_permit) = self.judge.inner.permits.acquire().await else {
             return Err(failed("the judge is shutting down".into()));
         };
-        let (sandbox, mut options) = (self.judge.sandbox.clone(), self.oracle.clone());
+        let (judge, mut options) = (self.judge.clone(), self.oracle.clone());
         options.deadline = match (options.deadline, deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
         tokio::task::spawn_blocking(move || {
             let _runs = cancel.runs().enter();
-            run_suite(&sandbox, &suite, &options)
+            run_suite(judge.executor(), &suite, &options)
         })
         .await
         .unwrap_or_else(|err| Err(failed(format!("judging the suite panicked: {err}"))))
@@ -255,7 +255,7 @@ impl BatchJudge {
                     program::judge_program(&this.judge.inner, p, *submission, &control)
                 }
                 (Unit::Suite(suite), _) => {
-                    suite::judge_suite(&this.judge.sandbox, id, &suite, &this.oracle, &control)
+                    suite::judge_suite(this.judge.executor(), id, &suite, &this.oracle, &control)
                 }
                 (Unit::Infra(infra), problem) => {
                     infra_result(id, test_count(problem), is_program(problem), infra)

@@ -1,17 +1,17 @@
 //! One candidate of a suite problem: the Task Oracle suite it becomes, judged by
-//! `verdict_scripts::oracle::run_suite` in the judge's sandbox with the batch's stopping rules.
+//! `verdict_oracle::run_suite` through the judge's executor with the batch's stopping rules.
 //! The oracle compares outside the box: expected values never enter it.
 
 use super::control::{Control, Halt};
 use super::infra::infra_of_oracle;
 use verdict_contracts::batch::{CandidateResult, CandidateStatus};
 use verdict_contracts::oracle::{OracleCaseStatus, TestSuite};
-use verdict_sandbox::Sandbox;
-use verdict_scripts::oracle::{NOT_RUN, OracleOptions, run_suite};
+use verdict_oracle::{NOT_RUN, OracleOptions, run_suite};
+use verdict_scripts::Executor;
 
-/// Judges `suite` (a candidate's) in `sandbox`; blocking.
+/// Judges `suite` (a candidate's) through `executor`; blocking.
 pub(crate) fn judge_suite(
-    sandbox: &Sandbox,
+    executor: &dyn Executor,
     id: String,
     suite: &TestSuite,
     options: &OracleOptions,
@@ -28,7 +28,7 @@ pub(crate) fn judge_suite(
         parallelism: 1,
         ..options.clone()
     };
-    let report = match run_suite(sandbox, suite, &options) {
+    let report = match run_suite(executor, suite, &options) {
         Ok(report) => report,
         Err(err) => {
             if let Some(infra) = infra_of_oracle(&err) {

@@ -3,8 +3,8 @@
 use crate::common::{judge, runtime};
 use serde_json::{Value, json};
 use verdict_contracts::batch::{BatchEvent, BatchReport, CandidateResult, parse_batch};
+use verdict_oracle::OracleOptions;
 use verdict_scheduler::{BatchCancel, BatchJudge};
-use verdict_scripts::oracle::OracleOptions;
 
 fn batches() -> Option<BatchJudge> {
     judge().map(|j| BatchJudge::new(j.clone(), OracleOptions::default()))

@@ -22,7 +22,12 @@ fn a_starting_judge_removes_the_work_dirs_a_dead_judge_left() {
     })
     .expect("judge");
     assert!(!dead.exists(), "a dead judge's work dirs were left");
-    let own = work.join(judge.sandbox().instance().name());
+    let own = judge.work_root().to_path_buf();
+    assert_eq!(
+        own.parent(),
+        Some(work.as_path()),
+        "its work root is not in the work dir"
+    );
     assert!(own.is_dir(), "no work root of its own at {}", own.display());
     drop(judge);
     assert!(!own.exists(), "a dropped judge left its work root");

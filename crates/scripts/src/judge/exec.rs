@@ -1,6 +1,8 @@
-//! The executor: the one interface through which the judge's steps run a command (go-judge's
-//! envexec: copy in, run, collect). The sandbox is the executor in production; unit tests give
-//! task logic a fake that writes the outputs a real run would have left.
+//! The executor: the one interface through which the judge's steps and the Task Oracle run a
+//! command (go-judge's envexec: copy in, run, collect). The sandbox is the executor in
+//! production; unit tests give task logic a fake that writes the outputs a real run would have
+//! left. Callers above the scheduler hold a `&dyn Executor` (`Judge::executor`), never the
+//! sandbox itself.
 
 use super::compile::{Build, CompileLimits, CompileOutcome, compile};
 use super::disk::{DiskReserve, check_room};
@@ -12,7 +14,9 @@ use crate::language::LanguageProfile;
 use std::path::Path;
 use std::sync::Arc;
 use verdict_contracts::{Language, SourceCode};
-use verdict_sandbox::Sandbox;
+use verdict_sandbox::{
+    IsolationLevel, Sandbox, SandboxError, SandboxOutcome, SandboxSpec, WarmPython,
+};
 
 /// One compilation: a program's sources placed in `build_dir` and its profile's compile step.
 #[derive(Debug, Clone)]
@@ -49,6 +53,53 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
             "this executor cannot run interactive tests".into(),
         ))
     }
+
+    /// Runs one command exactly as `spec` describes, in its box (the Task Oracle's cases, whose
+    /// stdin, box files and captures it arranges itself); an executor that cannot says so.
+    fn run_spec(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
+        Err(SandboxError::Setup {
+            stage: format!("run {}", spec.program.display()),
+            source: std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this executor cannot run sandbox specs",
+            ),
+        })
+    }
+
+    /// Whether [`Executor::run_warm_python`] serves from warm interpreters (else it runs cold).
+    fn has_warm_interpreters(&self) -> bool {
+        false
+    }
+
+    /// Runs `spec` as `warm`'s python script in a warm interpreter of the slot, where there is
+    /// one; by default as [`Executor::run_spec`] does.
+    fn run_warm_python(
+        &self,
+        warm: &WarmPython,
+        spec: &SandboxSpec,
+    ) -> Result<SandboxOutcome, SandboxError> {
+        let _ = warm;
+        self.run_spec(spec)
+    }
+
+    /// A directory of the judge's own state, root's alone, where compiled helpers are kept
+    /// across processes (the oracle's harness bytecode); `None`: keep them in memory only.
+    fn state_dir(&self) -> Option<&Path> {
+        None
+    }
+
+    /// Starts the boxes of `slots` run slots ahead of the first run (a run makes any still
+    /// missing itself); by default nothing to do.
+    fn warm(&self, slots: usize) -> Result<(), SandboxError> {
+        let _ = slots;
+        Ok(())
+    }
+
+    /// How isolated the runs are and what this host lacks for more (for a health check);
+    /// `None` when the executor is not a sandbox.
+    fn isolation(&self) -> Option<(IsolationLevel, &[String])> {
+        None
+    }
 }
 
 /// The sandbox as the executor: each compile and run starts only with the work disk's reserve
@@ -70,6 +121,34 @@ impl Executor for Sandbox {
         run_dir: &Path,
     ) -> Result<InteractiveOutput, ScriptError> {
         run_interactive(self, request, run_dir)
+    }
+
+    fn run_spec(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
+        Sandbox::run(self, spec)
+    }
+
+    fn has_warm_interpreters(&self) -> bool {
+        Sandbox::has_warm_interpreters(self)
+    }
+
+    fn run_warm_python(
+        &self,
+        warm: &WarmPython,
+        spec: &SandboxSpec,
+    ) -> Result<SandboxOutcome, SandboxError> {
+        Sandbox::run_warm(self, warm, spec)
+    }
+
+    fn state_dir(&self) -> Option<&Path> {
+        Some(&Sandbox::config(self).state_dir)
+    }
+
+    fn warm(&self, slots: usize) -> Result<(), SandboxError> {
+        Sandbox::warm(self, slots).map(drop)
+    }
+
+    fn isolation(&self) -> Option<(IsolationLevel, &[String])> {
+        Some((Sandbox::isolation(self), Sandbox::lacks(self)))
     }
 
     fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {

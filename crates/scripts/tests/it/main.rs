@@ -4,4 +4,3 @@
 //! `VERDICT_REQUIRE_SANDBOX=1`, under which they fail instead.
 
 mod default_validator;
-mod oracle;

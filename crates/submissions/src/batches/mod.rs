@@ -28,8 +28,8 @@ use tokio::sync::{Notify, Semaphore, oneshot};
 use verdict_contracts::batch::{BatchReport, BatchRequest, BatchState, BatchSummary, parse_batch};
 use verdict_contracts::oracle::{OracleReport, TestSuite};
 use verdict_contracts::{Caps, FieldError};
+use verdict_oracle::OracleError;
 use verdict_scheduler::{BatchCancel, BatchJudge};
-use verdict_scripts::oracle::OracleError;
 
 /// Batches judged at once (each keeps as many candidates in flight as the judge has permits).
 pub const BATCH_WORKERS: usize = 2;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 use verdict_contracts::batch::BatchRequest;
 use verdict_contracts::oracle::{OracleReport, TestSuite};
-use verdict_scripts::oracle::OracleError;
+use verdict_oracle::OracleError;
 
 /// One job: a batch, or one suite whose caller waits for its report.
 #[derive(Debug)]

@@ -11,7 +11,7 @@
 //! else may write. The key is the harness source, the interpreter command and the interpreter
 //! file's identity (device, inode, size, modification time): an upgraded interpreter is a new
 //! key, so its magic number always matches. The interpreter is found as the toolchain probes
-//! find it ([`crate::toolchain::find_program`]). Whatever fails (no such interpreter, a
+//! find it ([`verdict_scripts::toolchain::find_program`]). Whatever fails (no such interpreter, a
 //! python without `MAGIC_NUMBER`, a directory that is not ours) and the suite runs the source.
 
 use std::collections::HashMap;
@@ -38,14 +38,15 @@ const COMPILE_TIMEOUT: Duration = Duration::from_secs(10);
 type Compiled = HashMap<String, Option<Arc<[u8]>>>;
 
 /// The harness compiled by `command`'s interpreter, with `file` (the harness's name in the
-/// box) as its code's file name; `state_dir` is the sandbox's. `None`: run the source.
+/// box) as its code's file name; `state_dir` is the executor's (`None`: kept in memory only).
+/// `None`: run the source.
 pub(crate) fn harness(
     command: &[String],
     source: &str,
     file: &str,
-    state_dir: &Path,
+    state_dir: Option<&Path>,
 ) -> Option<Arc<[u8]>> {
-    let interpreter = crate::toolchain::find_program(command.first()?)?;
+    let interpreter = verdict_scripts::toolchain::find_program(command.first()?)?;
     let meta = fs::metadata(&interpreter).ok()?;
     let key = key(command, source, file, &interpreter, &meta);
     static MEMORY: OnceLock<Mutex<Compiled>> = OnceLock::new();
@@ -57,7 +58,7 @@ pub(crate) fn harness(
     if let Some(known) = memory.get(&key) {
         return known.clone();
     }
-    let dir = kept_dir(state_dir);
+    let dir = state_dir.and_then(kept_dir);
     let made = dir.as_deref().and_then(|d| read_kept(d, &key)).or_else(|| {
         let made: Arc<[u8]> = compile(&interpreter, command, source, file)?.into();
         if let Some(d) = &dir {
@@ -188,7 +189,7 @@ fn compile(interpreter: &Path, command: &[String], source: &str, file: &str) -> 
     });
     let wrote = stdin.write_all(source.as_bytes());
     drop(stdin);
-    let status = crate::toolchain::wait_within(&mut child, COMPILE_TIMEOUT);
+    let status = verdict_scripts::toolchain::wait_within(&mut child, COMPILE_TIMEOUT);
     let out = reader.join().ok()?.ok()?;
     (wrote.is_ok() && status?.success() && looks_like_pyc(&out)).then_some(out)
 }
@@ -205,7 +206,7 @@ mod tests {
             compile(Path::new("/bin/false"), &command, "x = 1\n", "h.py"),
             None
         );
-        assert!(crate::toolchain::find_program("no-such-interpreter-here").is_none());
+        assert!(verdict_scripts::toolchain::find_program("no-such-interpreter-here").is_none());
     }
 
     #[test]

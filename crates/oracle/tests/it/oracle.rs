@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 use std::sync::OnceLock;
 use verdict_contracts::oracle::{OracleReport, TestSuite, suite_from_value};
+use verdict_oracle::{OracleError, OracleOptions, run_suite};
 use verdict_sandbox::{Sandbox, SandboxConfig};
-use verdict_scripts::oracle::{OracleError, OracleOptions, run_suite};
 
 /// The shared sandbox, or `None` as the test kit's `skip_or_fail` says.
 fn sandbox() -> Option<&'static Sandbox> {

@@ -1,15 +1,15 @@
 //! Task Oracle throughput: 1000 trivial python3 function cases in one suite, run by one
 //! interpreter per suite (the default) and by one process per case; prints cases/s and the ratio.
 //!
-//! `cargo bench -p verdict-scripts --bench oracle` (plain main, no criterion). Case counts:
+//! `cargo bench -p verdict-oracle --bench oracle` (plain main, no criterion). Case counts:
 //! `VERDICT_BENCH_CASES` (default 1000) and `VERDICT_BENCH_PER_PROCESS_CASES` (default the same).
 #![allow(clippy::print_stdout)]
 
 use serde_json::json;
 use std::time::Instant;
 use verdict_contracts::oracle::{TestSuite, suite_from_value};
+use verdict_oracle::{OracleOptions, run_suite};
 use verdict_sandbox::{Sandbox, SandboxConfig};
-use verdict_scripts::oracle::{OracleOptions, run_suite};
 
 fn suite(cases: usize) -> TestSuite {
     let test_cases: Vec<_> = (0..cases)

@@ -124,7 +124,7 @@ print("fast" if fast else "json", checked)
 
 #[test]
 fn records_and_cases_are_byte_identical_to_json_dumps_and_loads() {
-    let dir = format!("{}/src/oracle/harness", env!("CARGO_MANIFEST_DIR"));
+    let dir = format!("{}/src/harness", env!("CARGO_MANIFEST_DIR"));
     let out = python(CODEC_CHECK, &[&dir]);
     let (path, checked) = out.trim().split_once(' ').expect("path and count");
     assert!(["fast", "json"].contains(&path), "{out}");

@@ -19,8 +19,9 @@ use verdict_contracts::oracle::{
     function_args,
 };
 use verdict_sandbox::{
-    ExitKind, Sandbox, SandboxOutcome, SandboxSpec, StdioSpec, WarmPython, read_box_file,
+    ExitKind, SandboxOutcome, SandboxSpec, StdioSpec, WarmPython, read_box_file,
 };
+use verdict_scripts::Executor;
 
 /// The harness of a language: its file name in the box and its source.
 struct Harness {
@@ -90,7 +91,7 @@ const MAX_RESULTS_BYTES: u64 = 256 << 20;
 
 /// Runs every case of a function suite.
 pub(crate) fn run_function_suite(
-    sandbox: &Sandbox,
+    executor: &dyn Executor,
     suite: &TestSuite,
     command: &[String],
     timeout_ms: u64,
@@ -119,7 +120,7 @@ pub(crate) fn run_function_suite(
     let mut stopped = false;
     if !valid.is_empty() {
         let batch = Batch {
-            sandbox,
+            executor,
             suite,
             command,
             timeout_ms,
@@ -146,7 +147,7 @@ pub(crate) fn run_function_suite(
 
 /// The valid cases of a suite and how to run them.
 struct Batch<'a> {
-    sandbox: &'a Sandbox,
+    executor: &'a dyn Executor,
     suite: &'a TestSuite,
     command: &'a [String],
     timeout_ms: u64,
@@ -173,7 +174,7 @@ impl Batch<'_> {
                 "function deliverables run in python3 or js",
             ));
         };
-        let placing = crate::timing::phase("oracle.files");
+        let placing = verdict_scripts::timing::phase("oracle.files");
         let work = WorkDir::new(self.options.work_dir.as_deref())?;
         let box_dir = work.box_dir();
         write_sources(&box_dir, &self.suite.source_files)?;
@@ -185,7 +186,7 @@ impl Batch<'_> {
                 self.command,
                 harness.source,
                 harness.file,
-                &self.sandbox.config().state_dir,
+                self.executor.state_dir(),
             ),
             _ => None,
         };
@@ -212,7 +213,7 @@ impl Batch<'_> {
             let end = start.saturating_add(per_interpreter).min(total);
             let results_name = format!(".verdict/results-{run_no}.jsonl");
             let stderr = work.io(&format!("stderr-{run_no}"));
-            let running = crate::timing::phase("oracle.sandbox");
+            let running = verdict_scripts::timing::phase("oracle.sandbox");
             let outcome = self.launch(
                 warm.as_ref(),
                 harness_file,
@@ -224,7 +225,7 @@ impl Batch<'_> {
                 end,
             )?;
             running.end();
-            let _reading = crate::timing::phase("oracle.results");
+            let _reading = verdict_scripts::timing::phase("oracle.results");
             run_no += 1;
             let text = match read_box_file(&box_dir, Path::new(&results_name), MAX_RESULTS_BYTES) {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -263,7 +264,8 @@ impl Batch<'_> {
     /// How the python harness is served warm, where the sandbox has warm interpreters: its
     /// own imports loaded once by the template (see `verdict_sandbox::WarmPython`).
     fn warm_python(&self, harness: &Harness) -> Option<WarmPython> {
-        let warm = self.suite.language == Language::Python3 && self.sandbox.has_warm_interpreters();
+        let warm =
+            self.suite.language == Language::Python3 && self.executor.has_warm_interpreters();
         warm.then(|| WarmPython {
             flags: self.command[1..].iter().map(Into::into).collect(),
             script_path: harness.file.to_owned(),
@@ -341,8 +343,8 @@ impl Batch<'_> {
             stop: None,
         };
         Ok(match warm {
-            Some(warm) => self.sandbox.run_warm(warm, &spec)?,
-            None => self.sandbox.run(&spec)?,
+            Some(warm) => self.executor.run_warm_python(warm, &spec)?,
+            None => self.executor.run_spec(&spec)?,
         })
     }
 

@@ -5,7 +5,7 @@ use std::time::Instant;
 use verdict_contracts::Language;
 use verdict_sandbox::SandboxLimits;
 
-/// Options of [`crate::oracle::run_suite`]; [`OracleOptions::default`] suits most embedders.
+/// Options of [`crate::run_suite`]; [`OracleOptions::default`] suits most embedders.
 #[derive(Debug, Clone)]
 pub struct OracleOptions {
     /// Per-case time limit in ms when the suite gives no `timeout_ms`.

@@ -5,7 +5,7 @@ use super::{function_suite, run_with, statuses};
 use serde_json::json;
 use std::time::Instant;
 use verdict_contracts::oracle::suite_from_value;
-use verdict_scripts::oracle::{NOT_RUN, OracleOptions};
+use verdict_oracle::{NOT_RUN, OracleOptions};
 
 fn stopping() -> OracleOptions {
     OracleOptions {

@@ -17,7 +17,8 @@ use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, ScriptExpectation, TestCase, TestSuite,
     cli_input, script_expectation, script_input,
 };
-use verdict_sandbox::{ExitKind, Sandbox, SandboxSpec, StdioSpec, read_box_file};
+use verdict_sandbox::{ExitKind, SandboxSpec, StdioSpec, read_box_file};
+use verdict_scripts::Executor;
 
 /// A validated script or cli case: what to feed and what to expect.
 struct Prepared {
@@ -59,7 +60,7 @@ fn prepare(suite: &TestSuite, case: &TestCase) -> Result<Prepared, String> {
 /// Runs every case of a script or cli suite (validated first), `options.parallelism` at a
 /// time; results come back in the suite's order.
 pub(crate) fn run_process_suite(
-    sandbox: &Sandbox,
+    executor: &dyn Executor,
     suite: &TestSuite,
     command: &[String],
     timeout_ms: u64,
@@ -80,7 +81,7 @@ pub(crate) fn run_process_suite(
                 Some(message.clone()),
                 0,
             )),
-            Ok(p) => run_case(sandbox, suite, case, p, command, timeout_ms, options),
+            Ok(p) => run_case(executor, suite, case, p, command, timeout_ms, options),
         }
     };
     let n = suite.test_cases.len();
@@ -155,7 +156,7 @@ fn one_at_a_time(
 }
 
 fn run_case(
-    sandbox: &Sandbox,
+    executor: &dyn Executor,
     suite: &TestSuite,
     case: &TestCase,
     prepared: &Prepared,
@@ -195,7 +196,7 @@ fn run_case(
         writable_mounts: Vec::new(),
         stop: None,
     };
-    let outcome = sandbox.run(&spec)?;
+    let outcome = executor.run_spec(&spec)?;
     let cap = options.max_capture_bytes;
     let stdout = text_of(read_capped(&stdout, cap)?);
     let stderr = text_of(read_capped(&stderr, cap)?);
