@@ -228,7 +228,7 @@ impl SubmissionRun {
     /// Hands a finished test's directory (from [`SubmissionRun::test_dir`]) to the next test,
     /// or removes it as [`SubmissionRun::discard`] does when it holds more than a test's.
     pub fn finish_test_dir(&self, dir: PathBuf) {
-        if let Err(dir) = self.test_dirs.give_back(dir) {
+        if let Err(dir) = self.test_dirs.give_back(dir, self.executor()) {
             self.discard(dir);
         }
     }

@@ -9,7 +9,7 @@
 //! (docs/speed.md, "Third pass").
 //!
 //! A directory is passed on only when it holds nothing but `box`, `stdout` and `stderr`, and
-//! [`verdict_sandbox::reset_box_dir`] could empty the box back to what a fresh one is; the
+//! the executor ([`Executor::reset_box`]) could empty the box back to what a fresh one is; the
 //! two files are truncated. Anything else (a random test's generated data, a checker's files,
 //! a box with extended attributes) sends the directory to removal as before. Nothing crosses
 //! submissions: the free list belongs to one submission's run and its directories go with the
@@ -17,6 +17,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use verdict_scripts::Executor;
 
 /// The entries a passed-on test directory may hold.
 const BOX: &str = "box";
@@ -36,8 +37,8 @@ impl TestDirs {
 
     /// Empties `dir` for the next test and keeps it, or gives it back (to be removed) when it
     /// holds more than a test's directory does or could not be emptied.
-    pub fn give_back(&self, dir: PathBuf) -> Result<(), PathBuf> {
-        match empty_for_next_test(&dir) {
+    pub fn give_back(&self, dir: PathBuf, executor: &dyn Executor) -> Result<(), PathBuf> {
+        match empty_for_next_test(&dir, executor) {
             Ok(true) => match self.free.lock() {
                 Ok(mut free) => {
                     free.push(dir);
@@ -56,7 +57,7 @@ impl TestDirs {
 
 /// Empties a finished test's directory: `Ok(true)` when it now holds an empty box and empty
 /// captures, as a fresh directory holds nothing at all (the run makes what is missing).
-fn empty_for_next_test(dir: &Path) -> std::io::Result<bool> {
+fn empty_for_next_test(dir: &Path, executor: &dyn Executor) -> std::io::Result<bool> {
     let mut captures = Vec::new();
     let mut boxed = None;
     for entry in std::fs::read_dir(dir)? {
@@ -72,7 +73,7 @@ fn empty_for_next_test(dir: &Path) -> std::io::Result<bool> {
         }
     }
     if let Some(box_dir) = boxed
-        && !verdict_sandbox::reset_box_dir(&box_dir).map_err(std::io::Error::other)?
+        && !executor.reset_box(&box_dir).map_err(std::io::Error::other)?
     {
         return Ok(false);
     }
@@ -88,6 +89,11 @@ fn empty_for_next_test(dir: &Path) -> std::io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fake executor: its boxes are emptied by the trait's own `reset_box`.
+    fn executor() -> verdict_scripts::judge::exec::fake::FakeExecutor {
+        verdict_scripts::judge::exec::fake::FakeExecutor::default()
+    }
 
     fn test_dir(root: &Path) -> PathBuf {
         let dir = root.join("task1");
@@ -105,7 +111,7 @@ mod tests {
         let root = tempfile::tempdir().expect("tempdir");
         let dir = test_dir(root.path());
         let dirs = TestDirs::default();
-        assert_eq!(dirs.give_back(dir.clone()), Ok(()));
+        assert_eq!(dirs.give_back(dir.clone(), &executor()), Ok(()));
         assert_eq!(dirs.take(), Some(dir.clone()));
         assert_eq!(dirs.take(), None);
         let boxed: Vec<_> = std::fs::read_dir(dir.join("box")).expect("box").collect();
@@ -125,7 +131,7 @@ mod tests {
         let dir = test_dir(root.path());
         std::fs::write(dir.join("generated.in"), "1 2").expect("write");
         let dirs = TestDirs::default();
-        assert_eq!(dirs.give_back(dir.clone()), Err(dir));
+        assert_eq!(dirs.give_back(dir.clone(), &executor()), Err(dir));
         assert_eq!(dirs.take(), None);
     }
 
@@ -137,7 +143,7 @@ mod tests {
         std::fs::set_permissions(dir.join("box"), std::fs::Permissions::from_mode(0o1700))
             .expect("chmod");
         let dirs = TestDirs::default();
-        assert_eq!(dirs.give_back(dir.clone()), Ok(()));
+        assert_eq!(dirs.give_back(dir.clone(), &executor()), Ok(()));
         let mode = std::fs::metadata(dir.join("box"))
             .expect("stat")
             .permissions();

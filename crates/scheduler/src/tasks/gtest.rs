@@ -40,7 +40,7 @@ pub(super) fn gtest_task(
     };
     let output = run.executor().run(&request, &run_dir)?;
     let result = gtest_result(&output, &limits);
-    let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
+    run.executor().remove_box(&output.box_dir);
     let _ = std::fs::remove_dir_all(&run_dir);
     Ok(result?)
 }

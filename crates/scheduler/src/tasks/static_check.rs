@@ -41,7 +41,7 @@ pub(super) fn static_task(
     let _ = std::fs::remove_dir_all(&sources_dir);
     let output = output?;
     let result = check.result(&output, &limits);
-    let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
+    run.executor().remove_box(&output.box_dir);
     let _ = std::fs::remove_dir_all(&run_dir);
     Ok(result?)
 }

@@ -50,7 +50,7 @@ pub(super) fn memory_task(
     };
     let output = run.executor().run(&request, &run_dir)?;
     let result = memory_result(&output, &limits, &input_note);
-    let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
+    run.executor().remove_box(&output.box_dir);
     let _ = std::fs::remove_dir_all(&run_dir);
     Ok(result?)
 }

@@ -100,6 +100,18 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     fn isolation(&self) -> Option<(IsolationLevel, &[String])> {
         None
     }
+
+    /// Removes a run's box directory when its run is done (what the run's own uid left in it
+    /// included, never following a link out of it).
+    fn remove_box(&self, box_dir: &Path) {
+        let _ = verdict_sandbox::remove_box_dir(box_dir);
+    }
+
+    /// Empties a finished run's box directory back to what a fresh one is, for the next run:
+    /// `Ok(false)` when it cannot be (the caller removes it).
+    fn reset_box(&self, box_dir: &Path) -> Result<bool, SandboxError> {
+        verdict_sandbox::reset_box_dir(box_dir)
+    }
 }
 
 /// The sandbox as the executor: each compile and run starts only with the work disk's reserve
