@@ -286,5 +286,5 @@ fn render_categories(store: &verdict_submissions::Store, only: Option<&str>, out
 /// `GET /v1/openapi.json`: the OpenAPI 3.1 document (no token needed).
 pub async fn openapi() -> Json<&'static Value> {
     static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    Json(DOCUMENT.get_or_init(crate::openapi::document))
+    Json(DOCUMENT.get_or_init(crate::routes::openapi_document))
 }

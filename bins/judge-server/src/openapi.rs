@@ -9,7 +9,6 @@
 //! second derive (utoipa) on every wire type.
 
 use crate::error::ErrorResponse;
-use crate::routes::endpoints;
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
@@ -276,22 +275,32 @@ impl Doc {
     }
 }
 
-/// The OpenAPI document of this server: every endpoint of every role (`x-roles` names the
-/// roles that serve it).
-pub fn document() -> Value {
+/// One operation of the document: its path, method, the roles that serve it and what it says.
+pub(crate) struct Operation<'a> {
+    /// The path, in OpenAPI's syntax (`{sub_id}`).
+    pub path: &'a str,
+    /// The method, lower case.
+    pub verb: &'a str,
+    /// The roles that serve it (`x-roles`).
+    pub roles: Vec<&'a str>,
+    /// Its description.
+    pub doc: &'a Doc,
+}
+
+/// The OpenAPI document of a server with these operations (the route table's:
+/// [`crate::routes::openapi_document`]).
+pub(crate) fn document<'a>(operations: impl IntoIterator<Item = Operation<'a>>) -> Value {
     let mut components = Components::new();
     for (name, schema) in verdict_contracts::schemas() {
         add_schema(&mut components, name, schema.to_value());
     }
     error(&mut components);
     let mut paths = Map::new();
-    for endpoint in endpoints() {
-        let mut operation = endpoint.doc.operation(&mut components);
-        operation["x-roles"] = endpoint.roles.iter().map(|r| r.as_str()).collect();
-        let path = paths
-            .entry(endpoint.path.to_owned())
-            .or_insert_with(|| json!({}));
-        path[endpoint.verb.as_str()] = operation;
+    for op in operations {
+        let mut operation = op.doc.operation(&mut components);
+        operation["x-roles"] = op.roles.into_iter().collect();
+        let path = paths.entry(op.path.to_owned()).or_insert_with(|| json!({}));
+        path[op.verb] = operation;
     }
     json!({
         "openapi": "3.1.0",
@@ -503,8 +512,8 @@ mod tests {
 
     #[test]
     fn every_endpoint_is_documented_with_the_roles_that_serve_it() {
-        let doc = document();
-        let endpoints = endpoints();
+        let doc = crate::routes::openapi_document();
+        let endpoints = crate::routes::endpoints();
         assert!(endpoints.len() >= 14);
         for endpoint in endpoints {
             let operation = &doc["paths"][endpoint.path][endpoint.verb.as_str()];
@@ -523,7 +532,7 @@ mod tests {
 
     #[test]
     fn health_requires_what_every_role_answers() {
-        let doc = document();
+        let doc = crate::routes::openapi_document();
         let required = &doc["components"]["schemas"]["Health"]["required"];
         for field in [
             "status",
@@ -541,7 +550,7 @@ mod tests {
 
     #[test]
     fn every_reference_resolves() {
-        let doc = document();
+        let doc = crate::routes::openapi_document();
         let mut all = Vec::new();
         refs(&doc, &mut all);
         assert!(all.len() > 20);
@@ -563,7 +572,7 @@ mod tests {
 
     #[test]
     fn hoisted_schemas_still_validate_the_contract_fixtures() {
-        let doc = document();
+        let doc = crate::routes::openapi_document();
         let fixtures = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../crates/contracts/tests/fixtures"
@@ -597,7 +606,7 @@ mod tests {
 
     #[test]
     fn contract_schemas_are_reused() {
-        let doc = document();
+        let doc = crate::routes::openapi_document();
         let mut own = Map::new();
         for (name, schema) in verdict_contracts::schemas() {
             add_schema(&mut own, name, schema.to_value());

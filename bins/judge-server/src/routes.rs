@@ -120,6 +120,18 @@ const SUBMIT_ERRORS: &[u16] = &[400, 401, 403, 413, 429, 503, 504, 500];
 /// The errors of the doors that judge directly.
 const DIRECT_ERRORS: &[u16] = &[400, 401, 413, 429, 503, 504, 500];
 
+/// The OpenAPI document of this server: every endpoint of every role (`x-roles` names the
+/// roles that serve it).
+pub fn openapi_document() -> serde_json::Value {
+    let endpoints = endpoints();
+    crate::openapi::document(endpoints.iter().map(|e| crate::openapi::Operation {
+        path: e.path,
+        verb: e.verb.as_str(),
+        roles: e.roles.iter().map(|r| r.as_str()).collect(),
+        doc: &e.doc,
+    }))
+}
+
 /// Every endpoint, in the order the document lists them.
 pub(crate) fn endpoints() -> Vec<Endpoint> {
     let invalid = (

@@ -73,7 +73,9 @@ fn empty_for_next_test(dir: &Path, executor: &dyn Executor) -> std::io::Result<b
         }
     }
     if let Some(box_dir) = boxed
-        && !executor.reset_box(&box_dir).map_err(std::io::Error::other)?
+        && !executor
+            .reset_box(&box_dir)
+            .map_err(std::io::Error::other)?
     {
         return Ok(false);
     }

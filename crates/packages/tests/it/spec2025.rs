@@ -439,22 +439,46 @@ fn a_2025_09_package_on_the_drafts_scoring_keys_agrees_by_the_2025_09_directorie
     );
     w("data/sample/1.in", "5\n");
     w("data/sample/1.ans", "5\n");
-    w("data/secret/testdata.yaml", "scoring:\n  aggregation: sum\n");
-    w("data/secret/subtask1/testdata.yaml", "scoring:\n  score: 30\n  aggregation: min\n");
+    w(
+        "data/secret/testdata.yaml",
+        "scoring:\n  aggregation: sum\n",
+    );
+    w(
+        "data/secret/subtask1/testdata.yaml",
+        "scoring:\n  score: 30\n  aggregation: min\n",
+    );
     w("data/secret/subtask1/1.in", "3\n");
     w("data/secret/subtask1/1.ans", "3\n");
-    w("data/secret/subtask2/testdata.yaml", "scoring:\n  score: 70\n  aggregation: min\n");
+    w(
+        "data/secret/subtask2/testdata.yaml",
+        "scoring:\n  score: 70\n  aggregation: min\n",
+    );
     w("data/secret/subtask2/1.in", "-42\n");
     w("data/secret/subtask2/1.ans", "-42\n");
     w("submissions/accepted/echo.py", "print(input())\n");
     let p = kattis::load(&dir).expect("reads");
-    assert!(p.spec_scoring.is_none(), "the draft's keys keep their grader");
+    assert!(
+        p.spec_scoring.is_none(),
+        "the draft's keys keep their grader"
+    );
     let partial = grade::grade(&p, &echoing(&p, &|x| x.abs()));
-    assert!(partial.score > 0.0 && partial.score < grade::max_score(&p), "{partial:?}");
-    assert!(grade::agrees_for(&p, Expected::PartiallyAccepted, &partial), "{partial:?}");
+    assert!(
+        partial.score > 0.0 && partial.score < grade::max_score(&p),
+        "{partial:?}"
+    );
+    assert!(
+        grade::agrees_for(&p, Expected::PartiallyAccepted, &partial),
+        "{partial:?}"
+    );
     let all = grade::grade(&p, &echoing(&p, &|x| x));
     assert!(grade::agrees_for(&p, Expected::Accepted, &all), "{all:?}");
-    assert!(!grade::agrees_for(&p, Expected::PartiallyAccepted, &all), "{all:?}");
+    assert!(
+        !grade::agrees_for(&p, Expected::PartiallyAccepted, &all),
+        "{all:?}"
+    );
     let none = grade::grade(&p, &echoing(&p, &|_| 0));
-    assert!(!grade::agrees_for(&p, Expected::PartiallyAccepted, &none), "{none:?}");
+    assert!(
+        !grade::agrees_for(&p, Expected::PartiallyAccepted, &none),
+        "{none:?}"
+    );
 }
