@@ -26,6 +26,11 @@ pub struct ServerConfig {
     pub data_dir: PathBuf,
     /// Submissions accepted but not started yet; beyond it a submission gets 429.
     pub queue_capacity: usize,
+    /// The most request bytes waiting in the queue at once, in MiB (the sum of the queued
+    /// submissions' bodies; a queued submission holds about 1.2 times its body in memory):
+    /// one that would pass it gets 429 naming it, as a full queue does. One body is at most
+    /// `max_body_kb`.
+    pub queue_budget_mb: u64,
     /// Submissions judged at once (each runs its tasks on the judge's `parallelism` pool).
     pub workers: usize,
     /// Largest request body in KB (413 beyond it).
@@ -111,6 +116,7 @@ impl Default for ServerConfig {
             judge: JudgeConfig::default(),
             data_dir: PathBuf::from("verdict-data"),
             queue_capacity: 256,
+            queue_budget_mb: 1024,
             workers: cores,
             max_body_kb: 16 * 1024,
             request_timeout_ms: 300_000,
@@ -164,6 +170,7 @@ impl ServerConfig {
         let positive = [
             ("queue_capacity", self.queue_capacity as u64),
             ("workers", self.workers as u64),
+            ("queue_budget_mb", self.queue_budget_mb),
             ("max_body_kb", self.max_body_kb),
             ("request_timeout_ms", self.request_timeout_ms),
             ("store_timeout_ms", self.store_timeout_ms),
@@ -260,6 +267,11 @@ impl ServerConfig {
     /// request's own time.
     pub fn store_timeout(&self) -> Duration {
         Duration::from_millis(self.store_timeout_ms).min(self.request_timeout())
+    }
+
+    /// The queue's byte budget in bytes.
+    pub fn queue_budget_bytes(&self) -> usize {
+        usize::try_from(self.queue_budget_mb.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
     }
 
     /// The body limit in bytes.

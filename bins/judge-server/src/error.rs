@@ -181,6 +181,9 @@ impl From<SubmissionError> for ApiError {
             SubmissionError::Conflict { .. } => ApiError::Conflict(err.to_string()),
             SubmissionError::QueueFull {
                 retry_after_secs, ..
+            }
+            | SubmissionError::QueueBytesFull {
+                retry_after_secs, ..
             } => ApiError::Busy {
                 message: err.to_string(),
                 retry_after_secs,

@@ -151,14 +151,17 @@ impl AppState {
         let metrics = Arc::new(Metrics::default());
         let (store, unfinished) = open_store(&config)?;
         let store = Arc::new(store);
-        let jobs = Arc::new(Jobs::new(
-            judge.clone(),
-            metrics.clone(),
-            store.clone(),
-            config.queue_capacity,
-            config.workers,
-            &config.quotas,
-        ));
+        let jobs = Arc::new(
+            Jobs::new(
+                judge.clone(),
+                metrics.clone(),
+                store.clone(),
+                config.queue_capacity,
+                config.workers,
+                &config.quotas,
+            )
+            .with_byte_budget(config.queue_budget_bytes()),
+        );
         jobs.recover(unfinished);
         let (batches_dir, limits) = config.batches();
         let batches = Batches::open(

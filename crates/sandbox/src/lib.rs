@@ -165,6 +165,7 @@ mod child;
 mod classify;
 mod config;
 mod error;
+pub mod heap;
 mod instance;
 mod netns;
 mod outcome;

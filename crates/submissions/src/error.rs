@@ -20,6 +20,21 @@ pub enum SubmissionError {
         /// When a place is expected to free, in whole seconds.
         retry_after_secs: u64,
     },
+    /// The queue's byte budget would be passed: the requests waiting and this one together are
+    /// more than `queue_budget_mb`.
+    #[error(
+        "the queue is full by bytes: {waiting} bytes of requests wait and this one has {bytes}, over the budget of {budget} bytes (queue_budget_mb); retry later"
+    )]
+    QueueBytesFull {
+        /// This request's size.
+        bytes: usize,
+        /// The bytes of the requests waiting.
+        waiting: usize,
+        /// The budget.
+        budget: usize,
+        /// When a place is expected to free, in whole seconds.
+        retry_after_secs: u64,
+    },
     /// The queue stopped accepting (shutdown).
     #[error("the queue accepts no new submissions (shutting down)")]
     ShuttingDown,

@@ -32,6 +32,10 @@ pub struct Jobs {
     store: Arc<Store>,
     capacity: usize,
     queued: Arc<AtomicUsize>,
+    /// The most request bytes waiting at once ([`Jobs::with_byte_budget`]).
+    byte_budget: usize,
+    /// The request bytes of the submissions accepted and not started.
+    queued_bytes: Arc<AtomicUsize>,
     workers: Arc<Semaphore>,
     worker_count: usize,
     judging_time: Arc<JudgingTime>,
@@ -95,10 +99,12 @@ impl AcceptClaim {
     }
 }
 
-/// A place in the queue, given back on drop unless the job was spawned.
+/// A place in the queue and its bytes in the budget, given back on drop unless the job was
+/// spawned.
 #[derive(Debug)]
 struct Reservation<'a> {
     jobs: &'a Jobs,
+    bytes: usize,
     spent: bool,
 }
 
@@ -106,6 +112,9 @@ impl Drop for Reservation<'_> {
     fn drop(&mut self) {
         if !self.spent {
             self.jobs.queued.fetch_sub(1, Ordering::AcqRel);
+            self.jobs
+                .queued_bytes
+                .fetch_sub(self.bytes, Ordering::AcqRel);
             self.jobs
                 .metrics
                 .queue_length
@@ -130,6 +139,8 @@ impl Jobs {
             store,
             capacity,
             queued: Arc::new(AtomicUsize::new(0)),
+            byte_budget: usize::MAX,
+            queued_bytes: Arc::new(AtomicUsize::new(0)),
             workers: Arc::new(Semaphore::new(workers)),
             worker_count: workers,
             judging_time: Arc::new(JudgingTime::default()),
@@ -141,6 +152,15 @@ impl Jobs {
             accepting: AtomicBool::new(true),
             cancels: Arc::default(),
         }
+    }
+
+    /// At most `bytes` of request text wait at once (the sum of the queued submissions' request
+    /// sizes; unbounded until set): one that would pass it is refused like a full queue, so
+    /// the memory a queue holds is bounded by bytes, not only by `queue_capacity` (issue 29.5).
+    #[must_use]
+    pub fn with_byte_budget(mut self, bytes: usize) -> Self {
+        self.byte_budget = bytes;
+        self
     }
 
     /// Accepts `submission` (`request` is its text) to be judged here: an entry in the store (a
@@ -167,7 +187,7 @@ impl Jobs {
                     .store
                     .insert(&submission)
                     .inspect_err(|_| jobs.metrics.rejected(Reject::Conflict))?;
-                let reservation = match jobs.reserve() {
+                let reservation = match jobs.reserve(request.len()) {
                     Ok(reservation) => reservation,
                     Err(err) => {
                         jobs.store.undo_insert(&entry, previous);
@@ -214,13 +234,14 @@ impl Jobs {
     /// those it had started went with its sandbox instance's work root, which the judge removed
     /// at start (design #23: the dead instance's lock is free).
     pub fn recover(&self, unfinished: Vec<Unfinished>) {
-        for (entry, submission) in self.store.recover(unfinished, &self.metrics) {
-            self.resume(entry, submission);
+        for (entry, submission, bytes) in self.store.recover(unfinished, &self.metrics) {
+            self.resume(entry, submission, bytes);
         }
     }
 
-    /// A place in the queue, or why not (full, shutting down).
-    fn reserve(&self) -> Result<Reservation<'_>, SubmissionError> {
+    /// A place in the queue for a request of `bytes`, or why not (full by count or by bytes,
+    /// shutting down).
+    fn reserve(&self, bytes: usize) -> Result<Reservation<'_>, SubmissionError> {
         if !self.accepting.load(Ordering::Acquire) {
             self.metrics.rejected(Reject::ShuttingDown);
             return Err(SubmissionError::ShuttingDown);
@@ -233,10 +254,32 @@ impl Jobs {
         match taken {
             Ok(_) => {
                 self.metrics.queue_length.fetch_add(1, Ordering::Relaxed);
-                Ok(Reservation {
+                let mut reservation = Reservation {
                     jobs: self,
+                    bytes: 0,
                     spent: false,
-                })
+                };
+                let budget = self.byte_budget;
+                let taken =
+                    self.queued_bytes
+                        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |b| {
+                            b.checked_add(bytes).filter(|sum| *sum <= budget)
+                        });
+                match taken {
+                    Ok(_) => {
+                        reservation.bytes = bytes;
+                        Ok(reservation)
+                    }
+                    Err(waiting) => {
+                        self.metrics.rejected(Reject::QueueFull);
+                        Err(SubmissionError::QueueBytesFull {
+                            bytes,
+                            waiting,
+                            budget,
+                            retry_after_secs: self.retry_after_secs(),
+                        })
+                    }
+                }
             }
             Err(_) => {
                 self.metrics.rejected(Reject::QueueFull);
@@ -261,24 +304,26 @@ impl Jobs {
         submission: Valid<Submission>,
     ) {
         reservation.spent = true;
-        self.run(entry, submission);
+        self.run(entry, submission, reservation.bytes);
     }
 
     /// Judges again a submission accepted before a restart (it takes a queue place even when
     /// the queue is full: it was accepted when there was room).
-    fn resume(&self, entry: Arc<Entry>, submission: Valid<Submission>) {
+    fn resume(&self, entry: Arc<Entry>, submission: Valid<Submission>, bytes: usize) {
         self.queued.fetch_add(1, Ordering::AcqRel);
+        self.queued_bytes.fetch_add(bytes, Ordering::AcqRel);
         self.metrics.queue_length.fetch_add(1, Ordering::Relaxed);
-        self.run(entry, submission);
+        self.run(entry, submission, bytes);
     }
 
-    fn run(&self, entry: Arc<Entry>, submission: Valid<Submission>) {
+    fn run(&self, entry: Arc<Entry>, submission: Valid<Submission>, bytes: usize) {
         let store = self.store.clone();
         let judging_time = self.judging_time.clone();
         let judge = self.judge.clone();
         let metrics = self.metrics.clone();
         let workers = self.workers.clone();
         let queued = self.queued.clone();
+        let queued_bytes = self.queued_bytes.clone();
         let quota = self.quotas.get(&submission.category).cloned();
         let cancel = SubmissionCancel::default();
         self.lock_cancels()
@@ -299,6 +344,7 @@ impl Jobs {
                 places = places => places,
             };
             queued.fetch_sub(1, Ordering::AcqRel);
+            queued_bytes.fetch_sub(bytes, Ordering::AcqRel);
             metrics.queue_length.fetch_sub(1, Ordering::Relaxed);
             metrics.running_submissions.fetch_add(1, Ordering::Relaxed);
             let started = std::time::Instant::now();
@@ -418,6 +464,11 @@ impl Jobs {
     /// Submissions accepted and not started.
     pub fn queued(&self) -> usize {
         self.queued.load(Ordering::Acquire)
+    }
+
+    /// The request bytes of the submissions accepted and not started.
+    pub fn queued_bytes(&self) -> usize {
+        self.queued_bytes.load(Ordering::Acquire)
     }
 }
 

@@ -275,7 +275,8 @@ impl Store {
     /// At start, the submissions a previous run accepted and did not finish (from
     /// [`Store::open`]) go back into memory, in the order they were accepted: one with a report
     /// so far from the broker (a front end's) as that report says; the others as queued,
-    /// returned with their Submission for the caller to judge again (a standalone server) or to
+    /// returned with their Submission (and its request's size) for the caller to judge again
+    /// (a standalone server) or to
     /// wait for the broker's reports (a front end). A stored request that no longer reads is
     /// finished with a report saying why (`results: []`, `message`), as an invalid request is,
     /// rather than dropped.
@@ -283,7 +284,7 @@ impl Store {
         &self,
         unfinished: Vec<Unfinished>,
         metrics: &Metrics,
-    ) -> Vec<(Arc<Entry>, Valid<Submission>)> {
+    ) -> Vec<(Arc<Entry>, Valid<Submission>, usize)> {
         if unfinished.is_empty() {
             return Vec::new();
         }
@@ -314,7 +315,7 @@ impl Store {
                 Ok(submission) if submission.category == key.category => {
                     let entry = Arc::new(Entry::new(&submission));
                     self.lock().insert(entry.key.clone(), entry.clone());
-                    resumed.push((entry, submission));
+                    resumed.push((entry, submission, request.len()));
                 }
                 // Accepted, so valid when it came; a store written by another version may read
                 // differently: say so in its report rather than drop it.

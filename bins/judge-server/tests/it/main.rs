@@ -20,6 +20,7 @@ mod faces_diff;
 mod faces_kinds;
 mod frontend;
 mod frontend_cancel;
+mod memory;
 mod metrics;
 mod readable;
 mod security;
