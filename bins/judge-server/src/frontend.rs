@@ -130,7 +130,11 @@ pub(crate) async fn publish(
                 store.undo_insert(&entry, previous);
                 return Err(ApiError::from(err));
             }
-            if let Err(err) = front.publish_submission(request.as_bytes()).await {
+            let (category, sub_id) = (&entry.key.category, &entry.key.sub_id);
+            if let Err(err) = front
+                .publish_submission(category, sub_id, request.as_bytes())
+                .await
+            {
                 tracing::warn!(sub_id = %entry.key.sub_id, error = %err, "publish failed");
                 store.withdraw(&entry, previous).await;
                 return Err(unavailable(&state, &err.to_string()));

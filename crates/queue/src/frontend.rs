@@ -46,6 +46,37 @@ pub struct FrontEnd {
     link: Arc<Link>,
     publishing: Mutex<Option<Channel>>,
     sink: ReportSink,
+    published: Mutex<Published>,
+}
+
+/// When this front end last published each submission (by category and `sub_id`; the newest
+/// [`PUBLISHED_REMEMBERED`] kept): a report that echoes another acceptance of the same key is
+/// an earlier submission's (a cancelled one's, judged late), never the current one's.
+#[derive(Debug, Default)]
+struct Published {
+    at: std::collections::HashMap<String, i64>,
+    order: std::collections::VecDeque<String>,
+}
+
+/// The most submissions whose publish a front end remembers.
+const PUBLISHED_REMEMBERED: usize = 100_000;
+
+impl Published {
+    fn note(&mut self, key: String, at: i64) {
+        if self.at.insert(key.clone(), at).is_none() {
+            self.order.push_back(key);
+            if self.order.len() > PUBLISHED_REMEMBERED
+                && let Some(old) = self.order.pop_front()
+            {
+                self.at.remove(&old);
+            }
+        }
+    }
+
+    /// Whether a report of `key` echoing the acceptance `echoed` is of an earlier submission.
+    fn is_stale(&self, key: &str, echoed: i64) -> bool {
+        echoed != i64::MIN && self.at.get(key).is_some_and(|&at| at != echoed)
+    }
 }
 
 impl std::fmt::Debug for FrontEnd {
@@ -82,18 +113,32 @@ impl FrontEnd {
             link,
             publishing: Mutex::new(None),
             sink,
+            published: Mutex::default(),
         }
     }
 
-    /// Publishes a Submission (its JSON text, already validated) to the request exchange and
-    /// waits for the broker's confirm. `Disconnected` while the broker is unreachable.
-    pub async fn publish_submission(&self, body: &[u8]) -> Result<(), Error> {
+    /// Publishes a Submission of `category` and `sub_id` (its JSON text, already validated) to
+    /// the request exchange and waits for the broker's confirm. `Disconnected` while the broker
+    /// is unreachable.
+    pub async fn publish_submission(
+        &self,
+        category: &str,
+        sub_id: &str,
+        body: &[u8],
+    ) -> Result<(), Error> {
         // When it was accepted: a cancel of its sub_id from before does not touch it (a
-        // rejudge after a cancel is judged), one from after does (crate::cancels).
+        // rejudge after a cancel is judged), one from after does (crate::cancels); the worker
+        // echoes it on its reports, so a late report of an earlier submission of the same
+        // sub_id is not taken for this one's.
+        let accepted = crate::cancels::now_ms();
+        self.published
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .note(crate::cancels::key_of(category, sub_id), accepted);
         let mut headers = lapin::types::FieldTable::default();
         headers.insert(
             crate::cancels::ACCEPTED_AT_HEADER.into(),
-            lapin::types::AMQPValue::LongLongInt(crate::cancels::now_ms()),
+            lapin::types::AMQPValue::LongLongInt(accepted),
         );
         let request = &self.config.request;
         let published = self
@@ -103,6 +148,21 @@ impl FrontEnd {
             QueueMetrics::inc(&self.metrics.submissions_published);
         }
         published
+    }
+
+    /// Whether `report` echoes an acceptance of its key other than the one this front end
+    /// published last: an earlier submission's report.
+    fn is_stale(&self, report: &JudgeReport, delivery: &lapin::message::Delivery) -> bool {
+        let category = if report.category.is_empty() {
+            delivery.routing_key.as_str()
+        } else {
+            report.category.as_str()
+        };
+        let key = crate::cancels::key_of(category, &report.sub_id);
+        self.published
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_stale(&key, crate::cancels::accepted_at(delivery))
     }
 
     /// The routing key of a unit of `category`: its lane's (see [`batch::unit_key`]).
@@ -257,6 +317,9 @@ impl FrontEnd {
                             (self.sink)(Consumed::Submission(delivery.data.clone())).await;
                         } else {
                             match serde_json::from_slice::<JudgeReport>(&delivery.data) {
+                                Ok(report) if self.is_stale(&report, &delivery) => {
+                                    tracing::info!(sub_id = %report.sub_id, "a report of an earlier submission of this sub_id; dropped");
+                                }
                                 Ok(report) => {
                                     QueueMetrics::inc(&self.metrics.reports_consumed);
                                     let key = delivery.routing_key.to_string();
@@ -342,4 +405,24 @@ impl FrontEnd {
 
 async fn close(connection: &Connection) {
     let _ = connection.close(200, "shutting down".into()).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_echoing_an_earlier_acceptance_of_its_key_is_stale() {
+        let mut published = Published::default();
+        published.note("oj/a".into(), 100);
+        published.note("oj/a".into(), 200);
+        assert!(
+            published.is_stale("oj/a", 100),
+            "the cancelled submission's"
+        );
+        assert!(!published.is_stale("oj/a", 200), "the current one's");
+        // No echo (an older worker), or a key another front end published: taken as before.
+        assert!(!published.is_stale("oj/a", i64::MIN));
+        assert!(!published.is_stale("oj/b", 100));
+    }
 }

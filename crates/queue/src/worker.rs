@@ -265,17 +265,17 @@ impl Worker {
                 // at once, every task `System Error` `cancelled: ...`.
                 let judged = match cancel {
                     Some(token) => {
-                        let judged = self.judge(publishing, submission, token).await;
+                        let judged = self.judge(publishing, submission, token, accepted).await;
                         self.sub_cancels.leave(&key);
                         judged
                     }
                     None => {
                         let token = CancellationToken::new();
                         token.cancel();
-                        self.judge(publishing, submission, token).await
+                        self.judge(publishing, submission, token, accepted).await
                     }
                 };
-                judged?
+                (judged?, accepted)
             }
             Err(report) => {
                 QueueMetrics::inc(&self.metrics.invalid);
@@ -284,10 +284,11 @@ impl Worker {
                     message = report.message.as_deref().unwrap_or(""),
                     "invalid submission; reporting it and acking"
                 );
-                *report
+                (*report, crate::cancels::accepted_at(&delivery))
             }
         };
-        self.publish_report(publishing, &report).await?;
+        let (report, accepted) = report;
+        self.publish_report(publishing, &report, accepted).await?;
         delivery
             .acker
             .ack(BasicAckOptions::default())
@@ -304,6 +305,7 @@ impl Worker {
         publishing: &Channel,
         submission: Valid<Submission>,
         cancel: CancellationToken,
+        accepted: i64,
     ) -> Result<JudgeReport, Error> {
         let mut so_far = JudgeReport::echoing(
             &submission,
@@ -318,14 +320,14 @@ impl Worker {
             tokio::select! {
                 biased;
                 Some((index, result)) = rx.recv() => {
-                    self.progress(publishing, &mut so_far, index, result).await?;
+                    self.progress(publishing, &mut so_far, index, result, accepted).await?;
                 }
                 report = &mut judging => break report,
             }
         };
         // Tasks that finished in the judge's last step.
         while let Ok((index, result)) = rx.try_recv() {
-            self.progress(publishing, &mut so_far, index, result)
+            self.progress(publishing, &mut so_far, index, result, accepted)
                 .await?;
         }
         Ok(report)
@@ -339,6 +341,7 @@ impl Worker {
         so_far: &mut JudgeReport,
         index: usize,
         result: JudgeTaskResult,
+        accepted: i64,
     ) -> Result<(), Error> {
         match so_far.results.get_mut(index) {
             Some(slot) => *slot = result,
@@ -351,7 +354,7 @@ impl Worker {
         {
             return Ok(());
         }
-        self.publish_report(publishing, so_far).await
+        self.publish_report(publishing, so_far, accepted).await
     }
 
     /// Publishes `report` to the report exchange, with the submission's category as the routing
@@ -360,13 +363,25 @@ impl Worker {
         &self,
         publishing: &Channel,
         report: &JudgeReport,
+        accepted: i64,
     ) -> Result<(), Error> {
         let body = serde_json::to_vec(report).unwrap_or_default();
-        let published = broker::publish(
+        // The submission's acceptance, echoed: a front end tells this report from one of an
+        // earlier submission of the same sub_id (crate::frontend).
+        let headers = (accepted != i64::MIN).then(|| {
+            let mut headers = lapin::types::FieldTable::default();
+            headers.insert(
+                crate::cancels::ACCEPTED_AT_HEADER.into(),
+                lapin::types::AMQPValue::LongLongInt(accepted),
+            );
+            headers
+        });
+        let published = broker::publish_with(
             publishing,
             &self.config.report.exchange,
             &report.category,
             &body,
+            headers,
         )
         .await;
         match &published {

@@ -40,7 +40,7 @@ async fn every_front_end_sees_every_report_and_the_platform_keeps_its_own() {
     let (b, seen_b, link_b) = front_end(&config);
     // A publish before the link is up is refused, not lost.
     assert!(matches!(
-        a.publish_submission(b"{}").await,
+        a.publish_submission("c", "s", b"{}").await,
         Err(verdict_queue::Error::Disconnected(_))
     ));
     tokio::spawn(a.clone().run(shutdown.clone()));
@@ -61,10 +61,10 @@ async fn every_front_end_sees_every_report_and_the_platform_keeps_its_own() {
         arc(Link::default()),
     ));
     tokio::spawn(worker.run(shutdown.clone()));
-    a.publish_submission(submission_json("via-a", 2).as_bytes())
+    a.publish_submission("oj", "via-a", submission_json("via-a", 2).as_bytes())
         .await
         .unwrap();
-    b.publish_submission(submission_json("via-b", 2).as_bytes())
+    b.publish_submission("oj", "via-b", submission_json("via-b", 2).as_bytes())
         .await
         .unwrap();
     for seen in [&seen_a, &seen_b] {
