@@ -159,6 +159,20 @@ pub fn bound_times(problem: &Problem, bounds: &Bounds, results: &[JudgeTaskResul
     out
 }
 
+/// The slowest run of `results` that bounds the limit from below, graded `verdict`: any such
+/// run, except in a legacy package, where an accepted reference counts only when accepted.
+pub fn lower_bound_ms(
+    problem: &Problem,
+    bounds: &Bounds,
+    results: &[JudgeTaskResult],
+    verdict: crate::grade::Verdict,
+) -> Option<u64> {
+    if legacy_rule(problem) && verdict != crate::grade::Verdict::Accepted {
+        return None;
+    }
+    bound_times(problem, bounds, results).lower_ms
+}
+
 /// The limit derived from the slowest lower-bound run: the smallest whole multiple of the
 /// resolution at least `slowest_ms * ac_to_time_limit` (one resolution at least).
 pub fn derived_limit_ms(problem: &Problem, slowest_ms: u64) -> u64 {

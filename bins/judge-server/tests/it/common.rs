@@ -380,6 +380,17 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
+    /// Its resident memory in KiB (`VmRSS` of `/proc/<pid>/status`).
+    pub fn rss_kib(&self) -> u64 {
+        let pid = self.child.id();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS")
+    }
+
     /// Starts `judge-server --config <config>` and waits until it logs its address.
     pub fn start(config: &std::path::Path) -> ServerProcess {
         use std::process::{Command, Stdio};

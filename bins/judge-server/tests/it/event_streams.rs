@@ -6,16 +6,6 @@ use crate::common::{ServerProcess, get, judge, post, read_events};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-/// The server's resident memory in KiB (`VmRSS` of `/proc/<pid>/status`).
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
-}
-
 /// A submission of a compile task that fails and `tests` tests depending on it: a long stream
 /// (each test ends `Dependency Not Satisfied`) judged in a second.
 fn long_submission(sub_id: &str, tests: usize) -> String {
@@ -127,7 +117,7 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
     let (status, all) = read_events(&server.url(events), Some("admin"));
     assert_eq!(status, 200);
     assert_eq!(all.len(), TESTS + 2, "every task and the report");
-    let before = rss_kib(server.child.id());
+    let before = server.rss_kib();
 
     let mut stalled = StalledReaders::new();
     for _ in 0..STALLED {
@@ -136,7 +126,7 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
     }
     // Time for the server to write what the sockets take and (before the fix) hold the rest.
     std::thread::sleep(Duration::from_secs(3));
-    let grown_mib = rss_kib(server.child.id()).saturating_sub(before) / 1024;
+    let grown_mib = server.rss_kib().saturating_sub(before) / 1024;
     // One copy of this stream is ~8 MiB: before the fix each stalled reader held one (+300 MiB
     // here); a cursor, a connection and hyper's write buffer are far less.
     assert!(

@@ -7,16 +7,6 @@ use crate::common::{
 };
 use std::time::{Duration, Instant};
 
-/// The server's resident memory in KiB (`VmRSS` of `/proc/<pid>/status`).
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
-}
-
 /// A+B in C whose first test's input carries `bytes` more of lines the program never reads.
 fn large_a_plus_b(sub_id: &str, bytes: usize) -> String {
     let mut submission = a_plus_b(sub_id, "oj", A_PLUS_B);
@@ -69,7 +59,7 @@ fn judged_large_submissions_give_their_memory_back() {
         &a_plus_b("warm", "oj", A_PLUS_B).to_string(),
     );
     assert_eq!(warm.status, 200, "{}", warm.text);
-    let baseline = rss_kib(server.child.id());
+    let baseline = server.rss_kib();
     // One that holds the worker while the large ones queue behind it.
     let blocker = a_plus_b("blocker", "oj", &sleepy_a_plus_b(2)).to_string();
     let accepted = post(&server.url("/v1/submissions"), None, &blocker);
@@ -82,7 +72,7 @@ fn judged_large_submissions_give_their_memory_back() {
         );
         assert_eq!(accepted.status, 202, "{}", accepted.text);
     }
-    let queued_mib = rss_kib(server.child.id()).saturating_sub(baseline) / 1024;
+    let queued_mib = server.rss_kib().saturating_sub(baseline) / 1024;
     for i in 0..LARGE {
         wait_finished(&server, &format!("large-{i}"));
     }
@@ -95,7 +85,7 @@ fn judged_large_submissions_give_their_memory_back() {
         ["Accepted", "Accepted", "Accepted"]
     );
     std::thread::sleep(Duration::from_secs(1));
-    let finished_mib = rss_kib(server.child.id()).saturating_sub(baseline) / 1024;
+    let finished_mib = server.rss_kib().saturating_sub(baseline) / 1024;
     println!("{LARGE} x 12 MiB: +{queued_mib} MiB queued, +{finished_mib} MiB judged");
     // Before the fix glibc kept the freed bodies resident (its mmap threshold rose to 32 MiB
     // after the first large free): ~30 MiB per judged submission, +240 MiB here.

@@ -12,7 +12,7 @@ use verdict_contracts::{
     CheckScript, CompareScript, DependsCond, JudgeStatus, JudgeTask, JudgeTaskResult, Program,
     RunScript, Submission,
 };
-use verdict_packages::grade::{self, Graded, Verdict};
+use verdict_packages::grade::{self, Graded};
 use verdict_packages::timing::{self, Bounds};
 use verdict_packages::{Problem, Reference, plan, polygon};
 use verdict_scheduler::Judge;
@@ -224,11 +224,8 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                     }
                     let results = judge_one(s).results;
                     let g = grade::grade(&problem, &results);
-                    let times = timing::bound_times(&problem, &bounds[i], &results);
-                    // A legacy accepted reference bounds the limit when it is accepted.
-                    if !timing::legacy_rule(&problem) || g.verdict == Verdict::Accepted {
-                        slowest = slowest.max(times.lower_ms.unwrap_or(0));
-                    }
+                    let lower = timing::lower_bound_ms(&problem, &bounds[i], &results, g.verdict);
+                    slowest = slowest.max(lower.unwrap_or(0));
                     if bounds[i].only_lower() {
                         first_pass[i] = Some((g, results));
                     }
@@ -289,9 +286,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         let unmet = grade::unmet_requirements(&problem, r, &g, &results);
         let agrees = grade::agrees_for(&problem, r.expected, &g) && unmet.is_empty();
         let times = timing::bound_times(&problem, &bounds[i], &results);
-        if let Some(ms) = times.lower_ms
-            && (!timing::legacy_rule(&problem) || g.verdict == Verdict::Accepted)
-        {
+        if let Some(ms) = timing::lower_bound_ms(&problem, &bounds[i], &results, g.verdict) {
             slowest_lower = slowest_lower.max(ms);
         }
         let mut note = String::new();

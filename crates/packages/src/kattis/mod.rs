@@ -60,15 +60,8 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
             "no test case (NAME.in with NAME.ans)",
         ));
     }
-    let include = |language: Language| {
-        let mut files = include_files(dir, language);
-        for file in &mut files {
-            if let Some(text) = file.text.as_mut() {
-                *text = constants.replace(text).into_owned();
-            }
-        }
-        files
-    };
+    // Included files become the references' own: their constants are replaced with them below.
+    let include = |language: Language| include_files(dir, language);
     let mut output_validator = output_validator(dir, &include)?;
     if let Some(v) = &mut output_validator {
         constants.apply(v);

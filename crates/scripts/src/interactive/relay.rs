@@ -190,6 +190,7 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
         if let Some(exited) = &program_exited {
             fds.push(PollFd::new(exited.as_fd(), PollFlags::POLLIN));
         }
+        let exit_polled = program_exited.is_some();
         let first_lane_fd = fds.len();
         for (i, lane) in lanes.iter().enumerate() {
             if let (Some(from), false) = (&lane.from, lane.pending()) {
@@ -219,7 +220,7 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
         if !ready[0].is_empty() {
             break;
         }
-        if first_lane_fd == 2 && !ready[1].is_empty() {
+        if exit_polled && !ready[1].is_empty() {
             program_exited = None;
             let lane = &mut lanes[PROGRAM_LANE];
             if program_eof_waits {
