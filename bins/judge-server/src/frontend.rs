@@ -20,7 +20,7 @@ use verdict_contracts::{JudgeStatus, JudgeTaskResult, Submission, Valid, parse_s
 use verdict_oracle::OracleOptions;
 use verdict_queue::{Consumed, FrontEnd, ReportSink};
 use verdict_submissions::batches::Relay;
-use verdict_submissions::{Entry, Metrics, Reject, Store};
+use verdict_submissions::{AcceptClaim, Entry, Metrics, Reject, Store, SubmissionError};
 
 /// Opens the store (taking back the submissions in progress when the front end stopped) and
 /// sets up the link to the broker; the caller runs the link ([`FrontEnd::run`]).
@@ -120,16 +120,32 @@ pub(crate) async fn publish(
         .insert(&submission)
         .inspect_err(|_| state.metrics.rejected(Reject::Conflict))?;
     // On its own task: a request dropped meanwhile (timeout, client gone) must not leave the
-    // submission half-accepted; it ends published, or taken back.
+    // submission half-accepted; it ends published, or taken back. The request waits for the
+    // commit to disk at most `store_timeout_ms`: past it (a stalled or frozen data disk) it is
+    // 503 and the late commit is taken back, as a standalone server's accept.
+    let claim = Arc::new(AcceptClaim::default());
+    let (committed, commit) = tokio::sync::oneshot::channel::<()>();
     let handing = {
-        let (state, store, front, entry) =
-            (state.clone(), store.clone(), front.clone(), entry.clone());
+        let (state, store, front, entry, claim) = (
+            state.clone(),
+            store.clone(),
+            front.clone(),
+            entry.clone(),
+            claim.clone(),
+        );
         tokio::spawn(async move {
             // On disk before it is published: its reports may come back at once.
             if let Err(err) = store.persist(&entry, request.clone()).await {
                 store.undo_insert(&entry, previous);
                 return Err(ApiError::from(err));
             }
+            if !claim.commit() {
+                store.withdraw(&entry, previous).await;
+                return Err(ApiError::from(SubmissionError::Stalled {
+                    waited_ms: claim.waited_ms(),
+                }));
+            }
+            let _ = committed.send(());
             let (category, sub_id) = (&entry.key.category, &entry.key.sub_id);
             if let Err(err) = front
                 .publish_submission(category, sub_id, request.as_bytes())
@@ -142,6 +158,12 @@ pub(crate) async fn publish(
             Ok(())
         })
     };
+    let deadline = tokio::time::Instant::now() + state.config.store_timeout();
+    if tokio::time::timeout_at(deadline, commit).await.is_err() && claim.abandon() {
+        return Err(ApiError::from(SubmissionError::Stalled {
+            waited_ms: claim.waited_ms(),
+        }));
+    }
     handing
         .await
         .map_err(|e| ApiError::Internal(format!("publishing: {e}")))??;

@@ -267,7 +267,7 @@ fn render_categories(store: &verdict_submissions::Store, only: Option<&str>, out
     let name = "verdict_category_submissions";
     let _ = writeln!(
         out,
-        "# HELP {name} Submissions of a category held by this server, by phase (finished: kept for retention_secs).\n# TYPE {name} gauge"
+        "# HELP {name} Submissions of a category held by this server, by phase (finished: the most recent, held in memory within max_retained and a 64 MiB budget of reports; older ones are on disk).\n# TYPE {name} gauge"
     );
     for (category, n) in &counts {
         let label = category

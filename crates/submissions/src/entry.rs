@@ -46,6 +46,8 @@ struct Progress {
     planned: bool,
     report: Option<Arc<JudgeReport>>,
     finished_at: Option<Instant>,
+    /// The final report's size as JSON (what the store's memory budget counts), once known.
+    report_bytes: usize,
 }
 
 /// One submission's progress.
@@ -83,6 +85,7 @@ impl Entry {
                 planned: true,
                 report: None,
                 finished_at: None,
+                report_bytes: 0,
             }),
             done: watch::channel(None).0,
             changed: watch::channel(0).0,
@@ -115,6 +118,7 @@ impl Entry {
                 planned: false,
                 report: Some(report.clone()),
                 finished_at: Some(now.checked_sub(age).unwrap_or(now)),
+                report_bytes: 0,
             }),
             done: watch::channel(Some(report)).0,
             changed: watch::channel(0).0,
@@ -146,6 +150,7 @@ impl Entry {
                 planned: false,
                 report: None,
                 finished_at: None,
+                report_bytes: 0,
             }),
             done: watch::channel(None).0,
             changed: watch::channel(0).0,
@@ -243,6 +248,17 @@ impl Entry {
     /// When the final report came in.
     pub(crate) fn finished_at(&self) -> Option<Instant> {
         self.lock().finished_at
+    }
+
+    /// Records the final report's size as JSON, for the store's memory budget.
+    pub(crate) fn set_report_bytes(&self, bytes: usize) {
+        self.lock().report_bytes = bytes;
+    }
+
+    /// When the final report came in and its size as JSON (0 if not recorded).
+    pub(crate) fn finished_size(&self) -> Option<(Instant, usize)> {
+        let progress = self.lock();
+        progress.finished_at.map(|at| (at, progress.report_bytes))
     }
 
     /// A worker took the submission: tasks without a parent start.

@@ -7,6 +7,7 @@
 //! blocking, which one shared channel read by N workers would have). Shutdown closes the
 //! tracker and waits for every accepted submission.
 
+use crate::claim::AcceptClaim;
 use crate::db::{SubKey, Unfinished};
 use crate::entry::Entry;
 use crate::error::SubmissionError;
@@ -44,59 +45,6 @@ pub struct Jobs {
     accepting: AtomicBool,
     /// The cancel switches of the submissions queued or running.
     cancels: Arc<Mutex<HashMap<SubKey, SubmissionCancel>>>,
-}
-
-/// Who decides an accept whose commit outlived its caller's deadline: the accepting task once
-/// the commit is done ([`AcceptClaim::commit`]), or the caller at its deadline
-/// ([`AcceptClaim::abandon`]); whichever comes first wins, so the answer and the outcome agree.
-#[derive(Debug)]
-struct AcceptClaim {
-    state: std::sync::atomic::AtomicU8,
-    started: std::time::Instant,
-}
-
-impl Default for AcceptClaim {
-    fn default() -> Self {
-        AcceptClaim {
-            state: std::sync::atomic::AtomicU8::new(Self::PENDING),
-            started: std::time::Instant::now(),
-        }
-    }
-}
-
-impl AcceptClaim {
-    const PENDING: u8 = 0;
-    const COMMITTED: u8 = 1;
-    const ABANDONED: u8 = 2;
-
-    /// The commit is done: whether the accept stands (the caller had not given up).
-    fn commit(&self) -> bool {
-        self.state
-            .compare_exchange(
-                Self::PENDING,
-                Self::COMMITTED,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            )
-            .is_ok()
-    }
-
-    /// The caller's deadline passed: whether it gave up (the commit was not done yet).
-    fn abandon(&self) -> bool {
-        self.state
-            .compare_exchange(
-                Self::PENDING,
-                Self::ABANDONED,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            )
-            .is_ok()
-    }
-
-    /// How long the accept has waited, in ms.
-    fn waited_ms(&self) -> u64 {
-        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
-    }
 }
 
 /// A place in the queue and its bytes in the budget, given back on drop unless the job was

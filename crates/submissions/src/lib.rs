@@ -32,6 +32,7 @@
 //! ```
 
 pub mod batches;
+mod claim;
 mod db;
 mod entry;
 mod error;
@@ -41,6 +42,7 @@ mod metrics;
 mod plan;
 mod store;
 
+pub use claim::AcceptClaim;
 pub use db::{DbError, Phase, SubKey, Unfinished};
 pub use entry::{Entry, EventCursor, StreamEvent};
 pub use error::SubmissionError;

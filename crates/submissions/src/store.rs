@@ -88,7 +88,14 @@ pub struct Store {
     clock: Arc<DiskClock>,
     retention: Duration,
     max_retained: usize,
+    /// The most bytes of finished reports (as JSON) held in memory; older ones are read back
+    /// from disk when asked for.
+    finished_memory: usize,
 }
+
+/// The default of [`Store`]'s byte budget for finished reports in memory: finished reports
+/// live on disk; memory keeps the most recent (the page's list, quick `GET`s) within it.
+const FINISHED_MEMORY_BYTES: usize = 64 << 20;
 
 impl Store {
     /// Opens the store in `data_dir`; also returns the submissions accepted and not finished
@@ -106,6 +113,7 @@ impl Store {
             clock: Arc::default(),
             retention,
             max_retained,
+            finished_memory: FINISHED_MEMORY_BYTES,
         };
         Ok((store, unfinished))
     }
@@ -239,6 +247,7 @@ impl Store {
             }
         };
         let at = last.then(now_ms);
+        let bytes = json.len();
         let lookup = key.clone();
         let recorded = self
             .db(move |db| db.record_report(&lookup, &json, at))
@@ -259,7 +268,9 @@ impl Store {
                         .submission_duration
                         .observe(entry.accepted_at.elapsed().as_secs_f64());
                 }
+                entry.set_report_bytes(bytes);
                 entry.finish(report, metrics);
+                self.trim_finished();
             }
             Some(entry) => entry.apply(&report, metrics),
             // A final report is read from disk when asked for; a report so far of a submission
@@ -367,6 +378,7 @@ impl Store {
         let key = entry.key.clone();
         match serde_json::to_string(&report) {
             Ok(json) => {
+                entry.set_report_bytes(json.len());
                 let written = self.db(move |db| db.finish(&key, &json, now_ms())).await;
                 if let Err(err) = written {
                     tracing::error!(sub_id = %entry.key.sub_id, "cannot store the report: {err:?}");
@@ -377,6 +389,7 @@ impl Store {
             }
         }
         entry.finish(report, metrics);
+        self.trim_finished();
     }
 
     /// The plan of the submission `key` (its tasks and inline inputs, as JSON), if kept.
@@ -398,6 +411,7 @@ impl Store {
         else {
             return Ok(None);
         };
+        let bytes = report.len();
         let report: JudgeReport = serde_json::from_str(&report).map_err(|e| {
             SubmissionError::Internal(format!("stored report of {:?}: {e}", key.sub_id))
         })?;
@@ -407,10 +421,11 @@ impl Store {
             return Ok(None);
         }
         let entry = Arc::new(Entry::finished(report, age));
+        entry.set_report_bytes(bytes);
         // Another request may have put it (or a rejudge) in meanwhile: keep that one.
-        Ok(Some(
-            self.lock().entry(key.clone()).or_insert(entry).clone(),
-        ))
+        let entry = self.lock().entry(key.clone()).or_insert(entry).clone();
+        self.trim_finished();
+        Ok(Some(entry))
     }
 
     /// The categories that hold a submission `sub_id` (for a token bound to none).
@@ -456,21 +471,39 @@ impl Store {
 
     fn sweep_memory(&self) {
         let now = Instant::now();
-        let mut entries = self.lock();
-        entries.retain(|_, e| {
+        self.lock().retain(|_, e| {
             e.finished_at()
                 .is_none_or(|at| now.duration_since(at) < self.retention)
         });
-        let mut finished: Vec<(Instant, SubKey)> = entries
+        self.trim_finished();
+    }
+
+    /// Drops the oldest finished entries from memory (not from disk) beyond `max_retained` of
+    /// them or beyond `finished_memory` bytes of their reports. Streams and requests that hold
+    /// one keep it; a later `GET` reads it back from disk.
+    fn trim_finished(&self) {
+        let mut entries = self.lock();
+        let mut finished: Vec<(Instant, usize, SubKey)> = entries
             .iter()
-            .filter_map(|(key, e)| e.finished_at().map(|at| (at, key.clone())))
+            .filter_map(|(key, e)| e.finished_size().map(|(at, n)| (at, n, key.clone())))
             .collect();
-        if finished.len() > self.max_retained {
-            finished.sort();
-            let excess = finished.len() - self.max_retained;
-            for (_, key) in finished.into_iter().take(excess) {
-                entries.remove(&key);
+        let mut bytes: usize = finished.iter().map(|(_, n, _)| n).sum();
+        if finished.len() <= self.max_retained && bytes <= self.finished_memory {
+            return;
+        }
+        // Down to nine tenths of each bound, so that a store at its bound does not sort its
+        // finished entries again at every finish.
+        let most = self.max_retained - self.max_retained / 10;
+        let budget = self.finished_memory - self.finished_memory / 10;
+        finished.sort();
+        let mut kept = finished.len();
+        for (_, n, key) in finished {
+            if kept <= most && bytes <= budget {
+                break;
             }
+            entries.remove(&key);
+            kept -= 1;
+            bytes -= n;
         }
     }
 }
@@ -576,6 +609,39 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// Finished reports live on disk (issue 29.5): memory holds the most recent within a byte
+    /// budget, so a server's memory does not grow with the finished reports it keeps; an
+    /// older one is read back when asked for. Before, every finished report stayed in memory
+    /// for `retention_secs`, up to `max_retained` of them, whatever their size.
+    #[tokio::test]
+    async fn finished_reports_beyond_the_memory_budget_are_read_back_from_disk() {
+        let metrics = Metrics::default();
+        let (mut store, _dir) = store(100);
+        store.finished_memory = 1;
+        for i in 0..5 {
+            let sub_id = format!("f{i}");
+            let (entry, _) = store.insert(&submission(&sub_id)).unwrap();
+            store.persist(&entry, "{}".into()).await.unwrap();
+            let mut report = entry.snapshot().0;
+            report.results[1].status = JudgeStatus::WrongAnswer;
+            store.finish(&entry, report, &metrics).await;
+        }
+        let (running, _) = store.insert(&submission("running")).unwrap();
+        assert_eq!(store.len(), 1, "only the unfinished one stays in memory");
+        assert!(!running.is_finished());
+        for i in 0..5 {
+            let entry = store
+                .get(&SubKey::new("oj", format!("f{i}")))
+                .await
+                .unwrap()
+                .expect("read back from disk");
+            assert_eq!(statuses(&entry)[1], JudgeStatus::WrongAnswer);
+        }
+        store.finished_memory = usize::MAX;
+        store.get(&SubKey::new("oj", "f0")).await.unwrap();
+        assert_eq!(store.len(), 2, "within the budget a read-back one is kept");
     }
 
     #[test]

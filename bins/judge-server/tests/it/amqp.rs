@@ -79,7 +79,8 @@ pub fn start_role(
     start_role_with(dir, name, role, amqp, connected, "")
 }
 
-/// [`start_role`] with `extra` TOML appended to its configuration (tables such as `[[tokens]]`).
+/// [`start_role`] with `extra` TOML at the top of its configuration (keys such as
+/// `store_timeout_ms`, then tables such as `[[tokens]]`).
 pub fn start_role_with(
     dir: &Path,
     name: &str,
@@ -96,6 +97,7 @@ pub fn start_role_with(
 listen = "127.0.0.1:{port}"
 workers = 1
 shutdown_grace_ms = 2000
+{extra}
 [judge]
 work_dir = {work:?}
 cache_dir = {cache:?}
@@ -113,7 +115,6 @@ routing_key = "#"
 [amqp.batches]
 queue = {bq:?}
 exchange = {bx:?}
-{extra}
 "##,
         work = home.join("work"),
         cache = home.join("cache"),

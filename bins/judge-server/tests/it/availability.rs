@@ -179,7 +179,7 @@ fn a_removed_data_dir_is_refused_with_503_and_reported_in_health() {
 }
 
 /// A file system mounted for one test on a fresh directory, unmounted (lazily) when dropped.
-struct TestDisk {
+pub(crate) struct TestDisk {
     mount_point: tempfile::TempDir,
     _image_dir: Option<tempfile::TempDir>,
 }
@@ -200,7 +200,7 @@ impl TestDisk {
 
     /// An ext4 file system of 64 MiB on a loop device (which `fsfreeze` can freeze), as
     /// [`TestDisk::tmpfs`].
-    fn ext4_loop() -> Option<TestDisk> {
+    pub(crate) fn ext4_loop() -> Option<TestDisk> {
         let (mount_point, image_dir) = (
             tempfile::tempdir().expect("temp dir"),
             tempfile::tempdir().expect("temp dir"),
@@ -239,7 +239,7 @@ impl TestDisk {
     }
 
     /// Where it is mounted.
-    fn path(&self) -> &std::path::Path {
+    pub(crate) fn path(&self) -> &std::path::Path {
         self.mount_point.path()
     }
 }
@@ -267,7 +267,7 @@ fn unmount_lazily(path: &std::path::Path) {
 }
 
 /// Runs `program args... last` with no output; whether it succeeded.
-fn quietly(program: &str, args: &[&str], last: &std::path::Path) -> bool {
+pub(crate) fn quietly(program: &str, args: &[&str], last: &std::path::Path) -> bool {
     std::process::Command::new(program)
         .args(args)
         .arg(last)
@@ -279,7 +279,7 @@ fn quietly(program: &str, args: &[&str], last: &std::path::Path) -> bool {
 
 /// The tests that fill a disk run one at a time: the submission store's test was seen to stay
 /// at 503 after its disk was freed while another filled its own (left for the store's owner).
-static FULL_DISKS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static FULL_DISKS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
 fn a_full_data_disk_is_503_with_retry_after_never_500() {

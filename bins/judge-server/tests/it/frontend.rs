@@ -3,7 +3,7 @@
 //! front end (or platform) sent it; a front end without its broker says so and refuses with 503
 //! until the broker is back.
 
-use crate::amqp::{WorkerProcess, amqp, metric, node, runtime, start_role};
+use crate::amqp::{WorkerProcess, amqp, metric, node, runtime, start_role, start_role_with};
 use crate::common::*;
 use std::time::{Duration, Instant};
 use verdict_queue::testing::{Platform, RabbitNode};
@@ -238,4 +238,68 @@ fn a_front_end_without_its_broker_says_so_refuses_with_503_and_recovers() {
             |r| state(r) == Some("queued"),
         );
     }
+}
+
+/// A front end's accept is bounded by `store_timeout_ms` too (issue 29.10): with its data disk
+/// frozen (`fsfreeze` of an ext4 on a loop device) a submission is 503 with `Retry-After` at the
+/// timeout, never published, and its commit that ends after the thaw is taken back, so sending
+/// it again is 202 (not 409) and the broker carries it once. Before, a front end's accept waited
+/// as long as the disk did (to `request_timeout_ms`, then 504).
+#[test]
+fn a_front_ends_accept_on_a_frozen_data_disk_is_503_at_store_timeout_and_taken_back() {
+    use crate::availability::{FULL_DISKS, TestDisk, quietly};
+    let Some(node) = node() else { return };
+    let _one_at_a_time = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(disk) = TestDisk::ext4_loop() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Only the data dir on the frozen disk: the front end's log and work dir stay writable.
+    std::fs::create_dir_all(dir.path().join("front")).unwrap();
+    std::os::unix::fs::symlink(disk.path(), dir.path().join("front/verdict-data")).unwrap();
+    let amqp = amqp(node, "frozen");
+    let front = start_role_with(
+        dir.path(),
+        "front",
+        "frontend",
+        &amqp,
+        true,
+        "store_timeout_ms = 1500",
+    );
+    struct Thaw<'a>(&'a std::path::Path);
+    impl Drop for Thaw<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("fsfreeze")
+                .arg("-u")
+                .arg(self.0)
+                .status();
+        }
+    }
+    assert!(quietly("fsfreeze", &["-f"], disk.path()), "fsfreeze -f");
+    let thaw = Thaw(disk.path());
+    let body = a_plus_b("frozen-front", "oj", A_PLUS_B).to_string();
+    let asked = Instant::now();
+    let reply = reply(
+        client_waiting(Duration::from_secs(15))
+            .post(format!("{}/v1/submissions", front.url))
+            .header("Content-Type", "application/json")
+            .send(&body),
+    );
+    let took = asked.elapsed();
+    assert_eq!(reply.status, 503, "after {took:?}: {}", reply.text);
+    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
+    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    drop(thaw);
+    let url = format!("{}/v1/submissions/frozen-front?category=oj", front.url);
+    poll(&url, "the late commit to be taken back", |r| {
+        r.status == 404
+    });
+    let again = post(&format!("{}/v1/submissions", front.url), None, &body);
+    assert_eq!(again.status, 202, "{}", again.text);
+    assert_eq!(
+        metric(&front, "verdict_amqp_submissions_published_total"),
+        1,
+        "the abandoned accept was never published"
+    );
+    drop(front);
 }
