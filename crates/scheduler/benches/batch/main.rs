@@ -7,9 +7,13 @@
 //!    `stop_at_first_failure`, all problems' batches sent at once, against one `python3` process per candidate with the tests
 //!    appended as asserts (what trainers' reward functions do; SandboxFusion: one `/run_code`
 //!    call per candidate, the same program);
-//! 2. looping candidates (`while True: pass`, 5 tests, 500 ms per test): the same shapes; the
-//!    naive harness and SandboxFusion get one test's limit for the whole program (the asserts
-//!    stop at the first test: the most favourable budget for them);
+//! 2. looping candidates (`while True: pass`, 5 tests, 500 ms per test): the same shapes. The
+//!    asserts path runs the 5 tests in one program under one budget: measured with the budget
+//!    that judges it exactly (the sum of the tests' limits, 2.5 s: a right candidate within
+//!    each test's limit passes), and with one test's limit for the whole program (the most
+//!    favourable to its speed, and wrong: the next workload);
+//! 2b. slow right candidates (each call spends ~150 ms of CPU of its 500 ms limit): how many
+//!    each side judges right, the asserts path with one test's limit for the whole program;
 //! 3. C++ stdin/stdout, 20 candidates x 10 tests: a `programming` batch (compiled once per
 //!    candidate), against a caller that compiles and runs each test (one `g++` per test; on
 //!    SandboxFusion one `/run_code` per test, as verl calls it);
@@ -26,7 +30,7 @@
 //!
 //! Run as root: `cargo bench -p verdict-scheduler --bench batch` (`VERDICT_BENCH_ROUNDS=N`,
 //! default 3, after one warm-up round; `VERDICT_BENCH_PROBLEMS=P`, default 50;
-//! `VERDICT_BENCH_LOOPS=L`, default 100).
+//! `VERDICT_BENCH_LOOPS=L`, default 100; `VERDICT_BENCH_SLOW=S`, default 10).
 
 #![allow(clippy::print_stdout)]
 
@@ -237,34 +241,65 @@ fn ran_ok(side: Side<'_>, program: &str, budget: Duration) -> bool {
     }
 }
 
-/// Workload 2: how many of `count` looping candidates `side` failed (all should fail).
-fn looping(ctx: &Ctx<'_>, side: Side<'_>, count: usize) -> usize {
-    let (tests, _) = function_problem(0);
+/// Workload 2: how many of `count` looping candidates `side` failed (all should fail), the
+/// asserts path's whole program given `budget`.
+fn looping(ctx: &Ctx<'_>, side: Side<'_>, count: usize, budget: Duration) -> usize {
     let loops: Vec<String> = (0..count)
         .map(|i| {
             format!(
-                "# loop {}/{i}\ndef f(x):\n    while True:\n        pass\n",
+                "# loop {}/{i}, {} ms\ndef f(x):\n    while True:\n        pass\n",
+                ctx.round,
+                // Distinct per row: verdict does not take one row's results for the other's.
+                budget.as_millis()
+            )
+        })
+        .collect();
+    count_judged(ctx, side, &loops, false, budget)
+}
+
+/// Workload 2b: how many of `count` slow right candidates (each call ~150 ms of CPU, under
+/// its 500 ms limit) `side` passed (all should pass), the asserts path's program given one
+/// test's limit.
+fn slow_right(ctx: &Ctx<'_>, side: Side<'_>, count: usize) -> usize {
+    let slow: Vec<String> = (0..count)
+        .map(|i| {
+            format!(
+                "# slow {}/{i}\nimport time\ndef f(x):\n    t = time.process_time()\n    \
+                 while time.process_time() - t < 0.15:\n        pass\n    return x * 2\n",
                 ctx.round
             )
         })
         .collect();
+    count_judged(ctx, side, &slow, true, LOOP_LIMIT)
+}
+
+/// How many of `codes` (for problem 0, `f(x) = 2x`) `side` judged `passed` (tests of
+/// [`LOOP_LIMIT`] each; the asserts path's whole program given `budget`).
+fn count_judged(
+    ctx: &Ctx<'_>,
+    side: Side<'_>,
+    codes: &[String],
+    passed: bool,
+    budget: Duration,
+) -> usize {
+    let (tests, _) = function_problem(0);
     match side {
         Side::Verdict => {
-            let codes: Vec<&str> = loops.iter().map(String::as_str).collect();
+            let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
             let limit = LOOP_LIMIT.as_millis() as u64;
             let report = run_batch(ctx, &suite_batch(&tests, &codes, limit));
             report
                 .results
                 .iter()
-                .filter(|r| !r.passed && r.infra_error.is_none())
+                .filter(|r| r.passed == passed && r.infra_error.is_none())
                 .count()
         }
         _ => {
-            let jobs: Vec<Job<'_>> = loops
+            let jobs: Vec<Job<'_>> = codes
                 .iter()
                 .map(|code| {
                     let program = naive::with_asserts(code, &tests);
-                    Box::new(move || !ran_ok(side, &program, LOOP_LIMIT)) as Job<'_>
+                    Box::new(move || ran_ok(side, &program, budget) == passed) as Job<'_>
                 })
                 .collect();
             pool(ctx.workers, jobs)
@@ -468,6 +503,8 @@ fn main() {
     let rounds: usize = env_number("VERDICT_BENCH_ROUNDS", 3);
     let problems: usize = env_number("VERDICT_BENCH_PROBLEMS", 50);
     let loops: usize = env_number("VERDICT_BENCH_LOOPS", 100);
+    let slow: usize = env_number("VERDICT_BENCH_SLOW", 10);
+    let exact_budget = LOOP_LIMIT * TESTS as u32;
     let dir = tempfile::tempdir().expect("temp dir");
     let config = JudgeConfig {
         work_dir: dir.path().join("work"),
@@ -512,8 +549,24 @@ fn main() {
             false,
         ),
         Row::new(
-            format!("{loops} looping function candidates, {TESTS} tests of 500 ms"),
+            format!(
+                "{loops} looping function candidates, {TESTS} tests of 500 ms (asserts: the exact budget, {} ms)",
+                exact_budget.as_millis()
+            ),
             loops,
+            false,
+        ),
+        Row::new(
+            "the same (asserts: one test's limit for the program, which fails slow right ones)"
+                .into(),
+            loops,
+            false,
+        ),
+        Row::new(
+            format!(
+                "{slow} slow right candidates, ~150 ms of CPU a test (asserts: one test's limit)"
+            ),
+            slow,
             false,
         ),
         Row::new("C++ A+B, 20 candidates x 10 tests".into(), 20, false),
@@ -563,7 +616,9 @@ fn main() {
             };
             let results = [
                 measure(&|| finite(&ctx, side, &functions)),
-                measure(&|| looping(&ctx, side, loops)),
+                measure(&|| looping(&ctx, side, loops, exact_budget)),
+                measure(&|| looping(&ctx, side, loops, LOOP_LIMIT)),
+                measure(&|| slow_right(&ctx, side, slow)),
                 measure(&|| cpp(&ctx, side)),
                 python_run(&ctx, side, &judge),
                 // The other sides are the same as in the row above.
