@@ -1,8 +1,8 @@
 //! The dataset formats `judge eval` reads, how each is recognised, and the field helpers every
 //! reader shares.
 
+use crate::Error;
 use crate::jsonl::{Record, kind};
-use crate::{Error, Problem};
 use serde_json::Value;
 use std::path::Path;
 
@@ -75,25 +75,6 @@ impl Format {
             Format::Mbpp => has("test_list"),
         })
     }
-
-    /// Reads one record of this format; `index` is its 0-based position in the file.
-    pub fn read(self, path: &Path, index: usize, record: &Record) -> Result<Problem, Error> {
-        let r = Fields {
-            path,
-            index,
-            record,
-            id: record_label(record, index),
-        };
-        match self {
-            Format::HumanEval | Format::HumanEvalPlus => crate::humaneval::read(self, &r),
-            Format::Mbpp => crate::mbpp::read(&r),
-            Format::MbppPlus => crate::mbpp::read_plus(&r),
-            Format::LiveCodeBench => crate::livecodebench::read(&r),
-            Format::Apps => crate::apps::read(&r),
-            Format::CodeContests => crate::codecontests::read(&r),
-            Format::VerificationInfo => crate::verification::read(&r),
-        }
-    }
 }
 
 impl std::fmt::Display for Format {
@@ -103,7 +84,7 @@ impl std::fmt::Display for Format {
 }
 
 /// The id used in messages before the reader knows the record's id field.
-fn record_label(record: &Record, index: usize) -> String {
+pub(crate) fn record_label(record: &Record, index: usize) -> String {
     for key in ["task_id", "question_id", "problem_id", "name"] {
         match record.fields.get(key) {
             Some(Value::String(s)) => return s.clone(),

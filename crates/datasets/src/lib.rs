@@ -36,6 +36,7 @@ pub mod jsonl;
 mod livecodebench;
 mod mbpp;
 mod problem;
+mod read;
 pub mod report;
 mod result;
 pub mod samples;

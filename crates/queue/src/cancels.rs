@@ -10,6 +10,8 @@
 //! submission: every cancel published before it connected is known by then.
 
 use crate::broker;
+pub use crate::cancel_sets::ACCEPTED_AT_HEADER;
+use crate::cancel_sets::key_of;
 use crate::config::BatchRoute;
 use crate::error::Error;
 use crate::worker::Worker;
@@ -33,11 +35,6 @@ const SYNC_WAIT: Duration = Duration::from_secs(10);
 /// How many stream messages a worker holds unacked (a stream consumer needs a prefetch count).
 const STREAM_PREFETCH: u16 = 1000;
 
-/// The header of a published submission that says when it was accepted (ms since the epoch,
-/// the front end's clock): a cancel applies to the submissions of its `sub_id` accepted before
-/// it was published, so one sent again after its cancel (a rejudge) is judged.
-pub const ACCEPTED_AT_HEADER: &str = "x-verdict-accepted-at-ms";
-
 /// A cancelled submission.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SubmissionCancelMessage {
@@ -59,99 +56,9 @@ pub(crate) fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// When a delivered submission was accepted ([`ACCEPTED_AT_HEADER`]); `i64::MIN` without the
-/// header (published by a platform or an older front end: every cancel of its `sub_id` applies).
-pub(crate) fn accepted_at(delivery: &Delivery) -> i64 {
-    delivery
-        .properties
-        .headers()
-        .as_ref()
-        .and_then(|h| h.inner().get(ACCEPTED_AT_HEADER))
-        .and_then(|v| match v {
-            AMQPValue::LongLongInt(ms) => Some(*ms),
-            _ => None,
-        })
-        .unwrap_or(i64::MIN)
-}
-
-/// The submissions a worker saw cancelled (by category and `sub_id`, each with the latest time
-/// it was cancelled; the newest [`REMEMBERED`] kept) and the cancel switches of those it is
-/// judging, with when each was accepted.
-#[derive(Debug, Default)]
-pub(crate) struct SubmissionCancels {
-    inner: std::sync::Mutex<SubmissionCancelsInner>,
-}
-
-#[derive(Debug, Default)]
-struct SubmissionCancelsInner {
-    cancelled: std::collections::HashMap<String, i64>,
-    order: std::collections::VecDeque<String>,
-    running: std::collections::HashMap<String, (tokio_util::sync::CancellationToken, i64)>,
-}
-
-/// How many cancelled submissions a worker remembers (the oldest forgotten first).
-const REMEMBERED: usize = 10_000;
-
-impl SubmissionCancels {
-    fn lock(&self) -> std::sync::MutexGuard<'_, SubmissionCancelsInner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// `key` was cancelled at `at`: the one being judged stops if it was accepted by then, and
-    /// those taken later are skipped if they were.
-    pub(crate) fn cancel(&self, key: &str, at: i64) {
-        let mut inner = self.lock();
-        if let Some((token, accepted)) = inner.running.get(key)
-            && *accepted <= at
-        {
-            token.cancel();
-        }
-        match inner.cancelled.get_mut(key) {
-            Some(latest) => *latest = (*latest).max(at),
-            None => {
-                inner.cancelled.insert(key.to_owned(), at);
-                inner.order.push_back(key.to_owned());
-                if inner.order.len() > REMEMBERED
-                    && let Some(old) = inner.order.pop_front()
-                {
-                    inner.cancelled.remove(&old);
-                }
-            }
-        }
-    }
-
-    /// The submission `key` accepted at `accepted` starts: its cancel switch, or `None` when a
-    /// cancel from after its accept was seen.
-    pub(crate) fn enter(
-        &self,
-        key: &str,
-        accepted: i64,
-    ) -> Option<tokio_util::sync::CancellationToken> {
-        let mut inner = self.lock();
-        if inner.cancelled.get(key).is_some_and(|&at| accepted <= at) {
-            return None;
-        }
-        let token = tokio_util::sync::CancellationToken::new();
-        inner
-            .running
-            .insert(key.to_owned(), (token.clone(), accepted));
-        Some(token)
-    }
-
-    /// The submission `key` ended.
-    pub(crate) fn leave(&self, key: &str) {
-        self.lock().running.remove(key);
-    }
-}
-
 /// The name of the durable stream of submission cancels: `<amqp.batches.exchange>.cancels`.
 pub fn stream_name(config: &BatchRoute) -> String {
     format!("{}.cancels", config.exchange)
-}
-
-/// The key a worker keeps a submission's cancel under.
-pub(crate) fn key_of(category: &str, sub_id: &str) -> String {
-    format!("{category}\u{0}{sub_id}")
 }
 
 /// Declares the batches' exchange and the cancels' stream bound to it (front ends and workers
@@ -290,33 +197,5 @@ mod tests {
         let config = crate::config::AmqpConfig::default().batches;
         assert_eq!(stream_name(&config), "verdict-batch-exchange.cancels");
         assert_eq!(key_of("a", "b"), "a\u{0}b");
-    }
-
-    #[test]
-    fn a_cancel_reaches_the_submissions_accepted_before_it_and_not_a_rejudge_after() {
-        let cancels = SubmissionCancels::default();
-        let running = cancels.enter("k", 100).expect("not cancelled");
-        cancels.cancel("k", 150);
-        assert!(
-            running.is_cancelled(),
-            "accepted before the cancel: stopped"
-        );
-        cancels.leave("k");
-        assert!(
-            cancels.enter("k", 120).is_none(),
-            "accepted before: skipped"
-        );
-        assert!(
-            cancels.enter("k", i64::MIN).is_none(),
-            "no accept time: skipped"
-        );
-        let rejudge = cancels
-            .enter("k", 200)
-            .expect("accepted after the cancel: judged");
-        cancels.cancel("k", 150);
-        assert!(
-            !rejudge.is_cancelled(),
-            "an older cancel read again leaves it running"
-        );
     }
 }

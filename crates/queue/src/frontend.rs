@@ -134,10 +134,10 @@ impl FrontEnd {
         self.published
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .note(crate::cancels::key_of(category, sub_id), accepted);
+            .note(crate::cancel_sets::key_of(category, sub_id), accepted);
         let mut headers = lapin::types::FieldTable::default();
         headers.insert(
-            crate::cancels::ACCEPTED_AT_HEADER.into(),
+            crate::cancel_sets::ACCEPTED_AT_HEADER.into(),
             lapin::types::AMQPValue::LongLongInt(accepted),
         );
         let request = &self.config.request;
@@ -158,11 +158,11 @@ impl FrontEnd {
         } else {
             report.category.as_str()
         };
-        let key = crate::cancels::key_of(category, &report.sub_id);
+        let key = crate::cancel_sets::key_of(category, &report.sub_id);
         self.published
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .is_stale(&key, crate::cancels::accepted_at(delivery))
+            .is_stale(&key, crate::cancel_sets::accepted_at(delivery))
     }
 
     /// The routing key of a unit of `category`: its lane's (see [`batch::unit_key`]).

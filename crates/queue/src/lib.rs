@@ -27,6 +27,7 @@
 
 pub mod batch;
 mod broker;
+mod cancel_sets;
 pub mod cancels;
 mod config;
 mod error;

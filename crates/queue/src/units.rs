@@ -19,80 +19,7 @@ use lapin::message::Delivery;
 use lapin::options::{BasicAckOptions, BasicConsumeOptions, BasicQosOptions, QueueDeclareOptions};
 use lapin::types::FieldTable;
 use lapin::{Channel, Connection, Consumer};
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex};
-use tokio_util::sync::CancellationToken;
-
-/// How many cancelled ids (of batches, or of submissions) a worker remembers (the oldest
-/// forgotten first).
-const REMEMBERED_CANCELS: usize = 10_000;
-
-/// The batches (or submissions, keyed by category and `sub_id`) a worker saw cancelled, and the
-/// cancel tokens of those it is judging.
-#[derive(Debug, Default)]
-pub(crate) struct Cancels {
-    inner: Mutex<CancelsInner>,
-}
-
-#[derive(Debug, Default)]
-struct CancelsInner {
-    /// Batches being judged: their token and how many of their units are in hand.
-    running: HashMap<String, (CancellationToken, usize)>,
-    cancelled: HashSet<String>,
-    order: VecDeque<String>,
-}
-
-impl Cancels {
-    fn lock(&self) -> std::sync::MutexGuard<'_, CancelsInner> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// `batch` was cancelled: its running units stop, its later units are skipped.
-    pub(crate) fn cancel(&self, batch: &str) {
-        let mut inner = self.lock();
-        if let Some((token, _)) = inner.running.get(batch) {
-            token.cancel();
-        }
-        if inner.cancelled.insert(batch.to_owned()) {
-            inner.order.push_back(batch.to_owned());
-            if inner.order.len() > REMEMBERED_CANCELS
-                && let Some(old) = inner.order.pop_front()
-            {
-                inner.cancelled.remove(&old);
-            }
-        }
-    }
-
-    /// Whether `batch` was cancelled.
-    pub(crate) fn is_cancelled(&self, batch: &str) -> bool {
-        self.lock().cancelled.contains(batch)
-    }
-
-    /// A unit of `batch` starts: its batch's token, or `None` when the batch was cancelled.
-    pub(crate) fn enter(&self, batch: &str) -> Option<CancellationToken> {
-        let mut inner = self.lock();
-        if inner.cancelled.contains(batch) {
-            return None;
-        }
-        let (token, count) = inner
-            .running
-            .entry(batch.to_owned())
-            .or_insert_with(|| (CancellationToken::new(), 0));
-        *count += 1;
-        Some(token.clone())
-    }
-
-    /// A unit of `batch` ended.
-    pub(crate) fn leave(&self, batch: &str) {
-        let mut inner = self.lock();
-        if let Some((_, count)) = inner.running.get_mut(batch) {
-            *count -= 1;
-            if *count == 0 {
-                inner.running.remove(batch);
-            }
-        }
-    }
-}
+use std::sync::Arc;
 
 /// A worker's batch consumers on their channels.
 pub(crate) struct UnitLane {
@@ -254,24 +181,5 @@ impl Worker {
             &self.metrics.units_skipped
         });
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_cancelled_batch_stops_its_running_units_and_skips_the_rest() {
-        let cancels = Cancels::default();
-        let running = cancels.enter("b").unwrap();
-        let other = cancels.enter("c").unwrap();
-        cancels.cancel("b");
-        assert!(running.is_cancelled());
-        assert!(!other.is_cancelled());
-        assert!(cancels.enter("b").is_none());
-        cancels.leave("b");
-        cancels.leave("c");
-        assert!(cancels.lock().running.is_empty());
     }
 }

@@ -9,11 +9,11 @@
 
 use crate::batch::UnitJudging;
 use crate::broker;
+use crate::cancel_sets::{Cancels, SubmissionCancels};
 use crate::config::AmqpConfig;
 use crate::error::Error;
 use crate::link::Link;
 use crate::metrics::QueueMetrics;
-use crate::units::Cancels;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use lapin::Channel;
@@ -52,7 +52,7 @@ pub struct Worker {
     units: Option<Arc<dyn UnitJudging>>,
     pub(crate) cancels: Cancels,
     /// The submissions cancelled (read from the cancels' stream, [`crate::cancels`]).
-    pub(crate) sub_cancels: crate::cancels::SubmissionCancels,
+    pub(crate) sub_cancels: SubmissionCancels,
     /// The batch units judged at once (`prefetch`); those held beyond wait here in turn.
     pub(crate) unit_slots: tokio::sync::Semaphore,
     pub(crate) metrics: Arc<QueueMetrics>,
@@ -252,8 +252,8 @@ impl Worker {
         }
         let report = match read_submission(&delivery.data) {
             Ok(submission) => {
-                let key = crate::cancels::key_of(&submission.category, &submission.sub_id);
-                let accepted = crate::cancels::accepted_at(&delivery);
+                let key = crate::cancel_sets::key_of(&submission.category, &submission.sub_id);
+                let accepted = crate::cancel_sets::accepted_at(&delivery);
                 let cancel = self.sub_cancels.enter(&key, accepted);
                 tracing::info!(
                     sub_id = %submission.sub_id,
@@ -284,7 +284,7 @@ impl Worker {
                     message = report.message.as_deref().unwrap_or(""),
                     "invalid submission; reporting it and acking"
                 );
-                (*report, crate::cancels::accepted_at(&delivery))
+                (*report, crate::cancel_sets::accepted_at(&delivery))
             }
         };
         let (report, accepted) = report;
@@ -371,7 +371,7 @@ impl Worker {
         let headers = (accepted != i64::MIN).then(|| {
             let mut headers = lapin::types::FieldTable::default();
             headers.insert(
-                crate::cancels::ACCEPTED_AT_HEADER.into(),
+                crate::cancel_sets::ACCEPTED_AT_HEADER.into(),
                 lapin::types::AMQPValue::LongLongInt(accepted),
             );
             headers

@@ -93,8 +93,8 @@ mod tests {
     use super::*;
 
     /// The fake executor: its boxes are emptied by the trait's own `reset_box`.
-    fn executor() -> verdict_scripts::judge::exec::fake::FakeExecutor {
-        verdict_scripts::judge::exec::fake::FakeExecutor::default()
+    fn executor() -> verdict_scripts::exec::fake::FakeExecutor {
+        verdict_scripts::exec::fake::FakeExecutor::default()
     }
 
     fn test_dir(root: &Path) -> PathBuf {

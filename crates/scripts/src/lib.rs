@@ -3,6 +3,8 @@
 //! what to run and what its outcome means, the scheduler decides when.
 
 mod error;
+pub mod exec;
+pub mod generate;
 pub mod interactive;
 pub mod judge;
 pub mod language;
@@ -11,14 +13,14 @@ pub mod timing;
 pub mod toolchain;
 
 pub use error::ScriptError;
+pub use exec::{CompileRequest, Executor, tool_build};
+pub use generate::{Generated, generate, shell_join};
 pub use judge::classify::{RunFailure, classify_run, signal_name};
 pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_vars};
 pub use judge::disk::{DiskReserve, DiskRoom, check_room};
-pub use judge::exec::{CompileRequest, Executor, tool_build};
 pub use judge::files::{
-    BoxFile, Capture, cut_text, join_inside, log_text, read_capped, read_capture,
+    BoxFile, Capture, TestFiles, cut_text, join_inside, log_text, read_capped, read_capture,
 };
-pub use judge::generate::{Generated, TestFiles, generate, shell_join};
 pub use judge::run::{
     ProducedOutput, RunLimits, RunOutput, RunRequest, command_line, run_program, sandbox_limits,
 };

@@ -22,8 +22,8 @@ use crate::interactive::{
     InteractiveTest, interactor_command, interpret, judge_interactive_pass, verdict::Decision,
 };
 use crate::judge::classify::classify_run;
+use crate::judge::files::TestFiles;
 use crate::judge::files::{BoxFile, read_capped};
-use crate::judge::generate::TestFiles;
 use crate::judge::run::RunRequest;
 use crate::{Executor, ScriptError};
 use std::io::Read;

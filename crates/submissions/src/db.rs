@@ -165,6 +165,19 @@ impl DbError {
     }
 }
 
+/// The lab runs' table (the `lab_runs` module reads and writes it), made if missing: a store from
+/// before it gets it at the next start. Every table is made here, so the database depends on
+/// no module above it.
+const LAB_RUNS_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS lab_runs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    category TEXT,
+    run TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    recorded_at_ms INTEGER NOT NULL
+);
+";
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS submissions (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -227,8 +240,7 @@ impl Db {
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(sqlite)?;
         conn.execute_batch(SCHEMA).map_err(sqlite)?;
-        conn.execute_batch(crate::lab_runs::LAB_RUNS_SCHEMA)
-            .map_err(sqlite)?;
+        conn.execute_batch(LAB_RUNS_SCHEMA).map_err(sqlite)?;
         // A store made before the plan column: add it (kept plans start with the next accept).
         let has_plan = conn
             .prepare("SELECT 1 FROM pragma_table_info('submissions') WHERE name = 'plan'")

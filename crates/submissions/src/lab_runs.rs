@@ -11,17 +11,6 @@ use rusqlite::{Connection, params};
 /// How many lab runs are kept (the oldest go first).
 pub const LAB_RUNS_KEPT: usize = 500;
 
-/// The table, made if missing (a store from before it gets it at the next start).
-pub(crate) const LAB_RUNS_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS lab_runs (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    category TEXT,
-    run TEXT NOT NULL,
-    scores TEXT NOT NULL,
-    recorded_at_ms INTEGER NOT NULL
-);
-";
-
 /// A lab run as kept: its RunRecord and its ScoreRecords (a JSON array), as JSON text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeptLabRun {

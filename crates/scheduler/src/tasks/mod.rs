@@ -54,7 +54,7 @@ mod tests {
     use std::sync::Arc;
     use verdict_contracts::{Submission, parse_submission};
     use verdict_scripts::LanguageProfiles;
-    use verdict_scripts::judge::exec::fake::{FakeExecutor, FakeRun};
+    use verdict_scripts::exec::fake::{FakeExecutor, FakeRun};
 
     /// A submission: compile, a random test, a standard test on datum 0 with diff-all.
     fn submission() -> Submission {

@@ -8,7 +8,7 @@ use super::custom::{
 };
 use super::icpc_default::DefaultValidator;
 use super::verdict::{CompareOutcome, CompareVerdict};
-use crate::judge::generate::TestFiles;
+use crate::judge::files::TestFiles;
 use crate::{BoxFile, Build, Executor, ProducedOutput, RunLimits, RunRequest, ScriptError};
 use crate::{join_inside, read_capped};
 use std::io::Read;
@@ -272,7 +272,7 @@ pub fn run_comparator(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::exec::fake::{FakeExecutor, FakeRun};
+    use crate::exec::fake::{FakeExecutor, FakeRun};
     use crate::{LanguageProfile, RunOutput, TemplateVars};
     use std::sync::Arc;
     use verdict_contracts::Language;

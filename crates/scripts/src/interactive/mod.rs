@@ -21,8 +21,8 @@ use crate::compare::{
     ComparatorExit, ComparatorProtocol, CompareOutcome, interpret_kattis, interpret_testlib,
 };
 use crate::judge::classify::{RunFailure, classify_run};
+use crate::judge::files::TestFiles;
 use crate::judge::files::{BoxFile, read_capped};
-use crate::judge::generate::TestFiles;
 use crate::judge::run::{RunOutput, RunRequest, prepare_box};
 use crate::{Build, Executor, RunLimits, ScriptError};
 use relay::{RelayEnds, RelayReport};

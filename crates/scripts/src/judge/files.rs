@@ -2,6 +2,26 @@
 
 use crate::ScriptError;
 use std::path::{Component, Path, PathBuf};
+use verdict_contracts::STDOUT_ASSET;
+
+/// The files of one test on the host: its standard input, input files and expected outputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TestFiles {
+    /// The file fed as standard input (`testdata.in`), if any.
+    pub stdin: Option<PathBuf>,
+    /// Every input file, placed in the box under its name (`testdata.in` included).
+    pub inputs: Vec<BoxFile>,
+    /// Expected outputs: `testdata.out` is compared with stdout, others with the files the
+    /// program wrote.
+    pub expected: Vec<(String, PathBuf)>,
+}
+
+impl TestFiles {
+    /// Whether an expected output is compared with standard output.
+    pub fn is_stdout(name: &str) -> bool {
+        name == STDOUT_ASSET
+    }
+}
 
 /// A host file to place into a box under a relative name.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,5 @@
 pub mod classify;
 pub mod compile;
 pub mod disk;
-pub mod exec;
 pub mod files;
-pub mod generate;
 pub mod run;

@@ -190,7 +190,7 @@ fn summary(report: &GoogleTestReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::exec::fake::{FakeExecutor, FakeRun};
+    use crate::exec::fake::{FakeExecutor, FakeRun};
     use crate::{Build, Executor, RunRequest, TemplateVars};
     use std::sync::Arc;
 

@@ -158,7 +158,7 @@ fn summary(report: &MemoryReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::exec::fake::{FakeExecutor, FakeRun};
+    use crate::exec::fake::{FakeExecutor, FakeRun};
     use crate::{Build, Executor, RunRequest, TemplateVars};
     use std::sync::Arc;
     use verdict_contracts::{Language, MemoryError};

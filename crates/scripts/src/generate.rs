@@ -2,33 +2,14 @@
 //! `standard` writes the expected output from that input. Any failure of either is the task's
 //! `Random Gen Error`, with the seed and the generator's command line in the reason.
 
-use super::classify::classify_run;
-use super::compile::Build;
-use super::exec::Executor;
-use super::files::{BoxFile, read_capture};
-use super::run::{RunLimits, RunRequest, command_line};
 use crate::ScriptError;
+use crate::exec::Executor;
+use crate::judge::classify::classify_run;
+use crate::judge::compile::Build;
+use crate::judge::files::{BoxFile, TestFiles, read_capture};
+use crate::judge::run::{RunLimits, RunRequest, command_line};
 use std::path::{Path, PathBuf};
 use verdict_contracts::{STDIN_ASSET, STDOUT_ASSET};
-
-/// The files of one test on the host: its standard input, input files and expected outputs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TestFiles {
-    /// The file fed as standard input (`testdata.in`), if any.
-    pub stdin: Option<PathBuf>,
-    /// Every input file, placed in the box under its name (`testdata.in` included).
-    pub inputs: Vec<BoxFile>,
-    /// Expected outputs: `testdata.out` is compared with stdout, others with the files the
-    /// program wrote.
-    pub expected: Vec<(String, PathBuf)>,
-}
-
-impl TestFiles {
-    /// Whether an expected output is compared with standard output.
-    pub fn is_stdout(name: &str) -> bool {
-        name == STDOUT_ASSET
-    }
-}
 
 /// Generated data, or why generation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,7 +112,7 @@ pub fn shell_join(argv: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::exec::fake::{FakeExecutor, FakeRun};
+    use crate::exec::fake::{FakeExecutor, FakeRun};
     use crate::language::{LanguageProfile, TemplateVars};
     use std::sync::Arc;
     use verdict_contracts::Language;

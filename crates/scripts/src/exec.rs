@@ -4,12 +4,12 @@
 //! left. Callers above the scheduler hold a `&dyn Executor` (`Judge::executor`), never the
 //! sandbox itself.
 
-use super::compile::{Build, CompileLimits, CompileOutcome, compile};
-use super::disk::{DiskReserve, check_room};
-use super::files::BoxFile;
-use super::run::{RunOutput, RunRequest, run_program};
 use crate::ScriptError;
 use crate::interactive::{InteractiveOutput, InteractiveRequest, run_interactive};
+use crate::judge::compile::{Build, CompileLimits, CompileOutcome, compile};
+use crate::judge::disk::{DiskReserve, check_room};
+use crate::judge::files::BoxFile;
+use crate::judge::run::{RunOutput, RunRequest, run_program};
 use crate::language::LanguageProfile;
 use std::path::Path;
 use std::sync::Arc;
@@ -116,7 +116,7 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
 
 /// The sandbox as the executor: each compile and run starts only with the work disk's reserve
 /// free, and a failed compile or any run that ends with the disk short of it is the host's
-/// failure, not the program's (see [`super::disk`]).
+/// failure, not the program's (see [`crate::judge::disk`]).
 impl Executor for Sandbox {
     fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError> {
         let reserve = DiskReserve::default();
