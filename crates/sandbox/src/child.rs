@@ -8,7 +8,7 @@
 use crate::seccomp::Insn;
 use crate::sys;
 use std::ffi::CString;
-use std::os::fd::RawFd;
+use std::os::fd::{OwnedFd, RawFd};
 
 /// A record on the status pipe, written by an init or a program's last steps and read by the
 /// zygote or the supervisor: `[kind, stage, value]` as native-endian u32/u32/i32. Its one
@@ -103,7 +103,26 @@ pub(crate) const ST_TMP: u32 = 16;
 const ST_USERNS: u32 = 17;
 /// Stage numbers from here on are the zygote's root operations (`RootPlan::ops`).
 pub(crate) const STAGE_MOUNT_BASE: u32 = 100;
-/// Stage numbers from here on are a run's mounts (see `zygote::RunMount`).
+/// One mount of a run, made by the zygote in order and undone when the run ends.
+#[derive(Debug)]
+pub(crate) enum RunMount {
+    /// Attach a detached tree (attributes already set) at `target`.
+    Attach { tree: OwnedFd, target: CString },
+    /// Make the directory `path` (mode 0755) if missing: a mount point inside `/tmp`.
+    Mkdir { path: CString },
+}
+
+impl RunMount {
+    /// A short description for error messages.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            RunMount::Attach { target, .. } => format!("attach {}", target.to_string_lossy()),
+            RunMount::Mkdir { path } => format!("mkdir {}", path.to_string_lossy()),
+        }
+    }
+}
+
+/// Stage numbers from here on are a run's mounts (see [`RunMount`]).
 pub(crate) const STAGE_RUN_MOUNT_BASE: u32 = 1000;
 
 /// One step of building the private root.
@@ -190,7 +209,7 @@ pub(crate) struct Boxed<'a> {
     /// The options of the box's `/tmp` tmpfs.
     pub tmp_options: &'a std::ffi::CStr,
     /// The box at `/box` and the spec's mounts, attached in order after `/tmp` is mounted.
-    pub mounts: &'a [crate::zygote::RunMount],
+    pub mounts: &'a [RunMount],
     /// The slot's network namespace to enter (-1: the init was cloned into a fresh one).
     pub netns: RawFd,
     /// In a user namespace of its own too, entered once its root is built (the box's process
@@ -580,10 +599,10 @@ unsafe fn enter_box(fd: RawFd, boxed: &Boxed<'_>) {
         );
         for (i, m) in boxed.mounts.iter().enumerate() {
             let r = match m {
-                crate::zygote::RunMount::Attach { tree, target } => {
+                RunMount::Attach { tree, target } => {
                     sys::move_mount_to(std::os::fd::AsRawFd::as_raw_fd(tree), target.as_ptr())
                 }
-                crate::zygote::RunMount::Mkdir { path } => mkdir_existing_ok(path.as_ptr()),
+                RunMount::Mkdir { path } => mkdir_existing_ok(path.as_ptr()),
             };
             check(fd, r, MSG_SETUP_FAILED, STAGE_RUN_MOUNT_BASE + i as u32);
         }

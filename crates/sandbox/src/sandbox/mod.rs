@@ -15,6 +15,7 @@ mod probe;
 mod skeleton;
 mod slots;
 mod supervise;
+mod warm_run;
 
 pub use prepare::{BOX_ENV_PATH, BOX_PATH};
 

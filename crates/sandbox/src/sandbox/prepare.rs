@@ -5,8 +5,9 @@
 
 use super::probe::{Executor, skeleton_mountpoint};
 use crate::boxfs::{self, create_output_beneath, open_beneath, open_box, split_box_path};
+use crate::child::RunMount;
 use crate::error::cstring;
-use crate::zygote::{self, RunMount};
+use crate::zygote;
 use crate::{SandboxConfig, SandboxError, SandboxSpec, StdioSpec, sys};
 use std::ffi::{CString, OsString};
 use std::fs::File;

@@ -16,9 +16,9 @@
 //! `docs/sandbox.md` ("A warm interpreter") has the why and what differs for the program.
 
 use crate::SandboxError;
+use crate::child::RunMount;
 use crate::child::{MSG_EXITED, MSG_SETUP_FAILED};
 use crate::seccomp::Insn;
-use crate::zygote::RunMount;
 use serde::Serialize;
 use std::ffi::{CString, OsString};
 use std::hash::{Hash, Hasher};

@@ -34,7 +34,7 @@
 mod inbox;
 mod wire;
 
-pub(crate) use wire::{Arena, MAX_MOUNTS, MSG_READY, Order, Reply, RunMount, describe_stage};
+pub(crate) use wire::{Arena, MAX_MOUNTS, MSG_READY, Order, Reply, describe_stage};
 
 use crate::SandboxError;
 use crate::child::{MountOp, RootPlan};

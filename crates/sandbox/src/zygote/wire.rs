@@ -2,9 +2,9 @@
 //! [`Arena`] (pointers valid at the same address in both), the descriptors passed with it, and
 //! the [`Reply`] that comes back on the socket.
 
-use crate::child::{self, MountOp};
+use crate::child::{self, MountOp, RunMount};
 use std::ffi::{CStr, CString};
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, RawFd};
 
 /// Most mounts one run may ask for (the box, the spec's mounts and their mount points under
 /// `/tmp`).
@@ -16,25 +16,6 @@ const MAX_RLIMITS: usize = 12;
 const ARENA_LEN: usize = 16 << 20;
 /// The zygote's first reply: its root is ready.
 pub(crate) const MSG_READY: u32 = 4;
-
-/// One mount of a run, made by the zygote in order and undone when the run ends.
-#[derive(Debug)]
-pub(crate) enum RunMount {
-    /// Attach a detached tree (attributes already set) at `target`.
-    Attach { tree: OwnedFd, target: CString },
-    /// Make the directory `path` (mode 0755) if missing: a mount point inside `/tmp`.
-    Mkdir { path: CString },
-}
-
-impl RunMount {
-    /// A short description for error messages.
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            RunMount::Attach { target, .. } => format!("attach {}", target.to_string_lossy()),
-            RunMount::Mkdir { path } => format!("mkdir {}", path.to_string_lossy()),
-        }
-    }
-}
 
 /// A run as the parent prepared it (borrowed).
 #[derive(Debug)]
