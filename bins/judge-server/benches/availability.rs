@@ -113,16 +113,27 @@ fn post(agent: &ureq::Agent, url: &str, token: &str, body: &str) -> Result<(u16,
     }
 }
 
-/// Latency percentiles in ms of one phase of alice's clients.
+/// Latency percentiles in ms of one phase of alice's clients, and the CPU the server and the
+/// bench (clients and attackers) spent in it.
 struct Latencies {
     judged: usize,
     seconds: f64,
     p50: f64,
     p99: f64,
+    server_cpu_ms: f64,
+    bench_cpu_ms: f64,
 }
 
 /// Alice's `clients` `POST /v1/judge` for `seconds`; each report must be complete and right.
-fn alice(base: &str, clients: usize, seconds: u64, tag: &str, faults: &Arc<Faults>) -> Latencies {
+fn alice(
+    base: &str,
+    server_pid: u32,
+    clients: usize,
+    seconds: u64,
+    tag: &str,
+    faults: &Arc<Faults>,
+) -> Latencies {
+    let (server_cpu, bench_cpu) = (cpu_ms(&server_pid.to_string()), cpu_ms("self"));
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let started = Instant::now();
     let threads: Vec<_> = (0..clients)
@@ -171,6 +182,8 @@ fn alice(base: &str, clients: usize, seconds: u64, tag: &str, faults: &Arc<Fault
         seconds,
         p50: pct(0.50),
         p99: pct(0.99),
+        server_cpu_ms: cpu_ms(&server_pid.to_string()) - server_cpu,
+        bench_cpu_ms: cpu_ms("self") - bench_cpu,
     }
 }
 
@@ -287,6 +300,27 @@ fn mallory(base: &str, stop: &AtomicBool, faults: &Faults) -> u64 {
         }
     }
     sent
+}
+
+/// CPU time (user and system) of process `pid` so far (`self` for the bench), in ms.
+fn cpu_ms(pid: &str) -> f64 {
+    let ticks = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            // Fields after the command name's closing parenthesis: utime and stime are the
+            // 12th and 13th of them.
+            let rest = s.rsplit_once(')')?.1.to_owned();
+            let fields: Vec<f64> = rest
+                .split_whitespace()
+                .skip(11)
+                .take(2)
+                .filter_map(|f| f.parse().ok())
+                .collect();
+            Some(fields.iter().sum::<f64>())
+        })
+        .unwrap_or(f64::NAN);
+    // /proc reports in USER_HZ, 100 a second on Linux whatever the kernel's own tick.
+    ticks * 10.0
 }
 
 /// The server's resident memory in MiB.
@@ -457,12 +491,12 @@ fn main() {
     );
 
     // Warm-up: the problem cache and every lazy part of the server.
-    let warm = alice(&base, 1, 2, "warm", &faults);
+    let warm = alice(&base, pid, 1, 2, "warm", &faults);
     let rss_warm = rss_mib(pid);
     println!("warm-up: {} judged, RSS {rss_warm:.1} MiB", warm.judged);
 
     // 1. Slow and idle connections.
-    let quiet = alice(&base, clients, seconds, "quiet", &faults);
+    let quiet = alice(&base, pid, clients, seconds, "quiet", &faults);
     let attack = Arc::new(Attack::default());
     let attackers: Vec<_> = (0..slow)
         .map(|i| {
@@ -478,7 +512,7 @@ fn main() {
         std::thread::sleep(Duration::from_millis(100));
     }
     let open_at_start = attack.open.load(Ordering::Relaxed);
-    let attacked = alice(&base, clients, seconds, "attacked", &faults);
+    let attacked = alice(&base, pid, clients, seconds, "attacked", &faults);
     let open_at_end = attack.open.load(Ordering::Relaxed);
     let rss_attacked = rss_mib(pid);
     for task in attackers {
@@ -491,26 +525,30 @@ fn main() {
         let (base, stop, faults) = (base.clone(), stop.clone(), faults.clone());
         std::thread::spawn(move || mallory(&base, &stop, &faults))
     };
-    let beside_mallory = alice(&base, clients, seconds, "beside-mallory", &faults);
+    let beside_mallory = alice(&base, pid, clients, seconds, "beside-mallory", &faults);
     stop.store(true, Ordering::Relaxed);
     let hostile_sent = hostile_thread.join().unwrap_or(0);
     let rss_mallory = rss_mib(pid);
 
     println!();
-    println!("| phase | alice judged | /s | p50 ms | p99 ms | p99 / quiet |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| phase | alice judged | /s | p50 ms | p99 ms | p99 / quiet | server CPU ms per judged | bench's own CPU (clients, attackers) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     for (name, l) in [
         ("quiet (baseline)", &quiet),
         ("2,000 slow and idle connections", &attacked),
         ("mallory over the caps", &beside_mallory),
     ] {
         println!(
-            "| {name} | {} | {:.1} | {:.1} | {:.1} | {:.2}x |",
+            "| {name} | {} | {:.1} | {:.1} | {:.1} | {:.2}x | {:.1} | {:.0}% of a core |",
             l.judged,
             l.judged as f64 / l.seconds,
             l.p50,
             l.p99,
-            l.p99 / quiet.p99
+            l.p99 / quiet.p99,
+            l.server_cpu_ms / l.judged.max(1) as f64,
+            l.bench_cpu_ms / l.seconds / 10.0
         );
     }
     println!(

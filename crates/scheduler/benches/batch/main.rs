@@ -12,12 +12,12 @@
 //!    that judges it exactly (the sum of the tests' limits, 2.5 s: a right candidate within
 //!    each test's limit passes), and with one test's limit for the whole program (the most
 //!    favourable to its speed, and wrong: the next workload);
-//! 2b. slow right candidates (each call spends ~150 ms of CPU of its 500 ms limit): how many
+//! 3. slow right candidates (each call spends ~150 ms of CPU of its 500 ms limit): how many
 //!    each side judges right, the asserts path with one test's limit for the whole program;
-//! 3. C++ stdin/stdout, 20 candidates x 10 tests: a `programming` batch (compiled once per
+//! 4. C++ stdin/stdout, 20 candidates x 10 tests: a `programming` batch (compiled once per
 //!    candidate), against a caller that compiles and runs each test (one `g++` per test; on
 //!    SandboxFusion one `/run_code` per test, as verl calls it);
-//! 4. one Python A+B run (a Submission: syntax check, one test), as `POST /v1/judge` judges
+//! 5. one Python A+B run (a Submission: syntax check, one test), as `POST /v1/judge` judges
 //!    it, one after another: the median per run, against one `python3` process and one
 //!    `/run_code` call.
 //!
@@ -257,7 +257,7 @@ fn looping(ctx: &Ctx<'_>, side: Side<'_>, count: usize, budget: Duration) -> usi
     count_judged(ctx, side, &loops, false, budget)
 }
 
-/// Workload 2b: how many of `count` slow right candidates (each call ~150 ms of CPU, under
+/// Workload 3: how many of `count` slow right candidates (each call ~150 ms of CPU, under
 /// its 500 ms limit) `side` passed (all should pass), the asserts path's program given one
 /// test's limit.
 fn slow_right(ctx: &Ctx<'_>, side: Side<'_>, count: usize) -> usize {
@@ -307,7 +307,7 @@ fn count_judged(
     }
 }
 
-/// Workload 3: how many of the C++ candidates `side` judged right.
+/// Workload 4: how many of the C++ candidates `side` judged right.
 fn cpp(ctx: &Ctx<'_>, side: Side<'_>) -> usize {
     let (batch, programs, data) = cpp_batch(ctx.round);
     match side {
@@ -358,7 +358,7 @@ fn python_submission(sub_id: &str) -> String {
     .to_string()
 }
 
-/// Workload 4: [`PYTHON_RUNS`] single runs one after another; (median time, runs right).
+/// Workload 5: [`PYTHON_RUNS`] single runs one after another; (median time, runs right).
 /// `judge` is the verdict side's judge.
 fn python_run(ctx: &Ctx<'_>, side: Side<'_>, judge: &Judge) -> (Duration, usize) {
     let dir = tempfile::tempdir().expect("temp dir");
