@@ -20,7 +20,7 @@ use verdict_contracts::{JudgeStatus, JudgeTaskResult, Submission, Valid, parse_s
 use verdict_oracle::OracleOptions;
 use verdict_queue::{Consumed, FrontEnd, ReportSink};
 use verdict_submissions::batches::Relay;
-use verdict_submissions::{AcceptClaim, Entry, Metrics, Reject, Store, SubmissionError};
+use verdict_submissions::{AcceptClaim, Entry, Metrics, Reject, Store};
 
 /// Opens the store (taking back the submissions in progress when the front end stopped) and
 /// sets up the link to the broker; the caller runs the link ([`FrontEnd::run`]).
@@ -139,12 +139,7 @@ pub(crate) async fn publish(
                 store.undo_insert(&entry, previous);
                 return Err(ApiError::from(err));
             }
-            if !claim.commit() {
-                store.withdraw(&entry, previous).await;
-                return Err(ApiError::from(SubmissionError::Stalled {
-                    waited_ms: claim.waited_ms(),
-                }));
-            }
+            claim.stand(&store, &entry, previous.clone()).await?;
             let _ = committed.send(());
             let (category, sub_id) = (&entry.key.category, &entry.key.sub_id);
             if let Err(err) = front
@@ -159,11 +154,7 @@ pub(crate) async fn publish(
         })
     };
     let deadline = tokio::time::Instant::now() + state.config.store_timeout();
-    if tokio::time::timeout_at(deadline, commit).await.is_err() && claim.abandon() {
-        return Err(ApiError::from(SubmissionError::Stalled {
-            waited_ms: claim.waited_ms(),
-        }));
-    }
+    claim.wait(Some(deadline), commit).await?;
     handing
         .await
         .map_err(|e| ApiError::Internal(format!("publishing: {e}")))??;

@@ -2,11 +2,16 @@
 //! caller's deadline (a stalled or frozen data disk) is answered "not accepted", and the commit
 //! that ends later is taken back, so the answer and the outcome agree (issue 29.10).
 
+use crate::entry::Entry;
+use crate::error::SubmissionError;
+use crate::store::Store;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// Who decides an accept whose commit outlived its caller's deadline: the accepting task once
 /// the commit is done ([`AcceptClaim::commit`]), or the caller at its deadline
-/// ([`AcceptClaim::abandon`]); whichever comes first wins, so the answer and the outcome agree.
+/// ([`AcceptClaim::wait`]); whichever comes first wins, so the answer and the outcome agree.
+/// The accepting task calls [`AcceptClaim::stand`] once its commit is on disk.
 #[derive(Debug)]
 pub struct AcceptClaim {
     state: std::sync::atomic::AtomicU8,
@@ -27,8 +32,50 @@ impl AcceptClaim {
     const COMMITTED: u8 = 1;
     const ABANDONED: u8 = 2;
 
+    /// The accepting task's side, once its commit is on disk: `Ok` when the accept stands;
+    /// when the caller gave up first, the late commit is taken back (`entry` withdrawn, the
+    /// finished `previous` it replaced restored) and it is [`SubmissionError::Stalled`].
+    pub async fn stand(
+        &self,
+        store: &Store,
+        entry: &Arc<Entry>,
+        previous: Option<Arc<Entry>>,
+    ) -> Result<(), SubmissionError> {
+        if self.commit() {
+            return Ok(());
+        }
+        store.withdraw(entry, previous).await;
+        Err(self.stalled())
+    }
+
+    /// The caller's side: waits for `commit` (the accepting task, or a signal it sends once its
+    /// commit stands) until `deadline` (none: as long as it takes). `Some` of its output when it
+    /// came in time; `None` when the deadline passed just after the commit (the accept stands:
+    /// the caller waits on); [`SubmissionError::Stalled`] when the deadline came first, and then
+    /// nothing is accepted.
+    pub async fn wait<F: std::future::Future>(
+        &self,
+        deadline: Option<tokio::time::Instant>,
+        commit: F,
+    ) -> Result<Option<F::Output>, SubmissionError> {
+        let Some(deadline) = deadline else {
+            return Ok(Some(commit.await));
+        };
+        match tokio::time::timeout_at(deadline, commit).await {
+            Ok(output) => Ok(Some(output)),
+            Err(_) if !self.abandon() => Ok(None),
+            Err(_) => Err(self.stalled()),
+        }
+    }
+
+    fn stalled(&self) -> SubmissionError {
+        SubmissionError::Stalled {
+            waited_ms: self.waited_ms(),
+        }
+    }
+
     /// The commit is done: whether the accept stands (the caller had not given up).
-    pub fn commit(&self) -> bool {
+    fn commit(&self) -> bool {
         self.state
             .compare_exchange(
                 Self::PENDING,
@@ -40,7 +87,7 @@ impl AcceptClaim {
     }
 
     /// The caller's deadline passed: whether it gave up (the commit was not done yet).
-    pub fn abandon(&self) -> bool {
+    fn abandon(&self) -> bool {
         self.state
             .compare_exchange(
                 Self::PENDING,
@@ -52,7 +99,7 @@ impl AcceptClaim {
     }
 
     /// How long the accept has waited, in ms.
-    pub fn waited_ms(&self) -> u64 {
+    fn waited_ms(&self) -> u64 {
         u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 }

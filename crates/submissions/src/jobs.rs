@@ -147,32 +147,17 @@ impl Jobs {
                     jobs.store.undo_insert(&entry, previous);
                     return Err(err);
                 }
-                if !claim.commit() {
-                    // The caller gave up on a stalled disk and answered that nothing was
-                    // accepted: so it is not (the late commit is taken back).
-                    jobs.store.withdraw(&entry, previous).await;
-                    return Err(SubmissionError::Stalled {
-                        waited_ms: claim.waited_ms(),
-                    });
-                }
+                // Unless the caller gave up on a stalled disk and answered that nothing was
+                // accepted: then it is not (the late commit is taken back).
+                claim.stand(&jobs.store, &entry, previous).await?;
                 jobs.spawn(reservation, entry.clone(), submission);
                 Ok(entry)
             }
         });
-        let joined = match deadline {
+        let joined = match claim.wait(deadline.map(Into::into), &mut accepting).await? {
+            Some(joined) => joined,
+            // Committed just now: the task only hands the job on.
             None => (&mut accepting).await,
-            Some(deadline) => {
-                match tokio::time::timeout_at(deadline.into(), &mut accepting).await {
-                    Ok(joined) => joined,
-                    // Committed just now: the task only hands the job on.
-                    Err(_) if !claim.abandon() => (&mut accepting).await,
-                    Err(_) => {
-                        return Err(SubmissionError::Stalled {
-                            waited_ms: claim.waited_ms(),
-                        });
-                    }
-                }
-            }
         };
         joined.map_err(|e| SubmissionError::Internal(format!("accepting: {e}")))?
     }

@@ -250,6 +250,26 @@ impl Drop for TestDisk {
     }
 }
 
+/// A file system frozen (`fsfreeze -f`: every write waits) until this is dropped.
+pub(crate) struct Frozen<'a>(&'a std::path::Path);
+
+impl<'a> Frozen<'a> {
+    /// Freezes the file system mounted at `path`.
+    pub(crate) fn freeze(path: &'a std::path::Path) -> Self {
+        assert!(quietly("fsfreeze", &["-f"], path), "fsfreeze -f");
+        Frozen(path)
+    }
+}
+
+impl Drop for Frozen<'_> {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("fsfreeze")
+            .arg("-u")
+            .arg(self.0)
+            .status();
+    }
+}
+
 /// Unmounts (lazily) what is mounted on its path when dropped.
 struct Unmount<'a>(&'a std::path::Path);
 
@@ -267,7 +287,7 @@ fn unmount_lazily(path: &std::path::Path) {
 }
 
 /// Runs `program args... last` with no output; whether it succeeded.
-pub(crate) fn quietly(program: &str, args: &[&str], last: &std::path::Path) -> bool {
+fn quietly(program: &str, args: &[&str], last: &std::path::Path) -> bool {
     std::process::Command::new(program)
         .args(args)
         .arg(last)
@@ -501,17 +521,7 @@ fn a_frozen_data_disk_is_503_at_store_timeout_and_its_late_commit_is_taken_back(
         "{health}"
     );
     // Frozen, and thawed whatever happens (before the server stops: declared after it).
-    struct Thaw<'a>(&'a std::path::Path);
-    impl Drop for Thaw<'_> {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("fsfreeze")
-                .arg("-u")
-                .arg(self.0)
-                .status();
-        }
-    }
-    assert!(quietly("fsfreeze", &["-f"], disk), "fsfreeze -f");
-    let thaw = Thaw(disk);
+    let thaw = Frozen::freeze(disk);
     let body = a_plus_b("frozen-1", "oj", A_PLUS_B).to_string();
     let asked = Instant::now();
     let reply = crate::common::reply(

@@ -247,7 +247,7 @@ fn a_front_end_without_its_broker_says_so_refuses_with_503_and_recovers() {
 /// as long as the disk did (to `request_timeout_ms`, then 504).
 #[test]
 fn a_front_ends_accept_on_a_frozen_data_disk_is_503_at_store_timeout_and_taken_back() {
-    use crate::availability::{FULL_DISKS, TestDisk, quietly};
+    use crate::availability::{FULL_DISKS, Frozen, TestDisk};
     let Some(node) = node() else { return };
     let _one_at_a_time = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(disk) = TestDisk::ext4_loop() else {
@@ -266,17 +266,7 @@ fn a_front_ends_accept_on_a_frozen_data_disk_is_503_at_store_timeout_and_taken_b
         true,
         "store_timeout_ms = 1500",
     );
-    struct Thaw<'a>(&'a std::path::Path);
-    impl Drop for Thaw<'_> {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("fsfreeze")
-                .arg("-u")
-                .arg(self.0)
-                .status();
-        }
-    }
-    assert!(quietly("fsfreeze", &["-f"], disk.path()), "fsfreeze -f");
-    let thaw = Thaw(disk.path());
+    let thaw = Frozen::freeze(disk.path());
     let body = a_plus_b("frozen-front", "oj", A_PLUS_B).to_string();
     let asked = Instant::now();
     let reply = reply(
