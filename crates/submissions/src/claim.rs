@@ -9,9 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// Who decides an accept whose commit outlived its caller's deadline: the accepting task once
-/// the commit is done ([`AcceptClaim::commit`]), or the caller at its deadline
+/// the commit is on disk ([`AcceptClaim::stand`]), or the caller at its deadline
 /// ([`AcceptClaim::wait`]); whichever comes first wins, so the answer and the outcome agree.
-/// The accepting task calls [`AcceptClaim::stand`] once its commit is on disk.
 #[derive(Debug)]
 pub struct AcceptClaim {
     state: std::sync::atomic::AtomicU8,
