@@ -1533,6 +1533,62 @@ fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
     );
 }
 
+/// A derived limit's margin is checked against the runs it was derived from: a reference that
+/// bounds it from below on some cases and from above on others is judged twice, and its second
+/// run may be a little slower than the first (here it spins 0.55 s instead of 0.45 s when its
+/// CPU rlimit is the judged limit's, not the deriving run's) without failing `ac_ok`.
+#[test]
+fn a_derived_limits_margin_holds_against_the_run_it_was_derived_from() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("twice");
+    written::write(
+        &dir,
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: twice\nuuid: 0b6f2d1e-8a3c-4f57-9e21-6d4c3b2a1f00\n",
+    );
+    written::write(&dir, "data/sample/1.in", "3\n");
+    written::write(&dir, "data/sample/1.ans", "6\n");
+    written::write(&dir, "data/secret/1.in", "5\n");
+    written::write(&dir, "data/secret/1.ans", "10\n");
+    written::write(
+        &dir,
+        "submissions/accepted/double.py",
+        "print(2 * int(input()))\n",
+    );
+    written::write(
+        &dir,
+        "submissions/time_limit_exceeded/spin.py",
+        "import resource, time\n\
+         n = int(input())\n\
+         if n != 3:\n    while True:\n        pass\n\
+         soft, _ = resource.getrlimit(resource.RLIMIT_CPU)\n\
+         deriving = soft == resource.RLIM_INFINITY or soft >= 10\n\
+         end = time.process_time() + (0.45 if deriving else 0.55)\n\
+         while time.process_time() < end:\n    pass\n\
+         print(2 * n)\n",
+    );
+    written::write(
+        &dir,
+        "submissions/submissions.yaml",
+        "time_limit_exceeded/spin.py:\n  sample/*:\n    use_for_time_limit: lower\n",
+    );
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["time_limit_ms"], 1000, "{report:#}");
+    let slowest = report["margins"]["slowest_accepted_ms"]
+        .as_u64()
+        .expect("slowest");
+    assert!((400..500).contains(&slowest), "{report:#}");
+    assert_eq!(report["margins"]["ac_ok"], true, "{report:#}");
+    let r = row(&report, "time_limit_exceeded/spin.py");
+    assert_eq!(
+        (&r["verdict"], &r["agrees"]),
+        (&Value::from("TLE"), &Value::Bool(true)),
+        "{r:#}"
+    );
+    assert!(r["max_time_ms"].as_u64().expect("time") >= 1500, "{r:#}");
+}
+
 /// BAPCtools' own `testexpectations` package (2025-09, fetched from PyPI), whole: directories
 /// of its own (`ac_or_wa`, `wa`, `match`, `expansion`) held to the `submissions.yaml` rules that
 /// match them, a default directory's rule replaced (`accepted: permitted: [WA]`, its `wa.py`
