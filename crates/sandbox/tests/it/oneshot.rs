@@ -130,8 +130,11 @@ fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
     let b = TestBox::new();
     let mut spec = b.spec(&prog("busy"), &[]);
     spec.limits.cpu_time_ms = Some(300);
+    // The CPU limit, not the wall limit it implies (1.6 s): a starved cgroup-v2 guest gave the
+    // box less than 300 ms of CPU in 1.6 s.
+    spec.limits.wall_time_ms = Some(10_000);
     let o = run(&sb, &spec);
-    assert_eq!(o.limit_hit, Some(LimitHit::CpuTime));
+    assert_eq!(o.limit_hit, Some(LimitHit::CpuTime), "{o:?}");
     assert!(
         (300..=325 + slack_ms()).contains(&o.cpu_time_ms),
         "stopped at {} ms for a 300 ms limit",
