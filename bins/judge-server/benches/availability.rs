@@ -560,7 +560,15 @@ fn main() {
         attack.closed_by_server.load(Ordering::Relaxed),
         attack.refused.load(Ordering::Relaxed),
     );
-    println!("mallory: {hostile_sent} requests over the caps, each must be 422 naming its field");
+    // What refusing costs: the server's CPU in mallory's phase beyond what alice's judged
+    // submissions cost in the quiet phase, per hostile request.
+    let refusing_ms = beside_mallory.server_cpu_ms
+        - quiet.server_cpu_ms / quiet.judged.max(1) as f64 * beside_mallory.judged as f64;
+    println!(
+        "mallory: {hostile_sent} requests over the caps ({:.0}/s), each must be 422 naming its field; server CPU per refusal {:.2} ms",
+        hostile_sent as f64 / beside_mallory.seconds,
+        refusing_ms / hostile_sent.max(1) as f64
+    );
 
     // 3. Memory: large submissions, then stalled readers.
     let peak = Arc::new(Mutex::new(rss_mib(pid)));
