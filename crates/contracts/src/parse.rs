@@ -64,9 +64,10 @@ impl RequestError {
 pub fn parse_submission(json: &str) -> Result<Valid<Submission>, RequestError> {
     // A request that fits the types (the common case, and every request refused only for a
     // rule or a cap) is read straight into them: building a `Value` first and tracking the path
-    // cost five to eight times as much (contracts' parse bench). Anything else is read again through the `Value`, whose errors
-    // name the field; so are duplicate keys, which the `Value` settles (the last one wins) and
-    // the types refuse. Only an object is read straight: the types would take an array too.
+    // cost five to eight times as much (contracts' parse bench). Anything else is read again
+    // through the `Value`, whose errors name the field; so are duplicate keys, which the
+    // `Value` settles (the last one wins) and the types refuse. Only an object is read
+    // straight: the types would take an array too.
     if json.trim_start().starts_with('{')
         && let Ok(submission) = serde_json::from_str::<Submission>(json)
     {
