@@ -16,30 +16,13 @@ use std::time::{Duration, Instant};
 use verdict_contracts::JudgeStatus;
 use verdict_queue::AmqpConfig;
 use verdict_queue::testing::{Platform, RabbitNode};
+use verdict_testkit::submission::{A_PLUS_B_TESTS, SubmissionJson};
 
-const SOURCE: &str = "#include <stdio.h>\nint main(){int a,b;if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
-
+/// A+B in C on two tests.
 fn submission(sub_id: &str) -> String {
-    serde_json::json!({
-        "sub_type": "programming", "category": "bench", "prob_id": "a-plus-b",
-        "sub_id": sub_id, "updated_at": 1,
-        "judge_tasks": [
-            {"check_script": "compile", "depends_on": -1, "time_limit": 10000},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED", "time_limit": 2000},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-             "testcase_id": 1, "depends_on": 0, "depends_cond": "ACCEPTED", "time_limit": 2000}
-        ],
-        "test_data": [
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]},
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": "40 2\n"}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "42\n"}]}
-        ],
-        "submission": {"type": "source_code", "language": "c",
-            "source_files": [{"type": "text", "name": "main.c", "text": SOURCE}]}
-    })
-    .to_string()
+    SubmissionJson::a_plus_b(sub_id)
+        .tests(A_PLUS_B_TESTS)
+        .text()
 }
 
 fn free_port() -> u16 {

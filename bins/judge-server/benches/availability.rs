@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::{agent, env_or};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use verdict_testkit::submission::SubmissionJson;
 
-const A_PLUS_B: &str = "#include <stdio.h>\nint main(){int a,b;if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
 const ADMIN: &str = "admin-secret";
 const ALICE: &str = "alice-secret";
 const MALLORY: &str = "mallory-secret";
@@ -43,25 +43,14 @@ const MALLORY: &str = "mallory-secret";
 /// input carries `padding` more bytes of lines the program never reads.
 fn a_plus_b(category: &str, sub_id: &str, tests: usize, padding: usize) -> Value {
     let pad = format!("{}\n", "0".repeat(79)).repeat(padding / 80);
-    let mut tasks = vec![json!({"check_script": "compile", "depends_on": -1, "time_limit": 10000})];
-    tasks.extend((0..tests).map(|_| {
-        json!({"check_script": "standard", "run_script": "standard",
-               "compare_script": "diff-ign-space", "testcase_id": 0, "depends_on": 0,
-               "depends_cond": "ACCEPTED", "time_limit": 1000, "memory_limit": 65536,
-               "proc_limit": 4})
-    }));
-    json!({
-        "sub_type": "programming", "category": category, "prob_id": "a-plus-b",
-        "sub_id": sub_id, "updated_at": 1_700_000_000,
-        "judge_tasks": tasks,
-        "test_data": [
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": format!("1 2\n{pad}")}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]}
-        ],
-        "submission": {"type": "source_code", "language": "c", "source_files": [
-            {"type": "text", "name": "main.c", "text": A_PLUS_B}
-        ]}
-    })
+    SubmissionJson::a_plus_b(sub_id)
+        .category(category)
+        .test(format!("1 2\n{pad}"), "3\n")
+        .runs(tests)
+        .limit("time_limit", 1000)
+        .limit("memory_limit", 65536)
+        .limit("proc_limit", 4)
+        .build()
 }
 
 /// Whether `report` is `sub_id`'s, complete, every task `Accepted`.

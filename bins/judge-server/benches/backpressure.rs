@@ -14,52 +14,27 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use serde_json::json;
+// This bench starts its server in-process, not with `support::start`.
+#[allow(dead_code)]
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use support::{agent, env_or};
 use tokio_util::sync::CancellationToken;
 use verdict_judge_server::{AppState, ServerConfig};
 use verdict_scheduler::{Judge, JudgeConfig};
+use verdict_testkit::submission::SubmissionJson;
 
-const A_PLUS_B: &str = "#include <stdio.h>\nint main(){int a,b;if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
+/// A+B in C on one test, under 1 s, 64 MiB and 4 processes.
 fn submission(sub_id: &str) -> String {
-    json!({
-        "sub_type": "programming", "category": "bench", "prob_id": "a-plus-b",
-        "sub_id": sub_id, "updated_at": 1_700_000_000,
-        "judge_tasks": [
-            {"check_script": "compile", "depends_on": -1, "time_limit": 10000},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "time_limit": 1000, "memory_limit": 65536, "proc_limit": 4}
-        ],
-        "test_data": [
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]}
-        ],
-        "submission": {"type": "source_code", "language": "c", "source_files": [
-            {"type": "text", "name": "main.c", "text": A_PLUS_B}
-        ]}
-    })
-    .to_string()
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build(),
-    )
+    SubmissionJson::a_plus_b(sub_id)
+        .test("1 2\n", "3\n")
+        .limit("time_limit", 1000)
+        .limit("memory_limit", 65536)
+        .limit("proc_limit", 4)
+        .text()
 }
 
 /// The value of a counter in `/metrics`.

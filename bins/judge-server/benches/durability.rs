@@ -13,11 +13,12 @@
 
 mod support;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use support::{agent, env_or, start};
+use verdict_testkit::submission::SubmissionJson;
 
 /// A+B in C; every fourth sleeps 1 s (so some are running at the kill), every fifth is wrong.
 fn submission(i: usize) -> (String, Value, [&'static str; 2]) {
@@ -38,20 +39,13 @@ fn submission(i: usize) -> (String, Value, [&'static str; 2]) {
         )
     };
     let sub_id = format!("kill9-{i}");
-    let body = json!({
-        "sub_type": "programming", "category": "bench", "prob_id": "a-plus-b",
-        "sub_id": sub_id, "updated_at": 1_700_000_000,
-        "judge_tasks": [
-            {"check_script": "compile", "depends_on": -1, "time_limit": 10000},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED", "time_limit": 3000}
-        ],
-        "test_data": [{"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-                       "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]}],
-        "submission": {"type": "source_code", "language": "c", "source_files": [
-            {"type": "text", "name": "main.c",
-             "text": format!("#include <stdio.h>\n#include <unistd.h>\n{source}\n")}]}
-    });
+    let body = SubmissionJson::a_plus_b(&sub_id)
+        .source(format!(
+            "#include <stdio.h>\n#include <unistd.h>\n{source}\n"
+        ))
+        .test("1 2\n", "3\n")
+        .limit("time_limit", 3000)
+        .build();
     (sub_id, body, expected)
 }
 

@@ -14,48 +14,30 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use serde_json::{Value, json};
+// This bench starts its server in-process (or uses `LOAD_URL`), not with `support::start`.
+#[allow(dead_code)]
+mod support;
+
+use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::env_or;
 use tokio_util::sync::CancellationToken;
 use verdict_judge_server::{AppState, ServerConfig};
 use verdict_scheduler::{Judge, JudgeConfig};
+use verdict_testkit::submission::SubmissionJson;
 
-const A_PLUS_B: &str = "#include <stdio.h>\nint main(){int a,b;if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
+/// A+B in C on `a b` and on `40 2`, under 1 s, 64 MiB and 4 processes.
 fn submission(sub_id: &str, a: i64, b: i64) -> String {
-    json!({
-        "sub_type": "programming", "category": "load", "prob_id": "a-plus-b",
-        "sub_id": sub_id, "updated_at": 1_700_000_000,
-        "judge_tasks": [
-            {"check_script": "compile", "run_script": null, "compare_script": null,
-             "depends_on": -1, "time_limit": 10000},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "time_limit": 1000, "memory_limit": 65536, "proc_limit": 4},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-             "testcase_id": 1, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "time_limit": 1000, "memory_limit": 65536, "proc_limit": 4}
-        ],
-        "test_data": [
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": format!("{a} {b}\n")}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": format!("{}\n", a + b)}]},
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": "40 2\n"}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "42\n"}]}
-        ],
-        "submission": {"type": "source_code", "language": "c", "source_files": [
-            {"type": "text", "name": "main.c", "text": A_PLUS_B}
-        ]}
-    })
-    .to_string()
+    SubmissionJson::a_plus_b(sub_id)
+        .category("load")
+        .test(format!("{a} {b}\n"), format!("{}\n", a + b))
+        .test("40 2\n", "42\n")
+        .limit("time_limit", 1000)
+        .limit("memory_limit", 65536)
+        .limit("proc_limit", 4)
+        .text()
 }
 
 /// A server started in-process, stopped on drop.

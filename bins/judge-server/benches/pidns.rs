@@ -20,39 +20,25 @@
 
 mod support;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use support::{agent, env_or, start};
+use verdict_testkit::submission::{A_PLUS_B_TESTS, SubmissionJson};
 
 /// A+B in C that sleeps 0.3 s before answering (so runs overlap with the loop's starts).
 fn submission(i: usize) -> (String, Value) {
     let sub_id = format!("pidns-{i}");
     let source = "#include <stdio.h>\n#include <unistd.h>\nint main(){int a,b;usleep(300000);if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
-    let test = |n: usize| {
-        json!({"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-               "testcase_id": n, "depends_on": 0, "depends_cond": "ACCEPTED", "time_limit": 3000,
-               "memory_limit": 65536})
-    };
-    let body = json!({
-        "sub_type": "programming", "category": "bench", "prob_id": "a-plus-b",
-        "sub_id": sub_id, "updated_at": 1_700_000_000,
-        "judge_tasks": [
-            {"check_script": "compile", "depends_on": -1, "time_limit": 10000},
-            test(0), test(1)
-        ],
-        "test_data": [
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]},
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": "40 2\n"}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "42\n"}]}
-        ],
-        "submission": {"type": "source_code", "language": "c", "source_files": [
-            {"type": "text", "name": "main.c", "text": source}]}
-    });
+    let body = SubmissionJson::a_plus_b(&sub_id)
+        .source(source)
+        .tests(A_PLUS_B_TESTS)
+        .limit("time_limit", 3000)
+        .limit("memory_limit", 65536)
+        .build();
     (sub_id, body)
 }
 

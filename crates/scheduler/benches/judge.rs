@@ -11,25 +11,24 @@ use std::time::{Duration, Instant};
 use verdict_contracts::JudgeStatus;
 use verdict_contracts::parse_submission;
 use verdict_scheduler::{Judge, JudgeConfig};
+use verdict_testkit::submission::SubmissionJson;
 
 const SOURCE: &str = "#include <stdio.h>\nint main(void) {\n  long long a, b;\n  while (scanf(\"%lld %lld\", &a, &b) == 2) printf(\"%lld\\n\", a + b);\n  return 0;\n}\n";
 const TESTS: usize = 20;
 
 fn submission(sub_id: &str) -> String {
-    let mut tasks =
-        vec![serde_json::json!({"check_script": "compile", "time_limit": 10000, "depends_on": -1})];
-    let mut data = Vec::new();
-    for k in 0..TESTS {
-        tasks.push(serde_json::json!({"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-            "testcase_id": k, "depends_on": 0, "depends_cond": "ACCEPTED", "time_limit": 1000, "memory_limit": 65536, "file_limit": 1024, "proc_limit": 5}));
+    let tests = (0..TESTS).map(|k| {
         let (a, b) = (k as i64 * 7919, k as i64 * 104_729);
-        data.push(serde_json::json!({"inputs": [{"type": "text", "name": "testdata.in", "text": format!("{a} {b}\n")}],
-            "outputs": [{"type": "text", "name": "testdata.out", "text": format!("{}\n", a + b)}]}));
-    }
-    serde_json::json!({"sub_type": "programming", "category": "bench", "prob_id": "aplusb", "sub_id": sub_id, "updated_at": 1,
-        "judge_tasks": tasks, "test_data": data,
-        "submission": {"type": "source_code", "language": "c", "source_files": [{"type": "text", "name": "main.c", "text": SOURCE}]}})
-    .to_string()
+        (format!("{a} {b}\n"), format!("{}\n", a + b))
+    });
+    SubmissionJson::a_plus_b(sub_id)
+        .source(SOURCE)
+        .tests(tests)
+        .limit("time_limit", 1000)
+        .limit("memory_limit", 65536)
+        .limit("file_limit", 1024)
+        .limit("proc_limit", 5)
+        .text()
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {

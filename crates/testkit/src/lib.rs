@@ -4,9 +4,12 @@
 //! where the host lacks them, unless `VERDICT_REQUIRE_SANDBOX=1` (which CI sets) makes that a
 //! failure: [`required`] reads it, [`skip_or_fail`] applies it, and [`judge`] / [`judge_with`]
 //! are the judges the test binaries share or make, set up under that rule. One definition of
-//! each, instead of a copy per test binary.
+//! each, instead of a copy per test binary. [`submission::SubmissionJson`] builds the judge
+//! requests the tests and benches send.
 
 #![allow(clippy::print_stdout)]
+
+pub mod submission;
 
 use std::fmt::Display;
 use std::path::PathBuf;

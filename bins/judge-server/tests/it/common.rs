@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use verdict_judge_server::{AppState, ServerConfig};
 use verdict_scheduler::Judge;
+use verdict_testkit::submission::{A_PLUS_B_TESTS, SubmissionJson};
 
 /// The judge this test binary shares (the test kit's), or `None` (with `skipped:` printed) when
 /// this host cannot sandbox; under `VERDICT_REQUIRE_SANDBOX=1` that is a failure instead.
@@ -303,33 +304,17 @@ pub fn read_events(url: &str, token: Option<&str>) -> (u16, Vec<SseEvent>) {
 
 /// The A+B problem's submission in C, with a compile task and two standard tests.
 pub fn a_plus_b(sub_id: &str, category: &str, source: &str) -> Value {
-    json!({
-        "sub_type": "programming", "category": category, "prob_id": "a-plus-b",
-        "sub_id": sub_id, "updated_at": 1_700_000_000,
-        "judge_tasks": [
-            {"check_script": "compile", "run_script": null, "compare_script": null,
-             "depends_on": -1, "time_limit": 10000},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "time_limit": 2000, "memory_limit": 65536, "proc_limit": 4},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-ign-space",
-             "testcase_id": 1, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "time_limit": 2000, "memory_limit": 65536, "proc_limit": 4}
-        ],
-        "test_data": [
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]},
-            {"inputs": [{"type": "text", "name": "testdata.in", "text": "40 2\n"}],
-             "outputs": [{"type": "text", "name": "testdata.out", "text": "42\n"}]}
-        ],
-        "submission": {"type": "source_code", "language": "c", "source_files": [
-            {"type": "text", "name": "main.c", "text": source}
-        ]}
-    })
+    SubmissionJson::a_plus_b(sub_id)
+        .category(category)
+        .source(source)
+        .tests(A_PLUS_B_TESTS)
+        .limit("memory_limit", 65536)
+        .limit("proc_limit", 4)
+        .build()
 }
 
 /// A correct A+B in C.
-pub const A_PLUS_B: &str = "#include <stdio.h>\nint main(){int a,b;if(scanf(\"%d%d\",&a,&b)!=2)return 1;printf(\"%d\\n\",a+b);return 0;}\n";
+pub use verdict_testkit::submission::A_PLUS_B_C as A_PLUS_B;
 
 /// An A+B in C that sleeps `secs` (wall time, little CPU) before answering.
 pub fn sleepy_a_plus_b(secs: u32) -> String {

@@ -4,6 +4,10 @@
 // Tests say `skipped: <reason>` on stdout when the host cannot sandbox.
 #![allow(clippy::print_stdout)]
 
+mod agents;
 mod common;
-mod lab;
+mod http;
+mod runners;
+mod sandboxed;
+mod scenarios;
 mod tree;

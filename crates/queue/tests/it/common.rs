@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid};
 use verdict_queue::testing::{NodeError, Platform, RabbitNode};
 use verdict_queue::{AmqpConfig, Judging, Route};
+use verdict_testkit::submission::SubmissionJson;
 
 /// The node shared by this binary's tests; `None` (after printing `skipped:`) when RabbitMQ is
 /// not installed, unless CI or `VERDICT_REQUIRE_SANDBOX=1` asks for it, where that fails.
@@ -61,25 +62,12 @@ pub fn config(uri: &str, tag: &str) -> AmqpConfig {
 
 /// A Submission of `tasks` tasks (a compile and standard tests), as a platform sends it.
 pub fn submission_json(sub_id: &str, tasks: usize) -> String {
-    let mut judge_tasks = vec![serde_json::json!(
-        {"check_script": "compile", "depends_on": -1, "time_limit": 1000}
-    )];
-    for _ in 1..tasks {
-        judge_tasks.push(
-            serde_json::json!({"check_script": "standard", "run_script": "standard",
-            "compare_script": "diff-all", "testcase_id": 0, "depends_on": 0,
-            "depends_cond": "ACCEPTED", "time_limit": 1000}),
-        );
-    }
-    serde_json::json!({
-        "sub_type": "programming", "category": "oj", "prob_id": "p1", "sub_id": sub_id,
-        "updated_at": 1, "judge_tasks": judge_tasks,
-        "test_data": [{"inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-                       "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]}],
-        "submission": {"type": "source_code", "language": "c",
-            "source_files": [{"type": "text", "name": "main.c", "text": "int main(){}"}]}
-    })
-    .to_string()
+    SubmissionJson::a_plus_b(sub_id)
+        .category("oj")
+        .test("1 2\n", "3\n")
+        .runs(tasks.saturating_sub(1))
+        .limit("time_limit", 1000)
+        .text()
 }
 
 /// A stand-in for the judge (the real one is exercised by judge-server's tests): every task is
