@@ -4,7 +4,7 @@
 //! time-limit margins hold), and a package changed to disagree exits 1 naming what disagrees.
 
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 #[path = "../../../../crates/packages/tests/it/fetch.rs"]
@@ -1472,18 +1472,15 @@ fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
     );
 }
 
-/// A 2025-09 package with no time limit, its slowest reference a wrong answer: the format
-/// derives the limit from every run a rule bounds from below (`wrong_answer` permits no TLE),
-/// not from the accepted ones alone; `use_for_time_limit: false` on the directory takes that
-/// reference out again.
-#[test]
-fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
+/// A 2025-09 package `name` with no time limit: one sample (3 -> 6), one secret case (5 -> 10)
+/// and an accepted reference that doubles its input; in a fresh directory (kept by the first).
+fn doubling_2025_09(name: &str, uuid: &str) -> (tempfile::TempDir, PathBuf) {
     let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("slowwa");
+    let dir = scratch.path().join(name);
     written::write(
         &dir,
         "problem.yaml",
-        "problem_format_version: 2025-09\nname: slowwa\nuuid: 5e3f0a52-1d1c-4e1b-9a55-2f1b7c0e9d11\n",
+        &format!("problem_format_version: 2025-09\nname: {name}\nuuid: {uuid}\n"),
     );
     written::write(&dir, "data/sample/1.in", "3\n");
     written::write(&dir, "data/sample/1.ans", "6\n");
@@ -1494,6 +1491,16 @@ fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
         "submissions/accepted/double.py",
         "print(2 * int(input()))\n",
     );
+    (scratch, dir)
+}
+
+/// A 2025-09 package with no time limit, its slowest reference a wrong answer: the format
+/// derives the limit from every run a rule bounds from below (`wrong_answer` permits no TLE),
+/// not from the accepted ones alone; `use_for_time_limit: false` on the directory takes that
+/// reference out again.
+#[test]
+fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
+    let (_scratch, dir) = doubling_2025_09("slowwa", "5e3f0a52-1d1c-4e1b-9a55-2f1b7c0e9d11");
     // About 0.7 s of CPU on each test, then a wrong answer: the limit becomes 2 s (2 x 0.7 s,
     // rounded up to a whole second), not the 1 s the accepted reference alone gives.
     written::write(
@@ -1539,22 +1546,7 @@ fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
 /// CPU rlimit is the judged limit's, not the deriving run's) without failing `ac_ok`.
 #[test]
 fn a_derived_limits_margin_holds_against_the_run_it_was_derived_from() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("twice");
-    written::write(
-        &dir,
-        "problem.yaml",
-        "problem_format_version: 2025-09\nname: twice\nuuid: 0b6f2d1e-8a3c-4f57-9e21-6d4c3b2a1f00\n",
-    );
-    written::write(&dir, "data/sample/1.in", "3\n");
-    written::write(&dir, "data/sample/1.ans", "6\n");
-    written::write(&dir, "data/secret/1.in", "5\n");
-    written::write(&dir, "data/secret/1.ans", "10\n");
-    written::write(
-        &dir,
-        "submissions/accepted/double.py",
-        "print(2 * int(input()))\n",
-    );
+    let (_scratch, dir) = doubling_2025_09("twice", "0b6f2d1e-8a3c-4f57-9e21-6d4c3b2a1f00");
     written::write(
         &dir,
         "submissions/time_limit_exceeded/spin.py",
