@@ -1,7 +1,7 @@
 //! The example agent through the `command` runner: the seed's intent task, an agent that times
 //! out, prints garbage or crashes, a type no runner takes, and a `LabConfig` of types.
 
-use crate::common::{agent, atomic, lab, repo_root, run, score, seed_tasks, task};
+use crate::common::{agent, atomic, error_message, lab, repo_root, run, score, seed_tasks, task};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use verdict_contracts::{RunStatus, ScoreValue};
@@ -98,10 +98,7 @@ fn agent_timeout_garbage_and_crash_fail_the_run() {
     let out = run(&lab, &atomic("slow", "echo", json!("__sleep__"), Some(500)));
     assert!(started.elapsed().as_secs() < 10);
     assert_eq!(out.run.status, RunStatus::Failed);
-    assert_eq!(
-        out.run.error.as_ref().unwrap().message,
-        "agent timed out after 500 ms"
-    );
+    assert_eq!(error_message(&out), "agent timed out after 500 ms");
     // Rule 3: an atomic run's error names the step of the run that failed.
     assert_eq!(
         out.run.error.as_ref().unwrap().step.as_deref(),
@@ -112,12 +109,7 @@ fn agent_timeout_garbage_and_crash_fail_the_run() {
     let out = run(&lab, &atomic("junk", "echo", json!("__garbage__"), None));
     assert_eq!(out.run.status, RunStatus::Failed);
     assert!(
-        out.run
-            .error
-            .as_ref()
-            .unwrap()
-            .message
-            .starts_with("agent output is not JSON"),
+        error_message(&out).starts_with("agent output is not JSON"),
         "{:?}",
         out.run.error
     );
@@ -134,10 +126,7 @@ fn agent_timeout_garbage_and_crash_fail_the_run() {
         &small,
         &atomic("big", "echo", json!("x".repeat(200_000)), None),
     );
-    assert_eq!(
-        out.run.error.as_ref().unwrap().message,
-        "agent output exceeds 16 bytes"
-    );
+    assert_eq!(error_message(&out), "agent output exceeds 16 bytes");
     assert_eq!(
         out.run.error.as_ref().unwrap().step.as_deref(),
         Some("read_output")
@@ -145,7 +134,7 @@ fn agent_timeout_garbage_and_crash_fail_the_run() {
 
     let out = run(&lab, &atomic("who", "translate", json!("hi"), None));
     assert_eq!(
-        out.run.error.as_ref().unwrap().message,
+        error_message(&out),
         "agent exited with code 3: agent: no handler for type 'translate'"
     );
 }
@@ -164,7 +153,7 @@ fn unknown_type_without_runner_is_named() {
     let out = run(&lab, &t);
     assert_eq!(out.run.status, RunStatus::Failed);
     assert_eq!(
-        out.run.error.as_ref().unwrap().message,
+        error_message(&out),
         "no runner for type \"intent\" (task \"task-9\")"
     );
     assert_eq!(out.run.provenance.runner_id, "none");

@@ -80,3 +80,8 @@ pub fn atomic(id: &str, kind: &str, input: Value, timeout: Option<u64>) -> LabTa
     }
     task(json!({"id": id, "name": id, "type": kind, "input": input, "metadata": metadata}))
 }
+
+/// The message of the run's error; empty when it has none.
+pub fn error_message(out: &LabOutcome) -> &str {
+    out.run.error.as_ref().map_or("", |e| e.message.as_str())
+}

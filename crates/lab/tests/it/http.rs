@@ -1,7 +1,7 @@
 //! The `http` runner against a loopback agent: the task posted, the output read, and never a
 //! redirect followed to another host.
 
-use crate::common::{run, score, seed_tasks};
+use crate::common::{error_message, run, score, seed_tasks};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -73,7 +73,7 @@ fn http_runner_posts_the_task_and_reads_the_output() {
     let out = run(&lab, &tasks[0]);
     assert_eq!(out.run.status, RunStatus::Failed);
     assert_eq!(
-        out.run.error.as_ref().unwrap().message,
+        error_message(&out),
         r#"agent answered HTTP 500: "{\"error\":\"model down\"}""#
     );
     assert_eq!(
@@ -81,14 +81,7 @@ fn http_runner_posts_the_task_and_reads_the_output() {
         Some("read_response")
     );
     let out = run(&lab, &tasks[0]);
-    assert!(
-        out.run
-            .error
-            .as_ref()
-            .unwrap()
-            .message
-            .starts_with("agent response is not JSON")
-    );
+    assert!(error_message(&out).starts_with("agent response is not JSON"));
     let bodies = server.join().unwrap();
     let sent: Value = serde_json::from_str(&bodies[0]).unwrap();
     assert_eq!(sent["id"], "task-001");
@@ -97,12 +90,7 @@ fn http_runner_posts_the_task_and_reads_the_output() {
     // Nobody listens here any more.
     let out = run(&lab, &tasks[0]);
     assert!(
-        out.run
-            .error
-            .as_ref()
-            .unwrap()
-            .message
-            .starts_with("POST http://127.0.0.1"),
+        error_message(&out).starts_with("POST http://127.0.0.1"),
         "{:?}",
         out.run.error
     );
@@ -152,7 +140,7 @@ fn http_runner_never_follows_its_agent_to_another_host() {
     assert_eq!(out.run.status, RunStatus::Failed);
     let record = serde_json::to_string(&out.run).unwrap();
     assert!(!record.contains("INTERNAL-SECRET"), "{record}");
-    let message = &out.run.error.as_ref().unwrap().message;
+    let message = &error_message(&out);
     assert!(
         message.contains("refused: host 127.0.0.1 is not in allow_hosts"),
         "{message}"

@@ -1,7 +1,7 @@
 //! Runners of one's own plugged into the registry: one that panics, one that never ends, one
 //! built with `RunBuilder`.
 
-use crate::common::{atomic, run, score, task};
+use crate::common::{atomic, error_message, run, score, task};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use verdict_contracts::{AtomicTask, RunRecord, RunStatus, ScoreValue};
@@ -83,10 +83,7 @@ fn custom_runners_plug_in_and_a_panic_fails_only_its_run() {
     let lab = Lab::new(registry);
     let out = run(&lab, &atomic("p", "boom", json!(1), None));
     assert_eq!(out.run.status, RunStatus::Failed);
-    assert_eq!(
-        out.run.error.as_ref().unwrap().message,
-        "runner \"panicky\" panicked"
-    );
+    assert_eq!(error_message(&out), "runner \"panicky\" panicked");
     assert_eq!(
         out.run.error.as_ref().unwrap().step.as_deref(),
         Some("execute")
@@ -107,7 +104,7 @@ fn custom_runners_plug_in_and_a_panic_fails_only_its_run() {
     );
     let out = run(&lab, &atomic("u2", "upper", json!(5), None));
     assert_eq!(
-        out.run.error.as_ref().unwrap().message,
+        error_message(&out),
         "invalid task \"u2\": input: must be a string"
     );
 
@@ -117,7 +114,7 @@ fn custom_runners_plug_in_and_a_panic_fails_only_its_run() {
     let out = run(&lab, &atomic("h", "hang", json!(1), Some(100)));
     assert_eq!(out.run.status, RunStatus::Failed);
     assert_eq!(
-        out.run.error.as_ref().unwrap().message,
+        error_message(&out),
         "runner \"hangs\" did not finish within 200 ms (metadata.timeout 100 ms and a grace period)"
     );
 }

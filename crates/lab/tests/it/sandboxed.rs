@@ -1,6 +1,6 @@
 //! The oracle and programming runners, judging in the real sandbox.
 
-use crate::common::{atomic, judge, repo_root, run, score, task};
+use crate::common::{atomic, error_message, judge, repo_root, run, score, task};
 use serde_json::{Value, json};
 use verdict_contracts::{RunStatus, ScoreValue};
 use verdict_lab::{Lab, Registry};
@@ -48,19 +48,12 @@ fn oracle_and_programming_runners_judge_in_the_sandbox() {
     let out = run(&lab, &malformed);
     assert_eq!(out.run.status, RunStatus::Failed);
     assert_eq!(
-        out.run.error.as_ref().unwrap().message,
+        error_message(&out),
         "invalid_test_format: function input must be args list"
     );
     let missing = atomic("add-4", "function", json!([1]), None);
     let out = run(&lab, &missing);
-    assert!(
-        out.run
-            .error
-            .as_ref()
-            .unwrap()
-            .message
-            .starts_with("extensions.deliverable: missing")
-    );
+    assert!(error_message(&out).starts_with("extensions.deliverable: missing"));
 
     let submission: Value = serde_json::from_str(
         &std::fs::read_to_string(repo_root().join("examples/judge/aplusb-python3.json")).unwrap(),
@@ -86,12 +79,7 @@ fn oracle_and_programming_runners_judge_in_the_sandbox() {
     let out = run(&lab, &bad);
     assert_eq!(out.run.status, RunStatus::Failed);
     assert!(
-        out.run
-            .error
-            .as_ref()
-            .unwrap()
-            .message
-            .starts_with("input: "),
+        error_message(&out).starts_with("input: "),
         "{:?}",
         out.run.error
     );
