@@ -78,6 +78,8 @@ pub struct ServerConfig {
     /// Time a connection has to send a complete request head, from its start or from the
     /// previous response (so it also closes idle keep-alive connections), in ms.
     pub header_timeout_ms: u64,
+    /// SandboxFusion's routes (`/run_code`, `/v1/ping`): off by default (docs/compat.md).
+    pub sandbox_fusion: crate::sandbox_fusion::SandboxFusionConfig,
     /// Agent Lab runners and evaluators (the table `judge lab --lab-config` reads); the
     /// `function`, `script`, `cli` and `programming` runners are always there.
     pub lab: LabConfig,
@@ -135,6 +137,7 @@ impl Default for ServerConfig {
             max_streams_per_submission: 64,
             max_streams_per_token: 256,
             header_timeout_ms: 15_000,
+            sandbox_fusion: Default::default(),
             lab: LabConfig::default(),
             base_dir: PathBuf::from("."),
         }
@@ -189,6 +192,7 @@ impl ServerConfig {
             ("max_streams_per_token", self.max_streams_per_token as u64),
             ("header_timeout_ms", self.header_timeout_ms),
         ];
+        self.sandbox_fusion.check()?;
         for (key, value) in positive {
             if value == 0 {
                 return Err(ConfigError::Value {

@@ -170,7 +170,15 @@ pub async fn serve_connections(
             drop(stream);
             continue;
         };
-        let service = TowerToHyperService::new(app.clone());
+        // Each request carries its client's address (SandboxFusion's routes let networks in).
+        let client = crate::sandbox_fusion::ClientAddr(peer.ip());
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut request: axum::http::Request<_>| {
+                request.extensions_mut().insert(client);
+                request
+            },
+        ));
         let conn = builder
             .serve_connection(TokioIo::new(stream), service)
             .into_owned();

@@ -76,6 +76,7 @@ fn front_end(
     relay.connect(front.clone());
     tracing::info!(queue = %config.amqp.frontend_queue, "the front end's report queue");
     let state = AppState::assemble(Shared {
+        sandbox_fusion: None,
         streams: Default::default(),
         auth: Auth::new(config.tokens.clone()),
         config,

@@ -458,9 +458,11 @@ pub(crate) fn router(state: AppState) -> Router {
         }
     }
     let timed = timed.route_layer(middleware::from_fn_with_state(state.clone(), timeout));
+    // Another tool's protocol (docs/compat.md): its own errors, its own wait bound (504).
     Router::new()
         .merge(timed)
         .merge(untimed)
+        .merge(crate::sandbox_fusion::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes()))

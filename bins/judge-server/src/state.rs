@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OnceCell, Semaphore};
 use tokio_util::sync::CancellationToken;
+use verdict_datasets::DatasetBatchJudge;
 use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_oracle::OracleOptions;
 use verdict_queue::{FrontEnd, Link, QueueMetrics};
@@ -54,6 +55,8 @@ pub struct Shared {
     pub relay: Option<Arc<Relay>>,
     /// The event streams open now, counted against their caps.
     pub streams: Arc<crate::streams::Streams>,
+    /// SandboxFusion's routes, where they are on (standalone).
+    pub sandbox_fusion: Option<crate::sandbox_fusion::SandboxFusion>,
 }
 
 /// The submissions a server accepts: kept in a store, judged here or published to the broker.
@@ -165,7 +168,10 @@ impl AppState {
         jobs.recover(unfinished);
         let (batches_dir, limits) = config.batches();
         let batches = Batches::open(
-            BatchJudge::new(judge.clone(), oracle_options(&config, &judge)),
+            DatasetBatchJudge::new(BatchJudge::new(
+                judge.clone(),
+                oracle_options(&config, &judge),
+            )),
             batches_dir,
             limits,
         )
@@ -182,6 +188,10 @@ impl AppState {
             batches,
         };
         Ok(AppState::assemble(Shared {
+            sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(
+                &config.sandbox_fusion,
+                &judge,
+            ),
             streams: Default::default(),
             auth: Auth::new(config.tokens.clone()),
             config,

@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::batch::{BatchRequest, CandidateResult, CandidateStatus, InfraError};
 use verdict_contracts::{JudgeReport, JudgeStatus, JudgeTaskResult, Submission, Valid};
+use verdict_datasets::DatasetBatchJudge;
 use verdict_queue::batch::{UnitJudging, UnitMessage};
 use verdict_queue::{Judging, Worker};
 use verdict_scheduler::{BatchCancel, BatchJudge, Judge, SubmissionCancel, TaskUpdate};
@@ -95,7 +96,7 @@ impl Judging for JudgeJudging {
 /// judge's results); the batch's cancel kills the candidate's running box and starts no
 /// other test.
 struct UnitJudge {
-    batches: BatchJudge,
+    batches: DatasetBatchJudge,
 }
 
 impl UnitJudging for UnitJudge {
@@ -174,7 +175,10 @@ pub async fn serve_worker(
     let judge = Judge::new(config.judge.clone()).context("cannot set up the judge")?;
     let metrics = Arc::new(Metrics::default());
     let broker = Broker::default();
-    let batches = BatchJudge::new(judge.clone(), oracle_options(&config, &judge));
+    let batches = DatasetBatchJudge::new(BatchJudge::new(
+        judge.clone(),
+        oracle_options(&config, &judge),
+    ));
     let worker = Arc::new(
         Worker::new(
             config.amqp.clone(),
@@ -190,6 +194,7 @@ pub async fn serve_worker(
     );
     let consuming = tokio::spawn(worker.run(shutdown.clone()));
     let state = AppState::assemble(Shared {
+        sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config.sandbox_fusion, &judge),
         streams: Default::default(),
         auth: Auth::new(config.tokens.clone()),
         config,

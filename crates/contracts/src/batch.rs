@@ -57,6 +57,22 @@ pub enum BatchProblem {
     Suite(SuiteProblem),
     /// A Submission without its `sub_id` and `submission`.
     Programming(Box<ProgrammingProblem>),
+    /// One record of a public dataset, judged as `judge eval` judges it (docs/datasets.md);
+    /// judged by `verdict-datasets`, which the judging binaries compose.
+    Dataset(DatasetProblem),
+}
+
+/// One record of a public code dataset as its publisher (or a trainer) holds it: its tests are
+/// the record's, read by the dataset's reader (docs/datasets.md, "Over HTTP").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DatasetProblem {
+    /// The record's format: a `judge eval --format` name (`humaneval`, `mbpp`, `apps`, ...) or
+    /// `ground-truth` (verl's `{"inputs", "outputs", "fn_name"?}`). When absent it is told
+    /// from the record's fields as `judge eval` tells it (`ground-truth` is never guessed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// The record: a JSON object, or JSON text of one (as verl stores its ground truth).
+    pub record: serde_json::Value,
 }
 
 /// A Task Oracle suite without `source_files` (each candidate brings its own).
@@ -396,6 +412,9 @@ fn typed_batch(value: &serde_json::Value) -> Result<BatchRequest, FieldError> {
                     }
                     Some("programming") => {
                         serde_path_to_error::deserialize::<_, ProgrammingProblem>(p).err()?
+                    }
+                    Some("dataset") => {
+                        serde_path_to_error::deserialize::<_, DatasetProblem>(p).err()?
                     }
                     _ => return None,
                 };

@@ -18,8 +18,9 @@ use crate::problem::{
 };
 use crate::result::{SampleResult, TestOutcome};
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 use verdict_contracts::batch::{
-    BatchOptions, BatchProblem, BatchRequest, Candidate, CandidateResult, SuiteProblem,
+    BatchEvent, BatchOptions, BatchProblem, BatchRequest, Candidate, CandidateResult, SuiteProblem,
 };
 use verdict_contracts::judge::{Asset, Language};
 use verdict_contracts::oracle::{
@@ -62,21 +63,80 @@ pub async fn evaluate(
     programs: &[String],
     options: &EvalOptions,
 ) -> Vec<SampleResult> {
+    judge_programs(judge, problem, programs, options, &Run::default())
+        .await
+        .into_iter()
+        .map(|judged| judged.sample)
+        .collect()
+}
+
+/// How a dataset batch's programs run beyond [`EvalOptions`]: the batch's stopping rules,
+/// its cancel switch, and where each program's result goes as it finishes.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Run {
+    /// `stop_at_first_failure` and `candidate_timeout_ms` (the rest is applied by the caller).
+    pub options: BatchOptions,
+    /// Cancels the programs' boxes.
+    pub cancel: BatchCancel,
+    /// Each program's result (by index) as it finishes.
+    pub sink: Option<mpsc::UnboundedSender<(usize, Judged)>>,
+}
+
+/// One program's result as a batch reports it.
+#[derive(Debug, Clone)]
+pub(crate) struct Judged {
+    /// The sample's result (its tests as far as they ran).
+    pub sample: SampleResult,
+    /// Whether tests were left unrun (the batch's stopping rules).
+    pub stopped_early: bool,
+    /// Why tests were left unrun.
+    pub message: Option<String>,
+    /// The program whose result this one shares (identical programs are judged once).
+    pub same_as: Option<usize>,
+    /// Wall time spent judging it.
+    pub time_ms: u64,
+}
+
+impl Judged {
+    fn of(sample: SampleResult) -> Judged {
+        Judged {
+            sample,
+            stopped_early: false,
+            message: None,
+            same_as: None,
+            time_ms: 0,
+        }
+    }
+}
+
+/// [`evaluate`] with a batch's stopping rules, cancel switch and result stream.
+pub(crate) async fn judge_programs(
+    judge: &Judge,
+    problem: &Problem,
+    programs: &[String],
+    options: &EvalOptions,
+    run: &Run,
+) -> Vec<Judged> {
     let mut oracle = options.oracle.clone();
     if let Some(bytes) = problem.limits.memory_bytes {
         oracle.limits.memory_kb = Some(bytes.div_ceil(1024));
     }
     let timeout_ms = problem.limits.time_ms.unwrap_or(options.timeout_ms).max(1);
+    let timeout_ms = run
+        .options
+        .test_timeout_ms
+        .map_or(timeout_ms, |cap| timeout_ms.min(cap.max(1)));
     let batch = Batch {
         judge,
         oracle,
         timeout_ms,
+        run,
     };
-    match &problem.tests {
+    let judged = match &problem.tests {
         Tests::Assertion(tests) => assertion(&batch, programs, tests).await,
         Tests::Function(tests) => function(&batch, problem, programs, tests).await,
         Tests::Stdio(tests) => stdio(batch, problem, programs, tests).await,
-        Tests::Unsupported(tests) => infra_all(
+        Tests::Unsupported(tests) => batch.all(
             programs.len(),
             &format!("record {}: {}", problem.task_id, tests.reason),
             false,
@@ -92,26 +152,24 @@ pub async fn evaluate(
                 .await
             };
             match resolved {
-                Ok(Ok(resolved)) => Box::pin(evaluate(judge, &resolved, programs, options)).await,
+                Ok(Ok(resolved)) => {
+                    return Box::pin(judge_programs(judge, &resolved, programs, options, run))
+                        .await;
+                }
                 Ok(Err(e)) => {
                     let retryable = !matches!(e, OracleError::Suite { .. });
-                    infra_all(
+                    batch.all(
                         programs.len(),
                         &e.to_string(),
                         retryable,
                         problem.tests.len(),
                     )
                 }
-                Err(e) => infra_all(programs.len(), &e.to_string(), true, problem.tests.len()),
+                Err(e) => batch.all(programs.len(), &e.to_string(), true, problem.tests.len()),
             }
         }
-    }
-}
-
-fn infra_all(n: usize, message: &str, retryable: bool, tests: usize) -> Vec<SampleResult> {
-    (0..n)
-        .map(|_| SampleResult::infra(message.to_string(), retryable, tests))
-        .collect()
+    };
+    judged
 }
 
 /// A problem's suite and how its candidates run.
@@ -119,17 +177,45 @@ struct Batch<'a> {
     judge: &'a Judge,
     oracle: OracleOptions,
     timeout_ms: u64,
+    run: &'a Run,
 }
 
+/// What one candidate's suite gave: its case results, or its sample result when the judge
+/// or the candidate's files failed.
+type Ran = Result<Vec<OracleCaseResult>, SampleResult>;
+
 impl Batch<'_> {
-    /// Judges one candidate per entry of `files` against `suite` (whose `source_files` are
-    /// ignored): each candidate's case results, in order, or the sample result when the judge
-    /// or the candidate's files failed.
+    /// The same result for every program (the judge cannot run the problem), each sent on the
+    /// run's sink.
+    fn all(&self, n: usize, message: &str, retryable: bool, tests: usize) -> Vec<Judged> {
+        self.fixed(n, || {
+            SampleResult::infra(message.to_string(), retryable, tests)
+        })
+    }
+
+    /// `sample()` for each of `n` programs (nothing to run), each sent on the run's sink.
+    fn fixed(&self, n: usize, sample: impl Fn() -> SampleResult) -> Vec<Judged> {
+        (0..n)
+            .map(|i| {
+                let judged = Judged::of(sample());
+                if let Some(sink) = &self.run.sink {
+                    let _ = sink.send((i, judged.clone()));
+                }
+                judged
+            })
+            .collect()
+    }
+
+    /// Judges one candidate per entry of `files` (the program's index and its files) against
+    /// `suite` (whose `source_files` are ignored); `finish` makes each candidate's sample
+    /// result of what its suite gave. Each result goes to the run's sink as it finishes;
+    /// all come back by program index.
     async fn run(
         &self,
         suite: &TestSuite,
-        files: Vec<Vec<Asset>>,
-    ) -> Vec<Result<Vec<OracleCaseResult>, SampleResult>> {
+        files: Vec<(usize, Vec<Asset>)>,
+        finish: &(dyn Fn(usize, Ran) -> SampleResult + Sync),
+    ) -> Vec<(usize, Judged)> {
         let problem = SuiteProblem {
             deliverable_type: suite.deliverable_type,
             language: Some(suite.language),
@@ -141,7 +227,6 @@ impl Batch<'_> {
         let tests = suite.test_cases.len();
         let candidates: Vec<Candidate> = files
             .into_iter()
-            .enumerate()
             .map(|(i, source_files)| Candidate {
                 id: i.to_string(),
                 language: None,
@@ -152,41 +237,92 @@ impl Batch<'_> {
                 compile_command: None,
             })
             .collect();
+        let options = BatchOptions {
+            stop_at_first_failure: self.run.options.stop_at_first_failure,
+            candidate_timeout_ms: self.run.options.candidate_timeout_ms,
+            ..BatchOptions::default()
+        };
         let batches = BatchJudge::new(self.judge.clone(), self.oracle.clone());
+        let judged_of = |result: CandidateResult| -> (usize, Judged) {
+            let index = result.id.parse().unwrap_or(usize::MAX);
+            let stopped_early = result.stopped_early && result.infra_error.is_none();
+            let mut sample = finish(index, cases_of(result.clone(), tests));
+            if stopped_early && sample.passed {
+                // Every test that ran passed, and the candidate's budget stopped the rest.
+                sample.passed = false;
+                sample.status = crate::SampleStatus::Timeout;
+                sample.result = "timed out".into();
+            }
+            let judged = Judged {
+                stopped_early,
+                message: result.message.clone().filter(|_| stopped_early),
+                same_as: result.same_as.as_deref().and_then(|id| id.parse().ok()),
+                time_ms: result.time_ms,
+                sample,
+            };
+            if let Some(sink) = &self.run.sink {
+                let _ = sink.send((index, judged.clone()));
+            }
+            (index, judged)
+        };
         let request = BatchRequest {
             problem: BatchProblem::Suite(problem.clone()),
             candidates: candidates.clone(),
-            options: BatchOptions::default(),
+            options: options.clone(),
         };
-        let results = match batches.run(request, None, BatchCancel::new()).await {
-            Ok(report) => report.results,
-            Err(_) => {
-                // One candidate's files made the batch invalid: each alone, so that only its
-                // own result says so.
-                let mut results = Vec::new();
-                for candidate in candidates {
-                    let request = BatchRequest {
-                        problem: BatchProblem::Suite(problem.clone()),
-                        candidates: vec![candidate.clone()],
-                        options: BatchOptions::default(),
-                    };
-                    match batches.run(request, None, BatchCancel::new()).await {
-                        Ok(mut report) if report.results.len() == 1 => {
-                            results.push(report.results.remove(0))
-                        }
-                        Ok(_) => results.push(unjudged(&candidate.id, "no result", tests)),
-                        Err(errors) => {
-                            let message: Vec<String> =
-                                errors.iter().map(ToString::to_string).collect();
-                            results.push(unjudged(&candidate.id, &message.join("; "), tests))
-                        }
-                    }
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let running = batches.run(request, Some(tx), self.run.cancel.clone());
+        let collecting = async {
+            let mut out = Vec::new();
+            while let Some(event) = rx.recv().await {
+                if let BatchEvent::Candidate(result) = event {
+                    out.push(judged_of(result));
                 }
-                results
             }
+            out
         };
-        results.into_iter().map(|r| cases_of(r, tests)).collect()
+        let (ran, out) = tokio::join!(running, collecting);
+        if ran.is_ok() {
+            return out;
+        }
+        // One candidate's files made the batch invalid: each alone, so that only its own
+        // result says so.
+        let mut out = Vec::new();
+        for candidate in candidates {
+            let request = BatchRequest {
+                problem: BatchProblem::Suite(problem.clone()),
+                candidates: vec![candidate.clone()],
+                options: options.clone(),
+            };
+            let result = match batches.run(request, None, self.run.cancel.clone()).await {
+                Ok(mut report) if report.results.len() == 1 => report.results.remove(0),
+                Ok(_) => unjudged(&candidate.id, "no result", tests),
+                Err(errors) => {
+                    let message: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                    unjudged(&candidate.id, &message.join("; "), tests)
+                }
+            };
+            out.push(judged_of(result));
+        }
+        out
     }
+}
+
+/// Results by program index (`n` programs), each program's from `judged`; a program without
+/// one is an infra error (retryable: the judge lost it).
+fn in_order(n: usize, judged: Vec<(usize, Judged)>, tests: usize) -> Vec<Judged> {
+    let mut slots: Vec<Option<Judged>> = vec![None; n];
+    for (i, j) in judged {
+        if let Some(slot) = slots.get_mut(i) {
+            *slot = Some(j);
+        }
+    }
+    slots
+        .into_iter()
+        .map(|j| {
+            j.unwrap_or_else(|| Judged::of(SampleResult::infra("no result".into(), true, tests)))
+        })
+        .collect()
 }
 
 /// A candidate the batch refused (its files): the oracle's own refusal, as before batches.
@@ -230,11 +366,7 @@ fn text(name: &str, content: String) -> Asset {
     Asset::text(name, content)
 }
 
-async fn assertion(
-    batch: &Batch<'_>,
-    programs: &[String],
-    tests: &AssertionTests,
-) -> Vec<SampleResult> {
+async fn assertion(batch: &Batch<'_>, programs: &[String], tests: &AssertionTests) -> Vec<Judged> {
     let mut test_code = format!("{}\n{}\n", tests.setup, tests.test);
     if let Some(entry) = &tests.check_entry_point {
         test_code.push_str(&format!("check({entry})\n"));
@@ -257,21 +389,21 @@ async fn assertion(
     let guarded = tests.guarded.join("\n");
     let files = programs
         .iter()
-        .map(|program| {
-            vec![
+        .enumerate()
+        .map(|(i, program)| {
+            let files = vec![
                 text("main.py", RUNNER.to_string()),
                 text("candidate.py", program.clone()),
                 text("tests.py", test_code.clone()),
                 text("guarded.txt", guarded.clone()),
-            ]
+            ];
+            (i, files)
         })
         .collect();
-    batch
-        .run(&suite, files)
-        .await
-        .into_iter()
-        .map(|r| r.map_or_else(|s| s, |cases| assertion_result(cases, &marker)))
-        .collect()
+    let finish =
+        |_: usize, ran: Ran| ran.map_or_else(|s| s, |cases| assertion_result(cases, &marker));
+    let judged = batch.run(&suite, files, &finish).await;
+    in_order(programs.len(), judged, 1)
 }
 
 /// The sample result of an assertion script's one case.
@@ -378,7 +510,7 @@ async fn function(
     problem: &Problem,
     programs: &[String],
     tests: &FunctionTests,
-) -> Vec<SampleResult> {
+) -> Vec<Judged> {
     let mut template: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
     let mut cases = Vec::new();
     let mut index = Vec::new();
@@ -408,17 +540,31 @@ async fn function(
         SampleResult::of_tests(outcomes.into_iter().flatten().collect())
     };
     if cases.is_empty() {
-        return programs
-            .iter()
-            .map(|_| of_outcomes(template.clone()))
-            .collect();
+        return batch.fixed(programs.len(), || of_outcomes(template.clone()));
     }
     // A LeetCode-style class is called through a shim: its samples make a batch of their own
     // (the suite's entry point differs).
     let method = |program: &str| {
         tests.call == CallStyle::SolutionOrModule && program.contains("class Solution")
     };
-    let mut results: Vec<Option<SampleResult>> = vec![None; programs.len()];
+    let finish = |_: usize, ran: Ran| match ran {
+        Err(sample) => sample,
+        Ok(ran) => {
+            let mut outcomes = template.clone();
+            for (k, result) in ran.into_iter().enumerate() {
+                if let Some(&j) = index.get(k) {
+                    outcomes[j] = Some(TestOutcome {
+                        name: result.name,
+                        status: result.status,
+                        message: result.message,
+                        time_ms: result.time_ms,
+                    });
+                }
+            }
+            of_outcomes(outcomes)
+        }
+    };
+    let mut judged = Vec::new();
     for style in [false, true] {
         let members: Vec<usize> = (0..programs.len())
             .filter(|&i| method(&programs[i]) == style)
@@ -451,34 +597,12 @@ async fn function(
                 } else {
                     program.clone()
                 };
-                vec![text("solution.py", source)]
+                (i, vec![text("solution.py", source)])
             })
             .collect();
-        for (&i, ran) in members.iter().zip(batch.run(&suite, files).await) {
-            results[i] = Some(match ran {
-                Err(sample) => sample,
-                Ok(ran) => {
-                    let mut outcomes = template.clone();
-                    for (k, result) in ran.into_iter().enumerate() {
-                        if let Some(&j) = index.get(k) {
-                            outcomes[j] = Some(TestOutcome {
-                                name: result.name,
-                                status: result.status,
-                                message: result.message,
-                                time_ms: result.time_ms,
-                            });
-                        }
-                    }
-                    of_outcomes(outcomes)
-                }
-            });
-        }
+        judged.extend(batch.run(&suite, files, &finish).await);
     }
-    let total = problem.tests.len();
-    results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| SampleResult::infra("no result".into(), true, total)))
-        .collect()
+    in_order(programs.len(), judged, problem.tests.len())
 }
 
 /// Runs the reference solution of [`Tests::Reference`] in the box and returns the problem with
@@ -568,7 +692,7 @@ async fn stdio(
     problem: &Problem,
     programs: &[String],
     tests: &StdioTests,
-) -> Vec<SampleResult> {
+) -> Vec<Judged> {
     let mut template: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
     let mut cases = Vec::new();
     let mut index = Vec::new();
@@ -591,10 +715,7 @@ async fn stdio(
         SampleResult::of_tests(outcomes.into_iter().flatten().collect())
     };
     if cases.is_empty() {
-        return programs
-            .iter()
-            .map(|_| of_outcomes(template.clone()))
-            .collect();
+        return batch.fixed(programs.len(), || of_outcomes(template.clone()));
     }
     // Enough of stdout to see a difference past the expected text's end.
     batch.oracle.max_capture_bytes = batch.oracle.max_capture_bytes.max(longest * 2 + 4096);
@@ -609,16 +730,13 @@ async fn stdio(
     };
     let files = programs
         .iter()
-        .map(|program| vec![text("main.py", program.clone())])
+        .enumerate()
+        .map(|(i, program)| (i, vec![text("main.py", program.clone())]))
         .collect();
-    let mut results = Vec::new();
-    for ran in batch.run(&suite, files).await {
+    let finish = |_: usize, ran: Ran| {
         let ran = match ran {
             Ok(ran) => ran,
-            Err(sample) => {
-                results.push(sample);
-                continue;
-            }
+            Err(sample) => return sample,
         };
         let mut outcomes = template.clone();
         for (k, result) in ran.into_iter().enumerate() {
@@ -629,9 +747,10 @@ async fn stdio(
             };
             outcomes[i] = Some(stdio_outcome(result, expected));
         }
-        results.push(of_outcomes(outcomes));
-    }
-    results
+        of_outcomes(outcomes)
+    };
+    let judged = batch.run(&suite, files, &finish).await;
+    in_order(programs.len(), judged, problem.tests.len())
 }
 
 /// A stdio test's outcome: the exit code judged in the box, stdout here.

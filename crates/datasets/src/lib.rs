@@ -24,6 +24,7 @@
 //! ```
 
 mod apps;
+pub mod batch;
 mod cases;
 mod codecontests;
 pub mod compare;
@@ -42,6 +43,7 @@ mod result;
 pub mod samples;
 mod verification;
 
+pub use batch::DatasetBatchJudge;
 pub use dataset::Dataset;
 pub use error::Error;
 pub use eval::{EvalOptions, evaluate, resolve_reference};

@@ -159,6 +159,14 @@ impl Judge {
         }
     }
 
+    /// Waits for one of the judge's run slots (shared with submissions and batches) and holds
+    /// it until the permit is dropped: a caller that runs in the sandbox itself (another
+    /// tool's wire protocol, `verdict-compat`) takes its turn with everything else. `None`
+    /// when the judge is shutting down.
+    pub async fn run_slot(&self) -> Option<crate::SlotPermit<'_>> {
+        self.inner.permits.acquire().await.ok()
+    }
+
     /// The executor every run goes through (the sandbox): front ends run other things through
     /// it (the Task Oracle: `verdict_oracle::run_suite(judge.executor(), ..)`), never the
     /// sandbox itself.

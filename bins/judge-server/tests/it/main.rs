@@ -23,6 +23,7 @@ mod frontend_cancel;
 mod memory;
 mod metrics;
 mod readable;
+mod sandbox_fusion;
 mod security;
 mod streaming;
 mod tenants;

@@ -7,6 +7,7 @@ use anyhow::Context;
 use std::io::Write;
 use std::process::ExitCode;
 use verdict_contracts::batch::{BatchEvent, parse_batch};
+use verdict_datasets::DatasetBatchJudge;
 use verdict_oracle::OracleOptions;
 use verdict_scheduler::{BatchCancel, BatchJudge, Judge};
 
@@ -39,7 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(ms) = args.default_timeout_ms {
         oracle.default_timeout_ms = ms.max(1);
     }
-    let batches = BatchJudge::new(judge, oracle);
+    let batches = DatasetBatchJudge::new(BatchJudge::new(judge, oracle));
     batches
         .check(&batch)
         .map_err(|errors| invalid(&args.file, &errors))?;

@@ -78,6 +78,11 @@ impl BatchJudge {
         &self.judge
     }
 
+    /// The oracle's options suites are judged with.
+    pub fn oracle(&self) -> &OracleOptions {
+        &self.oracle
+    }
+
     /// Checks a batch as [`BatchJudge::run`] will, without running anything: every problem
     /// with it, each naming its field.
     pub fn check(&self, batch: &BatchRequest) -> Result<(), Vec<FieldError>> {
@@ -402,6 +407,11 @@ fn checked(
             }
             Ok(Unit::Suite(Box::new(suite)))
         }
+        // Read and judged by `verdict-datasets` (its `Batches`), which sits above this crate.
+        BatchProblem::Dataset(_) => Err(vec![FieldError::new(
+            "problem.kind",
+            "dataset problems are judged by verdict_datasets::batch::Batches, not BatchJudge",
+        )]),
     }
 }
 
@@ -436,6 +446,7 @@ fn capped(problem: &BatchProblem, options: &BatchOptions) -> BatchProblem {
                 }
             }
         }
+        BatchProblem::Dataset(_) => {}
     }
     problem
 }
@@ -448,6 +459,7 @@ fn test_count(problem: &BatchProblem) -> usize {
     match problem {
         BatchProblem::Programming(p) => p.test_count(),
         BatchProblem::Suite(s) => s.test_cases.len(),
+        BatchProblem::Dataset(_) => 0,
     }
 }
 

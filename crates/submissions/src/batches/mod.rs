@@ -2,7 +2,7 @@
 //! Oracle suites (`POST /v1/oracle`): durable like submissions (on disk before the client hears
 //! `202`, judged again after a restart, idempotent under a client-chosen id, refused with the
 //! operator's caps, swept after their retention), queued with fair sharing between categories
-//! (the next job to start is taken from the categories in turn), judged by a [`BatchJudge`],
+//! (the next job to start is taken from the categories in turn), judged by a [`DatasetBatchJudge`],
 //! each candidate's result streamed as it finishes, cancellable. A suite waits in the same
 //! queue for a place and its caller gets its report; a full queue is refused at once (`429`),
 //! never a stalled caller.
@@ -28,8 +28,9 @@ use tokio::sync::{Notify, Semaphore, oneshot};
 use verdict_contracts::batch::{BatchReport, BatchRequest, BatchState, BatchSummary, parse_batch};
 use verdict_contracts::oracle::{OracleReport, TestSuite};
 use verdict_contracts::{Caps, FieldError};
+use verdict_datasets::DatasetBatchJudge;
 use verdict_oracle::OracleError;
-use verdict_scheduler::{BatchCancel, BatchJudge};
+use verdict_scheduler::BatchCancel;
 
 /// Batches judged at once (each keeps as many candidates in flight as the judge has permits).
 pub const BATCH_WORKERS: usize = 2;
@@ -126,7 +127,7 @@ pub struct BatchLimits {
 /// The accepted batches, the queue and its workers.
 #[derive(Debug)]
 pub struct Batches {
-    judge: BatchJudge,
+    judge: DatasetBatchJudge,
     dir: PathBuf,
     limits: BatchLimits,
     slots: Arc<Semaphore>,
@@ -143,7 +144,7 @@ impl Batches {
     /// Opens the batches kept in `dir` (made if missing): ended ones are served from disk,
     /// the others queued again; starts the dispatcher and the sweeper of ended batches.
     pub fn open(
-        judge: BatchJudge,
+        judge: DatasetBatchJudge,
         dir: PathBuf,
         limits: BatchLimits,
     ) -> Result<Arc<Batches>, BatchError> {
@@ -424,7 +425,7 @@ impl Batches {
                         // A caller that goes away (its connection closed) takes its suite's
                         // runs with it: they are killed, and the place comes back at once.
                         let cancel = BatchCancel::new();
-                        let judging = this.judge.suite(*suite, deadline, cancel.clone());
+                        let judging = this.judge.inner().suite(*suite, deadline, cancel.clone());
                         tokio::pin!(judging);
                         tokio::select! {
                             report = &mut judging => {

@@ -16,13 +16,14 @@ use std::time::{Duration, Instant, SystemTime};
 use verdict_contracts::batch::{
     BatchReport, BatchRequest, BatchState, BatchSummary, CandidateResult, parse_batch,
 };
+use verdict_datasets::batch::check_batch;
 use verdict_oracle::OracleOptions;
 use verdict_queue::FrontEnd;
 use verdict_queue::batch::{
     ACCEPTED_KEY, AcceptedMessage, BatchMessage, CANCEL_KEY, CancelMessage, ResultMessage,
     UnitMessage,
 };
-use verdict_scheduler::{check_batch, identical_groups};
+use verdict_scheduler::identical_groups;
 
 /// Where a relay's messages go: the broker, confirms awaited.
 pub trait BatchPublisher: Send + Sync {

@@ -1,0 +1,186 @@
+//! SandboxFusion's routes (docs/compat.md) on a real server: `/run_code` as verl and the
+//! `sandbox-fusion` package call it, compiled once across calls, FastAPI's 422, the secret
+//! path and the network gate. (The real Python clients drive it in `clients/python/tests`.)
+
+use crate::common::{TestServer, client, config, get, reply};
+use serde_json::{Value, json};
+use verdict_judge_server::{PathToken, SandboxFusionConfig};
+
+const SECRET: &str = "verl-secret-0123456789";
+
+fn sf_config(networks: Vec<String>) -> verdict_judge_server::ServerConfig {
+    verdict_judge_server::ServerConfig {
+        sandbox_fusion: SandboxFusionConfig {
+            enabled: true,
+            paths: vec![PathToken {
+                token: SECRET.into(),
+                category: "rl".into(),
+            }],
+            networks,
+            ..SandboxFusionConfig::default()
+        },
+        ..config()
+    }
+}
+
+fn run_code(server: &TestServer, path: &str, body: &Value) -> crate::common::Reply {
+    reply(
+        client()
+            .post(server.url(path))
+            .header("Content-Type", "application/json")
+            .send(body.to_string()),
+    )
+}
+
+const APLUSB_CPP: &str =
+    "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
+
+#[test]
+fn run_code_compiles_identical_sources_once_and_answers_as_sandboxfusion() {
+    let Some(server) = TestServer::start(sf_config(vec!["127.0.0.0/8".into()])) else {
+        return;
+    };
+    let path = format!("/sf/{SECRET}/run_code");
+    let mut reused = Vec::new();
+    for (stdin, sum) in [("1 2\n", "3\n"), ("40 2\n", "42\n")] {
+        let body = json!({"code": APLUSB_CPP, "language": "cpp", "stdin": stdin,
+                          "compile_timeout": 10, "run_timeout": 10, "files": {}, "fetch_files": []});
+        let answer = run_code(&server, &path, &body);
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let answer = answer.json();
+        assert_eq!(answer["status"], "Success", "{answer}");
+        assert_eq!(answer["message"], "");
+        assert_eq!(answer["run_result"]["status"], "Finished");
+        assert_eq!(answer["run_result"]["return_code"], 0);
+        assert_eq!(answer["run_result"]["stdout"], sum);
+        assert_eq!(answer["compile_result"]["status"], "Finished");
+        assert_eq!(answer["compile_result"]["return_code"], 0);
+        assert!(answer["run_result"]["execution_time"].is_number());
+        assert_eq!(answer["run_result"]["verdict"]["status"], "Accepted");
+        reused.push(answer["compile_result"]["verdict"]["build_reused"].clone());
+    }
+    assert_eq!(
+        reused,
+        [json!(false), json!(true)],
+        "the second call reuses the build"
+    );
+
+    // The root route, let in by the loopback network; the same answer.
+    let body = json!({"code": "import sys\nprint(sys.stdin.read().upper(), end='')", "language": "python", "stdin": "hi"});
+    let answer = run_code(&server, "/run_code", &body).json();
+    assert_eq!(answer["status"], "Success", "{answer}");
+    assert_eq!(answer["run_result"]["stdout"], "HI");
+    assert!(
+        answer["compile_result"].is_null(),
+        "python has no compile step: {answer}"
+    );
+    assert_eq!(get(&server.url("/v1/ping"), None).json(), json!("pong"));
+    assert_eq!(
+        get(&server.url(&format!("/sf/{SECRET}/v1/ping")), None).json(),
+        json!("pong")
+    );
+}
+
+#[test]
+fn run_code_reports_failures_as_sandboxfusion_and_verdicts_own_status_beside() {
+    let Some(server) = TestServer::start(sf_config(Vec::new())) else {
+        return;
+    };
+    let path = format!("/sf/{SECRET}/run_code");
+    let cases = [
+        (
+            json!({"code": "int main(){ return }", "language": "cpp"}),
+            "Failed",
+            "compile",
+        ),
+        (
+            json!({"code": "import sys\nsys.exit(3)", "language": "python"}),
+            "Failed",
+            "exit",
+        ),
+        (
+            json!({"code": "while True: pass", "language": "python", "run_timeout": 0.5}),
+            "Failed",
+            "timeout",
+        ),
+        (
+            json!({"code": "x = bytearray(400 << 20)\nprint(len(x))", "language": "python", "memory_limit_MB": 64}),
+            "Failed",
+            "memory",
+        ),
+    ];
+    for (body, status, what) in cases {
+        let answer = run_code(&server, &path, &body);
+        assert_eq!(answer.status, 200, "{what}: {}", answer.text);
+        let answer = answer.json();
+        assert_eq!(answer["status"], status, "{what}: {answer}");
+        match what {
+            "compile" => {
+                assert_eq!(answer["compile_result"]["status"], "Finished", "{answer}");
+                assert_ne!(answer["compile_result"]["return_code"], 0, "{answer}");
+                assert!(answer["run_result"].is_null(), "{answer}");
+            }
+            "exit" => assert_eq!(answer["run_result"]["return_code"], 3, "{answer}"),
+            "timeout" => {
+                assert_eq!(
+                    answer["run_result"]["status"], "TimeLimitExceeded",
+                    "{answer}"
+                );
+                assert_eq!(
+                    answer["run_result"]["verdict"]["status"],
+                    "Time Limit Exceeded"
+                );
+            }
+            _ => {
+                assert_ne!(answer["run_result"]["return_code"], 0, "{answer}");
+                assert_eq!(
+                    answer["run_result"]["verdict"]["status"], "Memory Limit Exceeded",
+                    "{answer}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn run_code_refuses_as_fastapi_and_lets_in_only_its_secret_paths_and_networks() {
+    let Some(server) = TestServer::start(sf_config(Vec::new())) else {
+        return;
+    };
+    let path = format!("/sf/{SECRET}/run_code");
+    let refused = run_code(
+        &server,
+        &path,
+        &json!({"language": "cobol", "run_timeout": "soon"}),
+    );
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    let locs: Vec<Value> = refused.json()["detail"]
+        .as_array()
+        .expect("detail")
+        .iter()
+        .map(|d| d["loc"].clone())
+        .collect();
+    assert!(locs.contains(&json!(["body", "code"])), "{locs:?}");
+    assert!(locs.contains(&json!(["body", "language"])), "{locs:?}");
+    assert!(locs.contains(&json!(["body", "run_timeout"])), "{locs:?}");
+    let php = run_code(&server, &path, &json!({"code": "<?php", "language": "php"}));
+    assert_eq!(php.status, 422, "{}", php.text);
+    assert!(php.text.contains("php"), "{}", php.text);
+
+    let body = json!({"code": "print(1)", "language": "python"});
+    let wrong = run_code(&server, "/sf/not-the-secret-at-all/run_code", &body);
+    assert_eq!(wrong.status, 404);
+    assert_eq!(wrong.json(), json!({"detail": "Not Found"}));
+    // No network configured: the root route serves nobody, loopback included.
+    assert_eq!(run_code(&server, "/run_code", &body).status, 404);
+}
+
+#[test]
+fn run_code_is_off_unless_enabled() {
+    let Some(server) = TestServer::start(config()) else {
+        return;
+    };
+    let body = json!({"code": "print(1)", "language": "python"});
+    assert_eq!(run_code(&server, "/run_code", &body).status, 404);
+    assert_eq!(get(&server.url("/v1/ping"), None).status, 404);
+}

@@ -1,0 +1,26 @@
+//! Other sandboxes' wire protocols over verdict's engine (docs/compat.md): a trainer or a
+//! platform that already speaks bytedance/SandboxFusion's API changes one URL and is judged by
+//! verdict's sandbox, with its limits, accounting and exact peaks.
+//!
+//! - [`program`]: one program compiled (once for identical sources, across calls, bounded and
+//!   content-addressed) and run once in a fresh box, holding one of the judge's run slots.
+//! - [`sandbox_fusion`]: SandboxFusion's `POST /run_code`: its request with its defaults, its
+//!   statuses, and verdict's verdict beside them in fields its clients ignore.
+//! - [`fastapi`]: the `422` a FastAPI server answers for a request that does not fit.
+//!
+//! No HTTP here: `judge-server` routes these (docs/server.md).
+//!
+//! ```
+//! use verdict_compat::sandbox_fusion::{language, parse_run_code};
+//! let request = parse_run_code(br#"{"code": "print(1)", "language": "python"}"#).unwrap();
+//! assert_eq!(request.run_timeout, 10.0);
+//! assert!(language("php").is_err());
+//! ```
+
+mod error;
+pub mod fastapi;
+pub mod program;
+pub mod sandbox_fusion;
+
+pub use error::CompatError;
+pub use program::{ProgramOutcome, ProgramRequest, ProgramRunner, StepEnd, StepOutcome};
