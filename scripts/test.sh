@@ -46,6 +46,24 @@ rm -rf "$py/src"
 mkdir -p "$py/src"
 (cd clients/python && cp -r pyproject.toml README.md verdict_client "$py/src/")
 "$py/bin/pip" install --quiet "$py/src[test]"
+# The real SandboxFusion clients the compat tests drive (docs/compat.md): the sandbox-fusion
+# package, and verl's own reward code taken from its wheel (only that file: importing the verl
+# package would pull torch).
+"$py/bin/pip" install --quiet sandbox-fusion==0.3.7 requests
+verl_utils="$target_dir/verl-wheel/verl/utils/reward_score/sandbox_fusion/utils.py"
+if [ ! -f "$verl_utils" ]; then
+  rm -rf "$target_dir/verl-wheel"
+  "$py/bin/pip" download --quiet --no-deps verl==0.9.1 -d "$target_dir/verl-wheel"
+  "$py/bin/python" - "$target_dir/verl-wheel" <<'PY'
+import pathlib, sys, zipfile
+root = pathlib.Path(sys.argv[1])
+with zipfile.ZipFile(next(root.glob("verl-*.whl"))) as wheel:
+    for name in wheel.namelist():
+        if name.startswith("verl/utils/reward_score/sandbox_fusion/"):
+            wheel.extract(name, root)
+PY
+fi
+export VERDICT_VERL_SANDBOX_FUSION="$verl_utils"
 # pytest exits 5 when it collected no test: that is a failure here, as any other non-zero code.
 PYTHONDONTWRITEBYTECODE=1 VERDICT_JUDGE_SERVER="$target_dir/debug/judge-server" \
   "$py/bin/pytest" -q -p no:cacheprovider clients/python

@@ -1,5 +1,5 @@
 //! SandboxFusion's routes (docs/compat.md): `POST /run_code`, `GET /v1/ping` and `POST /submit`
-//! as bytedance/SandboxFusion serves them, so that verl (`reward_model.sandbox_fusion.url`),
+//! (its `provided_data` form) as bytedance/SandboxFusion serves them, so that verl (`reward_model.sandbox_fusion.url`),
 //! its tool and the `sandbox-fusion` package switch by changing one URL. Off by default. Those
 //! clients send no `Authorization` header: a caller is let in by a secret path prefix
 //! (`/sf/<token>/run_code`, whose token names a category) or by its network (the routes at the
@@ -16,10 +16,15 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::net::IpAddr;
 use std::time::Duration;
+use verdict_compat::sandbox_fusion::submit::{eval_result, parse_submit};
 use verdict_compat::sandbox_fusion::{
     RunCodeLimits, RunCodeResponse, parse_run_code, program_request,
 };
 use verdict_compat::{CompatError, ProgramRunner, fastapi};
+use verdict_contracts::FieldError;
+use verdict_contracts::batch::{BatchOptions, BatchProblem, BatchRequest, Candidate};
+use verdict_datasets::DatasetBatchJudge;
+use verdict_scheduler::{BatchCancel, BatchJudge};
 
 /// `[sandbox_fusion]`: who may call SandboxFusion's routes, and their limits.
 #[derive(Debug, Clone, Deserialize)]
@@ -173,6 +178,7 @@ pub struct ClientAddr(pub IpAddr);
 #[derive(Debug)]
 pub struct SandboxFusion {
     runner: ProgramRunner,
+    datasets: DatasetBatchJudge,
     limits: RunCodeLimits,
     networks: Vec<Network>,
     config: SandboxFusionConfig,
@@ -180,11 +186,17 @@ pub struct SandboxFusion {
 
 impl SandboxFusion {
     /// The routes' state over `judge`, or `None` when they are off.
-    pub fn new(config: &SandboxFusionConfig, judge: &verdict_scheduler::Judge) -> Option<Self> {
+    pub fn new(
+        server: &crate::config::ServerConfig,
+        judge: &verdict_scheduler::Judge,
+    ) -> Option<Self> {
+        let config = &server.sandbox_fusion;
         if !config.enabled {
             return None;
         }
+        let oracle = crate::state::oracle_options(server, judge);
         Some(SandboxFusion {
+            datasets: DatasetBatchJudge::new(BatchJudge::new(judge.clone(), oracle)),
             runner: ProgramRunner::new(
                 judge.clone(),
                 config.builds,
@@ -233,7 +245,9 @@ pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/run_code", post(run_code_by_network))
         .route("/v1/ping", get(ping_by_network))
+        .route("/submit", post(submit_by_network))
         .route("/sf/{token}/run_code", post(run_code_by_path))
+        .route("/sf/{token}/submit", post(submit_by_path))
         .route("/sf/{token}/v1/ping", get(ping_by_path))
 }
 
@@ -336,6 +350,101 @@ async fn run_code(state: &AppState, sf: &SandboxFusion, category: &str, body: &[
             axum::Json(RunCodeResponse::sandbox_error(&error)).into_response()
         }
     }
+}
+
+async fn submit_by_network(
+    State(state): State<AppState>,
+    client: Option<axum::Extension<ClientAddr>>,
+    body: Bytes,
+) -> Response {
+    match caller_by_network(&state, client.map(|c| c.0)) {
+        Some((sf, _)) => submit(sf, &body).await,
+        None => not_found(),
+    }
+}
+
+async fn submit_by_path(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    body: Bytes,
+) -> Response {
+    match caller_by_path(&state, &token) {
+        Some((sf, _)) => submit(sf, &body).await,
+        None => not_found(),
+    }
+}
+
+/// `POST /submit` with `config.provided_data`: the record judged as a dataset batch of one
+/// candidate, answered as SandboxFusion's `EvalResult`.
+async fn submit(sf: &SandboxFusion, body: &[u8]) -> Response {
+    let unprocessable = |details: Vec<fastapi::Detail>| {
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            axum::Json(fastapi::body(&details)),
+        )
+            .into_response()
+    };
+    let mut formats: Vec<&str> = verdict_datasets::Format::ALL
+        .iter()
+        .map(|f| f.as_str())
+        .collect();
+    formats.extend(["taco", verdict_datasets::batch::GROUND_TRUTH]);
+    let request = match parse_submit(body, &formats) {
+        Ok(request) => request,
+        Err(details) => return unprocessable(details),
+    };
+    let batch = BatchRequest {
+        problem: BatchProblem::Dataset(request.problem.clone()),
+        candidates: vec![Candidate {
+            id: "0".into(),
+            language: None,
+            code: Some(request.completion.clone()),
+            source_files: Vec::new(),
+            assist_files: Vec::new(),
+            entry_point: None,
+            compile_command: None,
+        }],
+        options: BatchOptions {
+            test_timeout_ms: request
+                .run_timeout
+                .map(|secs| ((secs * 1000.0).ceil() as u64).max(1)),
+            ..BatchOptions::default()
+        },
+    };
+    if let Err(errors) = sf.datasets.check(&batch) {
+        return unprocessable(errors.iter().map(submit_detail).collect());
+    }
+    let program = match verdict_datasets::batch::read_problem(&request.problem) {
+        Ok(problem) => verdict_datasets::batch::program_of(&request.completion, &problem),
+        Err(error) => return unprocessable(vec![submit_detail(&error)]),
+    };
+    match sf.datasets.run(batch, None, BatchCancel::new()).await {
+        Ok(report) => match report.results.first() {
+            Some(result) => axum::Json(eval_result(&request, &program, result)).into_response(),
+            None => busy(Duration::from_secs(1), "the submission was not judged"),
+        },
+        Err(errors) => unprocessable(errors.iter().map(submit_detail).collect()),
+    }
+}
+
+/// A dataset batch's field error as FastAPI names it in a `/submit` body: the record is
+/// `config.provided_data`, its format `config.extra.format`.
+fn submit_detail(error: &FieldError) -> fastapi::Detail {
+    let path: Vec<String> = if let Some(rest) = error.field.strip_prefix("problem.record") {
+        let mut path = vec!["config".to_string(), "provided_data".to_string()];
+        path.extend(
+            rest.split('.')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+        path
+    } else if error.field == "problem.format" {
+        vec!["config".into(), "extra".into(), "format".into()]
+    } else {
+        vec!["completion".into()]
+    };
+    let path: Vec<&str> = path.iter().map(String::as_str).collect();
+    fastapi::Detail::value_error(&path, &error.message, &Value::Null)
 }
 
 /// `504` with `Retry-After` and FastAPI's `detail`.

@@ -188,10 +188,7 @@ impl AppState {
             batches,
         };
         Ok(AppState::assemble(Shared {
-            sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(
-                &config.sandbox_fusion,
-                &judge,
-            ),
+            sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config, &judge),
             streams: Default::default(),
             auth: Auth::new(config.tokens.clone()),
             config,

@@ -194,7 +194,7 @@ pub async fn serve_worker(
     );
     let consuming = tokio::spawn(worker.run(shutdown.clone()));
     let state = AppState::assemble(Shared {
-        sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config.sandbox_fusion, &judge),
+        sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config, &judge),
         streams: Default::default(),
         auth: Auth::new(config.tokens.clone()),
         config,

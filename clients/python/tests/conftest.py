@@ -25,7 +25,7 @@ def _binary():
 
 
 class Server:
-    def __init__(self, queue_capacity=256):
+    def __init__(self, queue_capacity=256, extra=""):
         self.dir = tempfile.TemporaryDirectory(prefix="verdict-client-")
         root = pathlib.Path(self.dir.name)
         config = root / "server.toml"
@@ -39,6 +39,7 @@ class Server:
             f"cache_dir = {json.dumps(str(root / 'cache'))}\n"
             "[[tokens]]\n"
             f'token = "{TOKEN}"\n'
+            + extra
         )
         self.process = subprocess.Popen([_binary(), "--config", str(config)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -88,5 +89,24 @@ def tight_server():
     """A server whose queue holds one job beside the two it runs: more concurrent oracle
     suites or batches are refused with 429 and Retry-After."""
     s = Server(queue_capacity=1)
+    yield s
+    s.stop()
+
+
+SANDBOX_FUSION_SECRET = "verl-secret-path-0123456789"
+
+
+@pytest.fixture(scope="session")
+def sandbox_fusion_server():
+    """A server with SandboxFusion's routes on: at the root for loopback clients, and under
+    the secret path ``/sf/<secret>`` (docs/compat.md)."""
+    s = Server(extra=(
+        "[sandbox_fusion]\n"
+        "enabled = true\n"
+        "max_wait_ms = 20000\n"
+        "[[sandbox_fusion.paths]]\n"
+        f'token = "{SANDBOX_FUSION_SECRET}"\n'
+        'category = "rl"\n'
+    ))
     yield s
     s.stop()

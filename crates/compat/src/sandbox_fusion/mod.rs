@@ -2,7 +2,9 @@
 //! `sandbox_fusion` reward and tool, the `sandbox-fusion` package): the request's fields and
 //! defaults, its three top-level statuses, its per-step results, FastAPI's `422` for a request
 //! that does not fit. verdict's own verdict rides along in fields those clients ignore
-//! (docs/compat.md).
+//! (docs/compat.md). [`submit`] is its `POST /submit` with the tests sent along.
+
+pub mod submit;
 
 use crate::program::{ProgramOutcome, ProgramRequest, StepEnd, StepOutcome, is_box_path};
 use crate::{CompatError, fastapi::Detail};
