@@ -68,6 +68,9 @@ export interface BatchRequest {
       })
     | (ProgrammingProblem & {
         kind: "programming";
+      })
+    | (DatasetProblem & {
+        kind: "dataset";
       });
   /**
    * The candidate programs; ids are unique.
@@ -339,6 +342,22 @@ export interface SourceCode {
    * Extra compiler arguments, appended to the language's own.
    */
   compile_command?: string[] | null;
+}
+/**
+ * One record of a public code dataset as its publisher (or a trainer) holds it: its tests are
+ * the record's, read by the dataset's reader (docs/datasets.md, "Over HTTP").
+ */
+export interface DatasetProblem {
+  /**
+   * The record's format: a `judge eval --format` name (`humaneval`, `mbpp`, `apps`, ...) or
+   * `ground-truth` (verl's `{"inputs", "outputs", "fn_name"?}`). When absent it is told
+   * from the record's fields as `judge eval` tells it (`ground-truth` is never guessed).
+   */
+  format?: string | null;
+  /**
+   * The record: a JSON object, or JSON text of one (as verl stores its ground truth).
+   */
+  record: unknown;
 }
 /**
  * One candidate program: an id, its language, and one `code` string or its `source_files`.
