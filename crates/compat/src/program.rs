@@ -111,7 +111,7 @@ pub struct ProgramRunner {
 #[derive(Debug)]
 enum Compiled {
     Built {
-        build: Build,
+        build: Box<Build>,
         compile: Option<StepOutcome>,
         _dir: BuildDir,
     },
@@ -340,7 +340,7 @@ impl ProgramRunner {
         };
         Ok(match outcome {
             CompileOutcome::Built { build, log } => Compiled::Built {
-                build,
+                build: Box::new(build),
                 compile: has_step.then(|| step(JudgeStatus::Accepted, StepEnd::Exited, log, 0)),
                 _dir: dir,
             },
@@ -395,7 +395,7 @@ impl ProgramRunner {
             stdin: Some(&stdin),
             files: &files,
             empty_dirs: &[],
-            limits: request.run.clone(),
+            limits: request.run,
         };
         let executor = self.judge.executor();
         let output = executor

@@ -132,7 +132,7 @@ pub(crate) async fn judge_programs(
         timeout_ms,
         run,
     };
-    let judged = match &problem.tests {
+    match &problem.tests {
         Tests::Assertion(tests) => assertion(&batch, programs, tests).await,
         Tests::Function(tests) => function(&batch, problem, programs, tests).await,
         Tests::Stdio(tests) => stdio(batch, problem, programs, tests).await,
@@ -168,8 +168,7 @@ pub(crate) async fn judge_programs(
                 Err(e) => batch.all(programs.len(), &e.to_string(), true, problem.tests.len()),
             }
         }
-    };
-    judged
+    }
 }
 
 /// A problem's suite and how its candidates run.
