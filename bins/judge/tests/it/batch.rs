@@ -260,3 +260,38 @@ fn an_invalid_batch_is_refused_with_exit_2_naming_each_field_before_anything_run
     );
     assert!(stderr.contains("problem."), "{stderr}");
 }
+
+#[test]
+fn a_dataset_batch_streams_each_completion_judged_as_judge_eval_judges_its_record() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let record = json!({
+        "question_id": "abc001_a", "metadata": "{}",
+        "public_test_cases": json!([{"input": "1 2\n", "output": "3\n", "testtype": "stdin"},
+                                    {"input": "5 5\n", "output": "10\n", "testtype": "stdin"}])
+            .to_string(),
+        "private_test_cases": "[]"
+    });
+    let batch = json!({
+        "problem": {"kind": "dataset", "record": record},
+        "candidates": [
+            {"id": "right", "code": "```python\na, b = map(int, input().split())\nprint(a + b)\n```"},
+            {"id": "exits", "code": "import sys\nsys.exit(0)\n"},
+            {"id": "half", "code": "a, b = map(int, input().split())\nprint(3)\n"}
+        ],
+        "options": {"pass_at_k": [1]}
+    });
+    let output = judge_batch(dir.path(), &batch.to_string());
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let (lines, summary) = events(&output);
+    assert_eq!(by_id(&lines, "right")["passed"], true, "{lines:#?}");
+    assert_eq!(by_id(&lines, "exits")["passed"], false, "{lines:#?}");
+    assert_eq!(by_id(&lines, "half")["fraction"].as_f64(), Some(0.5), "{lines:#?}");
+    assert_eq!(summary["pass_at_k"]["1"].as_f64(), Some(1.0 / 3.0), "{summary}");
+
+    let unreadable = json!({"problem": {"kind": "dataset", "format": "mbpp", "record": {"task_id": 1}},
+                            "candidates": [{"id": "a", "code": "x"}]});
+    let output = judge_batch(dir.path(), &unreadable.to_string());
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("problem.record.test_list"), "{stderr}");
+}
