@@ -7,6 +7,10 @@
 //! - [`sandbox_fusion`]: SandboxFusion's `POST /run_code`: its request with its defaults, its
 //!   statuses, and verdict's verdict beside them in fields its clients ignore.
 //! - [`fastapi`]: the `422` a FastAPI server answers for a request that does not fit.
+//! - [`piston`]: engineer-man/Piston's API v2 (`/api/v2/runtimes`, `/api/v2/execute`).
+//! - [`jobe`]: trampgeek/Jobe's REST API as Moodle's CodeRunner calls it, and its file cache.
+//! - [`toolchains`]: the languages installed here with their versions, which each API's
+//!   language list names its own way.
 //!
 //! No HTTP here: `judge-server` routes these (docs/server.md).
 //!
@@ -19,8 +23,11 @@
 
 mod error;
 pub mod fastapi;
+pub mod jobe;
+pub mod piston;
 pub mod program;
 pub mod sandbox_fusion;
+pub mod toolchains;
 
 pub use error::CompatError;
 pub use program::{ProgramOutcome, ProgramRequest, ProgramRunner, StepEnd, StepOutcome};

@@ -37,9 +37,20 @@ pub struct ProgramRequest {
     pub run: RunLimits,
     /// Box files read back after the run (relative paths).
     pub fetch: Vec<String>,
-    /// Whether an interpreted language's syntax check runs as its compile step (Jobe's and
-    /// Judge0's way); SandboxFusion's runs the source directly.
+    /// Whether an interpreted language's syntax check runs as its compile step (Jobe's way:
+    /// a Python syntax error is its compile error); SandboxFusion, Piston and Judge0 run the
+    /// source directly (the error is the run's).
     pub check_syntax: bool,
+    /// Compiler arguments after the profile's own (`{extra}`); when there are any, the
+    /// profile's `-w` and `-O2` are dropped: the request's arguments decide warnings and
+    /// optimisation, so `-Wall -Werror` mean what they say (Jobe's `compileargs`).
+    pub compile_args: Vec<String>,
+    /// Arguments between an interpreter and the main file in the run command (Jobe's
+    /// `interpreterargs`); nothing for a compiled program's binary.
+    pub interpreter_args: Vec<String>,
+    /// Files beside the sources at compile time, not compiled themselves (headers, a Java
+    /// class the main one uses); the build carries them into every run's box.
+    pub compile_files: Vec<(String, Vec<u8>)>,
 }
 
 /// How a compile or a run ended.
@@ -276,6 +287,14 @@ impl ProgramRunner {
         if !request.check_syntax {
             profile.check = None;
         }
+        if !request.compile_args.is_empty()
+            && let Some(compile) = profile.compile.as_mut()
+        {
+            compile.retain(|arg| !is_warning_or_optimisation_flag(arg));
+        }
+        if !request.interpreter_args.is_empty() {
+            insert_interpreter_args(&mut profile.run, &request.interpreter_args);
+        }
         let has_step = profile.compile_template().is_some();
         std::fs::create_dir_all(&self.root).map_err(|e| host("create the builds dir", &e))?;
         let work = tempfile::Builder::new()
@@ -299,12 +318,25 @@ impl ProgramRunner {
             });
             assets.push(Asset::text(name.clone(), String::new()));
         }
+        for (name, bytes) in &request.compile_files {
+            let path =
+                verdict_scripts::join_inside(&sources_dir, name).map_err(|e| e.to_string())?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| host("create a sources dir", &e))?;
+            }
+            std::fs::write(&path, bytes).map_err(|e| host("write a file", &e))?;
+            files.push(BoxFile {
+                name: name.clone(),
+                source: path,
+            });
+        }
         let source = SourceCode {
             language: request.language,
             entry_point: None,
             source_files: assets,
             assist_files: Vec::new(),
-            compile_command: None,
+            compile_command: (!request.compile_args.is_empty())
+                .then(|| request.compile_args.clone()),
         };
         // The build dir outlives `work` (kept by the cache until evicted and unused).
         let build_dir = self.root.join(format!("{key}-{}", unique()));
@@ -465,6 +497,25 @@ impl ProgramRunner {
     }
 }
 
+/// `-w`, `-O`, `-O2`, `-Os`, ...: what a profile chooses and a request's own compiler
+/// arguments decide instead.
+fn is_warning_or_optimisation_flag(arg: &str) -> bool {
+    arg == "-w" || (arg.starts_with("-O") && arg.len() <= 3)
+}
+
+/// Puts `args` before the main file (`{main}`, `{main_class}`) of an interpreter's run
+/// command; a command that runs a built binary (`./main`) is left as it is.
+fn insert_interpreter_args(run: &mut Vec<String>, args: &[String]) {
+    if run.first().is_some_and(|program| program.starts_with("./")) {
+        return;
+    }
+    let at = run
+        .iter()
+        .position(|arg| arg.contains("{main}") || arg.contains("{main_class}"))
+        .unwrap_or(run.len());
+    run.splice(at..at, args.iter().cloned());
+}
+
 /// A build's content address: everything the compile reads.
 fn build_key(request: &ProgramRequest) -> String {
     let mut hasher = blake3::Hasher::new();
@@ -483,11 +534,21 @@ fn build_key(request: &ProgramRequest) -> String {
     ] {
         hasher.update(&n.to_le_bytes());
     }
-    for (name, bytes) in &request.sources {
-        hasher.update(&(name.len() as u64).to_le_bytes());
-        hasher.update(name.as_bytes());
-        hasher.update(&(bytes.len() as u64).to_le_bytes());
-        hasher.update(bytes);
+    for files in [&request.sources, &request.compile_files] {
+        hasher.update(&(files.len() as u64).to_le_bytes());
+        for (name, bytes) in files {
+            hasher.update(&(name.len() as u64).to_le_bytes());
+            hasher.update(name.as_bytes());
+            hasher.update(&(bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        }
+    }
+    for list in [&request.compile_args, &request.interpreter_args] {
+        hasher.update(&(list.len() as u64).to_le_bytes());
+        for arg in list {
+            hasher.update(&(arg.len() as u64).to_le_bytes());
+            hasher.update(arg.as_bytes());
+        }
     }
     hasher.finalize().to_hex().to_string()
 }
@@ -524,6 +585,9 @@ mod tests {
             run: RunLimits::new(1000, None, None, None),
             fetch: Vec::new(),
             check_syntax: false,
+            compile_args: Vec::new(),
+            interpreter_args: Vec::new(),
+            compile_files: Vec::new(),
         }
     }
 
@@ -542,6 +606,27 @@ mod tests {
         let mut other_limits = a.clone();
         other_limits.compile.cpu_time_ms = 1;
         assert_ne!(build_key(&a), build_key(&other_limits));
+        let mut other_args = a.clone();
+        other_args.compile_args = vec!["-Wall".into()];
+        assert_ne!(build_key(&a), build_key(&other_args));
+        let mut other_interpreter = a.clone();
+        other_interpreter.interpreter_args = vec!["-Wall".into()];
+        assert_ne!(build_key(&other_args), build_key(&other_interpreter));
+        let mut a_file = a.clone();
+        a_file.compile_files = vec![("x.h".into(), b"int x;".to_vec())];
+        let mut a_source = a.clone();
+        a_source.sources.push(("x.h".into(), b"int x;".to_vec()));
+        assert_ne!(build_key(&a_file), build_key(&a_source));
+    }
+
+    #[test]
+    fn interpreter_args_go_before_the_main_file_and_never_into_a_binarys_command() {
+        let mut python: Vec<String> = ["python3", "-S", "{main}"].map(String::from).to_vec();
+        insert_interpreter_args(&mut python, &["-BE".into()]);
+        assert_eq!(python, ["python3", "-S", "-BE", "{main}"]);
+        let mut binary: Vec<String> = vec!["./main".into()];
+        insert_interpreter_args(&mut binary, &["-BE".into()]);
+        assert_eq!(binary, ["./main"]);
     }
 
     #[test]

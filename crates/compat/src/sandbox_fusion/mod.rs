@@ -343,6 +343,9 @@ pub fn program_request(
         run,
         fetch: request.fetch_files.clone(),
         check_syntax: false,
+        compile_args: Vec::new(),
+        interpreter_args: Vec::new(),
+        compile_files: Vec::new(),
     })
 }
 
