@@ -46,10 +46,10 @@ rm -rf "$py/src"
 mkdir -p "$py/src"
 (cd clients/python && cp -r pyproject.toml README.md verdict_client "$py/src/")
 "$py/bin/pip" install --quiet "$py/src[test]"
-# The real SandboxFusion clients the compat tests drive (docs/compat.md): the sandbox-fusion
-# package, and verl's own reward code taken from its wheel (only that file: importing the verl
-# package would pull torch).
-"$py/bin/pip" install --quiet sandbox-fusion==0.3.7 requests
+# The real clients the compat tests drive (docs/compat.md): the sandbox-fusion package, and
+# verl's own reward code taken from its wheel (only that file: importing the verl package would
+# pull torch); Piston's piston-rspy and aiopyston (Pyston), both listed in Piston's README.
+"$py/bin/pip" install --quiet sandbox-fusion==0.3.7 requests piston-rspy==0.4.3 aiopyston==1.2.1
 verl_utils="$target_dir/verl-wheel/verl/utils/reward_score/sandbox_fusion/utils.py"
 if [ ! -f "$verl_utils" ]; then
   rm -rf "$target_dir/verl-wheel"

@@ -80,6 +80,11 @@ pub struct ServerConfig {
     pub header_timeout_ms: u64,
     /// SandboxFusion's routes (`/run_code`, `/v1/ping`): off by default (docs/compat.md).
     pub sandbox_fusion: crate::sandbox_fusion::SandboxFusionConfig,
+    /// Piston's API v2 (`/api/v2/runtimes`, `/api/v2/execute`): off by default (docs/compat.md).
+    pub piston: crate::piston::PistonConfig,
+    /// Jobe's REST API (`/jobe/index.php/restapi/...`, Moodle CodeRunner's): off by default
+    /// (docs/compat.md).
+    pub jobe: crate::jobe::JobeConfig,
     /// Agent Lab runners and evaluators (the table `judge lab --lab-config` reads); the
     /// `function`, `script`, `cli` and `programming` runners are always there.
     pub lab: LabConfig,
@@ -138,6 +143,8 @@ impl Default for ServerConfig {
             max_streams_per_token: 256,
             header_timeout_ms: 15_000,
             sandbox_fusion: Default::default(),
+            piston: Default::default(),
+            jobe: Default::default(),
             lab: LabConfig::default(),
             base_dir: PathBuf::from("."),
         }
@@ -193,6 +200,8 @@ impl ServerConfig {
             ("header_timeout_ms", self.header_timeout_ms),
         ];
         self.sandbox_fusion.check()?;
+        self.piston.check()?;
+        self.jobe.check()?;
         for (key, value) in positive {
             if value == 0 {
                 return Err(ConfigError::Value {

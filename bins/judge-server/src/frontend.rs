@@ -77,6 +77,8 @@ fn front_end(
     tracing::info!(queue = %config.amqp.frontend_queue, "the front end's report queue");
     let state = AppState::assemble(Shared {
         sandbox_fusion: None,
+        piston: None,
+        jobe: None,
         streams: Default::default(),
         auth: Auth::new(config.tokens.clone()),
         config,

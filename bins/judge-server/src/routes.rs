@@ -463,6 +463,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(timed)
         .merge(untimed)
         .merge(crate::sandbox_fusion::router())
+        .merge(crate::piston::router())
+        .merge(crate::jobe::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes()))

@@ -57,6 +57,10 @@ pub struct Shared {
     pub streams: Arc<crate::streams::Streams>,
     /// SandboxFusion's routes, where they are on (standalone).
     pub sandbox_fusion: Option<crate::sandbox_fusion::SandboxFusion>,
+    /// Piston's routes, where they are on (standalone, worker).
+    pub piston: Option<crate::piston::Piston>,
+    /// Jobe's routes, where they are on (standalone, worker).
+    pub jobe: Option<crate::jobe::Jobe>,
 }
 
 /// The submissions a server accepts: kept in a store, judged here or published to the broker.
@@ -189,6 +193,9 @@ impl AppState {
         };
         Ok(AppState::assemble(Shared {
             sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config, &judge),
+            piston: crate::piston::Piston::new(&config, &judge),
+            jobe: crate::jobe::Jobe::new(&config, &judge)
+                .context("cannot open Jobe's file cache")?,
             streams: Default::default(),
             auth: Auth::new(config.tokens.clone()),
             config,

@@ -195,6 +195,8 @@ pub async fn serve_worker(
     let consuming = tokio::spawn(worker.run(shutdown.clone()));
     let state = AppState::assemble(Shared {
         sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config, &judge),
+        piston: crate::piston::Piston::new(&config, &judge),
+        jobe: crate::jobe::Jobe::new(&config, &judge).context("cannot open Jobe's file cache")?,
         streams: Default::default(),
         auth: Auth::new(config.tokens.clone()),
         config,

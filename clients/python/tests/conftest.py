@@ -110,3 +110,22 @@ def sandbox_fusion_server():
     ))
     yield s
     s.stop()
+
+
+PISTON_KEY = "piston-client-key-0123456789"
+
+
+@pytest.fixture(scope="session")
+def piston_server():
+    """A server with Piston's API v2 on (docs/compat.md): loopback clients without a key, and
+    one key (``Authorization``) for the category ``bots``."""
+    s = Server(extra=(
+        "[piston]\n"
+        "enabled = true\n"
+        "[[piston.keys]]\n"
+        f'key = "{PISTON_KEY}"\n'
+        'category = "bots"\n'
+    ))
+    yield s
+    s.stop()
+

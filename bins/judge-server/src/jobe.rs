@@ -1,0 +1,294 @@
+//! Jobe's REST API (docs/compat.md), at the URLs Moodle's CodeRunner builds
+//! (`<host>/jobe/index.php/restapi/...`) and Jobe's legacy root ones (`/restapi/...`):
+//! `GET languages`, `POST runs`, `PUT`/`HEAD files/{id}`, so a Moodle site points its
+//! `jobe_host` at judge-server and keeps its questions. Off by default; a caller is let in
+//! by an `X-API-KEY` of `[[jobe.keys]]` or by its network. Errors are Jobe's: a JSON string
+//! with 400 or 404, `403 Missing API key` / `Unknown API key` in plain text.
+
+use crate::compat_gate::{ApiKey, Denied, Gate, default_category, loopback};
+use crate::sandbox_fusion::ClientAddr;
+use crate::state::AppState;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use serde::Deserialize;
+use serde_json::Value;
+use std::time::Duration;
+use verdict_compat::jobe::cache::{FileCache, valid_id};
+use verdict_compat::jobe::{
+    JobeLimits, OVERLOAD_TEST, RunResult, jobe_id, languages, parse_put, parse_run, program_request,
+};
+use verdict_compat::toolchains::Toolchains;
+use verdict_compat::{CompatError, ProgramRunner};
+
+/// `[jobe]`: who may call Jobe's routes, and Jobe's server settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JobeConfig {
+    /// Serve the routes at all (off by default).
+    pub enabled: bool,
+    /// Keys sent as `X-API-KEY`, each with its category (Jobe's `api_keys`).
+    pub keys: Vec<ApiKey>,
+    /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default
+    /// (Jobe is meant to sit behind a firewall that lets only the Moodle server in).
+    pub networks: Vec<String>,
+    /// The category of calls let in by their network.
+    pub network_category: String,
+    /// How long a run waits for a run slot before Jobe's overload outcome (21), in ms
+    /// (Jobe: `jobe_wait_timeout`, 10 s).
+    pub max_wait_ms: u64,
+    /// Builds kept for identical sources.
+    pub builds: usize,
+    /// The largest `cputime` a run may ask for, in seconds (Jobe: `cputime_upper_limit_secs`).
+    pub max_cputime_secs: u64,
+    /// The most memory a run gets, in MB (a larger `memorylimit`, or 0, gets this).
+    pub max_memory_mb: u64,
+    /// The file cache's size, in MB (the least recently used files go beyond it).
+    pub file_cache_mb: u64,
+}
+
+impl Default for JobeConfig {
+    fn default() -> Self {
+        let limits = JobeLimits::default();
+        JobeConfig {
+            enabled: false,
+            keys: Vec::new(),
+            networks: loopback(),
+            network_category: default_category(),
+            max_wait_ms: 10_000,
+            builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
+            max_cputime_secs: limits.max_cputime_secs,
+            max_memory_mb: limits.max_memory_mb,
+            file_cache_mb: 1024,
+        }
+    }
+}
+
+impl JobeConfig {
+    /// Checks what serde cannot: keys, networks, bounds.
+    pub fn check(&self) -> Result<(), crate::config::ConfigError> {
+        crate::compat_gate::check("jobe", &self.keys, &self.networks)?;
+        for (key, value) in [
+            ("max_wait_ms", self.max_wait_ms),
+            ("builds", self.builds as u64),
+            ("max_cputime_secs", self.max_cputime_secs),
+            ("max_memory_mb", self.max_memory_mb),
+            ("file_cache_mb", self.file_cache_mb),
+        ] {
+            if value == 0 {
+                return Err(crate::config::ConfigError::Value {
+                    key: format!("jobe.{key}"),
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the routes need: the runner, the file cache, the gate and the probed toolchains.
+#[derive(Debug)]
+pub struct Jobe {
+    runner: ProgramRunner,
+    files: FileCache,
+    limits: JobeLimits,
+    gate: Gate,
+    toolchains: Toolchains,
+}
+
+impl Jobe {
+    /// The routes' state over `judge` (its file cache in `data_dir/jobe-files`), or `None`
+    /// when they are off.
+    pub fn new(
+        server: &crate::config::ServerConfig,
+        judge: &verdict_scheduler::Judge,
+    ) -> anyhow::Result<Option<Self>> {
+        let config = &server.jobe;
+        if !config.enabled {
+            return Ok(None);
+        }
+        let files = FileCache::open(
+            &server.data_dir().join("jobe-files"),
+            config.file_cache_mb.saturating_mul(1 << 20),
+        )?;
+        Ok(Some(Jobe {
+            runner: ProgramRunner::new(
+                judge.clone(),
+                config.builds,
+                Duration::from_millis(config.max_wait_ms),
+            ),
+            files,
+            limits: JobeLimits {
+                max_cputime_secs: config.max_cputime_secs,
+                max_memory_mb: config.max_memory_mb,
+            },
+            gate: Gate::new(&config.keys, &config.networks, &config.network_category),
+            toolchains: Toolchains::default(),
+        }))
+    }
+}
+
+/// The routes, at CodeRunner's URLs and Jobe's legacy root ones.
+pub(crate) fn router() -> Router<AppState> {
+    let mut router = Router::new();
+    for prefix in ["/jobe/index.php/restapi", "/restapi"] {
+        for slash in ["", "/"] {
+            router = router
+                .route(&format!("{prefix}/languages{slash}"), get(list_languages))
+                .route(&format!("{prefix}/runs{slash}"), post(run));
+        }
+        router = router.route(
+            &format!("{prefix}/files/{{id}}"),
+            put(put_file).head(check_file),
+        );
+    }
+    router
+}
+
+/// Jobe's body for a message: a JSON string.
+fn text(status: StatusCode, message: &str) -> Response {
+    (status, axum::Json(Value::String(message.to_string()))).into_response()
+}
+
+/// The state and category of a caller, or Jobe's 403.
+fn caller<'a>(
+    state: &'a AppState,
+    client: Option<axum::Extension<ClientAddr>>,
+    headers: &HeaderMap,
+) -> Result<(&'a Jobe, String), Box<Response>> {
+    let Some(jobe) = state.jobe.as_ref() else {
+        return Err(Box::new(text(StatusCode::NOT_FOUND, "Not Found")));
+    };
+    let key = headers.get("x-api-key").and_then(|v| v.to_str().ok());
+    match jobe.gate.category(client.map(|c| c.0), key) {
+        Ok(category) => Ok((jobe, category)),
+        Err(Denied::NoKey) => Err(Box::new(
+            (StatusCode::FORBIDDEN, "Missing API key").into_response(),
+        )),
+        Err(Denied::UnknownKey) => Err(Box::new(
+            (StatusCode::FORBIDDEN, "Unknown API key").into_response(),
+        )),
+    }
+}
+
+/// `GET languages`: `[[id, version], ...]`.
+async fn list_languages(
+    State(state): State<AppState>,
+    client: Option<axum::Extension<ClientAddr>>,
+    headers: HeaderMap,
+) -> Response {
+    let jobe = match caller(&state, client, &headers) {
+        Ok((jobe, _)) => jobe,
+        Err(response) => return *response,
+    };
+    let installed = jobe.toolchains.get(jobe.runner.judge()).await;
+    axum::Json(languages(&installed)).into_response()
+}
+
+/// `POST runs`: the run's result (200), Jobe's 400 for a bad `run_spec`, 404 for a file the
+/// cache does not hold (CodeRunner then puts its files and runs again), outcome 21 when no
+/// run slot came free within `max_wait_ms`.
+async fn run(
+    State(state): State<AppState>,
+    client: Option<axum::Extension<ClientAddr>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let (jobe, category) = match caller(&state, client, &headers) {
+        Ok(found) => found,
+        Err(response) => return *response,
+    };
+    let installed = jobe.toolchains.get(jobe.runner.judge()).await;
+    let known = |id: &str| {
+        installed
+            .iter()
+            .map(|i| i.language)
+            .find(|l| jobe_id(*l) == id)
+    };
+    let spec = match parse_run(&body, &known, &jobe.limits) {
+        Ok(spec) => spec,
+        Err(error) => {
+            let status = StatusCode::from_u16(error.status).unwrap_or(StatusCode::BAD_REQUEST);
+            return text(status, &error.message);
+        }
+    };
+    let mut files = Vec::new();
+    for (id, name) in &spec.file_list {
+        match jobe.files.get(&category, id) {
+            Some(bytes) => files.push((name.clone(), bytes)),
+            None => {
+                return text(
+                    StatusCode::NOT_FOUND,
+                    "One or more of the specified files is missing/unavailable",
+                );
+            }
+        }
+    }
+    if spec.sourcecode == OVERLOAD_TEST || state.stopping.is_cancelled() {
+        return axum::Json(RunResult::overload()).into_response();
+    }
+    state.metrics.compat_call(&category);
+    let program = program_request(&spec, files, &category, &jobe.limits);
+    match jobe.runner.run(program).await {
+        Ok(outcome) => axum::Json(RunResult::of(&spec, &outcome)).into_response(),
+        Err(CompatError::Busy(_) | CompatError::ShuttingDown) => {
+            axum::Json(RunResult::overload()).into_response()
+        }
+        Err(error) => {
+            tracing::warn!(%error, category, "jobe run: the judge failed");
+            axum::Json(RunResult::internal(&error.to_string())).into_response()
+        }
+    }
+}
+
+/// `PUT files/{id}` with `{"file_contents": base64}`: 204, or Jobe's 400.
+async fn put_file(
+    State(state): State<AppState>,
+    client: Option<axum::Extension<ClientAddr>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    let (jobe, category) = match caller(&state, client, &headers) {
+        Ok(found) => found,
+        Err(response) => return *response,
+    };
+    if !valid_id(&id) {
+        return text(StatusCode::NOT_FOUND, "Not Found");
+    }
+    let bytes = match parse_put(&body, &id) {
+        Ok(bytes) => bytes,
+        Err(error) => return text(StatusCode::BAD_REQUEST, &error.message),
+    };
+    match jobe.files.put(&category, &id, &bytes) {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(error) => {
+            tracing::warn!(%error, "jobe put: the file cache failed");
+            text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("put: failed to write file {id} to cache"),
+            )
+        }
+    }
+}
+
+/// `HEAD files/{id}`: 204 when the cache holds it, else 404.
+async fn check_file(
+    State(state): State<AppState>,
+    client: Option<axum::Extension<ClientAddr>>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    let (jobe, category) = match caller(&state, client, &headers) {
+        Ok(found) => found,
+        Err(response) => return *response,
+    };
+    if jobe.files.contains(&category, &id) {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        StatusCode::NOT_FOUND.into_response()
+    }
+}
