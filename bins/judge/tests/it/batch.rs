@@ -285,8 +285,16 @@ fn a_dataset_batch_streams_each_completion_judged_as_judge_eval_judges_its_recor
     let (lines, summary) = events(&output);
     assert_eq!(by_id(&lines, "right")["passed"], true, "{lines:#?}");
     assert_eq!(by_id(&lines, "exits")["passed"], false, "{lines:#?}");
-    assert_eq!(by_id(&lines, "half")["fraction"].as_f64(), Some(0.5), "{lines:#?}");
-    assert_eq!(summary["pass_at_k"]["1"].as_f64(), Some(1.0 / 3.0), "{summary}");
+    assert_eq!(
+        by_id(&lines, "half")["fraction"].as_f64(),
+        Some(0.5),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        summary["pass_at_k"]["1"].as_f64(),
+        Some(1.0 / 3.0),
+        "{summary}"
+    );
 
     let unreadable = json!({"problem": {"kind": "dataset", "format": "mbpp", "record": {"task_id": 1}},
                             "candidates": [{"id": "a", "code": "x"}]});
