@@ -22,7 +22,8 @@ pub use judge::files::{
     BoxFile, Capture, TestFiles, cut_text, join_inside, log_text, read_capped, read_capture,
 };
 pub use judge::run::{
-    ProducedOutput, RunLimits, RunOutput, RunRequest, command_line, run_program, sandbox_limits,
+    ProducedOutput, RunLimits, RunOutput, RunRequest, command_line, python_warm, run_program,
+    run_python_warm, sandbox_limits,
 };
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
 pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe, probe_all};
