@@ -184,3 +184,46 @@ fn run_code_is_off_unless_enabled() {
     assert_eq!(run_code(&server, "/run_code", &body).status, 404);
     assert_eq!(get(&server.url("/v1/ping"), None).status, 404);
 }
+
+#[test]
+fn a_python_program_runs_as_a_cold_interpreter_runs_it_whether_served_warm_or_not() {
+    let Some(server) = TestServer::start(sf_config(vec!["127.0.0.0/8".into()])) else {
+        return;
+    };
+    let call = |code: &str| {
+        run_code(
+            &server,
+            "/run_code",
+            &json!({"code": code, "language": "python", "stdin": "5\n"}),
+        )
+        .json()
+    };
+    let argv = call("import sys\nprint(sys.argv, __name__, __file__, input())\nsys.exit(3)");
+    assert_eq!(
+        argv["run_result"]["stdout"], "['main.py'] __main__ main.py 5\n",
+        "{argv}"
+    );
+    assert_eq!(argv["run_result"]["return_code"], 3);
+    let raised = call("print('partial')\ndef f():\n    raise ValueError('x')\nf()");
+    assert_eq!(raised["status"], "Failed");
+    assert_eq!(raised["run_result"]["return_code"], 1, "{raised}");
+    assert_eq!(
+        raised["run_result"]["stdout"], "partial\n",
+        "stdout is flushed"
+    );
+    let stderr = raised["run_result"]["stderr"].as_str().unwrap_or_default();
+    assert!(
+        stderr.starts_with("Traceback (most recent call last):\n  File \"main.py\", line 4"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with("ValueError: x\n") && !stderr.contains(".verdict"),
+        "{stderr}"
+    );
+    let syntax = call("print(1\n");
+    let stderr = syntax["run_result"]["stderr"].as_str().unwrap_or_default();
+    assert!(
+        stderr.contains("SyntaxError") && !stderr.contains(".verdict"),
+        "{stderr}"
+    );
+}

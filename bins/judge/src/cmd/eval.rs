@@ -106,6 +106,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.work_dir {
         config.work_dir = dir.clone();
     }
+    super::config::usable_dir(&config.work_dir, "work", "--work-dir", "work_dir")?;
+    super::config::usable_dir(&config.cache_dir, "cache", "TMPDIR=DIR", "its default")?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let judge = Judge::new(config).context("cannot set up the judge")?;
     let mut options = EvalOptions {

@@ -252,7 +252,7 @@ fn registry(args: &Args, entries: &[TaskEntry]) -> anyhow::Result<Registry> {
         .flat_map(|e| e.task.atomic_tasks())
         .any(|t| JUDGED_TYPES.contains(&t.kind.as_str()));
     if judged {
-        let judge = Judge::new(args.config.load()?)
+        let judge = Judge::new(args.config.load_for_judging()?)
             .context("cannot set up the judge for function, script, cli or programming tasks")?;
         registry = registry.with_judge(&judge, OracleOptions::default());
     }
