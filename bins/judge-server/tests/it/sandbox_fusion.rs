@@ -227,3 +227,36 @@ fn a_python_program_runs_as_a_cold_interpreter_runs_it_whether_served_warm_or_no
         "{stderr}"
     );
 }
+
+#[test]
+fn a_category_at_its_quota_is_answered_504_with_retry_after_after_the_bounded_wait() {
+    let mut config = sf_config(Vec::new());
+    config.quotas.insert("rl".into(), 1);
+    config.sandbox_fusion.max_wait_ms = 300;
+    let Some(server) = TestServer::start(config) else {
+        return;
+    };
+    let path = format!("/sf/{SECRET}/run_code");
+    let slow = json!({"code": "import time\ntime.sleep(3)\nprint('done')", "language": "python"});
+    let busy = std::thread::scope(|scope| {
+        let first = scope.spawn(|| run_code(&server, &path, &slow));
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        let second = run_code(
+            &server,
+            &path,
+            &json!({"code": "print(1)", "language": "python"}),
+        );
+        let first = first.join().expect("first call");
+        assert_eq!(first.status, 200, "{}", first.text);
+        assert_eq!(first.json()["run_result"]["stdout"], "done\n");
+        second
+    });
+    assert_eq!(busy.status, 504, "{}", busy.text);
+    assert!(busy.header("retry-after").is_some(), "{}", busy.text);
+    assert!(
+        busy.json()["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("quota")
+    );
+}
