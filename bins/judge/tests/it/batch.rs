@@ -344,3 +344,20 @@ fn a_cache_dir_the_judge_cannot_use_stops_it_at_start_naming_the_dir_and_its_fla
     );
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn the_dataset_batch_examples_judge_right_completions_right_and_every_other_one_wrong() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/batches");
+    for name in ["dataset-humaneval.json", "dataset-verl-ground-truth.json"] {
+        let text = std::fs::read_to_string(examples.join(name)).expect("the example");
+        let output = judge_batch(dir.path(), &text);
+        assert_eq!(output.status.code(), Some(1), "{name}: {output:?}");
+        let (lines, _) = events(&output);
+        for line in &lines {
+            let right = matches!(line["id"].as_str(), Some("right" | "fenced"));
+            assert_eq!(line["passed"], right, "{name}: {line}");
+            assert!(line.get("infra_error").is_none(), "{name}: {line}");
+        }
+    }
+}
