@@ -74,7 +74,9 @@ impl Default for SandboxFusionConfig {
             paths: Vec::new(),
             networks: vec!["127.0.0.0/8".into(), "::1/128".into()],
             network_category: default_category(),
-            max_wait_ms: 30_000,
+            // verl reads for compile_timeout + run_timeout + 10 s: a call that waits less than
+            // the 10 s is answered (504, retried) before its read timeout (docs/compat.md).
+            max_wait_ms: 9_000,
             builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
             default_memory_mb: limits.default_memory_mb,
             max_memory_mb: limits.max_memory_mb,
