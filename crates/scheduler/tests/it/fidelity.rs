@@ -1,0 +1,149 @@
+//! Programs as people write them (issue 44): each judged as a platform sends it, end to end in
+//! the real sandbox. A language or library that is not installed here is reported as
+//! `skipped: ...` (as the language suite does), never as passed.
+
+use crate::common::{judge, runtime};
+use serde_json::{Value, json};
+use verdict_contracts::{JudgeReport, JudgeStatus, parse_submission};
+use verdict_testkit::submission::{A_PLUS_B_TESTS, SubmissionJson};
+
+/// Judges `request` (JSON) with the shared judge.
+fn judge_json(request: &Value) -> Option<JudgeReport> {
+    let judge = judge()?;
+    let submission = parse_submission(&request.to_string()).expect("a valid submission");
+    Some(runtime().block_on(judge.judge(submission)))
+}
+
+/// Every task's status, and the logs of those not accepted (for the assertion's message).
+fn statuses(report: &JudgeReport) -> (Vec<JudgeStatus>, Vec<&str>) {
+    let statuses = report.results.iter().map(|r| r.status).collect();
+    let logs = report
+        .results
+        .iter()
+        .filter(|r| r.status != JudgeStatus::Accepted)
+        .map(|r| r.error_log.as_str())
+        .collect();
+    (statuses, logs)
+}
+
+/// An A+B request in `language` (file `file`, source `source`) on the two A+B tests.
+fn a_plus_b(id: &str, language: &str, file: &str, source: &str) -> Value {
+    SubmissionJson::a_plus_b(id)
+        .program(language, file, source)
+        .tests(A_PLUS_B_TESTS)
+        .limit("memory_limit", 262_144)
+        .limit("proc_limit", 5)
+        .build()
+}
+
+/// Whether `language`'s toolchain is installed here (else says it is skipped).
+fn installed(language: verdict_contracts::Language) -> bool {
+    let profiles = verdict_scripts::LanguageProfiles::builtin().expect("built-in profiles");
+    let profile = profiles.get(language).expect("a built-in profile");
+    let missing = verdict_scripts::missing_programs(profile);
+    if !missing.is_empty() {
+        println!("skipped: {language}: {} not installed", missing.join(", "));
+    }
+    missing.is_empty()
+}
+
+const ACCEPTED_X3: [JudgeStatus; 3] = [JudgeStatus::Accepted; 3];
+
+/// Issue 44.1: Python ran with `-S` (no site module), so `exit()` and `quit()` were NameErrors
+/// and a correct A+B ending with `exit()`, a common contest idiom, was judged Runtime Error.
+#[test]
+fn python_programs_ending_with_exit_or_quit_are_accepted() {
+    let mut programs = vec![
+        ("python3", "print(sum(map(int,input().split())));exit()\n"),
+        ("python3", "print(sum(map(int, input().split())))\nquit()\n"),
+        (
+            "python3",
+            "a, b = map(int, input().split())\nprint(a + b)\nexit(0)\n",
+        ),
+    ];
+    if installed(verdict_contracts::Language::Python2) {
+        programs.push((
+            "python2",
+            "print sum(map(int, raw_input().split()))\nexit()\n",
+        ));
+        programs.push((
+            "python2",
+            "print sum(map(int, raw_input().split()))\nquit(0)\n",
+        ));
+    }
+    for (k, (language, source)) in programs.into_iter().enumerate() {
+        let request = a_plus_b(&format!("exit-{language}-{k}"), language, "main.py", source);
+        let Some(report) = judge_json(&request) else {
+            return;
+        };
+        let (got, logs) = statuses(&report);
+        assert_eq!(got, ACCEPTED_X3, "{language}: {source:?}: {logs:?}");
+    }
+}
+
+/// Issue 44.1: Debian's Python packages (python3-numpy under /usr/lib/python3/dist-packages)
+/// were not importable in a box: a course's numpy exercise was Runtime Error.
+#[test]
+fn a_box_imports_debians_numpy_where_python3_numpy_is_installed() {
+    if !std::path::Path::new("/usr/lib/python3/dist-packages/numpy").is_dir() {
+        verdict_testkit::skip_or_fail::<()>("numpy", "python3-numpy is not installed");
+        return;
+    }
+    let source =
+        "import numpy as np\nprint(int(np.array(input().split(), dtype=np.int64).sum()))\n";
+    let Some(report) = judge_json(&a_plus_b("numpy", "python3", "main.py", source)) else {
+        return;
+    };
+    let (got, logs) = statuses(&report);
+    assert_eq!(got, ACCEPTED_X3, "{logs:?}");
+}
+
+/// A python3 program as `Submission.compare`.
+fn python_compare(source: &str) -> Value {
+    json!({"type": "source_code", "language": "python3",
+        "source_files": [{"type": "text", "name": "compare.py", "text": source}]})
+}
+
+/// Issue 44.1: a checker or validator written in Python that ends with `exit(42)` or
+/// `quit(43)` (DOMjudge's `hangman` and `jumble` validators do) died with NameError (exit 1),
+/// every test a Compare Error. Both protocols a Python program is called with here: the
+/// contract's judge-system comparator and a Kattis output validator.
+#[test]
+fn a_python_checker_ending_with_exit_or_quit_judges_by_its_code() {
+    let judge_system = "import sys\nuser = open(sys.argv[2] + '/testdata.out').read().split()\n\
+                        answer = open(sys.argv[3] + '/testdata.out').read().split()\n\
+                        if user == answer:\n    quit(42)\nexit(43)\n";
+    let kattis = "import sys\nuser = sys.stdin.read().split()\n\
+                  answer = open(sys.argv[2]).read().split()\n\
+                  quit(42) if user == answer else exit(43)\n";
+    for (protocol, checker) in [("judge-system", judge_system), ("kattis", kattis)] {
+        let mut request = SubmissionJson::a_plus_b(format!("python-checker-{protocol}"))
+            .tests(A_PLUS_B_TESTS)
+            .test("1 1\n", "3\n")
+            .build();
+        for task in request["judge_tasks"]
+            .as_array_mut()
+            .expect("tasks")
+            .iter_mut()
+            .skip(1)
+        {
+            task["compare_script"] = json!("");
+        }
+        request["compare"] = python_compare(checker);
+        request["compare_protocol"] = json!(protocol);
+        let Some(report) = judge_json(&request) else {
+            return;
+        };
+        let (got, logs) = statuses(&report);
+        assert_eq!(
+            got,
+            [
+                JudgeStatus::Accepted,
+                JudgeStatus::Accepted,
+                JudgeStatus::Accepted,
+                JudgeStatus::WrongAnswer
+            ],
+            "{protocol}: {logs:?}"
+        );
+    }
+}
