@@ -48,6 +48,10 @@ pub struct LanguageProfile {
     /// Whether `entry_point` names the main file (Python, JS) rather than a class.
     #[serde(default)]
     pub entry_is_file: bool,
+    /// How `{main_class}` is found without an `entry_point`: the first file's path
+    /// (`first-file`, the default) or the Scala object with `main` (`scala-object`).
+    #[serde(default)]
+    pub main_class: crate::entry::MainClassRule,
     /// Variables added to the environment of compile and run.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
