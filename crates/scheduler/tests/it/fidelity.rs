@@ -147,3 +147,64 @@ fn a_python_checker_ending_with_exit_or_quit_judges_by_its_code() {
         );
     }
 }
+
+/// Issue 44.5: a Submission whose `compare` program (language `make`) ships a header named
+/// `validate.h` was called with the Kattis protocol (`validator input answer feedback`, the
+/// output on stdin) instead of the contract's judge-system protocol, and every test was
+/// Compare Error (`validator exited with unexpected code 1 (expected 42 or 43)`). With no
+/// `compare_protocol` it is called as the contract says; with `"kattis"` as a validator.
+#[test]
+fn a_make_comparator_shipping_validate_h_is_called_with_the_judge_system_protocol() {
+    let makefile = "run: compare.c validate.h\n\tgcc -O2 -o run compare.c\n";
+    let header = "#include <stdio.h>\n#include <string.h>\n\
+                  static int same(FILE *a, FILE *b) {\n  long long x, y;\n  int n, m;\n\
+                  for (;;) {\n    n = fscanf(a, \"%lld\", &x);\n    m = fscanf(b, \"%lld\", &y);\n\
+                  if (n != 1 || m != 1) return n == m;\n    if (x != y) return 0;\n  }\n}\n";
+    // judge-system: compare <input_dir> <user_output_dir> <answer_dir> <feedback_dir>; a
+    // Kattis call (input file, answer file, feedback dir: three arguments) exits 1.
+    let compare = "#include \"validate.h\"\n\
+                   int main(int argc, char **argv) {\n  char u[4096], a[4096];\n\
+                   if (argc != 5) return 1;\n\
+                   snprintf(u, sizeof u, \"%s/testdata.out\", argv[2]);\n\
+                   snprintf(a, sizeof a, \"%s/testdata.out\", argv[3]);\n\
+                   FILE *uf = fopen(u, \"r\"), *af = fopen(a, \"r\");\n\
+                   if (!uf || !af) return 1;\n  return same(uf, af) ? 42 : 43;\n}\n";
+    let text = |name: &str, text: &str| json!({"type": "text", "name": name, "text": text});
+    let mut request = SubmissionJson::a_plus_b("make-compare-validate-h")
+        .tests(A_PLUS_B_TESTS)
+        .test("1 1\n", "3\n")
+        .build();
+    for task in request["judge_tasks"]
+        .as_array_mut()
+        .expect("tasks")
+        .iter_mut()
+        .skip(1)
+    {
+        task["compare_script"] = json!("");
+    }
+    request["compare"] = json!({"type": "source_code", "language": "make",
+        "source_files": [text("Makefile", makefile), text("compare.c", compare),
+                         text("validate.h", header)]});
+    let Some(report) = judge_json(&request) else {
+        return;
+    };
+    let (got, logs) = statuses(&report);
+    assert_eq!(
+        got,
+        [
+            JudgeStatus::Accepted,
+            JudgeStatus::Accepted,
+            JudgeStatus::Accepted,
+            JudgeStatus::WrongAnswer
+        ],
+        "{logs:?}"
+    );
+    // Said to be a Kattis validator, it is called as one (and this one refuses the call).
+    request["compare_protocol"] = json!("kattis");
+    request["sub_id"] = json!("make-compare-validate-h-kattis");
+    let Some(report) = judge_json(&request) else {
+        return;
+    };
+    let (got, logs) = statuses(&report);
+    assert_eq!(got[1], JudgeStatus::CompareError, "{logs:?}");
+}
