@@ -18,11 +18,15 @@ use verdict_contracts::{Asset, Language};
 
 /// Reads the package in `dir`.
 pub fn load(dir: &Path) -> Result<Problem, PackageError> {
+    if !dir.is_dir() {
+        return Err(PackageError::missing(dir, "no such directory"));
+    }
     let yaml_path = dir.join("problem.yaml");
     let value = yaml::read(&yaml_path)?.ok_or_else(|| {
-        PackageError::io(
+        PackageError::missing(
             &yaml_path,
-            std::io::Error::from(std::io::ErrorKind::NotFound),
+            "the problem's metadata (problem.yaml at the package's root; a Polygon package has \
+             problem.xml): this is not a problem package",
         )
     })?;
     let head = yaml::problem_yaml(&yaml_path, &value)?;
@@ -45,6 +49,13 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     let legacy = head.format == "legacy";
     let constants = constants::Constants::read(&yaml_path, yaml::get(&value, "constants"))?;
     not_generated(dir, &data_dir)?;
+    if !data_dir.is_dir() {
+        return Err(PackageError::missing(
+            &data_dir,
+            "the test data directory (data/sample/ and data/secret/, each test case a NAME.in \
+             with its NAME.ans)",
+        ));
+    }
     let data = group(
         &data_dir,
         "",

@@ -83,6 +83,55 @@ fn unsupported_versions_and_impossible_types_are_refused_naming_the_file_and_key
     );
 }
 
+/// An error and the causes it chains, as anyhow's `{:#}` prints them (what `judge` shows).
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
+
+/// Issue 44.6: a package without its `data/` was reported as `.../data: No such file or
+/// directory (os error 2): No such file or directory (os error 2)`. It names the part of the
+/// format that is missing, once; so does a directory without `problem.yaml`.
+#[test]
+fn a_missing_part_of_a_package_is_named_once_as_the_formats_part() {
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("problem.yaml"), "name: Hello\n").expect("write");
+    let err = chain(&kattis::load(dir.path()).expect_err("no data"));
+    let data = dir.path().join("data");
+    assert!(
+        err.starts_with(&format!(
+            "{}: missing: the test data directory",
+            data.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("data/sample/ and data/secret/"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+
+    std::fs::remove_file(dir.path().join("problem.yaml")).expect("rm");
+    let err = chain(&verdict_packages::polygon::load_any(dir.path()).expect_err("empty"));
+    assert!(
+        err.contains("problem.yaml: missing: the problem's metadata"),
+        "{err}"
+    );
+    let gone = dir.path().join("nowhere");
+    let err = chain(&kattis::load(&gone).expect_err("no dir"));
+    assert_eq!(
+        err,
+        format!("{}: missing: no such directory", gone.display())
+    );
+
+    // A file that cannot be read says its cause once too.
+    std::fs::create_dir(dir.path().join("problem.yaml")).expect("mkdir");
+    let err = chain(&kattis::load(dir.path()).expect_err("problem.yaml is a directory"));
+    assert_eq!(err.matches("Is a directory").count(), 1, "{err}");
+}
+
 /// From 2023-07 on, a scoring problem's output validator may score each accepted test
 /// (`score.txt`: the score; `score_multiplier.txt`: a fraction of `accept_score`): oddecho
 /// with a validator loads, and a test's `validator_score` replaces its `accept_score` in the
