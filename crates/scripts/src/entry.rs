@@ -103,10 +103,8 @@ fn is_main_object(after_name: &[&str]) -> bool {
                     return false;
                 }
             }
-            "def" if depth == 1 => {
-                if after_name.get(open + k + 1) == Some(&"main") {
-                    return true;
-                }
+            "def" if depth == 1 && after_name.get(open + k + 1) == Some(&"main") => {
+                return true;
             }
             _ => {}
         }
