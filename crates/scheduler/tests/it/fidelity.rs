@@ -208,3 +208,40 @@ fn a_make_comparator_shipping_validate_h_is_called_with_the_judge_system_protoco
     let (got, logs) = statuses(&report);
     assert_eq!(got[1], JudgeStatus::CompareError, "{logs:?}");
 }
+
+/// Issue 44.7: a checker or validator that crashed was reported as `Compare Error: validator
+/// exited with unexpected code 1 (expected 42 or 43): ` with nothing after the colon; its
+/// stderr (the `NameError` line problemtools shows) now follows the reason.
+#[test]
+fn a_crashing_checker_says_why_with_the_end_of_its_stderr() {
+    let checker = "import sys\nprint('checking', file=sys.stderr)\nundefined_name\n";
+    for protocol in ["judge-system", "kattis"] {
+        let mut request = SubmissionJson::a_plus_b(format!("crashing-checker-{protocol}"))
+            .test("1 2\n", "3\n")
+            .build();
+        for task in request["judge_tasks"]
+            .as_array_mut()
+            .expect("tasks")
+            .iter_mut()
+            .skip(1)
+        {
+            task["compare_script"] = json!("");
+        }
+        request["compare"] = python_compare(checker);
+        request["compare_protocol"] = json!(protocol);
+        let Some(report) = judge_json(&request) else {
+            return;
+        };
+        let result = &report.results[1];
+        assert_eq!(result.status, JudgeStatus::CompareError, "{protocol}");
+        assert!(
+            result.error_log.contains("exited with unexpected code 1")
+                && result.error_log.contains("\nstderr:\n")
+                && result
+                    .error_log
+                    .contains("NameError: name 'undefined_name' is not defined"),
+            "{protocol}: {}",
+            result.error_log
+        );
+    }
+}
