@@ -611,6 +611,8 @@ fn submissions(
         None => Vec::new(),
     };
     let mut out = Vec::new();
+    // DOMjudge's `@EXPECTED_RESULTS@` annotation of each reference, by its index in `out`.
+    let mut annotated = Vec::new();
     for verdict_dir in sorted_entries(&root)? {
         if !verdict_dir.is_dir() {
             continue;
@@ -621,18 +623,14 @@ fn submissions(
             .unwrap_or_default();
         // Another directory is the package's own (2025-09 "Default directories"): its
         // references are held to the rules of submissions.yaml that match them, and none else.
-        let expected = match Expected::from_dir(&dir_name) {
-            Some(expected) => expected,
-            None if custom_directory(&verdict_dir, &dir_name, &rules)? => Expected::Custom,
-            None => {
-                return Err(PackageError::unsupported(
-                    &verdict_dir,
-                    "submissions",
-                    format!(
-                        "unknown verdict directory {dir_name:?} (no rule of submissions.yaml matches it or a submission in it)"
-                    ),
-                ));
-            }
+        // One no rule matches (DOMjudge's `mixed-verdicts`) holds references its annotations
+        // speak for; the others are reported and skipped, never the whole package refused.
+        let (expected, ruled) = match Expected::from_dir(&dir_name) {
+            Some(expected) => (expected, true),
+            None => (
+                Expected::Custom,
+                custom_directory(&verdict_dir, &dir_name, &rules)?,
+            ),
         };
         for path in sorted_entries(&verdict_dir)? {
             // Names starting with a dot (`.gitkeep`) are not part of a package (the format:
@@ -643,19 +641,35 @@ fn submissions(
             {
                 continue;
             }
+            let name = format!(
+                "{dir_name}/{}",
+                path.file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default()
+            );
+            let annotation = programs::expected_results_line(&path)
+                .map(|line| expectations::domjudge_expected_results(&name, &line));
+            let mut program = if submit_answer {
+                programs::program_or_answers(&path, include)
+            } else {
+                programs::program(&path, include)
+            };
+            match annotation {
+                Some(Ok(requirement)) => annotated.push((out.len(), requirement)),
+                Some(Err(reason)) => program = Err(reason),
+                None if !ruled => {
+                    program = Err(format!(
+                        "submissions/{dir_name} is no verdict directory, and neither a rule of \
+                         submissions.yaml nor an @EXPECTED_RESULTS@ annotation says what it \
+                         should get"
+                    ));
+                }
+                None => {}
+            }
             out.push(Reference {
-                name: format!(
-                    "{dir_name}/{}",
-                    path.file_name()
-                        .map(|n| n.to_string_lossy())
-                        .unwrap_or_default()
-                ),
+                name,
                 expected,
-                program: if submit_answer {
-                    programs::program_or_answers(&path, include)
-                } else {
-                    programs::program(&path, include)
-                },
+                program,
                 requirements: Vec::new(),
             });
         }
@@ -690,6 +704,11 @@ fn submissions(
                 );
             }
         }
+    }
+    // An annotation replaces the directory's claim (DOMjudge reads it before the directory).
+    for (i, requirement) in annotated {
+        out[i].requirements.push(requirement);
+        out[i].expected = Expected::Custom;
     }
     Ok(out)
 }
