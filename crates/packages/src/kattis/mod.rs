@@ -611,8 +611,10 @@ fn submissions(
         None => Vec::new(),
     };
     let mut out = Vec::new();
-    // DOMjudge's `@EXPECTED_RESULTS@` annotation of each reference, by its index in `out`.
-    let mut annotated = Vec::new();
+    // DOMjudge's `@EXPECTED_RESULTS@` annotation of a reference (read, or why it cannot be),
+    // or why nothing says what it should get, by its index in `out`: applied last, over what
+    // `submissions.yaml`'s `language` / `entrypoint` make of its program.
+    let mut annotated: Vec<(usize, Result<crate::problem::Requirement, String>)> = Vec::new();
     for verdict_dir in sorted_entries(&root)? {
         if !verdict_dir.is_dir() {
             continue;
@@ -647,29 +649,29 @@ fn submissions(
                     .map(|n| n.to_string_lossy())
                     .unwrap_or_default()
             );
-            let annotation = programs::expected_results_line(&path)
-                .map(|line| expectations::domjudge_expected_results(&name, &line));
-            let mut program = if submit_answer {
-                programs::program_or_answers(&path, include)
-            } else {
-                programs::program(&path, include)
-            };
-            match annotation {
-                Some(Ok(requirement)) => annotated.push((out.len(), requirement)),
-                Some(Err(reason)) => program = Err(reason),
-                None if !ruled => {
-                    program = Err(format!(
+            match programs::expected_results_line(&path) {
+                Some(line) => annotated.push((
+                    out.len(),
+                    expectations::domjudge_expected_results(&name, &line),
+                )),
+                None if !ruled => annotated.push((
+                    out.len(),
+                    Err(format!(
                         "submissions/{dir_name} is no verdict directory, and neither a rule of \
                          submissions.yaml nor an @EXPECTED_RESULTS@ annotation says what it \
                          should get"
-                    ));
-                }
+                    )),
+                )),
                 None => {}
             }
             out.push(Reference {
                 name,
                 expected,
-                program,
+                program: if submit_answer {
+                    programs::program_or_answers(&path, include)
+                } else {
+                    programs::program(&path, include)
+                },
                 requirements: Vec::new(),
             });
         }
@@ -705,10 +707,16 @@ fn submissions(
             }
         }
     }
-    // An annotation replaces the directory's claim (DOMjudge reads it before the directory).
-    for (i, requirement) in annotated {
-        out[i].requirements.push(requirement);
-        out[i].expected = Expected::Custom;
+    // An annotation replaces the directory's claim (DOMjudge reads it before the directory);
+    // a reference it cannot be read for, or that nothing speaks for, is skipped saying why.
+    for (i, annotation) in annotated {
+        match annotation {
+            Ok(requirement) => {
+                out[i].requirements.push(requirement);
+                out[i].expected = Expected::Custom;
+            }
+            Err(reason) => out[i].program = Err(reason),
+        }
     }
     Ok(out)
 }

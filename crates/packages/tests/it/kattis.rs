@@ -156,6 +156,11 @@ fn domjudge_expected_results_are_read_and_an_unknown_directory_is_skipped_not_re
         "/*\n * @EXPECTED_RESULTS@: WRONG-ANSWER,run-error */\nint main(void) { return 1; }\n",
     );
     w("submissions/mixed-verdicts/unsaid.py", "print(2)\n");
+    // How to read a program is no rule of what it should get.
+    w(
+        "submissions/submissions.yaml",
+        "mixed-verdicts/unsaid.py:\n  language: python3\n",
+    );
     w(
         "submissions/mixed-verdicts/unknown.py",
         "# @EXPECTED_RESULTS@: CORRECT, SLOW\nprint(2)\n",
