@@ -75,7 +75,8 @@ impl Default for OracleOptions {
 /// The command (program and leading arguments) that runs a file of each supported language.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interpreters {
-    /// `python3`: default `python3 -B` (no `.pyc` files left in the box).
+    /// `python3`: default `python3 -s -B`: the site module as people run Python (`exit()`,
+    /// Debian's packages), no user site directory, no `.pyc` files left in the box.
     pub python3: Vec<String>,
     /// `js`: default `node`.
     pub js: Vec<String>,
@@ -86,7 +87,7 @@ pub struct Interpreters {
 impl Default for Interpreters {
     fn default() -> Self {
         Interpreters {
-            python3: vec!["python3".into(), "-B".into()],
+            python3: vec!["python3".into(), "-s".into(), "-B".into()],
             js: vec!["node".into()],
             bash: vec!["bash".into()],
         }

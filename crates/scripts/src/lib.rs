@@ -2,6 +2,7 @@
 //! Oracle is `verdict-oracle`, built on them). Every step runs user code through `verdict-sandbox`; this crate decides
 //! what to run and what its outcome means, the scheduler decides when.
 
+pub mod entry;
 mod error;
 pub mod exec;
 pub mod generate;
@@ -12,6 +13,7 @@ pub mod multipass;
 pub mod timing;
 pub mod toolchain;
 
+pub use entry::{MainClassRule, scala_main_object};
 pub use error::ScriptError;
 pub use exec::{CompileRequest, Executor, tool_build};
 pub use generate::{Generated, generate, shell_join};
