@@ -12,7 +12,8 @@ TOOLS="googletest libgtest-dev valgrind cppcheck clang-tidy"
 TOOLS="$TOOLS rabbitmq-server"
 # Headless Chromium and its WebDriver: the page tests (judge view, the judge-server page).
 TOOLS="$TOOLS chromium chromium-driver"
-# judge eval: EvalPlus's HumanEval+ tests import numpy; the Python client's tests run in a venv.
+# judge eval: EvalPlus's HumanEval+ tests import numpy, and so may a submission (a box sees
+# Debian's Python packages: docs/languages.md); the Python client's tests run in a venv.
 TOOLS="$TOOLS python3-numpy python3-venv"
 # judge package verify's tests fetch real problem packages (problemtools' sdist) with pip.
 TOOLS="$TOOLS python3-pip"

@@ -12,7 +12,6 @@ use axum::response::{IntoResponse, Response};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
-use std::sync::OnceLock;
 
 /// `GET /v1/health`'s answer.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -283,8 +282,14 @@ fn render_categories(store: &verdict_submissions::Store, only: Option<&str>, out
     }
 }
 
+/// The OpenAPI document, built once by the router from its route table and handed to the
+/// handler as an extension (so that handlers never import `routes.rs`).
+#[derive(Debug, Clone)]
+pub struct OpenApiDocument(pub std::sync::Arc<Value>);
+
 /// `GET /v1/openapi.json`: the OpenAPI 3.1 document (no token needed).
-pub async fn openapi() -> Json<&'static Value> {
-    static DOCUMENT: OnceLock<Value> = OnceLock::new();
-    Json(DOCUMENT.get_or_init(crate::routes::openapi_document))
+pub async fn openapi(
+    axum::Extension(OpenApiDocument(document)): axum::Extension<OpenApiDocument>,
+) -> Json<Value> {
+    Json(Value::clone(&document))
 }

@@ -467,6 +467,9 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(crate::jobe::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::Extension(info::OpenApiDocument(std::sync::Arc::new(
+            openapi_document(),
+        ))))
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes()))
         .layer(middleware::from_fn_with_state(state.clone(), count))
         .layer(tower_http::trace::TraceLayer::new_for_http())

@@ -74,7 +74,9 @@ impl Default for SandboxFusionConfig {
             paths: Vec::new(),
             networks: vec!["127.0.0.0/8".into(), "::1/128".into()],
             network_category: default_category(),
-            max_wait_ms: 30_000,
+            // verl reads for compile_timeout + run_timeout + 10 s: a call that waits less than
+            // the 10 s is answered (504, retried) before its read timeout (docs/compat.md).
+            max_wait_ms: 9_000,
             builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
             default_memory_mb: limits.default_memory_mb,
             max_memory_mb: limits.max_memory_mb,
@@ -178,6 +180,8 @@ pub struct ClientAddr(pub IpAddr);
 #[derive(Debug)]
 pub struct SandboxFusion {
     runner: ProgramRunner,
+    /// The `[quotas]` of the categories that have one: runs of a category at once.
+    quotas: std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>>,
     datasets: DatasetBatchJudge,
     limits: RunCodeLimits,
     networks: Vec<Network>,
@@ -195,7 +199,16 @@ impl SandboxFusion {
             return None;
         }
         let oracle = crate::state::oracle_options(server, judge);
+        let quotas = server
+            .quotas
+            .iter()
+            .map(|(category, n)| {
+                let slots = std::sync::Arc::new(tokio::sync::Semaphore::new((*n).max(1)));
+                (category.clone(), slots)
+            })
+            .collect();
         Some(SandboxFusion {
+            quotas,
             datasets: DatasetBatchJudge::new(BatchJudge::new(judge.clone(), oracle)),
             runner: ProgramRunner::new(
                 judge.clone(),
@@ -335,6 +348,21 @@ async fn run_code(state: &AppState, sf: &SandboxFusion, category: &str, body: &[
     if state.stopping.is_cancelled() {
         return busy(Duration::from_secs(5), "the server is shutting down");
     }
+    // A category with a quota runs at most that many programs at once; beyond it a call waits
+    // as for a run slot, within the same bound.
+    let wait = Duration::from_millis(sf.config.max_wait_ms);
+    let _quota = match sf.quotas.get(category) {
+        Some(slots) => match tokio::time::timeout(wait, slots.clone().acquire_owned()).await {
+            Ok(Ok(permit)) => Some(permit),
+            _ => {
+                return busy(
+                    Duration::from_secs(1).max(wait / 10),
+                    &format!("category {category:?} is at its quota"),
+                );
+            }
+        },
+        None => None,
+    };
     state.metrics.compat_call(category);
     match sf.runner.run(program).await {
         Ok(outcome) => axum::Json(RunCodeResponse::of(&outcome)).into_response(),

@@ -77,9 +77,9 @@ export interface Submission {
    */
   compare?: Program | null;
   /**
-   * Extension (docs/interactive.md): how `compare` is called. Absent: detected from its
-   * sources (`testlib.h`: testlib; `validate.h` or `validation.h`: kattis; else
-   * judge-system, or kattis for an interactor).
+   * Extension (docs/interactive.md): how `compare` is called. Absent: judge-system, or
+   * testlib when its sources include `testlib.h`, or kattis for an interactor (a kattis
+   * validator is called as one only when this says so, whatever its files are named).
    */
   compare_protocol?: CompareProtocol | null;
 }

@@ -38,9 +38,9 @@ pub struct Submission {
     /// `run_script: "interactive"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<Program>,
-    /// Extension (docs/interactive.md): how `compare` is called. Absent: detected from its
-    /// sources (`testlib.h`: testlib; `validate.h` or `validation.h`: kattis; else
-    /// judge-system, or kattis for an interactor).
+    /// Extension (docs/interactive.md): how `compare` is called. Absent: judge-system, or
+    /// testlib when its sources include `testlib.h`, or kattis for an interactor (a kattis
+    /// validator is called as one only when this says so, whatever its files are named).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare_protocol: Option<CompareProtocol>,
 }

@@ -2,11 +2,15 @@
 # in one process inside the box. Passing is a marker line written at the very end, read from
 # stdin before the candidate runs; everything else (exiting early, printing, rewriting the test
 # files, returning an object whose == is always true) fails.
-import os, sys, builtins
+import os, sys, builtins, collections
 
 _write, _exit, _type, _callable = os.write, os._exit, type, callable
 _PLAIN = (bool, int, float, complex, str, bytes, type(None))
 _SEQ = (list, tuple, set, frozenset)
+# The standard library's dicts that datasets' references return (MBPP's Counter): taken by
+# their exact classes, captured before the candidate runs, and handed to the tests as plain
+# dicts (a dict compares as the dataset's own harness compares them).
+_DICTS = (dict, collections.Counter, collections.OrderedDict, collections.defaultdict)
 
 
 def _is(t, kinds):
@@ -17,27 +21,23 @@ def _is(t, kinds):
 
 
 def _plain(value, depth=0):
+    """The value as plain data, or TypeError: the standard library's dicts become dicts."""
     t = _type(value)
     if _is(t, _PLAIN):
-        return
+        return value
     if depth < 100 and _is(t, _SEQ):
-        for item in value:
-            _plain(item, depth + 1)
-        return
-    if depth < 100 and t is dict:
-        for key, item in value.items():
-            _plain(key, depth + 1)
-            _plain(item, depth + 1)
-        return
+        items = [_plain(item, depth + 1) for item in value]
+        return items if t is list else t(items)
+    if depth < 100 and _is(t, _DICTS):
+        return {_plain(key, depth + 1): _plain(item, depth + 1)
+                for key, item in dict.items(value)}
     raise TypeError("returned a %s, not a plain value (bool, int, float, complex, str, bytes, "
                     "None, or lists, tuples, sets and dicts of them)" % t.__name__)
 
 
 def _guard(fn):
     def guarded(*args, **kwargs):
-        value = fn(*args, **kwargs)
-        _plain(value)
-        return value
+        return _plain(fn(*args, **kwargs))
     guarded.__name__ = getattr(fn, "__name__", "guarded")
     guarded.__wrapped__ = fn
     return guarded

@@ -118,6 +118,9 @@ pub(crate) async fn judge_programs(
     run: &Run,
 ) -> Vec<Judged> {
     let mut oracle = options.oracle.clone();
+    // A candidate that timed out runs no more tests: a loop costs one time limit, not one
+    // per test (the tests left count as not passed).
+    oracle.stop_after_timeout = true;
     if let Some(bytes) = problem.limits.memory_bytes {
         oracle.limits.memory_kb = Some(bytes.div_ceil(1024));
     }
@@ -560,6 +563,7 @@ async fn function(
                     });
                 }
             }
+            not_run(&mut outcomes, &index, |j| tests.cases[j].name.clone());
             of_outcomes(outcomes)
         }
     };
@@ -746,10 +750,25 @@ async fn stdio(
             };
             outcomes[i] = Some(stdio_outcome(result, expected));
         }
+        not_run(&mut outcomes, &index, |j| tests.cases[j].name.clone());
         of_outcomes(outcomes)
     };
     let judged = batch.run(&suite, files, &finish).await;
     in_order(programs.len(), judged, problem.tests.len())
+}
+
+/// The runnable tests (`index`) the candidate was stopped before: not passed, saying why.
+fn not_run(outcomes: &mut [Option<TestOutcome>], index: &[usize], name: impl Fn(usize) -> String) {
+    for &j in index {
+        if let Some(slot @ None) = outcomes.get_mut(j) {
+            *slot = Some(TestOutcome {
+                name: name(j),
+                status: OracleCaseStatus::Error,
+                message: Some(verdict_oracle::NOT_RUN.to_string()),
+                time_ms: 0,
+            });
+        }
+    }
 }
 
 /// A stdio test's outcome: the exit code judged in the box, stdout here.

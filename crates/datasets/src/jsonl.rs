@@ -61,7 +61,9 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Value>(&line) {
+        let parsed = serde_json::from_str::<Value>(&line)
+            .or_else(|e| serde_json::from_str::<Value>(&python_nonfinite(&line)?).map_err(|_| e));
+        match parsed {
             Ok(Value::Object(fields)) => records.push(Record {
                 line: i + 1,
                 fields,
@@ -73,6 +75,69 @@ pub fn parse_records(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
     Ok(records)
 }
 
+/// What a non-finite number Python's `json` writes (`NaN`, `Infinity`, `-Infinity`: EvalPlus's
+/// MBPP+ holds them) is read as: this prefix and the token, a string no dataset holds. The
+/// readers never take it for a value: a test holding one is `invalid_test_format`.
+pub const NONFINITE: &str = "\u{0}verdict-nonfinite:";
+
+/// `line` with Python's non-finite number tokens outside strings written as [`NONFINITE`]
+/// strings, or the parse error when there are none (the line is not JSON for another reason).
+fn python_nonfinite(line: &str) -> Result<String, serde_json::Error> {
+    let mut out = String::with_capacity(line.len() + 32);
+    let (mut in_string, mut escaped, mut found) = (false, false, false);
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let token = ["-Infinity", "Infinity", "NaN"]
+            .into_iter()
+            .find(|t| rest.starts_with(t));
+        match (c, token) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            (_, Some(token)) => {
+                found = true;
+                out.push_str(&format!("\"\\u0000verdict-nonfinite:{token}\""));
+                rest = &rest[token.len()..];
+                continue;
+            }
+            _ => out.push(c),
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    if found {
+        Ok(out)
+    } else {
+        serde_json::from_str::<Value>(line).map(|_| out)
+    }
+}
+
+/// The path of the first [`NONFINITE`] value in `value` (`[2][0]`), if any.
+pub fn nonfinite_at(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if s.starts_with(NONFINITE) => Some(String::new()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| nonfinite_at(v).map(|p| format!("[{i}]{p}"))),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, v)| nonfinite_at(v).map(|p| format!(".{k}{p}"))),
+        _ => None,
+    }
+}
+
 /// The JSON kind of a value, for messages (the contracts' one spelling).
 pub(crate) use verdict_contracts::data_path::json_kind as kind;
 
@@ -82,6 +147,26 @@ mod tests {
     use flate2::Compression;
     use flate2::write::GzEncoder;
     use std::io::Write;
+
+    #[test]
+    fn pythons_nonfinite_numbers_are_read_as_markers_outside_strings_only() {
+        let text = r#"{"task_id": "Mbpp/404", "plus_input": [[Infinity, -Infinity], [NaN]], "s": "Infinity \" NaN"}"#;
+        let records = parse_records(Path::new("d.jsonl"), text).expect("read");
+        let fields = &records[0].fields;
+        assert_eq!(
+            nonfinite_at(&fields["plus_input"]).as_deref(),
+            Some("[0][0]")
+        );
+        assert_eq!(
+            fields["s"], "Infinity \" NaN",
+            "strings are left as they are"
+        );
+        assert_eq!(
+            fields["plus_input"][0][1].as_str(),
+            Some("\u{0}verdict-nonfinite:-Infinity")
+        );
+        assert!(parse_records(Path::new("d.jsonl"), "{oops").is_err());
+    }
 
     #[test]
     fn jsonl_skips_blank_lines_and_keeps_line_numbers() {

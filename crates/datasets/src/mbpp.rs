@@ -74,6 +74,13 @@ pub(crate) fn read_plus(r: &Fields<'_>) -> Result<Problem, Error> {
         for (i, input) in inputs.iter().enumerate() {
             let name = format!("{field}[{i}]");
             let body = match input {
+                Value::Array(_) if crate::jsonl::nonfinite_at(input).is_some() => {
+                    Err(InvalidCase::new(
+                        name.clone(),
+                        "holds NaN or Infinity (Python's json writes them, JSON has no such \
+                         number): the call cannot be made as the dataset means it",
+                    ))
+                }
                 Value::Array(args) => Ok(args.clone()),
                 other => Err(InvalidCase::new(
                     name.clone(),

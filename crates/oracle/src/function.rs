@@ -257,7 +257,9 @@ impl Batch<'_> {
     /// or the deadline has come.
     fn should_stop(&self, ran: &[&OracleCaseResult]) -> bool {
         let failed = ran.iter().any(|r| r.status != OracleCaseStatus::Passed);
+        let timed_out = ran.iter().any(|r| r.status == OracleCaseStatus::Timeout);
         (self.options.stop_at_first_failure && failed)
+            || (self.options.stop_after_timeout && timed_out)
             || self.options.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
@@ -299,7 +301,7 @@ impl Batch<'_> {
             end.to_string(),
             self.timeout_ms.to_string(),
             // "stop": end after the first case that times out (the rest would be stopped anyway).
-            if self.options.stop_at_first_failure {
+            if self.options.stop_at_first_failure || self.options.stop_after_timeout {
                 "stop"
             } else {
                 "all"
@@ -331,6 +333,9 @@ impl Batch<'_> {
             args: argv.into_iter().map(Into::into).collect(),
             env: vec![
                 ("PYTHONIOENCODING".into(), "utf-8".into()),
+                // One hash seed for every run, so that a set's order is the same in a dataset's
+                // reference run and the candidate's (docs/datasets.md).
+                ("PYTHONHASHSEED".into(), "0".into()),
                 ("LANG".into(), "C.UTF-8".into()),
             ],
             box_dir: box_dir.to_path_buf(),

@@ -32,6 +32,10 @@ pub struct OracleOptions {
     /// the box: a function harness told to stop ends after its first timed-out case; a script
     /// or cli suite runs its cases one at a time.
     pub stop_at_first_failure: bool,
+    /// Stop after the first case that timed out (a looping candidate costs one time limit,
+    /// not one per case): the cases after it are [`NOT_RUN`] errors. Other failures do not
+    /// stop (partial credit); `judge eval` and dataset batches set it.
+    pub stop_after_timeout: bool,
     /// No case starts after this instant, and a function suite's interpreter is stopped at it;
     /// the cases left are reported as [`NOT_RUN`] errors.
     pub deadline: Option<Instant>,
@@ -62,6 +66,7 @@ impl Default for OracleOptions {
             work_dir: None,
             interpreters: Interpreters::default(),
             stop_at_first_failure: false,
+            stop_after_timeout: false,
             deadline: None,
         }
     }
@@ -70,7 +75,8 @@ impl Default for OracleOptions {
 /// The command (program and leading arguments) that runs a file of each supported language.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interpreters {
-    /// `python3`: default `python3 -B` (no `.pyc` files left in the box).
+    /// `python3`: default `python3 -s -B`: the site module as people run Python (`exit()`,
+    /// Debian's packages), no user site directory, no `.pyc` files left in the box.
     pub python3: Vec<String>,
     /// `js`: default `node`.
     pub js: Vec<String>,
@@ -81,7 +87,7 @@ pub struct Interpreters {
 impl Default for Interpreters {
     fn default() -> Self {
         Interpreters {
-            python3: vec!["python3".into(), "-B".into()],
+            python3: vec!["python3".into(), "-s".into(), "-B".into()],
             js: vec!["node".into()],
             bash: vec!["bash".into()],
         }

@@ -85,7 +85,7 @@ pub(crate) fn run_process_suite(
         }
     };
     let n = suite.test_cases.len();
-    if options.stop_at_first_failure || options.deadline.is_some() {
+    if options.stop_at_first_failure || options.stop_after_timeout || options.deadline.is_some() {
         return one_at_a_time(suite, options, one);
     }
     let workers = options.parallelism.clamp(1, n.max(1));
@@ -149,7 +149,8 @@ fn one_at_a_time(
             continue;
         }
         let result = one(i)?;
-        stopped = options.stop_at_first_failure && result.status != OracleCaseStatus::Passed;
+        stopped = (options.stop_at_first_failure && result.status != OracleCaseStatus::Passed)
+            || (options.stop_after_timeout && result.status == OracleCaseStatus::Timeout);
         results.push(result);
     }
     Ok(results)

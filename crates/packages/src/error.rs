@@ -3,23 +3,35 @@
 use std::path::PathBuf;
 
 /// A package that cannot be read, or asks for what verdict does not support.
+///
+/// Each message holds its cause, said once: the I/O and YAML errors are part of the message,
+/// not also its `source()` (a chain printed as `{:#}` said `No such file or directory (os
+/// error 2)` twice, issue 44.6).
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
+    /// A part the package's format requires is not there (`problem.yaml`, `data/`).
+    #[error("{}: missing: {part}", path.display())]
+    Missing {
+        /// Where the format wants it.
+        path: PathBuf,
+        /// Which part of the format it is, and what it holds.
+        part: String,
+    },
     /// A file or directory could not be read.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The path.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A YAML file is not valid YAML.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Yaml {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: yaml_serde::Error,
+        cause: yaml_serde::Error,
     },
     /// A key has a value verdict cannot read.
     #[error("{}: {key}: {reason}", path.display())]
@@ -45,10 +57,18 @@ pub enum PackageError {
 
 impl PackageError {
     /// An I/O error on `path`.
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> PackageError {
+    pub fn io(path: impl Into<PathBuf>, cause: std::io::Error) -> PackageError {
         PackageError::Io {
             path: path.into(),
-            source,
+            cause,
+        }
+    }
+
+    /// `part` of the format, missing at `path`.
+    pub fn missing(path: impl Into<PathBuf>, part: impl Into<String>) -> PackageError {
+        PackageError::Missing {
+            path: path.into(),
+            part: part.into(),
         }
     }
 

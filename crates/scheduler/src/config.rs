@@ -127,7 +127,49 @@ impl Default for SpecialConfig {
 
 impl Default for JudgeConfig {
     fn default() -> Self {
-        let base = std::env::temp_dir().join("verdict");
+        JudgeConfig::default_with_base(default_base_dir())
+    }
+}
+
+/// The default home of the work and cache dirs: `$TMPDIR/verdict` for root, and
+/// `$TMPDIR/verdict-<uid>` for any other user (the user's id on the host, also inside the
+/// user namespace a rootless judge enters), so that a second user never meets the first
+/// one's directories (docs/judge.md, "Configuration").
+pub fn default_base_dir() -> std::path::PathBuf {
+    match host_uid() {
+        Some(0) | None => std::env::temp_dir().join("verdict"),
+        Some(uid) => std::env::temp_dir().join(format!("verdict-{uid}")),
+    }
+}
+
+/// This process's user id on the host: its id here, mapped out of a user namespace by
+/// `/proc/self/uid_map`.
+fn host_uid() -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let inside = std::fs::metadata("/proc/self").ok()?.uid();
+    let map = std::fs::read_to_string("/proc/self/uid_map").unwrap_or_default();
+    host_uid_of(inside, &map).or(Some(inside))
+}
+
+/// `inside` mapped by a `uid_map` text (`inside outside count` per line).
+fn host_uid_of(inside: u32, uid_map: &str) -> Option<u32> {
+    uid_map.lines().find_map(|line| {
+        let mut fields = line.split_whitespace().map(|f| f.parse::<u64>().ok());
+        let (Some(Some(from)), Some(Some(to)), Some(Some(count))) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            return None;
+        };
+        let inside = u64::from(inside);
+        (inside >= from && inside - from < count)
+            .then(|| u32::try_from(to + (inside - from)).ok())
+            .flatten()
+    })
+}
+
+impl JudgeConfig {
+    /// The defaults, with the work and cache dirs under `base`.
+    fn default_with_base(base: std::path::PathBuf) -> Self {
         JudgeConfig {
             work_dir: base.join("work"),
             cache_dir: base.join("cache"),
@@ -227,6 +269,34 @@ impl JudgeConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_user_gets_default_dirs_of_their_own_also_inside_a_user_namespace() {
+        // Root on the host, and an ordinary user 1000 whose rootless judge is 0 inside.
+        assert_eq!(
+            host_uid_of(0, "         0          0 4294967295\n"),
+            Some(0)
+        );
+        assert_eq!(
+            host_uid_of(
+                0,
+                "         0       1000          1\n         1     100000  65536\n"
+            ),
+            Some(1000)
+        );
+        assert_eq!(
+            host_uid_of(
+                5,
+                "         0       1000          1\n         1     100000  65536\n"
+            ),
+            Some(100004)
+        );
+        assert_eq!(host_uid_of(7, ""), None);
+        let base = default_base_dir();
+        let config = JudgeConfig::default();
+        assert_eq!(config.work_dir, base.join("work"));
+        assert!(base.starts_with(std::env::temp_dir()));
+    }
 
     #[test]
     fn unknown_keys_are_rejected() {

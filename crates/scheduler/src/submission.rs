@@ -333,7 +333,8 @@ impl SubmissionRun {
     }
 
     /// How the problem's custom comparator is called: `Submission.compare_protocol`, else
-    /// detected from its sources (once per submission).
+    /// judge-system (testlib for one including `testlib.h`; never Kattis by a file name:
+    /// [`detect_protocol`]), once per submission.
     pub fn compare_protocol(&self, program: &Program) -> ComparatorProtocol {
         *self.compare_protocol.get_or_init(|| {
             if let Some(configured) = self.submission.compare_protocol {

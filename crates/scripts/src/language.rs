@@ -30,6 +30,10 @@ pub struct LanguageProfile {
     pub run_entry: Option<Vec<String>>,
     /// Argv that prints the toolchain's version.
     pub version: Vec<String>,
+    /// Argv that prints, separated by white space, the libraries a program can use in a box
+    /// (those found of a list the profile names: `judge languages` reports them).
+    #[serde(default)]
+    pub libraries: Option<Vec<String>>,
     /// The Debian package that provides the toolchain.
     pub package: String,
     /// Processes/threads the runtime needs beyond the task's proc_limit.
@@ -44,6 +48,10 @@ pub struct LanguageProfile {
     /// Whether `entry_point` names the main file (Python, JS) rather than a class.
     #[serde(default)]
     pub entry_is_file: bool,
+    /// How `{main_class}` is found without an `entry_point`: the first file's path
+    /// (`first-file`, the default) or the Scala object with `main` (`scala-object`).
+    #[serde(default)]
+    pub main_class: crate::entry::MainClassRule,
     /// Variables added to the environment of compile and run.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -284,6 +292,26 @@ mod tests {
         // Languages without a `run_entry` keep their one run command.
         let java = profiles.get(Language::Java).unwrap();
         assert_eq!(java.run_command(&named), java.run.as_slice());
+    }
+
+    /// Issue 44.1: Python ran with `-S`, so `exit()`/`quit()` raised NameError and Debian's
+    /// packages were not importable. Programs (submissions, checkers, validators, interactors)
+    /// run with the site module, but never with the user site directory, bytecode written into
+    /// the box, or `-I` (which drops the script's directory: multi-file programs).
+    #[test]
+    fn python_runs_with_the_site_module_but_no_user_site_or_bytecode() {
+        let profiles = LanguageProfiles::builtin().unwrap();
+        for language in [Language::Python3, Language::Python2] {
+            let run = &profiles.get(language).unwrap().run;
+            let flags = &run[1..run.len() - 1];
+            assert_eq!(run.last().map(String::as_str), Some("{main}"));
+            for kept in ["-s", "-B"] {
+                assert!(flags.iter().any(|f| f == kept), "{language}: {run:?}");
+            }
+            for dropped in ["-S", "-I"] {
+                assert!(!flags.iter().any(|f| f == dropped), "{language}: {run:?}");
+            }
+        }
     }
 
     #[test]

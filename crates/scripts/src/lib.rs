@@ -2,6 +2,7 @@
 //! Oracle is `verdict-oracle`, built on them). Every step runs user code through `verdict-sandbox`; this crate decides
 //! what to run and what its outcome means, the scheduler decides when.
 
+pub mod entry;
 mod error;
 pub mod exec;
 pub mod generate;
@@ -12,6 +13,7 @@ pub mod multipass;
 pub mod timing;
 pub mod toolchain;
 
+pub use entry::{MainClassRule, scala_main_object};
 pub use error::ScriptError;
 pub use exec::{CompileRequest, Executor, tool_build};
 pub use generate::{Generated, generate, shell_join};
@@ -22,7 +24,8 @@ pub use judge::files::{
     BoxFile, Capture, TestFiles, cut_text, join_inside, log_text, read_capped, read_capture,
 };
 pub use judge::run::{
-    ProducedOutput, RunLimits, RunOutput, RunRequest, command_line, run_program, sandbox_limits,
+    ProducedOutput, RunLimits, RunOutput, RunRequest, command_line, python_warm, run_program,
+    run_python_warm, sandbox_limits,
 };
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
 pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe, probe_all};

@@ -27,6 +27,9 @@ pub struct ToolchainStatus {
     /// What is missing and how to install it, when not ready.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
+    /// The libraries a program can use (the profile's `libraries` probe), when ready.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub libraries: Vec<String>,
 }
 
 /// The programs of the profile (compile, check, run and version commands) not found in the sandbox's PATH.
@@ -84,6 +87,7 @@ pub fn probe(language: Language, profile: &LanguageProfile, timeout: Duration) -
             ready: false,
             version: None,
             missing: Some(not_installed_message(language, profile, &missing)),
+            libraries: Vec::new(),
         };
     }
     ToolchainStatus {
@@ -91,6 +95,7 @@ pub fn probe(language: Language, profile: &LanguageProfile, timeout: Duration) -
         ready: true,
         version: version_of(profile, timeout),
         missing: None,
+        libraries: libraries_of(profile, timeout),
     }
 }
 
@@ -108,6 +113,7 @@ pub fn probe_all(profiles: &crate::LanguageProfiles, timeout: Duration) -> Vec<T
                         ready: false,
                         version: None,
                         missing: Some("no language profile on this judge".into()),
+                        libraries: Vec::new(),
                     },
                 })
             })
@@ -133,9 +139,10 @@ pub fn wait_within(child: &mut Child, timeout: Duration) -> Option<ExitStatus> {
     }
 }
 
-/// The first non-empty line the version command prints (stdout, else stderr).
-fn version_of(profile: &LanguageProfile, timeout: Duration) -> Option<String> {
-    let (program, args) = profile.version.split_first()?;
+/// What `argv` (its program looked up in the sandbox's `PATH`) writes on stdout and stderr,
+/// when it ends within `timeout`; `None` for a program that is not there or did not end.
+fn output_of(argv: &[String], timeout: Duration) -> Option<std::process::Output> {
+    let (program, args) = argv.split_first()?;
     let path = find_program(program)?;
     let mut child = Command::new(path)
         .args(args)
@@ -146,7 +153,28 @@ fn version_of(profile: &LanguageProfile, timeout: Duration) -> Option<String> {
         .spawn()
         .ok()?;
     wait_within(&mut child, timeout)?;
-    let output = child.wait_with_output().ok()?;
+    child.wait_with_output().ok()
+}
+
+/// The libraries the profile's `libraries` command names (none when it has none or fails).
+fn libraries_of(profile: &LanguageProfile, timeout: Duration) -> Vec<String> {
+    let Some(output) = profile
+        .libraries
+        .as_deref()
+        .and_then(|argv| output_of(argv, timeout))
+        .filter(|o| o.status.success())
+    else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&output.stdout)
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The first non-empty line the version command prints (stdout, else stderr).
+fn version_of(profile: &LanguageProfile, timeout: Duration) -> Option<String> {
+    let output = output_of(&profile.version, timeout)?;
     let text = format!(
         "{}\n{}",
         String::from_utf8_lossy(&output.stdout),
@@ -193,5 +221,28 @@ mod tests {
         );
         assert!(status.ready, "{status:?}");
         assert!(status.version.is_some());
+    }
+
+    /// Issue 44.1: `judge languages` says which Python packages a box can import (numpy where
+    /// Debian's python3-numpy is installed), found by the profile's `libraries` probe.
+    #[test]
+    fn python3_lists_numpy_where_python3_numpy_is_installed() {
+        let profiles = LanguageProfiles::builtin().unwrap();
+        let python3 = profiles.get(Language::Python3).unwrap();
+        if !missing_programs(python3).is_empty() {
+            return;
+        }
+        let status = probe(Language::Python3, python3, Duration::from_secs(10));
+        let numpy = Path::new("/usr/lib/python3/dist-packages/numpy").is_dir();
+        assert_eq!(
+            status.libraries.iter().any(|l| l == "numpy"),
+            numpy,
+            "{status:?}"
+        );
+        let silent = LanguageProfile {
+            libraries: Some(vec!["false".into()]),
+            ..python3.clone()
+        };
+        assert!(libraries_of(&silent, Duration::from_secs(5)).is_empty());
     }
 }

@@ -354,3 +354,46 @@ fn an_oracle_suite_whose_client_went_away_is_cancelled_on_the_workers() {
     );
     assert_eq!(metric(&worker, "verdict_amqp_batch_units_judged_total"), 0);
 }
+
+#[test]
+fn a_dataset_batch_is_checked_at_the_front_end_and_judged_on_the_workers() {
+    let Some(node) = node() else { return };
+    if judge().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let amqp = amqp(node, "dataset-batch");
+    let front = start_role(dir.path(), "front", "frontend", &amqp, true);
+    let _worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    let record = json!({
+        "task_id": "HumanEval/add", "entry_point": "add",
+        "prompt": "def add(a, b):\n    \"\"\"Return a + b.\"\"\"\n",
+        "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n"
+    });
+    let body = json!({
+        "problem": {"kind": "dataset", "format": "humaneval", "record": record},
+        "candidates": [{"id": "right", "code": "    return a + b\n"},
+                       {"id": "exits", "code": "    import os; os._exit(0)\n"}]
+    });
+    let accepted = submit(&front.url, "ds", &body.to_string());
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    let done = poll_json(
+        &format!("{}/v1/batches/ds", front.url),
+        "the dataset batch to finish",
+        is_state("finished"),
+    );
+    let passed: Vec<(&str, bool)> = done["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap_or(""), r["passed"] == true))
+        .collect();
+    assert_eq!(passed, [("right", true), ("exits", false)], "{done}");
+    // The front end reads the record as the workers will: a record its reader refuses is a
+    // 422 naming the field, before anything is published.
+    let bad = json!({"problem": {"kind": "dataset", "format": "humaneval", "record": {"task_id": "x"}},
+                     "candidates": [{"id": "a", "code": "x"}]});
+    let refused = submit(&front.url, "bad", &bad.to_string());
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert!(refused.text.contains("problem.record."), "{}", refused.text);
+}

@@ -184,3 +184,79 @@ fn run_code_is_off_unless_enabled() {
     assert_eq!(run_code(&server, "/run_code", &body).status, 404);
     assert_eq!(get(&server.url("/v1/ping"), None).status, 404);
 }
+
+#[test]
+fn a_python_program_runs_as_a_cold_interpreter_runs_it_whether_served_warm_or_not() {
+    let Some(server) = TestServer::start(sf_config(vec!["127.0.0.0/8".into()])) else {
+        return;
+    };
+    let call = |code: &str| {
+        run_code(
+            &server,
+            "/run_code",
+            &json!({"code": code, "language": "python", "stdin": "5\n"}),
+        )
+        .json()
+    };
+    let argv = call("import sys\nprint(sys.argv, __name__, __file__, input())\nsys.exit(3)");
+    assert_eq!(
+        argv["run_result"]["stdout"], "['main.py'] __main__ main.py 5\n",
+        "{argv}"
+    );
+    assert_eq!(argv["run_result"]["return_code"], 3);
+    let raised = call("print('partial')\ndef f():\n    raise ValueError('x')\nf()");
+    assert_eq!(raised["status"], "Failed");
+    assert_eq!(raised["run_result"]["return_code"], 1, "{raised}");
+    assert_eq!(
+        raised["run_result"]["stdout"], "partial\n",
+        "stdout is flushed"
+    );
+    let stderr = raised["run_result"]["stderr"].as_str().unwrap_or_default();
+    assert!(
+        stderr.starts_with("Traceback (most recent call last):\n  File \"main.py\", line 4"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with("ValueError: x\n") && !stderr.contains(".verdict"),
+        "{stderr}"
+    );
+    let syntax = call("print(1\n");
+    let stderr = syntax["run_result"]["stderr"].as_str().unwrap_or_default();
+    assert!(
+        stderr.contains("SyntaxError") && !stderr.contains(".verdict"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_category_at_its_quota_is_answered_504_with_retry_after_after_the_bounded_wait() {
+    let mut config = sf_config(Vec::new());
+    config.quotas.insert("rl".into(), 1);
+    config.sandbox_fusion.max_wait_ms = 300;
+    let Some(server) = TestServer::start(config) else {
+        return;
+    };
+    let path = format!("/sf/{SECRET}/run_code");
+    let slow = json!({"code": "import time\ntime.sleep(3)\nprint('done')", "language": "python"});
+    let busy = std::thread::scope(|scope| {
+        let first = scope.spawn(|| run_code(&server, &path, &slow));
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        let second = run_code(
+            &server,
+            &path,
+            &json!({"code": "print(1)", "language": "python"}),
+        );
+        let first = first.join().expect("first call");
+        assert_eq!(first.status, 200, "{}", first.text);
+        assert_eq!(first.json()["run_result"]["stdout"], "done\n");
+        second
+    });
+    assert_eq!(busy.status, 504, "{}", busy.text);
+    assert!(busy.header("retry-after").is_some(), "{}", busy.text);
+    assert!(
+        busy.json()["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("quota")
+    );
+}

@@ -28,7 +28,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = read_input(&args.file)?;
     let batch = parse_batch(&text).map_err(|errors| invalid(&args.file, &errors))?;
-    let config = args.config.load()?;
+    let config = args.config.load_for_judging()?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let judge = Judge::new(config).context("cannot set up the judge")?;
     // Suites' boxes are made under the judge's work dir (`--work-dir`, the config's), as

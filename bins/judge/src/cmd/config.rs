@@ -1,7 +1,7 @@
 //! The flags every judging command shares, and how they become a `JudgeConfig`.
 
 use anyhow::Context;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use verdict_scheduler::JudgeConfig;
 
 /// Configuration: a TOML file, then flags on top.
@@ -67,6 +67,33 @@ impl ConfigArgs {
         }
         Ok(config)
     }
+
+    /// [`ConfigArgs::load`] for a command that judges: its work and cache directories must be
+    /// usable (made and writable), else an error naming the directory and its flag.
+    pub fn load_for_judging(&self) -> anyhow::Result<JudgeConfig> {
+        let config = self.load()?;
+        usable_dir(&config.work_dir, "work", "--work-dir", "work_dir")?;
+        usable_dir(&config.cache_dir, "cache", "--cache-dir", "cache_dir")?;
+        Ok(config)
+    }
+}
+
+/// Checks at start that the judge can make and write `dir` (another user's `/tmp/verdict`, a
+/// read-only disk), so that it fails once, naming the directory and how to give another,
+/// instead of judging every task into a System Error.
+pub(crate) fn usable_dir(dir: &Path, what: &str, flag: &str, key: &str) -> anyhow::Result<()> {
+    let attempt = std::fs::create_dir_all(dir).and_then(|()| {
+        tempfile::Builder::new()
+            .prefix(".probe-")
+            .tempfile_in(dir)
+            .map(drop)
+    });
+    attempt.with_context(|| {
+        format!(
+            "cannot use the {what} directory {}: give another with {flag} DIR (or {key} in --config)",
+            dir.display()
+        )
+    })
 }
 
 /// Reads a file, or standard input for `-`.

@@ -49,6 +49,9 @@ pub struct Args {
     /// Where temporary boxes are made (default: the system's temp dir).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
+    /// No progress bar (it is shown only on a terminal).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 fn parse_format(name: &str) -> Result<Format, String> {
@@ -106,6 +109,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.work_dir {
         config.work_dir = dir.clone();
     }
+    super::config::usable_dir(&config.work_dir, "work", "--work-dir", "work_dir")?;
+    super::config::usable_dir(&config.cache_dir, "cache", "TMPDIR=DIR", "its default")?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let judge = Judge::new(config).context("cannot set up the judge")?;
     let mut options = EvalOptions {
@@ -123,6 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut judged: Vec<Option<Judged>> = Vec::new();
     judged.resize_with(samples.len(), || None);
+    let progress = super::progress::bar(samples.len() as u64, args.quiet);
     runtime.block_on(async {
         // One batch per problem, all at once: the judge's run permits bound what runs.
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<(usize, Judged)>>();
@@ -157,6 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // Write each result as soon as every earlier one is written: the samples' order.
         let mut written = 0;
         while let Some(done) = rx.recv().await {
+            progress.inc(done.len() as u64);
             for (i, result) in done {
                 judged[i] = Some(result);
             }
@@ -174,6 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         anyhow::Ok(())
     })?;
+    progress.finish_and_clear();
     drop(out);
 
     let results: Vec<Judged> = judged.into_iter().flatten().collect();

@@ -3,9 +3,9 @@
 
 use super::config::{ConfigArgs, read_input};
 use anyhow::{Context, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use serde_json::Value;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
 
-    let progress = progress_bar(todo.len() as u64, args.quiet);
+    let progress = super::progress::bar(todo.len() as u64, args.quiet);
     if !skipped.is_empty() {
         let ids: Vec<&str> = skipped.iter().map(|e| e.task.id()).collect();
         note(
@@ -252,7 +252,7 @@ fn registry(args: &Args, entries: &[TaskEntry]) -> anyhow::Result<Registry> {
         .flat_map(|e| e.task.atomic_tasks())
         .any(|t| JUDGED_TYPES.contains(&t.kind.as_str()));
     if judged {
-        let judge = Judge::new(args.config.load()?)
+        let judge = Judge::new(args.config.load_for_judging()?)
             .context("cannot set up the judge for function, script, cli or programming tasks")?;
         registry = registry.with_judge(&judge, OracleOptions::default());
     }
@@ -329,20 +329,4 @@ fn note(progress: &ProgressBar, message: &str) {
     progress.suspend(|| {
         let _ = writeln!(std::io::stderr().lock(), "{message}");
     });
-}
-
-fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
-    let hidden =
-        quiet || !std::io::stderr().is_terminal() || std::env::var_os("NO_COLOR").is_some();
-    if hidden {
-        return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
-    }
-    let bar = ProgressBar::new(len);
-    if let Ok(style) =
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-    {
-        bar.set_style(style);
-    }
-    bar.enable_steady_tick(std::time::Duration::from_millis(120));
-    bar
 }

@@ -28,11 +28,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print_json(&statuses, true)?;
     } else {
         for status in &statuses {
-            let detail = if status.ready {
-                status.version.as_deref().unwrap_or("")
+            let mut detail = if status.ready {
+                status.version.clone().unwrap_or_default()
             } else {
-                status.missing.as_deref().unwrap_or("")
+                status.missing.clone().unwrap_or_default()
             };
+            if !status.libraries.is_empty() {
+                detail = format!("{detail} (libraries: {})", status.libraries.join(", "));
+            }
             println!(
                 "{:<10} {:<8} {}",
                 status.language,

@@ -8,6 +8,7 @@ pub mod lab;
 pub mod languages;
 pub mod oracle;
 pub mod package;
+pub mod progress;
 pub mod run;
 pub mod sandbox;
 pub mod schema;

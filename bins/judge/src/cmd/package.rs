@@ -158,7 +158,7 @@ const DERIVING_MS: u64 = 10_000;
 
 fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let problem = load(&args.dir)?;
-    let config = args.config.load()?;
+    let config = args.config.load_for_judging()?;
     let profiles = LanguageProfiles::from_toml(
         verdict_scripts::language::BUILTIN_PROFILES,
         config.languages.as_ref(),

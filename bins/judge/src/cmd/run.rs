@@ -53,7 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     };
-    let config = args.config.load()?;
+    let config = args.config.load_for_judging()?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let judge = Judge::new(config).context("cannot set up the judge")?;
     let tasks = submission.judge_tasks.clone();

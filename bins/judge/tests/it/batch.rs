@@ -285,8 +285,16 @@ fn a_dataset_batch_streams_each_completion_judged_as_judge_eval_judges_its_recor
     let (lines, summary) = events(&output);
     assert_eq!(by_id(&lines, "right")["passed"], true, "{lines:#?}");
     assert_eq!(by_id(&lines, "exits")["passed"], false, "{lines:#?}");
-    assert_eq!(by_id(&lines, "half")["fraction"].as_f64(), Some(0.5), "{lines:#?}");
-    assert_eq!(summary["pass_at_k"]["1"].as_f64(), Some(1.0 / 3.0), "{summary}");
+    assert_eq!(
+        by_id(&lines, "half")["fraction"].as_f64(),
+        Some(0.5),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        summary["pass_at_k"]["1"].as_f64(),
+        Some(1.0 / 3.0),
+        "{summary}"
+    );
 
     let unreadable = json!({"problem": {"kind": "dataset", "format": "mbpp", "record": {"task_id": 1}},
                             "candidates": [{"id": "a", "code": "x"}]});
@@ -294,4 +302,62 @@ fn a_dataset_batch_streams_each_completion_judged_as_judge_eval_judges_its_recor
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("problem.record.test_list"), "{stderr}");
+}
+
+#[test]
+fn a_cache_dir_the_judge_cannot_use_stops_it_at_start_naming_the_dir_and_its_flag() {
+    // Another user's /tmp/verdict/cache, or a read-only disk: here, a file where the
+    // directory should be. Once, at start, exit 2, never a report of System Errors.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let not_a_dir = dir.path().join("cache");
+    std::fs::write(&not_a_dir, "").expect("a file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args(["batch", "-", "--work-dir"])
+        .arg(dir.path().join("work"))
+        .arg("--cache-dir")
+        .arg(&not_a_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("judge batch runs");
+    let batch = json!({
+        "problem": {"kind": "suite", "deliverable_type": "function", "language": "python3",
+                    "entry_point": "f", "test_cases": [{"name": "a", "input": [], "expected": 1}]},
+        "candidates": [{"id": "a", "code": "def f():\n    return 1\n"}]
+    });
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(batch.to_string().as_bytes())
+        .expect("write the batch");
+    let output = child.wait_with_output().expect("judge batch ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot use the cache directory {}",
+            not_a_dir.display()
+        )) && stderr.contains("--cache-dir"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn the_dataset_batch_examples_judge_right_completions_right_and_every_other_one_wrong() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/batches");
+    for name in ["dataset-humaneval.json", "dataset-verl-ground-truth.json"] {
+        let text = std::fs::read_to_string(examples.join(name)).expect("the example");
+        let output = judge_batch(dir.path(), &text);
+        assert_eq!(output.status.code(), Some(1), "{name}: {output:?}");
+        let (lines, _) = events(&output);
+        for line in &lines {
+            let right = matches!(line["id"].as_str(), Some("right" | "fenced"));
+            assert_eq!(line["passed"], right, "{name}: {line}");
+            assert!(line.get("infra_error").is_none(), "{name}: {line}");
+        }
+    }
 }

@@ -126,3 +126,52 @@ fn a_sample_for_a_task_the_dataset_lacks_is_refused_before_anything_runs() {
     );
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn eval_shows_a_progress_bar_on_a_terminal_and_none_with_quiet_or_a_pipe() {
+    // util-linux's `script` gives the command a terminal; its output is what a person sees.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dataset = humaneval(dir.path());
+    let samples = dir.path().join("samples.jsonl");
+    write_lines(
+        &samples,
+        &[
+            json!({"task_id": "HumanEval/0", "completion": "    return 2 * x\n"}),
+            json!({"task_id": "HumanEval/1", "completion": "    return x + 1\n"}),
+        ],
+    );
+    let command = |extra: &str| {
+        format!(
+            "'{}' eval '{}' --samples '{}' -o '{}' --work-dir '{}' {extra}",
+            env!("CARGO_BIN_EXE_judge"),
+            dataset.display(),
+            samples.display(),
+            dir.path().join("out.jsonl").display(),
+            dir.path().join("work").display()
+        )
+    };
+    let on_terminal = |extra: &str| {
+        let output = Command::new("script")
+            .args(["-qefc", &command(extra), "/dev/null"])
+            .env_remove("NO_COLOR")
+            .output()
+            .expect("script runs");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let shown = on_terminal("");
+    assert!(
+        shown.contains("/2 ") && shown.contains(" eta "),
+        "done / total, rate and time left on the terminal: {shown:?}"
+    );
+    assert!(shown.contains("pass@1"), "the summary follows: {shown:?}");
+    let quiet = on_terminal("--quiet");
+    assert!(!quiet.contains(" eta "), "--quiet: {quiet:?}");
+    let piped = Command::new("sh")
+        .args(["-c", &command("")])
+        .output()
+        .expect("judge eval runs");
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(piped.status.success(), "{stderr}");
+    assert!(!stderr.contains(" eta "), "not a terminal: {stderr:?}");
+}

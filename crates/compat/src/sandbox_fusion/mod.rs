@@ -350,11 +350,11 @@ pub fn program_request(
 }
 
 /// The file the code is written to: Java's public class (or the class holding `main`) names its
-/// file, Scala's object with `main` (or extending `App`) its, as their compilers need.
+/// file, as javac needs (Scala's main object is found in the source by its profile:
+/// `verdict_scripts::scala_main_object`).
 pub fn main_file(language: Language, code: &str) -> String {
     match language {
         Language::Java => format!("{}.java", java_main_class(code).unwrap_or("Main")),
-        Language::Scala => format!("{}.scala", scala_main_object(code).unwrap_or("Main")),
         Language::Csharp => "Main.cs".into(),
         other => verdict_contracts::batch::default_file_name(other).replace("solution.", "main."),
     }
@@ -384,28 +384,6 @@ pub fn java_main_class(code: &str) -> Option<&str> {
     before[class_at + 6..]
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
         .find(|w| !w.is_empty())
-}
-
-/// The object a Scala source is run as: the object that defines `main` or extends `App`.
-pub fn scala_main_object(code: &str) -> Option<&str> {
-    let mut found = None;
-    let mut rest = code;
-    while let Some(at) = rest.find("object ") {
-        let after = &rest[at + 7..];
-        let name = after
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .find(|w| !w.is_empty());
-        let body_end = after.find("object ").unwrap_or(after.len());
-        let body = &after[..body_end];
-        if let Some(name) = name
-            && (body.contains("def main") || body.contains("extends App"))
-        {
-            found = Some(name);
-            break;
-        }
-        rest = after;
-    }
-    found
 }
 
 /// SandboxFusion's top-level status.
@@ -646,7 +624,7 @@ mod tests {
     }
 
     #[test]
-    fn javas_file_is_named_after_its_public_class_and_scalas_after_its_main_object() {
+    fn javas_file_is_named_after_its_public_class() {
         assert_eq!(
             main_file(
                 Language::Java,
@@ -662,13 +640,6 @@ mod tests {
             "Prog.java"
         );
         assert_eq!(main_file(Language::Java, "interface X {}"), "Main.java");
-        assert_eq!(
-            main_file(
-                Language::Scala,
-                "object Util { def f = 1 }\nobject Hello extends App { println(1) }"
-            ),
-            "Hello.scala"
-        );
         assert_eq!(main_file(Language::Cpp, ""), "main.cpp");
     }
 

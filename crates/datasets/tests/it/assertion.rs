@@ -155,3 +155,36 @@ fn humaneval_plus_runs_its_inputs_and_results_with_numpy_in_the_box() {
     assert!(!results[1].passed, "{results:#?}");
     assert_eq!(results[1].status, SampleStatus::Failed, "{results:#?}");
 }
+
+#[test]
+fn mbpps_counter_returning_references_pass_as_its_own_harness_accepts_them() {
+    // MBPP task 40's shape: the reference returns a collections.Counter, which MBPP's assert
+    // compares equal to a dict. A Counter subclass of the candidate's own stays refused.
+    let problem = problem(&json!({
+        "task_id": 40, "text": "Frequency of the elements in a list of lists.",
+        "code": "", "test_setup_code": "",
+        "test_list": [
+            "assert freq_element([[1, 2], [2, 3]]) == ({2: 2, 1: 1, 3: 1})",
+            "assert freq_element([[4]]) == {4: 1}"
+        ],
+        "challenge_test_list": []
+    }));
+    let counter = "from collections import Counter\nfrom itertools import chain\ndef freq_element(nums):\n    return Counter(chain.from_iterable(nums))\n";
+    let ordered = "from collections import OrderedDict\ndef freq_element(nums):\n    d = OrderedDict()\n    for row in nums:\n        for x in row:\n            d[x] = d.get(x, 0) + 1\n    return d\n";
+    let rigged = "from collections import Counter\nclass C(Counter):\n    def __eq__(self, o):\n        return True\ndef freq_element(nums):\n    return C()\n";
+    let patched = "import collections\ncollections.Counter.__eq__ = lambda s, o: True\ndef freq_element(nums):\n    return collections.Counter()\n";
+    let Some(results) = judge(
+        &problem,
+        &[
+            json!({"task_id": 40, "completion": counter}),
+            json!({"task_id": 40, "completion": ordered}),
+            json!({"task_id": 40, "completion": rigged}),
+            json!({"task_id": 40, "completion": patched}),
+        ],
+        5000,
+    ) else {
+        return;
+    };
+    let passed: Vec<bool> = results.iter().map(|r| r.passed).collect();
+    assert_eq!(passed, [true, true, false, false], "{results:#?}");
+}

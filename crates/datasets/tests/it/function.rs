@@ -159,3 +159,63 @@ fn mbpp_plus_inputs_are_judged_against_what_the_reference_returns_in_the_box() {
     );
     assert_eq!(results[0].status, SampleStatus::InvalidTestFormat);
 }
+
+#[test]
+fn a_candidate_that_timed_out_runs_no_more_tests_and_they_count_as_not_passed() {
+    // Six calls of a function that loops from the second on: one time limit is waited out,
+    // not five (the harness stops after the first case that timed out).
+    let problem = problem(&json!({
+        "problem_id": 9,
+        "input_output": json!({"fn_name": "f", "inputs": [[0], [1], [2], [3], [4], [5]],
+                               "outputs": [0, 1, 2, 3, 4, 5]}).to_string()
+    }));
+    let looping = "def f(x):\n    while x:\n        pass\n    return x\n";
+    let started = std::time::Instant::now();
+    let Some(results) = judge(
+        &problem,
+        &[json!({"task_id": "9", "solution": looping})],
+        1000,
+    ) else {
+        return;
+    };
+    let elapsed = started.elapsed();
+    let result = &results[0];
+    assert_eq!(result.status, SampleStatus::Timeout, "{result:#?}");
+    assert_eq!(
+        (result.tests_passed, result.tests_total),
+        (1, 6),
+        "{result:#?}"
+    );
+    assert_eq!(result.tests[1].status, OracleCaseStatus::Timeout);
+    assert!(
+        result.tests[2..]
+            .iter()
+            .all(|t| t.message.as_deref() == Some(verdict_oracle::NOT_RUN)),
+        "{result:#?}"
+    );
+    assert!(
+        elapsed.as_secs() < 5,
+        "one time limit, not five: {elapsed:?}"
+    );
+}
+
+#[test]
+fn mbpp_plus_set_order_is_the_same_in_the_reference_run_and_the_candidates() {
+    // Mbpp/2's shape: a list made from a set of strings, whose order depends on the hash seed.
+    let problem = problem(&json!({
+        "task_id": "Mbpp/2", "prompt": "", "entry_point": "similar_elements",
+        "canonical_solution": "def similar_elements(a, b):\n    return list(set(a) & set(b))\n",
+        "assertion": "", "atol": 0,
+        "base_input": [[["DRwvS", "SmJpP", "xyz", "abc", "qqq"], ["SmJpP", "DRwvS", "abc", "qqq"]]],
+        "plus_input": []
+    }));
+    let same = "def similar_elements(a, b):\n    return list(set(a) & set(b))\n";
+    let Some(results) = judge(
+        &problem,
+        &[json!({"task_id": "Mbpp/2", "solution": same})],
+        3000,
+    ) else {
+        return;
+    };
+    assert!(results[0].passed, "{results:#?}");
+}

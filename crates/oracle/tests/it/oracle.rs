@@ -322,6 +322,36 @@ def f(kind, value=None):
         assert_eq!(message(&report, 0), "m.py defines no function f");
     }
 
+    /// Issue 44.1: python ran without its site module in some places. A deliverable sees
+    /// what a `python3` people run gives it (`exit`, `quit`, the host's installed packages:
+    /// numpy where Debian's python3-numpy is installed), never the user site directory,
+    /// from the warm interpreter and from a cold one alike.
+    #[test]
+    fn a_deliverable_sees_the_site_modules_builtins_and_packages_warm_and_cold() {
+        let source = "import sys\n\ndef f():\n    return [callable(exit), callable(quit), \
+                      sys.flags.no_site, sys.flags.no_user_site, sys.flags.dont_write_bytecode]\n\n\
+                      def g():\n    import numpy\n    return int(numpy.arange(4).sum())\n";
+        let numpy = std::path::Path::new("/usr/lib/python3/dist-packages/numpy").is_dir();
+        let mut cases =
+            vec![json!({"name": "site", "input": [], "expected": [true, true, 0, 1, 1]})];
+        let suite = function_suite("python3", "s.py", source, "f", json!(cases.clone()));
+        let Some(warm) = run(&suite) else { return };
+        assert_eq!(statuses(&warm), ["passed"], "{warm:#?}");
+        let Some(cold) = cold_sandbox() else { return };
+        let report = run_suite(cold, &suite, &OracleOptions::default()).expect("the suite runs");
+        assert_eq!(statuses(&report), ["passed"], "{report:#?}");
+        if !numpy {
+            verdict_testkit::skip_or_fail::<()>("numpy", "python3-numpy is not installed");
+            return;
+        }
+        cases[0] = json!({"name": "numpy", "input": [], "expected": 6});
+        let suite = function_suite("python3", "s.py", source, "g", json!(cases));
+        let Some(warm) = run(&suite) else { return };
+        assert_eq!(statuses(&warm), ["passed"], "{warm:#?}");
+        let report = run_suite(cold, &suite, &OracleOptions::default()).expect("the suite runs");
+        assert_eq!(statuses(&report), ["passed"], "{report:#?}");
+    }
+
     #[test]
     fn varargs_and_defaults_bound_the_args() {
         let suite = function_suite(

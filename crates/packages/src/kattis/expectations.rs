@@ -122,6 +122,59 @@ pub(crate) fn program_settings(v: &Value) -> Vec<ProgramSettings> {
         .collect()
 }
 
+/// DOMjudge's results, as the verdicts `permitted` and `required` name (`CE`: a compile
+/// error, which DOMjudge's annotations may allow).
+const DOMJUDGE_RESULTS: [(&str, &str); 8] = [
+    ("CORRECT", "AC"),
+    ("WRONG-ANSWER", "WA"),
+    ("NO-OUTPUT", "WA"),
+    ("TIMELIMIT", "TLE"),
+    ("RUN-ERROR", "RTE"),
+    ("MEMORY-LIMIT", "RTE"),
+    ("OUTPUT-LIMIT", "RTE"),
+    ("COMPILER-ERROR", "CE"),
+];
+
+/// The requirement DOMjudge's `@EXPECTED_RESULTS@: R1, R2, ...` annotation (`line`, the text
+/// after the tag) puts on the reference `name`, as DOMjudge and BAPCtools read it: its final
+/// verdict is one of them, and every test case is accepted or gets one of them (so lazy
+/// judging cannot change what it gets). So `permitted` is the results and `AC`, and when
+/// `CORRECT` is not among them, `required` is the results (at least one test case fails as
+/// one of them). It replaces the claim of the directory the reference is in. `Err` names a
+/// result DOMjudge does not have.
+pub(crate) fn domjudge_expected_results(name: &str, line: &str) -> Result<Requirement, String> {
+    let shown = line.trim().trim_end_matches("*/").trim_end();
+    let mut results: Vec<String> = Vec::new();
+    for word in shown.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        let Some((_, verdict)) = DOMJUDGE_RESULTS
+            .iter()
+            .find(|(r, _)| r.eq_ignore_ascii_case(word))
+        else {
+            let known: Vec<&str> = DOMJUDGE_RESULTS.iter().map(|(r, _)| *r).collect();
+            return Err(format!(
+                "{name}: @EXPECTED_RESULTS@: {word:?} is not one of DOMjudge's results ({})",
+                known.join(", ")
+            ));
+        };
+        if !results.iter().any(|r| r == verdict) {
+            results.push((*verdict).to_owned());
+        }
+    }
+    if results.is_empty() {
+        return Err(format!("{name}: @EXPECTED_RESULTS@: names no result"));
+    }
+    let mut r = requirement(format!("{name}: @EXPECTED_RESULTS@: {shown}"), None);
+    let correct = results.iter().any(|v| v == "AC");
+    let mut permitted = results.clone();
+    if !correct {
+        permitted.insert(0, "AC".to_owned());
+        r.required = Some(results);
+    }
+    r.permitted = Some(permitted);
+    r.replaces_directory = true;
+    Ok(r)
+}
+
 fn requirement(source: String, cases: Option<String>) -> Requirement {
     Requirement {
         source,
@@ -281,6 +334,27 @@ pub(crate) fn matches(glob: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn domjudge_expected_results_become_permitted_and_required_verdicts() {
+        let r = domjudge_expected_results("m/a.c", " CORRECT, NO-OUTPUT\n").expect("reads");
+        assert_eq!(r.permitted, Some(vec!["AC".to_owned(), "WA".to_owned()]));
+        assert_eq!(r.required, None);
+        assert!(r.replaces_directory);
+        assert_eq!(r.source, "m/a.c: @EXPECTED_RESULTS@: CORRECT, NO-OUTPUT");
+        let r = domjudge_expected_results("m/b.c", "run-error,TIMELIMIT */").expect("reads");
+        let words = |w: &[&str]| Some(w.iter().map(|v| (*v).to_owned()).collect::<Vec<_>>());
+        assert_eq!(r.permitted, words(&["AC", "RTE", "TLE"]));
+        assert_eq!(r.required, words(&["RTE", "TLE"]));
+        let r = domjudge_expected_results("m/c.c", "COMPILER-ERROR, RUN-ERROR").expect("reads");
+        assert_eq!(r.required, words(&["CE", "RTE"]));
+        let err = domjudge_expected_results("m/d.c", "CORRECT, SLOW").expect_err("unknown");
+        assert!(
+            err.contains("\"SLOW\" is not one of DOMjudge's results"),
+            "{err}"
+        );
+        assert!(domjudge_expected_results("m/e.c", " ").is_err());
+    }
 
     #[test]
     fn globs_match_within_a_name_a_path_or_its_directories_with_braces() {

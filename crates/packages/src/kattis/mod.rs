@@ -18,11 +18,15 @@ use verdict_contracts::{Asset, Language};
 
 /// Reads the package in `dir`.
 pub fn load(dir: &Path) -> Result<Problem, PackageError> {
+    if !dir.is_dir() {
+        return Err(PackageError::missing(dir, "no such directory"));
+    }
     let yaml_path = dir.join("problem.yaml");
     let value = yaml::read(&yaml_path)?.ok_or_else(|| {
-        PackageError::io(
+        PackageError::missing(
             &yaml_path,
-            std::io::Error::from(std::io::ErrorKind::NotFound),
+            "the problem's metadata (problem.yaml at the package's root; a Polygon package has \
+             problem.xml): this is not a problem package",
         )
     })?;
     let head = yaml::problem_yaml(&yaml_path, &value)?;
@@ -45,6 +49,13 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
     let legacy = head.format == "legacy";
     let constants = constants::Constants::read(&yaml_path, yaml::get(&value, "constants"))?;
     not_generated(dir, &data_dir)?;
+    if !data_dir.is_dir() {
+        return Err(PackageError::missing(
+            &data_dir,
+            "the test data directory (data/sample/ and data/secret/, each test case a NAME.in \
+             with its NAME.ans)",
+        ));
+    }
     let data = group(
         &data_dir,
         "",
@@ -600,6 +611,10 @@ fn submissions(
         None => Vec::new(),
     };
     let mut out = Vec::new();
+    // DOMjudge's `@EXPECTED_RESULTS@` annotation of a reference (read, or why it cannot be),
+    // or why nothing says what it should get, by its index in `out`: applied last, over what
+    // `submissions.yaml`'s `language` / `entrypoint` make of its program.
+    let mut annotated: Vec<(usize, Result<crate::problem::Requirement, String>)> = Vec::new();
     for verdict_dir in sorted_entries(&root)? {
         if !verdict_dir.is_dir() {
             continue;
@@ -610,18 +625,14 @@ fn submissions(
             .unwrap_or_default();
         // Another directory is the package's own (2025-09 "Default directories"): its
         // references are held to the rules of submissions.yaml that match them, and none else.
-        let expected = match Expected::from_dir(&dir_name) {
-            Some(expected) => expected,
-            None if custom_directory(&verdict_dir, &dir_name, &rules)? => Expected::Custom,
-            None => {
-                return Err(PackageError::unsupported(
-                    &verdict_dir,
-                    "submissions",
-                    format!(
-                        "unknown verdict directory {dir_name:?} (no rule of submissions.yaml matches it or a submission in it)"
-                    ),
-                ));
-            }
+        // One no rule matches (DOMjudge's `mixed-verdicts`) holds references its annotations
+        // speak for; the others are reported and skipped, never the whole package refused.
+        let (expected, ruled) = match Expected::from_dir(&dir_name) {
+            Some(expected) => (expected, true),
+            None => (
+                Expected::Custom,
+                custom_directory(&verdict_dir, &dir_name, &rules)?,
+            ),
         };
         for path in sorted_entries(&verdict_dir)? {
             // Names starting with a dot (`.gitkeep`) are not part of a package (the format:
@@ -632,13 +643,29 @@ fn submissions(
             {
                 continue;
             }
+            let name = format!(
+                "{dir_name}/{}",
+                path.file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default()
+            );
+            match programs::expected_results_line(&path) {
+                Some(line) => annotated.push((
+                    out.len(),
+                    expectations::domjudge_expected_results(&name, &line),
+                )),
+                None if !ruled => annotated.push((
+                    out.len(),
+                    Err(format!(
+                        "submissions/{dir_name} is no verdict directory, and neither a rule of \
+                         submissions.yaml nor an @EXPECTED_RESULTS@ annotation says what it \
+                         should get"
+                    )),
+                )),
+                None => {}
+            }
             out.push(Reference {
-                name: format!(
-                    "{dir_name}/{}",
-                    path.file_name()
-                        .map(|n| n.to_string_lossy())
-                        .unwrap_or_default()
-                ),
+                name,
                 expected,
                 program: if submit_answer {
                     programs::program_or_answers(&path, include)
@@ -678,6 +705,17 @@ fn submissions(
                     entrypoint.as_deref(),
                 );
             }
+        }
+    }
+    // An annotation replaces the directory's claim (DOMjudge reads it before the directory);
+    // a reference it cannot be read for, or that nothing speaks for, is skipped saying why.
+    for (i, annotation) in annotated {
+        match annotation {
+            Ok(requirement) => {
+                out[i].requirements.push(requirement);
+                out[i].expected = Expected::Custom;
+            }
+            Err(reason) => out[i].program = Err(reason),
         }
     }
     Ok(out)

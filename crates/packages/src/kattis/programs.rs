@@ -299,6 +299,19 @@ pub(crate) fn is_answers(program: &Program) -> bool {
         .all(|a| language_of(Path::new(&a.name), a.text.as_deref().unwrap_or("")).is_none())
 }
 
+/// The text after DOMjudge's `@EXPECTED_RESULTS@:` in the reference at `path` (a file, or
+/// any file of a directory, in name order), up to the end of its line: `None` without one (or
+/// when the reference cannot be read: reading it as a program says why).
+pub(crate) fn expected_results_line(path: &Path) -> Option<String> {
+    const TAG: &str = "@EXPECTED_RESULTS@:";
+    let files = files_of(path).ok()?;
+    files.iter().find_map(|(_, text)| {
+        let at = text.find(TAG)?;
+        let rest = &text[at + TAG.len()..];
+        Some(rest.lines().next().unwrap_or_default().to_owned())
+    })
+}
+
 /// Every regular file under `dir` (or `dir` itself), as (name relative to `root`, text).
 fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) -> std::io::Result<()> {
     let meta = std::fs::metadata(dir)?;

@@ -28,9 +28,9 @@ pub(crate) fn read_with(path: &Path, constants: &Constants) -> Result<Option<Val
     match yaml_serde::from_str(&text) {
         Ok(Value::Null) => Ok(Some(Value::Mapping(Default::default()))),
         Ok(v) => Ok(Some(v)),
-        Err(source) => Err(PackageError::Yaml {
+        Err(cause) => Err(PackageError::Yaml {
             path: path.to_owned(),
-            source,
+            cause,
         }),
     }
 }

@@ -83,6 +83,155 @@ fn unsupported_versions_and_impossible_types_are_refused_naming_the_file_and_key
     );
 }
 
+/// An error and the causes it chains, as anyhow's `{:#}` prints them (what `judge` shows).
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
+
+/// Issue 44.6: a package without its `data/` was reported as `.../data: No such file or
+/// directory (os error 2): No such file or directory (os error 2)`. It names the part of the
+/// format that is missing, once; so does a directory without `problem.yaml`.
+#[test]
+fn a_missing_part_of_a_package_is_named_once_as_the_formats_part() {
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("problem.yaml"), "name: Hello\n").expect("write");
+    let err = chain(&kattis::load(dir.path()).expect_err("no data"));
+    let data = dir.path().join("data");
+    assert!(
+        err.starts_with(&format!(
+            "{}: missing: the test data directory",
+            data.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("data/sample/ and data/secret/"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+
+    std::fs::remove_file(dir.path().join("problem.yaml")).expect("rm");
+    let err = chain(&verdict_packages::polygon::load_any(dir.path()).expect_err("empty"));
+    assert!(
+        err.contains("problem.yaml: missing: the problem's metadata"),
+        "{err}"
+    );
+    let gone = dir.path().join("nowhere");
+    let err = chain(&kattis::load(&gone).expect_err("no dir"));
+    assert_eq!(
+        err,
+        format!("{}: missing: no such directory", gone.display())
+    );
+
+    // A file that cannot be read says its cause once too.
+    std::fs::create_dir(dir.path().join("problem.yaml")).expect("mkdir");
+    let err = chain(&kattis::load(dir.path()).expect_err("problem.yaml is a directory"));
+    assert_eq!(err.matches("Is a directory").count(), 1, "{err}");
+}
+
+/// Issue 44.4: DOMjudge's `boolfind` has `submissions/mixed-verdicts/`, whose files say what
+/// they should get with `@EXPECTED_RESULTS@:`, and the whole package was refused (`unknown
+/// verdict directory "mixed-verdicts"`). The annotations are read (replacing a directory's
+/// claim, as DOMjudge does); a reference no rule and no annotation speaks for is skipped
+/// saying so, and so is one naming a result DOMjudge does not have.
+#[test]
+fn domjudge_expected_results_are_read_and_an_unknown_directory_is_skipped_not_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    let w = |name: &str, text: &str| crate::written::write(dir.path(), name, text);
+    w("problem.yaml", "name: Echo\n");
+    w("data/secret/1.in", "1\n");
+    w("data/secret/1.ans", "1\n");
+    w("data/secret/2.in", "2\n");
+    w("data/secret/2.ans", "2\n");
+    w("submissions/accepted/echo.py", "print(input())\n");
+    w(
+        "submissions/accepted/slow.py",
+        "# @EXPECTED_RESULTS@: CORRECT, TIMELIMIT\nprint(input())\n",
+    );
+    w(
+        "submissions/mixed-verdicts/wa_or_rte.c",
+        "/*\n * @EXPECTED_RESULTS@: WRONG-ANSWER,run-error */\nint main(void) { return 1; }\n",
+    );
+    w("submissions/mixed-verdicts/unsaid.py", "print(2)\n");
+    // How to read a program is no rule of what it should get.
+    w(
+        "submissions/submissions.yaml",
+        "mixed-verdicts/unsaid.py:\n  language: python3\n",
+    );
+    w(
+        "submissions/mixed-verdicts/unknown.py",
+        "# @EXPECTED_RESULTS@: CORRECT, SLOW\nprint(2)\n",
+    );
+    let p = kattis::load(dir.path()).expect("the package reads");
+    let of = |name: &str| {
+        p.submissions
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("{name} is a reference"))
+    };
+    assert_eq!(of("accepted/echo.py").expected, Expected::Accepted);
+    let slow = of("accepted/slow.py");
+    assert_eq!(
+        slow.expected,
+        Expected::Custom,
+        "the annotation replaces accepted/"
+    );
+    assert_eq!(
+        slow.requirements[0].permitted.as_deref(),
+        Some(&["AC".to_owned(), "TLE".to_owned()][..])
+    );
+    let mixed = of("mixed-verdicts/wa_or_rte.c");
+    assert!(mixed.program.is_ok(), "{:?}", mixed.program);
+    assert_eq!(
+        mixed.requirements[0].required.as_deref(),
+        Some(&["WA".to_owned(), "RTE".to_owned()][..])
+    );
+    let unsaid = of("mixed-verdicts/unsaid.py")
+        .program
+        .as_ref()
+        .expect_err("skipped");
+    assert!(
+        unsaid.contains("submissions/mixed-verdicts is no verdict directory")
+            && unsaid.contains("@EXPECTED_RESULTS@"),
+        "{unsaid}"
+    );
+    let unknown = of("mixed-verdicts/unknown.py")
+        .program
+        .as_ref()
+        .expect_err("skipped");
+    assert!(
+        unknown.contains("\"SLOW\" is not one of DOMjudge's results"),
+        "{unknown}"
+    );
+
+    // Graded as DOMjudge and BAPCtools read the annotation: WA then RTE agrees, all accepted
+    // does not (CORRECT is not among its results), TLE anywhere does not.
+    let graded = |statuses: &[JudgeStatus]| {
+        let results = results(statuses);
+        let g = grade::grade(&p, &results);
+        let agrees = grade::agrees(mixed.expected, &g, false, 1.0);
+        (agrees, grade::unmet_requirements(&p, mixed, &g, &results))
+    };
+    let (agrees, unmet) = graded(&[JudgeStatus::WrongAnswer, JudgeStatus::RuntimeError]);
+    assert!(agrees && unmet.is_empty(), "{unmet:?}");
+    let (_, unmet) = graded(&[JudgeStatus::Accepted, JudgeStatus::Accepted]);
+    assert_eq!(unmet.len(), 1, "{unmet:?}");
+    assert!(
+        unmet[0].starts_with(
+            "mixed-verdicts/wa_or_rte.c: @EXPECTED_RESULTS@: WRONG-ANSWER,run-error: required"
+        ),
+        "{unmet:?}"
+    );
+    let (_, unmet) = graded(&[JudgeStatus::WrongAnswer, JudgeStatus::TimeLimitExceeded]);
+    assert!(
+        unmet[0].contains("permitted [AC, WA, RTE], secret/2 got TLE"),
+        "{unmet:?}"
+    );
+}
+
 /// From 2023-07 on, a scoring problem's output validator may score each accepted test
 /// (`score.txt`: the score; `score_multiplier.txt`: a fraction of `accept_score`): oddecho
 /// with a validator loads, and a test's `validator_score` replaces its `accept_score` in the

@@ -51,7 +51,8 @@ pub(crate) const STAGES: &[&str] = &[
 /// interpreter (see [`crate::Sandbox::run_warm`]), the spec is run as it is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct WarmPython {
-    /// The interpreter's options before the script (`-S`, ...): the template starts with them.
+    /// The interpreter's options before the script (`-s`, `-B`, ...): the template starts with
+    /// them, so the modules they load at start (the site module) are loaded once, in it.
     pub flags: Vec<OsString>,
     /// The script's path in the box, relative to it (its `__file__` is under `/box`).
     pub script_path: String,
@@ -223,7 +224,7 @@ mod tests {
 
     fn warm() -> WarmPython {
         WarmPython {
-            flags: vec!["-S".into()],
+            flags: vec!["-s".into()],
             script_path: ".verdict/h.py".into(),
             script: "print(1)".into(),
             preload: vec![],
@@ -233,9 +234,9 @@ mod tests {
     #[test]
     fn only_a_cold_run_of_the_same_script_is_served_warm() {
         let w = warm();
-        let args: Vec<OsString> = vec!["-S".into(), ".verdict/h.py".into(), "a".into()];
+        let args: Vec<OsString> = vec!["-s".into(), ".verdict/h.py".into(), "a".into()];
         assert_eq!(w.script_args(&args), Some(&args[2..]));
-        let other: Vec<OsString> = vec!["-S".into(), "other.py".into()];
+        let other: Vec<OsString> = vec!["-s".into(), "other.py".into()];
         assert_eq!(w.script_args(&other), None);
         let flags: Vec<OsString> = vec!["-I".into(), ".verdict/h.py".into()];
         assert_eq!(w.script_args(&flags), None);

@@ -17,7 +17,11 @@ supervisor on descriptor 3 (a SOCK_SEQPACKET socket):
 Each run sees the modules of a fresh interpreter and the preloaded ones, nothing of the
 template's own (they are taken out of its `sys.modules`), and a `__main__` of its own.
 
-Usage: python3 -S -c SOURCE CONFIG_JSON SCRIPT_SOURCE PRELOAD (see crates/sandbox/src/warm/mod.rs).
+The interpreter's flags are the cold run's (e.g. `-s -B`): without `-S` the site module is
+imported here, once, and every run finds it loaded (`exit`, `quit`, the installed packages'
+paths), as a cold run of the same flags does.
+
+Usage: python3 FLAGS -c SOURCE CONFIG_JSON SCRIPT_SOURCE PRELOAD (see crates/sandbox/src/warm/mod.rs).
 """
 
 import sys

@@ -33,10 +33,14 @@ fn one_slot(name: &str) -> Option<Sandbox> {
     Some(sb)
 }
 
+/// The interpreter's flags: as the oracle runs python3 (the site module, no user site, no
+/// bytecode written).
+const FLAGS: [&str; 2] = ["-s", "-B"];
+
 /// The script every run executes: it runs the code given as its first argument.
 fn warm() -> WarmPython {
     WarmPython {
-        flags: vec!["-S".into()],
+        flags: FLAGS.map(Into::into).to_vec(),
         script_path: ".verdict/run.py".into(),
         script: "import sys\nexec(compile(sys.argv[1], 'code', 'exec'))\n".into(),
         preload: vec!["os".into()],
@@ -45,7 +49,10 @@ fn warm() -> WarmPython {
 
 /// A cold run of the script with `code`, in `b`.
 fn spec(b: &TestBox, code: &str) -> SandboxSpec {
-    let mut spec = b.spec(Path::new(PYTHON), &["-S", ".verdict/run.py", code]);
+    let mut spec = b.spec(
+        Path::new(PYTHON),
+        &[FLAGS[0], FLAGS[1], ".verdict/run.py", code],
+    );
     spec.read_only_mounts.clear();
     spec.env = vec![("PYTHONIOENCODING".into(), "utf-8".into())];
     spec.limits.wall_time_ms = Some(10_000);
@@ -103,6 +110,35 @@ sys.exit(3)
         "{}",
         seen[1]
     );
+}
+
+/// Issue 44.1: interpreters ran without the site module (`exit()` a NameError). A warm run
+/// has it as a cold run does, imported once by the template, not by the run.
+#[test]
+fn a_warm_run_has_the_site_module_imported_once_and_ends_by_exit_as_a_cold_run() {
+    let Some(sb) = one_slot("verdict-sandbox-tests-warm-site") else {
+        return;
+    };
+    if !python() {
+        return;
+    }
+    let code = r#"
+import sys
+print("site" in sys.modules, callable(quit), sys.flags.no_user_site, sys.flags.dont_write_bytecode)
+sys.stdout.flush()
+exit(3)
+"#;
+    for warm_run in [false, true] {
+        let b = TestBox::new();
+        std::fs::create_dir_all(b.path().join(".verdict")).expect("mkdir");
+        std::fs::write(b.path().join(".verdict/run.py"), warm().script).expect("script");
+        let o = match warm_run {
+            true => sb.run_warm(&warm(), &spec(&b, code)).expect("warm"),
+            false => sb.run(&spec(&b, code)).expect("cold"),
+        };
+        assert_eq!(o.exit, ExitKind::Exited(3), "{o:?}: {}", b.stderr());
+        assert_eq!(b.stdout(), "True True 1 1\n", "warm: {warm_run}");
+    }
 }
 
 #[test]

@@ -19,7 +19,8 @@
 //!    SandboxFusion one `/run_code` per test, as verl calls it);
 //! 5. one Python A+B run (a Submission: syntax check, one test), as `POST /v1/judge` judges
 //!    it, one after another: the median per run, against one `python3` process and one
-//!    `/run_code` call.
+//!    `/run_code` call; then the same with the former `py_compile` check, and with the run
+//!    without the site module (`python3 -S`, as before issue 44: what the site module costs).
 //!
 //! Every harness runs as many candidates at once as verdict has run permits. Each row prints
 //! every side's median time and how many candidates it judged right, and verdict's time over
@@ -529,6 +530,22 @@ fn main() {
             return;
         }
     };
+    let no_site: toml::Table =
+        toml::from_str("[python3]\nrun = [\"python3\", \"-S\", \"{main}\"]\n")
+            .expect("a profile override");
+    let no_site = JudgeConfig {
+        work_dir: dir.path().join("work-no-site"),
+        cache_dir: dir.path().join("cache-no-site"),
+        languages: Some(no_site),
+        ..config.clone()
+    };
+    let no_site = match Judge::new(no_site) {
+        Ok(judge) => judge,
+        Err(err) => {
+            println!("skipped: {err}");
+            return;
+        }
+    };
     let judge = match Judge::new(config) {
         Ok(judge) => judge,
         Err(err) => {
@@ -580,6 +597,11 @@ fn main() {
             PYTHON_RUNS,
             true,
         ),
+        Row::new(
+            "the same, run without the site module (`python3 -S`, before issue 44)".into(),
+            PYTHON_RUNS,
+            true,
+        ),
     ];
     let mut loads = Vec::new();
     for round in 0..=rounds {
@@ -623,6 +645,7 @@ fn main() {
                 python_run(&ctx, side, &judge),
                 // The other sides are the same as in the row above.
                 python_run(&ctx, side, &py_compile),
+                python_run(&ctx, side, &no_site),
             ];
             for (row, (time, right)) in rows.iter_mut().zip(results) {
                 if keep {

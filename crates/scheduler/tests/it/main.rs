@@ -7,6 +7,7 @@ mod batch;
 mod cache;
 mod common;
 mod examples;
+mod fidelity;
 mod host_faults;
 mod hostile_interactor;
 mod instance;

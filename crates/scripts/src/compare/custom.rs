@@ -78,9 +78,13 @@ pub enum ComparatorExit {
     LimitHit(String),
 }
 
-/// Picks testlib when any source `#include`s `testlib.h`, Kattis when one includes
-/// `validate.h` (problemtools' output-validator header) or `validation.h` (BAPCtools'), else
-/// judge-system.
+/// The protocol of a comparator whose request names none: testlib when any source
+/// `#include`s `testlib.h` (decision 6), else judge-system, the contract's.
+///
+/// Never Kattis: a comparator that ships a header named `validate.h` (problemtools') or
+/// `validation.h` (BAPCtools') is not a Kattis validator for that (issue 44.5). The Kattis
+/// protocol is used when the request says so (`compare_protocol`), which verdict does itself
+/// when it builds the request from a package.
 pub fn detect_protocol<N: AsRef<str>, T: AsRef<str>>(
     source_files: &[(N, T)],
 ) -> ComparatorProtocol {
@@ -91,8 +95,6 @@ pub fn detect_protocol<N: AsRef<str>, T: AsRef<str>>(
     };
     if includes("testlib.h") {
         ComparatorProtocol::Testlib
-    } else if includes("validate.h") || includes("validation.h") {
-        ComparatorProtocol::Kattis
     } else {
         ComparatorProtocol::JudgeSystem
     }
@@ -664,16 +666,19 @@ mod tests {
         }
     }
 
+    /// Issue 44.5: a comparator shipping (and including) a header named `validate.h` was
+    /// called as a Kattis validator; the request's protocol, else the contract's, decides.
     #[test]
-    fn detect_protocol_finds_kattis_validator_headers() {
+    fn a_comparator_is_never_taken_for_a_kattis_validator_by_a_header_name() {
         for text in [
             "#include \"validate.h\"",
             "#include \"validation.h\"",
             "# include <../validate.h>",
         ] {
+            let files = [("compare.cpp", text), ("validate.h", "int check();\n")];
             assert_eq!(
-                detect_protocol(&[("validator.cpp", text)]),
-                ComparatorProtocol::Kattis,
+                detect_protocol(&files),
+                ComparatorProtocol::JudgeSystem,
                 "{text}"
             );
         }

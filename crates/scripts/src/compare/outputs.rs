@@ -9,6 +9,7 @@ use super::custom::{
 use super::icpc_default::DefaultValidator;
 use super::verdict::{CompareOutcome, CompareVerdict};
 use crate::judge::files::TestFiles;
+use crate::judge::files::{STDERR_TAIL, read_tail};
 use crate::{BoxFile, Build, Executor, ProducedOutput, RunLimits, RunRequest, ScriptError};
 use crate::{join_inside, read_capped};
 use std::io::Read;
@@ -263,6 +264,14 @@ pub fn run_comparator(
                 }
             }
             interpret_kattis(&exit, &feedback_files)
+        }
+    };
+    // A testlib checker's message is its stderr already; the others' failures get its end.
+    let outcome = match protocol {
+        ComparatorProtocol::Testlib => outcome,
+        _ => {
+            let (tail, cut) = read_tail(&result.stderr, STDERR_TAIL)?;
+            outcome.with_stderr_tail(&tail, cut)
         }
     };
     let _ = verdict_sandbox::remove_box_dir(&result.box_dir);

@@ -106,6 +106,34 @@ impl CompareOutcome {
     pub fn compare_error(reason: impl Into<String>) -> Self {
         Self::new(CompareVerdict::CompareError, reason)
     }
+
+    /// A Compare Error with the end of what the failed program wrote on stderr after its
+    /// reason (`stderr_tail`, the last bytes of it; `cut` when it had more), within
+    /// [`MESSAGE_LIMIT`]: a crash says why last (a Python traceback's `NameError: ...`).
+    /// Any other outcome, or an empty stderr, is left as it is.
+    pub fn with_stderr_tail(mut self, stderr_tail: &[u8], cut: bool) -> Self {
+        if self.verdict != CompareVerdict::CompareError {
+            return self;
+        }
+        let text = String::from_utf8_lossy(stderr_tail);
+        let text = text.trim();
+        if text.is_empty() {
+            return self;
+        }
+        let head = self.message.trim_end().trim_end_matches(':').trim_end();
+        let label = "\nstderr:\n";
+        let room = MESSAGE_LIMIT.saturating_sub(head.len() + label.len() + "...".len());
+        let mut start = text.len().saturating_sub(room);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+        let dots = if start > 0 || cut { "..." } else { "" };
+        self.message = truncate(
+            format!("{head}{label}{dots}{}", &text[start..]),
+            MESSAGE_LIMIT,
+        );
+        self
+    }
 }
 
 /// Cuts `text` to at most `limit` bytes on a character boundary, marking the cut with `…`.
@@ -135,6 +163,40 @@ pub(crate) fn escape_bytes(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 44.7: a validator or checker that crashed was reported as `validator exited
+    /// with unexpected code 1 (expected 42 or 43): ` and nothing after the colon.
+    #[test]
+    fn a_failed_comparators_message_ends_with_its_stderr() {
+        let traceback = b"Traceback (most recent call last):\n  File \"v.py\", line 3\nNameError: name 'x' is not defined\n";
+        let failed = CompareOutcome::compare_error(
+            "validator exited with unexpected code 1 (expected 42 or 43): ",
+        )
+        .with_stderr_tail(traceback, false);
+        assert!(
+            failed.message.starts_with(
+                "validator exited with unexpected code 1 (expected 42 or 43)\nstderr:\nTraceback"
+            ),
+            "{}",
+            failed.message
+        );
+        assert!(
+            failed
+                .message
+                .ends_with("NameError: name 'x' is not defined")
+        );
+        // A long stderr keeps its end, within the limit; other outcomes are untouched.
+        let long = format!("{}\nValueError: last", "é".repeat(2000));
+        let cut = CompareOutcome::compare_error("comparator was killed by signal 6")
+            .with_stderr_tail(long.as_bytes(), true);
+        assert!(cut.message.len() <= MESSAGE_LIMIT, "{}", cut.message.len());
+        assert!(cut.message.ends_with("ValueError: last"), "{}", cut.message);
+        assert!(cut.message.contains("\nstderr:\n..."), "{}", cut.message);
+        let wrong = CompareOutcome::new(CompareVerdict::WrongAnswer, "differs");
+        assert_eq!(wrong.clone().with_stderr_tail(b"noise", false), wrong);
+        let quiet = CompareOutcome::compare_error("comparator exited with unexpected code 1");
+        assert_eq!(quiet.clone().with_stderr_tail(b" \n", false), quiet);
+    }
 
     #[test]
     fn from_fraction_maps_full_zero_and_partial_marks() {

@@ -22,7 +22,7 @@ use crate::compare::{
 };
 use crate::judge::classify::{RunFailure, classify_run};
 use crate::judge::files::TestFiles;
-use crate::judge::files::{BoxFile, read_capped};
+use crate::judge::files::{BoxFile, STDERR_TAIL, read_capped, read_tail};
 use crate::judge::run::{RunOutput, RunRequest, prepare_box};
 use crate::{Build, Executor, RunLimits, ScriptError};
 use relay::{RelayEnds, RelayReport};
@@ -389,7 +389,8 @@ pub(crate) fn interpret(
             }
             let mut outcome = interpret_kattis(&exit, &feedback);
             outcome.message = outcome.message.replace("validator", "interactor");
-            outcome
+            let (tail, cut) = read_tail(&run.stderr, STDERR_TAIL)?;
+            outcome.with_stderr_tail(&tail, cut)
         }
     })
 }

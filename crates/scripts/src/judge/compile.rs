@@ -2,6 +2,7 @@
 
 use super::files::{BoxFile, cut_text, open_up_dirs, place_files, read_capture, seal_tree};
 use crate::ScriptError;
+use crate::entry::{MainClassRule, scala_main_object};
 use crate::language::{LanguageProfile, TemplateVars, class_name_of};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -75,7 +76,7 @@ pub fn source_vars(source: &SourceCode, profile: &LanguageProfile) -> TemplateVa
     let (main, main_class) = match (&source.entry_point, profile.entry_is_file) {
         (Some(entry), true) => (entry.clone(), class_name_of(entry)),
         (Some(entry), false) => (first.clone(), entry.clone()),
-        (None, _) => (first.clone(), class_name_of(&first)),
+        (None, _) => (first.clone(), main_class_of(source, profile, &first)),
     };
     let sources = match &profile.sources_glob {
         Some(suffix) => names
@@ -92,6 +93,23 @@ pub fn source_vars(source: &SourceCode, profile: &LanguageProfile) -> TemplateVa
         extra: source.compile_command.clone().unwrap_or_default(),
         memory_mb: None,
         heap_mb: profile.default_heap_mb,
+    }
+}
+
+/// The main class of a program whose request names no `entry_point`, by its profile's rule:
+/// the first file's path, or the Scala object with `main` in the sources' texts (sources
+/// given by URL or path are not read here: the first file's path then).
+fn main_class_of(source: &SourceCode, profile: &LanguageProfile, first: &str) -> String {
+    match profile.main_class {
+        MainClassRule::FirstFile => class_name_of(first),
+        MainClassRule::ScalaObject => {
+            let texts: Vec<(&str, &str)> = source
+                .source_files
+                .iter()
+                .filter_map(|a| Some((a.name.as_str(), a.text.as_deref()?)))
+                .collect();
+            scala_main_object(&texts).unwrap_or_else(|| class_name_of(first))
+        }
     }
 }
 
@@ -241,4 +259,38 @@ pub fn compile(
         vars,
     };
     Ok(CompileOutcome::Built { build, log })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LanguageProfiles;
+    use verdict_contracts::Asset;
+
+    fn scala(files: &[(&str, &str)], entry_point: Option<&str>) -> TemplateVars {
+        let profiles = LanguageProfiles::builtin().unwrap();
+        let source = SourceCode {
+            language: Language::Scala,
+            entry_point: entry_point.map(String::from),
+            source_files: files.iter().map(|(n, t)| Asset::text(*n, *t)).collect(),
+            assist_files: Vec::new(),
+            compile_command: None,
+        };
+        source_vars(&source, profiles.get(Language::Scala).unwrap())
+    }
+
+    /// Issue 44.2: Scala's `object Main extends App` in `main.scala` was run as class `main`
+    /// ("Could not find or load main class main").
+    #[test]
+    fn scala_runs_its_main_object_whatever_the_files_name() {
+        let app = "object Main extends App {\n  println(io.StdIn.readLine())\n}\n";
+        assert_eq!(scala(&[("main.scala", app)], None).main_class, "Main");
+        // Without a main object, the first file's path as before; an entry_point decides.
+        let none = "object Helper { def f = 1 }\n";
+        assert_eq!(scala(&[("Helper.scala", none)], None).main_class, "Helper");
+        assert_eq!(
+            scala(&[("main.scala", app)], Some("Other")).main_class,
+            "Other"
+        );
+    }
 }

@@ -154,6 +154,33 @@ pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ScriptError> {
     Ok(out)
 }
 
+/// The most of a failed comparator's (validator's, interactor's) stderr read for its message:
+/// its end, where a crash says why.
+pub(crate) const STDERR_TAIL: u64 = 4096;
+
+/// The last `max` bytes of the file at `path` (none when it does not exist), and whether it
+/// had more before them.
+pub fn read_tail(path: &Path, max: u64) -> Result<(Vec<u8>, bool), ScriptError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
+        Err(e) => return Err(ScriptError::io("open", path, e)),
+    };
+    let len = file
+        .metadata()
+        .map_err(|e| ScriptError::io("read", path, e))?
+        .len();
+    let start = len.saturating_sub(max);
+    file.seek(SeekFrom::Start(start))
+        .map_err(|e| ScriptError::io("read", path, e))?;
+    let mut out = Vec::new();
+    file.take(max)
+        .read_to_end(&mut out)
+        .map_err(|e| ScriptError::io("read", path, e))?;
+    Ok((out, start > 0))
+}
+
 /// A capture read up to a cap, and how long the file really was (so a cut can say how much it
 /// left out).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

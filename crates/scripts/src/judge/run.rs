@@ -214,3 +214,76 @@ pub fn sandbox_limits(limits: &RunLimits, extra_processes: u32) -> SandboxLimits
         stack_kb: None,
     }
 }
+
+/// The script a warm interpreter runs a python program through (`run_python_warm`): it runs
+/// the program's main file as `__main__`, with the program's `sys.argv` and its own directory
+/// first on `sys.path`, and reports an uncaught exception as a cold interpreter does (its
+/// traceback without this script's frame, exit code 1).
+pub const PYTHON_WARM_RUNNER: &str = r#"import sys
+def _verdict_run():
+    import os
+    main = sys.argv[1]
+    del sys.argv[0]
+    sys.path[0] = os.path.dirname(os.path.abspath(main))
+    scope = {"__name__": "__main__", "__file__": main, "__builtins__": __builtins__,
+             "__doc__": None, "__package__": None, "__spec__": None, "__loader__": None}
+    try:
+        with open(main, "rb") as f:
+            code = compile(f.read(), main, "exec")
+        exec(code, scope)
+    except SystemExit:
+        raise
+    except BaseException as error:
+        import traceback
+        tb = error.__traceback__
+        traceback.print_exception(type(error), error, tb.tb_next if tb else None)
+        sys.exit(1)
+_verdict_run()
+"#;
+
+/// Where [`PYTHON_WARM_RUNNER`] is placed in the box.
+pub const PYTHON_WARM_RUNNER_PATH: &str = ".verdict/run.py";
+
+/// The warm interpreter a python build's runs are served from: the profile's interpreter and
+/// flags (those before `{main}` in its run command), running [`PYTHON_WARM_RUNNER`].
+pub fn python_warm(build: &Build) -> Option<verdict_sandbox::WarmPython> {
+    let run = &build.profile.run;
+    let main_at = run.iter().position(|a| a == "{main}")?;
+    Some(verdict_sandbox::WarmPython {
+        flags: run.get(1..main_at)?.iter().map(Into::into).collect(),
+        script_path: PYTHON_WARM_RUNNER_PATH.to_string(),
+        script: PYTHON_WARM_RUNNER.to_string(),
+        preload: Vec::new(),
+    })
+}
+
+/// Runs a python build as [`run_program`] does, served by `executor`'s warm interpreter of
+/// the slot where it has one (the same box, limits and measurement; the interpreter's start is
+/// paid once per slot), else cold. `warm` comes from [`python_warm`].
+pub fn run_python_warm(
+    executor: &dyn crate::Executor,
+    request: &RunRequest<'_>,
+    run_dir: &Path,
+    warm: &verdict_sandbox::WarmPython,
+) -> Result<RunOutput, ScriptError> {
+    let (mut spec, paths) = prepare_box(request, run_dir)?;
+    let runner = join_inside(&paths.box_dir, PYTHON_WARM_RUNNER_PATH)?;
+    if let Some(dir) = runner.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| ScriptError::io("create", dir, e))?;
+    }
+    std::fs::write(&runner, PYTHON_WARM_RUNNER)
+        .map_err(|e| ScriptError::io("write", &runner, e))?;
+    open_up_dirs(&paths.box_dir)?;
+    // `python3 <flags> <main> <args>` becomes `python3 <flags> <runner> <main> <args>`.
+    let flags = warm.flags.len();
+    if spec.args.len() < flags {
+        return Err(ScriptError::Toolchain(
+            "the python run command has no main file".into(),
+        ));
+    }
+    spec.args.insert(flags, PYTHON_WARM_RUNNER_PATH.into());
+    let running = crate::timing::phase("run.sandbox");
+    let outcome = executor.run_warm_python(warm, &spec)?;
+    running.end();
+    Ok(paths.with(outcome))
+}

@@ -88,3 +88,39 @@ fn a_script_suite_stops_at_its_first_failure_and_at_the_deadline() {
         "{late:?}"
     );
 }
+
+#[test]
+fn stop_after_timeout_stops_a_looping_deliverable_but_not_a_wrong_one() {
+    let cases = json!([{"name": "wrong", "input": [3], "expected": 4},
+                       {"name": "loops", "input": [0], "expected": 0},
+                       {"name": "one", "input": [1], "expected": 1}]);
+    let source = "def f(x):\n    while x == 0:\n        pass\n    return x\n";
+    let suite = function_suite("python3", "f.py", source, "f", cases);
+    let options = OracleOptions {
+        stop_after_timeout: true,
+        ..OracleOptions::default()
+    };
+    let Some(report) = run_with(&suite, &options) else {
+        return;
+    };
+    assert_eq!(statuses(&report), ["failed", "timeout", "error"]);
+    assert_eq!(report.results[2].message.as_deref(), Some(NOT_RUN));
+}
+
+#[test]
+fn every_python_function_run_has_one_hash_seed() {
+    // A dataset's reference and its candidates run in separate interpreters: a set's order
+    // must not differ between them (docs/datasets.md).
+    let source = "import os\ndef seed():\n    return os.environ.get('PYTHONHASHSEED')\n";
+    let suite = function_suite(
+        "python3",
+        "s.py",
+        source,
+        "seed",
+        json!([{"name": "seed", "input": [], "expected": "0"}]),
+    );
+    let Some(report) = run_with(&suite, &OracleOptions::default()) else {
+        return;
+    };
+    assert_eq!(statuses(&report), ["passed"], "{report:?}");
+}
