@@ -433,9 +433,12 @@ impl ProgramRunner {
         let box_run_dir = run_dir.path().join("run");
         // A python program is served by the slot's warm interpreter where the sandbox has one
         // (docs/compat.md): the interpreter's start is paid once per slot, not once per call.
-        let warm = (build.language == Language::Python3 && executor.has_warm_interpreters())
-            .then(|| verdict_scripts::python_warm(build))
-            .flatten();
+        // Interpreter arguments (`-c ...`, `-O`) change what the interpreter runs: cold then.
+        let warm = (build.language == Language::Python3
+            && request.interpreter_args.is_empty()
+            && executor.has_warm_interpreters())
+        .then(|| verdict_scripts::python_warm(build))
+        .flatten();
         let output = match &warm {
             Some(warm) => {
                 verdict_scripts::run_python_warm(executor, &run_request, &box_run_dir, warm)
