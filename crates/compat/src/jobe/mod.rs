@@ -45,7 +45,7 @@ pub mod outcome {
     pub const TIME_LIMIT: u32 = 13;
     /// It ran to completion with nothing on stderr.
     pub const SUCCESS: u32 = 15;
-    /// Out of memory.
+    /// Out of memory (in the API; Jobe itself never answers it, nor does this server).
     pub const MEMORY_LIMIT: u32 = 17;
     /// A system call the sandbox forbids.
     pub const ILLEGAL_SYSCALL: u32 = 19;
@@ -490,7 +490,10 @@ impl RunResult {
                 stderr.clear();
                 outcome::TIME_LIMIT
             }
-            StepEnd::MemoryLimit => outcome::MEMORY_LIMIT,
+            // Jobe's runguard limits address space: a program out of memory fails an
+            // allocation or overflows its stack and dies of it, a runtime error ("memory
+            // limit exceeded is not returned by default", its `diagnoseResult` says).
+            StepEnd::MemoryLimit => outcome::RUNTIME_ERROR,
             StepEnd::Forbidden if run.signal == Some(31) => outcome::ILLEGAL_SYSCALL,
             StepEnd::Signaled | StepEnd::Forbidden => outcome::RUNTIME_ERROR,
             StepEnd::Exited if stderr.is_empty() => outcome::SUCCESS,
@@ -687,7 +690,11 @@ mod tests {
         let flood = RunResult::of(&spec, &run(StepEnd::OutputLimit, b"", Some(9)));
         assert_eq!(flood.outcome, outcome::TIME_LIMIT);
         let hungry = RunResult::of(&spec, &run(StepEnd::MemoryLimit, b"", Some(9)));
-        assert_eq!(hungry.outcome, outcome::MEMORY_LIMIT);
+        assert_eq!(
+            hungry.outcome,
+            outcome::RUNTIME_ERROR,
+            "Jobe never answers 17 itself"
+        );
         let segv = RunResult::of(&spec, &run(StepEnd::Signaled, b"", Some(11)));
         assert_eq!(segv.outcome, outcome::RUNTIME_ERROR);
         let failed = RunResult::of(
