@@ -1048,6 +1048,16 @@ def findings(rows):
                          "connection per call, so 256 calls in flight plus the connections "
                          "still closing pass it; the refusal is written before the request is "
                          "read, and verl does not retry a 429.")
+            stalled = [e for e in r.get("examples") or []
+                       if e.get("run") == "TimeLimitExceeded" and e.get("label") == "right"]
+            if r["misjudged"] and stalled:
+                cpu = ", ".join(str((e.get("verdict") or {}).get("cpu_time_ms")) for e in stalled)
+                reason = (stalled[0].get("verdict") or {}).get("reason", "")
+                text += (f" The misjudged tests are right answers stopped at the wall-clock "
+                         f"limit after {cpu} ms of CPU (verdict's reason: \"{reason}\"): "
+                         "`/run_code` keeps SandboxFusion's meaning of `run_timeout` (wall "
+                         "time), and the machine's other load (see the load average) kept a "
+                         "short run off the cores past it.")
             if any(c.startswith("504") for c in causes):
                 text += (" A test lost to 504s waited `max_wait_ms` for a run slot three "
                          f"times: {r['concurrency']} calls queue, first come first served, for 2 slots that "
