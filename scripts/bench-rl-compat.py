@@ -1000,6 +1000,7 @@ def main():
         log(f"wrote {args.write_docs}")
     sys.stdout.flush()
     sys.stderr.flush()
+    tmp_dir.cleanup()
     # Threads of a row past its deadline may still wait on a socket: do not join them.
     os._exit(1 if bad else 0)
 
