@@ -113,8 +113,10 @@ mod inside {
         spec.limits.wall_time_ms = Some(3000);
         let o = run(sb, &spec);
         assert_eq!(o.limit_hit, Some(LimitHit::WallTime), "{o:?}");
+        // (A starved emulated guest reached its wall limit at 195 ms once: lost time would
+        // read near 0.)
         assert!(
-            o.cpu_time_ms >= 200,
+            o.cpu_time_ms >= 150,
             "the killed box's CPU time was lost: {o:?}"
         );
         // A CPU limit is RLIMIT_CPU's, in whole seconds above it (docs/sandbox.md).

@@ -285,7 +285,9 @@ fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
     let b = TestBox::new();
     let o = run(&sb, &b.spec(&prog("busy"), &["200"]));
     assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None));
-    assert!(o.cpu_time_ms >= 200, "{o:?}");
+    // The counters' granularity in an emulated cgroup-v2 guest read 198 ms here once: what
+    // matters is that they hold far more than the next run's own (< 100 ms, below).
+    assert!(o.cpu_time_ms >= 150, "{o:?}");
     let mut spec = b.spec(&prog("threads"), &["20"]);
     spec.limits.processes = Some(8);
     let o = run(&sb, &spec);
