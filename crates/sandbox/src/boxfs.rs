@@ -341,33 +341,81 @@ pub(crate) struct Written {
     pub bytes: u64,
 }
 
-/// Walks the box dir `dir` once for the regular files modified since `since`. Follows no
-/// symlink and stays on the box's file system; looks at most at [`SCAN_ENTRIES`] entries,
-/// [`SCAN_DEPTH`] levels deep. Only after the run: no process of the box is left to change the
-/// tree meanwhile.
-pub(crate) fn scan_written(dir: &OwnedFd, cap: u64, since: libc::timespec) -> Written {
+/// The regular files already in a box dir when its run starts whose modification time is not
+/// before `since` (placed by the caller in the clock tick the run starts in: the file clock is
+/// coarse, so their time can equal `since`). [`scan_written`] does not count them as written
+/// by the program unless their size or time changed. Usually empty.
+#[derive(Debug, Default)]
+pub(crate) struct Placed(Vec<(u64, i64, i64, i64)>);
+
+impl Placed {
+    fn holds(&self, st: &libc::stat) -> bool {
+        self.0
+            .contains(&(st.st_ino, st.st_size, st.st_mtime, st.st_mtime_nsec))
+    }
+}
+
+/// Walks the box dir `dir` before its run for the files [`Placed`] keeps.
+pub(crate) fn scan_placed(dir: &OwnedFd, since: libc::timespec) -> Placed {
+    let mut placed = Placed::default();
+    walk_modified(dir, since, &mut |_, st| {
+        placed
+            .0
+            .push((st.st_ino, st.st_size, st.st_mtime, st.st_mtime_nsec));
+    });
+    placed
+}
+
+/// Walks the box dir `dir` once for the regular files modified since `since`, but for the
+/// unchanged ones of `placed`. Follows no symlink and stays on the box's file system; looks at
+/// most at [`SCAN_ENTRIES`] entries, [`SCAN_DEPTH`] levels deep. Only after the run: no process
+/// of the box is left to change the tree meanwhile.
+pub(crate) fn scan_written(
+    dir: &OwnedFd,
+    cap: u64,
+    since: libc::timespec,
+    placed: &Placed,
+) -> Written {
     let mut written = Written::default();
-    let Ok(st) = nix::sys::stat::fstat(dir) else {
-        return written;
-    };
-    let mut budget = SCAN_ENTRIES;
-    let mut walk = Walk {
-        cap,
-        since,
-        dev: st.st_dev,
-        budget: &mut budget,
-        written: &mut written,
-    };
-    walk.dir(dir.as_raw_fd(), Path::new(""), 0);
+    walk_modified(dir, since, &mut |path, st| {
+        if placed.holds(st) {
+            return;
+        }
+        written.bytes = written
+            .bytes
+            .saturating_add((st.st_blocks.max(0) as u64).saturating_mul(512));
+        if written.capped.is_none() && st.st_size as u64 > cap {
+            written.capped = Some((path.to_path_buf(), st.st_size as u64));
+        }
+    });
     written
 }
 
+/// Calls `on_file` with the path (relative to `dir`) and status of each regular file under
+/// `dir` modified since `since`, within the walk's bounds.
+fn walk_modified(
+    dir: &OwnedFd,
+    since: libc::timespec,
+    on_file: &mut dyn FnMut(&Path, &libc::stat),
+) {
+    let Ok(st) = nix::sys::stat::fstat(dir) else {
+        return;
+    };
+    let mut budget = SCAN_ENTRIES;
+    let mut walk = Walk {
+        since,
+        dev: st.st_dev,
+        budget: &mut budget,
+        on_file,
+    };
+    walk.dir(dir.as_raw_fd(), Path::new(""), 0);
+}
+
 struct Walk<'a> {
-    cap: u64,
     since: libc::timespec,
     dev: u64,
     budget: &'a mut usize,
-    written: &'a mut Written,
+    on_file: &'a mut dyn FnMut(&Path, &libc::stat),
 }
 
 impl Walk<'_> {
@@ -411,13 +459,7 @@ impl Walk<'_> {
             let modified =
                 (st.st_mtime, st.st_mtime_nsec) >= (self.since.tv_sec, self.since.tv_nsec);
             if kind == libc::S_IFREG && modified {
-                let w = &mut *self.written;
-                w.bytes = w
-                    .bytes
-                    .saturating_add((st.st_blocks.max(0) as u64).saturating_mul(512));
-                if w.capped.is_none() && st.st_size as u64 > self.cap {
-                    w.capped = Some((child, st.st_size as u64));
-                }
+                (self.on_file)(&child, &st);
             } else if kind == libc::S_IFDIR && st.st_dev == self.dev && depth < SCAN_DEPTH {
                 subdirs.push((name.to_owned(), child));
             }

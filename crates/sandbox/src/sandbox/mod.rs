@@ -169,6 +169,9 @@ impl Sandbox {
             ncpu: self.ncpu,
         };
         let since = crate::boxfs::file_clock_now();
+        // Files the caller placed in this same tick of the coarse file clock carry `since` as
+        // their time: this walk tells them from what the program writes (docs/sandbox.md).
+        let placed = crate::boxfs::scan_placed(&prep.box_fd, since);
         let result = match &self.executor {
             Executor::Zygote(z) => supervisor.run_zygote(z, slot.index, spec, &prep, warm),
             Executor::Namespaced(n) => supervisor.run_init(spec, &prep, Some((n, slot.index))),
@@ -186,7 +189,7 @@ impl Sandbox {
         // ru_maxrss floor up (design #24).
         let count_written = prep.box_on_tmpfs && raw.readings.is_some();
         let written = if raw.killed_for.is_none() || count_written {
-            crate::boxfs::scan_written(&prep.box_fd, prep.output_cap, since)
+            crate::boxfs::scan_written(&prep.box_fd, prep.output_cap, since, &placed)
         } else {
             crate::boxfs::Written::default()
         };

@@ -42,6 +42,35 @@ fn a_file_stopped_at_the_output_cap_is_an_output_limit_even_if_sigxfsz_is_ignore
 }
 
 #[test]
+fn a_file_placed_before_the_run_in_its_clock_tick_is_not_output() {
+    let Some(sb) = sandbox() else { return };
+    let b = TestBox::new();
+    // A binary placed by the caller in the tick the run starts in carries the run's start
+    // time; a time in the future stands for that tick here, deterministically.
+    let placed = b.path().join("big.bin");
+    std::fs::write(&placed, vec![b'x'; 4096]).expect("write");
+    // Writable by the box's uid, for the second run.
+    std::fs::set_permissions(&placed, std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .expect("chmod");
+    let future = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&placed)
+        .and_then(|f| f.set_modified(future))
+        .expect("set the time");
+    let mut spec = b.spec(&prog("exitcode"), &["0"]);
+    spec.limits.output_bytes = Some(1024);
+    let o = run(sb, &spec);
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    assert_eq!(o.limit_hit, None, "{o:?}");
+    // The same file rewritten by the program past the cap is still its output.
+    let mut spec = b.spec(&prog("efbig"), &["4096"]);
+    spec.limits.output_bytes = Some(1024);
+    let o = run(sb, &spec);
+    assert_eq!(o.limit_hit, Some(LimitHit::Output), "{o:?}");
+}
+
+#[test]
 fn writing_past_the_output_limit_is_an_output_limit() {
     let Some(sb) = sandbox() else { return };
     let b = TestBox::new();
