@@ -27,10 +27,10 @@ candidate by candidate, the order swapped every candidate; medians and ratios fr
    Each server is fresh, alone on the machine for its row. Steps: N=1024 with a 1 s timeout,
    and N=256 (scaled down) with verl's default 10 s (--load). The first step also runs
    `/run_code` at 64 client threads (verl's default max_concurrent; --extra-concurrency) and
-   once on a verdict with the server's default `max_connections_per_address` (256: verl opens a
-   connection per call, and the 429 past the cap is not retried by verl), a row reported but
-   left out of the exit status; the other verdict servers have 1024 (--max-connections-per-
-   address) and `max_wait_ms` = the timeout + 6 s (so that the 504 comes before verl's read
+   once on a verdict with every server default (`max_connections_per_address` 1024: verl opens
+   a connection per call, and the 429 past the cap is not retried by verl; it was 256), a row
+   reported but left out of the exit status; the other verdict servers have 1024 too
+   (--max-connections-per-address) and `max_wait_ms` = the timeout + 6 s (so that the 504 comes before verl's read
    timeout of 2 x timeout + 10 s). Counted and required to be zero on
    verdict's rows: read timeouts, lost (no judgement: verl's -1, an `infra_error`, a missing
    result, a call unanswered by the deadline) and misjudged (a judgement other than the
@@ -788,13 +788,13 @@ def main():
                          "so that a 504 comes before verl's read timeout of 2 x timeout + 10 s "
                          "even when the run then takes its whole timeout)")
     ap.add_argument("--max-connections-per-address", type=int, default=1024,
-                    help="verdict's max_connections_per_address (its default, 256, equals "
-                         "verl's 256 calls in flight: verl opens a connection per call, the "
-                         "server still holds the closing ones, and the 429 it answers past "
-                         "the cap is not retried by verl); 0: the server's default")
+                    help="verdict's max_connections_per_address (its default is 1024: at 256, "
+                         "verl's 256 calls in flight and the closing ones the server still "
+                         "holds passed it, and the 429 it answers past the cap is not retried "
+                         "by verl); 0: the server's default")
     ap.add_argument("--no-default-connections-row", action="store_true",
                     help="row 3: skip the extra /run_code row with the server's default "
-                         "max_connections_per_address (first step only; not in the exit status)")
+                         "config (first step only; not in the exit status)")
     ap.add_argument("--extra-concurrency", default="64",
                     help="row 3: /run_code rows of the first step at these client "
                          "concurrencies too (verl's default max_concurrent is 64); '' for none")
@@ -961,7 +961,7 @@ def main():
                 continue
         elif who == "verdict-default":
             server = Verdict(args.server, max_wait_ms(timeout))
-            server.name = "verdict, default max_connections_per_address (256)"
+            server.name = "verdict, default config"
         else:
             server = Verdict(args.server, max_wait_ms(timeout), per_address)
         load_before = os.getloadavg()[0]
@@ -1045,10 +1045,10 @@ def findings(rows):
                     "(verl retries a 504 twice, 1 s and 2 s later).")
             if any(c.startswith("429") for c in causes):
                 text += (" The 429s are judge-server's connection cap, "
-                         "`max_connections_per_address` (256 by default): verl opens a "
-                         "connection per call, so 256 calls in flight plus the connections "
-                         "still closing pass it; the refusal is written before the request is "
-                         "read, and verl does not retry a 429.")
+                         "`max_connections_per_address`: verl opens a "
+                         "connection per call, so its calls in flight plus the connections "
+                         "still closing can pass it; the refusal is written before the request "
+                         "is read, and verl does not retry a 429.")
             stalled = [e for e in r.get("examples") or []
                        if e.get("run") == "TimeLimitExceeded" and e.get("label") == "right"]
             if r["misjudged"] and stalled:
@@ -1060,10 +1060,10 @@ def findings(rows):
                          "time), and the machine's other load (see the load average) kept a "
                          "short run off the cores past it.")
             if any(c.startswith("504") for c in causes):
-                text += (" A test lost to 504s waited `max_wait_ms` for a run slot three "
-                         f"times: {r['concurrency']} calls queue, first come first served, for 2 slots that "
-                         "a looping test holds for its whole timeout, and verl gives up after "
-                         "its second retry.")
+                text += (" A test lost to 504s waited `max_wait_ms` for a compile slot or a "
+                         f"run place three times: {r['concurrency']} calls queue, first come "
+                         "first served, for the places that looping tests hold for their whole "
+                         "timeout, and verl gives up after its second retry.")
             out.append(text)
         elif r["row"].endswith("/run_code (verl)"):
             text = (f"Load, `/run_code` on SandboxFusion ({r['step']}): {r['lost']} tests lost"
@@ -1138,11 +1138,12 @@ cgroups, seccomp). Measured by `scripts/bench-rl-compat.py`.
   2 x timeout + 10 s) and retries a 504 twice, 1 s then 2 s later. Batches: `POST
   /v1/batches?wait=600000`, `format: ground-truth`, `stop_at_first_failure`.
 - **Servers**: judge-server ({server_note}) with `workers = 2`,
-  `max_connections_per_address = {args.max_connections_per_address or 'its default'}` (the default, 256, equals verl's 256 calls in flight
-  and refuses some of them: the row marked "default max_connections_per_address" shows it;
-  that row is not in the exit status), `[sandbox_fusion] enabled`, loopback, and
+  `max_connections_per_address = {args.max_connections_per_address or 'its default'}` (the
+  row marked "default config" runs every server default, and is not in the exit status),
+  `[sandbox_fusion] enabled`, loopback, and
   `max_wait_ms` = verl's timeout + 6 s{' (here ' + str(args.max_wait_ms) + ' ms)' if args.max_wait_ms else ''}: a call waits that long for
-  one of the 2 run slots, then gets 504 + Retry-After. verl's read timeout is 2 x timeout +
+  a compile slot (one per core) and a run place (`parallel_runs`, four per core by default),
+  then gets 504 + Retry-After. verl's read timeout is 2 x timeout +
   10 s, so the 504 comes first even when the run then takes its whole timeout, and verl
   retries it (twice); the default 30 000 ms equals that read timeout at verl's timeout of 10 s
   and would turn a long wait into a read timeout instead. SandboxFusion{f' at {sf_commit}' if sf_commit else ''}: its

@@ -69,6 +69,8 @@ pub struct ServerConfig {
     /// Connections served at once from one client address (an IPv6 client's /64): the next
     /// is answered 429 and closed at once. Behind a reverse proxy every connection comes from
     /// its address: raise it to `max_connections` there and cap per client in the proxy.
+    /// 1024 by default: a co-located RL trainer (verl's `max_concurrent = 256`, a connection
+    /// per call, the closing ones still counted) stays under it (docs/compat.md).
     pub max_connections_per_address: usize,
     /// Event streams open at once on one submission or batch (429 beyond it).
     pub max_streams_per_submission: usize,
@@ -138,7 +140,7 @@ impl Default for ServerConfig {
             quotas: BTreeMap::new(),
             caps: verdict_contracts::Caps::default(),
             max_connections: 4096,
-            max_connections_per_address: 256,
+            max_connections_per_address: 1024,
             max_streams_per_submission: 64,
             max_streams_per_token: 256,
             header_timeout_ms: 15_000,

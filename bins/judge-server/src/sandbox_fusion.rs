@@ -43,6 +43,10 @@ pub struct SandboxFusionConfig {
     pub max_wait_ms: u64,
     /// Builds kept for identical sources (content-addressed, least recently used evicted).
     pub builds: usize,
+    /// Programs running at once (not compiling: a compile holds one of the judge's slots).
+    /// 0: four per judge slot, at most 32. Runs are timed by the wall clock, as SandboxFusion
+    /// times them, so a looping program costs its timeout, not a core's place in line.
+    pub parallel_runs: usize,
     /// Memory when a request says `memory_limit_MB: -1`, in MB.
     pub default_memory_mb: u64,
     /// The most memory a request may ask for, in MB.
@@ -78,6 +82,7 @@ impl Default for SandboxFusionConfig {
             // the 10 s is answered (504, retried) before its read timeout (docs/compat.md).
             max_wait_ms: 9_000,
             builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
+            parallel_runs: 0,
             default_memory_mb: limits.default_memory_mb,
             max_memory_mb: limits.max_memory_mb,
             max_timeout_secs: limits.max_timeout_secs,
@@ -210,11 +215,17 @@ impl SandboxFusion {
         Some(SandboxFusion {
             quotas,
             datasets: DatasetBatchJudge::new(BatchJudge::new(judge.clone(), oracle)),
-            runner: ProgramRunner::new(
-                judge.clone(),
-                config.builds,
-                Duration::from_millis(config.max_wait_ms),
-            ),
+            runner: {
+                let runner = ProgramRunner::new(
+                    judge.clone(),
+                    config.builds,
+                    Duration::from_millis(config.max_wait_ms),
+                );
+                match config.parallel_runs {
+                    0 => runner,
+                    runs => runner.with_parallel_runs(runs),
+                }
+            },
             limits: RunCodeLimits {
                 default_memory_mb: config.default_memory_mb,
                 max_memory_mb: config.max_memory_mb,

@@ -1,12 +1,15 @@
 //! One program run as other sandboxes run one: its sources compiled (once for identical
 //! sources, across calls), then run once in a fresh box with stdin, files in and files out.
-//! Every run goes through the judge's executor and holds one of its run slots, so these calls
-//! share the machine fairly with submissions and batches (docs/compat.md).
+//! Every run goes through the judge's executor. A compile holds one of the judge's run slots (a
+//! core: compiles have wall-clock timeouts and share the machine with submissions and batches);
+//! a run holds one of the runner's own permits, more than the cores: the APIs served here time
+//! their runs by the wall clock, so a looping program is stopped at its timeout whatever it
+//! shares, and it must not hold a core's only place in line meanwhile (docs/compat.md).
 
 use crate::CompatError;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use verdict_contracts::{Asset, JudgeStatus, Language, SourceCode};
 use verdict_sandbox::ExitKind;
@@ -116,6 +119,7 @@ pub struct ProgramRunner {
     root: PathBuf,
     builds: Arc<Mutex<BuildCache>>,
     slot_wait: Duration,
+    runs: Arc<tokio::sync::Semaphore>,
 }
 
 /// What a compile gave, shared by every call with the same sources.
@@ -142,7 +146,16 @@ impl Drop for BuildDir {
     }
 }
 
-type Slot = Arc<OnceLock<Result<Arc<Compiled>, String>>>;
+/// Why a build is missing: the judge is stopping, or the host failed it.
+#[derive(Debug, Clone)]
+enum BuildFailure {
+    ShuttingDown,
+    Host(String),
+}
+
+/// A build in the making or made: the first call makes it, identical calls wait for it without
+/// holding a slot; a call cancelled while making it leaves it for the next.
+type Slot = Arc<tokio::sync::OnceCell<Result<Arc<Compiled>, BuildFailure>>>;
 
 /// Builds by content address, the least recently used dropped beyond a capacity.
 #[derive(Debug)]
@@ -159,7 +172,7 @@ impl BuildCache {
             self.order.push_back(key.to_string());
             return (slot, true);
         }
-        let slot: Slot = Arc::new(OnceLock::new());
+        let slot: Slot = Arc::new(tokio::sync::OnceCell::new());
         self.slots.insert(key.to_string(), slot.clone());
         self.order.push_back(key.to_string());
         while self.slots.len() > self.capacity {
@@ -182,11 +195,22 @@ impl BuildCache {
 /// How many builds a runner keeps by default.
 pub const DEFAULT_BUILDS_KEPT: usize = 256;
 
+/// How many runs share one of the judge's slots by default ([`ProgramRunner::new`]).
+pub const DEFAULT_RUNS_PER_SLOT: usize = 4;
+
+/// The most runs at once by default, whatever the judge's parallelism (the sandbox has 64
+/// boxes, shared with submissions and batches).
+const MOST_RUNS: usize = 32;
+
 impl ProgramRunner {
     /// A runner over `judge` keeping at most `builds` builds (under the judge's work root) and
     /// waiting at most `slot_wait` for a run slot before answering [`CompatError::Busy`].
+    ///
+    /// Runs (not compiles) go [`DEFAULT_RUNS_PER_SLOT`] to a judge slot, at most 32 at once
+    /// ([`ProgramRunner::with_parallel_runs`] to choose).
     pub fn new(judge: Judge, builds: usize, slot_wait: Duration) -> Self {
         let root = judge.work_root().join("compat-builds");
+        let runs = (judge.config().parallelism.max(1) * DEFAULT_RUNS_PER_SLOT).min(MOST_RUNS);
         ProgramRunner {
             judge,
             root,
@@ -196,7 +220,19 @@ impl ProgramRunner {
                 order: VecDeque::new(),
             })),
             slot_wait,
+            runs: Arc::new(tokio::sync::Semaphore::new(runs)),
         }
+    }
+
+    /// The same runner with at most `runs` programs running at once (at least 1).
+    pub fn with_parallel_runs(mut self, runs: usize) -> Self {
+        self.runs = Arc::new(tokio::sync::Semaphore::new(runs.max(1)));
+        self
+    }
+
+    /// How many programs may run at once.
+    pub fn parallel_runs(&self) -> usize {
+        self.runs.available_permits()
     }
 
     /// The judge underneath.
@@ -227,29 +263,33 @@ impl ProgramRunner {
                 verdict_scripts::not_installed_message(request.language, profile, &missing),
             ));
         }
-        let slot = match tokio::time::timeout(self.slot_wait, self.judge.run_slot()).await {
-            Ok(Some(slot)) => slot,
-            Ok(None) => return Err(CompatError::ShuttingDown),
-            Err(_) => return Err(CompatError::Busy(self.slot_wait)),
+        // One wait covers the compile's slot and the run's permit: a call is answered (Busy)
+        // within `slot_wait` of its arrival, whatever it waited for.
+        let deadline = tokio::time::Instant::now() + self.slot_wait;
+        let key = build_key(&request);
+        let (build_slot, found) = self.lock().slot(&key);
+        let make = || async {
+            let Some(slot) = self.judge.run_slot().await else {
+                return Err(BuildFailure::ShuttingDown);
+            };
+            let (this, request, key) = (self.clone(), request.clone(), key.clone());
+            let made = tokio::task::spawn_blocking(move || this.compile(&request, &key))
+                .await
+                .map_err(|e| BuildFailure::Host(format!("the compile panicked: {e}")))?
+                .map_err(BuildFailure::Host);
+            drop(slot);
+            made.map(Arc::new)
         };
-        let this = self.clone();
-        let outcome = tokio::task::spawn_blocking(move || this.run_blocking(&request))
-            .await
-            .map_err(|e| CompatError::Host(format!("the run panicked: {e}")))?;
-        drop(slot);
-        outcome
-    }
-
-    fn run_blocking(&self, request: &ProgramRequest) -> Result<ProgramOutcome, CompatError> {
-        let key = build_key(request);
-        let (slot, found) = self.lock().slot(&key);
-        let compiled = slot.get_or_init(|| self.compile(request, &key).map(Arc::new));
-        let compiled = match compiled {
-            Ok(compiled) => compiled.clone(),
-            Err(message) => {
+        let compiled = match tokio::time::timeout_at(deadline, build_slot.get_or_init(make)).await {
+            Ok(Ok(compiled)) => compiled.clone(),
+            Ok(Err(failure)) => {
                 self.lock().forget(&key);
-                return Err(CompatError::Host(message.clone()));
+                return Err(match failure {
+                    BuildFailure::ShuttingDown => CompatError::ShuttingDown,
+                    BuildFailure::Host(message) => CompatError::Host(message.clone()),
+                });
             }
+            Err(_) => return Err(CompatError::Busy(self.slot_wait)),
         };
         let (build, compile) = match &*compiled {
             Compiled::Failed(step) => {
@@ -260,9 +300,24 @@ impl ProgramRunner {
                     build_reused: found,
                 });
             }
-            Compiled::Built { build, compile, .. } => (build, compile.clone()),
+            Compiled::Built { compile, .. } => (compiled.clone(), compile.clone()),
         };
-        let (run, files) = self.run_built(build, request)?;
+        let permit =
+            match tokio::time::timeout_at(deadline, self.runs.clone().acquire_owned()).await {
+                Ok(Ok(permit)) => permit,
+                Ok(Err(_)) => return Err(CompatError::ShuttingDown),
+                Err(_) => return Err(CompatError::Busy(self.slot_wait)),
+            };
+        let this = self.clone();
+        let (run, files) = tokio::task::spawn_blocking(move || {
+            let Compiled::Built { build, .. } = &*build else {
+                return Err(CompatError::Host("the build was not made".into()));
+            };
+            this.run_built(build, &request)
+        })
+        .await
+        .map_err(|e| CompatError::Host(format!("the run panicked: {e}")))??;
+        drop(permit);
         Ok(ProgramOutcome {
             compile,
             run: Some(run),

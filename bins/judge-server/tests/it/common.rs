@@ -40,10 +40,18 @@ impl TestServer {
     /// Starts a server with `config`, a fresh data dir and a judge of its own: for tests that
     /// read the judge's run slots (`verdict_running_tasks`), which the shared judge's other
     /// users (the tests running beside) would move.
-    pub fn start_with_own_judge(mut config: ServerConfig) -> Option<TestServer> {
+    pub fn start_with_own_judge(config: ServerConfig) -> Option<TestServer> {
+        TestServer::start_with_judge_config(config, |judge| judge)
+    }
+
+    /// [`TestServer::start_with_own_judge`] with the judge's config changed by `judge`.
+    pub fn start_with_judge_config(
+        mut config: ServerConfig,
+        judge: impl FnOnce(verdict_scheduler::JudgeConfig) -> verdict_scheduler::JudgeConfig,
+    ) -> Option<TestServer> {
         let data_dir = tempfile::tempdir().expect("temp dir");
         config.data_dir = data_dir.path().to_owned();
-        let (judge, judge_dir) = verdict_testkit::judge_with(|config| config)?;
+        let (judge, judge_dir) = verdict_testkit::judge_with(judge)?;
         let mut server = TestServer::start_on(config, judge);
         server._data_dir = Some(data_dir);
         server._judge_dir = Some(judge_dir);

@@ -229,6 +229,43 @@ fn a_python_program_runs_as_a_cold_interpreter_runs_it_whether_served_warm_or_no
 }
 
 #[test]
+fn a_looping_run_does_not_hold_the_only_core_from_other_calls() {
+    // One judge slot: a compile takes it; runs share it, timed by the wall clock as
+    // SandboxFusion times them (docs/compat.md).
+    let Some(server) = TestServer::start_with_judge_config(sf_config(Vec::new()), |judge| {
+        verdict_scheduler::JudgeConfig {
+            parallelism: 1,
+            ..judge
+        }
+    }) else {
+        return;
+    };
+    let path = format!("/sf/{SECRET}/run_code");
+    let looping = json!({"code": "while True: pass", "language": "python", "run_timeout": 5});
+    let (looped, quick) = std::thread::scope(|scope| {
+        let first = scope.spawn(|| {
+            let answer = run_code(&server, &path, &looping);
+            (answer, std::time::Instant::now())
+        });
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        let quick = run_code(
+            &server,
+            &path,
+            &json!({"code": "print(1)", "language": "python", "run_timeout": 5}),
+        );
+        let quick_done = std::time::Instant::now();
+        (first.join().expect("first call"), (quick, quick_done))
+    });
+    assert_eq!(quick.0.status, 200, "{}", quick.0.text);
+    assert_eq!(quick.0.json()["run_result"]["stdout"], "1\n");
+    assert_eq!(looped.0.json()["run_result"]["status"], "TimeLimitExceeded");
+    assert!(
+        quick.1 < looped.1,
+        "the quick call waited for the looping one's slot"
+    );
+}
+
+#[test]
 fn a_category_at_its_quota_is_answered_504_with_retry_after_after_the_bounded_wait() {
     let mut config = sf_config(Vec::new());
     config.quotas.insert("rl".into(), 1);
