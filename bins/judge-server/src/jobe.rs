@@ -115,11 +115,14 @@ impl Jobe {
             config.file_cache_mb.saturating_mul(1 << 20),
         )?;
         Ok(Some(Jobe {
+            // Jobe's limit is CPU time with a wall clock of twice it: one run per judge slot,
+            // so a run never waits for a core long enough to pass its wall clock.
             runner: ProgramRunner::new(
                 judge.clone(),
                 config.builds,
                 Duration::from_millis(config.max_wait_ms),
-            ),
+            )
+            .with_parallel_runs(judge.config().parallelism),
             files,
             limits: JobeLimits {
                 max_cputime_secs: config.max_cputime_secs,
