@@ -218,6 +218,20 @@ fn js_allocating_past_its_limit_is_memory_limit_exceeded() {
     assert_memory_limit_exceeded(Language::Js);
 }
 
+#[test]
+fn scala_object_main_extending_app_in_a_lowercase_file_is_accepted() {
+    if toolchain_ready(Language::Scala).is_err() {
+        return;
+    }
+    let report = judge_example(Language::Scala, "scala/app", TestLimits::default());
+    assert_eq!(
+        statuses(&report),
+        ["Accepted", "Accepted"],
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    );
+}
+
 /// A compiler bomb must end as a Compilation Error that says which compile limit it hit, quickly.
 #[allow(clippy::print_stderr)]
 fn assert_bomb_defused(language: Language, dir: &str, reasons: &[&str]) {

@@ -142,8 +142,11 @@ fn program_of(
         let main = sources.remove(i);
         sources.insert(0, main);
     }
+    // Java's class is its file's name (problemtools runs `{mainclass}`, the file stem). A
+    // Kotlin file's class is not (`hello.kt` holds `HelloKt`), nor a Scala file's object: their
+    // profiles find it (the jar's manifest, the object with a `main`), as for a Submission.
     let entry_point = match language {
-        Language::Java | Language::Kotlin | Language::Scala => Path::new(&sources[0].name)
+        Language::Java => Path::new(&sources[0].name)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned()),
         _ => None,
@@ -347,4 +350,41 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) -> std::io:
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry_point_of(name: &str, text: &str) -> Option<String> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        match program(&path, &|_| Vec::new()) {
+            Ok(Program::SourceCode(source)) => source.entry_point,
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_kotlin_or_scala_reference_leaves_its_class_to_the_profile_and_java_names_its_file() {
+        assert_eq!(
+            entry_point_of("hello.kt", "fun main() { println(1) }\n"),
+            None
+        );
+        assert_eq!(
+            entry_point_of(
+                "hello.scala",
+                "object Main { def main(a: Array[String]) = println(1) }\n"
+            ),
+            None
+        );
+        assert_eq!(
+            entry_point_of(
+                "Hello.java",
+                "public class Hello { public static void main(String[] a) {} }\n"
+            ),
+            Some("Hello".into())
+        );
+    }
 }
