@@ -172,6 +172,7 @@ mod tests {
                 output_bytes: 0,
                 limit_hit: None,
                 isolation: IsolationLevel::RlimitOnly,
+                cpu_wait_ms: None,
                 rlimits_clamped: Vec::new(),
                 ended: None,
                 evidence: None,

@@ -29,6 +29,8 @@ pub(crate) struct Facts {
     pub isolation: Option<IsolationLevel>,
     /// When the program ended (see [`SandboxOutcome::ended`]).
     pub ended: Option<std::time::Instant>,
+    /// At a wall-clock kill, how long its threads had waited for a CPU, in ns.
+    pub cpu_wait_ns: Option<u64>,
 }
 
 fn exit_of(status: Option<i32>) -> ExitKind {
@@ -168,6 +170,10 @@ pub(crate) fn classify(f: &Facts) -> SandboxOutcome {
         limit_hit,
         evidence,
         isolation: f.isolation.unwrap_or(IsolationLevel::RlimitOnly),
+        cpu_wait_ms: match f.killed_for {
+            Some(LimitHit::WallTime) => f.cpu_wait_ns.map(|ns| ns / 1_000_000),
+            _ => None,
+        },
         rlimits_clamped: Vec::new(),
         ended: f.ended,
     }

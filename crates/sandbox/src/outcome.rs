@@ -21,6 +21,11 @@ pub struct SandboxOutcome {
     pub evidence: Option<String>,
     /// The isolation that was actually in force.
     pub isolation: IsolationLevel,
+    /// At a wall-clock kill, how long the program's threads had waited for a CPU (runnable,
+    /// not running), in ms: a program kept off the CPUs by the host's other work, not one
+    /// that slept or blocked. Absent otherwise, or where it cannot be read (no cgroup).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_ms: Option<u64>,
     /// The limits the box got lower than asked, and why: without root a limit above the
     /// judge's own hard limit is clamped to it (e.g. `RLIMIT_NOFILE 4096 clamped to the
     /// judge's hard limit 1024`). Absent when none was.

@@ -53,6 +53,10 @@ pub enum JudgeError {
     /// A problem program could not be built by the judge (not a compile error).
     #[error("{0}")]
     Unbuildable(String),
+    /// A test's run was kept off the CPUs by the host's other work until its wall clock ran
+    /// out, twice: the host's failure, not the program's Time Limit Exceeded.
+    #[error("{0}")]
+    HostBusy(String),
     /// The compile was stopped by a cancel: its outcome says nothing and is not cached.
     #[error("{role}: the compile was stopped by a cancel")]
     Cancelled {

@@ -231,6 +231,7 @@ pub mod fake {
                     output_bytes: stdout.len() as u64,
                     limit_hit: None,
                     isolation: IsolationLevel::RlimitOnly,
+                    cpu_wait_ms: None,
                     rlimits_clamped: Vec::new(),
                     ended: None,
                     evidence: None,

@@ -17,7 +17,7 @@ pub use entry::{MainClassRule, scala_main_object};
 pub use error::ScriptError;
 pub use exec::{CompileRequest, Executor, tool_build};
 pub use generate::{Generated, generate, shell_join};
-pub use judge::classify::{RunFailure, classify_run, signal_name};
+pub use judge::classify::{RunFailure, classify_run, signal_name, starved_by_host};
 pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_vars};
 pub use judge::disk::{DiskReserve, DiskRoom, check_room};
 pub use judge::files::{

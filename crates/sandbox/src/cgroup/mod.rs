@@ -342,6 +342,32 @@ impl RunCgroup {
         each!(self, cg => cg.readings())
     }
 
+    /// How long the run's threads have waited on a CPU run queue (runnable, not running), in
+    /// ns: the sum of the second field of each live thread's `/proc/<tid>/schedstat`. `None`
+    /// when no thread's could be read. A program that sleeps or blocks waits on no run queue;
+    /// one kept off the CPUs by the host's other work does (docs/sandbox.md, Wall time).
+    pub(crate) fn cpu_wait_ns(&self) -> Option<u64> {
+        let threads = match self {
+            RunCgroup::V1(cg) => cg.memory.threads_file(),
+            RunCgroup::V2(cg) => cg.threads_file(),
+        };
+        let text = fs::read_to_string(threads).ok()?;
+        let mut total = None;
+        for tid in text.lines().filter_map(|l| l.trim().parse::<u32>().ok()) {
+            let Ok(stat) = fs::read_to_string(format!("/proc/{tid}/schedstat")) else {
+                continue;
+            };
+            if let Some(wait) = stat
+                .split_whitespace()
+                .nth(1)
+                .and_then(|w| w.parse::<u64>().ok())
+            {
+                total = Some(total.unwrap_or(0u64).saturating_add(wait));
+            }
+        }
+        total
+    }
+
     /// Kills every process in the cgroup.
     pub(crate) fn kill_all(&self) {
         each!(self, cg => cg.kill_all())

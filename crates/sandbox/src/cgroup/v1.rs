@@ -107,6 +107,11 @@ impl Memory {
         h.memory.join(name)
     }
 
+    /// The file listing the cgroup's threads.
+    pub(crate) fn threads_file(&self) -> PathBuf {
+        self.dir.join("tasks")
+    }
+
     /// Closes the control files and returns the directory (to remove).
     pub(crate) fn into_dir(self) -> PathBuf {
         self.dir

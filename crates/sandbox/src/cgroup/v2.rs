@@ -181,6 +181,11 @@ impl RunCgroup {
         })
     }
 
+    /// The file listing the cgroup's threads.
+    pub(crate) fn threads_file(&self) -> PathBuf {
+        self.dirs[0].join("cgroup.threads")
+    }
+
     /// The directory a run cgroup `name` has under `h`.
     pub(crate) fn dirs_of(h: &Hierarchy, name: &str) -> [PathBuf; 1] {
         [h.parent.join(name)]

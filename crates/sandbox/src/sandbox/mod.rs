@@ -222,6 +222,7 @@ impl Sandbox {
             memory_headroom_kb: raw.headroom / 1024,
             isolation: Some(self.level),
             ended: Some(raw.ended),
+            cpu_wait_ns: raw.cpu_wait_ns,
         });
         Ok(SandboxOutcome {
             rlimits_clamped: prep.rlimits_clamped,

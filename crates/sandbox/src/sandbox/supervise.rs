@@ -47,6 +47,9 @@ pub(super) struct RawRun {
     pub readings: Option<Readings>,
     /// Memory the cgroup allowed beyond the memory limit for file pages, in bytes.
     pub headroom: u64,
+    /// How long its threads had waited for a CPU when a wall limit killed it, in ns (see
+    /// [`RunCgroup::cpu_wait_ns`]).
+    pub cpu_wait_ns: Option<u64>,
     /// When the program ended (its exit as its zygote saw it, else when the supervisor saw
     /// the end or killed the box).
     pub ended: Instant,
@@ -250,7 +253,7 @@ impl Supervisor<'_> {
             stage: "start the zygote".into(),
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
         })?;
-        let (killed_for, killed_at) = self.watch(zy.sock(), w, start, || {
+        let (killed_for, killed_at, cpu_wait_ns) = self.watch(zy.sock(), w, start, || {
             // SAFETY: kill has no memory-safety preconditions; the zygote is our unreaped child.
             unsafe { libc::kill(zy.pid(), libc::SIGKILL) };
             cg.kill_all();
@@ -313,6 +316,7 @@ impl Supervisor<'_> {
             rusage_maxrss_kb: reply.map_or(0, |r| r.maxrss_kb),
             readings: None,
             headroom: 0,
+            cpu_wait_ns,
             ended: match (killed_at, reply) {
                 (Some(at), _) => at,
                 (None, Some(r)) => instant_of(r.ended_ns, seen),
@@ -471,7 +475,7 @@ impl Supervisor<'_> {
             own_memory_limit: None,
             stop: spec.stop.as_ref().and_then(|p| p.raw()),
         };
-        let (killed_for, killed_at) = self.watch(pidfd.as_raw_fd(), &w, start, || {
+        let (killed_for, killed_at, cpu_wait_ns) = self.watch(pidfd.as_raw_fd(), &w, start, || {
             if namespaced.is_some() {
                 // The init kills its namespace and reaps it (their CPU time counted); an init
                 // that is not done within the grace dies, and its namespace with it.
@@ -545,20 +549,22 @@ impl Supervisor<'_> {
             rusage_maxrss_kb: rusage.ru_maxrss.max(0) as u64,
             readings: None,
             headroom: 0,
+            cpu_wait_ns,
             ended,
         })
     }
 
     /// Watches the box until `done` (its init's pidfd or its zygote's socket) is readable;
     /// calls `kill` on a CPU or wall limit, on the spec's stop pipe or on the thread's
-    /// [`crate::Cancel`].
+    /// [`crate::Cancel`]. Gives the limit, when it killed, and at a wall limit how long the
+    /// box's threads had waited for a CPU (read just before the kill).
     pub(super) fn watch(
         &self,
         done: RawFd,
         w: &Watch<'_>,
         start: Instant,
         kill: impl Fn(),
-    ) -> (Option<LimitHit>, Option<Instant>) {
+    ) -> (Option<LimitHit>, Option<Instant>, Option<u64>) {
         let wall_limit = Duration::from_millis(w.wall_ms);
         // The switch of the thread's runs (a cancelled submission): polled as the stop pipe is.
         let cancel = crate::cancel::current_fd();
@@ -572,7 +578,7 @@ impl Supervisor<'_> {
                 if used >= limit {
                     let at = Instant::now();
                     kill();
-                    return (Some(LimitHit::CpuTime), Some(at));
+                    return (Some(LimitHit::CpuTime), Some(at), None);
                 }
                 // The box cannot burn more than ncpu CPU-seconds per second.
                 let safe = Duration::from_nanos((limit - used) / ncpu);
@@ -585,14 +591,15 @@ impl Supervisor<'_> {
                 if usage > limit && usage.saturating_sub(cg.file_bytes()) > limit {
                     let at = Instant::now();
                     kill();
-                    return (Some(LimitHit::Memory), Some(at));
+                    return (Some(LimitHit::Memory), Some(at), None);
                 }
                 timeout = timeout.min(MEMORY_POLL);
             }
             if elapsed >= wall_limit {
                 let at = Instant::now();
+                let cpu_wait_ns = w.cg.and_then(RunCgroup::cpu_wait_ns);
                 kill();
-                return (Some(LimitHit::WallTime), Some(at));
+                return (Some(LimitHit::WallTime), Some(at), cpu_wait_ns);
             }
             let mut pfds = [
                 libc::pollfd {
@@ -616,13 +623,13 @@ impl Supervisor<'_> {
             // SAFETY: polling three pollfds of a live array (the last two may be ignored).
             let r = unsafe { libc::poll(pfds.as_mut_ptr(), 3, ms) };
             if r > 0 && pfds[0].revents != 0 {
-                return (None, None);
+                return (None, None, None);
             }
             if r > 0 && (pfds[1].revents != 0 || pfds[2].revents != 0) {
                 // Stopped by the caller or cancelled: killed as on a limit, with none named.
                 let at = Instant::now();
                 kill();
-                return (None, Some(at));
+                return (None, Some(at), None);
             }
         }
     }

@@ -91,7 +91,7 @@ impl Supervisor<'_> {
                 std::io::ErrorKind::NotFound.into(),
             )
         })?;
-        let (killed_for, killed_at) = self.watch(t.sock(), w, start, || cg.kill_all());
+        let (killed_for, killed_at, cpu_wait_ns) = self.watch(t.sock(), w, start, || cg.kill_all());
         // Killed or not, the template answers once the run's processes are dead; after a kill
         // it must do so at once (a child killed before it joined its cgroup would not be: the
         // template, and its whole namespace, is then killed).
@@ -127,6 +127,7 @@ impl Supervisor<'_> {
             rusage_maxrss_kb: reply.maxrss_kb,
             readings: None,
             headroom: 0,
+            cpu_wait_ns,
             ended: killed_at.unwrap_or_else(|| instant_of(reply.ended_ns, seen)),
         })
     }

@@ -108,6 +108,18 @@ pub fn classify_run(
     }
 }
 
+/// Whether a run stopped by its wall clock was kept off the CPUs by the host's other work rather
+/// than waiting on its own: its CPU time stayed under its limit and its threads waited for a
+/// CPU (runnable, not running) at least a quarter of its wall time. Such a Time Limit Exceeded
+/// says nothing of the program (docs/sandbox.md, Wall time).
+pub fn starved_by_host(outcome: &SandboxOutcome, limits: &RunLimits) -> bool {
+    outcome.limit_hit == Some(LimitHit::WallTime)
+        && outcome.cpu_time_ms < limits.time_ms
+        && outcome
+            .cpu_wait_ms
+            .is_some_and(|wait| wait.saturating_mul(4) >= outcome.wall_time_ms)
+}
+
 /// A signal's name for logs (`SIGSEGV`), or its number.
 pub fn signal_name(signal: Option<i32>) -> String {
     let name = match signal {
@@ -147,6 +159,7 @@ mod tests {
             output_bytes: 0,
             limit_hit,
             isolation: IsolationLevel::RlimitOnly,
+            cpu_wait_ms: None,
             rlimits_clamped: Vec::new(),
             ended: None,
             evidence: None,
