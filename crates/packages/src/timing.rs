@@ -77,7 +77,9 @@ pub fn bounds(problem: &Problem, reference: &Reference) -> Bounds {
     };
     if legacy_rule(problem) {
         let (lower, upper) = match reference.expected {
-            Expected::Accepted | Expected::PartiallyAccepted => (true, false),
+            // problemtools derives a legacy limit from `accepted` alone: a
+            // `partially_accepted` reference may be far slower (docs/packages.md).
+            Expected::Accepted => (true, false),
             Expected::TimeLimitExceeded => (false, true),
             _ => (false, false),
         };
@@ -265,6 +267,15 @@ mod tests {
         let legacy = problem("legacy");
         let b = bounds(&legacy, &reference(Expected::WrongAnswer, Vec::new()));
         assert!(!b.any_lower());
+    }
+
+    #[test]
+    fn a_legacy_partially_accepted_reference_does_not_set_the_derived_limit() {
+        let legacy = problem("legacy");
+        let b = bounds(&legacy, &reference(Expected::PartiallyAccepted, Vec::new()));
+        assert!(!b.any_lower() && !b.any_upper());
+        let b = bounds(&legacy, &reference(Expected::Accepted, Vec::new()));
+        assert!(b.any_lower());
     }
 
     #[test]

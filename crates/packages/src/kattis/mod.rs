@@ -533,7 +533,13 @@ fn output_validator(
 fn input_validators(dir: &Path) -> Result<Vec<(String, Runnable)>, PackageError> {
     let none = |_| Vec::new();
     let mut out = Vec::new();
-    for sub in ["input_validators", "input_validator"] {
+    // `input_format_validators/` is the older name (problemtools still runs it, with a
+    // deprecation warning); packages written then carry it (docs/packages.md).
+    for sub in [
+        "input_validators",
+        "input_validator",
+        "input_format_validators",
+    ] {
         let d = dir.join(sub);
         if !d.is_dir() {
             continue;

@@ -138,6 +138,28 @@ fn a_missing_part_of_a_package_is_named_once_as_the_formats_part() {
 /// claim, as DOMjudge does); a reference no rule and no annotation speaks for is skipped
 /// saying so, and so is one naming a result DOMjudge does not have.
 #[test]
+fn input_format_validators_the_older_directory_name_are_read_as_input_validators() {
+    let dir = tempfile::tempdir().expect("dir");
+    let w = |name: &str, text: &str| crate::written::write(dir.path(), name, text);
+    w(
+        "problem.yaml",
+        "name: Echo
+",
+    );
+    w("data/secret/1.in", "1\n");
+    w("data/secret/1.ans", "1\n");
+    w("submissions/accepted/echo.py", "print(input())\n");
+    w(
+        "input_format_validators/validate.py",
+        "import sys\nint(sys.stdin.readline())\nsys.exit(42)\n",
+    );
+    let p = kattis::load(dir.path()).expect("the package reads");
+    let names: Vec<&str> = p.input_validators.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["input_format_validators/validate.py"]);
+    assert!(p.input_validators[0].1.is_ok());
+}
+
+#[test]
 fn domjudge_expected_results_are_read_and_an_unknown_directory_is_skipped_not_refused() {
     let dir = tempfile::tempdir().expect("dir");
     let w = |name: &str, text: &str| crate::written::write(dir.path(), name, text);
