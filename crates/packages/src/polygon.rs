@@ -190,6 +190,10 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
             .map(|e| e.text.trim().to_owned())
             .ok_or_else(|| PackageError::invalid(p, key, "missing"))
     };
+    let interactive = root
+        .child("assets")
+        .and_then(|a| a.child("interactor"))
+        .is_some();
     let input_pattern = text_of("input-path-pattern")?;
     let answer_pattern = text_of("answer-path-pattern")?;
     // Groups: their points policy.
@@ -243,6 +247,18 @@ pub fn load(dir: &Path) -> Result<Problem, PackageError> {
                 &input,
                 "tests/test",
                 "the test file is not in the package (a full package carries its generated tests)",
+            ));
+        }
+        // An answer file missing would be a Presentation Error for every correct solution
+        // ("Output file not found"): refused, named. An interactive problem's checker may
+        // need none (its interactor wrote what it checks).
+        if !answer.is_file() && !interactive {
+            return Err(PackageError::missing(
+                &answer,
+                format!(
+                    "the answer of test {n} ({answer_pattern}): a package carries its tests' \
+                     answers (Polygon's \"full\" package, or run its doall.sh first)"
+                ),
             ));
         }
         let case = Case {

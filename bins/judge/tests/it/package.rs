@@ -464,6 +464,21 @@ int main() {
 }
 
 #[test]
+fn a_polygon_package_without_its_answer_files_is_refused_naming_the_missing_one() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("polygon-aplusb");
+    polygon_package(&dir);
+    std::fs::remove_file(dir.join("tests/02.a")).expect("remove an answer");
+    let out = verify(&dir, false);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("tests/02.a") && stderr.contains("the answer of test 2"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
     let scratch = tempfile::tempdir().expect("temp dir");
     let dir = scratch.path().join("polygon-aplusb");

@@ -6,10 +6,15 @@ use crate::plan::TestRun;
 use crate::submission::SubmissionRun;
 use std::path::Path;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
-use verdict_scripts::{RunRequest, TestFiles, classify_run, read_capture, starved_by_host, timing};
+use verdict_scripts::{
+    RunLimits, RunRequest, TestFiles, classify_run, read_capture, starved_by_host, timing,
+};
 
 /// How much of a failing program's stderr goes into `error_log`.
 pub(super) const STDERR_EXCERPT: usize = 2048;
+
+/// How many times longer the wall clock of a starved run's second run is.
+const STARVED_WALL_FACTOR: u64 = 4;
 
 /// A standard test.
 pub(super) fn standard_task(
@@ -57,9 +62,10 @@ pub(super) fn run_test(
     };
     let mut output = run.executor().run(&request, run_dir)?;
     if starved_by_host(&output.outcome, &test.limits) {
-        // Kept off the CPUs by the host's other work, not by its own waiting: run once more,
-        // and a second such run is the host's failure, never the program's Time Limit
-        // Exceeded (docs/sandbox.md, Wall time).
+        // Kept off the CPUs by the host's other work, not by its own waiting: run once more
+        // with a wall clock long enough for a loaded host to give it its CPU time (the CPU
+        // limit decides then), and a second such run is the host's failure, never the
+        // program's Time Limit Exceeded (docs/sandbox.md, Wall time).
         let first = output.outcome.clone();
         tracing::warn!(
             task = index,
@@ -69,8 +75,18 @@ pub(super) fn run_test(
             "a run was starved of CPU by the host: running it again"
         );
         run.executor().remove_box(&output.box_dir);
-        output = run.executor().run(&request, run_dir)?;
-        if starved_by_host(&output.outcome, &test.limits) {
+        let patient = RunLimits {
+            wall_ms: test.limits.wall_ms.saturating_mul(STARVED_WALL_FACTOR),
+            ..test.limits
+        };
+        output = run.executor().run(
+            &RunRequest {
+                limits: patient,
+                ..request
+            },
+            run_dir,
+        )?;
+        if starved_by_host(&output.outcome, &patient) {
             let o = &output.outcome;
             return Err(JudgeError::HostBusy(format!(
                 "the host was too busy to judge this test: twice its wall clock ran out \
