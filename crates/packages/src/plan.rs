@@ -56,6 +56,18 @@ pub fn submission(
     }
     let mut data = Vec::new();
     let mut hash = Fnv::default();
+    // Polygon keeps its tests with LF line ends (it converts what is uploaded); a package
+    // checked out or made on Windows can carry CRLF, which its testlib validators refuse: read
+    // as Polygon stores them (docs/packages.md).
+    let polygon = problem.format == "polygon";
+    let text = |path: &std::path::Path| -> Result<String, PackageError> {
+        let t = text(path)?;
+        Ok(if polygon && t.contains("\r\n") {
+            t.replace("\r\n", "\n")
+        } else {
+            t
+        })
+    };
     for (i, (case, settings)) in problem.data.cases().into_iter().enumerate() {
         let input = text(&case.input)?;
         hash.add(input.as_bytes());

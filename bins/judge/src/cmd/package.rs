@@ -474,17 +474,39 @@ fn validate_inputs(
                     (false, _) if not_compiled.is_some() => {
                         not_compiled.clone().unwrap_or_default()
                     }
-                    (false, Some(r)) => format!(
-                        "{}: {}",
-                        r.status.as_str(),
-                        r.error_log.lines().next().unwrap_or_default()
-                    ),
+                    (false, Some(r)) => {
+                        let mut note = format!(
+                            "{}: {}",
+                            r.status.as_str(),
+                            r.error_log.lines().next().unwrap_or_default()
+                        );
+                        // What the validator said (testlib writes it to stderr): the reason.
+                        if let Some(said) = validator_message(&r.error_log) {
+                            note.push_str(": ");
+                            note.push_str(&said);
+                        }
+                        note
+                    }
                     (false, None) => "not run".into(),
                 },
             });
         }
     }
     Ok(out)
+}
+
+/// The first lines of what a failing validator wrote to stderr, from its task's `error_log`
+/// (`exited with code 3\nstderr:\n...`), at most 300 characters.
+fn validator_message(error_log: &str) -> Option<String> {
+    let (_, stderr) = error_log.split_once("\nstderr:\n")?;
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(3)
+        .collect();
+    let said = lines.join(" / ");
+    (!said.is_empty()).then(|| said.chars().take(300).collect())
 }
 
 #[allow(clippy::print_stdout)]
@@ -562,4 +584,19 @@ fn print_table(r: &VerifyReport) {
         if m.tle_ok { "yes" } else { "NO" }
     );
     println!("{}", if r.agrees { "verified" } else { "DISAGREEMENT" });
+}
+
+#[cfg(test)]
+mod validator_message_tests {
+    use super::validator_message;
+
+    #[test]
+    fn a_failing_validators_stderr_is_its_reason() {
+        assert_eq!(
+            validator_message("exited with code 3\nstderr:\nFAIL Expected EOLN (test, line 1)\n"),
+            Some("FAIL Expected EOLN (test, line 1)".into())
+        );
+        assert_eq!(validator_message("exited with code 3"), None);
+        assert_eq!(validator_message("exited with code 3\nstderr:\n\n"), None);
+    }
 }

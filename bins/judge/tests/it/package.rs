@@ -479,6 +479,22 @@ fn a_polygon_package_without_its_answer_files_is_refused_naming_the_missing_one(
 }
 
 #[test]
+fn a_polygon_package_with_crlf_tests_is_read_as_polygon_stores_them() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("polygon-aplusb");
+    polygon_package(&dir);
+    for entry in std::fs::read_dir(dir.join("tests")).expect("tests") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        std::fs::write(&path, text.replace('\n', "\r\n")).expect("write");
+    }
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    let checks = report["input_validation"].as_array().expect("checks");
+    assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
+}
+
+#[test]
 fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
     let scratch = tempfile::tempdir().expect("temp dir");
     let dir = scratch.path().join("polygon-aplusb");
