@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The "RL step" load test of issue 27 (docs/batches.md, "Load: an RL step").
+"""The "RL step" load test (docs/batches.md, "Load: an RL step").
 
 One step of a trainer: N candidates (default 1024) for function problems of 5 tests each,
 5% of them looping forever, 15% wrong, the rest right, judged by a real judge-server while

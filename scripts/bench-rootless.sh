@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The rootless sandbox's cost per run next to root's, in the same run (issue 31): in the
+# The rootless sandbox's cost per run next to root's, in the same run: in the
 # cgroup-v2 guest of scripts/cgroup2-vm.sh, `judge sandbox --bench N` (N runs bare, N in the
 # sandbox, medians and 95th percentiles) runs as root in a delegated cgroup and as an ordinary
 # user (nobody, subordinate ids mapped) in a cgroup handed to it, alternating, ROUNDS times;

@@ -207,7 +207,7 @@ EXAMPLES["hostile-tamper-build"] = submission(
     [compile_task(), test_task(0), test_task(0, depends_on=1), test_task(0, depends_on=2)],
     [datum("", "own copy only\n")])
 
-# --- special tests (issue 6) ---
+# --- special tests ---
 # Memory (valgrind), Google Test and static tests; docs/special-tests.md says how each is judged
 # and crates/scheduler/tests/it/special.rs checks their reports. The static examples expect
 # clang-tidy (the analyser chosen when oclint is not installed).

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 # Tools for the special tests (design #8-#10): Google Test, valgrind, static analysers.
 TOOLS="googletest libgtest-dev valgrind cppcheck clang-tidy"
-# RabbitMQ for the queue tests (issue 13): the tests start a private node themselves.
+# RabbitMQ for the queue tests: the tests start a private node themselves.
 TOOLS="$TOOLS rabbitmq-server"
 # Headless Chromium and its WebDriver: the page tests (judge view, the judge-server page).
 TOOLS="$TOOLS chromium chromium-driver"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cgroup-v2 suite (issue 15), run by scripts/test.sh: the sandbox's own integration-test
+# The cgroup-v2 suite, run by scripts/test.sh: the sandbox's own integration-test
 # binary, built on this (v1) host, runs unchanged on a real cgroup-v2 kernel in the guest of
 # scripts/cgroup2-vm.sh, so every sandbox check of the v1 suite is also a v2 check; then `judge
 # run` judges submissions end to end there, and the judge is started inside non-root cgroups

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Any checkout works (issue 31.4), run by scripts/test.sh: the set-up and test scripts' path
+# Any checkout works, run by scripts/test.sh: the set-up and test scripts' path
 # handling, from a copy of this checkout under /tmp in a directory whose name holds a space,
 # read-only (a read-only bind mount as root, the files' write bits cleared otherwise), with
 # CARGO_TARGET_DIR elsewhere (its name with a space too), each script started from another

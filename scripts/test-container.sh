@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The container suite (issue 31), run by scripts/test.sh: deploy/Dockerfile is built with
+# The container suite, run by scripts/test.sh: deploy/Dockerfile is built with
 # Debian's podman from a base made by mmdebstrap of Debian packages (no image registry), with
 # the judge-server and judge binaries cargo already built copied in; then the image judges the
 # examples without --privileged, as a standalone server (POST /v1/judge) and as a RabbitMQ

@@ -2,7 +2,7 @@
 //! `libgcc_s.so.1`, and its relative relocations packed (DT_RELR) where the toolchain and C
 //! library here can.
 //!
-//! A one-shot `judge sandbox` is a whole process start (issue 16). Loading `libgcc_s.so.1`
+//! A one-shot `judge sandbox` is a whole process start. Loading `libgcc_s.so.1`
 //! and running its constructor, which asks the CPU what it supports (`cpuid`, trapped and
 //! slow on virtual machines), cost ~0.1 ms of a ~1 ms start here (docs/speed.md, "Third
 //! pass"). The Rust standard library names `-lgcc_s` itself on `*-linux-gnu`, so gcc's

@@ -1,4 +1,4 @@
-//! Availability benchmark (not a test; issue 29's "Done when"): a real `judge-server` process
+//! Availability benchmark (not a test; docs/server.md, "Availability"): a real `judge-server` process
 //! with an admin token and two category tokens, `alice` (an ordinary tenant) and `mallory` (a
 //! hostile one), measured in one run:
 //!

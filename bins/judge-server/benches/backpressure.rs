@@ -10,7 +10,7 @@
 //! small queue, then runs two phases of `BENCH_SECONDS` each with `BENCH_CLIENTS` clients that
 //! `POST /v1/submissions` A+B in C in a loop: in the first a client answered 429 retries at
 //! once, in the second it sleeps `Retry-After`. Throughput is the server's own count of judged
-//! submissions in the phase. Done when the second keeps at least 80% of the first (issue 13.5).
+//! submissions in the phase. Done when the second keeps at least 80% of the first.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

@@ -2,7 +2,7 @@
 //! `BENCH_SUBMISSIONS` (default 40) accepted, some finished, some running, most queued; then a
 //! restart. It prints what was where at the kill, how long the restart took to finish them all,
 //! and checks that every one reached its correct final report once: none lost (never a 404),
-//! none judged twice after finishing, no work dir left behind (issue 13.1).
+//! none judged twice after finishing, no work dir left behind.
 //!
 //! ```text
 //! cargo bench -p verdict-judge-server --bench durability

@@ -1,4 +1,4 @@
-//! Pid-namespace benchmark (not a test; issue 13.4): a real standalone `judge-server` judges
+//! Pid-namespace benchmark (not a test): a real standalone `judge-server` judges
 //! `BENCH_SUBMISSIONS` (default 30) submissions while, beside it, `judge run` loops in another
 //! pid namespace with its own `/proc` (`unshare --pid --fork --mount-proc`), sharing the
 //! server's `work_dir` and the host's cgroup parents. Neither can see the other's processes; before design #23 each `judge` start removed

@@ -1,4 +1,4 @@
-//! What a token bound to a category may reach beyond its own submissions (issue 19): which
+//! What a token bound to a category may reach beyond its own submissions: which
 //! Agent Lab runners, which `local` asset files, and which category a Submission embedded in a
 //! lab task may name. A token bound to no category (the operator's) may do everything.
 //!

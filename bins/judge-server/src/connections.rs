@@ -1,4 +1,4 @@
-//! Accepting connections (issue 29.1): at most `max_connections` at once, at most
+//! Accepting connections: at most `max_connections` at once, at most
 //! `max_connections_per_address` of them from one client address, and a connection that has
 //! not sent a complete request head within `header_timeout_ms`, whether it is new or idle
 //! between two requests, is closed. Without them, slow or idle clients hold every descriptor

@@ -214,7 +214,7 @@ pub async fn languages(
 /// `GET /metrics`: Prometheus text. An operator's token (no category) reads the server's
 /// counters, the judge's cache and, with a broker, its traffic, then the per-category series;
 /// a category token reads only its own category's series (the others' load is not its
-/// business: issue 29.11).
+/// business).
 pub async fn metrics(State(state): State<AppState>, caller: Caller) -> Response {
     let mut text = match caller.category {
         Some(_) => String::new(),

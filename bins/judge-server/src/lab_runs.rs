@@ -1,7 +1,7 @@
 //! The server's Agent Lab runs: `POST /v1/lab/runs` keeps each one in the submissions' database
 //! (`verdict_submissions::KeptLabRun`, the newest 500) and `GET /v1/lab/runs` (in `direct.rs`)
 //! reads them for the page, which shows them with the same viewer as `judge view`. They survive
-//! a restart (issue 32.10). A category token sees only the runs made with a token of its
+//! a restart. A category token sees only the runs made with a token of its
 //! category.
 
 use crate::auth::Caller;

@@ -31,7 +31,7 @@ fn main() -> std::process::ExitCode {
     // where the sandbox can isolate boxes as root does (docs/sandbox.md, "Without root").
     let entered = verdict_sandbox::rootless::enter_user_namespace();
     // Large bodies, Submissions and reports are unmapped when freed, so the memory of judged
-    // submissions goes back to the kernel (issue 29.5; docs/server.md, "Availability").
+    // submissions goes back to the kernel (docs/server.md, "Availability").
     verdict_sandbox::heap::return_large_blocks();
     tracing_subscriber::fmt()
         .json()

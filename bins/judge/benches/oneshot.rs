@@ -23,7 +23,7 @@ use verdict_sandbox::timings::monotonic_ns;
 mod isolate;
 use isolate::IsolateBox;
 
-/// issue 16's figures (quiet machine): isolate 1.10 `--cg --run`, verdict before this bench.
+/// the figures measured before (quiet machine): isolate 1.10 `--cg --run`, verdict before this bench.
 const ISOLATE_REFERENCE_MS: f64 = 3.1;
 
 /// The limits of every sandboxed run (the same for isolate).
@@ -245,7 +245,7 @@ fn main() {
     }
     if iso.is_empty() {
         println!(
-            "  isolate --cg --run        absent (issue 16, quiet machine: {ISOLATE_REFERENCE_MS} ms, bare 0.71 ms, ratio {:.2})",
+            "  isolate --cg --run        absent (quiet machine: {ISOLATE_REFERENCE_MS} ms, bare 0.71 ms, ratio {:.2})",
             ISOLATE_REFERENCE_MS / 0.71
         );
     } else {

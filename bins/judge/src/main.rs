@@ -83,7 +83,7 @@ subcommands! {
 
 /// The command line, each subcommand's arguments deferred: a one-shot `judge sandbox` builds
 /// the arguments of `sandbox` alone, not those of all the others (~0.15 ms of the process's start,
-/// issue 16); `judge --help` needs only names and abouts. Help, errors and completions are
+/// docs/speed.md); `judge --help` needs only names and abouts. Help, errors and completions are
 /// those of the eager build (the tests compare them).
 fn command() -> clap::Command {
     use clap::CommandFactory;

@@ -3,7 +3,7 @@
 //! server's configured maximum, and a request over one is refused naming the field and the cap,
 //! before anything is queued or run. Without them a tenant's `time_limit: 1000000000` (about 23
 //! days with the wall clock) holds a worker for weeks, and durability brings it back after a
-//! restart (issue 29.2).
+//! restart.
 
 use crate::judge::{Asset, Submission};
 use crate::oracle::TestSuite;

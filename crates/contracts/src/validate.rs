@@ -17,7 +17,7 @@
 //! - Asset names are relative file paths: not empty, not absolute, no `..` component, no NUL,
 //!   not ending in `/` or `.`, at most 1024 bytes with no component over 255 (`NAME_MAX`: a
 //!   longer name would fail on the host's file system, a System Error naming the judge's own
-//!   paths, issue 29.11); names are unique within a program (source and assist files
+//!   paths); names are unique within a program (source and assist files
 //!   together) and within a test datum's inputs and outputs. `remote` URLs are `http(s)://`.
 
 use crate::judge::{

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 ///
 /// Each message holds its cause, said once: the I/O and YAML errors are part of the message,
 /// not also its `source()` (a chain printed as `{:#}` said `No such file or directory (os
-/// error 2)` twice, issue 44.6).
+/// error 2)` twice).
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
     /// A part the package's format requires is not there (`problem.yaml`, `data/`).

@@ -4,7 +4,7 @@
 //! raises that threshold (up to 32 MiB) each time such a block is freed, so from then on a
 //! server's large request bodies, parsed Submissions and reports come from the heap arenas
 //! and stay resident after they are freed: a `judge-server` that had queued ten 13 MiB
-//! submissions kept ~300 MiB after judging them (issue 29.5). A fixed threshold turns that
+//! submissions kept ~300 MiB after judging them. A fixed threshold turns that
 //! adjustment off: every large block is unmapped when freed.
 
 /// The threshold set by [`return_large_blocks`]: glibc's default, fixed.

@@ -394,7 +394,7 @@ async fn run_one(
 }
 
 /// The judge's own directories are the operator's business: a System Error's log names them
-/// in the server's log, and the client reads `<work>` and `<cache>` instead (issue 29.11).
+/// in the server's log, and the client reads `<work>` and `<cache>` instead.
 pub(crate) fn hide_host_paths(log: &mut String, config: &JudgeConfig, sub_id: &str) {
     let mut places: Vec<(String, &str)> = Vec::new();
     for (dir, label) in [

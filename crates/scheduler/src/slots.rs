@@ -1,6 +1,6 @@
 //! The judge's run slots (the bounded pool): a semaphore that also counts who holds a slot and
 //! who waits for one, so that `/metrics` tells a task running in the sandbox from a task whose
-//! dependencies are met but that waits for a slot (issue 32.7).
+//! dependencies are met but that waits for a slot.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::{AcquireError, Semaphore, SemaphorePermit};

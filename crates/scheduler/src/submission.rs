@@ -58,7 +58,7 @@ pub(crate) struct JudgeShared {
 
 /// A fresh work dir for one submission in the judge's work root. A work root removed from
 /// under the judge (an operator's `rm -rf`, a tmp cleaner) is made again, logged and counted,
-/// rather than failing every later submission until a restart (issue 29.8).
+/// rather than failing every later submission until a restart.
 fn open_work_dir(shared: &JudgeShared, prefix: &str) -> Result<tempfile::TempDir, JudgeError> {
     let make = || {
         tempfile::Builder::new()

@@ -1,4 +1,4 @@
-//! The cost of an interactive test (issue 30): round trips per second between a program and
+//! The cost of an interactive test: round trips per second between a program and
 //! its interactor, all on one core, next to a bare pipe ping-pong of the same two programs
 //! (two host processes, two direct pipes, no sandbox and no relay) in the same run.
 //!

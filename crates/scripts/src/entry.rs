@@ -225,7 +225,7 @@ mod tests {
         scala_main_object(files)
     }
 
-    /// Issue 44.2: `object Main extends App` in `main.scala` failed with "Could not find or
+    /// `object Main extends App` in `main.scala` failed with "Could not find or
     /// load main class main": the main class was taken from the file name.
     #[test]
     fn the_main_class_of_a_scala_program_is_its_main_object_not_its_file_name() {

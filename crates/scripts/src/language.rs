@@ -294,7 +294,7 @@ mod tests {
         assert_eq!(java.run_command(&named), java.run.as_slice());
     }
 
-    /// Issue 44.1: Python ran with `-S`, so `exit()`/`quit()` raised NameError and Debian's
+    /// Python ran with `-S`, so `exit()`/`quit()` raised NameError and Debian's
     /// packages were not importable. Programs (submissions, checkers, validators, interactors)
     /// run with the site module, but never with the user site directory, bytecode written into
     /// the box, or `-I` (which drops the script's directory: multi-file programs).

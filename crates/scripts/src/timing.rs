@@ -1,4 +1,4 @@
-//! Per-phase timings of a judging (issue 16): each phase is one `tracing` event at TRACE level
+//! Per-phase timings of a judging: each phase is one `tracing` event at TRACE level
 //! with target [`TARGET`] and the fields `phase` (its name), `task` (the task's index, -1
 //! outside a task) and `us` (microseconds). Nothing is measured unless a subscriber wants that
 //! target (`VERDICT_LOG=verdict::timing=trace` for `judge`, or a bench's own layer): when off, a

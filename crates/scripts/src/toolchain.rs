@@ -223,7 +223,7 @@ mod tests {
         assert!(status.version.is_some());
     }
 
-    /// Issue 44.1: `judge languages` says which Python packages a box can import (numpy where
+    /// `judge languages` says which Python packages a box can import (numpy where
     /// Debian's python3-numpy is installed), found by the profile's `libraries` probe.
     #[test]
     fn python3_lists_numpy_where_python3_numpy_is_installed() {

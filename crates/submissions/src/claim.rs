@@ -1,6 +1,6 @@
 //! Accepting under a deadline ([`AcceptClaim`]): an accept whose commit to disk outlives its
 //! caller's deadline (a stalled or frozen data disk) is answered "not accepted", and the commit
-//! that ends later is taken back, so the answer and the outcome agree (issue 29.10).
+//! that ends later is taken back, so the answer and the outcome agree.
 
 use crate::entry::Entry;
 use crate::error::SubmissionError;

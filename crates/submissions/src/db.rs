@@ -106,7 +106,7 @@ pub enum DbError {
     #[error("{0}: another judge-server uses this data_dir")]
     Locked(PathBuf),
     /// The data dir, its database file or its lock file was removed or replaced under the
-    /// running server (issue 29.9): a commit would go to an unlinked file and be lost at the
+    /// running server: a commit would go to an unlinked file and be lost at the
     /// next start, so nothing is accepted until an operator restores it and restarts.
     #[error("the data dir {dir} was removed or replaced ({what}); nothing can be stored")]
     Gone {
@@ -263,7 +263,7 @@ impl Db {
         })
     }
 
-    /// Checks that the database and lock files are still the ones opened (issue 29.9): a data
+    /// Checks that the database and lock files are still the ones opened: a data
     /// dir removed (`rm -rf`) or replaced under the server would take every later commit to an
     /// unlinked file, acknowledged and then lost at the next start.
     pub fn check_in_place(&self) -> Result<(), DbError> {

@@ -104,7 +104,7 @@ impl Jobs {
 
     /// At most `bytes` of request text wait at once (the sum of the queued submissions' request
     /// sizes; unbounded until set): one that would pass it is refused like a full queue, so
-    /// the memory a queue holds is bounded by bytes, not only by `queue_capacity` (issue 29.5).
+    /// the memory a queue holds is bounded by bytes, not only by `queue_capacity`.
     #[must_use]
     pub fn with_byte_budget(mut self, bytes: usize) -> Self {
         self.byte_budget = bytes;

@@ -1,5 +1,5 @@
 //! The Agent Lab runs a server made (`POST /v1/lab/runs`), kept in the submissions' database
-//! (table `lab_runs`) so that the page lists and opens them after a restart (issue 32.10): each
+//! (table `lab_runs`) so that the page lists and opens them after a restart: each
 //! run's RunRecord and ScoreRecords as JSON, with the category of the token that made it (none
 //! for an admin token). The newest [`LAB_RUNS_KEPT`] are kept.
 

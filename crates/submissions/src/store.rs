@@ -611,7 +611,7 @@ mod tests {
         );
     }
 
-    /// Finished reports live on disk (issue 29.5): memory holds the most recent within a byte
+    /// Finished reports live on disk: memory holds the most recent within a byte
     /// budget, so a server's memory does not grow with the finished reports it keeps; an
     /// older one is read back when asked for. Before, every finished report stayed in memory
     /// for `retention_secs`, up to `max_retained` of them, whatever their size.

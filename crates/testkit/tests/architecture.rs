@@ -82,3 +82,73 @@ fn every_crates_in_house_dependencies_are_those_docs_architecture_md_names() {
         "crates the map does not place: {unmapped:?}"
     );
 }
+
+/// The text files of the repository that people read: sources, scripts, documents.
+fn readable_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || ["target", "node_modules", "__pycache__"].contains(&&*name) {
+            continue;
+        }
+        if path.is_dir() {
+            readable_files(&path, out);
+        } else if ["rs", "md", "py", "sh", "toml", "ts", "js", "html", "css"]
+            .iter()
+            .any(|ext| path.extension().is_some_and(|e| e == *ext))
+        {
+            out.push(path);
+        }
+    }
+}
+
+/// "issue 29.11", "issues 27 and 39": a number of a tracker nothing in the repository defines.
+fn cites_an_issue_number(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    lower.match_indices("issue").any(|(at, _)| {
+        let rest = lower[at + "issue".len()..].trim_start_matches('s');
+        let rest = rest.strip_prefix(' ').unwrap_or("");
+        let rest = rest.strip_prefix('#').unwrap_or(rest);
+        rest.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+#[test]
+fn no_file_cites_an_issue_number_in_place_of_a_reason() {
+    let mut files = Vec::new();
+    for dir in ["crates", "bins", "docs", "scripts", "clients", "examples"] {
+        readable_files(&root().join(dir), &mut files);
+    }
+    files.push(root().join("README.md"));
+    let mut found = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate() {
+            // This test's own examples name the pattern.
+            if cites_an_issue_number(line) && !file.ends_with("architecture.rs") {
+                found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "say why (or point to docs/), not an issue number:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn an_issue_number_is_told_from_other_uses_of_the_word() {
+    assert!(cites_an_issue_number("as asked (issue 29.11)"));
+    assert!(cites_an_issue_number("issues 27 and 39"));
+    assert!(cites_an_issue_number("see issue #12"));
+    assert!(!cites_an_issue_number(
+        "the issue is that 3 processes remain"
+    ));
+    assert!(!cites_an_issue_number("issues a warning"));
+}

@@ -1,4 +1,4 @@
-//! Availability under hostile clients (issue 29): bounded connections and header time, operator
+//! Availability under hostile clients: bounded connections and header time, operator
 //! caps on what a request asks for. A real server on a real socket.
 
 use crate::common::{A_PLUS_B, TestServer, a_plus_b, config, get, post};
@@ -440,7 +440,7 @@ fn read_all_within(stream: &mut TcpStream, limit: Duration) -> String {
     String::from_utf8_lossy(&got).into_owned()
 }
 
-/// One client address cannot take every connection (issue 29.1): beyond
+/// One client address cannot take every connection: beyond
 /// `max_connections_per_address` its next connection is answered 429 in the house error shape
 /// and closed at once, while another address is served, and a closed connection gives its
 /// address a place back. Before, the cap was global only: one address's idle connections held

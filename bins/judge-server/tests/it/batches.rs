@@ -499,7 +499,7 @@ fn a_batchs_sse_stream_sends_each_candidate_as_it_finishes_then_the_summary_and_
     assert_eq!(ids(&replay), ids(&events));
 }
 
-/// A batch's cancel kills its running candidates' boxes at once (issue 29.2): a candidate
+/// A batch's cancel kills its running candidates' boxes at once: a candidate
 /// whose function loops under a 20 s `timeout_ms` stops holding its run permit within seconds
 /// of the `DELETE`, and the batch ends cancelled. Before, the cancel reached the candidate only
 /// before its next test: the looping case held its permit to its 20 s.

@@ -1,4 +1,4 @@
-//! Work that ends before it is done (issue 29.2, 29.3): `DELETE /v1/submissions/{sub_id}` stops
+//! Work that ends before it is done: `DELETE /v1/submissions/{sub_id}` stops
 //! a submission, kills its running boxes, frees its worker and is kept over a restart; an
 //! oracle suite or a lab run whose request timed out gives its place back. A real server
 //! judging real programs.
@@ -125,7 +125,7 @@ fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a
     assert_eq!(again.json(), report);
 }
 
-/// A cancel kills the boxes running then (issue 29.2): tests of `SPIN` with a 20 s time limit
+/// A cancel kills the boxes running then: tests of `SPIN` with a 20 s time limit
 /// are stopped at once, not at their limit, so the DELETE answers the final report within
 /// seconds and the run permits and the worker place are free. Before, the DELETE waited its
 /// 10 s and answered a report not yet final, and the tests held their permits for 20 s.

@@ -1,4 +1,4 @@
-//! Event-stream readers that never read (issue 29.4): each costs its cursor, not a copy of the
+//! Event-stream readers that never read: each costs its cursor, not a copy of the
 //! stream, and the streams open at once are capped per submission and per token. A real
 //! `judge-server` process, whose memory is read from `/proc`.
 

@@ -1,4 +1,4 @@
-//! The page, second pass (issue 32), in a real headless Chromium: every task kind's details
+//! The page, second pass, in a real headless Chromium: every task kind's details
 //! (static, gtest, valgrind, a compile error, a wrong answer marked where it differs), the outcome
 //! on top, a 200-test submission that stays usable (details under their row, rows updated one by
 //! one, charts folded, a failures-only filter), and a server killed and restarted mid-stream.

@@ -1,4 +1,4 @@
-//! A wrong answer in the page as DOMjudge's jury view shows it (issue 32.6): expected and
+//! A wrong answer in the page as DOMjudge's jury view shows it: expected and
 //! received side by side around the first difference, the differing character marked on both
 //! sides, with the test's input; to the tab that sent it and to a fresh browser alike (the
 //! judge's report carries both sides' lines, `JudgeTaskResult.diff`).

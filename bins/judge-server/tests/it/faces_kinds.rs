@@ -1,4 +1,4 @@
-//! The task kinds the other page tests leave out (issue 32, "every task kind's details"), in a
+//! The task kinds the other page tests leave out ("every task kind's details"), in a
 //! real headless Chromium: random tests (where the input came from, and the expected output only
 //! the judge had, beside the program's), a custom comparator (its verdict and feedback, said to
 //! be its own) and an interactive test (its own label, the exchange with the interactor).

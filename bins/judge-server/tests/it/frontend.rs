@@ -240,7 +240,7 @@ fn a_front_end_without_its_broker_says_so_refuses_with_503_and_recovers() {
     }
 }
 
-/// A front end's accept is bounded by `store_timeout_ms` too (issue 29.10): with its data disk
+/// A front end's accept is bounded by `store_timeout_ms` too: with its data disk
 /// frozen (`fsfreeze` of an ext4 on a loop device) a submission is 503 with `Retry-After` at the
 /// timeout, never published, and its commit that ends after the thaw is taken back, so sending
 /// it again is 202 (not 409) and the broker carries it once. Before, a front end's accept waited

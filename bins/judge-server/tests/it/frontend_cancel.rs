@@ -1,4 +1,4 @@
-//! `DELETE /v1/submissions/{sub_id}` on a front end (issue 29.2), against a real RabbitMQ node
+//! `DELETE /v1/submissions/{sub_id}` on a front end, against a real RabbitMQ node
 //! and real worker processes judging real programs: the cancel reaches the worker judging the
 //! submission through the broker (its boxes killed at once, its place back), and a submission
 //! cancelled while queued is never judged, also by a worker started after the cancel.

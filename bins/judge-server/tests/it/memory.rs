@@ -1,4 +1,4 @@
-//! Memory bounded by bytes, not counts (issue 29.5): the queue's request bytes have a budget,
+//! Memory bounded by bytes, not counts: the queue's request bytes have a budget,
 //! and judged submissions give their memory back. A real `judge-server` process, whose memory
 //! is read from `/proc`.
 

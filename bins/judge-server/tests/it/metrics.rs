@@ -1,4 +1,4 @@
-//! `/metrics` on a real server with more ready tasks than run slots (issue 32.7): a task waiting
+//! `/metrics` on a real server with more ready tasks than run slots: a task waiting
 //! for a sandbox slot is queued, not running.
 
 use crate::common::{ServerProcess, get, post};

@@ -1,4 +1,4 @@
-//! The page readable by everyone (issue 32.11), measured in a real Chromium: no navigation on
+//! The page readable by everyone, measured in a real Chromium: no navigation on
 //! the sign-in page, no focus ring drawn around the whole `main`, a focus ring and the green
 //! badge at WCAG AA contrast, and a queue filter that offers every status of the contract.
 

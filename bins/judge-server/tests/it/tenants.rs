@@ -199,7 +199,7 @@ fn a_category_token_runs_only_sandboxed_lab_runners_and_judges_only_as_itself() 
     assert_eq!(mapped.json()["error"]["field"], "input_map.b");
 }
 
-/// `/metrics` for a category token holds its own category's series only (issue 29.11): not
+/// `/metrics` for a category token holds its own category's series only: not
 /// the server-wide counters, not another tenant's submissions; the operator's token reads
 /// both, every category's series included.
 #[test]

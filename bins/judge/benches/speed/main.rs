@@ -1,4 +1,4 @@
-//! The speed benchmark of issue 16 (not a test): prints the issue's table with verdict's rows and
+//! The speed benchmark (not a test; docs/speed.md): prints the table with verdict's rows and
 //! the floor rows measured in the same run, peers' rows when they are installed, the 10/100/1000
 //! curves, and a per-phase breakdown of one warm submission.
 //!

@@ -34,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = read_input(&args.suite)?;
     let suite = parse_suite(&text).with_context(|| format!("invalid suite {}", args.suite))?;
     // A function suite runs in one interpreter (more only when one dies mid-suite): a one-shot
-    // sandbox pays for no pool or thread it would not reuse (issue 16). Script and cli suites
+    // sandbox pays for no pool or thread it would not reuse. Script and cli suites
     // run a process per case and keep the zygotes.
     let config = SandboxConfig {
         require_isolation: std::env::var_os("VERDICT_REQUIRE_SANDBOX").is_some_and(|v| v == "1"),

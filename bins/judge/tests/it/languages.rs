@@ -455,7 +455,7 @@ fn entry_points_name_the_java_class_and_the_python_script() {
     }
 }
 
-/// Issue 17.3: Kotlin ran the class kotlinc recorded in the jar's manifest whatever
+/// Kotlin ran the class kotlinc recorded in the jar's manifest whatever
 /// `entry_point` said; `entry_point` now names the class to run.
 #[test]
 fn kotlin_entry_point_names_the_class_to_run() {

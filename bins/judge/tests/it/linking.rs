@@ -1,4 +1,4 @@
-//! How `judge` is linked (build.rs): its start is a one-shot `judge sandbox`'s (issue 16).
+//! How `judge` is linked (build.rs): its start is a one-shot `judge sandbox`'s.
 
 use std::process::Command;
 

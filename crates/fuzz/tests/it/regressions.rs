@@ -35,7 +35,7 @@ fn deeply_nested_tool_xml_is_an_error_not_a_stack_overflow() {
 
 #[test]
 fn an_input_map_index_cannot_ask_for_gigabytes() {
-    // Found by fuzzing data-path (and by hand as issue 17.5): `set` padded `a[100000000]`.
+    // Found by fuzzing data-path (and by hand): `set` padded `a[100000000]`.
     holds("data-path", b"input.a[100000000]");
     holds("data-path", b"a[18446744073709551615]");
 }

@@ -322,7 +322,7 @@ def f(kind, value=None):
         assert_eq!(message(&report, 0), "m.py defines no function f");
     }
 
-    /// Issue 44.1: python ran without its site module in some places. A deliverable sees
+    /// python ran without its site module in some places. A deliverable sees
     /// what a `python3` people run gives it (`exit`, `quit`, the host's installed packages:
     /// numpy where Debian's python3-numpy is installed), never the user site directory,
     /// from the warm interpreter and from a cold one alike.

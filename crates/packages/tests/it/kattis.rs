@@ -94,7 +94,7 @@ fn chain(err: &dyn std::error::Error) -> String {
     text
 }
 
-/// Issue 44.6: a package without its `data/` was reported as `.../data: No such file or
+/// a package without its `data/` was reported as `.../data: No such file or
 /// directory (os error 2): No such file or directory (os error 2)`. It names the part of the
 /// format that is missing, once; so does a directory without `problem.yaml`.
 #[test]
@@ -132,7 +132,7 @@ fn a_missing_part_of_a_package_is_named_once_as_the_formats_part() {
     assert_eq!(err.matches("Is a directory").count(), 1, "{err}");
 }
 
-/// Issue 44.4: DOMjudge's `boolfind` has `submissions/mixed-verdicts/`, whose files say what
+/// DOMjudge's `boolfind` has `submissions/mixed-verdicts/`, whose files say what
 /// they should get with `@EXPECTED_RESULTS@:`, and the whole package was refused (`unknown
 /// verdict directory "mixed-verdicts"`). The annotations are read (replacing a directory's
 /// claim, as DOMjudge does); a reference no rule and no annotation speaks for is skipped

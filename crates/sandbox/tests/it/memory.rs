@@ -1,5 +1,5 @@
 //! `memory_used` is the program's own memory, never the page cache or tmpfs pages of the files
-//! it writes (design #24, issue 17.1), with the box dir on disk and on tmpfs; a program whose
+//! it writes (design #24), with the box dir on disk and on tmpfs; a program whose
 //! own memory passes the limit is still a memory limit, with evidence.
 
 use crate::fixtures::prog;

@@ -227,7 +227,7 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
 
 /// An output file that is already empty is opened as it is, one with data is emptied, both
 /// in the box and outside it: truncating an empty file on ext4 makes the program's close write
-/// its data out at once, and the next truncation discard those blocks (issue 16).
+/// its data out at once, and the next truncation discard those blocks.
 #[test]
 fn an_empty_output_file_is_not_truncated_and_a_full_one_is() {
     use std::time::{Duration, SystemTime};

@@ -112,7 +112,7 @@ sys.exit(3)
     );
 }
 
-/// Issue 44.1: interpreters ran without the site module (`exit()` a NameError). A warm run
+/// interpreters ran without the site module (`exit()` a NameError). A warm run
 /// has it as a cold run does, imported once by the template, not by the run.
 #[test]
 fn a_warm_run_has_the_site_module_imported_once_and_ends_by_exit_as_a_cold_run() {

@@ -20,7 +20,7 @@
 //! 5. one Python A+B run (a Submission: syntax check, one test), as `POST /v1/judge` judges
 //!    it, one after another: the median per run, against one `python3` process and one
 //!    `/run_code` call; then the same with the former `py_compile` check, and with the run
-//!    without the site module (`python3 -S`, as before issue 44: what the site module costs).
+//!    without the site module (`python3 -S`, as verdict ran Python before: what the site module costs).
 //!
 //! Every harness runs as many candidates at once as verdict has run permits. Each row prints
 //! every side's median time and how many candidates it judged right, and verdict's time over
@@ -598,7 +598,7 @@ fn main() {
             true,
         ),
         Row::new(
-            "the same, run without the site module (`python3 -S`, before issue 44)".into(),
+            "the same, run without the site module (`python3 -S`, as before)".into(),
             PYTHON_RUNS,
             true,
         ),

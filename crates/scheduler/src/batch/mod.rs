@@ -275,7 +275,7 @@ impl BatchJudge {
                     },
                 ),
             };
-            // The judge's directories are the operator's business (issue 29.11): `<work>`.
+            // The judge's directories are the operator's business: `<work>`.
             if let Some(infra) = &mut result.infra_error {
                 let config = &this.judge.inner.config;
                 crate::pipeline::hide_host_paths(&mut infra.message, config, &result.id);

@@ -617,7 +617,7 @@ fn a_read_only_work_disk_makes_programming_candidates_retryable_infra_errors_not
         // A programming candidate's status is the contract's, as for a Submission.
         assert_eq!(r.status.as_str(), "System Error", "{r:#?}");
         assert!(!r.passed && r.fraction == 0.0, "{r:#?}");
-        // The host's directories are the operator's business (issue 29.11), as for a
+        // The host's directories are the operator's business, as for a
         // Submission: `<work>`, never the path.
         let logs = r.results.iter().flatten().map(|t| t.error_log.as_str());
         for text in std::iter::once(infra.message.as_str()).chain(logs) {

@@ -1,5 +1,5 @@
 //! The per-problem cache: content changed without a newer `updated_at` is not served stale
-//! (issue 17.7), and local test data costs no second copy (issue 17.9).
+//!, and local test data costs no second copy.
 
 use crate::common::{judge, judge_with, runtime};
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! Programs as people write them (issue 44): each judged as a platform sends it, end to end in
+//! Programs as people write them: each judged as a platform sends it, end to end in
 //! the real sandbox. A language or library that is not installed here is reported as
 //! `skipped: ...` (as the language suite does), never as passed.
 
@@ -49,7 +49,7 @@ fn installed(language: verdict_contracts::Language) -> bool {
 
 const ACCEPTED_X3: [JudgeStatus; 3] = [JudgeStatus::Accepted; 3];
 
-/// Issue 44.1: Python ran with `-S` (no site module), so `exit()` and `quit()` were NameErrors
+/// Python ran with `-S` (no site module), so `exit()` and `quit()` were NameErrors
 /// and a correct A+B ending with `exit()`, a common contest idiom, was judged Runtime Error.
 #[test]
 fn python_programs_ending_with_exit_or_quit_are_accepted() {
@@ -81,7 +81,7 @@ fn python_programs_ending_with_exit_or_quit_are_accepted() {
     }
 }
 
-/// Issue 44.1: Debian's Python packages (python3-numpy under /usr/lib/python3/dist-packages)
+/// Debian's Python packages (python3-numpy under /usr/lib/python3/dist-packages)
 /// were not importable in a box: a course's numpy exercise was Runtime Error.
 #[test]
 fn a_box_imports_debians_numpy_where_python3_numpy_is_installed() {
@@ -104,7 +104,7 @@ fn python_compare(source: &str) -> Value {
         "source_files": [{"type": "text", "name": "compare.py", "text": source}]})
 }
 
-/// Issue 44.1: a checker or validator written in Python that ends with `exit(42)` or
+/// a checker or validator written in Python that ends with `exit(42)` or
 /// `quit(43)` (DOMjudge's `hangman` and `jumble` validators do) died with NameError (exit 1),
 /// every test a Compare Error. Both protocols a Python program is called with here: the
 /// contract's judge-system comparator and a Kattis output validator.
@@ -148,7 +148,7 @@ fn a_python_checker_ending_with_exit_or_quit_judges_by_its_code() {
     }
 }
 
-/// Issue 44.5: a Submission whose `compare` program (language `make`) ships a header named
+/// a Submission whose `compare` program (language `make`) ships a header named
 /// `validate.h` was called with the Kattis protocol (`validator input answer feedback`, the
 /// output on stdin) instead of the contract's judge-system protocol, and every test was
 /// Compare Error (`validator exited with unexpected code 1 (expected 42 or 43)`). With no
@@ -209,7 +209,7 @@ fn a_make_comparator_shipping_validate_h_is_called_with_the_judge_system_protoco
     assert_eq!(got[1], JudgeStatus::CompareError, "{logs:?}");
 }
 
-/// Issue 44.7: a checker or validator that crashed was reported as `Compare Error: validator
+/// a checker or validator that crashed was reported as `Compare Error: validator
 /// exited with unexpected code 1 (expected 42 or 43): ` with nothing after the colon; its
 /// stderr (the `NameError` line problemtools shows) now follows the reason.
 #[test]

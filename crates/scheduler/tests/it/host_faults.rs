@@ -1,4 +1,4 @@
-//! The host's own faults are never a verdict about the program (design #27, issue 29): a full
+//! The host's own faults are never a verdict about the program (design #27): a full
 //! work disk, a work dir removed from under the judge, a read-only disk, a `proc_limit` above
 //! what the kernel can give. Real disks (tmpfs mounts made full or read-only), real programs.
 

@@ -1,4 +1,4 @@
-//! Hostile interactors end to end (issue 30, docs/interactive.md "A broken or hostile
+//! Hostile interactors end to end (docs/interactive.md "A broken or hostile
 //! interactor"): one that floods a program that does not read, forks without end, never
 //! reads, stalls, writes a huge judge message, or exits before the program without a verdict.
 //! Each is contained by its own limits, the run ends in bounded time, and the program gets

@@ -1,4 +1,4 @@
-//! Interactive tests end to end (issue 30, docs/interactive.md): a guessing game judged with
+//! Interactive tests end to end (docs/interactive.md): a guessing game judged with
 //! real programs and interactors in the real sandbox, one test per race rule.
 
 use crate::common::{judge, runtime};

@@ -1,4 +1,4 @@
-//! Multi-pass tests end to end (issue 30, docs/interactive.md "Multi-pass tests"): a countdown
+//! Multi-pass tests end to end (docs/interactive.md "Multi-pass tests"): a countdown
 //! judged pass by pass with a real Kattis validator in the real sandbox, plain and interactive.
 
 use crate::common::{judge, runtime};

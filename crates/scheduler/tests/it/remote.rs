@@ -1,5 +1,5 @@
 //! Remote assets through the whole pipeline: an internal server holding a secret is never
-//! reached and its secret never appears in a report (issue 19), unless the operator allows it.
+//! reached and its secret never appears in a report, unless the operator allows it.
 
 use crate::common::{judge_with, runtime};
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! Memory, Google Test and static tests end to end (issue 6, docs/special-tests.md): the
+//! Memory, Google Test and static tests end to end (docs/special-tests.md): the
 //! special examples of `examples/judge/` judged with the real tools, their reports checked
 //! (counts, scores, params, priorities, error_log wording). The statuses alone are checked
 //! by `examples.rs` with the other examples.
@@ -97,7 +97,7 @@ fn memory_tests_use_random_data_of_the_parent_or_their_own() {
         return;
     };
     let own = result("memory-random", 3).expect("judged");
-    // The seed and the generator's command line say how to regenerate the input (issue 17.8).
+    // The seed and the generator's command line say how to regenerate the input.
     let seed = |task| verdict_scheduler::random_seed("memory-random-1", task);
     assert_eq!(
         under_random.error_log,

@@ -82,7 +82,7 @@ pub enum ComparatorExit {
 /// `#include`s `testlib.h` (decision 6), else judge-system, the contract's.
 ///
 /// Never Kattis: a comparator that ships a header named `validate.h` (problemtools') or
-/// `validation.h` (BAPCtools') is not a Kattis validator for that (issue 44.5). The Kattis
+/// `validation.h` (BAPCtools') is not a Kattis validator for that. The Kattis
 /// protocol is used when the request says so (`compare_protocol`), which verdict does itself
 /// when it builds the request from a package.
 pub fn detect_protocol<N: AsRef<str>, T: AsRef<str>>(
@@ -666,7 +666,7 @@ mod tests {
         }
     }
 
-    /// Issue 44.5: a comparator shipping (and including) a header named `validate.h` was
+    /// a comparator shipping (and including) a header named `validate.h` was
     /// called as a Kattis validator; the request's protocol, else the contract's, decides.
     #[test]
     fn a_comparator_is_never_taken_for_a_kattis_validator_by_a_header_name() {

@@ -164,7 +164,7 @@ pub(crate) fn escape_bytes(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
-    /// Issue 44.7: a validator or checker that crashed was reported as `validator exited
+    /// a validator or checker that crashed was reported as `validator exited
     /// with unexpected code 1 (expected 42 or 43): ` and nothing after the colon.
     #[test]
     fn a_failed_comparators_message_ends_with_its_stderr() {

@@ -279,7 +279,7 @@ mod tests {
         source_vars(&source, profiles.get(Language::Scala).unwrap())
     }
 
-    /// Issue 44.2: Scala's `object Main extends App` in `main.scala` was run as class `main`
+    /// Scala's `object Main extends App` in `main.scala` was run as class `main`
     /// ("Could not find or load main class main").
     #[test]
     fn scala_runs_its_main_object_whatever_the_files_name() {

@@ -269,7 +269,7 @@ impl Batches {
     /// starts first times how long a suite takes, over the places): refused at once. A caller that goes away while its suite waits takes it out of the
     /// queue (it is not run). No case starts after `deadline` (its request's end) and a
     /// function suite's interpreter is stopped there, so a suite whose request timed out
-    /// gives its place back (issue 29.3).
+    /// gives its place back.
     pub async fn suite(
         &self,
         category: &str,
