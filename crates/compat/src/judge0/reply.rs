@@ -54,7 +54,8 @@ pub const FIELDS: &[&str] = &[
     "language",
 ];
 
-/// The fields sent when none are asked for.
+/// The fields sent when none are asked for (sent in [`FIELDS`]' order: `stdout`, `time`,
+/// `memory`, `stderr`, `token`, `compile_output`, `message`, `status`).
 pub const DEFAULT_FIELDS: &[&str] = &[
     "token",
     "time",
@@ -91,9 +92,10 @@ pub fn parse_fields(param: Option<&str>) -> Result<Vec<&'static str>, String> {
         .filter(|f| asked.contains(f))
         .collect();
     Ok(if chosen.is_empty() {
-        DEFAULT_FIELDS
+        FIELDS
             .iter()
-            .filter_map(|d| FIELDS.iter().copied().find(|f| f == d))
+            .copied()
+            .filter(|f| DEFAULT_FIELDS.contains(f))
             .collect()
     } else {
         chosen
