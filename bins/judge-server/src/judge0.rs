@@ -116,7 +116,7 @@ impl Judge0Config {
             ),
             ("limits.max_queue_size", l.max_queue_size as f64),
         ] {
-            if !(value > 0.0) || !value.is_finite() {
+            if value.is_nan() || value <= 0.0 || !value.is_finite() {
                 return Err(error(key, "must be above 0 (every run is bounded)"));
             }
         }
@@ -229,9 +229,13 @@ impl Judge0 {
         judge0::languages(&installed, self.runner.judge().profiles())
     }
 
-    /// Runs again, in the background, every submission kept as waiting or running (a
-    /// previous run of the server stopped before finishing them).
+    /// At start: probes the toolchains, and runs again, in the background, every submission
+    /// kept as waiting or running (a previous run of the server stopped before finishing them).
     pub(crate) async fn recover(self: &Arc<Self>) {
+        // The toolchains' versions (Judge0's language names) are probed now, in the
+        // background, rather than by the first client, whose SDK gives up after 5 s.
+        let this = self.clone();
+        tokio::spawn(async move { this.languages().await });
         let rows = match self.store.pending_judge0().await {
             Ok(rows) => rows,
             Err(error) => {

@@ -10,7 +10,9 @@ use super::request::ruby_float;
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
-/// Every field a submission has, in the serializer's order.
+/// Every field a submission has, in the serializer's order (v1.13.1's columns: the later
+/// `started_at`, `queued_at`, `updated_at` and hosts are not sent, and the `judge0` SDK,
+/// which sets every field it gets on its model, refuses fields it does not know).
 pub const FIELDS: &[&str] = &[
     "source_code",
     "language_id",
@@ -45,11 +47,6 @@ pub const FIELDS: &[&str] = &[
     "callback_url",
     "additional_files",
     "enable_network",
-    "started_at",
-    "queued_at",
-    "updated_at",
-    "queue_host",
-    "execution_host",
     "status",
     "language",
 ];
@@ -221,11 +218,6 @@ pub fn render(
                 .as_ref()
                 .map_or(Value::Null, |b| json!(encode64(b))),
             "enable_network" => json!(record.enable_network),
-            "started_at" => time(record.started_at_ms),
-            "queued_at" => time(record.queued_at_ms),
-            "updated_at" => time(Some(record.updated_at_ms)),
-            "queue_host" => string(&record.queue_host),
-            "execution_host" => string(&record.execution_host),
             "status" => {
                 let status = record.status();
                 json!({"id": status.id, "description": status.description})
