@@ -1011,3 +1011,43 @@ async fn authorize(
     let _ = let_caller!(state, client, headers, params);
     StatusCode::FORBIDDEN.into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_judge0_config_documented_in_docs_compat_md_is_read_and_checked() {
+        let docs = include_str!("../../../docs/compat.md");
+        let section = docs
+            .split("## Judge0 CE's API")
+            .nth(1)
+            .expect("docs/compat.md has a Judge0 section");
+        let block = section
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .expect("a toml block");
+        let config: crate::config::ServerConfig =
+            toml::from_str(block).unwrap_or_else(|e| panic!("{e}\n{block}"));
+        assert!(config.judge0.enabled);
+        assert_eq!(config.judge0.keys[0].category, "course");
+        assert_eq!(config.judge0.limits, Judge0Limits::default());
+        config.judge0.check().expect("valid");
+    }
+
+    #[test]
+    fn a_judge0_limit_that_bounds_nothing_is_refused_naming_it() {
+        let mut config = Judge0Config::default();
+        config.limits.max_wall_time_limit = 0.0;
+        let error = config.check().expect_err("refused").to_string();
+        assert!(
+            error.contains("judge0.limits.max_wall_time_limit"),
+            "{error}"
+        );
+        let mut config = Judge0Config::default();
+        config.limits.cpu_time_limit = 16.0;
+        let error = config.check().expect_err("refused").to_string();
+        assert!(error.contains("judge0.limits.cpu_time_limit"), "{error}");
+    }
+}

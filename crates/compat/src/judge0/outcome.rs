@@ -67,6 +67,21 @@ pub fn shell_words(text: &str) -> Vec<String> {
     words
 }
 
+/// The source's name: Judge0's (`script.py`, `Main.scala`: a program may rely on it, as a
+/// Scala `object Main extends App` does) where verdict's profile compiles that extension,
+/// else verdict's; a Java source is named after its public class.
+fn source_name(language: &Judge0Language, code: &[u8]) -> String {
+    let verdict =
+        crate::sandbox_fusion::main_file(language.verdict, &String::from_utf8_lossy(code));
+    let extension = |name: &str| name.rsplit_once('.').map(|(_, e)| e.to_string());
+    if language.verdict == verdict_contracts::Language::Java
+        || extension(&verdict) != extension(&language.source_file)
+    {
+        return verdict;
+    }
+    language.source_file.clone()
+}
+
 /// The program of a submission, run under `owner`'s builds: its source named as verdict's
 /// profile compiles it, the files of `additional_files`, Judge0's limits (the CPU time plus
 /// the extra time before the kill; `0` means the server's most, as in isolate).
@@ -77,7 +92,7 @@ pub fn program_request(
     owner: &str,
 ) -> ProgramRequest {
     let code = record.source_code.clone().unwrap_or_default();
-    let main = crate::sandbox_fusion::main_file(language.verdict, &String::from_utf8_lossy(&code));
+    let main = source_name(language, &code);
     let files = record
         .additional_files
         .as_deref()
