@@ -182,6 +182,9 @@ pub struct Judge0 {
     store: Arc<Store>,
     /// Submissions accepted and not finished (`max_queue_size` bounds it).
     pending: AtomicUsize,
+    /// One permit per run slot of the judge: a submission holding one is Processing, the
+    /// others are In Queue.
+    running: tokio::sync::Semaphore,
     callbacks: Arc<verdict_fetch::Fetcher>,
     host: Option<String>,
 }
@@ -209,6 +212,7 @@ impl Judge0 {
                 toolchains: Toolchains::default(),
                 store: store.clone(),
                 pending: AtomicUsize::new(0),
+                running: tokio::sync::Semaphore::new(judge.config().parallelism.max(1)),
                 callbacks: Arc::new(verdict_fetch::Fetcher::new(verdict_fetch::Policy {
                     allow_hosts: config.callback_allow_hosts.clone(),
                     allow_networks: config.callback_allow_networks.clone(),
@@ -298,6 +302,9 @@ impl Judge0 {
 
     /// Fills `record` with its runs; whether it finished (not interrupted by a shutdown).
     async fn run_all(&self, record: &mut Record, category: &str) -> bool {
+        let Ok(_turn) = self.running.acquire().await else {
+            return false;
+        };
         let now = verdict_submissions_now();
         record.status_id = statuses::PROCESSING.id;
         record.started_at_ms = Some(now);
@@ -493,17 +500,47 @@ fn not_found() -> Response {
         .into_response()
 }
 
-/// The body's JSON (an empty body is no fields), or Judge0's `400`.
-fn body_json(body: &[u8]) -> Result<Value, Box<Response>> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(json!({}));
+/// The request's parameters as Rails gathers them: the body's JSON object (or its form
+/// fields, for `application/x-www-form-urlencoded`), with the query string's parameters for
+/// the fields the body lacks; an empty body is no fields; a body that cannot be read is
+/// Judge0's `400`.
+fn body_json(
+    headers: &HeaderMap,
+    body: &[u8],
+    query: &HashMap<String, String>,
+) -> Result<Value, Box<Response>> {
+    let bad = |what: String| Box::new(error(StatusCode::BAD_REQUEST, &what));
+    let form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    let mut value = if body.iter().all(u8::is_ascii_whitespace) {
+        json!({})
+    } else if form {
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(body)
+            .map_err(|e| bad(format!("the body is not a form: {e}")))?;
+        Value::Object(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect(),
+        )
+    } else {
+        serde_json::from_slice(body).map_err(|e| bad(format!("the body is not JSON: {e}")))?
+    };
+    if let Value::Object(fields) = &mut value {
+        for (name, text) in query {
+            if !matches!(
+                name.as_str(),
+                "base64_encoded" | "wait" | "fields" | "X-Auth-Token"
+            ) {
+                fields
+                    .entry(name.clone())
+                    .or_insert_with(|| Value::String(text.clone()));
+            }
+        }
     }
-    serde_json::from_slice(body).map_err(|e| {
-        Box::new(error(
-            StatusCode::BAD_REQUEST,
-            &format!("the body is not JSON: {e}"),
-        ))
-    })
+    Ok(value)
 }
 
 impl Judge0 {
@@ -602,7 +639,7 @@ async fn create(
         Err(message) => return error(StatusCode::BAD_REQUEST, &message),
     };
     let base64 = flag(&params, "base64_encoded");
-    let body = match body_json(&body) {
+    let body = match body_json(&headers, &body, &params) {
         Ok(body) => body,
         Err(response) => return *response,
     };
@@ -748,7 +785,7 @@ async fn batch_create(
             "the server is shutting down",
         );
     }
-    let body = match body_json(&body) {
+    let body = match body_json(&headers, &body, &HashMap::new()) {
         Ok(body) => body,
         Err(response) => return *response,
     };
@@ -978,7 +1015,7 @@ async fn workers(
     let (judge0, _) = let_caller!(state, client, headers, params);
     let slots = judge0.runner.judge().config().parallelism.max(1);
     let pending = judge0.pending.load(Ordering::SeqCst);
-    let working = pending.min(slots);
+    let working = slots.saturating_sub(judge0.running.available_permits());
     axum::Json(json!([{
         "queue": judge0::VERSION,
         "size": pending.saturating_sub(working),

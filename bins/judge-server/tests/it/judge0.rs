@@ -648,3 +648,68 @@ fn judge0_callbacks_are_put_to_allowed_networks_only() {
         "no callback to a loopback address"
     );
 }
+
+#[test]
+fn judge0_deletes_when_allowed_reads_forms_and_query_parameters_and_bounds_its_queue() {
+    let mut cfg = judge0_config(Vec::new());
+    cfg.judge0.enable_submission_delete = true;
+    cfg.judge0.limits.max_queue_size = 1;
+    let Some(server) = TestServer::start(cfg) else {
+        return;
+    };
+    let slow = call(
+        &server,
+        "POST",
+        "/submissions",
+        Some(
+            &json!({"source_code": "import time\ntime.sleep(1.5)\nprint('slow')", "language_id": 71}),
+        ),
+    );
+    assert_eq!(slow.status, 201, "{}", slow.text);
+    let token = slow.json()["token"].as_str().expect("token").to_string();
+    let full = call(
+        &server,
+        "POST",
+        "/submissions",
+        Some(&json!({"source_code": "print(1)", "language_id": 71})),
+    );
+    assert_eq!(
+        (full.status, full.json()),
+        (503, json!({"error": "queue is full"}))
+    );
+    let early = call(&server, "DELETE", &format!("/submissions/{token}"), None);
+    assert_eq!(early.status, 400, "{}", early.text);
+    assert!(
+        early.json()["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("submission cannot be deleted because its status is ")),
+        "{}",
+        early.text
+    );
+    poll(&server, &token, "status");
+    let deleted = call(&server, "DELETE", &format!("/submissions/{token}"), None);
+    assert_eq!(deleted.status, 200, "{}", deleted.text);
+    assert_eq!(deleted.json()["stdout"], "c2xvdwo=\n", "answered in base64");
+    assert_eq!(
+        call(&server, "GET", &format!("/submissions/{token}"), None).status,
+        404
+    );
+
+    let form = reply(
+        client()
+            .post(server.url("/submissions?wait=true"))
+            .header("X-Auth-Token", KEY)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .send("language_id=71&source_code=print%28input%28%29%29&stdin=form"),
+    );
+    assert_eq!(form.status, 201, "{}", form.text);
+    assert_eq!(form.json()["stdout"], "form\n");
+    let query = reply(
+        client()
+            .post(server.url("/submissions?wait=true&language_id=71&source_code=print(5)"))
+            .header("X-Auth-Token", KEY)
+            .send_empty(),
+    );
+    assert_eq!(query.status, 201, "{}", query.text);
+    assert_eq!(query.json()["stdout"], "5\n");
+}
