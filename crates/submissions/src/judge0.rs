@@ -111,7 +111,8 @@ impl Db {
 }
 
 impl Store {
-    /// Writes a Judge0 submission (see [`Db::put_judge0`]).
+    /// Writes a Judge0 submission (a new one, or a new state of one); when it is finished,
+    /// the oldest finished ones beyond `kept` go. On disk when this returns.
     pub async fn put_judge0(&self, row: KeptJudge0, kept: usize) -> Result<(), SubmissionError> {
         self.db(move |db| db.put_judge0(&row, kept)).await
     }
