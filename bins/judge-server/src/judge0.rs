@@ -1,8 +1,8 @@
 //! Judge0 CE's API (docs/compat.md) at Judge0's own paths (`/submissions`,
 //! `/submissions/batch`, `/languages`, `/statuses`, `/about`, `/config_info`, ...), so a
 //! Judge0 app or the `judge0` SDK changes its base URL and runs on verdict's sandbox. Off by
-//! default; a caller is let in by an `X-Auth-Token` of `[[judge0.keys]]` (header or query
-//! parameter, as Judge0 takes its AUTHN token) or by its network. Submissions are kept in the
+//! default; a caller is let in by a key of `[[judge0.keys]]` in `X-Auth-Token` (`auth_header`:
+//! header or query parameter, as Judge0 takes its AUTHN token) or by its network. Submissions are kept in the
 //! server's store by token: one that was waiting or running when the server stopped runs
 //! again at start. Every run goes through the compat runner (one compile for identical
 //! sources); `callback_url` gets Judge0's PUT, through the guarded client of remote assets.
@@ -36,8 +36,11 @@ use verdict_submissions::{KeptJudge0, Store};
 pub struct Judge0Config {
     /// Serve the routes at all (off by default).
     pub enabled: bool,
-    /// Keys sent as `X-Auth-Token` (Judge0's AUTHN), each with its category.
+    /// Keys sent in `auth_header` (Judge0's AUTHN tokens), each with its category.
     pub keys: Vec<ApiKey>,
+    /// The header (or query parameter) a key comes in: Judge0's `AUTHN_HEADER`,
+    /// `X-Auth-Token` by default (`X-RapidAPI-Key` for an app written for RapidAPI's Judge0).
+    pub auth_header: String,
     /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default.
     pub networks: Vec<String>,
     /// The category of calls let in by their network.
@@ -70,6 +73,7 @@ impl Default for Judge0Config {
         Judge0Config {
             enabled: false,
             keys: Vec::new(),
+            auth_header: "X-Auth-Token".into(),
             networks: loopback(),
             network_category: default_category(),
             max_wait_ms: 30_000,
@@ -90,6 +94,12 @@ impl Judge0Config {
     /// Checks what serde cannot: keys, networks, limits that bound every run.
     pub fn check(&self) -> Result<(), crate::config::ConfigError> {
         crate::compat_gate::check("judge0", &self.keys, &self.networks)?;
+        if axum::http::HeaderName::from_bytes(self.auth_header.as_bytes()).is_err() {
+            return Err(crate::config::ConfigError::Value {
+                key: "judge0.auth_header".into(),
+                message: format!("{:?} is not a header name", self.auth_header),
+            });
+        }
         let error = |key: &str, message: &str| crate::config::ConfigError::Value {
             key: format!("judge0.{key}"),
             message: message.into(),
@@ -178,6 +188,7 @@ pub struct Judge0 {
     switches: Judge0Switches,
     kept: usize,
     gate: Gate,
+    auth_header: String,
     toolchains: Toolchains,
     store: Arc<Store>,
     /// Submissions accepted and not finished (`max_queue_size` bounds it).
@@ -209,6 +220,7 @@ impl Judge0 {
                 switches: config.switches(),
                 kept: config.kept,
                 gate: Gate::new(&config.keys, &config.networks, &config.network_category),
+                auth_header: config.auth_header.clone(),
                 toolchains: Toolchains::default(),
                 store: store.clone(),
                 pending: AtomicUsize::new(0),
@@ -450,12 +462,16 @@ fn error(status: StatusCode, text: &str) -> Response {
     (status, axum::Json(json!({ "error": text }))).into_response()
 }
 
-/// The key a Judge0 client sends: `X-Auth-Token` as a header or a query parameter.
-fn key<'a>(headers: &'a HeaderMap, params: &'a HashMap<String, String>) -> Option<&'a str> {
+/// The key a Judge0 client sends: `name` (`X-Auth-Token`) as a header or a query parameter.
+fn key<'a>(
+    name: &str,
+    headers: &'a HeaderMap,
+    params: &'a HashMap<String, String>,
+) -> Option<&'a str> {
     headers
-        .get("x-auth-token")
+        .get(name)
         .and_then(|v| v.to_str().ok())
-        .or_else(|| params.get("X-Auth-Token").map(String::as_str))
+        .or_else(|| params.get(name).map(String::as_str))
 }
 
 /// The state and category of a caller, or Judge0's `401` (no body) or `404` when off.
@@ -468,10 +484,8 @@ fn caller(
     let Some(judge0) = state.judge0.clone() else {
         return Err(Box::new(error(StatusCode::NOT_FOUND, "Not Found")));
     };
-    match judge0
-        .gate
-        .category(client.map(|c| c.0), key(headers, params))
-    {
+    let key = key(&judge0.auth_header, headers, params);
+    match judge0.gate.category(client.map(|c| c.0), key) {
         Ok(category) => Ok((judge0, category)),
         Err(Denied::UnknownKey | Denied::NoKey) => {
             Err(Box::new(StatusCode::UNAUTHORIZED.into_response()))
@@ -505,6 +519,7 @@ fn not_found() -> Response {
 /// the fields the body lacks; an empty body is no fields; a body that cannot be read is
 /// Judge0's `400`.
 fn body_json(
+    auth_header: &str,
     headers: &HeaderMap,
     body: &[u8],
     query: &HashMap<String, String>,
@@ -532,8 +547,9 @@ fn body_json(
         for (name, text) in query {
             if !matches!(
                 name.as_str(),
-                "base64_encoded" | "wait" | "fields" | "X-Auth-Token"
-            ) {
+                "base64_encoded" | "wait" | "fields" | "tokens"
+            ) && !name.eq_ignore_ascii_case(auth_header)
+            {
                 fields
                     .entry(name.clone())
                     .or_insert_with(|| Value::String(text.clone()));
@@ -639,7 +655,7 @@ async fn create(
         Err(message) => return error(StatusCode::BAD_REQUEST, &message),
     };
     let base64 = flag(&params, "base64_encoded");
-    let body = match body_json(&headers, &body, &params) {
+    let body = match body_json(&judge0.auth_header, &headers, &body, &params) {
         Ok(body) => body,
         Err(response) => return *response,
     };
@@ -785,7 +801,7 @@ async fn batch_create(
             "the server is shutting down",
         );
     }
-    let body = match body_json(&headers, &body, &HashMap::new()) {
+    let body = match body_json(&judge0.auth_header, &headers, &body, &HashMap::new()) {
         Ok(body) => body,
         Err(response) => return *response,
     };

@@ -713,3 +713,26 @@ fn judge0_deletes_when_allowed_reads_forms_and_query_parameters_and_bounds_its_q
     assert_eq!(query.status, 201, "{}", query.text);
     assert_eq!(query.json()["stdout"], "5\n");
 }
+
+#[test]
+fn judge0_keys_come_in_the_configured_header_as_judge0s_authn_header() {
+    let mut cfg = judge0_config(Vec::new());
+    cfg.judge0.auth_header = "X-RapidAPI-Key".into();
+    let Some(server) = TestServer::start(cfg) else {
+        return;
+    };
+    let rapid = reply(
+        client()
+            .get(server.url("/statuses"))
+            .header("X-RapidAPI-Key", KEY)
+            .call(),
+    );
+    assert_eq!(rapid.status, 200, "{}", rapid.text);
+    let other = reply(
+        client()
+            .get(server.url("/statuses"))
+            .header("X-Auth-Token", KEY)
+            .call(),
+    );
+    assert_eq!(other.status, 401);
+}
