@@ -304,7 +304,8 @@ impl Judge0 {
         }
         if let Some(url) = record.callback_url.clone() {
             let this = self.clone();
-            let body = render(&record, judge0::DEFAULT_FIELDS, true, None)
+            let fields = parse_fields(None).unwrap_or_default();
+            let body = render(&record, &fields, true, None)
                 .map(|v| v.to_string())
                 .unwrap_or_default();
             tokio::spawn(async move { this.callback(url, body).await });
@@ -317,7 +318,7 @@ impl Judge0 {
         let Ok(_turn) = self.running.acquire().await else {
             return false;
         };
-        let now = verdict_submissions_now();
+        let now = now_ms();
         record.status_id = statuses::PROCESSING.id;
         record.started_at_ms = Some(now);
         record.updated_at_ms = now;
@@ -376,7 +377,7 @@ impl Judge0 {
         if !memories.is_empty() {
             record.memory = Some(memories.iter().sum::<u64>() / memories.len() as u64);
         }
-        let now = verdict_submissions_now();
+        let now = now_ms();
         record.finished_at_ms = Some(now);
         record.updated_at_ms = now;
         true
@@ -422,7 +423,7 @@ impl Judge0 {
     }
 }
 
-fn verdict_submissions_now() -> i64 {
+fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -430,7 +431,7 @@ fn verdict_submissions_now() -> i64 {
 
 /// Judge0's Internal Error (13) with the judge's reason.
 fn finish_internal(record: &mut Record, message: String) {
-    let now = verdict_submissions_now();
+    let now = now_ms();
     record.status_id = statuses::INTERNAL_ERROR.id;
     record.message = Some(message);
     record.finished_at_ms = Some(now);
@@ -581,7 +582,7 @@ impl Judge0 {
     ) -> Result<Result<(Record, tokio::task::JoinHandle<Option<Record>>), Value>, Box<Response>>
     {
         let token = uuid::Uuid::new_v4().to_string();
-        let now = verdict_submissions_now();
+        let now = now_ms();
         let mut record = match parse_submission(
             body,
             base64,

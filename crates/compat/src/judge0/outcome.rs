@@ -372,6 +372,44 @@ mod tests {
     }
 
     #[test]
+    fn a_submission_runs_with_judge0s_limits_arguments_and_source_name() {
+        let mut record = record(None);
+        record.cpu_time_limit = 2.0;
+        record.cpu_extra_time = 0.5;
+        record.wall_time_limit = 4.0;
+        record.max_file_size = 0;
+        record.command_line_arguments = Some("a 'b c'; rm -rf /".into());
+        let language = Judge0Language {
+            id: 71,
+            name: "Python".into(),
+            is_archived: false,
+            source_file: "script.py".into(),
+            compile_cmd: None,
+            run_cmd: "python3".into(),
+            verdict: verdict_contracts::Language::Python3,
+        };
+        let limits = super::super::Judge0Limits::default();
+        let program = program_request(&record, &language, &limits, "course");
+        assert_eq!(program.sources[0].0, "script.py");
+        assert_eq!((program.run.time_ms, program.run.wall_ms), (2500, 4000));
+        assert_eq!(program.run.memory_kb, Some(128_000));
+        assert_eq!(program.run.output_kb, Some(4096), "0 is the server's most");
+        assert_eq!(program.args, ["a", "b c", "rm", "-rf", "/"]);
+        assert_eq!(program.owner, "course");
+        record.cpu_time_limit = 0.0;
+        let unbounded = program_request(&record, &language, &limits, "course");
+        assert_eq!(unbounded.run.time_ms, 15_500, "0 is the server's most");
+    }
+
+    #[test]
+    fn a_run_over_its_cpu_time_is_a_time_limit_even_when_it_finished_in_the_extra_time() {
+        let mut record = record(None);
+        record.cpu_time_limit = 0.01;
+        let late = summarize(&record, &run(StepEnd::Exited, Some(0), None, b"1\n"));
+        assert_eq!(late.status, statuses::TIME_LIMIT_EXCEEDED);
+    }
+
+    #[test]
     fn runs_get_judge0s_statuses() {
         let ok = summarize(&record(None), &run(StepEnd::Exited, Some(0), None, b"1\n"));
         assert_eq!(
