@@ -41,6 +41,12 @@ pub struct Judge0Config {
     /// The header (or query parameter) a key comes in: Judge0's `AUTHN_HEADER`,
     /// `X-Auth-Token` by default (`X-RapidAPI-Key` for an app written for RapidAPI's Judge0).
     pub auth_header: String,
+    /// Judge0's AUTHZ tokens, sent in `authz_header` besides a key: they may list
+    /// submissions (`GET /submissions`) and delete them; none: those answer `403`, as on a
+    /// Judge0 without an `AUTHZ_TOKEN`.
+    pub authz_keys: Vec<String>,
+    /// The header (or query parameter) an AUTHZ token comes in (Judge0's `AUTHZ_HEADER`).
+    pub authz_header: String,
     /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default.
     pub networks: Vec<String>,
     /// The category of calls let in by their network.
@@ -74,6 +80,8 @@ impl Default for Judge0Config {
             enabled: false,
             keys: Vec::new(),
             auth_header: "X-Auth-Token".into(),
+            authz_keys: Vec::new(),
+            authz_header: "X-Auth-User".into(),
             networks: loopback(),
             network_category: default_category(),
             max_wait_ms: 30_000,
@@ -94,11 +102,24 @@ impl Judge0Config {
     /// Checks what serde cannot: keys, networks, limits that bound every run.
     pub fn check(&self) -> Result<(), crate::config::ConfigError> {
         crate::compat_gate::check("judge0", &self.keys, &self.networks)?;
-        if axum::http::HeaderName::from_bytes(self.auth_header.as_bytes()).is_err() {
-            return Err(crate::config::ConfigError::Value {
-                key: "judge0.auth_header".into(),
-                message: format!("{:?} is not a header name", self.auth_header),
-            });
+        for (key, name) in [
+            ("auth_header", &self.auth_header),
+            ("authz_header", &self.authz_header),
+        ] {
+            if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                return Err(crate::config::ConfigError::Value {
+                    key: format!("judge0.{key}"),
+                    message: format!("{name:?} is not a header name"),
+                });
+            }
+        }
+        for (i, key) in self.authz_keys.iter().enumerate() {
+            if key.len() < 16 || key.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err(crate::config::ConfigError::Value {
+                    key: format!("judge0.authz_keys[{i}]"),
+                    message: "at least 16 characters, no spaces".into(),
+                });
+            }
         }
         let error = |key: &str, message: &str| crate::config::ConfigError::Value {
             key: format!("judge0.{key}"),
@@ -189,6 +210,8 @@ pub struct Judge0 {
     kept: usize,
     gate: Gate,
     auth_header: String,
+    authz_keys: Vec<String>,
+    authz_header: String,
     toolchains: Toolchains,
     store: Arc<Store>,
     /// Submissions accepted and not finished (`max_queue_size` bounds it).
@@ -221,6 +244,8 @@ impl Judge0 {
                 kept: config.kept,
                 gate: Gate::new(&config.keys, &config.networks, &config.network_category),
                 auth_header: config.auth_header.clone(),
+                authz_keys: config.authz_keys.clone(),
+                authz_header: config.authz_header.clone(),
                 toolchains: Toolchains::default(),
                 store: store.clone(),
                 pending: AtomicUsize::new(0),
@@ -494,6 +519,28 @@ fn caller(
     }
 }
 
+impl Judge0 {
+    /// Judge0's `authorize_request`: an AUTHZ token of `authz_keys` in `authz_header`, else
+    /// `403` with no body.
+    fn authorized(
+        &self,
+        headers: &HeaderMap,
+        params: &HashMap<String, String>,
+    ) -> Result<(), Box<Response>> {
+        let sent = key(&self.authz_header, headers, params).map(str::trim);
+        let known = sent.is_some_and(|sent| {
+            self.authz_keys
+                .iter()
+                .any(|k| crate::compat_gate::constant_time_eq(k.as_bytes(), sent.as_bytes()))
+        });
+        if known {
+            Ok(())
+        } else {
+            Err(Box::new(StatusCode::FORBIDDEN.into_response()))
+        }
+    }
+}
+
 macro_rules! let_caller {
     ($state:expr, $client:expr, $headers:expr, $params:expr) => {
         match caller(&$state, $client, &$headers, &$params) {
@@ -735,6 +782,9 @@ async fn destroy(
     Query(params): Params,
 ) -> Response {
     let (judge0, category) = let_caller!(state, client, headers, params);
+    if let Err(response) = judge0.authorized(&headers, &params) {
+        return *response;
+    }
     let fields = match parse_fields(params.get("fields").map(String::as_str)) {
         Ok(fields) => fields,
         Err(message) => return error(StatusCode::BAD_REQUEST, &message),
@@ -774,17 +824,89 @@ async fn destroy(
     }
 }
 
-/// `GET /submissions`: Judge0 lists submissions only to its AUTHZ token, which is not
-/// offered here: `403`, as a Judge0 without one answers.
+/// `GET /submissions`: the caller's category's submissions, newest first, a page at a time
+/// (`page`, `per_page` 20), with will_paginate's `meta`; only to an AUTHZ token (`403`).
 async fn index(
     State(state): State<AppState>,
     client: Option<axum::Extension<ClientAddr>>,
     headers: HeaderMap,
     Query(params): Params,
 ) -> Response {
-    let _ = let_caller!(state, client, headers, params);
-    StatusCode::FORBIDDEN.into_response()
+    let (judge0, category) = let_caller!(state, client, headers, params);
+    if let Err(response) = judge0.authorized(&headers, &params) {
+        return *response;
+    }
+    let fields = match parse_fields(params.get("fields").map(String::as_str)) {
+        Ok(fields) => fields,
+        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+    };
+    // Ruby's `to_i`: the leading digits, 0 without any.
+    let number = |name: &str, default: i64| {
+        params.get(name).map_or(default, |text| {
+            let text = text.trim();
+            let sign = if text.starts_with('-') { -1 } else { 1 };
+            let digits: String = text
+                .trim_start_matches(['-', '+'])
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<i64>().map_or(0, |n| sign * n)
+        })
+    };
+    let (page, per_page) = (number("page", 1), number("per_page", 20));
+    if page <= 0 {
+        return error(StatusCode::BAD_REQUEST, &format!("invalid page: {page}"));
+    }
+    if per_page < 0 {
+        return error(
+            StatusCode::BAD_REQUEST,
+            &format!("invalid per_page: {per_page}"),
+        );
+    }
+    let (page, per_page) = (page as u64, (per_page as u64).max(1));
+    let base64 = flag(&params, "base64_encoded");
+    let (rows, total) = match judge0
+        .store
+        .judge0_page(category, (page - 1).saturating_mul(per_page), per_page)
+        .await
+    {
+        Ok(found) => found,
+        Err(e) => {
+            tracing::warn!(error = %e, "judge0: cannot list submissions");
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the submission store is unavailable; retry later",
+            );
+        }
+    };
+    let languages = judge0.languages().await;
+    let mut submissions = Vec::with_capacity(rows.len());
+    for row in rows {
+        let Ok(record) = serde_json::from_str::<Record>(&row.record) else {
+            continue;
+        };
+        let language = languages.iter().find(|l| l.id == record.language_id);
+        match render(&record, &fields, base64, language) {
+            Ok(value) => submissions.push(value),
+            Err(_) => return error(StatusCode::BAD_REQUEST, NOT_UTF8_MANY),
+        }
+    }
+    let total_pages = total.div_ceil(per_page);
+    axum::Json(json!({
+        "submissions": submissions,
+        "meta": {
+            "current_page": page,
+            "next_page": (page < total_pages).then_some(page + 1),
+            "prev_page": (page > 1).then_some(page - 1),
+            "total_pages": total_pages,
+            "total_count": total,
+        },
+    }))
+    .into_response()
 }
+
+/// Judge0's conversion error for a list.
+const NOT_UTF8_MANY: &str = "some attributes for one or more submissions cannot be converted to UTF-8, use base64_encoded=true query parameter";
 
 /// `POST /submissions/batch`: `{"submissions": [...]}` → a `{token}` or the field errors of
 /// each, `201` when one was accepted, else `422`.
@@ -901,12 +1023,7 @@ async fn batch_show(
                 let language = languages.iter().find(|l| l.id == record.language_id);
                 match render(record, &fields, base64, language) {
                     Ok(value) => submissions.push(value),
-                    Err(_) => {
-                        return error(
-                            StatusCode::BAD_REQUEST,
-                            "some attributes for one or more submissions cannot be converted to UTF-8, use base64_encoded=true query parameter",
-                        );
-                    }
+                    Err(_) => return error(StatusCode::BAD_REQUEST, NOT_UTF8_MANY),
                 }
             }
         }
@@ -1055,15 +1172,18 @@ async fn authenticate(
     StatusCode::OK.into_response()
 }
 
-/// `POST /authorize`: Judge0's AUTHZ token is not offered here: `403`.
+/// `POST /authorize`: `200` for an AUTHZ token, else `403`.
 async fn authorize(
     State(state): State<AppState>,
     client: Option<axum::Extension<ClientAddr>>,
     headers: HeaderMap,
     Query(params): Params,
 ) -> Response {
-    let _ = let_caller!(state, client, headers, params);
-    StatusCode::FORBIDDEN.into_response()
+    let (judge0, _) = let_caller!(state, client, headers, params);
+    match judge0.authorized(&headers, &params) {
+        Ok(()) => StatusCode::OK.into_response(),
+        Err(response) => *response,
+    }
 }
 
 #[cfg(test)]

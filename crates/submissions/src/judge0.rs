@@ -97,6 +97,43 @@ impl Db {
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
+    /// A page of `category`'s Judge0 submissions, newest first (`limit` from `offset`), and
+    /// how many it has.
+    pub fn judge0_page(
+        &self,
+        category: &str,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<KeptJudge0>, u64), DbError> {
+        let conn = self.conn();
+        let total: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM judge0_submissions WHERE category = ?1",
+                params![category],
+                |row| row.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        let mut stmt = conn
+            .prepare(
+                "SELECT token, category, pending, record FROM judge0_submissions
+                 WHERE category = ?1 ORDER BY seq DESC LIMIT ?2 OFFSET ?3",
+            )
+            .map_err(|e| self.err(e))?;
+        let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(params![category, clamp(limit), clamp(offset)], |row| {
+                Ok(KeptJudge0 {
+                    token: row.get(0)?,
+                    category: row.get(1)?,
+                    pending: row.get(2)?,
+                    record: row.get(3)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        let rows = rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?;
+        Ok((rows, u64::try_from(total).unwrap_or(0)))
+    }
+
     /// Removes a Judge0 submission; whether there was one.
     pub fn delete_judge0(&self, token: &str) -> Result<bool, DbError> {
         self.check_in_place()?;
@@ -125,6 +162,17 @@ impl Store {
     /// The Judge0 submissions still waiting or running, oldest first.
     pub async fn pending_judge0(&self) -> Result<Vec<KeptJudge0>, SubmissionError> {
         self.db(Db::pending_judge0).await
+    }
+
+    /// A page of `category`'s Judge0 submissions, newest first, and how many it has.
+    pub async fn judge0_page(
+        &self,
+        category: String,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<KeptJudge0>, u64), SubmissionError> {
+        self.db(move |db| db.judge0_page(&category, offset, limit))
+            .await
     }
 
     /// Removes a Judge0 submission; whether there was one.
@@ -161,6 +209,9 @@ mod tests {
             [row("a", false)]
         );
         assert_eq!(db.pending_judge0().unwrap(), [row("b", true)]);
+        let (page, total) = db.judge0_page("default", 0, 1).unwrap();
+        assert_eq!((page, total), (vec![row("b", true)], 2), "newest first");
+        assert!(db.judge0_page("other", 0, 10).unwrap().0.is_empty());
         assert!(db.delete_judge0("b").unwrap());
         assert!(!db.delete_judge0("b").unwrap());
     }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use verdict_judge_server::{ApiKey, Judge0Config, ServerConfig};
 
 const KEY: &str = "judge0-key-0123456789";
+const ADMIN: &str = "judge0-admin-0123456789";
 
 fn judge0_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
@@ -517,11 +518,10 @@ fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_withou
     let missing = call(&server, "GET", "/submissions/no-such-token", None);
     assert_eq!(missing.status, 404, "{}", missing.text);
     assert!(missing.json()["error"].is_string());
+    // Listing and deleting need Judge0's AUTHZ token, and none is configured: 403.
     let delete = call(&server, "DELETE", "/submissions/no-such-token", None);
-    assert_eq!(
-        (delete.status, delete.json()),
-        (400, json!({"error": "delete not allowed"}))
-    );
+    assert_eq!(delete.status, 403, "{}", delete.text);
+    assert_eq!(call(&server, "GET", "/submissions", None).status, 403);
 
     // No key from outside the networks, or a wrong one: 401.
     let anonymous = reply(client().get(server.url("/languages")).call());
@@ -650,9 +650,11 @@ fn judge0_callbacks_are_put_to_allowed_networks_only() {
 }
 
 #[test]
-fn judge0_deletes_when_allowed_reads_forms_and_query_parameters_and_bounds_its_queue() {
+fn judge0_lists_and_deletes_for_its_authz_token_reads_forms_and_query_parameters_and_bounds_its_queue()
+ {
     let mut cfg = judge0_config(Vec::new());
     cfg.judge0.enable_submission_delete = true;
+    cfg.judge0.authz_keys = vec![ADMIN.into()];
     cfg.judge0.limits.max_queue_size = 1;
     let Some(server) = TestServer::start(cfg) else {
         return;
@@ -677,7 +679,22 @@ fn judge0_deletes_when_allowed_reads_forms_and_query_parameters_and_bounds_its_q
         (full.status, full.json()),
         (503, json!({"error": "queue is full"}))
     );
-    let early = call(&server, "DELETE", &format!("/submissions/{token}"), None);
+    let admin = |method: &str, path: &str| {
+        let url = server.url(path);
+        let request = match method {
+            "DELETE" => client().delete(&url),
+            _ => client().get(&url),
+        };
+        reply(
+            request
+                .header("X-Auth-Token", KEY)
+                .header("X-Auth-User", ADMIN)
+                .call(),
+        )
+    };
+    let not_admin = call(&server, "DELETE", &format!("/submissions/{token}"), None);
+    assert_eq!(not_admin.status, 403, "without the AUTHZ token");
+    let early = admin("DELETE", &format!("/submissions/{token}"));
     assert_eq!(early.status, 400, "{}", early.text);
     assert!(
         early.json()["error"]
@@ -687,7 +704,19 @@ fn judge0_deletes_when_allowed_reads_forms_and_query_parameters_and_bounds_its_q
         early.text
     );
     poll(&server, &token, "status");
-    let deleted = call(&server, "DELETE", &format!("/submissions/{token}"), None);
+    let listed = admin("GET", "/submissions?per_page=1&fields=token,stdout");
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    assert_eq!(
+        listed.json(),
+        json!({"submissions": [{"stdout": "slow\n", "token": token}],
+               "meta": {"current_page": 1, "next_page": null, "prev_page": null,
+                        "total_pages": 1, "total_count": 1}})
+    );
+    assert_eq!(
+        admin("GET", "/submissions?page=0").json(),
+        json!({"error": "invalid page: 0"})
+    );
+    let deleted = admin("DELETE", &format!("/submissions/{token}"));
     assert_eq!(deleted.status, 200, "{}", deleted.text);
     assert_eq!(deleted.json()["stdout"], "c2xvdwo=\n", "answered in base64");
     assert_eq!(
