@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Speed of the other sandboxes' APIs on judge-server (docs/compat.md, "Speed"): for Piston's
-`/api/v2/execute`, Jobe's `runs`, SandboxFusion's `/run_code` and verdict's own `POST /v1/judge`,
+`/api/v2/execute`, Jobe's `runs`, SandboxFusion's `/run_code`, Judge0's `POST /submissions?wait=true`
+and verdict's own `POST /v1/judge`,
 an A+B program in Python and in C++ (one test, every run sandboxed): the p50 latency of calls
 made one at a time, and the throughput of 32 clients calling at once. Starts its own server
 (standalone, its own data and work dirs) from a built binary and stops it at the end; every
@@ -43,7 +44,8 @@ def start(binary, root):
         f'[[tokens]]\ntoken = "{TOKEN}"\n'
         "[sandbox_fusion]\nenabled = true\nmax_wait_ms = 120000\n"
         "[piston]\nenabled = true\nmax_wait_ms = 120000\n"
-        "[jobe]\nenabled = true\nmax_wait_ms = 120000\n")
+        "[jobe]\nenabled = true\nmax_wait_ms = 120000\n"
+        "[judge0]\nenabled = true\nmax_wait_ms = 120000\n")
     process = subprocess.Popen([binary, "--config", str(config)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, env={**os.environ, "RUST_LOG": "info"})
     found = threading.Event()
@@ -78,6 +80,7 @@ def calls(base):
     sources = {"python": PY, "cpp": CPP}
     piston_names = {"python": "python", "cpp": "c++"}
     jobe_names = {"python": "python3", "cpp": "cpp"}
+    judge0_ids = {"python": 71, "cpp": 54}
     counter = iter(range(10**9))
 
     def piston(lang):
@@ -96,6 +99,12 @@ def calls(base):
                                            "stdin": "1 2\n"})
         assert answer["status"] == "Success" and answer["run_result"]["stdout"] == "3\n", answer
 
+    def judge0(lang):
+        answer = post(f"{base}/submissions?wait=true", {
+            "source_code": sources[lang], "language_id": judge0_ids[lang], "stdin": "1 2",
+            "expected_output": "3"})
+        assert answer["status"]["id"] == 3 and answer["stdout"] == "3\n", answer
+
     def judge(lang):
         example = json.loads((REPO / "examples" / "judge" /
                               f"aplusb-{'python3' if lang == 'python' else 'cpp'}.json").read_text())
@@ -108,6 +117,7 @@ def calls(base):
     for lang in ["python", "cpp"]:
         for name, call in [("Piston /api/v2/execute", piston), ("Jobe POST runs", jobe),
                            ("SandboxFusion /run_code", sandbox_fusion),
+                           ("Judge0 POST /submissions?wait=true", judge0),
                            ("verdict POST /v1/judge", judge)]:
             rows.append((name, lang, lambda call=call, lang=lang: call(lang)))
     return rows

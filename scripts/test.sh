@@ -48,8 +48,10 @@ mkdir -p "$py/src"
 "$py/bin/pip" install --quiet "$py/src[test]"
 # The real clients the compat tests drive (docs/compat.md): the sandbox-fusion package, and
 # verl's own reward code taken from its wheel (only that file: importing the verl package would
-# pull torch); Piston's piston-rspy and aiopyston (Pyston), both listed in Piston's README.
-"$py/bin/pip" install --quiet sandbox-fusion==0.3.7 requests piston-rspy==0.4.3 aiopyston==1.2.1
+# pull torch); Piston's piston-rspy and aiopyston (Pyston), both listed in Piston's README;
+# Judge0's official SDK (judge0).
+"$py/bin/pip" install --quiet sandbox-fusion==0.3.7 requests piston-rspy==0.4.3 aiopyston==1.2.1 \
+  judge0==0.0.8
 verl_utils="$target_dir/verl-wheel/verl/utils/reward_score/sandbox_fusion/utils.py"
 if [ ! -f "$verl_utils" ]; then
   rm -rf "$target_dir/verl-wheel"

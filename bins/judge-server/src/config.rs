@@ -87,6 +87,9 @@ pub struct ServerConfig {
     /// Jobe's REST API (`/jobe/index.php/restapi/...`, Moodle CodeRunner's): off by default
     /// (docs/compat.md).
     pub jobe: crate::jobe::JobeConfig,
+    /// Judge0 CE's API (`/submissions`, `/languages`, `/statuses`, ...): off by default
+    /// (docs/compat.md).
+    pub judge0: crate::judge0::Judge0Config,
     /// Agent Lab runners and evaluators (the table `judge lab --lab-config` reads); the
     /// `function`, `script`, `cli` and `programming` runners are always there.
     pub lab: LabConfig,
@@ -147,6 +150,7 @@ impl Default for ServerConfig {
             sandbox_fusion: Default::default(),
             piston: Default::default(),
             jobe: Default::default(),
+            judge0: Default::default(),
             lab: LabConfig::default(),
             base_dir: PathBuf::from("."),
         }
@@ -204,6 +208,7 @@ impl ServerConfig {
         self.sandbox_fusion.check()?;
         self.piston.check()?;
         self.jobe.check()?;
+        self.judge0.check()?;
         for (key, value) in positive {
             if value == 0 {
                 return Err(ConfigError::Value {

@@ -79,6 +79,7 @@ fn front_end(
         sandbox_fusion: None,
         piston: None,
         jobe: None,
+        judge0: None,
         streams: Default::default(),
         auth: Auth::new(config.tokens.clone()),
         config,

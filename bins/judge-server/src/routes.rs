@@ -465,6 +465,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(crate::sandbox_fusion::router())
         .merge(crate::piston::router())
         .merge(crate::jobe::router())
+        .merge(crate::judge0::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::Extension(info::OpenApiDocument(std::sync::Arc::new(

@@ -38,6 +38,9 @@ pub(crate) async fn run(
             shutdown.clone(),
         )
     });
+    if let Some(judge0) = &state.judge0 {
+        judge0.recover().await;
+    }
     let signal = {
         let state = state.clone();
         let shutdown = shutdown.clone();

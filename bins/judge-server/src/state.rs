@@ -61,6 +61,8 @@ pub struct Shared {
     pub piston: Option<crate::piston::Piston>,
     /// Jobe's routes, where they are on (standalone, worker).
     pub jobe: Option<crate::jobe::Jobe>,
+    /// Judge0's routes, where they are on (standalone: its submissions are kept in the store).
+    pub judge0: Option<Arc<crate::judge0::Judge0>>,
 }
 
 /// The submissions a server accepts: kept in a store, judged here or published to the broker.
@@ -196,6 +198,7 @@ impl AppState {
             piston: crate::piston::Piston::new(&config, &judge),
             jobe: crate::jobe::Jobe::new(&config, &judge)
                 .context("cannot open Jobe's file cache")?,
+            judge0: crate::judge0::Judge0::new(&config, &judge, &store),
             streams: Default::default(),
             auth: Auth::new(config.tokens.clone()),
             config,

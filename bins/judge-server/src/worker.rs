@@ -197,6 +197,7 @@ pub async fn serve_worker(
         sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config, &judge),
         piston: crate::piston::Piston::new(&config, &judge),
         jobe: crate::jobe::Jobe::new(&config, &judge).context("cannot open Jobe's file cache")?,
+        judge0: None,
         streams: Default::default(),
         auth: Auth::new(config.tokens.clone()),
         config,

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import urllib.request
 
 import pytest
 
@@ -129,3 +130,26 @@ def piston_server():
     yield s
     s.stop()
 
+
+
+JUDGE0_KEY = "judge0-client-key-0123456789"
+
+
+@pytest.fixture(scope="session")
+def judge0_server():
+    """A server with Judge0 CE's API on (docs/compat.md): callers need the key
+    (``X-Auth-Token``, Judge0's AUTHN header), whatever their network."""
+    s = Server(extra=(
+        "[judge0]\n"
+        "enabled = true\n"
+        "networks = []\n"
+        "[[judge0.keys]]\n"
+        f'key = "{JUDGE0_KEY}"\n'
+        'category = "course"\n'
+    ))
+    # The server probes its toolchains' versions at start (a few seconds); the SDK's client
+    # reads the languages with httpx's 5 s timeout, so the fixture waits for the probe.
+    probe = urllib.request.Request(f"{s.url}/languages", headers={"X-Auth-Token": JUDGE0_KEY})
+    urllib.request.urlopen(probe, timeout=120).read()
+    yield s
+    s.stop()

@@ -9,6 +9,7 @@
 //! - [`fastapi`]: the `422` a FastAPI server answers for a request that does not fit.
 //! - [`piston`]: engineer-man/Piston's API v2 (`/api/v2/runtimes`, `/api/v2/execute`).
 //! - [`jobe`]: trampgeek/Jobe's REST API as Moodle's CodeRunner calls it, and its file cache.
+//! - [`judge0`]: Judge0 CE's submissions, statuses and language ids, and its replies.
 //! - [`toolchains`]: the languages installed here with their versions, which each API's
 //!   language list names its own way.
 //!
@@ -24,6 +25,7 @@
 mod error;
 pub mod fastapi;
 pub mod jobe;
+pub mod judge0;
 pub mod piston;
 pub mod program;
 pub mod sandbox_fusion;

@@ -61,7 +61,7 @@ impl Dns for SystemDns {
 #[derive(Debug, thiserror::Error)]
 #[error("{method} {url}: {kind}")]
 pub struct FetchError {
-    /// `GET` or `POST`.
+    /// `GET`, `POST` or `PUT`.
     pub method: &'static str,
     /// The URL asked for (a redirect's target is named in `kind`).
     pub url: String,
@@ -316,19 +316,43 @@ impl Fetcher {
         max_bytes: u64,
         timeout: Option<Duration>,
     ) -> Result<Reply, FetchError> {
+        self.send("POST", url, headers, body, max_bytes, timeout)
+    }
+
+    /// PUTs `body` to `url` with `headers` (a Judge0 callback), as [`Fetcher::post`] posts.
+    pub fn put(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        max_bytes: u64,
+        timeout: Option<Duration>,
+    ) -> Result<Reply, FetchError> {
+        self.send("PUT", url, headers, body, max_bytes, timeout)
+    }
+
+    fn send(
+        &self,
+        method: &'static str,
+        url: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+        max_bytes: u64,
+        timeout: Option<Duration>,
+    ) -> Result<Reply, FetchError> {
         let fail = |kind| FetchError {
-            method: "POST",
+            method,
             url: url.to_owned(),
             kind,
         };
         self.precheck(url).map_err(fail)?;
         let timeout = timeout.unwrap_or(self.timeout);
-        let mut request = self
-            .agent
-            .post(url)
-            .config()
-            .timeout_global(Some(timeout))
-            .build();
+        let request = if method == "PUT" {
+            self.agent.put(url)
+        } else {
+            self.agent.post(url)
+        };
+        let mut request = request.config().timeout_global(Some(timeout)).build();
         for (name, value) in headers {
             request = request.header(name, value);
         }

@@ -178,6 +178,18 @@ CREATE TABLE IF NOT EXISTS lab_runs (
 );
 ";
 
+/// Judge0's submissions (the `judge0` module reads and writes them), made if missing.
+const JUDGE0_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS judge0_submissions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    token TEXT NOT NULL UNIQUE,
+    category TEXT NOT NULL,
+    pending INTEGER NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS judge0_by_pending ON judge0_submissions (pending);
+";
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS submissions (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -241,6 +253,7 @@ impl Db {
             .map_err(sqlite)?;
         conn.execute_batch(SCHEMA).map_err(sqlite)?;
         conn.execute_batch(LAB_RUNS_SCHEMA).map_err(sqlite)?;
+        conn.execute_batch(JUDGE0_SCHEMA).map_err(sqlite)?;
         // A store made before the plan column: add it (kept plans start with the next accept).
         let has_plan = conn
             .prepare("SELECT 1 FROM pragma_table_info('submissions') WHERE name = 'plan'")

@@ -14,6 +14,8 @@
 //!   with fair sharing between categories, streamed and cancellable.
 //! - The Agent Lab runs the server made ([`KeptLabRun`]), in the same database, listed after a
 //!   restart.
+//! - Judge0's submissions by token ([`KeptJudge0`]), in the same database, pending ones run
+//!   again after a restart (docs/compat.md).
 //! - [`SubmissionError`]: why a submission was refused; the server maps it to HTTP in one place.
 //!
 //! ```no_run
@@ -37,6 +39,7 @@ mod db;
 mod entry;
 mod error;
 mod jobs;
+mod judge0;
 mod lab_runs;
 mod metrics;
 mod plan;
@@ -47,6 +50,7 @@ pub use db::{DbError, Phase, SubKey, Unfinished};
 pub use entry::{Entry, EventCursor, StreamEvent};
 pub use error::SubmissionError;
 pub use jobs::Jobs;
+pub use judge0::KeptJudge0;
 pub use lab_runs::{KeptLabRun, LAB_RUNS_KEPT};
 pub use metrics::{Histogram, Metrics, Reject};
 pub use plan::plan_of;

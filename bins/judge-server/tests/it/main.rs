@@ -21,6 +21,7 @@ mod faces_kinds;
 mod frontend;
 mod frontend_cancel;
 mod jobe;
+mod judge0;
 mod memory;
 mod metrics;
 mod piston;

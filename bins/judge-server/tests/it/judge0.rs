@@ -1,0 +1,767 @@
+//! Judge0 CE's API (docs/compat.md) on a real server, with requests in the shapes Judge0's
+//! API documents: languages and statuses, C++ and Python accepted with `wait=true`, Judge0's
+//! statuses for wrong answers, compile errors, time limits, signals and exit codes, base64 and
+//! `fields`, batches, `wait=false` then polling, tokens that outlive a restart, its 422 field
+//! errors, keys, callbacks. (The `judge0` SDK from PyPI drives it in
+//! `clients/python/tests/test_judge0.py`.)
+
+use crate::common::{Reply, TestServer, client, config, reply};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::time::{Duration, Instant};
+use verdict_judge_server::{ApiKey, Judge0Config, ServerConfig};
+
+const KEY: &str = "judge0-key-0123456789";
+const ADMIN: &str = "judge0-admin-0123456789";
+
+fn judge0_config(networks: Vec<String>) -> ServerConfig {
+    ServerConfig {
+        judge0: Judge0Config {
+            enabled: true,
+            keys: vec![ApiKey {
+                key: KEY.into(),
+                category: "course".into(),
+            }],
+            networks,
+            ..Judge0Config::default()
+        },
+        max_body_kb: 512,
+        ..config()
+    }
+}
+
+fn call(server: &TestServer, method: &str, path: &str, body: Option<&Value>) -> Reply {
+    let url = server.url(path);
+    let agent = client();
+    match (method, body) {
+        ("POST", Some(body)) => reply(
+            agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .header("X-Auth-Token", KEY)
+                .send(body.to_string()),
+        ),
+        ("DELETE", _) => reply(agent.delete(&url).header("X-Auth-Token", KEY).call()),
+        _ => reply(agent.get(&url).header("X-Auth-Token", KEY).call()),
+    }
+}
+
+/// `POST /submissions?wait=true` and the answer's JSON (201 checked).
+fn run(server: &TestServer, query: &str, body: Value) -> Value {
+    let answer = call(
+        server,
+        "POST",
+        &format!("/submissions?wait=true{query}"),
+        Some(&body),
+    );
+    assert_eq!(answer.status, 201, "{}", answer.text);
+    answer.json()
+}
+
+fn status_id(answer: &Value) -> u64 {
+    answer["status"]["id"].as_u64().unwrap_or(0)
+}
+
+/// Polls `GET /submissions/{token}` until it is neither In Queue nor Processing.
+fn poll(server: &TestServer, token: &str, fields: &str) -> Value {
+    let started = Instant::now();
+    loop {
+        let answer = call(
+            server,
+            "GET",
+            &format!("/submissions/{token}?fields={fields}"),
+            None,
+        );
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let answer = answer.json();
+        if !matches!(status_id(&answer), 1 | 2) {
+            return answer;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "still {answer}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+const APLUSB_CPP: &str =
+    "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
+
+#[test]
+fn judge0_languages_statuses_about_and_config_answer_as_judge0() {
+    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+        return;
+    };
+    let languages = call(&server, "GET", "/languages", None);
+    assert_eq!(languages.status, 200, "{}", languages.text);
+    let languages = languages.json();
+    let ids: Vec<u64> = languages
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|l| l["id"].as_u64())
+        .collect();
+    for id in [52, 54, 71] {
+        assert!(ids.contains(&id), "{id} in {languages}");
+    }
+    let python = call(&server, "GET", "/languages/71", None).json();
+    assert!(
+        python["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("Python (3.")),
+        "{python}"
+    );
+    assert_eq!(python["source_file"], "script.py");
+    assert!(python["compile_cmd"].is_null());
+    assert_eq!(call(&server, "GET", "/languages/999", None).status, 404);
+    let all = call(&server, "GET", "/languages/all", None).json();
+    assert_eq!(all[0]["is_archived"], false);
+
+    let statuses = call(&server, "GET", "/statuses", None).json();
+    assert_eq!(statuses.as_array().map(Vec::len), Some(14));
+    assert_eq!(
+        statuses[10],
+        json!({"id": 11, "description": "Runtime Error (NZEC)"})
+    );
+    assert_eq!(
+        call(&server, "GET", "/about", None).json()["version"],
+        "1.13.1"
+    );
+    let config = call(&server, "GET", "/config_info", None).json();
+    assert_eq!(config["cpu_time_limit"], 5.0);
+    assert_eq!(config["max_submission_batch_size"], 20);
+    assert_eq!(config["allow_enable_network"], false);
+    let workers = call(&server, "GET", "/workers", None).json();
+    assert_eq!(workers[0]["queue"], "1.13.1");
+}
+
+#[test]
+fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0() {
+    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+        return;
+    };
+    let cpp = run(
+        &server,
+        "",
+        json!({"source_code": APLUSB_CPP, "language_id": 54, "stdin": "1 2", "expected_output": "3"}),
+    );
+    assert_eq!(status_id(&cpp), 3, "{cpp}");
+    assert_eq!(cpp["status"]["description"], "Accepted");
+    assert_eq!(cpp["stdout"], "3\n");
+    let keys: Vec<&str> = cpp
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "stdout",
+            "time",
+            "memory",
+            "stderr",
+            "token",
+            "compile_output",
+            "message",
+            "status"
+        ],
+        "Judge0's default fields in its serializer's order (its documented answer's)"
+    );
+    assert!(
+        cpp["time"]
+            .as_str()
+            .is_some_and(|t| t.parse::<f64>().is_ok()),
+        "{cpp}"
+    );
+    assert!(cpp["memory"].as_u64().is_some_and(|m| m > 0), "{cpp}");
+    assert!(cpp["stderr"].is_null() && cpp["compile_output"].is_null() && cpp["message"].is_null());
+
+    // The SDK's id for C++ (52) runs the same compiler; trailing white space is not compared.
+    let same = run(
+        &server,
+        "",
+        json!({"source_code": APLUSB_CPP, "language_id": 52, "stdin": "40 2\n", "expected_output": "42  \n\n\n"}),
+    );
+    assert_eq!(status_id(&same), 3, "{same}");
+
+    let python = run(
+        &server,
+        "&fields=*",
+        json!({"source_code": "print(int(input()) * 2)", "language_id": 71, "stdin": "21",
+               "expected_output": "41"}),
+    );
+    assert_eq!(status_id(&python), 4, "{python}");
+    assert_eq!(python["status"]["description"], "Wrong Answer");
+    assert_eq!(python["stdout"], "42\n");
+    assert_eq!(python["exit_code"], 0);
+    assert_eq!(python["language"]["id"], 71);
+    assert_eq!(python["cpu_time_limit"], "5.0");
+    assert_eq!(python["memory_limit"], 128000);
+    assert_eq!(python["number_of_runs"], 1);
+    assert!(
+        python["created_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z') && t.len() == 24),
+        "{python}"
+    );
+    assert!(python["finished_at"].is_string());
+    assert!(python["wall_time"].is_string());
+    let leading = run(
+        &server,
+        "",
+        json!({"source_code": "print(' 1')", "language_id": 71, "expected_output": "1"}),
+    );
+    assert_eq!(
+        status_id(&leading),
+        4,
+        "leading white space counts: {leading}"
+    );
+}
+
+#[test]
+fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
+    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+        return;
+    };
+    let failed = run(
+        &server,
+        "",
+        json!({"source_code": "int main(){ return }", "language_id": 54}),
+    );
+    assert_eq!(status_id(&failed), 6, "{failed}");
+    assert_eq!(failed["status"]["description"], "Compilation Error");
+    assert!(
+        failed["compile_output"]
+            .as_str()
+            .is_some_and(|o| o.contains("error")),
+        "{failed}"
+    );
+    assert!(failed["stdout"].is_null() && failed["time"].is_null());
+
+    let tle = run(
+        &server,
+        "",
+        json!({"source_code": "while True: pass", "language_id": 71, "cpu_time_limit": 1,
+               "cpu_extra_time": 0.5, "wall_time_limit": 5}),
+    );
+    assert_eq!(status_id(&tle), 5, "{tle}");
+    assert_eq!(tle["status"]["description"], "Time Limit Exceeded");
+
+    let cases = [
+        (
+            "#include <cstdio>\nint main(){ volatile int *p = 0; *p = 1; puts(\"no\"); }",
+            7,
+            11,
+        ),
+        (
+            "#include <cstdio>\nint main(){ volatile int a = 7, z = 0; printf(\"%d\", a / z); }",
+            9,
+            8,
+        ),
+        ("#include <cstdlib>\nint main(){ abort(); }", 10, 6),
+    ];
+    for (source, status, signal) in cases {
+        let answer = run(
+            &server,
+            "&fields=status,exit_signal,exit_code,message",
+            json!({"source_code": source, "language_id": 54}),
+        );
+        assert_eq!(status_id(&answer), status, "{source}: {answer}");
+        assert_eq!(answer["exit_signal"], signal, "{answer}");
+        assert_eq!(
+            answer["message"],
+            format!("Caught fatal signal {signal}"),
+            "{answer}"
+        );
+    }
+    let nzec = run(
+        &server,
+        "&fields=*",
+        json!({"source_code": "import sys\nprint('out')\nprint('err', file=sys.stderr)\nsys.exit(3)",
+               "language_id": 71}),
+    );
+    assert_eq!(status_id(&nzec), 11, "{nzec}");
+    assert_eq!(nzec["exit_code"], 3);
+    assert_eq!(nzec["message"], "Exited with error status 3");
+    assert_eq!(
+        (nzec["stdout"].clone(), nzec["stderr"].clone()),
+        (json!("out\n"), json!("err\n"))
+    );
+    let flood = run(
+        &server,
+        "",
+        json!({"source_code": "import sys\nsys.stdout.write('x' * 4000000)", "language_id": 71,
+               "max_file_size": 64}),
+    );
+    assert_eq!(status_id(&flood), 8, "over max_file_size: {flood}");
+}
+
+#[test]
+fn judge0_base64_fields_arguments_options_files_and_runs() {
+    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+        return;
+    };
+    // base64 in and out, as Ruby's encode64 writes it; raw bytes that are not UTF-8.
+    let source = "import sys\nsys.stdout.buffer.write(bytes([104, 105, 255]))";
+    let encoded = |text: &str| {
+        use std::fmt::Write as _;
+        let table = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let bytes = text.as_bytes();
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk.iter().fold(0u32, |acc, b| (acc << 8) | u32::from(*b))
+                << (8 * (3 - chunk.len()));
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    let _ = write!(out, "{}", table[(n >> (18 - 6 * i) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    };
+    let answer = run(
+        &server,
+        "&base64_encoded=true",
+        json!({"source_code": encoded(source), "language_id": 71}),
+    );
+    assert_eq!(status_id(&answer), 3, "{answer}");
+    assert_eq!(answer["stdout"], "aGn/\n");
+    let token = answer["token"].as_str().expect("token").to_string();
+    let raw = call(&server, "GET", &format!("/submissions/{token}"), None);
+    assert_eq!(raw.status, 400, "{}", raw.text);
+    assert!(
+        raw.json()["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("base64_encoded=true"))
+    );
+    let fields = call(
+        &server,
+        "GET",
+        &format!("/submissions/{token}?base64_encoded=true&fields=stdout,status_id,language_id"),
+        None,
+    )
+    .json();
+    assert_eq!(
+        fields,
+        json!({"language_id": 71, "stdout": "aGn/\n", "status_id": 3})
+    );
+    let bad = call(
+        &server,
+        "GET",
+        &format!("/submissions/{token}?fields=stdout,nope"),
+        None,
+    );
+    assert_eq!(
+        (bad.status, bad.json()),
+        (400, json!({"error": "invalid fields: [nope]"}))
+    );
+
+    // Arguments split as bash splits them; compiler options; a zip of files; runs averaged.
+    let args = run(
+        &server,
+        "",
+        json!({"source_code": "import sys\nprint(sys.argv[1:], open('data/in.txt').read())",
+               "language_id": 71, "command_line_arguments": "a 'b c'",
+               "additional_files": encoded_zip(), "number_of_runs": 3}),
+    );
+    assert_eq!(status_id(&args), 3, "{args}");
+    assert_eq!(args["stdout"], "['a', 'b c'] 42\n\n");
+    let options = run(
+        &server,
+        "",
+        json!({"source_code": "#include <cstdio>\nint main(){ printf(\"%d\\n\", X); }",
+               "language_id": 54, "compiler_options": "-DX=7"}),
+    );
+    assert_eq!(options["stdout"], "7\n", "{options}");
+}
+
+/// A zip holding `data/in.txt` = `42\n` (deflated), base64: written once by Python's
+/// `zipfile` and pasted, so the test needs no zip writer.
+fn encoded_zip() -> String {
+    "UEsDBBQAAAAIAFJWfV0xKYbRBQAAAAMAAAALAAAAZGF0YS9pbi50eHQzMeICAFBLAQIUAxQAAAAIAFJWfV0xKYbRBQAAAAMAAAALAAAAAAAAAAAAAACAAQAAAABkYXRhL2luLnR4dFBLBQYAAAAAAQABADkAAAAuAAAAAAA="
+        .into()
+}
+
+#[test]
+fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
+    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+        return;
+    };
+    let created = call(
+        &server,
+        "POST",
+        "/submissions",
+        Some(
+            &json!({"source_code": "import time\ntime.sleep(1)\nprint('late')", "language_id": 71}),
+        ),
+    );
+    assert_eq!(created.status, 201, "{}", created.text);
+    let token = created.json()["token"].as_str().expect("token").to_string();
+    assert_eq!(created.json(), json!({"token": token}));
+    let early = call(&server, "GET", &format!("/submissions/{token}"), None).json();
+    assert!(
+        matches!(status_id(&early), 1 | 2),
+        "waiting or running first: {early}"
+    );
+    let done = poll(&server, &token, "stdout,status");
+    assert_eq!(
+        (status_id(&done), done["stdout"].clone()),
+        (3, json!("late\n"))
+    );
+
+    let batch = call(
+        &server,
+        "POST",
+        "/submissions/batch",
+        Some(&json!({"submissions": [
+            {"source_code": "print(1)", "language_id": 71},
+            {"source_code": "print(2)", "language_id": 999},
+            {"source_code": APLUSB_CPP, "language_id": 54, "stdin": "2 3"},
+        ]})),
+    );
+    assert_eq!(batch.status, 201, "{}", batch.text);
+    let batch = batch.json();
+    assert_eq!(
+        batch[1],
+        json!({"language_id": ["language with id 999 doesn't exist"]})
+    );
+    let tokens = [
+        batch[0]["token"].as_str().expect("token"),
+        "00000000-0000-4000-8000-000000000000",
+        batch[2]["token"].as_str().expect("token"),
+    ];
+    for token in [tokens[0], tokens[2]] {
+        poll(&server, token, "status");
+    }
+    let shown = call(
+        &server,
+        "GET",
+        &format!(
+            "/submissions/batch?tokens={}&fields=token,stdout,status_id",
+            tokens.join(",")
+        ),
+        None,
+    );
+    assert_eq!(shown.status, 200, "{}", shown.text);
+    let shown = shown.json();
+    assert_eq!(shown["submissions"][0]["stdout"], "1\n");
+    assert!(shown["submissions"][1].is_null());
+    assert_eq!(shown["submissions"][2]["stdout"], "5\n");
+    let empty = call(
+        &server,
+        "POST",
+        "/submissions/batch",
+        Some(&json!({"submissions": []})),
+    );
+    assert_eq!(
+        (empty.status, empty.json()),
+        (
+            400,
+            json!({"error": "there should be at least one submission in a batch"})
+        )
+    );
+    let all_bad = call(
+        &server,
+        "POST",
+        "/submissions/batch",
+        Some(&json!({"submissions": [{"language_id": 71}]})),
+    );
+    assert_eq!(all_bad.status, 422, "{}", all_bad.text);
+}
+
+#[test]
+fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_without_a_key() {
+    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+        return;
+    };
+    let bad = call(
+        &server,
+        "POST",
+        "/submissions?wait=true",
+        Some(
+            &json!({"source_code": "print(1)", "language_id": 999, "cpu_time_limit": 100,
+                     "memory_limit": 10, "enable_network": true}),
+        ),
+    );
+    assert_eq!(bad.status, 422, "{}", bad.text);
+    assert_eq!(
+        bad.json(),
+        json!({
+            "cpu_time_limit": ["must be less than or equal to 15.0"],
+            "enable_network": ["enabling network is not allowed"],
+            "language_id": ["language with id 999 doesn't exist"],
+            "memory_limit": ["must be greater than or equal to 2048"],
+        })
+    );
+    let blank = call(
+        &server,
+        "POST",
+        "/submissions",
+        Some(&json!({"language_id": 71})),
+    );
+    assert_eq!(
+        (blank.status, blank.json()),
+        (422, json!({"source_code": ["can't be blank"]}))
+    );
+    let garbage = reply(
+        client()
+            .post(server.url("/submissions"))
+            .header("X-Auth-Token", KEY)
+            .header("Content-Type", "application/json")
+            .send("{not json"),
+    );
+    assert_eq!(garbage.status, 400, "{}", garbage.text);
+    let missing = call(&server, "GET", "/submissions/no-such-token", None);
+    assert_eq!(missing.status, 404, "{}", missing.text);
+    assert!(missing.json()["error"].is_string());
+    // Listing and deleting need Judge0's AUTHZ token, and none is configured: 403.
+    let delete = call(&server, "DELETE", "/submissions/no-such-token", None);
+    assert_eq!(delete.status, 403, "{}", delete.text);
+    assert_eq!(call(&server, "GET", "/submissions", None).status, 403);
+
+    // No key from outside the networks, or a wrong one: 401.
+    let anonymous = reply(client().get(server.url("/languages")).call());
+    assert_eq!(anonymous.status, 401);
+    let wrong = reply(
+        client()
+            .get(server.url("/statuses"))
+            .header("X-Auth-Token", "wrong-key-0123456789")
+            .call(),
+    );
+    assert_eq!(wrong.status, 401);
+    let by_query = reply(
+        client()
+            .get(server.url(&format!("/statuses?X-Auth-Token={KEY}")))
+            .call(),
+    );
+    assert_eq!(by_query.status, 200, "the key as a query parameter");
+}
+
+#[test]
+fn judge0_tokens_outlive_a_restart_and_waiting_submissions_run_after_it() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let cfg = ServerConfig {
+        data_dir: data.path().to_owned(),
+        ..judge0_config(Vec::new())
+    };
+    let Some(server) = TestServer::start_keeping_data(cfg.clone()) else {
+        return;
+    };
+    let finished = run(
+        &server,
+        "",
+        json!({"source_code": "print('kept')", "language_id": 71}),
+    );
+    let finished = finished["token"].as_str().expect("token").to_string();
+    let waiting = call(
+        &server,
+        "POST",
+        "/submissions",
+        Some(
+            &json!({"source_code": "import time\ntime.sleep(3)\nprint('after')", "language_id": 71}),
+        ),
+    );
+    assert_eq!(waiting.status, 201, "{}", waiting.text);
+    let waiting = waiting.json()["token"].as_str().expect("token").to_string();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(server.stop(Duration::from_secs(60)), "the server stops");
+
+    let server = TestServer::start_keeping_data(cfg).expect("the server starts again");
+    let kept = call(&server, "GET", &format!("/submissions/{finished}"), None);
+    assert_eq!(kept.status, 200, "{}", kept.text);
+    assert_eq!(kept.json()["stdout"], "kept\n");
+    let after = poll(&server, &waiting, "stdout,status");
+    assert_eq!(after["stdout"], "after\n", "{after}");
+}
+
+#[test]
+fn judge0_callbacks_are_put_to_allowed_networks_only() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream);
+            let mut head = String::new();
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                head.push_str(&line);
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let _ = reader
+                .get_mut()
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            let _ = tx.send((head, String::from_utf8_lossy(&body).into_owned()));
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/done");
+    let mut cfg = judge0_config(Vec::new());
+    cfg.judge0.callback_allow_networks = vec!["127.0.0.0/8".parse().expect("network")];
+    let Some(server) = TestServer::start(cfg) else {
+        return;
+    };
+    let created = call(
+        &server,
+        "POST",
+        "/submissions",
+        Some(&json!({"source_code": "print('called')", "language_id": 71, "callback_url": url})),
+    );
+    assert_eq!(created.status, 201, "{}", created.text);
+    let token = created.json()["token"].as_str().expect("token").to_string();
+    let (head, body) = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("a callback");
+    assert!(head.starts_with("PUT /done "), "{head}");
+    let body: Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(body["token"], token.as_str());
+    assert_eq!(body["status"]["id"], 3);
+    assert_eq!(
+        body["stdout"], "Y2FsbGVkCg==\n",
+        "base64, as Judge0 sends it"
+    );
+    drop(server);
+
+    // Without the network allowed, loopback is refused (the SSRF rules of remote assets).
+    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+        return;
+    };
+    let refused = run(
+        &server,
+        "",
+        json!({"source_code": "print(1)", "language_id": 71, "callback_url": url}),
+    );
+    assert_eq!(status_id(&refused), 3);
+    assert!(
+        rx.recv_timeout(Duration::from_secs(3)).is_err(),
+        "no callback to a loopback address"
+    );
+}
+
+#[test]
+fn judge0_lists_and_deletes_for_its_authz_token_reads_forms_and_query_parameters_and_bounds_its_queue()
+ {
+    let mut cfg = judge0_config(Vec::new());
+    cfg.judge0.enable_submission_delete = true;
+    cfg.judge0.authz_keys = vec![ADMIN.into()];
+    cfg.judge0.limits.max_queue_size = 1;
+    let Some(server) = TestServer::start(cfg) else {
+        return;
+    };
+    let slow = call(
+        &server,
+        "POST",
+        "/submissions",
+        Some(
+            &json!({"source_code": "import time\ntime.sleep(1.5)\nprint('slow')", "language_id": 71}),
+        ),
+    );
+    assert_eq!(slow.status, 201, "{}", slow.text);
+    let token = slow.json()["token"].as_str().expect("token").to_string();
+    let full = call(
+        &server,
+        "POST",
+        "/submissions",
+        Some(&json!({"source_code": "print(1)", "language_id": 71})),
+    );
+    assert_eq!(
+        (full.status, full.json()),
+        (503, json!({"error": "queue is full"}))
+    );
+    let admin = |method: &str, path: &str| {
+        let url = server.url(path);
+        let request = match method {
+            "DELETE" => client().delete(&url),
+            _ => client().get(&url),
+        };
+        reply(
+            request
+                .header("X-Auth-Token", KEY)
+                .header("X-Auth-User", ADMIN)
+                .call(),
+        )
+    };
+    let not_admin = call(&server, "DELETE", &format!("/submissions/{token}"), None);
+    assert_eq!(not_admin.status, 403, "without the AUTHZ token");
+    let early = admin("DELETE", &format!("/submissions/{token}"));
+    assert_eq!(early.status, 400, "{}", early.text);
+    assert!(
+        early.json()["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("submission cannot be deleted because its status is ")),
+        "{}",
+        early.text
+    );
+    poll(&server, &token, "status");
+    let listed = admin("GET", "/submissions?per_page=1&fields=token,stdout");
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    assert_eq!(
+        listed.json(),
+        json!({"submissions": [{"stdout": "slow\n", "token": token}],
+               "meta": {"current_page": 1, "next_page": null, "prev_page": null,
+                        "total_pages": 1, "total_count": 1}})
+    );
+    assert_eq!(
+        admin("GET", "/submissions?page=0").json(),
+        json!({"error": "invalid page: 0"})
+    );
+    let deleted = admin("DELETE", &format!("/submissions/{token}"));
+    assert_eq!(deleted.status, 200, "{}", deleted.text);
+    assert_eq!(deleted.json()["stdout"], "c2xvdwo=\n", "answered in base64");
+    assert_eq!(
+        call(&server, "GET", &format!("/submissions/{token}"), None).status,
+        404
+    );
+
+    let form = reply(
+        client()
+            .post(server.url("/submissions?wait=true"))
+            .header("X-Auth-Token", KEY)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .send("language_id=71&source_code=print%28input%28%29%29&stdin=form"),
+    );
+    assert_eq!(form.status, 201, "{}", form.text);
+    assert_eq!(form.json()["stdout"], "form\n");
+    let query = reply(
+        client()
+            .post(server.url("/submissions?wait=true&language_id=71&source_code=print(5)"))
+            .header("X-Auth-Token", KEY)
+            .send_empty(),
+    );
+    assert_eq!(query.status, 201, "{}", query.text);
+    assert_eq!(query.json()["stdout"], "5\n");
+}
+
+#[test]
+fn judge0_keys_come_in_the_configured_header_as_judge0s_authn_header() {
+    let mut cfg = judge0_config(Vec::new());
+    cfg.judge0.auth_header = "X-RapidAPI-Key".into();
+    let Some(server) = TestServer::start(cfg) else {
+        return;
+    };
+    let rapid = reply(
+        client()
+            .get(server.url("/statuses"))
+            .header("X-RapidAPI-Key", KEY)
+            .call(),
+    );
+    assert_eq!(rapid.status, 200, "{}", rapid.text);
+    let other = reply(
+        client()
+            .get(server.url("/statuses"))
+            .header("X-Auth-Token", KEY)
+            .call(),
+    );
+    assert_eq!(other.status, 401);
+}
