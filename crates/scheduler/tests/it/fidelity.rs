@@ -245,3 +245,55 @@ fn a_crashing_checker_says_why_with_the_end_of_its_stderr() {
         );
     }
 }
+
+/// Whether Debian's Python can import `module` (the box runs `/usr/bin/python3`).
+fn python_has(module: &str) -> bool {
+    std::process::Command::new("/usr/bin/python3")
+        .args(["-c", &format!("import {module}")])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn every_program_of_the_corpus_is_accepted() {
+    let corpus = verdict_testkit::repo_root().join("examples/corpus");
+    let mut failures = Vec::new();
+    let mut judged = 0;
+    let mut dirs: Vec<_> = std::fs::read_dir(&corpus)
+        .expect("examples/corpus")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let language: verdict_contracts::Language =
+            serde_json::from_value(json!(name)).expect("a directory named after a language");
+        if !installed(language) {
+            continue;
+        }
+        let mut files: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
+        files.sort_by_key(|e| e.file_name());
+        for file in files {
+            let file_name = file.file_name().to_string_lossy().into_owned();
+            let source = std::fs::read_to_string(file.path()).expect("read");
+            if source.contains("import numpy") && !python_has("numpy") {
+                println!("skipped: {file_name}: numpy is not installed (python3-numpy)");
+                continue;
+            }
+            let request = a_plus_b(&file_name, language.as_str(), &file_name, &source);
+            let Some(report) = judge_json(&request) else {
+                return;
+            };
+            judged += 1;
+            let (got, logs) = statuses(&report);
+            if got != ACCEPTED_X3 {
+                failures.push(format!("{language}/{file_name}: {got:?} {logs:?}"));
+            }
+        }
+    }
+    assert!(judged > 0, "nothing of examples/corpus was judged");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

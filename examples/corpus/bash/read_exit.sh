@@ -1,0 +1,3 @@
+read -r a b
+echo $((a + b))
+exit 0

@@ -1,0 +1,3 @@
+my ($a, $b) = split ' ', <STDIN>;
+print $a + $b, "\n";
+exit 0;

@@ -1,0 +1,3 @@
+with open("/dev/stdin") as f:
+    a, b = map(int, f.read().split())
+print(a + b)
