@@ -33,10 +33,13 @@ mod error;
 mod eval;
 mod format;
 mod humaneval;
+mod humaneval_x;
 pub mod jsonl;
 mod livecodebench;
 mod mbpp;
+mod multiple;
 mod problem;
+pub mod program;
 mod read;
 pub mod report;
 mod result;
@@ -51,8 +54,9 @@ pub use format::Format;
 pub use jsonl::read_records;
 pub use livecodebench::decode_private_test_cases;
 pub use problem::{
-    AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Limits, Problem,
-    ReferenceTests, StdioCase, StdioTests, Tests, UnsupportedTests,
+    AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, HumanEvalXTest, InvalidCase,
+    Limits, MultiPleTest, Problem, ProgramKind, ProgramTests, ReferenceTests, StdioCase,
+    StdioTests, Tests, UnsupportedTests,
 };
 pub use result::{SampleResult, SampleStatus, TestOutcome};
 pub use samples::{Sample, SampleCode};

@@ -8,6 +8,7 @@
 mod assertion;
 mod formats;
 mod function;
+mod humaneval_x;
 mod stdio;
 
 use serde_json::Value;
