@@ -55,14 +55,20 @@ formats! {
 }
 
 impl Format {
-    /// The format named `name` (`taco` is `apps`, `multiple` is `multipl-e`).
+    /// The format named `name`, or one of its [`Format::aliases`].
     pub fn from_name(name: &str) -> Option<Format> {
-        match name {
-            "taco" => return Some(Format::Apps),
-            "multiple" => return Some(Format::MultiPle),
-            _ => {}
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str() == name || f.aliases().contains(&name))
+    }
+
+    /// Other names the command line takes for this format (`taco` is `apps`).
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Format::Apps => &["taco"],
+            Format::MultiPle => &["multiple"],
+            _ => &[],
         }
-        Format::ALL.into_iter().find(|f| f.as_str() == name)
     }
 
     /// Tells the format from the fields of a record: the fields only that format has.

@@ -20,6 +20,16 @@ pub struct Problem {
     pub limits: Limits,
 }
 
+impl Problem {
+    /// The language its samples are judged in (Python but for [`Tests::Program`]).
+    pub fn language(&self) -> Language {
+        match &self.tests {
+            Tests::Program(tests) => tests.language,
+            _ => Language::Python3,
+        }
+    }
+}
+
 /// The dataset's own per-test limits (CodeContests gives both; most give none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Limits {

@@ -137,6 +137,9 @@ int main() {
 }
 "#;
 
+/// Where npm's global packages are (CodeGeeX's JavaScript environment has js-md5).
+const NODE_MODULES: &str = "/usr/lib/node_modules";
+
 /// Where Debian's `libjavatuples-java` puts javatuples (MultiPL-E's Java imports it).
 const JAVATUPLES: &str = "/usr/share/java/javatuples.jar";
 
@@ -443,6 +446,37 @@ fn whole_program(language: Language, code: &str) -> Assembled {
     }
 }
 
+/// What HumanEval-X's own environments provide beyond the toolchains (CodeGeeX's
+/// `evaluation` directories): the text showing a program needs it, where it must be on this
+/// host, and the package that puts it there.
+const PROVIDED: [(&str, &str, &str); 3] = [
+    (
+        "<boost/",
+        "/usr/include/boost",
+        "the Debian package libboost-dev",
+    ),
+    (
+        "<openssl/",
+        "/usr/include/openssl",
+        "the Debian package libssl-dev",
+    ),
+    (
+        "require('js-md5')",
+        "/usr/lib/node_modules/js-md5",
+        "the npm package js-md5 (npm install -g js-md5)",
+    ),
+];
+
+/// Why `assembled` cannot run on this host (a library its dataset's environment has and this
+/// host lacks), naming the package that would add it.
+fn missing_library(assembled: &Assembled) -> Option<String> {
+    PROVIDED.iter().find_map(|(used, path, package)| {
+        let uses = assembled.files.iter().any(|(_, c)| c.contains(used));
+        (uses && !Path::new(path).exists())
+            .then(|| format!("the program needs {path}, which is not installed: install {package}"))
+    })
+}
+
 /// One test's run: its name, stdin and (stdio) expected stdout.
 #[derive(Debug, Clone)]
 struct CaseRun {
@@ -488,6 +522,14 @@ fn build_profile(profile: &LanguageProfile, assembled: &Assembled) -> LanguagePr
         if let Some(class_path) = at.and_then(|i| profile.run.get_mut(i + 1)) {
             *class_path = format!("{class_path}:{jar}");
         }
+    }
+    if assembled
+        .files
+        .iter()
+        .any(|(name, _)| name.ends_with(".js"))
+        && Path::new(NODE_MODULES).is_dir()
+    {
+        profile.env.insert("NODE_PATH".into(), NODE_MODULES.into());
     }
     if assembled.go_test {
         if let Some(compile) = profile.compile.as_mut() {
@@ -611,6 +653,16 @@ pub(crate) async fn judge(
                 continue;
             }
         };
+        if let Some(message) = missing_library(&assembled) {
+            let judged = Judged::of(SampleResult::infra(
+                format!("record {}: {message}", problem.task_id),
+                false,
+                total,
+            ));
+            send(i, &judged);
+            results[i] = Some(judged);
+            continue;
+        }
         // Identical programs are judged once.
         if let Some(&first) = first_of.get(&assembled) {
             same.push((i, first));

@@ -9,6 +9,7 @@ mod assertion;
 mod formats;
 mod function;
 mod humaneval_x;
+mod multiple;
 mod stdio;
 
 use serde_json::Value;
