@@ -21,6 +21,7 @@ use crate::jsonl::{Record, kind};
 use crate::{Error, Problem};
 use serde_json::{Map, Value};
 use std::path::Path;
+use verdict_contracts::judge::Language;
 
 /// One sample, with the fields it was read with.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +50,7 @@ impl Sample {
     pub fn program(&self, problem: &Problem) -> String {
         match &self.code {
             SampleCode::Solution(code) => code.clone(),
-            SampleCode::Completion(text) => match extract_fenced(text) {
+            SampleCode::Completion(text) => match extract_fenced_in(text, problem.language()) {
                 Some(code) => code,
                 None => match &problem.prompt {
                     Some(prompt) => format!("{prompt}{text}"),
@@ -149,13 +150,37 @@ pub fn samples_from(path: &Path, records: Vec<Record>) -> Result<Vec<Sample>, Er
     Ok(samples)
 }
 
-/// The code of the fenced block a completion gives, if it has one (rule 2).
+/// The code of the fenced block a completion gives, if it has one (rule 2), for Python.
 pub fn extract_fenced(text: &str) -> Option<String> {
+    extract_fenced_in(text, Language::Python3)
+}
+
+/// The info-string words that tag a block as `language`'s code.
+fn tags(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Python3 | Language::Python2 => &["python", "py", "python3"],
+        Language::Cpp => &["cpp", "c++", "cc", "cxx"],
+        Language::C => &["c"],
+        Language::Rust => &["rust", "rs"],
+        Language::Js => &["javascript", "js", "node"],
+        Language::Java => &["java"],
+        Language::Go => &["go", "golang"],
+        _ => &[],
+    }
+}
+
+/// The code of the fenced block a completion gives for a problem in `language` (rule 2: the
+/// last block tagged with that language, else the last untagged one, else the last one).
+pub fn extract_fenced_in(text: &str, language: Language) -> Option<String> {
     let blocks = fenced_blocks(text);
+    let wanted = tags(language);
     let chosen = blocks
         .iter()
         .rev()
-        .find(|b| matches!(b.language.as_str(), "python" | "py" | "python3"))
+        .find(|b| {
+            wanted.contains(&b.language.as_str())
+                || (wanted.is_empty() && b.language == language.as_str())
+        })
         .or_else(|| blocks.iter().rev().find(|b| b.language.is_empty()))
         .or(blocks.last())?;
     let mut code = chosen.lines.join("\n");
