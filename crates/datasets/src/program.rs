@@ -44,6 +44,8 @@ pub struct Assembled {
     pub go_test: bool,
     /// A jar put on Java's class path beside the build (javatuples for MultiPL-E).
     pub java_classpath: Option<String>,
+    /// Host directories the build and its runs see read-only (Rust's crates).
+    pub mounts: Vec<String>,
     /// What makes the run pass.
     pub rule: Rule,
 }
@@ -59,11 +61,9 @@ pub enum Rule {
     /// Go's test binary: exit status 0, its `PASS` line, then the nonce (from `TestMain`).
     GoTest,
     /// Rust's libtest: exit status 0, the nonce (from a test sorted last), then `test result:
-    /// ok. N passed; 0 failed` with N the program's `#[test]` count.
-    RustTest {
-        /// How many tests must have passed.
-        tests: usize,
-    },
+    /// ok. N passed; 0 failed` with N what libtest's first line said it runs (`running N
+    /// tests`; a test in a comment is not one, as Rust/32's).
+    RustTest,
     /// A whole program: stdout compared with the test's expected output.
     Stdio,
 }
@@ -174,6 +174,46 @@ fn zzzz_verdict_completion_marker() {
 }
 "#;
 
+/// The crates of CodeGeeX's Rust project built for the sandbox's rustc
+/// (`scripts/install-dataset-extras.sh`): a directory of rlibs and its `externs` file of
+/// `name=file.rlib` lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustCrates {
+    /// The directory of the rlibs (and their dependencies).
+    pub dir: String,
+    /// Each crate's name and rlib file in `dir`.
+    pub externs: Vec<(String, String)>,
+}
+
+/// Where `scripts/install-dataset-extras.sh` puts the crates by default.
+pub const RUST_CRATES_DIR: &str = "/usr/local/lib/verdict/humaneval-x-rust";
+
+impl RustCrates {
+    /// The crates installed on this host (`VERDICT_RUST_CRATES_DIR`, else [`RUST_CRATES_DIR`]),
+    /// read once; `None` when there are none.
+    pub fn installed() -> Option<&'static RustCrates> {
+        static CRATES: std::sync::OnceLock<Option<RustCrates>> = std::sync::OnceLock::new();
+        CRATES
+            .get_or_init(|| {
+                let dir = std::env::var("VERDICT_RUST_CRATES_DIR")
+                    .unwrap_or_else(|_| RUST_CRATES_DIR.to_string());
+                let text = std::fs::read_to_string(Path::new(&dir).join("externs")).ok()?;
+                let externs: Vec<(String, String)> = text
+                    .lines()
+                    .filter_map(|l| l.split_once('='))
+                    .map(|(n, f)| (n.trim().to_string(), f.trim().to_string()))
+                    .filter(|(n, f)| !n.is_empty() && Path::new(&dir).join(f).is_file())
+                    .collect();
+                (!externs.is_empty()).then_some(RustCrates { dir, externs })
+            })
+            .as_ref()
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.externs.iter().any(|(n, _)| n == name)
+    }
+}
+
 /// The crates HumanEval-X's Rust declarations `use` that a bare `rustc` cannot link, and the
 /// text that shows a program needs each.
 const RUST_CRATES: [(&str, &str, &str); 3] = [
@@ -207,11 +247,22 @@ pub fn humaneval_x_python(test: &HumanEvalXTest, generation: &str) -> String {
 }
 
 /// The program CodeGeeX's `process_humaneval_test` assembles for `generation`, with verdict's
-/// nonce harness added (docs/datasets.md, "HumanEval-X").
+/// nonce harness added (docs/datasets.md, "HumanEval-X"), linking this host's
+/// [`RustCrates::installed`].
 pub fn assemble_humaneval_x(
     language: Language,
     test: &HumanEvalXTest,
     generation: &str,
+) -> Result<Assembled, Unassembled> {
+    assemble_humaneval_x_with(language, test, generation, RustCrates::installed())
+}
+
+/// [`assemble_humaneval_x`] with the Rust crates given (`None`: none installed).
+pub fn assemble_humaneval_x_with(
+    language: Language,
+    test: &HumanEvalXTest,
+    generation: &str,
+    crates: Option<&RustCrates>,
 ) -> Result<Assembled, Unassembled> {
     let t = test;
     let one = |name: &str, content: String, rule: Rule| Assembled {
@@ -221,6 +272,7 @@ pub fn assemble_humaneval_x(
         run_args: Vec::new(),
         go_test: false,
         java_classpath: None,
+        mounts: Vec::new(),
         rule,
     };
     match language {
@@ -286,25 +338,42 @@ pub fn assemble_humaneval_x(
             Ok(assembled)
         }
         Language::Rust => {
+            // The crates CodeGeeX's Cargo project links: used when installed, else their
+            // `use` lines are dropped and a program that needs one is the judge's failure.
             let mut declaration = t.declaration.clone();
-            for (line, _, _) in RUST_CRATES {
-                declaration = declaration.replace(line, "");
+            let mut extra = Vec::new();
+            for (line, krate, _) in RUST_CRATES {
+                match crates.filter(|c| c.has(krate)) {
+                    Some(_) => {}
+                    None => declaration = declaration.replace(line, ""),
+                }
+            }
+            if let Some(crates) = crates {
+                extra.push("-L".to_string());
+                extra.push(format!("dependency={}", crates.dir));
+                for (name, file) in &crates.externs {
+                    extra.push("--extern".to_string());
+                    extra.push(format!("{name}={}/{file}", crates.dir));
+                }
             }
             let program = format!(
                 "\nfn main(){{ \n }} \n{declaration}{}{generation}{}\n{RUST_NONCE_TEST}",
                 t.prompt, t.test
             );
-            if let Some((_, krate, _)) = RUST_CRATES
-                .iter()
-                .find(|(_, _, used)| program.contains(used))
-            {
+            let missing = RUST_CRATES.iter().find(|(_, krate, used)| {
+                program.contains(used) && !crates.is_some_and(|c| c.has(krate))
+            });
+            if let Some((_, krate, _)) = missing {
                 return Err(Unassembled::Infra(format!(
-                    "the program uses the crate {krate}, which HumanEval-X's Cargo project provides and a bare rustc here cannot link (docs/datasets.md, \"HumanEval-X\")"
+                    "the program uses the crate {krate}, which HumanEval-X's Cargo project provides: install it with scripts/install-dataset-extras.sh (docs/datasets.md, \"HumanEval-X\")"
                 )));
             }
-            let tests = program.matches("#[test]").count();
-            let mut assembled = one("main.rs", program, Rule::RustTest { tests });
+            let mut assembled = one("main.rs", program, Rule::RustTest);
             assembled.compile_extra.push("--test".into());
+            assembled.compile_extra.extend(extra);
+            if let Some(crates) = crates {
+                assembled.mounts.push(crates.dir.clone());
+            }
             assembled.run_args = vec!["--test-threads=1".into(), "--nocapture".into()];
             Ok(assembled)
         }
@@ -351,6 +420,7 @@ pub fn assemble_multiple(
         run_args: Vec::new(),
         go_test: false,
         java_classpath: None,
+        mounts: Vec::new(),
         rule,
     };
     match language {
@@ -442,6 +512,7 @@ fn whole_program(language: Language, code: &str) -> Assembled {
         run_args: Vec::new(),
         go_test: false,
         java_classpath: None,
+        mounts: Vec::new(),
         rule: Rule::Stdio,
     }
 }
@@ -517,6 +588,7 @@ const TESTIFY_PATH: &str = "gopath/src/github.com/stretchr/testify/assert/assert
 /// build's own `gopath` first on GOPATH) and a jar added to Java's `-cp .`.
 fn build_profile(profile: &LanguageProfile, assembled: &Assembled) -> LanguageProfile {
     let mut profile = profile.clone();
+    profile.mounts.extend(assembled.mounts.iter().cloned());
     if let Some(jar) = &assembled.java_classpath {
         let at = profile.run.iter().position(|a| a == "-cp");
         if let Some(class_path) = at.and_then(|i| profile.run.get_mut(i + 1)) {
@@ -1038,9 +1110,19 @@ fn decide(rule: Rule, ran: &Ran<'_>, nonce: &str, case: &CaseRun) -> TestOutcome
             ran.stdout == format!("\n{nonce}\n") && ran.stderr.trim().is_empty()
         }
         (Rule::GoTest, Some(at)) => lines[..at].iter().any(|l| l.trim() == "PASS"),
-        (Rule::RustTest { tests }, Some(at)) => {
-            let ok = format!("test result: ok. {tests} passed; 0 failed;");
-            lines[at..].iter().any(|l| l.starts_with(&ok))
+        (Rule::RustTest, Some(at)) => {
+            let first = lines.iter().find(|l| !l.trim().is_empty());
+            let running = first.and_then(|l| {
+                l.strip_prefix("running ")
+                    .and_then(|r| r.strip_suffix(" tests").or_else(|| r.strip_suffix(" test")))
+            });
+            match running {
+                Some(n) => {
+                    let ok = format!("test result: ok. {n} passed; 0 failed;");
+                    lines[at..].iter().any(|l| l.starts_with(&ok))
+                }
+                None => false,
+            }
         }
         (Rule::Stdio, Some(_)) => false,
     };
@@ -1125,14 +1207,39 @@ mod tests {
             "\nuse std::collections::HashMap;\nuse rand::Rng;\nuse regex::Regex;\nuse md5;\n\nfn f() -> i32{\n",
             "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn test_f() {\n        assert_eq!(f(), 1);\n    }\n\n}\n",
         );
-        let a = assemble_humaneval_x(Language::Rust, &t, "\n    1\n}\n").expect("assembles");
+        let a =
+            assemble_humaneval_x_with(Language::Rust, &t, "\n    1\n}\n", None).expect("assembles");
         let program = &a.files[0].1;
         assert!(program.starts_with("\nfn main(){ \n } \n\nuse std::collections::HashMap;\n"));
         assert!(!program.contains("use rand::Rng;"));
-        assert_eq!(a.rule, Rule::RustTest { tests: 2 });
+        assert_eq!(a.rule, Rule::RustTest);
         assert_eq!(a.compile_extra, ["--test"]);
-        let uses = assemble_humaneval_x(Language::Rust, &t, "\n    rand::thread_rng().gen()\n}\n");
+        let uses = assemble_humaneval_x_with(
+            Language::Rust,
+            &t,
+            "\n    rand::thread_rng().gen()\n}\n",
+            None,
+        );
         assert!(matches!(uses, Err(Unassembled::Infra(m)) if m.contains("crate rand")));
+        let crates = RustCrates {
+            dir: "/crates".into(),
+            externs: vec![("rand".into(), "librand-1.rlib".into())],
+        };
+        let linked = assemble_humaneval_x_with(
+            Language::Rust,
+            &t,
+            "\n    rand::thread_rng().gen()\n}\n",
+            Some(&crates),
+        )
+        .expect("rand is installed");
+        assert!(linked.files[0].1.contains("use rand::Rng;"));
+        assert!(!linked.files[0].1.contains("use md5;"));
+        assert!(
+            linked
+                .compile_extra
+                .contains(&"rand=/crates/librand-1.rlib".to_string())
+        );
+        assert_eq!(linked.mounts, ["/crates"]);
     }
 
     #[test]
@@ -1206,18 +1313,13 @@ mod tests {
             pass(Rule::GoTest, "PASS\n\nverdict-passed-0123\n", ""),
             OracleCaseStatus::Passed
         );
-        let rust_ok = "running 2 tests\n\nverdict-passed-0123\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
-        assert_eq!(
-            pass(Rule::RustTest { tests: 2 }, rust_ok, ""),
-            OracleCaseStatus::Passed
-        );
+        let rust_ok = "\nrunning 2 tests\n\nverdict-passed-0123\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        assert_eq!(pass(Rule::RustTest, rust_ok, ""), OracleCaseStatus::Passed);
         let forged = "test result: ok. 2 passed; 0 failed; 0 ignored;\n";
+        assert_eq!(pass(Rule::RustTest, forged, ""), OracleCaseStatus::Failed);
+        let one_failed = rust_ok.replace("running 2 tests", "running 3 tests");
         assert_eq!(
-            pass(Rule::RustTest { tests: 2 }, forged, ""),
-            OracleCaseStatus::Failed
-        );
-        assert_eq!(
-            pass(Rule::RustTest { tests: 3 }, rust_ok, ""),
+            pass(Rule::RustTest, &one_failed, ""),
             OracleCaseStatus::Failed
         );
         assert_eq!(
