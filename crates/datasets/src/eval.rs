@@ -171,6 +171,20 @@ pub(crate) async fn judge_programs(
                 };
                 assertion(&batch, &programs, &tests).await
             }
+            ProgramKind::Mbxp(t) if tests.language == Language::Python3 => {
+                // mxeval: prompt + completion + test + "\ncheck(entry_point)".
+                let programs: Vec<String> = programs
+                    .iter()
+                    .map(|p| format!("{}{p}", t.prompt))
+                    .collect();
+                let tests = AssertionTests {
+                    setup: String::new(),
+                    test: t.test.clone(),
+                    check_entry_point: Some(t.entry_point.clone()),
+                    guarded: vec![t.entry_point.clone()],
+                };
+                assertion(&batch, &programs, &tests).await
+            }
             _ => crate::program::judge(&batch, problem, programs, tests).await,
         },
         Tests::Unsupported(tests) => batch.all(

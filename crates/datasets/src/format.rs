@@ -44,6 +44,8 @@ formats! {
     HumanEvalX = "humaneval-x",
     /// nuprl's MultiPL-E: `name, language, prompt, tests, stop_tokens, doctests, original`.
     MultiPle = "multipl-e",
+    /// amazon-science's MBXP (mxeval): `task_id` (`MBJP/1`), `language, prompt, test, entry_point, description`.
+    Mbxp = "mbxp",
     /// EvalPlus's HumanEval+: HumanEval's fields, `test` holding the plus inputs and results.
     HumanEvalPlus = "humaneval-plus",
     /// OpenAI's HumanEval: `task_id, prompt, canonical_solution, test, entry_point`.
@@ -83,6 +85,7 @@ impl Format {
                 has("declaration") && has("prompt") && has("test") && !has("entry_point")
             }
             Format::MultiPle => has("stop_tokens") && has("prompt") && has("tests"),
+            Format::Mbxp => has("language") && has("entry_point") && has("prompt") && has("test"),
             Format::HumanEvalPlus => {
                 has("entry_point") && has("test") && (has("plus_input") || has("base_input"))
             }

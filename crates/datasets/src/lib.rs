@@ -37,6 +37,7 @@ mod humaneval_x;
 pub mod jsonl;
 mod livecodebench;
 mod mbpp;
+mod mbxp;
 mod multiple;
 mod problem;
 pub mod program;
@@ -55,7 +56,7 @@ pub use jsonl::read_records;
 pub use livecodebench::decode_private_test_cases;
 pub use problem::{
     AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, HumanEvalXTest, InvalidCase,
-    Limits, MultiPleTest, Problem, ProgramKind, ProgramTests, ReferenceTests, StdioCase,
+    Limits, MbxpTest, MultiPleTest, Problem, ProgramKind, ProgramTests, ReferenceTests, StdioCase,
     StdioTests, Tests, UnsupportedTests,
 };
 pub use result::{SampleResult, SampleStatus, TestOutcome};

@@ -78,8 +78,21 @@ pub enum ProgramKind {
     HumanEvalX(HumanEvalXTest),
     /// MultiPL-E: `prompt + completion` (cut at the first stop token) + `tests`.
     MultiPle(MultiPleTest),
+    /// MBXP (mxeval): `prompt + completion + test`, the test a `main` of checks.
+    Mbxp(MbxpTest),
     /// The sample is a whole program, fed each test's stdin; stdout compared outside the box.
     Stdio(StdioTests),
+}
+
+/// One MBXP problem's parts, as published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MbxpTest {
+    /// `prompt`: what the completion continues.
+    pub prompt: String,
+    /// `test`: the checks appended after the completion (a `main`, or Python's `check`).
+    pub test: String,
+    /// `entry_point`: the function under test (Python's `check` is called with it).
+    pub entry_point: String,
 }
 
 /// One HumanEval-X record's parts, as published.
@@ -128,7 +141,7 @@ impl Tests {
             Tests::Unsupported(tests) => tests.cases,
             Tests::Program(tests) => match &tests.kind {
                 ProgramKind::Stdio(stdio) => stdio.cases.len(),
-                ProgramKind::HumanEvalX(_) | ProgramKind::MultiPle(_) => 1,
+                ProgramKind::HumanEvalX(_) | ProgramKind::MultiPle(_) | ProgramKind::Mbxp(_) => 1,
             },
         }
     }

@@ -13,7 +13,8 @@
 use crate::compare::{first_difference, outputs_match};
 use crate::eval::{Batch, Judged};
 use crate::problem::{
-    HumanEvalXTest, InvalidCase, MultiPleTest, Problem, ProgramKind, ProgramTests, StdioTests,
+    HumanEvalXTest, InvalidCase, MbxpTest, MultiPleTest, Problem, ProgramKind, ProgramTests,
+    StdioTests,
 };
 use crate::result::{SampleResult, TestOutcome};
 use std::collections::HashMap;
@@ -124,13 +125,17 @@ const PYTHON_HELPER: [&str; 16] = [
     "from collections import *",
 ];
 
-/// The C++ test's `main`, renamed, is called by this one between the nonce and its echo.
+/// The C++ test's `main`, renamed, is called by this one between the nonce and its echo
+/// (`CALL` is the call: with `argc`/`argv` when the test's `main` takes them).
 const CPP_MAIN: &str = r#"
 #include <cstdio>
 int main() {
     char verdict_nonce[128] = {0};
     if (!std::fgets(verdict_nonce, sizeof verdict_nonce, stdin)) return 2;
-    int verdict_code = verdict_test_main();
+    char verdict_arg0[] = "main";
+    char *verdict_argv[] = {verdict_arg0, nullptr};
+    (void)verdict_argv;
+    int verdict_code = CALL;
     std::fflush(stdout);
     if (verdict_code == 0) std::printf("\n%s", verdict_nonce);
     return verdict_code;
@@ -285,7 +290,7 @@ pub fn assemble_humaneval_x_with(
                 }
             }
             let test = rename_cpp_main(&t.test)?;
-            let program = format!("{setup}\n{}{generation}\n{test}\n{CPP_MAIN}", t.prompt);
+            let program = format!("{setup}\n{}{generation}\n{test}", t.prompt);
             let mut assembled = one("main.cpp", program, Rule::Nonce);
             // CodeGeeX compiles with -std=c++11, and links OpenSSL for the MD5 problem.
             assembled.compile_extra.push("-std=c++11".into());
@@ -384,7 +389,8 @@ pub fn assemble_humaneval_x_with(
 }
 
 /// C++'s test `int main(){...}` as `int verdict_test_main(){...; return 0;}` (a function
-/// other than `main` must return its value), or why the test is not of that shape.
+/// other than `main` must return its value) followed by verdict's `main` that calls it, or why
+/// the test is not of that shape.
 fn rename_cpp_main(test: &str) -> Result<String, Unassembled> {
     let invalid = |message: &str| Unassembled::Invalid(InvalidCase::new("test", message));
     if test.matches("int main(").count() != 1 {
@@ -394,10 +400,19 @@ fn rename_cpp_main(test: &str) -> Result<String, Unassembled> {
     }
     let renamed = test.replacen("int main(", "int verdict_test_main(", 1);
     let start = renamed.find("int verdict_test_main(").unwrap_or(0);
+    let params = renamed[start + "int verdict_test_main(".len()..].trim_start();
+    let call = if params.starts_with(')') || params.starts_with("void") {
+        "verdict_test_main()"
+    } else {
+        "verdict_test_main(1, verdict_argv)"
+    };
+    let harness = CPP_MAIN.replace("CALL", call);
     match renamed.rfind('}') {
-        Some(end) if end > start => {
-            Ok(format!("{}return 0;\n{}", &renamed[..end], &renamed[end..]))
-        }
+        Some(end) if end > start => Ok(format!(
+            "{}return 0;\n{}\n{harness}",
+            &renamed[..end],
+            &renamed[end..]
+        )),
         _ => Err(invalid(
             "expected the test program to end with main's closing brace",
         )),
@@ -427,7 +442,7 @@ pub fn assemble_multiple(
         Language::Cpp => {
             // eval_cpp.py: `g++ -std=c++17`; the tests are `int main() {...}` of asserts.
             let tests = rename_cpp_main(&test.tests)?;
-            let program = format!("{}{completion}\n{tests}\n{CPP_MAIN}", test.prompt);
+            let program = format!("{}{completion}\n{tests}", test.prompt);
             let mut assembled = one("main.cpp", program, Rule::Nonce);
             assembled.compile_extra.push("-std=c++17".into());
             Ok(assembled)
@@ -489,6 +504,75 @@ pub fn assemble_multiple(
         ))),
     }
 }
+
+/// MBXP's program as mxeval's `check_correctness_<lang>` writes it: `prompt + completion +
+/// test`, with verdict's nonce harness around the test's `main` (docs/datasets.md, "MBXP").
+pub fn assemble_mbxp(
+    language: Language,
+    test: &MbxpTest,
+    completion: &str,
+) -> Result<Assembled, Unassembled> {
+    let one = |name: &str, content: String, rule: Rule| Assembled {
+        files: vec![(name.to_string(), content)],
+        entry_point: None,
+        compile_extra: Vec::new(),
+        run_args: Vec::new(),
+        go_test: false,
+        java_classpath: None,
+        mounts: Vec::new(),
+        rule,
+    };
+    let invalid = |message: &str| Unassembled::Invalid(InvalidCase::new("test", message));
+    match language {
+        Language::Java => {
+            // `javac`, then `java -cp . Main`: the test holds `class Main`.
+            let program = format!("{}{completion}{}", test.prompt, test.test);
+            let mut assembled = one("Main.java", program, Rule::Nonce);
+            assembled
+                .files
+                .push(("VerdictMain.java".into(), java_main("Main", false)));
+            assembled.entry_point = Some("VerdictMain".into());
+            Ok(assembled)
+        }
+        Language::Cpp => {
+            // `g++` (its default standard), then the binary.
+            let tests = rename_cpp_main(&test.test)?;
+            let program = format!("{}{completion}{tests}", test.prompt);
+            Ok(one("main.cpp", program, Rule::Nonce))
+        }
+        Language::Js => {
+            let program = format!(
+                "const verdict_nonce__ = require(\"fs\").readFileSync(0, \"utf8\");\n{}{completion}{}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n",
+                test.prompt, test.test
+            );
+            let mut assembled = one("main.js", program, Rule::Nonce);
+            assembled.entry_point = Some("main.js".into());
+            Ok(assembled)
+        }
+        Language::Go => {
+            // `go run`: the test's `func main()` is called by verdict's.
+            if test.test.matches("func main()").count() != 1 {
+                return Err(invalid("expected exactly one `func main()` in the test"));
+            }
+            let tests = test
+                .test
+                .replacen("func main()", "func verdict_test_main()", 1);
+            let program = format!("{}{completion}{tests}\n", test.prompt);
+            let mut assembled = one("main.go", program, Rule::Nonce);
+            assembled
+                .files
+                .push(("verdict_main.go".into(), GO_RUN_MAIN.into()));
+            Ok(assembled)
+        }
+        other => Err(Unassembled::Infra(format!(
+            "MBXP's {other} programs are not judged here yet (docs/datasets.md, \"MBXP\")"
+        ))),
+    }
+}
+
+/// Go's harness for a program with a `main` of checks (MBXP): the nonce, the test's main, the
+/// nonce echoed.
+const GO_RUN_MAIN: &str = "package main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tnonce, _ := bufio.NewReader(os.Stdin).ReadString('\\n')\n\tverdict_test_main()\n\tos.Stdout.WriteString(\"\\n\" + nonce)\n}\n";
 
 /// The completion up to the first occurrence of any stop token (MultiPL-E's
 /// `stop_at_stop_token`: the earliest index over all tokens).
@@ -643,12 +727,14 @@ pub(crate) async fn judge(
     let mut template: Vec<Option<TestOutcome>> = vec![None; total];
     let mut cases = Vec::new();
     match &tests.kind {
-        ProgramKind::HumanEvalX(_) | ProgramKind::MultiPle(_) => cases.push(CaseRun {
-            index: 0,
-            name: "check".into(),
-            stdin: String::new(),
-            expected: None,
-        }),
+        ProgramKind::HumanEvalX(_) | ProgramKind::MultiPle(_) | ProgramKind::Mbxp(_) => {
+            cases.push(CaseRun {
+                index: 0,
+                name: "check".into(),
+                stdin: String::new(),
+                expected: None,
+            })
+        }
         ProgramKind::Stdio(StdioTests { cases: stdio }) => {
             for (i, case) in stdio.iter().enumerate() {
                 match &case.body {
@@ -675,6 +761,7 @@ pub(crate) async fn judge(
         .map(|code| match &tests.kind {
             ProgramKind::HumanEvalX(t) => assemble_humaneval_x(language, t, code),
             ProgramKind::MultiPle(t) => assemble_multiple(language, t, code),
+            ProgramKind::Mbxp(t) => assemble_mbxp(language, t, code),
             ProgramKind::Stdio(_) => Ok(whole_program(language, code)),
         })
         .collect();

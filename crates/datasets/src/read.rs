@@ -26,6 +26,7 @@ impl Format {
             Format::VerificationInfo => crate::verification::read(&r),
             Format::HumanEvalX => crate::humaneval_x::read(&r),
             Format::MultiPle => crate::multiple::read(&r),
+            Format::Mbxp => crate::mbxp::read(&r),
         }
     }
 }

@@ -9,6 +9,7 @@ mod assertion;
 mod formats;
 mod function;
 mod humaneval_x;
+mod mbxp;
 mod multiple;
 mod stdio;
 
