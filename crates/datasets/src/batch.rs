@@ -474,4 +474,26 @@ mod tests {
             "{errors:?}"
         );
     }
+
+    #[test]
+    fn a_humaneval_x_record_takes_candidates_in_its_language_and_refuses_others() {
+        let record = json!({"task_id": "CPP/0", "prompt": "int f(){\n", "declaration": "int f(){\n",
+                            "canonical_solution": "    return 1;\n}\n", "example_test": "",
+                            "test": "#undef NDEBUG\n#include<assert.h>\nint main(){\n    assert (f()==1);\n}\n"});
+        let batch = verdict_contracts::batch::parse_batch(
+            &json!({
+                "problem": {"kind": "dataset", "record": record},
+                "candidates": [
+                    {"id": "a", "code": "    return 1;\n}\n", "language": "cpp"},
+                    {"id": "b", "code": "    return 1;\n}\n", "language": "python3"}
+                ]
+            })
+            .to_string(),
+        )
+        .expect("parsed");
+        let errors = check_batch(&batch, &OracleOptions::default()).expect_err("refused");
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["candidates[1].language"], "{errors:?}");
+        assert!(errors[0].message.contains("judged in cpp"), "{errors:?}");
+    }
 }
