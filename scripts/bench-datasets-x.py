@@ -3,8 +3,10 @@
 (docs/datasets.md, "Benchmark").
 
 Samples per problem: the canonical solution, a wrong one (the next problem's canonical
-solution: it fails to compile or answers wrongly) and a looping one (a loop before the
-canonical body). For each language:
+solution: it fails to compile or answers wrongly), a looping one (a loop before the canonical
+body) and an exiting one (`exit(0)`, `System.exit(0)`, `process.exit(0)`,
+`std::process::exit(0)`, `os._exit(0)` before the canonical body; Go's `os.Exit(0)` does not
+compile in a HumanEval-X completion). For each language:
 
 - verdict: one `judge eval humaneval_<lang>.jsonl.gz --samples ...` (every sample sandboxed,
   built once, `--jobs N`, `--timeout-ms T`), wall time and samples/s;
@@ -46,6 +48,14 @@ LOOP = {
     "rust": "\n    loop {}\n",
     "python": "    while True:\n        pass\n",
 }
+EXIT = {
+    "cpp": "    exit(0);\n",
+    "go": "    os.Exit(0)\n",
+    "java": "        System.exit(0);\n",
+    "js": "  process.exit(0)\n",
+    "rust": "\n    std::process::exit(0);\n",
+    "python": "    import os; os._exit(0)\n",
+}
 KNOWN_WRONG = {"JavaScript/112", "JavaScript/155"}
 CPP_HEADERS = ["#include<stdlib.h>", "#include<algorithm>", "#include<math.h>", "#include<stdio.h>",
                "#include<vector>", "#include<string>", "#include<climits>", "#include<cstring>",
@@ -73,6 +83,7 @@ def samples_of(records, lang):
         out.append(({"task_id": r["task_id"], "generation": canonical}, "canonical"))
         out.append(({"task_id": r["task_id"], "generation": other}, "wrong"))
         out.append(({"task_id": r["task_id"], "generation": LOOP[lang] + canonical}, "loop"))
+        out.append(({"task_id": r["task_id"], "generation": EXIT[lang] + canonical}, "exit"))
     return out
 
 
