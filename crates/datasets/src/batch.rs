@@ -166,8 +166,12 @@ pub fn check_batch(batch: &BatchRequest, oracle: &OracleOptions) -> Result<(), V
         return verdict_scheduler::check_batch(batch, oracle);
     };
     let mut errors = batch.problems();
+    let mut language = Language::Python3;
     match read_problem(dataset) {
         Ok(problem) => {
+            if let Tests::Program(program) = &problem.tests {
+                language = program.language;
+            }
             if let Tests::Unsupported(unsupported) = &problem.tests {
                 errors.push(FieldError::new(
                     "problem.record",
@@ -204,10 +208,10 @@ pub fn check_batch(batch: &BatchRequest, oracle: &OracleOptions) -> Result<(), V
                 "not used with a dataset problem (the record says how it runs)",
             ));
         }
-        if let Some(language) = c.language.filter(|l| *l != Language::Python3) {
+        if let Some(named) = c.language.filter(|l| *l != language) {
             errors.push(FieldError::new(
                 format!("{at}.language"),
-                format!("dataset problems are judged in python3, not {language}"),
+                format!("this dataset problem is judged in {language}, not {named}"),
             ));
         }
     }
@@ -447,7 +451,7 @@ mod tests {
         let batch = verdict_contracts::batch::parse_batch(
             &json!({
                 "problem": {"kind": "dataset", "format": "verification-info", "record": {
-                    "verification_info": {"language": "cpp", "test_cases": [
+                    "verification_info": {"language": "cobol", "test_cases": [
                         {"type": "stdin_stdout", "input": "1\n", "output": "1\n"}]}}},
                 "candidates": [
                     {"id": "a", "source_files": [{"type": "text", "name": "a.py", "text": ""}]},
@@ -469,5 +473,27 @@ mod tests {
             ],
             "{errors:?}"
         );
+    }
+
+    #[test]
+    fn a_humaneval_x_record_takes_candidates_in_its_language_and_refuses_others() {
+        let record = json!({"task_id": "CPP/0", "prompt": "int f(){\n", "declaration": "int f(){\n",
+                            "canonical_solution": "    return 1;\n}\n", "example_test": "",
+                            "test": "#undef NDEBUG\n#include<assert.h>\nint main(){\n    assert (f()==1);\n}\n"});
+        let batch = verdict_contracts::batch::parse_batch(
+            &json!({
+                "problem": {"kind": "dataset", "record": record},
+                "candidates": [
+                    {"id": "a", "code": "    return 1;\n}\n", "language": "cpp"},
+                    {"id": "b", "code": "    return 1;\n}\n", "language": "python3"}
+                ]
+            })
+            .to_string(),
+        )
+        .expect("parsed");
+        let errors = check_batch(&batch, &OracleOptions::default()).expect_err("refused");
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["candidates[1].language"], "{errors:?}");
+        assert!(errors[0].message.contains("judged in cpp"), "{errors:?}");
     }
 }

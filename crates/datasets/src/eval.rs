@@ -13,8 +13,8 @@
 use crate::compare::{first_difference, outputs_match};
 use crate::humaneval::is_identifier;
 use crate::problem::{
-    AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Problem, StdioTests,
-    Tests,
+    AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Problem,
+    ProgramKind, StdioTests, Tests,
 };
 use crate::result::{SampleResult, TestOutcome};
 use serde_json::{Value, json};
@@ -98,7 +98,8 @@ pub(crate) struct Judged {
 }
 
 impl Judged {
-    fn of(sample: SampleResult) -> Judged {
+    /// A result with nothing stopped and no duplicate.
+    pub(crate) fn of(sample: SampleResult) -> Judged {
         Judged {
             sample,
             stopped_early: false,
@@ -139,6 +140,53 @@ pub(crate) async fn judge_programs(
         Tests::Assertion(tests) => assertion(&batch, programs, tests).await,
         Tests::Function(tests) => function(&batch, problem, programs, tests).await,
         Tests::Stdio(tests) => stdio(batch, problem, programs, tests).await,
+        Tests::Program(tests) => match &tests.kind {
+            // Python programs run as assertion scripts, hooks and all.
+            ProgramKind::HumanEvalX(t) if tests.language == Language::Python3 => {
+                let programs: Vec<String> = programs
+                    .iter()
+                    .map(|p| crate::program::humaneval_x_python(t, p))
+                    .collect();
+                let tests = AssertionTests {
+                    setup: String::new(),
+                    test: t.test.clone(),
+                    check_entry_point: None,
+                    guarded: Vec::new(),
+                };
+                assertion(&batch, &programs, &tests).await
+            }
+            ProgramKind::MultiPle(t) if tests.language == Language::Python3 => {
+                let programs: Vec<String> = programs
+                    .iter()
+                    .map(|p| {
+                        let cut = crate::program::cut_at_stop_tokens(p, &t.stop_tokens);
+                        format!("{}{cut}\n", t.prompt)
+                    })
+                    .collect();
+                let tests = AssertionTests {
+                    setup: String::new(),
+                    test: t.tests.clone(),
+                    check_entry_point: None,
+                    guarded: Vec::new(),
+                };
+                assertion(&batch, &programs, &tests).await
+            }
+            ProgramKind::Mbxp(t) if tests.language == Language::Python3 => {
+                // mxeval: prompt + completion + test + "\ncheck(entry_point)".
+                let programs: Vec<String> = programs
+                    .iter()
+                    .map(|p| format!("{}{p}", t.prompt))
+                    .collect();
+                let tests = AssertionTests {
+                    setup: String::new(),
+                    test: t.test.clone(),
+                    check_entry_point: Some(t.entry_point.clone()),
+                    guarded: vec![t.entry_point.clone()],
+                };
+                assertion(&batch, &programs, &tests).await
+            }
+            _ => crate::program::judge(&batch, problem, programs, tests).await,
+        },
         Tests::Unsupported(tests) => batch.all(
             programs.len(),
             &format!("record {}: {}", problem.task_id, tests.reason),
@@ -175,11 +223,15 @@ pub(crate) async fn judge_programs(
 }
 
 /// A problem's suite and how its candidates run.
-struct Batch<'a> {
-    judge: &'a Judge,
-    oracle: OracleOptions,
-    timeout_ms: u64,
-    run: &'a Run,
+pub(crate) struct Batch<'a> {
+    /// The judge whose sandbox and run slots are used.
+    pub judge: &'a Judge,
+    /// The oracle's options (limits).
+    pub oracle: OracleOptions,
+    /// Time limit of one test in ms.
+    pub timeout_ms: u64,
+    /// The batch's stopping rules, cancel switch and result stream.
+    pub run: &'a Run,
 }
 
 /// What one candidate's suite gave: its case results, or its sample result when the judge
@@ -189,7 +241,13 @@ type Ran = Result<Vec<OracleCaseResult>, SampleResult>;
 impl Batch<'_> {
     /// The same result for every program (the judge cannot run the problem), each sent on the
     /// run's sink.
-    fn all(&self, n: usize, message: &str, retryable: bool, tests: usize) -> Vec<Judged> {
+    pub(crate) fn all(
+        &self,
+        n: usize,
+        message: &str,
+        retryable: bool,
+        tests: usize,
+    ) -> Vec<Judged> {
         self.fixed(n, || {
             SampleResult::infra(message.to_string(), retryable, tests)
         })
@@ -467,7 +525,7 @@ fn assertion_result(cases: Vec<OracleCaseResult>, marker: &str) -> SampleResult 
 }
 
 /// A fresh marker per run: 32 hex digits nobody outside this process has seen.
-fn marker() -> String {
+pub(crate) fn marker() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut hasher = blake3::Hasher::new();

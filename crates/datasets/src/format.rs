@@ -40,6 +40,12 @@ formats! {
     Apps = "apps",
     /// DeepMind's CodeContests: `public_tests, private_tests, generated_tests, time_limit, memory_limit_bytes`.
     CodeContests = "codecontests",
+    /// THUDM's HumanEval-X: `task_id` (`CPP/0`, `Go/0`, ...), `prompt, declaration, canonical_solution, test, example_test`.
+    HumanEvalX = "humaneval-x",
+    /// nuprl's MultiPL-E: `name, language, prompt, tests, stop_tokens, doctests, original`.
+    MultiPle = "multipl-e",
+    /// amazon-science's MBXP (mxeval): `task_id` (`MBJP/1`), `language, prompt, test, entry_point, description`.
+    Mbxp = "mbxp",
     /// EvalPlus's HumanEval+: HumanEval's fields, `test` holding the plus inputs and results.
     HumanEvalPlus = "humaneval-plus",
     /// OpenAI's HumanEval: `task_id, prompt, canonical_solution, test, entry_point`.
@@ -51,12 +57,20 @@ formats! {
 }
 
 impl Format {
-    /// The format named `name` (`taco` is `apps`).
+    /// The format named `name`, or one of its [`Format::aliases`].
     pub fn from_name(name: &str) -> Option<Format> {
-        if name == "taco" {
-            return Some(Format::Apps);
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str() == name || f.aliases().contains(&name))
+    }
+
+    /// Other names the command line takes for this format (`taco` is `apps`).
+    pub fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Format::Apps => &["taco"],
+            Format::MultiPle => &["multiple"],
+            _ => &[],
         }
-        Format::ALL.into_iter().find(|f| f.as_str() == name)
     }
 
     /// Tells the format from the fields of a record: the fields only that format has.
@@ -67,6 +81,11 @@ impl Format {
             Format::LiveCodeBench => has("question_id") && has("public_test_cases"),
             Format::Apps => has("input_output"),
             Format::CodeContests => has("public_tests"),
+            Format::HumanEvalX => {
+                has("declaration") && has("prompt") && has("test") && !has("entry_point")
+            }
+            Format::MultiPle => has("stop_tokens") && has("prompt") && has("tests"),
+            Format::Mbxp => has("language") && has("entry_point") && has("prompt") && has("test"),
             Format::HumanEvalPlus => {
                 has("entry_point") && has("test") && (has("plus_input") || has("base_input"))
             }

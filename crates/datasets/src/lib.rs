@@ -5,7 +5,10 @@
 //! MBPP, HumanEval+), function calls (LiveCodeBench functional, APPS/TACO with `fn_name`,
 //! `verification_info`'s `function_call`; MBPP+'s inputs against its reference solution, see
 //! [`resolve_reference`]) or stdin/stdout tests (LiveCodeBench stdin,
-//! APPS/TACO, CodeContests, `verification_info`'s `stdin_stdout`). A test whose record is
+//! APPS/TACO, CodeContests, `verification_info`'s `stdin_stdout`), or programs in the record's
+//! own language (HumanEval-X, MultiPL-E, MBXP, `verification_info` in C++, Rust or
+//! JavaScript: [`program`], built once per sample with verdict's language profiles, a nonce
+//! harness deciding what passed). A test whose record is
 //! ambiguous is `invalid_test_format` naming the record and the field; nothing is guessed.
 //! [`evaluate`] judges a problem's samples as one batch (`verdict_scheduler::BatchJudge`), each
 //! in a box of its own; values are compared outside the box.
@@ -33,10 +36,14 @@ mod error;
 mod eval;
 mod format;
 mod humaneval;
+mod humaneval_x;
 pub mod jsonl;
 mod livecodebench;
 mod mbpp;
+mod mbxp;
+mod multiple;
 mod problem;
+pub mod program;
 mod read;
 pub mod report;
 mod result;
@@ -51,8 +58,9 @@ pub use format::Format;
 pub use jsonl::read_records;
 pub use livecodebench::decode_private_test_cases;
 pub use problem::{
-    AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Limits, Problem,
-    ReferenceTests, StdioCase, StdioTests, Tests, UnsupportedTests,
+    AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, HumanEvalXTest, InvalidCase,
+    Limits, MbxpTest, MultiPleTest, Problem, ProgramKind, ProgramTests, ReferenceTests, StdioCase,
+    StdioTests, Tests, UnsupportedTests,
 };
 pub use result::{SampleResult, SampleStatus, TestOutcome};
 pub use samples::{Sample, SampleCode};

@@ -2,6 +2,7 @@
 //! came from. Readers build these; the evaluator runs them.
 
 use serde_json::Value;
+use verdict_contracts::judge::Language;
 use verdict_contracts::oracle::FloatTolerance;
 
 /// One problem of a dataset, keyed by the `task_id` its samples name.
@@ -17,6 +18,16 @@ pub struct Problem {
     pub tests: Tests,
     /// The dataset's own limits, when it gives them.
     pub limits: Limits,
+}
+
+impl Problem {
+    /// The language its samples are judged in (Python but for [`Tests::Program`]).
+    pub fn language(&self) -> Language {
+        match &self.tests {
+            Tests::Program(tests) => tests.language,
+            _ => Language::Python3,
+        }
+    }
 }
 
 /// The dataset's own per-test limits (CodeContests gives both; most give none).
@@ -40,9 +51,74 @@ pub enum Tests {
     Stdio(StdioTests),
     /// Function calls whose expected values the reference solution gives.
     Reference(ReferenceTests),
-    /// Tests `judge eval` cannot run (a `verification_info` record for another language): each
-    /// sample of the problem is an `infra_error` (not retryable) saying why, never a score.
+    /// Tests `judge eval` cannot run (a `verification_info` record for a language verdict has
+    /// no profile for): each sample of the problem is an `infra_error` (not retryable) saying
+    /// why, never a score.
     Unsupported(UnsupportedTests),
+    /// Tests run as a program of the record's own language, built once per sample in the
+    /// sandbox (HumanEval-X, MultiPL-E, `verification_info` in C++, Rust, JavaScript).
+    Program(ProgramTests),
+}
+
+/// Tests of a language other than verdict's Python harnesses: each sample is assembled into a
+/// program of `language` (see [`crate::program`]), compiled once and run per test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgramTests {
+    /// The language profile (`crates/scripts/languages.toml`) that builds and runs it.
+    pub language: Language,
+    /// How the program is assembled and what makes a test pass.
+    pub kind: ProgramKind,
+}
+
+/// How a sample becomes a program, and what decides its tests.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProgramKind {
+    /// HumanEval-X: the completion between the record's prompt and its test program, as
+    /// CodeGeeX's `evaluate_humaneval_x.py` assembles it per language (docs/datasets.md).
+    HumanEvalX(HumanEvalXTest),
+    /// MultiPL-E: `prompt + completion` (cut at the first stop token) + `tests`.
+    MultiPle(MultiPleTest),
+    /// MBXP (mxeval): `prompt + completion + test`, the test a `main` of checks.
+    Mbxp(MbxpTest),
+    /// The sample is a whole program, fed each test's stdin; stdout compared outside the box.
+    Stdio(StdioTests),
+}
+
+/// One MBXP problem's parts, as published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MbxpTest {
+    /// `prompt`: what the completion continues.
+    pub prompt: String,
+    /// `test`: the checks appended after the completion (a `main`, or Python's `check`).
+    pub test: String,
+    /// `entry_point`: the function under test (Python's `check` is called with it).
+    pub entry_point: String,
+}
+
+/// One HumanEval-X record's parts, as published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HumanEvalXTest {
+    /// `prompt`: what the completion continues.
+    pub prompt: String,
+    /// `declaration`: the imports and signature (Rust's program starts with it).
+    pub declaration: String,
+    /// `test`: the test program (C++'s `main`, Java's `Main`, Go's `Test...`, Rust's test module).
+    pub test: String,
+    /// Go's `import`: the imports taken out of the prompt.
+    pub import: String,
+    /// Go's `test_setup`: the package clause and the test's imports.
+    pub test_setup: String,
+}
+
+/// One MultiPL-E problem's parts, as published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MultiPleTest {
+    /// `prompt`: what the completion continues.
+    pub prompt: String,
+    /// `tests`: the test code appended after the completion.
+    pub tests: String,
+    /// `stop_tokens`: the completion is cut at the first of them.
+    pub stop_tokens: Vec<String>,
 }
 
 /// A problem whose tests this judge cannot run; the dataset is still read whole.
@@ -63,6 +139,10 @@ impl Tests {
             Tests::Stdio(tests) => tests.cases.len(),
             Tests::Reference(tests) => tests.cases.len(),
             Tests::Unsupported(tests) => tests.cases,
+            Tests::Program(tests) => match &tests.kind {
+                ProgramKind::Stdio(stdio) => stdio.cases.len(),
+                ProgramKind::HumanEvalX(_) | ProgramKind::MultiPle(_) | ProgramKind::Mbxp(_) => 1,
+            },
         }
     }
 

@@ -24,6 +24,9 @@ impl Format {
             Format::Apps => crate::apps::read(&r),
             Format::CodeContests => crate::codecontests::read(&r),
             Format::VerificationInfo => crate::verification::read(&r),
+            Format::HumanEvalX => crate::humaneval_x::read(&r),
+            Format::MultiPle => crate::multiple::read(&r),
+            Format::Mbxp => crate::mbxp::read(&r),
         }
     }
 }

@@ -84,6 +84,29 @@ pub struct SampleResult {
 }
 
 impl SampleResult {
+    /// The status in MultiPL-E's words (its `results` files): `OK`, `SyntaxError` (did not
+    /// compile), `Timeout`, or `Exception` (any other failure); `None` for an infra error or
+    /// a test the dataset made invalid, which MultiPL-E has no word for.
+    pub fn multiple_status(&self) -> Option<&'static str> {
+        let first = self
+            .tests
+            .iter()
+            .find(|t| t.status != OracleCaseStatus::Passed);
+        match self.status {
+            SampleStatus::Passed => Some("OK"),
+            SampleStatus::Timeout => Some("Timeout"),
+            SampleStatus::InfraError | SampleStatus::InvalidTestFormat => None,
+            SampleStatus::Failed | SampleStatus::Error => {
+                let message = first.and_then(|t| t.message.as_deref()).unwrap_or("");
+                if message.starts_with("compile error") || message.starts_with("SyntaxError") {
+                    Some("SyntaxError")
+                } else {
+                    Some("Exception")
+                }
+            }
+        }
+    }
+
     /// The result when the judge failed.
     pub fn infra(message: String, retryable: bool, tests_total: usize) -> SampleResult {
         SampleResult {

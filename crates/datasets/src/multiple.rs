@@ -1,0 +1,109 @@
+//! nuprl's MultiPL-E: one record per problem and language, `name` (`HumanEval_0_has_close_elements`),
+//! `language` (`cpp`, `js`, `java`, `rs`, `go_test.go`, `py`, ...), `prompt`, `tests`,
+//! `stop_tokens`, `doctests`, `original`: the Hugging Face dataset's rows and the problem part
+//! of its generation files (`<name>.json.gz`, which also hold `completions`). The program is
+//! `prompt + completion + "\n" + tests`, the completion cut at its first stop token, run as
+//! MultiPL-E's `evaluation/src/eval_<lang>.py` runs it ([`crate::program::assemble_multiple`],
+//! docs/datasets.md, "MultiPL-E").
+
+use crate::format::Fields;
+use crate::problem::{
+    Limits, MultiPleTest, Problem, ProgramKind, ProgramTests, Tests, UnsupportedTests,
+};
+use crate::{Error, Format};
+use verdict_contracts::judge::Language;
+
+/// verdict's language for a MultiPL-E `language` (its file extension), when verdict has one.
+pub(crate) fn language_of(name: &str) -> Option<Language> {
+    match name {
+        "cpp" => Some(Language::Cpp),
+        "js" | "javascript" => Some(Language::Js),
+        "java" => Some(Language::Java),
+        "rs" | "rust" => Some(Language::Rust),
+        "go" | "go_test.go" => Some(Language::Go),
+        "py" | "python" | "notypes.py" => Some(Language::Python3),
+        "rb" | "ruby" => Some(Language::Ruby),
+        "lua" => Some(Language::Lua),
+        "pl" | "perl" => Some(Language::Perl),
+        "sh" | "bash" => Some(Language::Bash),
+        "r" => Some(Language::R),
+        "scala" => Some(Language::Scala),
+        "swift" => Some(Language::Swift),
+        "cs" | "csharp" => Some(Language::Csharp),
+        "hs" => Some(Language::Haskell),
+        "fs" => Some(Language::Fsharp),
+        "ada" | "adb" => Some(Language::Ada),
+        _ => None,
+    }
+}
+
+pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
+    let task_id = r.id_field("name")?;
+    let language_name = r.str("language")?;
+    let test = MultiPleTest {
+        prompt: r.str("prompt")?.to_string(),
+        tests: r.str("tests")?.to_string(),
+        stop_tokens: r
+            .str_list("stop_tokens")?
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+    };
+    let tests = match language_of(language_name) {
+        Some(language) => Tests::Program(ProgramTests {
+            language,
+            kind: ProgramKind::MultiPle(test),
+        }),
+        None => Tests::Unsupported(UnsupportedTests {
+            reason: format!(
+                "language: verdict has no language profile for MultiPL-E's {language_name:?} (crates/scripts/languages.toml)"
+            ),
+            cases: 1,
+        }),
+    };
+    Ok(Problem {
+        task_id,
+        format: Format::MultiPle,
+        prompt: None,
+        tests,
+        limits: Limits::default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsonl::parse_records;
+    use std::path::Path;
+
+    // HumanEval_53_add in MultiPL-E's C++ (the shape of the Hugging Face rows).
+    const CPP_53: &str = r##"{"name": "HumanEval_53_add", "language": "cpp", "prompt": "#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y\nlong add(long x, long y) {\n", "doctests": "transform", "original": "/tmp/HumanEval_53_add.py", "prompt_terminology": "reworded", "tests": "}\nint main() {\n    auto candidate = add;\n    assert(candidate((0), (1)) == (1));\n}\n", "stop_tokens": ["\n}"]}"##;
+
+    #[test]
+    fn a_multiple_row_is_told_by_its_fields_and_its_language_by_the_language_field() {
+        let records = parse_records(Path::new("multiple.jsonl"), CPP_53).expect("parses");
+        assert_eq!(Format::detect(&records[0]), Some(Format::MultiPle));
+        let problem = Format::MultiPle
+            .read(Path::new("multiple.jsonl"), 0, &records[0])
+            .expect("reads");
+        assert_eq!(problem.task_id, "HumanEval_53_add");
+        let Tests::Program(tests) = problem.tests else {
+            panic!("not a program: {problem:?}")
+        };
+        assert_eq!(tests.language, Language::Cpp);
+        let ProgramKind::MultiPle(test) = tests.kind else {
+            panic!("not MultiPL-E")
+        };
+        assert_eq!(test.stop_tokens, ["\n}"]);
+    }
+
+    #[test]
+    fn a_language_verdict_has_no_profile_for_is_read_as_unsupported() {
+        let record = CPP_53.replace(r#""language": "cpp""#, r#""language": "rkt""#);
+        let records = parse_records(Path::new("m.jsonl"), &record).expect("parses");
+        let problem = Format::MultiPle
+            .read(Path::new("m.jsonl"), 0, &records[0])
+            .expect("reads");
+        assert!(matches!(problem.tests, Tests::Unsupported(ref u) if u.reason.contains("\"rkt\"")));
+    }
+}

@@ -1,0 +1,161 @@
+//! MultiPL-E (nuprl/MultiPL-E) `HumanEval_53_add` in the shape of its Hugging Face rows, per
+//! language verdict has a toolchain for: completions given as its generation files hold them
+//! (`completions`, cut at the stop tokens), judged as its `eval_<lang>.py` runs the program,
+//! with MultiPL-E's status beside verdict's.
+
+use crate::{judge, problem};
+use serde_json::{Value, json};
+use verdict_datasets::SampleResult;
+
+/// The problem record of `language` and its completions: right (one that runs on past a stop
+/// token), wrong, exit with status 0, loop.
+fn add(language: &str) -> (Value, [&'static str; 4]) {
+    let (prompt, tests, stops, completions): (&str, &str, Value, [&str; 4]) = match language {
+        "cpp" => (
+            "#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y\n// >>> add((2), (3))\n// (5)\nlong add(long x, long y) {\n",
+            "}\nint main() {\n    auto candidate = add;\n    assert(candidate((0), (1)) == (1));\n    assert(candidate((2), (3)) == (5));\n}\n",
+            json!(["\n}"]),
+            [
+                "    return x + y;\n}\nint extra() { return 1; }\n",
+                "    return x - y;",
+                "    exit(0);",
+                "    while (true) {}",
+            ],
+        ),
+        "js" => (
+            "//Add two numbers x and y\n// >>> add(2, 3)\n// 5\nfunction add(x, y){\n",
+            "const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n  assert.deepEqual(candidate(0, 1),1);\n  assert.deepEqual(candidate(2, 3),5);\n}\n\ntest();",
+            json!(["\nfunction ", "\n/*", "\n//", "\nconsole.log"]),
+            [
+                "  return x + y;\n}\n// trailing text\n",
+                "  return x - y;\n}",
+                "  process.exit(0);\n}",
+                "  while (true) {}\n}",
+            ],
+        ),
+        "java" => (
+            "import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\nimport java.math.*;\nimport java.io.*;\nimport java.util.stream.*;\nclass Problem {\n    // Add two numbers x and y\n    public static long add(long x, long y) {\n",
+            "    }\n    public static void main(String[] args) {\n    assert(add((0l), (1l)) == (1l));\n    assert(add((2l), (3l)) == (5l));\n    }\n\n}\n",
+            json!(["\n    }\n"]),
+            [
+                "        return x + y;\n    }\n",
+                "        return x - y;",
+                "        System.exit(0); return 0;",
+                "        while (true) {}",
+            ],
+        ),
+        "rs" => (
+            "/// Add two numbers x and y\nfn add(x: isize, y: isize) -> isize {\n",
+            "}\n\nfn main() {\n    let candidate = add;\n    assert_eq!(candidate(0, 1), 1);\n    assert_eq!(candidate(2, 3), 5);\n}\n",
+            json!(["\n}"]),
+            [
+                "    x + y\n}\n",
+                "    x - y",
+                "    std::process::exit(0)",
+                "    loop {}",
+            ],
+        ),
+        "go_test.go" => (
+            "package add_test\n\nimport (\n    \"testing\"\n    \"fmt\"\n)\n\n// Add two numbers x and y\nfunc add(x int, y int) int {\n",
+            "func TestAdd(t *testing.T) {\n  candidate := add\n\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n   tests := []test{\n     { actual: candidate(0, 1), expected: 1 },\n     { actual: candidate(2, 3), expected: 5 },\n   }\n\n\tfor i, tc := range tests {\n\t\tt.Run(fmt.Sprintf(\"test num % d\", i), func(t *testing.T) {\n\t\t\tif fmt.Sprintf(\"%v\", tc.actual) != fmt.Sprintf(\"%v\", tc.expected) {\n\t\t\t\tt.Errorf(\"expected '%s', got '%s'\", tc.expected, tc.actual)\n\t\t\t}\n\t\t})\n\t}\n}\n",
+            json!(["\nfunc", "struct", "\n// "]),
+            [
+                "    return x + y\n}\n\nfunc unused() {}\n",
+                "    return x - y\n}\n",
+                "    fmt.Println(\"PASS\")\n    return 0\n}\n",
+                "    for {\n    }\n}\n",
+            ],
+        ),
+        "py" => (
+            "def add(x: int, y: int) -> int:\n    \"\"\"Add two numbers x and y\"\"\"\n",
+            "def check(candidate):\n    assert candidate(0, 1) == 1\n    assert candidate(2, 3) == 5\n\ndef test_check():\n    check(add)\n\ntest_check()\n",
+            json!(["\ndef", "\n#", "\nif", "\nclass"]),
+            [
+                "    return x + y\n\nif __name__ == '__main__':\n    print(add(1, 2))\n",
+                "    return x - y\n",
+                "    import os; os._exit(0)\n",
+                "    while True:\n        pass\n",
+            ],
+        ),
+        other => panic!("no record for {other}"),
+    };
+    let record = json!({
+        "name": "HumanEval_53_add", "language": language, "prompt": prompt,
+        "doctests": "transform", "original": "HumanEval_53_add.py",
+        "prompt_terminology": "reworded", "tests": tests, "stop_tokens": stops,
+    });
+    (record, completions)
+}
+
+/// Judges the four completions of `language` as one generation-file record.
+fn judge_language(language: &str) -> Option<Vec<SampleResult>> {
+    let (record, completions) = add(language);
+    let mut generations = record.clone();
+    generations["completions"] = json!(completions);
+    judge(&problem(&record), &[generations], 3000)
+}
+
+fn statuses(results: &[SampleResult]) -> Vec<Option<&'static str>> {
+    results.iter().map(SampleResult::multiple_status).collect()
+}
+
+const EXPECTED: [Option<&str>; 4] = [
+    Some("OK"),
+    Some("Exception"),
+    Some("Exception"),
+    Some("Timeout"),
+];
+
+#[test]
+fn multiple_cpp_is_cut_at_its_stop_token_and_exit_zero_is_an_exception() {
+    let Some(results) = judge_language("cpp") else {
+        return;
+    };
+    assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
+}
+
+#[test]
+fn multiple_js_runs_under_node_and_process_exit_is_an_exception() {
+    let Some(results) = judge_language("js") else {
+        return;
+    };
+    assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
+}
+
+#[test]
+fn multiple_java_runs_problem_with_assertions_on_and_system_exit_is_an_exception() {
+    let Some(results) = judge_language("java") else {
+        return;
+    };
+    if results.iter().any(|r| r.infra_error.is_some()) {
+        // javatuples (Debian's libjavatuples-java) missing: named, never a score.
+        let message = &results[0].infra_error.as_ref().expect("infra").message;
+        assert!(message.contains("libjavatuples-java"), "{message}");
+        return;
+    }
+    assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
+}
+
+#[test]
+fn multiple_rust_runs_its_main_of_asserts_and_process_exit_is_an_exception() {
+    let Some(results) = judge_language("rs") else {
+        return;
+    };
+    assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
+}
+
+#[test]
+fn multiple_go_runs_go_test_and_a_forged_pass_line_is_an_exception() {
+    let Some(results) = judge_language("go_test.go") else {
+        return;
+    };
+    assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
+}
+
+#[test]
+fn multiple_python_runs_as_an_assertion_script() {
+    let Some(results) = judge_language("py") else {
+        return;
+    };
+    assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
+}
