@@ -38,7 +38,6 @@ mod livecodebench;
 mod mbpp;
 mod problem;
 mod read;
-pub mod report;
 mod result;
 pub mod samples;
 mod verification;
