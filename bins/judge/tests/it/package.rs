@@ -1839,3 +1839,34 @@ fn verify_shows_a_progress_bar_on_a_terminal_and_none_with_quiet_or_a_pipe() {
     assert!(piped.status.success(), "{stderr}");
     assert!(!stderr.contains(" eta "), "not a terminal: {stderr:?}");
 }
+
+#[test]
+fn an_interactive_wrong_answer_shows_the_validators_reason_first() {
+    // problemtools' guess: its validator says "I'm thinking of N" first and its reason last.
+    let dir = fetch::problemtools_examples().join("guess");
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args(["package", "judge"])
+        .arg(&dir)
+        .arg(dir.join("submissions/wrong_answer/guess_random.cc"))
+        .args(["--time-limit", "2000", "--json"])
+        .arg("--work-dir")
+        .arg(scratch.path().join("work"))
+        .arg("--cache-dir")
+        .arg(scratch.path().join("cache"))
+        .output()
+        .expect("judge package judge runs");
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(report["verdict"], "WA", "{report:#}");
+    let failing = report["first_failure"].as_str().expect("a failing case");
+    let case = report["cases"]
+        .as_array()
+        .and_then(|cases| cases.iter().find(|c| c["case"] == failing))
+        .expect("its row");
+    assert_eq!(
+        case["message"], "Didn't get to correct answer in 10 guesses",
+        "{case:#}"
+    );
+}
