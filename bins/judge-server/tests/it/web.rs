@@ -424,7 +424,7 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
         "{skipped}"
     );
     assert!(
-        note.contains("Skipped because task #1 ended") && note.contains("Wrong Answer"),
+        note.contains("Skipped because task 2 ended") && note.contains("Wrong Answer"),
         "{note}"
     );
     // Phone width.
