@@ -224,6 +224,25 @@
 
     const onSelect = (i) => history.replaceState(null, "", submissionHash(subId, category, i));
 
+    /** Cancels the submission (DELETE): no task starts after it, the running ones are stopped;
+     *  its final report then arrives as any other. */
+    async function onCancel() {
+      const res = await api(path + query, { method: "DELETE", signal });
+      if (!res.ok) {
+        if (view) view.setConnection("Not cancelled: " + await errorText(res));
+        return;
+      }
+      const done = await res.json();
+      if (res.headers.get("Verdict-Complete") === "true") {
+        live = false;
+        report = done;
+        if (view) {
+          view.setReport(report);
+          view.setLive(false);
+        }
+      }
+    }
+
     /** Reads the snapshot; whether the submission is finished. */
     async function snapshot() {
       const res = await api(path + query, { signal });
@@ -241,7 +260,7 @@
       if (complete) live = false;
       if (!view) {
         const mine = storedSubmission(subId, category);
-        view = V.judge.mount(main, { report, submission: mine, selected: selectedIndex, onSelect });
+        view = V.judge.mount(main, { report, submission: mine, selected: selectedIndex, onSelect, onCancel });
         loadPlan(mine);
       } else {
         view.setReport(report);
@@ -391,7 +410,7 @@
       h("option", { value: "" }, "any"),
       h("optgroup", { label: "submission" }, ["queued", "running", "finished"].map((s) => h("option", { value: s }, s))),
       h("optgroup", { label: "with a task" }, V.judge.STATUSES.filter((s) => !["Pending", "Running", "Compiling"].includes(s))
-        .map((s) => h("option", { value: s }, s))));
+        .map((s) => h("option", { value: s }, s)).concat([h("option", { value: "cancelled" }, "cancelled")])));
     const tableSlot = h("div", { id: "queue-table" });
     const queueNote = h("p", { class: "connection", id: "queue-connection", role: "status", hidden: true });
     let lastOk = Date.now();
