@@ -392,6 +392,21 @@
       const misses = s.values.get("verdict_problem_cache_misses_total") || 0;
       return { t: s.t, v: hits + misses ? hits / (hits + misses) : NaN };
     });
+    // A category token's /metrics holds only its category's submissions, not the server's
+    // queue, slots and counters: say so, and draw what it has (docs/web.md, "Queue").
+    const last = history_.length ? history_[history_.length - 1].values : null;
+    if (last && !last.has("verdict_queue_length")) {
+      const phases = ["queued", "running", "finished"];
+      const own = (phase) => {
+        let n = 0;
+        for (const [k, v] of last) if (k.startsWith("verdict_category_submissions{") && k.includes(`phase="${phase}"`)) n += v;
+        return n;
+      };
+      return h("div", { class: "metrics", id: "metrics" },
+        h("p", { class: "note", id: "metrics-scope" },
+          "This token is bound to a category: /metrics gives it only its own category's submissions, not the server's queue, run slots and counters, which an operator's token (one of no category) reads."),
+        h("dl", { class: "facts", id: "metrics-own" }, phases.flatMap((p) => [h("dt", {}, p), h("dd", {}, String(own(p)))])));
+    }
     return h("div", { class: "metrics", id: "metrics" },
       V.spark("queue length", gauge("verdict_queue_length"), WINDOW_MS, int),
       V.spark("running submissions", gauge("verdict_running_submissions"), WINDOW_MS, int),
