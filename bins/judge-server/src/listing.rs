@@ -110,7 +110,8 @@ pub struct Summary {
     pub finished_tasks: usize,
     /// Σ numerators / Σ denominators of the finished tasks' scores.
     pub score: String,
-    /// How many tasks have each status.
+    /// How many tasks have each status (`cancelled` for a cancelled task, whose report says
+    /// System Error).
     pub statuses: BTreeMap<String, usize>,
     /// Milliseconds since it was accepted.
     pub age_ms: u64,
@@ -169,9 +170,13 @@ fn summarise(report: &JudgeReport, finished: bool, age_ms: u128) -> Summary {
     let mut statuses = BTreeMap::new();
     let (mut numerator, mut denominator, mut done) = (0u64, 0u64, 0usize);
     for result in &report.results {
-        *statuses
-            .entry(result.status.as_str().to_owned())
-            .or_insert(0) += 1;
+        // A cancelled task is System Error on the wire; people read "cancelled" (docs/web.md).
+        let status = if verdict_submissions::is_cancelled(result) {
+            verdict_submissions::CANCELLED_LABEL
+        } else {
+            result.status.as_str()
+        };
+        *statuses.entry(status.to_owned()).or_insert(0) += 1;
         if !result.status.is_in_progress() {
             done += 1;
             numerator += u64::from(result.score.numerator);

@@ -45,7 +45,6 @@ mod multiple;
 mod problem;
 pub mod program;
 mod read;
-pub mod report;
 mod result;
 pub mod samples;
 mod verification;

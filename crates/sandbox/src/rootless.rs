@@ -16,6 +16,17 @@ use std::path::{Path, PathBuf};
 /// How many subordinate ids are mapped for boxes (from the default `uid_base`).
 pub const BOX_IDS: u32 = 4096;
 
+/// What a user without root does to give each box a uid of its own: the one advice the
+/// sandbox's warning and `judge doctor` both give, with the same number of ids
+/// (docs/sandbox.md, "Without root").
+pub fn box_ids_advice() -> String {
+    format!(
+        "install newuidmap/newgidmap (Debian package uidmap) and give this user a range of at \
+         least {BOX_IDS} ids in /etc/subuid and /etc/subgid (usermod --add-subuids \
+         100000-165535 --add-subgids 100000-165535 USER)"
+    )
+}
+
 /// What this process may do to isolate boxes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Privilege {
@@ -479,6 +490,15 @@ fn clamp_to(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_box_ids_advice_names_the_ids_it_maps() {
+        let advice = box_ids_advice();
+        assert!(
+            advice.contains(&format!("at least {BOX_IDS} ids")),
+            "{advice}"
+        );
+    }
 
     fn lim(cur: u64, max: u64) -> libc::rlimit {
         libc::rlimit {

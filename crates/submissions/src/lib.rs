@@ -52,6 +52,6 @@ pub use error::SubmissionError;
 pub use jobs::Jobs;
 pub use judge0::KeptJudge0;
 pub use lab_runs::{KeptLabRun, LAB_RUNS_KEPT};
-pub use metrics::{Histogram, Metrics, Reject};
+pub use metrics::{CANCELLED_LABEL, Histogram, Metrics, Reject, is_cancelled};
 pub use plan::plan_of;
 pub use store::{DiskWait, Store, spawn_sweeper};

@@ -108,6 +108,8 @@ pub struct Metrics {
     pub submissions_finished: AtomicU64,
     rejected: Mutex<BTreeMap<Reject, u64>>,
     verdicts: Vec<AtomicU64>,
+    /// Tasks cancelled (System Error in their reports, not counted as one).
+    cancelled: AtomicU64,
     /// Task run time in seconds.
     pub run_time: Histogram,
     /// Task peak memory in bytes.
@@ -140,6 +142,16 @@ const SUBMISSION_SECONDS: &[f64] = &[
     0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
+/// What people read for a cancelled task: the metrics' `status` label, the queue's count.
+pub const CANCELLED_LABEL: &str = "cancelled";
+
+/// Whether a task was cancelled: the contract has no such status, so its report says System
+/// Error, with the scheduler's `cancelled: ...` log (`verdict_scheduler::CANCELLED`,
+/// `CANCELLED_RUNNING`). A cancel is not the judge failing: it is counted and shown apart.
+pub fn is_cancelled(result: &JudgeTaskResult) -> bool {
+    result.status == JudgeStatus::SystemError && result.error_log.starts_with("cancelled:")
+}
+
 impl Default for Metrics {
     fn default() -> Self {
         Metrics {
@@ -150,6 +162,7 @@ impl Default for Metrics {
             submissions_finished: AtomicU64::new(0),
             rejected: Mutex::new(BTreeMap::new()),
             verdicts: JudgeStatus::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
+            cancelled: AtomicU64::new(0),
             run_time: Histogram::new(SECONDS),
             memory: Histogram::new(BYTES),
             submission_duration: Histogram::new(SUBMISSION_SECONDS),
@@ -182,7 +195,9 @@ impl Metrics {
 
     /// Records a finished task: its verdict, run time and memory.
     pub fn task_finished(&self, result: &JudgeTaskResult) {
-        if let Some(i) = JudgeStatus::ALL.iter().position(|s| *s == result.status) {
+        if is_cancelled(result) {
+            self.cancelled.fetch_add(1, Ordering::Relaxed);
+        } else if let Some(i) = JudgeStatus::ALL.iter().position(|s| *s == result.status) {
             self.verdicts[i].fetch_add(1, Ordering::Relaxed);
         }
         self.run_time.observe(result.run_time as f64 / 1000.0);
@@ -285,6 +300,11 @@ impl Metrics {
                 n.load(Ordering::Relaxed)
             );
         }
+        let _ = writeln!(
+            out,
+            "verdict_task_verdicts_total{{status=\"{CANCELLED_LABEL}\"}} {}",
+            self.cancelled.load(Ordering::Relaxed)
+        );
         self.run_time.write(
             &mut out,
             "verdict_task_run_time_seconds",
@@ -365,6 +385,27 @@ impl Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cancelled_task_is_counted_as_cancelled_not_as_a_system_error() {
+        let metrics = Metrics::default();
+        for log in [
+            verdict_scheduler::CANCELLED,
+            verdict_scheduler::CANCELLED_RUNNING,
+            "the judge failed",
+        ] {
+            metrics.task_finished(&JudgeTaskResult::with_status(JudgeStatus::SystemError, log));
+        }
+        let text = metrics.render(CacheStats::default(), None);
+        assert!(
+            text.contains("verdict_task_verdicts_total{status=\"cancelled\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("verdict_task_verdicts_total{status=\"System Error\"} 1"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn histograms_are_cumulative() {

@@ -224,6 +224,25 @@
 
     const onSelect = (i) => history.replaceState(null, "", submissionHash(subId, category, i));
 
+    /** Cancels the submission (DELETE): no task starts after it, the running ones are stopped;
+     *  its final report then arrives as any other. */
+    async function onCancel() {
+      const res = await api(path + query, { method: "DELETE", signal });
+      if (!res.ok) {
+        if (view) view.setConnection("Not cancelled: " + await errorText(res));
+        return;
+      }
+      const done = await res.json();
+      if (res.headers.get("Verdict-Complete") === "true") {
+        live = false;
+        report = done;
+        if (view) {
+          view.setReport(report);
+          view.setLive(false);
+        }
+      }
+    }
+
     /** Reads the snapshot; whether the submission is finished. */
     async function snapshot() {
       const res = await api(path + query, { signal });
@@ -241,7 +260,7 @@
       if (complete) live = false;
       if (!view) {
         const mine = storedSubmission(subId, category);
-        view = V.judge.mount(main, { report, submission: mine, selected: selectedIndex, onSelect });
+        view = V.judge.mount(main, { report, submission: mine, selected: selectedIndex, onSelect, onCancel });
         loadPlan(mine);
       } else {
         view.setReport(report);
@@ -373,6 +392,21 @@
       const misses = s.values.get("verdict_problem_cache_misses_total") || 0;
       return { t: s.t, v: hits + misses ? hits / (hits + misses) : NaN };
     });
+    // A category token's /metrics holds only its category's submissions, not the server's
+    // queue, slots and counters: say so, and draw what it has (docs/web.md, "Queue").
+    const last = history_.length ? history_[history_.length - 1].values : null;
+    if (last && !last.has("verdict_queue_length")) {
+      const phases = ["queued", "running", "finished"];
+      const own = (phase) => {
+        let n = 0;
+        for (const [k, v] of last) if (k.startsWith("verdict_category_submissions{") && k.includes(`phase="${phase}"`)) n += v;
+        return n;
+      };
+      return h("div", { class: "metrics", id: "metrics" },
+        h("p", { class: "note", id: "metrics-scope" },
+          "This token is bound to a category: /metrics gives it only its own category's submissions, not the server's queue, run slots and counters, which an operator's token (one of no category) reads."),
+        h("dl", { class: "facts", id: "metrics-own" }, phases.flatMap((p) => [h("dt", {}, p), h("dd", {}, String(own(p)))])));
+    }
     return h("div", { class: "metrics", id: "metrics" },
       V.spark("queue length", gauge("verdict_queue_length"), WINDOW_MS, int),
       V.spark("running submissions", gauge("verdict_running_submissions"), WINDOW_MS, int),
@@ -391,7 +425,7 @@
       h("option", { value: "" }, "any"),
       h("optgroup", { label: "submission" }, ["queued", "running", "finished"].map((s) => h("option", { value: s }, s))),
       h("optgroup", { label: "with a task" }, V.judge.STATUSES.filter((s) => !["Pending", "Running", "Compiling"].includes(s))
-        .map((s) => h("option", { value: s }, s))));
+        .map((s) => h("option", { value: s }, s)).concat([h("option", { value: "cancelled" }, "cancelled")])));
     const tableSlot = h("div", { id: "queue-table" });
     const queueNote = h("p", { class: "connection", id: "queue-connection", role: "status", hidden: true });
     let lastOk = Date.now();

@@ -1,5 +1,5 @@
 // verdict pages: one submission's view. V.judge.mount(root, {report, submission, selected,
-// onSelect}) draws the outcome on top ("Wrong Answer on test #2"), every task (status colour
+// onSelect}) draws the outcome on top ("Wrong Answer on test 3"; tasks and tests count from 1 for people, docs/web.md), every task (status colour
 // plus text, score, run time and memory against the limits it ran under), the dependency graph
 // and a chart per test (folded past a few dozen tests), and the selected task's details in a row
 // right under its own. Updates replace one row, never the table.
@@ -15,6 +15,8 @@
     "Dependency Not Satisfied": "skip", "Out of Contest Time": "skip",
     "Compilation Error": "error", "Executable Compilation Error": "error", "Random Gen Error": "error",
     "Compare Error": "error", "System Error": "error",
+    // The queue's count of cancelled tasks (System Error on the wire).
+    cancelled: "skip",
   };
   /** The colour class of a status (every other status is a failed test: red). */
   const statusKind = (status) => KIND[status] || "fail";
@@ -22,6 +24,11 @@
   /** Whether a status is a failure worth showing (failed, error or partial; not skipped). */
   const isFailure = (status) => ["fail", "error", "partial"].includes(statusKind(status));
   const statusBadge = (status) => V.badge(status, statusKind(status));
+  /** Whether a task was cancelled: the contract says System Error, its log `cancelled: ...`
+   *  (the page says "Cancelled": a cancel is not the judge failing; docs/web.md). */
+  const isCancelled = (r) => !!r && r.status === "System Error" && /^cancelled:/.test(r.error_log || "");
+  /** A result's badge: its status, or "Cancelled". */
+  const resultBadge = (r) => (isCancelled(r) ? V.badge("Cancelled", "skip") : statusBadge(r.status));
 
   /** The contract's dependency conditions, said in words. */
   const COND = {
@@ -47,13 +54,13 @@
     if (task.run_script === "gtest") return "gtest";
     if (task.run_script === "valgrind") return "valgrind";
     if (isInteractive(task)) {
-      return typeof task.testcase_id === "number" && task.testcase_id >= 0 ? "interactive test #" + task.testcase_id : "interactive test";
+      return typeof task.testcase_id === "number" && task.testcase_id >= 0 ? "interactive test " + (task.testcase_id + 1) : "interactive test";
     }
     if (isAnswer(task)) {
-      return typeof task.testcase_id === "number" && task.testcase_id >= 0 ? "answer #" + task.testcase_id : "answer";
+      return typeof task.testcase_id === "number" && task.testcase_id >= 0 ? "answer " + (task.testcase_id + 1) : "answer";
     }
     if (task.is_random) return "random test";
-    if (typeof task.testcase_id === "number" && task.testcase_id >= 0) return "test #" + task.testcase_id;
+    if (typeof task.testcase_id === "number" && task.testcase_id >= 0) return "test " + (task.testcase_id + 1);
     return "test";
   }
 
@@ -154,7 +161,7 @@
     if (!datum) return null;
     const inputs = datum.inputs || [];
     if (!inputs.length) return h("p", { class: "muted" }, "This test has no input files.");
-    return h("section", { class: "sub test-input" }, h("h3", {}, `Input (test #${task.testcase_id})`),
+    return h("section", { class: "sub test-input" }, h("h3", {}, `Input (test ${task.testcase_id + 1})`),
       inputs.map((a) => [h("div", { class: "diff-title mono" }, a.name),
         a.type === "text" && typeof a.text === "string"
           ? h("pre", { class: "mono input" }, a.text.length > 4000 ? a.text.slice(0, 4000) + `\n… (${a.text.length - 4000} more characters)`
@@ -399,11 +406,13 @@
     const results = report.results || [];
     const done = results.filter((r) => !inProgress(r.status)).length;
     if (done < results.length) return { text: `Judging: ${done} of ${results.length} tasks finished`, kind: "pending", index: null };
-    const index = results.findIndex((r) => isFailure(r.status));
+    const index = results.findIndex((r) => isFailure(r.status) && !isCancelled(r));
+    const cancelled = results.filter(isCancelled).length;
+    if (index < 0 && cancelled) return { text: `Cancelled (${cancelled} of ${results.length} tasks not run or stopped)`, kind: "skip", index: null };
     if (index >= 0) {
       const r = results[index], t = tasks[index];
       if (statusKind(r.status) === "error" && (isCompile(t) || /Compilation/.test(r.status))) return { text: r.status, kind: "error", index };
-      const what = t && (isCompile(t) || isStatic(t)) ? `the ${taskKind(t)} task` : t ? taskKind(t) : `task #${index}`;
+      const what = t && (isCompile(t) || isStatic(t)) ? `the ${taskKind(t)} task` : t ? taskKind(t) : `task ${index + 1}`;
       return { text: `${r.status} on ${what}`, kind: statusKind(r.status), index };
     }
     if (!results.length) return { text: report.message ? "System Error" : "No tasks", kind: "error", index: null };
@@ -426,7 +435,8 @@
   const sameResult = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
   /**
-   * Mounts the view into `root`. opts: {report, submission, selected, onSelect(i|null)}.
+   * Mounts the view into `root`. opts: {report, submission, selected, onSelect(i|null),
+   * onCancel() (a promise; the Cancel button is shown while the submission is live)}.
    * Returns {setReport(report), setResult(i, result), setLive(bool), setConnection(text|null),
    * select(i), setSubmission(sub)}.
    */
@@ -447,6 +457,15 @@
     const connection = h("p", { class: "connection", id: "connection", role: "status", hidden: true });
     const onlyFailures = h("input", { type: "checkbox", id: "failures-only" });
     const firstFailure = h("button", { type: "button", id: "first-failure", class: "secondary" }, "First failure");
+    // Shown while the submission is judged, when the page may cancel it (opts.onCancel).
+    const cancel = h("button", { type: "button", id: "cancel-submission", class: "secondary", hidden: true }, "Cancel");
+    if (opts.onCancel) {
+      cancel.addEventListener("click", async () => {
+        cancel.disabled = true;
+        cancel.textContent = "Cancelling…";
+        try { await opts.onCancel(); } finally { cancel.disabled = false; cancel.textContent = "Cancel"; }
+      });
+    }
     const tbody = h("tbody");
     const table = h("table", { class: "tasks", id: "tasks" },
       h("thead", {}, h("tr", {}, ["task", "status", "kind", "score", "run time / limit", "memory / limit", "after"].map((c) => h("th", { scope: "col" }, c)))),
@@ -475,8 +494,8 @@
       h("td", { class: "num" }, h("button", {
         type: "button", class: "link task-open", "aria-expanded": i === selected ? "true" : "false",
         "aria-controls": "task-detail", onclick: () => openRow(i),
-      }, "#" + i)),
-      h("td", { class: "status-cell" }, statusBadge(r.status)),
+      }, String(i + 1))),
+      h("td", { class: "status-cell" }, resultBadge(r)),
       h("td", {}, taskKind(t)),
       h("td", { class: "num" }, m.score),
       h("td", { class: "num" }, m.time, l.time !== undefined ? h("span", { class: "muted" }, " / " + V.fmtMs(l.time)) : null),
@@ -491,12 +510,12 @@
       if (!task || typeof task.depends_on !== "number" || task.depends_on < 0) return null;
       const parent = task.depends_on;
       const parentResult = report.results[parent];
-      const link = h("button", { type: "button", class: "link", onclick: () => select(parent, true) }, "task #" + parent);
+      const link = h("button", { type: "button", class: "link", onclick: () => select(parent, true) }, "task " + (parent + 1));
       const r = report.results[index];
       const cond = task.depends_cond ? condText(task.depends_cond) : "finished";
       if (r && r.status === "Dependency Not Satisfied") {
         return h("p", { class: "dep-note" }, "Skipped because ", link, " ended ",
-          parentResult ? statusBadge(parentResult.status) : "?", ` (this task runs only if it is ${cond}).`);
+          parentResult ? resultBadge(parentResult) : "?", ` (this task runs only if it is ${cond}).`);
       }
       return h("p", { class: "dep-note" }, "Runs after ", link, task.depends_cond ? `, if it is ${cond}.` : ".");
     }
@@ -507,9 +526,9 @@
       if (!r) return null;
       const wa = r.diff ? waFromDiff(r.diff) : parseWrongAnswer(r.error_log);
       const m = measured(r, task);
-      return h("section", { class: "task-detail", id: "task-detail", tabindex: "-1", "aria-label": `task #${index} details` },
+      return h("section", { class: "task-detail", id: "task-detail", tabindex: "-1", "aria-label": `task ${index + 1} details` },
         h("div", { class: "detail-head" },
-          h("h2", {}, `Task #${index} · ${taskKind(task)} `, statusBadge(r.status)),
+          h("h2", {}, `Task ${index + 1} · ${taskKind(task)} `, resultBadge(r)),
           h("button", { type: "button", class: "quiet-dark", id: "detail-close", onclick: () => select(null, true) }, "Close")),
         dependencyNote(index),
         h("dl", { class: "facts" },
@@ -586,7 +605,7 @@
       const out = outcome(report, tasks);
       V.replace(verdict, V.badge(out.text, out.kind));
       if (out.index !== null) {
-        verdict.appendChild(h("button", { type: "button", class: "link", id: "verdict-open", onclick: () => select(out.index, true) }, `open task #${out.index}`));
+        verdict.appendChild(h("button", { type: "button", class: "link", id: "verdict-open", onclick: () => select(out.index, true) }, `open task ${out.index + 1}`));
       }
       progress.textContent = `${done} of ${report.results.length} tasks finished`;
       scoreText.textContent = ` · score ${sum.num}/${sum.den}`;
@@ -595,6 +614,7 @@
       liveMark.className = live ? "live" : "";
       const failures = report.results.filter((r) => isFailure(r.status)).length;
       firstFailure.disabled = failures === 0;
+      cancel.hidden = !(opts.onCancel && live);
       return out;
     }
 
@@ -686,7 +706,7 @@
         connection,
         h("p", { class: "facts-line" }, `problem ${report.prob_id} · category ${report.category} · `, progress, scoreText, liveMark),
         report.message ? h("p", { class: "error-box" }, report.message) : null,
-        h("div", { class: "toolbar" }, h("label", {}, onlyFailures, " failures only"), firstFailure),
+        h("div", { class: "toolbar" }, h("label", {}, onlyFailures, " failures only"), firstFailure, cancel),
         h("div", { class: "scroll" }, table)),
       h("section", { class: "card two" }, graphSlot, chartSlot));
     report.results.forEach((_, i) => updateRow(i));
@@ -749,15 +769,15 @@
       svg.appendChild(V.s("line", {
         x1: pos[p].x + nodeW / 2, y1: pos[p].y + nodeH, x2: pos[i].x + nodeW / 2, y2: pos[i].y,
         class: "edge" + (blocked ? " edge-blocked" : ""), "marker-end": "url(#arrow)",
-      }, V.s("title", {}, `#${p} → #${i}` + (t.depends_cond ? ` (if ${condText(t.depends_cond)})` : "") + (blocked ? ": not satisfied" : ""))));
+      }, V.s("title", {}, `task ${p + 1} → task ${i + 1}` + (t.depends_cond ? ` (if ${condText(t.depends_cond)})` : "") + (blocked ? ": not satisfied" : ""))));
     });
     tasks.forEach((t, i) => {
       const r = report.results[i];
       const status = r ? r.status : "Pending";
       const g = V.s("g", { class: "node s-" + statusKind(status) + (i === selected ? " node-selected" : ""), "data-task": i },
-        V.s("title", {}, `task #${i} (${taskKind(t)}): ${status}`),
+        V.s("title", {}, `task ${i + 1} (${taskKind(t)}): ${status}`),
         V.s("rect", { x: pos[i].x, y: pos[i].y, width: nodeW, height: nodeH, rx: 5 }),
-        V.s("text", { x: pos[i].x + nodeW / 2, y: pos[i].y + 13, class: "mid node-label" }, `#${i} ${taskKind(t)}`),
+        V.s("text", { x: pos[i].x + nodeW / 2, y: pos[i].y + 13, class: "mid node-label" }, `${i + 1} ${taskKind(t)}`),
         V.s("text", { x: pos[i].x + nodeW / 2, y: pos[i].y + 25, class: "mid node-status" }, status.length > 16 ? status.slice(0, 15) + "…" : status));
       g.addEventListener("click", () => onSelect(i));
       svg.appendChild(g);
@@ -771,11 +791,11 @@
     const tests = report.results.map((r, i) => ({ r, i, t: tasks[i], l: taskLimits(tasks[i]) })).filter(({ r, t }) => isTest(r, t));
     const shown = (r, text) => (inProgress(r.status) ? "–" : text); // nothing measured yet
     const time = tests.map(({ r, i, l }) => ({
-      label: "#" + i, value: r.run_time, limit: l.time,
+      label: String(i + 1), value: r.run_time, limit: l.time,
       text: shown(r, V.fmtMs(r.run_time)) + (l.time ? " / " + V.fmtMs(l.time) : ""),
     }));
     const memory = tests.map(({ r, i, l }) => ({
-      label: "#" + i, value: r.memory_used, limit: l.memory,
+      label: String(i + 1), value: r.memory_used, limit: l.memory,
       text: shown(r, V.fmtKB(r.memory_used)) + (l.memory ? " / " + V.fmtKB(l.memory) : ""),
     }));
     return h("div", { class: "charts" }, V.limitBars("run time per test", time), V.limitBars("memory per test", memory));
@@ -787,5 +807,5 @@
     "Output Limit Exceeded", "Presentation Error", "Restrict Function", "Out of Contest Time", "Compiling",
     "Segmentation Fault", "Floating Point Error", "Random Gen Error", "Compare Error", "System Error"];
 
-  V.judge = { STATUSES, mount, statusKind, inProgress, isFailure, parseWrongAnswer, taskKind, outcome, condText };
+  V.judge = { STATUSES, mount, statusKind, inProgress, isFailure, isCancelled, parseWrongAnswer, taskKind, outcome, condText };
 })();

@@ -5,6 +5,8 @@
 //!   strict [`PAGE_CSP`].
 //! - [`lab_report_html`]: the Agent Lab viewer as ONE self-contained HTML file (`judge view`);
 //!   the server page renders its lab runs with the same script (`lab.js`).
+//! - [`eval_report_html`]: the report of an evaluation (`judge eval --html`), one self-contained
+//!   HTML file: pass@k, counts per result, problems and their samples, filterable.
 //! - `browser` (feature): a headless-Chromium WebDriver session for tests.
 //!
 //! ```
@@ -18,7 +20,12 @@
 mod assets;
 #[cfg(feature = "browser")]
 pub mod browser;
+mod eval;
 mod report;
 
 pub use assets::{Asset, PAGE_CSP, asset, example_names};
+pub use eval::{
+    EvalCount, EvalPassAtK, EvalProblem, EvalReport, EvalSample, EvalTest, eval_report_html,
+    status_label,
+};
 pub use report::{LabData, lab_report_html};

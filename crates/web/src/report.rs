@@ -65,7 +65,7 @@ pub fn lab_report_html(data: &LabData) -> String {
 }
 
 /// `'sha256-<base64>'` of `text`, as a CSP source.
-fn csp_hash(text: &str) -> String {
+pub(crate) fn csp_hash(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
     format!(
         "'sha256-{}'",
@@ -74,7 +74,7 @@ fn csp_hash(text: &str) -> String {
 }
 
 /// `text` safe inside HTML text.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -3,7 +3,7 @@
 //! on top, a 200-test submission that stays usable (details under their row, rows updated one by
 //! one, charts folded, a failures-only filter), and a server killed and restarted mid-stream.
 
-use crate::common::{ServerProcess, TestServer, a_plus_b, post};
+use crate::common::{ServerProcess, TestServer, a_plus_b, get, post, sleepy_a_plus_b};
 use crate::web::{browser_or_skip, click, example, phone_screenshot, screenshot_path, text, until};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -134,12 +134,12 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
     until_finished(c, 2, Duration::from_secs(120)).await;
     let verdict = text(c, "#verdict").await;
     assert!(
-        verdict.contains("Wrong Answer on test #0"),
+        verdict.contains("Wrong Answer on test 1"),
         "the outcome is not on top: {verdict}"
     );
     let detail = text(c, "#task-detail").await;
     assert!(
-        detail.contains("Task #1"),
+        detail.contains("Task 2"),
         "the failed task is not opened: {detail}"
     );
     assert!(
@@ -367,7 +367,7 @@ async fn a_200_test_submission_opens_details_in_view_and_updates_row_by_row() {
     assert!(
         text(c, "#verdict")
             .await
-            .contains("Wrong Answer on test #57"),
+            .contains("Wrong Answer on test 58"),
         "{}",
         text(c, "#verdict").await
     );
@@ -638,7 +638,7 @@ async fn a_submission_sent_over_the_api_shows_whole_in_a_fresh_browser() {
     assert!(
         until(
             c,
-            "return [...document.querySelectorAll('tr.task-row td:nth-child(3)')].map(td => td.textContent).join(',') === 'compile,test #0,test #1,test #0,test #1'
+            "return [...document.querySelectorAll('tr.task-row td:nth-child(3)')].map(td => td.textContent).join(',') === 'compile,test 1,test 2,test 1,test 2'
                 && !!document.querySelector('svg.graph');",
             Duration::from_secs(10)
         )
@@ -660,6 +660,111 @@ async fn a_submission_sent_over_the_api_shows_whole_in_a_fresh_browser() {
     assert_eq!(
         crate::common::get(&server.url("/v1/submissions/nope/plan"), Some(TOKEN)).status,
         404
+    );
+    browser.close().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_from_the_page_reads_cancelled_on_the_page_the_queue_and_the_metrics() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    let base = server.url("");
+    sign_in(c, &base, TOKEN).await;
+    // Two tests of a program that sleeps a minute, each with a 30 s limit: still running when
+    // the person cancels it.
+    let mut submission = a_plus_b("faces-cancel", "faces", &sleepy_a_plus_b(60));
+    for task in submission["judge_tasks"]
+        .as_array_mut()
+        .expect("tasks")
+        .iter_mut()
+        .skip(1)
+    {
+        task["time_limit"] = json!(30_000);
+    }
+    submit_through_the_page(c, &submission.to_string()).await;
+    assert!(
+        until(
+            c,
+            "const b = document.getElementById('cancel-submission'); return !!b && !b.hidden \
+             && [...document.querySelectorAll('tr.task-row')].some(r => r.dataset.status === 'Running');",
+            Duration::from_secs(60)
+        )
+        .await,
+        "no Cancel button while it runs: {}",
+        text(c, "main").await
+    );
+    click(c, "#cancel-submission").await;
+    assert!(
+        until(
+            c,
+            "return document.getElementById('verdict').textContent.startsWith('Cancelled');",
+            Duration::from_secs(30)
+        )
+        .await,
+        "the outcome does not say cancelled: {}",
+        text(c, "#verdict").await
+    );
+    // The wire keeps the contract's status: System Error, its log `cancelled: ...`.
+    let report = get(
+        &server.url("/v1/submissions/faces-cancel?category=faces"),
+        Some(TOKEN),
+    )
+    .json();
+    let results = report["results"].as_array().expect("results");
+    let cancelled = results
+        .iter()
+        .filter(|r| {
+            r["status"] == "System Error"
+                && r["error_log"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("cancelled:"))
+        })
+        .count();
+    assert_eq!(cancelled, 2, "{report:#}");
+    let verdict = text(c, "#verdict").await;
+    assert!(verdict.contains("2 of 3 tasks"), "{verdict}");
+    let rows = text(c, "#tasks").await;
+    assert!(
+        rows.contains("Cancelled") && !rows.contains("System Error"),
+        "{rows}"
+    );
+    assert!(
+        c.find(Locator::Css("#cancel-submission"))
+            .await
+            .expect("button")
+            .attr("hidden")
+            .await
+            .expect("attr")
+            .is_some(),
+        "the Cancel button stays after the end"
+    );
+    // The metrics count them as cancelled, not as the judge failing.
+    let metrics = get(&server.url("/metrics"), Some(TOKEN)).text;
+    assert!(
+        metrics.contains("verdict_task_verdicts_total{status=\"cancelled\"} 2"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("verdict_task_verdicts_total{status=\"System Error\"} 0"),
+        "{metrics}"
+    );
+    // The queue says it too, and filters by it.
+    c.goto(&format!("{base}/#/queue")).await.expect("queue");
+    assert!(
+        until(
+            c,
+            "const t = document.getElementById('queue-table'); return !!t && t.textContent.includes('cancelled ×2');",
+            Duration::from_secs(10)
+        )
+        .await,
+        "the queue does not say cancelled: {}",
+        text(c, "main").await
     );
     browser.close().await.expect("close");
 }

@@ -41,7 +41,7 @@ async fn a_random_tests_wrong_answer_shows_its_seed_and_the_generated_expected_o
     until_finished(c, 4, Duration::from_secs(180)).await;
     assert_eq!(
         kinds(c).await,
-        json!(["compile", "random test", "random test", "test #0"])
+        json!(["compile", "random test", "random test", "test 1"])
     );
     assert!(
         text(c, "#verdict")
@@ -102,7 +102,7 @@ async fn a_custom_comparators_partial_marks_show_as_its_own_verdict_and_feedback
     assert!(
         text(c, "#verdict")
             .await
-            .contains("Partial Correct on test #0"),
+            .contains("Partial Correct on test 1"),
         "{}",
         text(c, "#verdict").await
     );
@@ -191,7 +191,7 @@ async fn an_interactive_test_has_its_own_label_and_shows_the_exchange() {
     sign_in(c, &server.url(""), TOKEN).await;
     submit_through_the_page(c, &submission.to_string()).await;
     until_finished(c, 2, Duration::from_secs(180)).await;
-    assert_eq!(kinds(c).await, json!(["compile", "interactive test #0"]));
+    assert_eq!(kinds(c).await, json!(["compile", "interactive test 1"]));
     assert!(text(c, "#verdict").await.contains("Accepted"));
     click(c, "tr[data-task=\"1\"] button.task-open").await;
     let exchange = text(c, "#task-detail .exchange").await;
@@ -243,9 +243,9 @@ async fn answer_tests_have_their_own_label_and_show_no_measures() {
     sign_in(c, &server.url(""), TOKEN).await;
     submit_through_the_page(c, &submission.to_string()).await;
     until_finished(c, 2, Duration::from_secs(180)).await;
-    assert_eq!(kinds(c).await, json!(["answer #0", "answer #1"]));
+    assert_eq!(kinds(c).await, json!(["answer 1", "answer 2"]));
     let verdict = text(c, "#verdict").await;
-    assert!(verdict.contains("Wrong Answer on answer #1"), "{verdict}");
+    assert!(verdict.contains("Wrong Answer on answer 2"), "{verdict}");
     // Nothing ran: no time or memory, and no time or memory limit beside them.
     let measures = c
         .execute(

@@ -424,7 +424,7 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
         "{skipped}"
     );
     assert!(
-        note.contains("Skipped because task #1 ended") && note.contains("Wrong Answer"),
+        note.contains("Skipped because task 2 ended") && note.contains("Wrong Answer"),
         "{note}"
     );
     // Phone width.
@@ -589,5 +589,56 @@ async fn queue_links_name_the_category_so_a_shared_sub_id_opens_each_one() {
             text(c, "main").await
         );
     }
+    browser.close().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_category_tokens_metrics_panel_says_why_it_holds_only_its_category() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let body = example("wrong-answer", "metrics-oj", "oj");
+    assert_eq!(post(&server.url("/v1/judge"), Some(OJ), &body).status, 200);
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    let base = server.url("");
+    crate::faces::sign_in(c, &base, OJ).await;
+    c.goto(&format!("{base}/#/queue")).await.expect("queue");
+    assert!(
+        until(
+            c,
+            "const n = document.getElementById('metrics-scope'); const own = document.getElementById('metrics-own');
+             return !!n && !!own && own.textContent.includes('finished1');",
+            Duration::from_secs(15)
+        )
+        .await,
+        "no word on why the metrics are empty: {}",
+        text(c, "main").await
+    );
+    let note = text(c, "#metrics-scope").await;
+    assert!(
+        note.contains("bound to a category") && note.contains("operator"),
+        "{note}"
+    );
+    // An operator's token draws the server's metrics, with no such note.
+    c.execute("sessionStorage.clear();", vec![])
+        .await
+        .expect("sign out");
+    c.goto("about:blank").await.expect("leave");
+    crate::faces::sign_in(c, &base, ADMIN).await;
+    c.goto(&format!("{base}/#/queue")).await.expect("queue");
+    assert!(
+        until(
+            c,
+            "return document.querySelectorAll('#metrics svg').length >= 8 && !document.getElementById('metrics-scope');",
+            Duration::from_secs(15)
+        )
+        .await,
+        "the operator's metrics do not show: {}",
+        text(c, "main").await
+    );
     browser.close().await.expect("close");
 }

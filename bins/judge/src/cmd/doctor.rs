@@ -94,14 +94,7 @@ pub fn run(args: Args, entered: &Entered) -> anyhow::Result<ExitCode> {
             }
             _ => format!("every box runs as uid {euid}"),
         },
-        fix: (!box_uids).then(|| {
-            format!(
-                "install newuidmap/newgidmap (Debian package uidmap) and give this user a range \
-                 of at least {} ids in /etc/subuid and /etc/subgid (usermod --add-subuids \
-                 100000-165535 --add-subgids 100000-165535 USER)",
-                rootless::BOX_IDS
-            )
-        }),
+        fix: (!box_uids).then(rootless::box_ids_advice),
     });
     let cgroup = cgroup_check(&privilege);
     checks.push(cgroup);

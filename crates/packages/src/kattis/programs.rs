@@ -178,6 +178,7 @@ pub(crate) fn as_configured(
         None => program?,
         Some(code) => {
             let language = language_of_code(code)
+                .or_else(|| Language::from_name(code))
                 .ok_or_else(|| format!("language {code:?}: not a language verdict judges"))?;
             let (mut sources, mut assists) = (Vec::new(), Vec::new());
             for (name, text) in files_of(path)? {

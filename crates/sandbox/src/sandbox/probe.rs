@@ -308,8 +308,10 @@ pub(super) fn probe(
     let one_uid = level == IsolationLevel::RootlessNamespaces && !box_uids;
     if level == IsolationLevel::RootlessCgroupV2OneUid || one_uid {
         reasons.push(format!(
-            "every box runs as the one uid mapped: no {} subordinate ids mapped from uid {} on (newuidmap and /etc/subuid: judge doctor)",
-            config.max_boxes, config.uid_base
+            "every box runs as the one uid mapped (no subordinate ids mapped for boxes from uid {} \
+             on): {}",
+            config.uid_base,
+            crate::rootless::box_ids_advice()
         ));
     }
     let executor = match (zygotes, namespaced) {

@@ -55,7 +55,19 @@ impl Decision {
     }
 
     fn interactor(outcome: &CompareOutcome, why: &str) -> Decision {
-        let mut reason = why.to_owned();
+        let mut reason = String::new();
+        // A rejecting validator writes what it saw as it goes and its reason last, just before
+        // it exits 43 (problemtools' `guess`: "I'm thinking of 500", ..., "Didn't get to
+        // correct answer in 10 guesses"): that reason is the log's first line, where the
+        // tables and the page read it (docs/interactive.md, "The log").
+        if rejects(outcome.verdict)
+            && let Some(last) = outcome.message.lines().rev().find(|l| !l.trim().is_empty())
+            && outcome.message.trim() != last.trim()
+        {
+            reason.push_str(last.trim());
+            reason.push('\n');
+        }
+        reason.push_str(why);
         if !outcome.message.is_empty() {
             reason.push_str(": ");
             reason.push_str(&outcome.message);
@@ -210,6 +222,36 @@ mod tests {
             (d.status, d.score.to_string()),
             (PartialCorrect, "1/2".into())
         );
+    }
+
+    #[test]
+    fn a_rejecting_interactors_reason_is_the_first_line_of_the_log() {
+        let mut e = ends(None, None, WA, true);
+        e.interactor = CompareOutcome::new(
+            WA,
+            "I'm thinking of 500\nGuess 1 is 1\nDidn't get to correct answer in 10 guesses\n",
+        );
+        let d = decide(&e);
+        assert_eq!(d.status, WrongAnswer);
+        let mut lines = d.reason.lines();
+        assert_eq!(
+            lines.next(),
+            Some("Didn't get to correct answer in 10 guesses")
+        );
+        assert_eq!(
+            lines.next(),
+            Some("the interactor ended first: I'm thinking of 500")
+        );
+        // One line: as it was.
+        e.interactor = CompareOutcome::new(WA, "Guess 3 is out of range: 0");
+        assert_eq!(
+            decide(&e).reason,
+            "the interactor ended first: Guess 3 is out of range: 0"
+        );
+        // An accepting interactor's messages are not a reason.
+        e.interactor = CompareOutcome::new(AC, "I'm thinking of 500\nGuess 1 is 500");
+        e.interactor_first = false;
+        assert!(decide(&e).reason.starts_with("interactor: I'm thinking"));
     }
 
     #[test]
