@@ -194,7 +194,10 @@ pub fn compile(
     }
     // A compiler's child (cc1plus) can be stopped by the per-process CPU backstop before the
     // sandbox's own poll sees the limit: judge by the CPU time measured.
-    let over_time = outcome.cpu_time_ms >= limits.cpu_time_ms;
+    // GCC's driver names that backstop's signal in its log ("CPU time limit exceeded signal
+    // terminated program cc1plus"): the same limit, whatever CPU time the reading caught.
+    let over_time = outcome.cpu_time_ms >= limits.cpu_time_ms
+        || log.contains("CPU time limit exceeded signal terminated program");
     // A limit that stopped the compiler, named with its value; it leads the log (what the
     // killed compiler printed, "Killed signal terminated program cc1plus", follows).
     let limit = match (outcome.limit_hit, outcome.exit) {
