@@ -375,11 +375,14 @@ def test_a_problem_the_judge_refuses_is_raised_not_scored(server):
     assert refused.value.status == 422 and refused.value.indices == [1], refused.value
     with pytest.raises(InvalidProblem):
         reward(prompts=["p"], completions=["a"], problem=["not json"])
-    # verdict runs Python only: a cpp record is refused, not scored (filter the dataset).
-    with pytest.raises(InvalidProblem) as refused:
-        trl.code_reward(server.url, TOKEN)(prompts=["p"], completions=["int main() {}"],
-                                            verification_info=[CPP_VERIFICATION])
-    assert refused.value.field == "problem.record" and "cpp" in refused.value.message
+    # A C++ record is judged in C++ (docs/datasets.md), never refused or guessed as Python.
+    scores = trl.code_reward(server.url, TOKEN)(
+        prompts=["p", "p"],
+        completions=["```cpp\n#include <iostream>\nint main(){long a,b;std::cin>>a>>b;"
+                     "std::cout<<a+b<<std::endl;}\n```",
+                     "```cpp\nint main(){return 0;}\n```"],
+        verification_info=[CPP_VERIFICATION, CPP_VERIFICATION])
+    assert scores == [1.0, 0.0], scores
 
 
 # open-r1 ---------------------------------------------------------------------------------------
@@ -517,8 +520,6 @@ def test_openrlhf_refuses_a_malformed_request_naming_the_field(openrlhf):
         ({"query": ["a", "b"], "prompts": ["a", "b"],
           "labels": [label, json.dumps({"format": "humaneval", "record": {"task_id": 1}})]},
          "labels[1]"),
-        ({"query": ["a", "b", "c"], "prompts": ["a", "b", "c"],
-          "labels": [label, label, json.dumps(CPP_VERIFICATION)]}, "labels[2]"),
     ]:
         status, answer = openrlhf.post(body)
         assert status == 400 and answer["error"]["field"] == field, (body, answer)
