@@ -330,7 +330,7 @@ impl Judge0 {
         if let Some(url) = record.callback_url.clone() {
             let this = self.clone();
             let fields = parse_fields(None).unwrap_or_default();
-            let body = render(&record, &fields, true, None)
+            let body = render(&record, &fields, true, &[])
                 .map(|v| v.to_string())
                 .unwrap_or_default();
             tokio::spawn(async move { this.callback(url, body).await });
@@ -677,6 +677,15 @@ impl Judge0 {
             .map(|record| (record.token.clone(), record))
             .collect())
     }
+
+    /// The submission `token` of `category`, or the answer to give instead (`404`, or the
+    /// store unavailable).
+    async fn find_one(&self, token: &str, category: &str) -> Result<Record, Box<Response>> {
+        self.find(vec![token.to_string()], category)
+            .await?
+            .remove(token)
+            .ok_or_else(|| Box::new(not_found()))
+    }
 }
 
 /// `POST /submissions`: `201 {"token"}`, or with `wait=true` the finished submission.
@@ -732,8 +741,7 @@ async fn create(
             );
         }
     };
-    let language = languages.iter().find(|l| l.id == finished.language_id);
-    match render(&finished, &fields, base64, language) {
+    match render(&finished, &fields, base64, &languages) {
         Ok(value) => (StatusCode::CREATED, axum::Json(value)).into_response(),
         Err(_) => (
             StatusCode::CREATED,
@@ -757,16 +765,12 @@ async fn show(
         Err(message) => return error(StatusCode::BAD_REQUEST, &message),
     };
     let base64 = flag(&params, "base64_encoded");
-    let found = match judge0.find(vec![token.clone()], &category).await {
-        Ok(found) => found,
+    let record = match judge0.find_one(&token, &category).await {
+        Ok(record) => record,
         Err(response) => return *response,
     };
-    let Some(record) = found.get(&token) else {
-        return not_found();
-    };
     let languages = judge0.languages().await;
-    let language = languages.iter().find(|l| l.id == record.language_id);
-    match render(record, &fields, base64, language) {
+    match render(&record, &fields, base64, &languages) {
         Ok(value) => axum::Json(value).into_response(),
         Err(_) => error(StatusCode::BAD_REQUEST, NOT_UTF8_MESSAGE),
     }
@@ -792,12 +796,9 @@ async fn destroy(
     if !judge0.switches.enable_submission_delete {
         return error(StatusCode::BAD_REQUEST, "delete not allowed");
     }
-    let found = match judge0.find(vec![token.clone()], &category).await {
-        Ok(found) => found,
+    let record = match judge0.find_one(&token, &category).await {
+        Ok(record) => record,
         Err(response) => return *response,
-    };
-    let Some(record) = found.get(&token) else {
-        return not_found();
     };
     let status = record.status();
     if status.is_pending() {
@@ -817,8 +818,7 @@ async fn destroy(
         );
     }
     let languages = judge0.languages().await;
-    let language = languages.iter().find(|l| l.id == record.language_id);
-    match render(record, &fields, true, language) {
+    match render(&record, &fields, true, &languages) {
         Ok(value) => axum::Json(value).into_response(),
         Err(_) => error(StatusCode::BAD_REQUEST, NOT_UTF8_MESSAGE),
     }
@@ -885,8 +885,7 @@ async fn index(
         let Ok(record) = serde_json::from_str::<Record>(&row.record) else {
             continue;
         };
-        let language = languages.iter().find(|l| l.id == record.language_id);
-        match render(&record, &fields, base64, language) {
+        match render(&record, &fields, base64, &languages) {
             Ok(value) => submissions.push(value),
             Err(_) => return error(StatusCode::BAD_REQUEST, NOT_UTF8_MANY),
         }
@@ -1019,13 +1018,10 @@ async fn batch_show(
     for token in &tokens {
         match found.get(token) {
             None => submissions.push(Value::Null),
-            Some(record) => {
-                let language = languages.iter().find(|l| l.id == record.language_id);
-                match render(record, &fields, base64, language) {
-                    Ok(value) => submissions.push(value),
-                    Err(_) => return error(StatusCode::BAD_REQUEST, NOT_UTF8_MANY),
-                }
-            }
+            Some(record) => match render(record, &fields, base64, &languages) {
+                Ok(value) => submissions.push(value),
+                Err(_) => return error(StatusCode::BAD_REQUEST, NOT_UTF8_MANY),
+            },
         }
     }
     axum::Json(json!({ "submissions": submissions })).into_response()

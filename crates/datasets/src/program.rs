@@ -51,6 +51,22 @@ pub struct Assembled {
     pub rule: Rule,
 }
 
+impl Assembled {
+    /// One source file `name` judged by `rule`, with nothing else added.
+    fn single(name: &str, content: String, rule: Rule) -> Assembled {
+        Assembled {
+            files: vec![(name.to_string(), content)],
+            entry_point: None,
+            compile_extra: Vec::new(),
+            run_args: Vec::new(),
+            go_test: false,
+            java_classpath: None,
+            mounts: Vec::new(),
+            rule,
+        }
+    }
+}
+
 /// What decides whether a run passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rule {
@@ -270,16 +286,7 @@ pub fn assemble_humaneval_x_with(
     crates: Option<&RustCrates>,
 ) -> Result<Assembled, Unassembled> {
     let t = test;
-    let one = |name: &str, content: String, rule: Rule| Assembled {
-        files: vec![(name.to_string(), content)],
-        entry_point: None,
-        compile_extra: Vec::new(),
-        run_args: Vec::new(),
-        go_test: false,
-        java_classpath: None,
-        mounts: Vec::new(),
-        rule,
-    };
+    let one = Assembled::single;
     match language {
         Language::Cpp => {
             let mut setup = String::new();
@@ -428,16 +435,7 @@ pub fn assemble_multiple(
     completion: &str,
 ) -> Result<Assembled, Unassembled> {
     let completion = cut_at_stop_tokens(completion, &test.stop_tokens);
-    let one = |name: &str, content: String, rule: Rule| Assembled {
-        files: vec![(name.to_string(), content)],
-        entry_point: None,
-        compile_extra: Vec::new(),
-        run_args: Vec::new(),
-        go_test: false,
-        java_classpath: None,
-        mounts: Vec::new(),
-        rule,
-    };
+    let one = Assembled::single;
     match language {
         Language::Cpp => {
             // eval_cpp.py: `g++ -std=c++17`; the tests are `int main() {...}` of asserts.
@@ -512,16 +510,7 @@ pub fn assemble_mbxp(
     test: &MbxpTest,
     completion: &str,
 ) -> Result<Assembled, Unassembled> {
-    let one = |name: &str, content: String, rule: Rule| Assembled {
-        files: vec![(name.to_string(), content)],
-        entry_point: None,
-        compile_extra: Vec::new(),
-        run_args: Vec::new(),
-        go_test: false,
-        java_classpath: None,
-        mounts: Vec::new(),
-        rule,
-    };
+    let one = Assembled::single;
     let invalid = |message: &str| Unassembled::Invalid(InvalidCase::new("test", message));
     match language {
         Language::Java => {

@@ -153,13 +153,15 @@ pub fn decimal(n: f64) -> String {
     }
 }
 
-/// `record` with `fields`, text as base64 when `base64`; `language` names its language.
+/// `record` with `fields`, text as base64 when `base64`; its language is named from
+/// `languages` (the installed ones) by its `language_id`.
 pub fn render(
     record: &Record,
     fields: &[&str],
     base64: bool,
-    language: Option<&Judge0Language>,
+    languages: &[Judge0Language],
 ) -> Result<Value, NotUtf8> {
+    let language = languages.iter().find(|l| l.id == record.language_id);
     let text = |bytes: &Option<Vec<u8>>| -> Result<Value, NotUtf8> {
         match bytes {
             None => Ok(Value::Null),
