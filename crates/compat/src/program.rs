@@ -230,11 +230,6 @@ impl ProgramRunner {
         self
     }
 
-    /// How many programs may run at once.
-    pub fn parallel_runs(&self) -> usize {
-        self.runs.available_permits()
-    }
-
     /// The judge underneath.
     pub fn judge(&self) -> &Judge {
         &self.judge
