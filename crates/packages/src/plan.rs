@@ -60,7 +60,7 @@ pub fn submission(
     // checked out or made on Windows can carry CRLF, which its testlib validators refuse: read
     // as Polygon stores them (docs/packages.md).
     let polygon = problem.format == "polygon";
-    let text = |path: &std::path::Path| -> Result<String, PackageError> {
+    let test_text = |path: &std::path::Path| -> Result<String, PackageError> {
         let t = text(path)?;
         Ok(if polygon && t.contains("\r\n") {
             t.replace("\r\n", "\n")
@@ -69,7 +69,7 @@ pub fn submission(
         })
     };
     for (i, (case, settings)) in problem.data.cases().into_iter().enumerate() {
-        let input = text(&case.input)?;
+        let input = test_text(&case.input)?;
         hash.add(input.as_bytes());
         let mut datum = TestDatum {
             inputs: vec![Asset::text(STDIN_ASSET, input)],
@@ -83,7 +83,7 @@ pub fn submission(
             }
         }
         if let Some(answer) = &case.answer {
-            let answer = text(answer)?;
+            let answer = test_text(answer)?;
             hash.add(answer.as_bytes());
             datum.outputs.push(Asset::text(STDOUT_ASSET, answer));
         }
