@@ -5,7 +5,7 @@
 
 use super::run::RunLimits;
 use verdict_contracts::JudgeStatus;
-use verdict_sandbox::{ExitKind, LimitHit, SandboxOutcome};
+use verdict_sandbox::{ExitKind, IsolationLevel, LimitHit, SandboxOutcome};
 
 const SIGSEGV: i32 = 11;
 const SIGBUS: i32 = 7;
@@ -72,7 +72,7 @@ pub fn classify_run(
             .any(|p| !p.is_empty() && stderr_tail.contains(p.as_str()));
     if outcome.limit_hit == Some(LimitHit::Memory) || over_memory || runtime_oom {
         let reason = match limits.memory_kb {
-            Some(m) => format!("memory over {m} KB"),
+            Some(m) => format!("memory over {m} KB{}", measured_memory(outcome)),
             None => "the runtime ran out of memory".to_owned(),
         };
         return fail(JudgeStatus::MemoryLimitExceeded, reason);
@@ -145,10 +145,28 @@ pub fn signal_name(signal: Option<i32>) -> String {
     name.to_owned()
 }
 
+/// What the peak memory of a run is and how it was measured, for a Memory Limit Exceeded's log:
+/// a cgroup counts and stops the box's memory as it runs; without one (a rootless host with no
+/// delegated cgroup, or rlimits only) it is the largest resident size of its processes read when
+/// they end, so a program may go past the limit before it is judged over it
+/// (docs/sandbox.md, "Without root").
+fn measured_memory(outcome: &SandboxOutcome) -> String {
+    let peak = outcome.peak_memory_kb;
+    if peak == 0 {
+        return String::new();
+    }
+    match outcome.isolation {
+        IsolationLevel::RootlessNamespaces | IsolationLevel::RlimitOnly => format!(
+            ": its peak resident memory was {peak} KB (the largest ru_maxrss of its processes: \
+             without a cgroup the limit is checked when the run ends, not enforced while it runs)"
+        ),
+        _ => format!(": its peak was {peak} KB (as its cgroup counted it)"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use verdict_sandbox::IsolationLevel;
 
     fn outcome(exit: ExitKind, limit_hit: Option<LimitHit>, cpu: u64, mem: u64) -> SandboxOutcome {
         SandboxOutcome {
@@ -173,6 +191,28 @@ mod tests {
             output_kb: Some(1024),
             ..RunLimits::default()
         }
+    }
+
+    #[test]
+    fn a_memory_limit_says_what_was_measured_and_how() {
+        let o = outcome(ExitKind::Exited(0), None, 10, 263_577);
+        let reason = classify_run(&o, &limits(), "", &[])
+            .expect("a failure")
+            .reason;
+        assert!(
+            reason.starts_with("memory over 65536 KB: its peak resident memory was 263577 KB")
+                && reason.contains("without a cgroup the limit is checked when the run ends"),
+            "{reason}"
+        );
+        let mut o = outcome(ExitKind::Signaled(9), Some(LimitHit::Memory), 10, 65_600);
+        o.isolation = IsolationLevel::FullCgroupV2;
+        let reason = classify_run(&o, &limits(), "", &[])
+            .expect("a failure")
+            .reason;
+        assert_eq!(
+            reason,
+            "memory over 65536 KB: its peak was 65600 KB (as its cgroup counted it)"
+        );
     }
 
     fn status(o: &SandboxOutcome, stderr: &str) -> Option<JudgeStatus> {
