@@ -906,6 +906,8 @@ struct Job {
 
 impl Job {
     fn run(&self) -> Judged {
+        // Cancelling the batch kills this thread's boxes, as the batch's own candidates'.
+        let _cancellable = self.cancel.runs().enter();
         let executor = self.judge.executor();
         let dir = match tempfile::Builder::new()
             .prefix("dataset-program-")
@@ -980,6 +982,9 @@ impl Job {
             limits: &limits,
         });
         let mut outcomes: Vec<Option<TestOutcome>> = (*self.template).clone();
+        if self.cancel.is_cancelled() {
+            return infra("the batch was cancelled".into());
+        }
         let build = match compiled {
             Err(e) => return infra(format!("cannot compile: {e}")),
             Ok(CompileOutcome::Failed { log }) => {
@@ -1056,6 +1061,10 @@ impl Job {
                 .map(|c| String::from_utf8_lossy(&c.bytes).into_owned())
                 .unwrap_or_default();
             executor.remove_box(&run_dir);
+            if self.cancel.is_cancelled() {
+                // Its box was killed by the cancel: what it says is not the candidate's.
+                return infra("the batch was cancelled".into());
+            }
             let outcome = decide(
                 self.assembled.rule,
                 &Ran {
