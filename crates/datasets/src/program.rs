@@ -499,6 +499,26 @@ pub fn assemble_multiple(
             assembled.go_test = true;
             Ok(assembled)
         }
+        Language::Bash => {
+            // eval_sh.py: `bash`; the tests end with `run_test` under `set -e`.
+            let program = format!(
+                "read -r verdict_nonce__\n{}{completion}\n{}\nprintf '\\n%s\\n' \"$verdict_nonce__\"\n",
+                test.prompt, test.tests
+            );
+            let mut assembled = one("main.sh", program, Rule::Nonce);
+            assembled.entry_point = Some("main.sh".into());
+            Ok(assembled)
+        }
+        Language::Perl => {
+            // eval_pl.py: `perl`; the tests `die` on a wrong answer (Test::Deep's eq_deeply).
+            let program = format!(
+                "my $verdict_nonce__ = <STDIN>;\n{}{completion}\n{}\nprint \"\\n$verdict_nonce__\";\n",
+                test.prompt, test.tests
+            );
+            let mut assembled = one("main.pl", program, Rule::Nonce);
+            assembled.entry_point = Some("main.pl".into());
+            Ok(assembled)
+        }
         other => Err(Unassembled::Infra(format!(
             "MultiPL-E's {other} programs are not judged here yet (docs/datasets.md, \"MultiPL-E\")"
         ))),
@@ -604,7 +624,12 @@ fn whole_program(language: Language, code: &str) -> Assembled {
 /// What HumanEval-X's own environments provide beyond the toolchains (CodeGeeX's
 /// `evaluation` directories): the text showing a program needs it, where it must be on this
 /// host, and the package that puts it there.
-const PROVIDED: [(&str, &str, &str); 3] = [
+const PROVIDED: [(&str, &str, &str); 4] = [
+    (
+        "use Test::Deep;",
+        "/usr/share/perl5/Test/Deep.pm",
+        "the Debian package libtest-deep-perl",
+    ),
     (
         "<boost/",
         "/usr/include/boost",
