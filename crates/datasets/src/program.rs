@@ -497,6 +497,26 @@ pub fn assemble_multiple(
             assembled.go_test = true;
             Ok(assembled)
         }
+        Language::Bash => {
+            // eval_sh.py: `bash`; the tests end with `run_test` under `set -e`.
+            let program = format!(
+                "read -r verdict_nonce__\n{}{completion}\n{}\nprintf '\\n%s\\n' \"$verdict_nonce__\"\n",
+                test.prompt, test.tests
+            );
+            let mut assembled = one("main.sh", program, Rule::Nonce);
+            assembled.entry_point = Some("main.sh".into());
+            Ok(assembled)
+        }
+        Language::Perl => {
+            // eval_pl.py: `perl`; the tests `die` on a wrong answer (Test::Deep's eq_deeply).
+            let program = format!(
+                "my $verdict_nonce__ = <STDIN>;\n{}{completion}\n{}\nprint \"\\n$verdict_nonce__\";\n",
+                test.prompt, test.tests
+            );
+            let mut assembled = one("main.pl", program, Rule::Nonce);
+            assembled.entry_point = Some("main.pl".into());
+            Ok(assembled)
+        }
         other => Err(Unassembled::Infra(format!(
             "MultiPL-E's {other} programs are not judged here yet (docs/datasets.md, \"MultiPL-E\")"
         ))),
@@ -593,7 +613,12 @@ fn whole_program(language: Language, code: &str) -> Assembled {
 /// What HumanEval-X's own environments provide beyond the toolchains (CodeGeeX's
 /// `evaluation` directories): the text showing a program needs it, where it must be on this
 /// host, and the package that puts it there.
-const PROVIDED: [(&str, &str, &str); 3] = [
+const PROVIDED: [(&str, &str, &str); 4] = [
+    (
+        "use Test::Deep;",
+        "/usr/share/perl5/Test/Deep.pm",
+        "the Debian package libtest-deep-perl",
+    ),
     (
         "<boost/",
         "/usr/include/boost",
@@ -895,6 +920,8 @@ struct Job {
 
 impl Job {
     fn run(&self) -> Judged {
+        // Cancelling the batch kills this thread's boxes, as the batch's own candidates'.
+        let _cancellable = self.cancel.runs().enter();
         let executor = self.judge.executor();
         let dir = match tempfile::Builder::new()
             .prefix("dataset-program-")
@@ -969,6 +996,9 @@ impl Job {
             limits: &limits,
         });
         let mut outcomes: Vec<Option<TestOutcome>> = (*self.template).clone();
+        if self.cancel.is_cancelled() {
+            return infra("the batch was cancelled".into());
+        }
         let build = match compiled {
             Err(e) => return infra(format!("cannot compile: {e}")),
             Ok(CompileOutcome::Failed { log }) => {
@@ -1045,6 +1075,10 @@ impl Job {
                 .map(|c| String::from_utf8_lossy(&c.bytes).into_owned())
                 .unwrap_or_default();
             executor.remove_box(&run_dir);
+            if self.cancel.is_cancelled() {
+                // Its box was killed by the cancel: what it says is not the candidate's.
+                return infra("the batch was cancelled".into());
+            }
             let outcome = decide(
                 self.assembled.rule,
                 &Ran {

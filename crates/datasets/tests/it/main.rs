@@ -35,6 +35,12 @@ pub fn sandbox() -> Option<&'static dyn Executor> {
     judge_env().map(|(_, judge)| judge.executor())
 }
 
+/// Says a test was skipped (the test kit's words), on stdout as the test harness captures it.
+#[allow(clippy::print_stdout)]
+fn skipped(why: &str) {
+    println!("skipped: {why}");
+}
+
 /// The problem of one dataset record, read by the format its fields name.
 pub fn problem(record: &Value) -> Problem {
     let records = parse_records(Path::new("dataset.jsonl"), &record.to_string()).expect("record");
@@ -48,6 +54,24 @@ pub fn problem(record: &Value) -> Problem {
 /// the sandbox is unavailable.
 pub fn judge(problem: &Problem, samples: &[Value], timeout_ms: u64) -> Option<Vec<SampleResult>> {
     let (runtime, judge) = judge_env()?;
+    // A language whose toolchain this machine lacks is skipped, unless VERDICT_REQUIRE_LANGS
+    // (CI's list) names it.
+    let language = problem.language();
+    if let Some(profile) = judge.profiles().get(language) {
+        let missing = verdict_scripts::missing_programs(profile);
+        let required = std::env::var("VERDICT_REQUIRE_LANGS")
+            .unwrap_or_default()
+            .split(',')
+            .any(|l| l.trim() == language.as_str());
+        if !missing.is_empty() && !required {
+            skipped(&format!(
+                "{} ({language}): toolchain missing: {}",
+                problem.task_id,
+                missing.join(", ")
+            ));
+            return None;
+        }
+    }
     let text: Vec<String> = samples.iter().map(Value::to_string).collect();
     let records =
         parse_records(Path::new("samples.jsonl"), &text.join("\n")).expect("sample records");

@@ -77,6 +77,28 @@ fn add(language: &str) -> (Value, [&'static str; 4]) {
                 "    while True:\n        pass\n",
             ],
         ),
+        "sh" => (
+            "#!/bin/bash\n# Add two numbers x and y\n# >>> $(add \"2\" \"3\")\n# \"5\"\n#\n# $1 is an integer\n# $2 is an integer\nadd() {\n",
+            "}\n\ncandidate() {\n    add \"$@\"\n}\n\nset -e\nrun_test() {\n    [[ $(candidate \"0\" \"1\") = \"1\" ]]\n    [[ $(candidate \"2\" \"3\") = \"5\" ]]\n}\n\nrun_test",
+            json!(["\n}"]),
+            [
+                "    echo $(( $1 + $2 ))\n}\nextra() { :; }\n",
+                "    echo $(( $1 - $2 ))",
+                "    exit 0",
+                "    while true; do :; done",
+            ],
+        ),
+        "pl" => (
+            "# Add two numbers x and y\n# >>> add(2, 3)\n# 5\nsub add {\n    my($x, $y) = @_;\n",
+            "}\n\nuse Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&add;\n        if(eq_deeply($candidate->(0, 1),1)) {\n        print \"ok!\" }else{\n        exit 1;\n        }\n        if(eq_deeply($candidate->(2, 3),5)) {\n        print \"ok!\" }else{\n        exit 1;\n        }\n}\n\ntesthumaneval();",
+            json!(["\nsub", "\n#", "\n\n"]),
+            [
+                "    return $x + $y;\n\n# trailing\n",
+                "    return $x - $y;",
+                "    exit 0;",
+                "    while (1) {}",
+            ],
+        ),
         other => panic!("no record for {other}"),
     };
     let record = json!({
@@ -157,5 +179,26 @@ fn multiple_python_runs_as_an_assertion_script() {
     let Some(results) = judge_language("py") else {
         return;
     };
+    assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
+}
+
+#[test]
+fn multiple_bash_runs_its_run_test_and_exit_zero_is_an_exception() {
+    let Some(results) = judge_language("sh") else {
+        return;
+    };
+    assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
+}
+
+#[test]
+fn multiple_perl_runs_with_test_deep_and_exit_zero_is_an_exception() {
+    let Some(results) = judge_language("pl") else {
+        return;
+    };
+    if let Some(infra) = results.iter().find_map(|r| r.infra_error.as_ref()) {
+        // Test::Deep (Debian's libtest-deep-perl) missing: named, never a score.
+        assert!(infra.message.contains("libtest-deep-perl"), "{infra:?}");
+        return;
+    }
     assert_eq!(statuses(&results), EXPECTED, "{results:#?}");
 }

@@ -29,8 +29,9 @@ impl BatchCancel {
         self.0.load(Ordering::SeqCst)
     }
 
-    /// The switch of the batch's sandbox runs (entered on a candidate's thread).
-    pub(crate) fn runs(&self) -> &verdict_sandbox::Cancel {
+    /// The switch of the batch's sandbox runs (entered on a candidate's thread: a front end
+    /// that runs a candidate itself enters it so that cancelling kills its boxes too).
+    pub fn runs(&self) -> &verdict_sandbox::Cancel {
         &self.1
     }
 }
