@@ -73,8 +73,9 @@ export interface JudgeTaskResult {
   diff?: OutputDiff | null;
   /**
    * verdict's extension (additive): the score a Kattis / ICPC output validator
-   * (`compare_protocol: "kattis"`) gave an accepted test in its feedback directory, for a
-   * package's grader; `score` stays the validator's verdict (accepted: `"1/1"`).
+   * (`compare_protocol: "kattis"`) gave an accepted test in its feedback directory, or the
+   * points a testlib checker gave (`points X`), for a package's grader; `score` stays the
+   * validator's verdict (accepted: `"1/1"`).
    */
   validator_score?: ValidatorScore | null;
 }

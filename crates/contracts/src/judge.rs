@@ -464,8 +464,9 @@ pub struct JudgeTaskResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<Box<OutputDiff>>,
     /// verdict's extension (additive): the score a Kattis / ICPC output validator
-    /// (`compare_protocol: "kattis"`) gave an accepted test in its feedback directory, for a
-    /// package's grader; `score` stays the validator's verdict (accepted: `"1/1"`).
+    /// (`compare_protocol: "kattis"`) gave an accepted test in its feedback directory, or the
+    /// points a testlib checker gave (`points X`), for a package's grader; `score` stays the
+    /// validator's verdict (accepted: `"1/1"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validator_score: Option<ValidatorScore>,
 }
@@ -475,7 +476,8 @@ pub struct JudgeTaskResult {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ValidatorScore {
-    /// `score.txt`: the test's score itself (`{"score": 17.5}`).
+    /// `score.txt`: the test's score itself (`{"score": 17.5}`); also the points a testlib
+    /// checker gave (`points X`, exit 7), which a Polygon package counts as the test's score.
     Score(f64),
     /// `score_multiplier.txt` (2025-09): a fraction in `[0, 1]` of the test's maximum score
     /// (`{"multiplier": 0.5}`).

@@ -127,6 +127,9 @@ fn count(g: &Group) -> usize {
 struct Rules {
     kind: Kind,
     v2025: bool,
+    /// The checker speaks testlib (Polygon): the points it gives (`points X`) are the test's
+    /// score, as Polygon counts them.
+    testlib_points: bool,
     requires: Vec<(String, Vec<String>)>,
     /// Each group's first rejected test case's verdict, `None` when all were accepted.
     failed: Vec<(String, Option<Verdict>)>,
@@ -142,6 +145,8 @@ impl Rules {
         Rules {
             kind: problem.kind,
             v2025: problem.format == "2025-09",
+            testlib_points: problem.validator_protocol
+                == verdict_contracts::CompareProtocol::Testlib,
             requires: problem.requires.clone(),
             failed,
         }
@@ -203,10 +208,27 @@ fn case_score(
 ) -> (Verdict, f64) {
     let status = result.map_or(JudgeStatus::SystemError, |r| r.status);
     let v = Verdict::of(status);
+    let written = result.and_then(|r| r.validator_score);
+    // A testlib checker's points are the test's score, a partial mark included; full marks
+    // (its `accept_score`) or more are accepted (docs/packages.md, "Polygon").
+    if let (true, true, Some(ValidatorScore::Score(points))) = (
+        rules.testlib_points,
+        matches!(status, JudgeStatus::Accepted | JudgeStatus::PartialCorrect),
+        written,
+    ) {
+        let full = points + 1e-9 >= s.accept_score;
+        return (
+            if full {
+                Verdict::Accepted
+            } else {
+                Verdict::WrongAnswer
+            },
+            points,
+        );
+    }
     if v != Verdict::Accepted {
         return (v, s.reject_score);
     }
-    let written = result.and_then(|r| r.validator_score);
     match written {
         _ if sample && rules.v2025 => (v, s.accept_score),
         Some(_) if !rules.kind.scoring && !rules.kind.custom_score => {
@@ -492,6 +514,7 @@ pub fn max_score(problem: &Problem) -> f64 {
             ..problem.kind
         },
         v2025: false,
+        testlib_points: false,
         requires: Vec::new(),
         failed: Vec::new(),
     };

@@ -75,6 +75,9 @@ pub struct VerifyArgs {
     /// Print the result as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Treat warnings (a time-limit margin that does not hold) as errors: exit 1 on them too.
+    #[arg(long, short = 'e')]
+    pub werror: bool,
     /// No progress bar (it is shown only on a terminal).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -191,6 +194,13 @@ struct VerifyReport {
     margins: Margins,
     submissions: Vec<Row>,
     input_validation: Vec<InputCheck>,
+    /// What makes the package wrong, as problemtools' errors: a reference whose verdict is not
+    /// its directory's, an input its validator rejects.
+    errors: Vec<String>,
+    /// What deserves a look, as problemtools' warnings: a time-limit margin that does not hold
+    /// (a run sensitive to the time limit). Errors only with `--werror`.
+    warnings: Vec<String>,
+    /// No error (and, with `--werror`, no warning): the exit status is 0.
     agrees: bool,
 }
 
@@ -332,7 +342,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             }
         };
         let unmet = grade::unmet_requirements(&problem, r, &g, &results);
-        let agrees = grade::agrees_for(&problem, r.expected, &g) && unmet.is_empty();
+        let mut agrees = grade::agrees_for(&problem, r.expected, &g) && unmet.is_empty();
         let times = timing::bound_times(&problem, &bounds[i], &results);
         let lower = derived_from[i]
             .or_else(|| timing::lower_bound_ms(&problem, &bounds[i], &results, g.verdict));
@@ -355,6 +365,11 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                     "not over {}x the time limit ({tl} ms)",
                     problem.time_limit_to_tle
                 );
+                // Over the limit itself, it gets its verdict at the limit: what fails is the
+                // margin, a warning (problemtools: "sensitive to time limit").
+                if times.upper_ms.is_some_and(|ms| ms > time_limit_ms) {
+                    agrees = unmet.is_empty();
+                }
             }
         }
         if !unmet.is_empty() {
@@ -395,10 +410,24 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         })?
     };
     progress.finish_and_clear();
-    let agrees = rows.iter().all(|r| r.agrees)
-        && input_validation.iter().all(|c| c.valid || c.skipped)
-        && ac_ok
-        && tle_ok;
+    let errors = verify_errors(&rows, &input_validation);
+    let mut warnings = Vec::new();
+    if !ac_ok {
+        warnings.push(format!(
+            "the time limit, {time_limit_ms} ms, is under {}x the slowest accepted run ({slowest_lower} ms CPU)",
+            problem.ac_to_time_limit
+        ));
+    }
+    for row in rows
+        .iter()
+        .filter(|r| r.agrees && r.note.starts_with("not over"))
+    {
+        warnings.push(format!(
+            "{} is sensitive to the time limit: {}",
+            row.submission, row.note
+        ));
+    }
+    let agrees = errors.is_empty() && (!args.werror || warnings.is_empty());
     let report = VerifyReport {
         problem: problem.short_name.clone(),
         format: problem.format.clone(),
@@ -415,6 +444,8 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         },
         submissions: rows,
         input_validation,
+        errors,
+        warnings,
         agrees,
     };
     if args.json {
@@ -970,7 +1001,7 @@ fn print_table(r: &VerifyReport) {
             .collect::<String>()
     );
     let m = &r.margins;
-    let yes = |ok: bool| if ok { "yes" } else { "NO" };
+    let yes = |ok: bool| if ok { "yes" } else { "no (a warning)" };
     println!("time-limit margins");
     println!(
         "  the limit, {} ms, is at least {}x the slowest accepted run ({} ms CPU x {} = {:.0} ms): {}",
@@ -993,11 +1024,51 @@ fn print_table(r: &VerifyReport) {
             if m.tle_ok {
                 format!("yes, each went over {} ms", m.tle_judged_at_ms)
             } else {
-                "NO (see the rows above)".into()
+                "no (a warning: see the rows above)".into()
             }
         ),
     }
-    println!("{}", if r.agrees { "verified" } else { "DISAGREEMENT" });
+    for e in &r.errors {
+        println!("error: {e}");
+    }
+    for w in &r.warnings {
+        println!("warning: {w}");
+    }
+    let counted = |n: usize, what: &str| match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    };
+    match (r.errors.len(), r.warnings.len()) {
+        (0, 0) => println!("verified"),
+        (0, w) if r.agrees => println!("verified, with {}", counted(w, "warning")),
+        (e, w) => println!(
+            "DISAGREEMENT: {}, {}{}",
+            counted(e, "error"),
+            counted(w, "warning"),
+            if e == 0 { " (--werror)" } else { "" }
+        ),
+    }
+}
+
+/// The package's errors: each reference whose verdict is not its directory's, each input a
+/// validator rejects.
+fn verify_errors(rows: &[Row], inputs: &[InputCheck]) -> Vec<String> {
+    let references = rows.iter().filter(|r| !r.agrees).map(|r| {
+        let why = if r.note.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", r.note)
+        };
+        format!(
+            "{} got {}, expected {}{why}",
+            r.submission, r.verdict, r.expected
+        )
+    });
+    let inputs = inputs
+        .iter()
+        .filter(|c| !c.valid && !c.skipped)
+        .map(|c| format!("{} rejected {}: {}", c.validator, c.case, c.note));
+    references.chain(inputs).collect()
 }
 
 #[cfg(test)]

@@ -252,7 +252,11 @@ fn a_package_that_disagrees_with_its_references_exits_1_and_says_which() {
     let out = verify(&dir, false);
     assert_eq!(out.status.code(), Some(1));
     let table = String::from_utf8_lossy(&out.stdout);
-    assert!(table.contains("DISAGREEMENT"), "{table}");
+    assert!(table.contains("DISAGREEMENT: 1 error"), "{table}");
+    assert!(
+        table.contains("\nerror: accepted/misfiled.cc got WA, expected accepted: Wrong Answer"),
+        "{table}"
+    );
     let line = table
         .lines()
         .find(|l| l.starts_with("accepted/misfiled.cc"))
@@ -291,8 +295,10 @@ fn an_input_its_validator_rejects_exits_1_naming_the_case() {
     assert_eq!(row(&report, "accepted/hello.py")["agrees"], true);
 }
 
+/// A margin that does not hold is a warning, as problemtools has it ("sensitive to time
+/// limit"): the package verifies with it, exit 0, unless `--werror` makes warnings errors.
 #[test]
-fn a_time_limit_under_the_accepted_margin_exits_1() {
+fn a_time_limit_under_the_accepted_margin_is_a_warning_and_an_error_with_werror() {
     let (_keep, dir) = fetch::copy_of("hello");
     let subs = dir.join("submissions");
     for d in ["run_time_error", "wrong_answer"] {
@@ -316,7 +322,8 @@ fn a_time_limit_under_the_accepted_margin_exits_1() {
     )
     .expect("write");
     let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["agrees"], true);
     assert_eq!(report["time_limit_derived"], false);
     assert_eq!(report["time_limit_ms"], 3000);
     let alarm = row(&report, "accepted/hello_alarm.c");
@@ -326,6 +333,25 @@ fn a_time_limit_under_the_accepted_margin_exits_1() {
     );
     assert_eq!(report["margins"]["ac_ok"], false);
     assert!(report["margins"]["slowest_accepted_ms"].as_u64() > Some(3));
+    assert_eq!(report["errors"], serde_json::json!([]), "{report:#}");
+    let warnings = report["warnings"].as_array().cloned().unwrap_or_default();
+    assert_eq!(warnings.len(), 1, "{report:#}");
+    assert!(
+        warnings[0]
+            .as_str()
+            .is_some_and(|w| w.starts_with("the time limit, 3000 ms, is under 1000x")),
+        "{report:#}"
+    );
+    // The table names it a warning and still says verified.
+    let out = verify(&dir, false);
+    assert_eq!(out.status.code(), Some(0));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("\nwarning: the time limit"), "{table}");
+    assert!(table.contains("\nverified, with 1 warning\n"), "{table}");
+    // With --werror it is what fails the package.
+    let (code, report) = verify_json_with(&dir, &["--werror"]);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["agrees"], false);
 }
 
 /// A Polygon package written as Polygon lays one out (`problem.xml` with the `tests` testset,
@@ -476,6 +502,69 @@ fn a_polygon_package_without_its_answer_files_is_refused_naming_the_missing_one(
         stderr.contains("tests/02.a") && stderr.contains("the answer of test 2"),
         "{stderr}"
     );
+}
+
+/// A testlib checker that gives points (`quitp`: `points X`, exit 7) gives the test its points,
+/// as Polygon counts them: over 1 (`points 30`) they were once a Compare Error ("expected X in
+/// [0, 1]"), and a partial mark scored nothing.
+#[test]
+fn a_polygon_checkers_points_are_the_tests_score() {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join("polygon-aplusb");
+    polygon_package(&dir);
+    // Group 2's tests (answers over a million) are scored by points: 30 for the sum, 12.5 for
+    // a sum off by one; group 1's are pass-fail.
+    std::fs::write(
+        dir.join("files/check.cpp"),
+        r#"#include <cstdio>
+int main(int argc, char **argv) {
+    FILE *out = fopen(argv[2], "r"), *ans = fopen(argv[3], "r");
+    long long got, want;
+    if (!out || !ans || fscanf(ans, "%lld", &want) != 1) { fprintf(stderr, "FAIL no answer"); return 3; }
+    if (fscanf(out, "%lld", &got) != 1) { fprintf(stderr, "wrong answer no number"); return 1; }
+    if (want > 1000000) {
+        if (got == want) { fprintf(stderr, "points 30 the sum"); return 7; }
+        if (got == want + 1) { fprintf(stderr, "points 12.5 off by one"); return 7; }
+    }
+    if (got != want) { fprintf(stderr, "wrong answer expected %lld, found %lld", want, got); return 1; }
+    fprintf(stderr, "ok %lld", got);
+    return 0;
+}
+"#,
+    )
+    .expect("write");
+    let (code, report) = verify_json(&dir);
+    assert_eq!(code, Some(0), "{report:#}");
+    for name in ["main/solutions/main.cpp", "accepted/solutions/main.py"] {
+        let r = row(&report, name);
+        assert_eq!(
+            (&r["verdict"], &r["score"]),
+            (&Value::from("AC"), &Value::from(100.0)),
+            "{r:#}"
+        );
+    }
+    // Off by one on group 2: group 1's 40 points and 12.5 of each of group 2's tests.
+    let near = scratch.path().join("near.cpp");
+    std::fs::write(
+        &near,
+        "#include <cstdio>\nint main() { long long a, b; scanf(\"%lld %lld\", &a, &b); printf(\"%lld\\n\", a + b > 1000000 ? a + b + 1 : a + b); }\n",
+    )
+    .expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args(["package", "judge"])
+        .arg(&dir)
+        .arg(&near)
+        .arg("--json")
+        .arg("--work-dir")
+        .arg(scratch.path().join("work"))
+        .arg("--cache-dir")
+        .arg(scratch.path().join("cache"))
+        .output()
+        .expect("judge package judge runs");
+    let judged: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(judged["score"], 65.0, "{judged:#}");
+    assert_eq!(judged["verdict"], "WA", "{judged:#}");
 }
 
 #[test]

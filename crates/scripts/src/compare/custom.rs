@@ -257,7 +257,11 @@ pub fn interpret_testlib(exit: &ComparatorExit, message: &str) -> CompareOutcome
         2 | 4 | 8 => CompareOutcome::new(CompareVerdict::PresentationError, message),
         3 => CompareOutcome::compare_error(format!("checker failed: {message}")),
         7 => match parse_points(message) {
-            Ok(verdict) => CompareOutcome::new(verdict, message),
+            Ok((verdict, points)) => {
+                let mut outcome = CompareOutcome::new(verdict, message);
+                outcome.validator_score = Some(ValidatorScore::Score(points));
+                outcome
+            }
             Err(reason) => CompareOutcome::compare_error(reason),
         },
         other => CompareOutcome::compare_error(format!(
@@ -363,8 +367,11 @@ fn kattis_score<N: AsRef<str>, C: AsRef<[u8]>>(
 /// Denominator for testlib points given as a decimal fraction.
 const POINTS_DENOMINATOR: u64 = 1000;
 
-/// Reads `points X` (X in `[0, 1]`) or `points N/D` from a testlib message.
-fn parse_points(message: &str) -> Result<CompareVerdict, String> {
+/// Reads `points X` or `points N/D` from a testlib message: the verdict (`X` in `[0, 1]` and
+/// `N/D` a fraction of the marks; `X` over 1 Polygon's points for the test, accepted) and the
+/// points as given, which a package's grader counts as the test's score (Polygon's checkers
+/// give a test's points themselves: docs/packages.md, "Polygon").
+fn parse_points(message: &str) -> Result<(CompareVerdict, f64), String> {
     let value = message
         .lines()
         .find_map(|line| line.trim_start().strip_prefix("points "))
@@ -372,10 +379,12 @@ fn parse_points(message: &str) -> Result<CompareVerdict, String> {
         .ok_or_else(|| {
             format!("checker exited 7 (points) without a \"points X\" message: {message}")
         })?;
-    let bad = || format!("checker gave invalid points \"{value}\" (expected X in [0, 1] or N/D)");
+    let bad =
+        || format!("checker gave invalid points \"{value}\" (expected X >= 0, or N/D with N <= D)");
     if let Some((n, d)) = value.split_once('/') {
         if let (Ok(n), Ok(d)) = (n.parse::<u64>(), d.parse::<u64>()) {
-            return CompareVerdict::from_fraction(n, d).ok_or_else(bad);
+            let verdict = CompareVerdict::from_fraction(n, d).ok_or_else(bad)?;
+            return Ok((verdict, n as f64 / d as f64));
         }
         let (Ok(n), Ok(d)) = (n.parse::<f64>(), d.parse::<f64>()) else {
             return Err(bad());
@@ -383,13 +392,13 @@ fn parse_points(message: &str) -> Result<CompareVerdict, String> {
         if d.is_nan() || d <= 0.0 {
             return Err(bad());
         }
-        return ratio_verdict(n / d).ok_or_else(bad);
+        return ratio_verdict(n / d).map(|v| (v, n / d)).ok_or_else(bad);
     }
-    value
-        .parse::<f64>()
-        .ok()
-        .and_then(ratio_verdict)
-        .ok_or_else(bad)
+    match value.parse::<f64>() {
+        Ok(points) if points.is_finite() && points > 1.0 => Ok((CompareVerdict::Accepted, points)),
+        Ok(points) => ratio_verdict(points).map(|v| (v, points)).ok_or_else(bad),
+        Err(_) => Err(bad()),
+    }
 }
 
 /// A ratio in `[0, 1]` as thousandths, reduced; strictly partial ratios stay strictly partial.
@@ -548,13 +557,27 @@ mod tests {
     }
 
     #[test]
+    fn testlib_points_over_one_are_polygons_points_for_the_test() {
+        let given = tl(7, "points 10.0 all of group 2");
+        assert_eq!(given.verdict, Accepted);
+        assert_eq!(given.validator_score, Some(ValidatorScore::Score(10.0)));
+        // Every points message carries the points as given, for a package's grader.
+        let half = tl(7, "points 0.5");
+        assert_eq!(half.validator_score, Some(ValidatorScore::Score(0.5)));
+        assert_eq!(
+            tl(7, "points 3/4").validator_score,
+            Some(ValidatorScore::Score(0.75))
+        );
+        assert_eq!(tl(0, "ok").validator_score, None);
+    }
+
+    #[test]
     fn testlib_bad_points_are_compare_errors() {
         for message in [
             "",
             "partially",
             "points",
             "points x",
-            "points 1.5",
             "points -0.5",
             "points NaN",
             "points inf",
