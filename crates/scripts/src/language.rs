@@ -64,6 +64,31 @@ pub struct LanguageProfile {
     /// Heap in MiB for a managed runtime when the task sets no memory limit.
     #[serde(default = "default_heap_mb")]
     pub default_heap_mb: u64,
+    /// What to tell the author of a program that failed to compile with a given message (a
+    /// feature newer than the toolchain verdict runs), appended to the compile log.
+    #[serde(default)]
+    pub compile_hints: Vec<CompileHint>,
+}
+
+/// A note appended to a failed compile's log when the compiler's output contains a text.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompileHint {
+    /// The text in the compiler's output (`unresolved reference: readln`).
+    pub when: String,
+    /// What to tell: why, and what to write instead or where a newer toolchain comes from.
+    pub say: String,
+}
+
+impl CompileHint {
+    /// The notes of `hints` whose text is in `log`, one per line, each after `hint: `.
+    pub fn notes_for(hints: &[CompileHint], log: &str) -> String {
+        hints
+            .iter()
+            .filter(|h| log.contains(&h.when))
+            .map(|h| format!("\nhint: {}", h.say))
+            .collect()
+    }
 }
 
 fn default_heap_mb() -> u64 {

@@ -482,3 +482,31 @@ fn kotlin_entry_point_names_the_class_to_run() {
     let report = judge_run(&sub);
     assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
 }
+
+/// Debian's kotlinc is 1.3: a program calling `readln()` (Kotlin 1.6+) does not compile, and
+/// the log says why and what to write instead rather than leaving "unresolved reference".
+#[test]
+fn a_kotlin_program_calling_readln_is_told_the_kotlin_version() {
+    if toolchain_ready(Language::Kotlin).is_err() {
+        return;
+    }
+    let source = SourceFile::new(
+        "main.kt",
+        "fun main() {\n    val (a, b) = readln().split(' ').map { it.toLong() }\n    println(a + b)\n}\n",
+    );
+    let report = judge_run(&submission(
+        "kotlin",
+        "kotlin-readln",
+        &[source],
+        &a_plus_b_data()[..1],
+        TestLimits::default(),
+    ));
+    assert_eq!(statuses(&report)[0], "Compilation Error", "{report}");
+    let log = error_log(&report, 0);
+    assert!(log.contains("unresolved reference: readln"), "{log}");
+    assert!(
+        log.contains("\nhint: readln() and readlnOrNull() are Kotlin 1.6+")
+            && log.contains("readLine()!!"),
+        "{log}"
+    );
+}

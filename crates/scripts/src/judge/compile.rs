@@ -236,6 +236,7 @@ pub fn compile(
         ExitKind::Signaled(sig) => Some(format!("the compiler was killed by signal {sig}")),
     };
     if let Some(reason) = failure {
+        let hints = crate::language::CompileHint::notes_for(&profile.compile_hints, &log);
         if !reason.is_empty() {
             log = if log.trim().is_empty() {
                 reason
@@ -243,6 +244,7 @@ pub fn compile(
                 format!("{log}\n{reason}")
             };
         }
+        log.push_str(&hints);
         return Ok(CompileOutcome::Failed { log });
     }
     if let Some(required) = &profile.required_output
