@@ -167,6 +167,11 @@ export interface TestDatum {
    * Expected output files; `testdata.out` is compared with the program's standard output.
    */
   outputs?: Asset[];
+  /**
+   * verdict's extension (additive): the test's name for people (a package's `secret/01`),
+   * shown beside its number on the page and in tables; judging never reads it.
+   */
+  name?: string | null;
 }
 /**
  * A file: inline text, a remote URL or a path on the judge machine.

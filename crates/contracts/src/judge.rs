@@ -285,6 +285,10 @@ pub struct TestDatum {
     /// Expected output files; `testdata.out` is compared with the program's standard output.
     #[serde(default)]
     pub outputs: Vec<Asset>,
+    /// verdict's extension (additive): the test's name for people (a package's `secret/01`),
+    /// shown beside its number on the page and in tables; judging never reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// The name of the input asset fed as standard input.

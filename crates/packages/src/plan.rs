@@ -74,6 +74,7 @@ pub fn submission(
         let mut datum = TestDatum {
             inputs: vec![Asset::text(STDIN_ASSET, input)],
             outputs: Vec::new(),
+            name: Some(case.name.clone()),
         };
         if let Some(dir) = &case.config.files {
             for (name, text) in files_under(dir)? {

@@ -46,8 +46,25 @@
   /** A submit-answer test: nothing runs, a submitted file is compared. */
   const isAnswer = (task) => !!task && task.run_script === "answer";
 
-  /** What a task does, from its scripts. */
-  function taskKind(task) {
+  /** The test's own name (a package's `secret/01`), when the Submission's `test_data` names it. */
+  function testName(task, data) {
+    const id = task && task.testcase_id;
+    const datum = Array.isArray(data) && typeof id === "number" && id >= 0 ? data[id] : null;
+    return datum && typeof datum.name === "string" && datum.name ? datum.name : null;
+  }
+
+  /**
+   * What a task does, from its scripts; a test the Submission names (`data`: its `test_data`)
+   * with its name after its number ("test 2 (secret/01)").
+   */
+  function taskKind(task, data) {
+    const kind = scriptKind(task);
+    const name = testName(task, data);
+    return name ? `${kind} (${name})` : kind;
+  }
+
+  /** What a task does, from its scripts alone. */
+  function scriptKind(task) {
     if (!task) return "task";
     if (isCompile(task)) return "compile";
     if (isStatic(task)) return "static";
@@ -161,7 +178,7 @@
     if (!datum) return null;
     const inputs = datum.inputs || [];
     if (!inputs.length) return h("p", { class: "muted" }, "This test has no input files.");
-    return h("section", { class: "sub test-input" }, h("h3", {}, `Input (test ${task.testcase_id + 1})`),
+    return h("section", { class: "sub test-input" }, h("h3", {}, `Input (${taskKind(task, submission.test_data)})`),
       inputs.map((a) => [h("div", { class: "diff-title mono" }, a.name),
         a.type === "text" && typeof a.text === "string"
           ? h("pre", { class: "mono input" }, a.text.length > 4000 ? a.text.slice(0, 4000) + `\n… (${a.text.length - 4000} more characters)`
@@ -402,7 +419,7 @@
   // ---- the view ----------------------------------------------------------------------------
 
   /** The outcome of a whole submission: {text, kind, index} (index: the task to open). */
-  function outcome(report, tasks) {
+  function outcome(report, tasks, data) {
     const results = report.results || [];
     const done = results.filter((r) => !inProgress(r.status)).length;
     if (done < results.length) return { text: `Judging: ${done} of ${results.length} tasks finished`, kind: "pending", index: null };
@@ -412,7 +429,7 @@
     if (index >= 0) {
       const r = results[index], t = tasks[index];
       if (statusKind(r.status) === "error" && (isCompile(t) || /Compilation/.test(r.status))) return { text: r.status, kind: "error", index };
-      const what = t && (isCompile(t) || isStatic(t)) ? `the ${taskKind(t)} task` : t ? taskKind(t) : `task ${index + 1}`;
+      const what = t && (isCompile(t) || isStatic(t)) ? `the ${taskKind(t)} task` : t ? taskKind(t, data) : `task ${index + 1}`;
       return { text: `${r.status} on ${what}`, kind: statusKind(r.status), index };
     }
     if (!results.length) return { text: report.message ? "System Error" : "No tasks", kind: "error", index: null };
@@ -496,7 +513,7 @@
         "aria-controls": "task-detail", onclick: () => openRow(i),
       }, String(i + 1))),
       h("td", { class: "status-cell" }, resultBadge(r)),
-      h("td", {}, taskKind(t)),
+      h("td", {}, taskKind(t, submission && submission.test_data)),
       h("td", { class: "num" }, m.score),
       h("td", { class: "num" }, m.time, l.time !== undefined ? h("span", { class: "muted" }, " / " + V.fmtMs(l.time)) : null),
       h("td", { class: "num" }, m.memory, l.memory !== undefined ? h("span", { class: "muted" }, " / " + V.fmtKB(l.memory)) : null),
@@ -528,7 +545,7 @@
       const m = measured(r, task);
       return h("section", { class: "task-detail", id: "task-detail", tabindex: "-1", "aria-label": `task ${index + 1} details` },
         h("div", { class: "detail-head" },
-          h("h2", {}, `Task ${index + 1} · ${taskKind(task)} `, resultBadge(r)),
+          h("h2", {}, `Task ${index + 1} · ${taskKind(task, submission && submission.test_data)} `, resultBadge(r)),
           h("button", { type: "button", class: "quiet-dark", id: "detail-close", onclick: () => select(null, true) }, "Close")),
         dependencyNote(index),
         h("dl", { class: "facts" },
@@ -602,7 +619,7 @@
     function drawHeader() {
       const sum = scoreSum(report);
       const done = report.results.filter((r) => !inProgress(r.status)).length;
-      const out = outcome(report, tasks);
+      const out = outcome(report, tasks, submission && submission.test_data);
       V.replace(verdict, V.badge(out.text, out.kind));
       if (out.index !== null) {
         verdict.appendChild(h("button", { type: "button", class: "link", id: "verdict-open", onclick: () => select(out.index, true) }, `open task ${out.index + 1}`));

@@ -257,3 +257,46 @@ async fn answer_tests_have_their_own_label_and_show_no_measures() {
     assert_eq!(measures, json!([["–", "–"], ["–", "–"]]));
     browser.close().await.expect("close");
 }
+
+/// A test the Submission names (`test_data[i].name`, a package's `secret/01`) shows its number
+/// and its name: in the kind column, the outcome and the details' heading.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_test_shows_its_number_and_its_own_name() {
+    if !browser_or_skip() {
+        return;
+    }
+    let Some(server) = TestServer::start(server_config()) else {
+        return;
+    };
+    let mut submission = a_plus_b("faces-named", "faces", "");
+    submission["prob_id"] = json!("faces-named");
+    submission["test_data"][0]["name"] = json!("sample/1");
+    submission["test_data"][1]["name"] = json!("secret/02-big");
+    let answer = |datum: usize, file: &str| {
+        json!({"check_script": "standard", "run_script": "answer",
+               "compare_script": "diff-ign-space", "testcase_id": datum, "answer_file": file,
+               "depends_on": -1, "time_limit": 1000})
+    };
+    submission["judge_tasks"] = json!([answer(0, "1.out"), answer(1, "2.out")]);
+    submission["submission"] = json!({"type": "source_code", "language": "bash",
+        "source_files": [{"type": "text", "name": "1.out", "text": "3\n"},
+                         {"type": "text", "name": "2.out", "text": "8\n"}]});
+    let browser = Browser::start(1280, 800).await.expect("browser");
+    let c = browser.client();
+    sign_in(c, &server.url(""), TOKEN).await;
+    submit_through_the_page(c, &submission.to_string()).await;
+    until_finished(c, 2, Duration::from_secs(180)).await;
+    assert_eq!(
+        kinds(c).await,
+        json!(["answer 1 (sample/1)", "answer 2 (secret/02-big)"])
+    );
+    let verdict = text(c, "#verdict").await;
+    assert!(
+        verdict.contains("Wrong Answer on answer 2 (secret/02-big)"),
+        "{verdict}"
+    );
+    click(c, "tr[data-task=\"1\"] button.task-open").await;
+    let heading = text(c, "#task-detail h2").await;
+    assert!(heading.contains("answer 2 (secret/02-big)"), "{heading}");
+    browser.close().await.expect("close");
+}

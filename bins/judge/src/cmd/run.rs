@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::process::ExitCode;
 use verdict_contracts::{
-    CheckScript, JudgeReport, JudgeStatus, JudgeTask, RequestError, RunScript, parse_submission,
+    CheckScript, JudgeReport, JudgeStatus, JudgeTask, RequestError, RunScript, Submission,
+    parse_submission,
 };
 use verdict_scheduler::Judge;
 
@@ -48,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(submission) => submission,
         Err(RequestError::Invalid(invalid)) => {
             let report = invalid.into_report();
-            print_report(&report, None, &args)?;
+            print_report(&report, &Labels::default(), &args)?;
             return Ok(ExitCode::SUCCESS);
         }
         Err(err) => {
@@ -60,9 +61,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.config.load_for_judging()?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let judge = Judge::new(config).context("cannot set up the judge")?;
-    let tasks = submission.judge_tasks.clone();
+    let labels = Labels::of(&submission);
     let report = runtime.block_on(judge.judge(submission));
-    print_report(&report, Some(&tasks), &args)?;
+    print_report(&report, &labels, &args)?;
     let exiting = verdict_scripts::timing::phase("judge.drop");
     drop(judge);
     exiting.end();
@@ -72,23 +73,53 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_report(
-    report: &JudgeReport,
-    tasks: Option<&[JudgeTask]>,
-    args: &Args,
-) -> anyhow::Result<()> {
-    let tasks = tasks.unwrap_or(&[]);
+/// What the table needs of the Submission to name its tasks: the plan, and the tests' own
+/// names where `test_data` gives them (a package's `secret/01`).
+#[derive(Debug, Default)]
+struct Labels {
+    tasks: Vec<JudgeTask>,
+    test_names: Vec<Option<String>>,
+}
+
+impl Labels {
+    fn of(submission: &Submission) -> Labels {
+        Labels {
+            tasks: submission.judge_tasks.clone(),
+            test_names: submission
+                .test_data
+                .iter()
+                .map(|d| d.name.clone())
+                .collect(),
+        }
+    }
+
+    /// What task `i` does, a named test with its name ("test 2 (secret/01)").
+    fn kind(&self, i: usize) -> String {
+        let task = self.tasks.get(i);
+        let name = task
+            .filter(|t| t.check_script != CheckScript::Compile && !t.is_random)
+            .and_then(JudgeTask::testcase)
+            .and_then(|t| self.test_names.get(t))
+            .and_then(Option::as_deref);
+        match name {
+            Some(name) => format!("{} ({name})", kind(task)),
+            None => kind(task),
+        }
+    }
+}
+
+fn print_report(report: &JudgeReport, labels: &Labels, args: &Args) -> anyhow::Result<()> {
     match args.format {
         Format::Json => {
             print_json(report, args.pretty)?;
             if std::io::stderr().is_terminal() {
-                let _ = writeln!(std::io::stderr().lock(), "{}", headline(report, tasks));
+                let _ = writeln!(std::io::stderr().lock(), "{}", headline(report, labels));
             }
         }
         Format::Table => {
             std::io::stdout()
                 .lock()
-                .write_all(table(report, tasks, args.failures_only).as_bytes())
+                .write_all(table(report, labels, args.failures_only).as_bytes())
                 .context("cannot write to stdout")?;
         }
     }
@@ -124,7 +155,7 @@ fn kind(task: Option<&JudgeTask>) -> String {
 }
 
 /// The outcome on one line: "Wrong Answer on test 1 (task 2) · score 1/2 · 2 tasks".
-fn headline(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
+fn headline(report: &JudgeReport, labels: &Labels) -> String {
     let (mut num, mut den) = (0u64, 0u64);
     for r in &report.results {
         num += u64::from(r.score.numerator);
@@ -138,7 +169,7 @@ fn headline(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
         },
         Some(i) => {
             let status = report.results[i].status;
-            let task = tasks.get(i);
+            let task = labels.tasks.get(i);
             let compile = task.is_some_and(|t| t.check_script == CheckScript::Compile);
             if compile
                 && matches!(
@@ -148,7 +179,7 @@ fn headline(report: &JudgeReport, tasks: &[JudgeTask]) -> String {
             {
                 status.to_string()
             } else {
-                format!("{status} on {} (task {})", kind(task), i + 1)
+                format!("{status} on {} (task {})", labels.kind(i), i + 1)
             }
         }
         None if report
@@ -190,13 +221,13 @@ const MESSAGES: usize = 20;
 
 /// The report as a table: the outcome, then one row per task (only the failed ones with
 /// `failures_only`), each failure's first log line.
-fn table(report: &JudgeReport, tasks: &[JudgeTask], failures_only: bool) -> String {
+fn table(report: &JudgeReport, labels: &Labels, failures_only: bool) -> String {
     let rows: Vec<[String; 6]> = report
         .results
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let task = tasks.get(i);
+            let task = labels.tasks.get(i);
             let own_limits = task.is_some_and(|t| {
                 matches!(t.check_script, CheckScript::Compile | CheckScript::Static)
             });
@@ -204,7 +235,7 @@ fn table(report: &JudgeReport, tasks: &[JudgeTask], failures_only: bool) -> Stri
             [
                 (i + 1).to_string(),
                 r.status.to_string(),
-                kind(task),
+                labels.kind(i),
                 r.score.to_string(),
                 ms(r.run_time, measured),
                 kib(r.memory_used, measured),
@@ -219,7 +250,7 @@ fn table(report: &JudgeReport, tasks: &[JudgeTask], failures_only: bool) -> Stri
         }
     }
     let mut out = String::new();
-    let _ = writeln!(out, "{}", headline(report, tasks));
+    let _ = writeln!(out, "{}", headline(report, labels));
     let line = |out: &mut String, cells: &[&str]| {
         let mut text = String::new();
         for (i, (cell, w)) in cells.iter().zip(width).enumerate() {

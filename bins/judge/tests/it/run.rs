@@ -222,6 +222,48 @@ fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
     );
 }
 
+/// A test the Submission names (`test_data[i].name`, as a package's plan gives it) is shown
+/// by its number and its name, in the outcome and in its row.
+#[test]
+fn format_table_names_a_test_by_its_number_and_its_own_name() {
+    let path = format!(
+        "{}/../../examples/judge/wrong-answer.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut submission: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("example")).expect("JSON");
+    submission["test_data"][0]["name"] = "secret/01-overflow".into();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("named.json");
+    std::fs::write(&file, submission.to_string()).expect("write");
+    let work = dir.path().join("work");
+    let cache = dir.path().join("cache");
+    let output = judge(
+        &[
+            "run",
+            file.to_str().expect("utf-8 path"),
+            "--format",
+            "table",
+            "--work-dir",
+            work.to_str().expect("utf-8 path"),
+            "--cache-dir",
+            cache.to_str().expect("utf-8 path"),
+        ],
+        None,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[0], "Wrong Answer on test 1 (secret/01-overflow) (task 2) · score 1/2 · 2 tasks",
+        "{stdout}"
+    );
+    assert!(
+        lines[3].starts_with("2 ") && lines[3].contains("test 1 (secret/01-overflow)"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn format_table_failures_only_leaves_out_the_tasks_that_passed() {
     let path = format!(

@@ -36,6 +36,7 @@ fn datum() -> TestDatum {
     TestDatum {
         inputs: vec![Asset::text("testdata.in", "1 2\n")],
         outputs: vec![Asset::text("testdata.out", "3\n")],
+        name: None,
     }
 }
 

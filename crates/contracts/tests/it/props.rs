@@ -170,8 +170,11 @@ fn submission() -> impl Strategy<Value = Submission> {
     let body = (
         vec(judge_task(), 0..6),
         vec(
-            (vec(asset(), 0..3), vec(asset(), 0..2))
-                .prop_map(|(inputs, outputs)| TestDatum { inputs, outputs }),
+            (vec(asset(), 0..3), vec(asset(), 0..2)).prop_map(|(inputs, outputs)| TestDatum {
+                inputs,
+                outputs,
+                name: None,
+            }),
             0..3,
         ),
         program(),
