@@ -17,9 +17,6 @@ pub mod relay;
 pub mod transcript;
 pub mod verdict;
 
-use crate::compare::{
-    ComparatorExit, ComparatorProtocol, CompareOutcome, interpret_kattis, interpret_testlib,
-};
 use crate::judge::classify::{RunFailure, classify_run};
 use crate::judge::files::TestFiles;
 use crate::judge::files::{BoxFile, STDERR_TAIL, read_capped, read_tail};
@@ -29,6 +26,9 @@ use relay::{RelayEnds, RelayReport};
 use std::io::Read;
 use std::path::Path;
 use verdict::{Decision, Ends};
+use verdict_compare::{
+    ComparatorExit, ComparatorProtocol, CompareOutcome, interpret_kattis, interpret_testlib,
+};
 use verdict_contracts::{STDIN_ASSET, STDOUT_ASSET};
 use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, StdioSpec};
 

@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::verdict::{CompareOutcome, CompareVerdict, REPORT_LIMIT, truncate};
+use crate::verdict::{CompareOutcome, CompareVerdict, REPORT_LIMIT, truncate};
 use verdict_contracts::ValidatorScore;
 
 /// How a custom comparator is called and how its result is read.
@@ -228,7 +228,7 @@ fn exit_code(exit: &ComparatorExit) -> Result<i32, CompareOutcome> {
 /// Parses `score.txt`: `numerator denominator`, `0 <= n <= d`, `d > 0`.
 fn parse_score(bytes: &[u8]) -> Result<CompareVerdict, String> {
     let malformed = || {
-        let shown = super::verdict::escape_bytes(&bytes[..bytes.len().min(64)]);
+        let shown = crate::verdict::escape_bytes(&bytes[..bytes.len().min(64)]);
         format!(
             "malformed score.txt \"{shown}\" (expected \"numerator denominator\" with 0 <= numerator <= denominator, denominator > 0)"
         )
