@@ -65,6 +65,28 @@ impl ComparatorProtocol {
             ComparatorProtocol::Kattis => "kattis",
         }
     }
+
+    /// The files of its feedback directory a comparator's verdict is read from, which the
+    /// judge collects for [`interpret_judge_system`] / [`interpret_kattis`] (none for testlib,
+    /// whose message is what it prints).
+    pub fn feedback_files(self) -> &'static [&'static str] {
+        match self {
+            ComparatorProtocol::JudgeSystem => &["score.txt", "report.txt"],
+            ComparatorProtocol::Testlib => &[],
+            ComparatorProtocol::Kattis => &["judgemessage.txt", "judgeerror.txt", "score.txt"],
+        }
+    }
+
+    /// The exit codes of an interactor of this protocol that reject the program (Kattis 43,
+    /// testlib 1 and 2): a program still running when its interactor ends with one is judged
+    /// already. None for judge-system, whose interactors are called as Kattis ones.
+    pub fn rejecting_exits(self) -> &'static [i32] {
+        match self {
+            ComparatorProtocol::Kattis => &[43],
+            ComparatorProtocol::Testlib => &[1, 2],
+            ComparatorProtocol::JudgeSystem => &[],
+        }
+    }
 }
 
 /// How a comparator's run ended.
@@ -420,6 +442,71 @@ mod tests {
     use CompareVerdict::{Accepted, PresentationError, WrongAnswer};
 
     const NO_FILES: &[(&str, &[u8])] = &[];
+
+    #[test]
+    fn a_rejecting_exit_is_a_rejection_by_its_protocols_rules() {
+        for protocol in [
+            ComparatorProtocol::JudgeSystem,
+            ComparatorProtocol::Testlib,
+            ComparatorProtocol::Kattis,
+        ] {
+            for &code in protocol.rejecting_exits() {
+                let exit = ComparatorExit::Code(code);
+                let verdict = match protocol {
+                    ComparatorProtocol::Testlib => interpret_testlib(&exit, "").verdict,
+                    ComparatorProtocol::Kattis => interpret_kattis(&exit, NO_FILES).verdict,
+                    ComparatorProtocol::JudgeSystem => {
+                        interpret_judge_system(&exit, NO_FILES).verdict
+                    }
+                };
+                assert!(
+                    matches!(verdict, WrongAnswer | PresentationError),
+                    "{protocol:?} exit {code}: {verdict:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn each_feedback_file_a_protocol_collects_is_read() {
+        // Each file with contents its protocol accepts; one exit code or another reads each.
+        let cases = [
+            (ComparatorProtocol::JudgeSystem, [54, 42, 43], "1 2"),
+            (ComparatorProtocol::Kattis, [42, 43, 1], "1"),
+        ];
+        for (protocol, codes, score) in cases {
+            let all: Vec<(&str, &[u8])> = protocol
+                .feedback_files()
+                .iter()
+                .map(|&name| {
+                    let text = if name.starts_with("score") {
+                        score
+                    } else {
+                        name
+                    };
+                    (name, text.as_bytes())
+                })
+                .collect();
+            let interpret = |code, files: &[(&str, &[u8])]| {
+                let exit = ComparatorExit::Code(code);
+                match protocol {
+                    ComparatorProtocol::Kattis => interpret_kattis(&exit, files),
+                    _ => interpret_judge_system(&exit, files),
+                }
+            };
+            for &name in protocol.feedback_files() {
+                let without: Vec<(&str, &[u8])> =
+                    all.iter().copied().filter(|(n, _)| *n != name).collect();
+                assert!(
+                    codes
+                        .iter()
+                        .any(|&code| interpret(code, &all) != interpret(code, &without)),
+                    "{protocol:?}: {name} is collected but never read"
+                );
+            }
+        }
+        assert!(ComparatorProtocol::Testlib.feedback_files().is_empty());
+    }
 
     fn js(code: i32, files: &[(&str, &[u8])]) -> CompareOutcome {
         interpret_judge_system(&ComparatorExit::Code(code), files)

@@ -103,7 +103,8 @@
 //!
 //! # Custom comparators
 //!
-//! [`ComparatorProtocol`] selects how a custom comparator is called and read;
+//! [`ComparatorProtocol`] selects how a custom comparator is called and read (the feedback
+//! files its verdict is read from, an interactor's exits that reject the program);
 //! [`judge_system_argv`] / [`testlib_argv`] build its command line and
 //! [`interpret_judge_system`] / [`interpret_testlib`] / [`interpret_kattis`] turn its exit and
 //! feedback into an outcome.

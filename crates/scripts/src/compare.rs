@@ -190,36 +190,23 @@ pub fn run_comparator(
         (None, verdict_sandbox::ExitKind::Exited(code)) => ComparatorExit::Code(code),
         (None, verdict_sandbox::ExitKind::Signaled(sig)) => ComparatorExit::Signal(sig),
     };
-    let outcome = match protocol {
-        ComparatorProtocol::JudgeSystem => {
-            let mut feedback_files = Vec::new();
-            for name in ["score.txt", "report.txt"] {
-                let path = Path::new("feedback").join(name);
-                if let Ok(file) = verdict_sandbox::open_box_file(&result.box_dir, &path) {
-                    let mut bytes = Vec::new();
-                    let _ = file.take(FEEDBACK_MAX).read_to_end(&mut bytes);
-                    feedback_files.push((name.to_owned(), bytes));
-                }
-            }
-            interpret_judge_system(&exit, &feedback_files)
+    let mut feedback_files = Vec::new();
+    for &name in protocol.feedback_files() {
+        let path = Path::new("feedback").join(name);
+        if let Ok(file) = verdict_sandbox::open_box_file(&result.box_dir, &path) {
+            let mut bytes = Vec::new();
+            let _ = file.take(FEEDBACK_MAX).read_to_end(&mut bytes);
+            feedback_files.push((name.to_owned(), bytes));
         }
+    }
+    let outcome = match protocol {
+        ComparatorProtocol::JudgeSystem => interpret_judge_system(&exit, &feedback_files),
         ComparatorProtocol::Testlib => {
             let mut message = read_capped(&result.stderr, 4096)?;
             message.extend(read_capped(&result.stdout, 4096)?);
             interpret_testlib(&exit, &String::from_utf8_lossy(&message))
         }
-        ComparatorProtocol::Kattis => {
-            let mut feedback_files = Vec::new();
-            for name in ["judgemessage.txt", "judgeerror.txt", "score.txt"] {
-                let path = Path::new("feedback").join(name);
-                if let Ok(file) = verdict_sandbox::open_box_file(&result.box_dir, &path) {
-                    let mut bytes = Vec::new();
-                    let _ = file.take(FEEDBACK_MAX).read_to_end(&mut bytes);
-                    feedback_files.push((name.to_owned(), bytes));
-                }
-            }
-            interpret_kattis(&exit, &feedback_files)
-        }
+        ComparatorProtocol::Kattis => interpret_kattis(&exit, &feedback_files),
     };
     // A testlib checker's message is its stderr already; the others' failures get its end.
     let outcome = match protocol {

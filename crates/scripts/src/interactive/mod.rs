@@ -46,15 +46,6 @@ pub struct InteractiveRequest<'a> {
     pub rejecting_exits: &'a [i32],
 }
 
-/// The exit codes of an interactor of `protocol` that reject the program.
-pub fn rejecting_exits(protocol: ComparatorProtocol) -> &'static [i32] {
-    match protocol {
-        ComparatorProtocol::Kattis => &[43],
-        ComparatorProtocol::Testlib => &[1, 2],
-        ComparatorProtocol::JudgeSystem => &[],
-    }
-}
-
 /// Both finished runs and what the relay saw.
 #[derive(Debug)]
 pub struct InteractiveOutput {
@@ -298,7 +289,7 @@ pub(crate) fn judge_interactive_pass(
             empty_dirs: &["feedback"],
             limits: interactor_limits,
         },
-        rejecting_exits: rejecting_exits(test.protocol),
+        rejecting_exits: test.protocol.rejecting_exits(),
     };
     let output = executor.run_interactive(&request, run_dir)?;
     let stderr = read_capped(&output.program.stderr, 64 * 1024)?;
@@ -379,7 +370,7 @@ pub(crate) fn interpret(
         }
         ComparatorProtocol::Kattis | ComparatorProtocol::JudgeSystem => {
             let mut feedback = Vec::new();
-            for name in ["judgemessage.txt", "judgeerror.txt", "score.txt"] {
+            for &name in ComparatorProtocol::Kattis.feedback_files() {
                 let path = Path::new("feedback").join(name);
                 if let Ok(file) = verdict_sandbox::open_box_file(&run.box_dir, &path) {
                     let mut bytes = Vec::new();
