@@ -73,7 +73,12 @@ impl ComparatorProtocol {
         match self {
             ComparatorProtocol::JudgeSystem => &["score.txt", "report.txt"],
             ComparatorProtocol::Testlib => &[],
-            ComparatorProtocol::Kattis => &["judgemessage.txt", "judgeerror.txt", "score.txt"],
+            ComparatorProtocol::Kattis => &[
+                "judgemessage.txt",
+                "judgeerror.txt",
+                "score.txt",
+                "score_multiplier.txt",
+            ],
         }
     }
 
@@ -199,12 +204,7 @@ pub fn interpret_judge_system<N: AsRef<str>, C: AsRef<[u8]>>(
     exit: &ComparatorExit,
     feedback_files: &[(N, C)],
 ) -> CompareOutcome {
-    let file = |name: &str| {
-        feedback_files
-            .iter()
-            .find(|(n, _)| n.as_ref() == name)
-            .map(|(_, c)| c.as_ref())
-    };
+    let file = |name| feedback_file(ComparatorProtocol::JudgeSystem, feedback_files, name);
     let code = match exit_code(exit) {
         Ok(code) => code,
         Err(outcome) => return outcome,
@@ -232,6 +232,24 @@ pub fn interpret_judge_system<N: AsRef<str>, C: AsRef<[u8]>>(
     outcome.report = file("report.txt")
         .map(|bytes| truncate(String::from_utf8_lossy(bytes).into_owned(), REPORT_LIMIT));
     outcome
+}
+
+/// The contents of feedback file `name`, one of the files `protocol` collects
+/// ([`ComparatorProtocol::feedback_files`]: a file read here but not collected would never
+/// arrive, which the debug assertion makes a failing test).
+fn feedback_file<'a, N: AsRef<str>, C: AsRef<[u8]>>(
+    protocol: ComparatorProtocol,
+    feedback_files: &'a [(N, C)],
+    name: &str,
+) -> Option<&'a [u8]> {
+    debug_assert!(
+        protocol.feedback_files().contains(&name),
+        "{name} is read but not in {protocol:?}'s feedback_files"
+    );
+    feedback_files
+        .iter()
+        .find(|(n, _)| n.as_ref() == name)
+        .map(|(_, c)| c.as_ref())
 }
 
 /// The exit code, or the Compare Error for a signal or a limit hit.
@@ -294,11 +312,9 @@ pub fn interpret_kattis<N: AsRef<str>, C: AsRef<[u8]>>(
     exit: &ComparatorExit,
     feedback_files: &[(N, C)],
 ) -> CompareOutcome {
-    let text = |name: &str| {
-        feedback_files
-            .iter()
-            .find(|(n, _)| n.as_ref() == name)
-            .map(|(_, c)| String::from_utf8_lossy(c.as_ref()).trim().to_owned())
+    let text = |name| {
+        feedback_file(ComparatorProtocol::Kattis, feedback_files, name)
+            .map(|c| String::from_utf8_lossy(c).trim().to_owned())
             .filter(|t| !t.is_empty())
     };
     let message = text("judgemessage.txt").unwrap_or_default();
@@ -341,11 +357,9 @@ fn kattis_score<N: AsRef<str>, C: AsRef<[u8]>>(
     feedback_files: &[(N, C)],
     verdict: CompareVerdict,
 ) -> Result<Option<ValidatorScore>, String> {
-    let file = |name: &str| {
-        feedback_files
-            .iter()
-            .find(|(n, _)| n.as_ref() == name)
-            .map(|(_, c)| String::from_utf8_lossy(c.as_ref()).trim().to_owned())
+    let file = |name| {
+        feedback_file(ComparatorProtocol::Kattis, feedback_files, name)
+            .map(|c| String::from_utf8_lossy(c).trim().to_owned())
     };
     let (score, multiplier) = (file("score.txt"), file("score_multiplier.txt"));
     let written = match (&score, &multiplier) {
@@ -469,24 +483,12 @@ mod tests {
 
     #[test]
     fn each_feedback_file_a_protocol_collects_is_read() {
-        // Each file with contents its protocol accepts; one exit code or another reads each.
+        // Each file alone, with contents its protocol accepts; one exit code or another reads it.
         let cases = [
             (ComparatorProtocol::JudgeSystem, [54, 42, 43], "1 2"),
             (ComparatorProtocol::Kattis, [42, 43, 1], "1"),
         ];
         for (protocol, codes, score) in cases {
-            let all: Vec<(&str, &[u8])> = protocol
-                .feedback_files()
-                .iter()
-                .map(|&name| {
-                    let text = if name.starts_with("score") {
-                        score
-                    } else {
-                        name
-                    };
-                    (name, text.as_bytes())
-                })
-                .collect();
             let interpret = |code, files: &[(&str, &[u8])]| {
                 let exit = ComparatorExit::Code(code);
                 match protocol {
@@ -495,12 +497,16 @@ mod tests {
                 }
             };
             for &name in protocol.feedback_files() {
-                let without: Vec<(&str, &[u8])> =
-                    all.iter().copied().filter(|(n, _)| *n != name).collect();
+                let text = if name.starts_with("score") {
+                    score
+                } else {
+                    name
+                };
+                let alone: &[(&str, &[u8])] = &[(name, text.as_bytes())];
                 assert!(
                     codes
                         .iter()
-                        .any(|&code| interpret(code, &all) != interpret(code, &without)),
+                        .any(|&code| interpret(code, alone) != interpret(code, NO_FILES)),
                     "{protocol:?}: {name} is collected but never read"
                 );
             }
