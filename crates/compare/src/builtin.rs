@@ -5,8 +5,8 @@ use std::io::Read;
 use std::path::Path;
 use verdict_contracts::CompareScript;
 
-use crate::CompareError;
 use crate::engine::{self, Comparison, Difference, Which};
+use crate::error::CompareError;
 use crate::source::{ReadSource, Side, SliceSource, Snippet};
 use crate::verdict::{CompareOutcome, CompareVerdict, escape_bytes, truncate};
 
@@ -173,7 +173,7 @@ fn describe(difference: &Difference) -> String {
     )
 }
 
-/// Bytes of one escaped snippet in a message, so both fit in [`crate::MESSAGE_LIMIT`].
+/// Bytes of one escaped snippet in a message, so both fit in [`crate::verdict::MESSAGE_LIMIT`].
 const SNIPPET_LIMIT: usize = 400;
 
 /// A snippet as a quoted, escaped string, `end of file` when absent.
@@ -193,8 +193,8 @@ fn show(snippet: Option<&Snippet>) -> String {
 mod tests {
     use super::BuiltinComparator::{DiffAll, DiffIgnSpace};
     use super::*;
-    use crate::MESSAGE_LIMIT;
     use crate::normalize::is_blank;
+    use crate::verdict::MESSAGE_LIMIT;
     use proptest::prelude::*;
     use std::path::PathBuf;
 

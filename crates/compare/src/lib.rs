@@ -120,6 +120,7 @@ mod builtin;
 mod context;
 mod custom;
 mod engine;
+mod error;
 pub mod expect;
 mod icpc_default;
 mod normalize;
@@ -128,36 +129,14 @@ pub mod tokens;
 pub mod values;
 mod verdict;
 
-use std::path::PathBuf;
-
 pub use builtin::{BuiltinComparator, CHUNK_SIZE};
 pub use context::{CONTEXT_LINES, LINE_CHARS, first_difference, first_difference_bytes};
 pub use custom::{
     ComparatorExit, ComparatorProtocol, JudgeSystemPaths, TestlibPaths, detect_protocol,
     interpret_judge_system, interpret_kattis, interpret_testlib, judge_system_argv, testlib_argv,
 };
+pub use error::CompareError;
 pub use icpc_default::{DefaultValidator, TOKEN_MAX};
 pub use verdict::{
     CompareOutcome, CompareSummary, CompareVerdict, MESSAGE_LIMIT, REPORT_LIMIT, escape_bytes,
 };
-
-/// Why the judge could not compare (never a verdict about the program).
-#[derive(Debug, thiserror::Error)]
-pub enum CompareError {
-    /// A file could not be opened or read.
-    #[error("cannot read {}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// A reader given to [`BuiltinComparator::compare_readers`] failed.
-    #[error("cannot read the {side}: {source}")]
-    Read {
-        /// `"program output"` or `"expected answer"`.
-        side: &'static str,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-}
