@@ -6,9 +6,10 @@
 //! - `depends_cond` is required when `depends_on` is set; with `depends_on: -1` a condition is
 //!   accepted and ignored.
 //! - The script table is the contract: compile and static tasks have `null` run and compare
-//!   scripts; a standard test compares with `diff-ign-space`, `diff-all` or `""`; a gtest or
-//!   valgrind run compares with `gtest` or `valgrind` respectively, or `null` (the only
-//!   leniency: the run script already says how the task is scored).
+//!   scripts; a standard test compares its output (a script whose
+//!   `CompareScript::compares_output` holds: a built-in comparator, `icpc-default` or `""`); a
+//!   gtest or valgrind run compares with `gtest` or `valgrind` respectively, or `null` (the
+//!   only leniency: the run script already says how the task is scored).
 //! - Only standard and memory tests can be random; a random test has no `testcase_id`; a
 //!   standard test that is not random needs one.
 //! - `proc_limit: 1` is rejected, as the contract says it makes judging fail; `0` too.

@@ -8,9 +8,8 @@
 //! - Function tests: a `function` suite: the oracle's harness calls the function per case and
 //!   compares the JSON return value with the expected one outside the box.
 //! - Stdio tests: a `script` suite that checks only the exit code in the box; stdout is compared
-//!   here, outside it ([`crate::compare::outputs_match`]).
+//!   here, outside it ([`verdict_compare::tokens::outputs_match`]).
 
-use crate::compare::{first_difference, outputs_match};
 use crate::humaneval::is_identifier;
 use crate::problem::{
     AssertionTests, CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Problem,
@@ -19,6 +18,7 @@ use crate::problem::{
 use crate::result::{SampleResult, TestOutcome};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use verdict_compare::tokens::{first_difference, outputs_match};
 use verdict_contracts::batch::{
     BatchEvent, BatchOptions, BatchProblem, BatchRequest, Candidate, CandidateResult, SuiteProblem,
 };

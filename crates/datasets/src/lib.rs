@@ -30,7 +30,6 @@ mod apps;
 pub mod batch;
 mod cases;
 mod codecontests;
-pub mod compare;
 mod dataset;
 mod error;
 mod eval;

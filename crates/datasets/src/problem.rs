@@ -227,7 +227,7 @@ pub struct StdioTests {
 pub struct StdioCase {
     /// Fed as standard input.
     pub stdin: String,
-    /// Compared with standard output by [`crate::compare::outputs_match`].
+    /// Compared with standard output by [`verdict_compare::tokens::outputs_match`].
     pub stdout: String,
 }
 

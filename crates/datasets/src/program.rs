@@ -10,7 +10,6 @@
 //! result line after it). A completion that exits with status 0 before the tests end, or that
 //! prints a forged success line, fails (docs/datasets.md, "Programs in other languages").
 
-use crate::compare::{first_difference, outputs_match};
 use crate::eval::{Batch, Judged};
 use crate::problem::{
     HumanEvalXTest, InvalidCase, MbxpTest, MultiPleTest, Problem, ProgramKind, ProgramTests,
@@ -20,6 +19,7 @@ use crate::result::{SampleResult, TestOutcome};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
+use verdict_compare::tokens::{first_difference, outputs_match};
 use verdict_contracts::batch::default_file_name;
 use verdict_contracts::judge::{Asset, Language, SourceCode};
 use verdict_contracts::oracle::OracleCaseStatus;

@@ -2,7 +2,7 @@
 //! fixtures made by the real tools, read from the repository).
 
 use std::path::{Path, PathBuf};
-use verdict_scripts::compare::{ComparatorExit, interpret_judge_system, interpret_testlib};
+use verdict_compare::{ComparatorExit, interpret_judge_system, interpret_testlib};
 
 /// One parser under fuzzing.
 #[derive(Debug, Clone, Copy)]

@@ -7,12 +7,13 @@
 
 use super::outcome::abnormal;
 use super::records::{Record, parse_records};
-use super::values::first_difference;
-use super::workdir::{WorkDir, read_capped, tail, text_of, write_box_file, write_sources};
+use super::workdir::{WorkDir, read_capped, text_of, write_box_file, write_sources};
 use super::{NOT_RUN, OracleError, OracleOptions, case_result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use verdict_compare::expect::tail;
+use verdict_compare::values::first_difference;
 use verdict_contracts::Language;
 use verdict_contracts::oracle::{
     FunctionSignature, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite, check_arity,

@@ -14,18 +14,15 @@
 
 mod bytecode;
 mod error;
-mod expect;
 mod function;
 mod options;
 mod outcome;
 mod process;
 mod records;
-mod values;
 mod workdir;
 
 pub use error::OracleError;
 pub use options::{Interpreters, NOT_RUN, OracleOptions};
-pub use values::{first_difference, floats_close, numbers_equal, values_equal};
 /// The execution seam the oracle runs through (re-exported: callers need no other crate).
 pub use verdict_scripts::Executor;
 

@@ -2,7 +2,6 @@
 //! files written in and its stdin fed from a file; stdout, stderr, the exit code and the files
 //! the case names are read back and compared (no pipes, so nothing can deadlock).
 
-use super::expect::{Captured, judge_captured};
 use super::options::{NOT_RUN, OracleOptions};
 use super::outcome::abnormal;
 use super::workdir::{WorkDir, list_files, read_capped, text_of, write_box_file, write_sources};
@@ -13,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+use verdict_compare::expect::{Captured, judge_captured};
 use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, ScriptExpectation, TestCase, TestSuite,
     cli_input, script_expectation, script_input,

@@ -113,16 +113,6 @@ pub(crate) fn text_of((bytes, cut): (Vec<u8>, bool)) -> String {
     text
 }
 
-/// The last `max_chars` characters of a log, for messages.
-pub(crate) fn tail(text: &str, max_chars: usize) -> String {
-    let count = text.chars().count();
-    if count <= max_chars {
-        return text.trim_end().to_owned();
-    }
-    let rest: String = text.chars().skip(count - max_chars).collect();
-    format!("...{}", rest.trim_end())
-}
-
 /// Regular files under `box_dir` (relative names, sorted), skipping `skip`; symlinks and other
 /// special files are never followed; at most `limit` names.
 pub(crate) fn list_files(box_dir: &Path, skip: &dyn Fn(&str) -> bool, limit: usize) -> Vec<String> {
@@ -177,6 +167,5 @@ mod tests {
             (Vec::new(), false)
         );
         assert!(text_of((b"abc".to_vec(), true)).starts_with("abc\n[... cut"));
-        assert_eq!(tail("0123456789", 3), "...789");
     }
 }

@@ -4,11 +4,11 @@
 //! plan item and never read `judge_tasks` again.
 
 use crate::config::{JudgeConfig, SpecialConfig};
+use verdict_compare::{BuiltinComparator, DefaultValidator};
 use verdict_contracts::{
     CheckScript, CompareScript, DependsCond, JudgeTask, RunScript, Submission,
 };
 use verdict_scripts::RunLimits;
-use verdict_scripts::compare::{BuiltinComparator, DefaultValidator};
 
 /// A task's CPU time when `time_limit` is negative (no limit given).
 const DEFAULT_TIME_MS: u64 = 1000;

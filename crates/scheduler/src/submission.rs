@@ -10,10 +10,10 @@ use crate::test_dirs::TestDirs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
+use verdict_compare::{ComparatorProtocol, detect_protocol};
 use verdict_contracts::{
     Asset, CompareProtocol, JudgeStatus, JudgeTaskResult, Program, STDIN_ASSET, SourceCode,
 };
-use verdict_scripts::compare::{ComparatorProtocol, detect_protocol};
 use verdict_scripts::special::{gtest, is_unit, valgrind};
 use verdict_scripts::{
     BoxFile, Build, CompileOutcome, CompileRequest, Executor, LanguageProfile, LanguageProfiles,

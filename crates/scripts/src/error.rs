@@ -24,7 +24,7 @@ pub enum ScriptError {
         /// The output's name (`testdata.out` or a file the program wrote).
         output: String,
         /// The cause.
-        source: crate::compare::CompareError,
+        source: verdict_compare::CompareError,
     },
     /// A file name would leave the box.
     #[error("file name {0:?} must be a relative path without '..'")]

@@ -32,9 +32,4 @@ pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, pr
 
 pub mod compare;
 
-pub use compare::{
-    BuiltinComparator, ComparatorExit, ComparatorProtocol, CompareError, CompareOutcome,
-    CompareVerdict,
-};
-
 pub mod special;

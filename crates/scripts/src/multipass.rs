@@ -17,7 +17,6 @@
 //!   largest of any pass (the limit is per pass, so the largest is what it is measured
 //!   against).
 
-use crate::compare::{ComparatorProtocol, CompareSummary};
 use crate::interactive::{
     InteractiveTest, interactor_command, interpret, judge_interactive_pass, verdict::Decision,
 };
@@ -28,6 +27,7 @@ use crate::judge::run::RunRequest;
 use crate::{Executor, ScriptError};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use verdict_compare::{ComparatorProtocol, CompareSummary};
 use verdict_contracts::{JudgeStatus, STDIN_ASSET, Score};
 use verdict_sandbox::ExitKind;
 

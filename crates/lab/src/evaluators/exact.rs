@@ -4,9 +4,9 @@ use super::{failed_explanation, show};
 use crate::builder::score_record;
 use crate::traits::{Evaluator, LabError};
 use async_trait::async_trait;
+use verdict_compare::values::first_difference;
 use verdict_contracts::oracle::FloatTolerance;
 use verdict_contracts::{AtomicTask, Evidence, RunRecord, RunStatus, ScoreRecord, ScoreTarget};
-use verdict_oracle::first_difference;
 
 /// `exact`: the output deep-equals `expected`.
 #[derive(Debug, Clone, Default)]

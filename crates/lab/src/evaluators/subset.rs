@@ -8,9 +8,9 @@ use async_trait::async_trait;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Number, Value, json};
 use std::collections::BTreeMap;
+use verdict_compare::values::{first_difference, numbers_equal};
 use verdict_contracts::oracle::FloatTolerance;
 use verdict_contracts::{AtomicTask, Evidence, RunRecord, RunStatus, ScoreRecord, ScoreTarget};
-use verdict_oracle::{first_difference, numbers_equal};
 
 /// How a number of `expected` is compared with the output's (subset evaluator).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

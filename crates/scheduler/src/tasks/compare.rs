@@ -6,7 +6,8 @@ use crate::error::JudgeError;
 use crate::plan::Comparison;
 use crate::submission::{BuildResult, SubmissionRun};
 use std::path::Path;
-use verdict_scripts::compare::{CompareSummary, compare_builtin, compare_default, run_comparator};
+use verdict_compare::CompareSummary;
+use verdict_scripts::compare::{compare_builtin, compare_default, run_comparator};
 use verdict_scripts::{ProducedOutput, TestFiles};
 
 /// The comparison's status, score and log.

@@ -168,7 +168,7 @@ pub(super) fn output_diff(
         .expected
         .iter()
         .find(|(name, _)| TestFiles::is_stdout(name))?;
-    match verdict_scripts::compare::first_difference(name, output.stdout, expected) {
+    match verdict_compare::first_difference(name, output.stdout, expected) {
         Ok(diff) => diff,
         Err(e) => {
             tracing::warn!(error = %e, "the first difference's lines were not read");

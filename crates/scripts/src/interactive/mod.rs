@@ -17,9 +17,6 @@ pub mod relay;
 pub mod transcript;
 pub mod verdict;
 
-use crate::compare::{
-    ComparatorExit, ComparatorProtocol, CompareOutcome, interpret_kattis, interpret_testlib,
-};
 use crate::judge::classify::{RunFailure, classify_run};
 use crate::judge::files::TestFiles;
 use crate::judge::files::{BoxFile, STDERR_TAIL, read_capped, read_tail};
@@ -29,6 +26,9 @@ use relay::{RelayEnds, RelayReport};
 use std::io::Read;
 use std::path::Path;
 use verdict::{Decision, Ends};
+use verdict_compare::{
+    ComparatorExit, ComparatorProtocol, CompareOutcome, interpret_kattis, interpret_testlib,
+};
 use verdict_contracts::{STDIN_ASSET, STDOUT_ASSET};
 use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, StdioSpec};
 
@@ -44,15 +44,6 @@ pub struct InteractiveRequest<'a> {
     /// the interactor ends with one, a program still running is killed at once (its verdict
     /// is already the interactor's, rule 2 of [`verdict::decide`]).
     pub rejecting_exits: &'a [i32],
-}
-
-/// The exit codes of an interactor of `protocol` that reject the program.
-pub fn rejecting_exits(protocol: ComparatorProtocol) -> &'static [i32] {
-    match protocol {
-        ComparatorProtocol::Kattis => &[43],
-        ComparatorProtocol::Testlib => &[1, 2],
-        ComparatorProtocol::JudgeSystem => &[],
-    }
 }
 
 /// Both finished runs and what the relay saw.
@@ -298,7 +289,7 @@ pub(crate) fn judge_interactive_pass(
             empty_dirs: &["feedback"],
             limits: interactor_limits,
         },
-        rejecting_exits: rejecting_exits(test.protocol),
+        rejecting_exits: test.protocol.rejecting_exits(),
     };
     let output = executor.run_interactive(&request, run_dir)?;
     let stderr = read_capped(&output.program.stderr, 64 * 1024)?;
@@ -379,7 +370,7 @@ pub(crate) fn interpret(
         }
         ComparatorProtocol::Kattis | ComparatorProtocol::JudgeSystem => {
             let mut feedback = Vec::new();
-            for name in ["judgemessage.txt", "judgeerror.txt", "score.txt"] {
+            for &name in ComparatorProtocol::Kattis.feedback_files() {
                 let path = Path::new("feedback").join(name);
                 if let Ok(file) = verdict_sandbox::open_box_file(&run.box_dir, &path) {
                     let mut bytes = Vec::new();

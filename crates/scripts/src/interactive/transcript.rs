@@ -1,10 +1,10 @@
 //! A bounded transcript of an interactive exchange: the first and the last messages with their
 //! timing, and counts of everything, whatever the two sides send.
 
-use crate::compare::escape_bytes;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::time::Duration;
+use verdict_compare::escape_bytes;
 
 /// Messages kept at the start and at the end of an exchange.
 pub const KEPT: usize = 8;

@@ -1,8 +1,8 @@
 //! Who wins when a program and its interactor end: the rules for every race, as one pure
 //! function over what each side did (docs/interactive.md gives them as a table).
 
-use crate::compare::{CompareOutcome, CompareVerdict};
 use crate::judge::classify::RunFailure;
+use verdict_compare::{CompareOutcome, CompareVerdict};
 use verdict_contracts::{JudgeStatus, Score, ValidatorScore};
 
 /// `SIGPIPE`: a write to a pipe nobody reads any more.

@@ -5,10 +5,10 @@ use std::io::Read;
 use std::path::Path;
 use verdict_contracts::CompareScript;
 
-use super::CompareError;
-use super::engine::{self, Comparison, Difference, Which};
-use super::source::{ReadSource, Side, SliceSource, Snippet};
-use super::verdict::{CompareOutcome, CompareVerdict, escape_bytes, truncate};
+use crate::engine::{self, Comparison, Difference, Which};
+use crate::error::CompareError;
+use crate::source::{ReadSource, Side, SliceSource, Snippet};
+use crate::verdict::{CompareOutcome, CompareVerdict, escape_bytes, truncate};
 
 /// Bytes read from each input at a time.
 pub const CHUNK_SIZE: usize = 64 * 1024;
@@ -24,11 +24,28 @@ pub enum BuiltinComparator {
 }
 
 impl BuiltinComparator {
+    /// Every built-in comparator (a test checks it against [`Self::from_script`]).
+    pub const ALL: [BuiltinComparator; 2] = [Self::DiffAll, Self::DiffIgnSpace];
+
     /// The `compare_script` of this comparator.
     pub fn script(self) -> CompareScript {
         match self {
             Self::DiffAll => CompareScript::DiffAll,
             Self::DiffIgnSpace => CompareScript::DiffIgnSpace,
+        }
+    }
+
+    /// The built-in comparator a `compare_script` names, `None` for a script that is not one
+    /// (a special test's report, the problem's comparator, the default validator). No
+    /// catch-all: a script added to the contract does not compile until it is placed here.
+    pub fn from_script(script: CompareScript) -> Option<Self> {
+        match script {
+            CompareScript::DiffAll => Some(Self::DiffAll),
+            CompareScript::DiffIgnSpace => Some(Self::DiffIgnSpace),
+            CompareScript::Valgrind
+            | CompareScript::Gtest
+            | CompareScript::Custom
+            | CompareScript::IcpcDefault => None,
         }
     }
 
@@ -109,19 +126,32 @@ impl BuiltinComparator {
         }
     }
 
-    /// Turns one pass's findings into this comparator's verdict and message.
+    /// Turns one pass's findings into this comparator's verdict and message: the one place
+    /// each comparator's verdict is decided. Exhaustive over the comparators and over the
+    /// pass's findings, so neither a new comparator nor a new finding compiles unplaced.
     fn outcome(self, comparison: &Comparison) -> CompareOutcome {
-        match (&comparison.difference, comparison.first_exact_difference) {
-            (Some(difference), _) => {
-                CompareOutcome::new(CompareVerdict::WrongAnswer, describe(difference))
-            }
-            (None, Some(line)) if self == Self::DiffAll => CompareOutcome::new(
-                CompareVerdict::PresentationError,
-                format!(
-                    "output differs from the answer only in white space or blank lines, first at line {line}"
+        let Comparison {
+            first_exact_difference,
+            difference,
+        } = comparison;
+        let wrong =
+            |difference| CompareOutcome::new(CompareVerdict::WrongAnswer, describe(difference));
+        let accepted = || CompareOutcome::new(CompareVerdict::Accepted, "");
+        match self {
+            Self::DiffAll => match (difference, first_exact_difference) {
+                (Some(difference), _) => wrong(difference),
+                (None, Some(line)) => CompareOutcome::new(
+                    CompareVerdict::PresentationError,
+                    format!(
+                        "output differs from the answer only in white space or blank lines, first at line {line}"
+                    ),
                 ),
-            ),
-            (None, _) => CompareOutcome::new(CompareVerdict::Accepted, ""),
+                (None, None) => accepted(),
+            },
+            Self::DiffIgnSpace => match difference {
+                Some(difference) => wrong(difference),
+                None => accepted(),
+            },
         }
     }
 }
@@ -143,7 +173,7 @@ fn describe(difference: &Difference) -> String {
     )
 }
 
-/// Bytes of one escaped snippet in a message, so both fit in [`super::MESSAGE_LIMIT`].
+/// Bytes of one escaped snippet in a message, so both fit in [`crate::verdict::MESSAGE_LIMIT`].
 const SNIPPET_LIMIT: usize = 400;
 
 /// A snippet as a quoted, escaped string, `end of file` when absent.
@@ -163,8 +193,8 @@ fn show(snippet: Option<&Snippet>) -> String {
 mod tests {
     use super::BuiltinComparator::{DiffAll, DiffIgnSpace};
     use super::*;
-    use crate::compare::MESSAGE_LIMIT;
-    use crate::compare::normalize::is_blank;
+    use crate::normalize::is_blank;
+    use crate::verdict::MESSAGE_LIMIT;
     use proptest::prelude::*;
     use std::path::PathBuf;
 
@@ -399,11 +429,45 @@ mod tests {
 
     #[test]
     fn each_builtin_is_the_algorithm_of_an_output_comparing_script() {
-        for kind in [DiffAll, DiffIgnSpace] {
+        for kind in BuiltinComparator::ALL {
             assert!(kind.script().compares_output(), "{kind:?}");
             assert_eq!(kind.script_name(), kind.script().as_str());
         }
         assert_eq!(DiffIgnSpace.script_name(), "diff-ign-space");
+    }
+
+    #[test]
+    fn all_lists_every_builtin_the_contract_names_once() {
+        let named: Vec<BuiltinComparator> = CompareScript::ALL
+            .into_iter()
+            .filter_map(BuiltinComparator::from_script)
+            .collect();
+        assert_eq!(named.len(), BuiltinComparator::ALL.len(), "{named:?}");
+        for kind in named {
+            assert!(
+                BuiltinComparator::ALL.contains(&kind),
+                "{kind:?} is not in ALL"
+            );
+            assert_eq!(BuiltinComparator::from_script(kind.script()), Some(kind));
+        }
+    }
+
+    #[test]
+    fn every_builtin_is_described_where_people_read_about_comparison() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for doc in ["src/lib.rs", "../../docs/judge.md"] {
+            let path = root.join(doc);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            for kind in BuiltinComparator::ALL {
+                let name = format!("`{}`", kind.script_name());
+                assert!(
+                    text.contains(&name),
+                    "{} does not describe {name}",
+                    path.display()
+                );
+            }
+        }
     }
 
     /// A reader producing `len` bytes of numbered lines lazily, recording its largest read.
@@ -466,7 +530,7 @@ mod tests {
     /// What `expected` holds for one fixture: each comparator's verdict and message.
     fn render_expected(output: &[u8], answer: &[u8]) -> String {
         let mut text = String::new();
-        for kind in [DiffAll, DiffIgnSpace] {
+        for kind in BuiltinComparator::ALL {
             let outcome = check(kind, output, answer);
             text.push_str(&format!(
                 "{}: {}\n{}\n",
@@ -595,7 +659,7 @@ mod tests {
 
         #[test]
         fn streaming_matches_the_reference((output, answer) in pair(), chunk in 1usize..12) {
-            for kind in [DiffAll, DiffIgnSpace] {
+            for kind in BuiltinComparator::ALL {
                 let got = kind.compare_bytes_chunked(&output, &answer, chunk);
                 prop_assert_eq!(got.verdict, reference(kind, &output, &answer));
                 prop_assert_eq!(&got, &kind.compare_bytes(&output, &answer));

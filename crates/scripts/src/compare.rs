@@ -2,66 +2,21 @@
 //! built-in comparators over every expected file, or the problem's custom comparator in its
 //! own box holding `input/`, `user_output/`, `answer/` and an empty `feedback/`.
 
-use super::builtin::BuiltinComparator;
-use super::custom::{
-    ComparatorExit, ComparatorProtocol, interpret_judge_system, interpret_kattis, interpret_testlib,
-};
-use super::icpc_default::DefaultValidator;
-use super::verdict::{CompareOutcome, CompareVerdict};
 use crate::judge::files::TestFiles;
 use crate::judge::files::{STDERR_TAIL, read_tail};
 use crate::{BoxFile, Build, Executor, ProducedOutput, RunLimits, RunRequest, ScriptError};
 use crate::{join_inside, read_capped};
 use std::io::Read;
 use std::path::Path;
-use verdict_contracts::{JudgeStatus, STDIN_ASSET, STDOUT_ASSET, Score, ValidatorScore};
+use verdict_compare::{
+    BuiltinComparator, ComparatorExit, ComparatorProtocol, CompareError, CompareOutcome,
+    CompareSummary, CompareVerdict, DefaultValidator, interpret_judge_system, interpret_kattis,
+    interpret_testlib,
+};
+use verdict_contracts::{JudgeStatus, STDIN_ASSET, STDOUT_ASSET, Score};
 
 /// The most of a comparator's feedback file read.
 const FEEDBACK_MAX: u64 = 64 * 1024;
-
-/// The comparison's status, score and log.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompareSummary {
-    /// Accepted, Partial Correct, Presentation Error, Wrong Answer or Compare Error.
-    pub status: JudgeStatus,
-    /// The score.
-    pub score: Score,
-    /// Feedback for `error_log`.
-    pub log: String,
-    /// The score a Kattis validator wrote for an accepted test.
-    pub validator_score: Option<ValidatorScore>,
-}
-
-impl CompareSummary {
-    /// A Compare Error with its reason.
-    pub fn compare_error(log: impl Into<String>) -> Self {
-        CompareSummary {
-            status: JudgeStatus::CompareError,
-            score: Score::ZERO,
-            log: log.into(),
-            validator_score: None,
-        }
-    }
-}
-
-impl From<CompareOutcome> for CompareSummary {
-    fn from(outcome: CompareOutcome) -> Self {
-        let (status, score) = (outcome.verdict.status(), outcome.verdict.score());
-        let mut log = outcome.message;
-        if let Some(report) = outcome.report {
-            if !log.is_empty() {
-                log.push('\n');
-            }
-            log.push_str(&report);
-        }
-        CompareSummary {
-            status,
-            score,
-            log,
-            validator_score: outcome.validator_score,
-        }
-    }
-}
 
 /// Compares every expected output with `builtin`; with several, the worst verdict wins.
 pub fn compare_builtin(
@@ -86,7 +41,7 @@ pub fn compare_default(
 fn compare_each(
     test: &TestFiles,
     output: ProducedOutput<'_>,
-    compare: impl Fn(std::fs::File, std::fs::File) -> Result<CompareOutcome, super::CompareError>,
+    compare: impl Fn(std::fs::File, std::fs::File) -> Result<CompareOutcome, CompareError>,
 ) -> Result<CompareSummary, ScriptError> {
     let mut worst: Option<(u8, CompareSummary)> = None;
     for (name, expected) in &test.expected {
@@ -235,36 +190,23 @@ pub fn run_comparator(
         (None, verdict_sandbox::ExitKind::Exited(code)) => ComparatorExit::Code(code),
         (None, verdict_sandbox::ExitKind::Signaled(sig)) => ComparatorExit::Signal(sig),
     };
-    let outcome = match protocol {
-        ComparatorProtocol::JudgeSystem => {
-            let mut feedback_files = Vec::new();
-            for name in ["score.txt", "report.txt"] {
-                let path = Path::new("feedback").join(name);
-                if let Ok(file) = verdict_sandbox::open_box_file(&result.box_dir, &path) {
-                    let mut bytes = Vec::new();
-                    let _ = file.take(FEEDBACK_MAX).read_to_end(&mut bytes);
-                    feedback_files.push((name.to_owned(), bytes));
-                }
-            }
-            interpret_judge_system(&exit, &feedback_files)
+    let mut feedback_files = Vec::new();
+    for &name in protocol.feedback_files() {
+        let path = Path::new("feedback").join(name);
+        if let Ok(file) = verdict_sandbox::open_box_file(&result.box_dir, &path) {
+            let mut bytes = Vec::new();
+            let _ = file.take(FEEDBACK_MAX).read_to_end(&mut bytes);
+            feedback_files.push((name.to_owned(), bytes));
         }
+    }
+    let outcome = match protocol {
+        ComparatorProtocol::JudgeSystem => interpret_judge_system(&exit, &feedback_files),
         ComparatorProtocol::Testlib => {
             let mut message = read_capped(&result.stderr, 4096)?;
             message.extend(read_capped(&result.stdout, 4096)?);
             interpret_testlib(&exit, &String::from_utf8_lossy(&message))
         }
-        ComparatorProtocol::Kattis => {
-            let mut feedback_files = Vec::new();
-            for name in ["judgemessage.txt", "judgeerror.txt", "score.txt"] {
-                let path = Path::new("feedback").join(name);
-                if let Ok(file) = verdict_sandbox::open_box_file(&result.box_dir, &path) {
-                    let mut bytes = Vec::new();
-                    let _ = file.take(FEEDBACK_MAX).read_to_end(&mut bytes);
-                    feedback_files.push((name.to_owned(), bytes));
-                }
-            }
-            interpret_kattis(&exit, &feedback_files)
-        }
+        ComparatorProtocol::Kattis => interpret_kattis(&exit, &feedback_files),
     };
     // A testlib checker's message is its stderr already; the others' failures get its end.
     let outcome = match protocol {

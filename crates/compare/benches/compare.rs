@@ -1,6 +1,6 @@
 //! Throughput and peak memory of the built-in comparators on large files.
 //!
-//! A plain `main` (no harness): `cargo bench -p verdict-scripts --bench compare` writes 200 MB
+//! A plain `main` (no harness): `cargo bench -p verdict-compare --bench compare` writes 200 MB
 //! files (`VERDICT_BENCH_MB` changes the size) to a temporary directory and prints MB/s for
 //! each comparator and case, then the process's peak resident memory (VmHWM). CI only builds it.
 
@@ -11,7 +11,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use verdict_scripts::compare::{BuiltinComparator, CompareVerdict};
+use verdict_compare::{BuiltinComparator, CompareVerdict};
 
 /// How the output of a case differs from the answer.
 #[derive(Clone, Copy)]

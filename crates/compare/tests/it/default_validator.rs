@@ -3,7 +3,7 @@
 //! same verdict for every case.
 
 use std::path::Path;
-use verdict_scripts::compare::{CompareVerdict, DefaultValidator};
+use verdict_compare::{CompareVerdict, DefaultValidator};
 
 #[test]
 fn the_built_in_default_validator_agrees_with_problemtools_on_its_own_cases() {

@@ -77,7 +77,7 @@ impl NormState {
     }
 }
 
-/// One unit of normalised output, produced by [`super::source::Side::next_piece`].
+/// One unit of normalised output, produced by [`crate::source::Side::next_piece`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Piece {
     /// The next `n` canonical bytes are content (no blank, no `\n`).

@@ -6,7 +6,7 @@ use std::io::{self, Read};
 
 use memchr::{memchr, memrchr};
 
-use super::normalize::{NormState, Piece, is_blank, is_separator};
+use crate::normalize::{NormState, Piece, is_blank, is_separator};
 
 /// Bytes of the current line kept before the read position for feedback snippets.
 pub(crate) const LOOKBEHIND: usize = 64;

@@ -1,4 +1,5 @@
-//! The result of a comparison: a verdict and a short message for the user.
+//! The result of a comparison: a verdict and a short message for the user, and the same in the
+//! judge contract's terms (status, score, log).
 
 use std::fmt::Write as _;
 use verdict_contracts::{JudgeStatus, Score, ValidatorScore};
@@ -136,6 +137,50 @@ impl CompareOutcome {
     }
 }
 
+/// The comparison's status, score and log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareSummary {
+    /// Accepted, Partial Correct, Presentation Error, Wrong Answer or Compare Error.
+    pub status: JudgeStatus,
+    /// The score.
+    pub score: Score,
+    /// Feedback for `error_log`.
+    pub log: String,
+    /// The score a Kattis validator wrote for an accepted test.
+    pub validator_score: Option<ValidatorScore>,
+}
+
+impl CompareSummary {
+    /// A Compare Error with its reason.
+    pub fn compare_error(log: impl Into<String>) -> Self {
+        CompareSummary {
+            status: JudgeStatus::CompareError,
+            score: Score::ZERO,
+            log: log.into(),
+            validator_score: None,
+        }
+    }
+}
+
+impl From<CompareOutcome> for CompareSummary {
+    fn from(outcome: CompareOutcome) -> Self {
+        let (status, score) = (outcome.verdict.status(), outcome.verdict.score());
+        let mut log = outcome.message;
+        if let Some(report) = outcome.report {
+            if !log.is_empty() {
+                log.push('\n');
+            }
+            log.push_str(&report);
+        }
+        CompareSummary {
+            status,
+            score,
+            log,
+            validator_score: outcome.validator_score,
+        }
+    }
+}
+
 /// Cuts `text` to at most `limit` bytes on a character boundary, marking the cut with `…`.
 pub(crate) fn truncate(mut text: String, limit: usize) -> String {
     if text.len() <= limit {
@@ -152,7 +197,7 @@ pub(crate) fn truncate(mut text: String, limit: usize) -> String {
 }
 
 /// Renders bytes for a message: lossy UTF-8 with control characters and quotes escaped.
-pub(crate) fn escape_bytes(bytes: &[u8]) -> String {
+pub fn escape_bytes(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for c in String::from_utf8_lossy(bytes).chars() {
         let _ = write!(out, "{}", c.escape_debug());

@@ -6,8 +6,8 @@
 //! normalised comparison only where the bytes differ. Whether the canonical streams are identical
 //! is tracked on the way, so one pass answers both comparators.
 
-use super::normalize::{NormState, Piece, is_blank};
-use super::source::{Side, Snippet, Source};
+use crate::normalize::{NormState, Piece, is_blank};
+use crate::source::{Side, Snippet, Source};
 
 /// Which side of the comparison something refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,52 @@
-//! Output comparison for the judge: the built-in `diff-all` and `diff-ign-space` comparators
-//! and the interpretation of custom comparators (judge-system 4.0 and testlib protocols).
+//! verdict-compare: what "equal" means, everywhere in verdict.
+//!
+//! Every rule by which verdict holds a program's output against an expected one lives here,
+//! and only here:
+//!
+//! - the judge's built-in comparators, `diff-all` and `diff-ign-space` ([`BuiltinComparator`]),
+//!   and the ICPC package format's default output validator, `icpc-default`
+//!   ([`DefaultValidator`]);
+//! - the custom comparators' protocols (judge-system 4.0, testlib, Kattis): how one is called
+//!   ([`ComparatorProtocol`], [`detect_protocol`], [`judge_system_argv`], [`testlib_argv`]) and
+//!   what its exit code and feedback mean ([`interpret_judge_system`], [`interpret_testlib`],
+//!   [`interpret_kattis`]);
+//! - the verdict in the judge contract's terms ([`CompareVerdict`], [`CompareOutcome`],
+//!   [`CompareSummary`]) and the lines around a first difference for people
+//!   ([`first_difference`]);
+//! - the Task Oracle's rules: a function's return value against `expected` ([`values`]: JSON
+//!   equality, numbers by value within a tolerance) and a script or cli run against its
+//!   expectation ([`expect`]);
+//! - the datasets' rule for a program's standard output ([`tokens`]: LiveCodeBench's stdio
+//!   grader, lines of tokens, numbers by value).
+//!
+//! ```
+//! use verdict_compare::{BuiltinComparator, CompareVerdict, values};
+//! use verdict_contracts::oracle::FloatTolerance;
+//!
+//! let outcome = BuiltinComparator::DiffIgnSpace.compare_bytes(b"1  2 \n\n", b"1 2\n");
+//! assert_eq!(outcome.verdict, CompareVerdict::Accepted);
+//! let (got, want) = (serde_json::json!([1, 0.1 + 0.2]), serde_json::json!([1.0, 0.3]));
+//! assert!(values::values_equal(&got, &want, FloatTolerance::default()));
+//! assert!(verdict_compare::tokens::outputs_match("1.0 2\n", "1 2.00"));
+//! ```
+//!
+//! # The API boundary
+//!
+//! This crate reads bytes: slices, readers, and the files it is given. It runs no program and
+//! knows no sandbox: running a custom comparator in its box and collecting its feedback files
+//! is `verdict_scripts::compare`'s job, which hands the exit and the files to the
+//! `interpret_*` functions here; choosing a comparator for a task is the scheduler's plan. It
+//! depends on `verdict-contracts` alone among verdict's crates (for the wire types a verdict
+//! ends up in), so every crate that compares can use it without pulling in the judge.
 //!
 //! # Built-in comparators
 //!
-//! Both read the program's output and the expected answer side by side in 64 KiB chunks, in one
-//! pass, in linear time and constant memory; they never run `diff`. The in-memory variant
-//! ([`BuiltinComparator::compare_bytes`]) runs the very same code over slices.
+//! [`BuiltinComparator`]: the algorithms behind `compare_script` `diff-all` and
+//! `diff-ign-space`. Both read the program's output and the expected answer side by side in
+//! 64 KiB chunks, in one pass, in linear time and constant memory; they never run `diff`. The
+//! in-memory variant ([`BuiltinComparator::compare_bytes`]) runs the very same code over
+//! slices. Each comparator's verdict is decided in one place, `BuiltinComparator::outcome`'s
+//! exhaustive match over the comparators and the pass's findings.
 //!
 //! ## Canonical form (both comparators)
 //!
@@ -50,7 +91,7 @@
 //! `wrong answer at line 3: expected "1 2 3", got "1 2 4"`. Messages stay under 1 KiB.
 //!
 //! ```
-//! use verdict_scripts::compare::{BuiltinComparator, CompareVerdict};
+//! use verdict_compare::{BuiltinComparator, CompareVerdict};
 //!
 //! let diff_all = BuiltinComparator::DiffAll;
 //! assert_eq!(diff_all.compare_bytes(b"1 2\r\n", b"1 2\n").verdict, CompareVerdict::Accepted);
@@ -62,10 +103,12 @@
 //!
 //! # Custom comparators
 //!
-//! [`ComparatorProtocol`] selects how a custom comparator is called and read;
+//! [`ComparatorProtocol`] selects how a custom comparator is called and read (the feedback
+//! files its verdict is read from, an interactor's exits that reject the program);
 //! [`judge_system_argv`] / [`testlib_argv`] build its command line and
-//! [`interpret_judge_system`] / [`interpret_testlib`] turn its exit and feedback into an outcome.
-//! Running it (in the sandbox) is the pipeline's job.
+//! [`interpret_judge_system`] / [`interpret_testlib`] / [`interpret_kattis`] turn its exit and
+//! feedback into an outcome.
+//! Running it (in the sandbox) is `verdict_scripts::compare::run_comparator`'s job.
 //!
 //! # Compare Error is a verdict
 //!
@@ -77,13 +120,14 @@ mod builtin;
 mod context;
 mod custom;
 mod engine;
+mod error;
+pub mod expect;
 mod icpc_default;
 mod normalize;
-mod outputs;
 mod source;
+pub mod tokens;
+pub mod values;
 mod verdict;
-
-use std::path::PathBuf;
 
 pub use builtin::{BuiltinComparator, CHUNK_SIZE};
 pub use context::{CONTEXT_LINES, LINE_CHARS, first_difference, first_difference_bytes};
@@ -91,28 +135,8 @@ pub use custom::{
     ComparatorExit, ComparatorProtocol, JudgeSystemPaths, TestlibPaths, detect_protocol,
     interpret_judge_system, interpret_kattis, interpret_testlib, judge_system_argv, testlib_argv,
 };
+pub use error::CompareError;
 pub use icpc_default::{DefaultValidator, TOKEN_MAX};
-pub use outputs::{CompareSummary, compare_builtin, compare_default, run_comparator};
-pub(crate) use verdict::escape_bytes;
-pub use verdict::{CompareOutcome, CompareVerdict, MESSAGE_LIMIT, REPORT_LIMIT};
-
-/// Why the judge could not compare (never a verdict about the program).
-#[derive(Debug, thiserror::Error)]
-pub enum CompareError {
-    /// A file could not be opened or read.
-    #[error("cannot read {}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-    /// A reader given to [`BuiltinComparator::compare_readers`] failed.
-    #[error("cannot read the {side}: {source}")]
-    Read {
-        /// `"program output"` or `"expected answer"`.
-        side: &'static str,
-        /// The underlying error.
-        source: std::io::Error,
-    },
-}
+pub use verdict::{
+    CompareOutcome, CompareSummary, CompareVerdict, MESSAGE_LIMIT, REPORT_LIMIT, escape_bytes,
+};

@@ -1,12 +1,13 @@
-//! A script or cli run against its [`ScriptExpectation`]: only the named parts are checked,
-//! `exit_code` defaults to 0.
+//! The Task Oracle's rule for a script or cli run against its [`ScriptExpectation`]: only the
+//! named parts are checked, `exit_code` defaults to 0, texts are equal byte for byte and a
+//! difference is located by line.
 
 use std::collections::BTreeMap;
 use verdict_contracts::oracle::{OracleCaseStatus, ScriptExpectation};
 
 /// What a script or cli run left behind, as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Captured {
+pub struct Captured {
     /// Standard output.
     pub stdout: String,
     /// Standard error.
@@ -19,14 +20,14 @@ pub(crate) struct Captured {
 
 /// The status of a run that exited normally: `passed`, `failed` (it ran and differed), or
 /// `error` when it exited non-zero where the case expects 0 (it raised or crashed).
-pub(crate) fn judge_captured(
+pub fn judge_captured(
     expected: &ScriptExpectation,
     got: &Captured,
 ) -> (OracleCaseStatus, Option<String>) {
     let want_exit = expected.expected_exit_code();
     if got.exit_code != want_exit && want_exit == 0 {
         let mut message = format!("exited with code {}", got.exit_code);
-        let stderr = super::workdir::tail(&got.stderr, 400);
+        let stderr = tail(&got.stderr, 400);
         if !stderr.is_empty() {
             message.push_str(": ");
             message.push_str(&stderr);
@@ -79,7 +80,7 @@ pub(crate) fn judge_captured(
 }
 
 /// `None` when equal, else where two texts first differ (line numbers from 1).
-pub(crate) fn text_difference(got: &str, want: &str) -> Option<String> {
+fn text_difference(got: &str, want: &str) -> Option<String> {
     if got == want {
         return None;
     }
@@ -105,6 +106,16 @@ pub(crate) fn text_difference(got: &str, want: &str) -> Option<String> {
             (None, None) => return Some("differs".into()),
         }
     }
+}
+
+/// The last `max_chars` characters of `text`, trimmed at the end, `...` marking a cut.
+pub fn tail(text: &str, max_chars: usize) -> String {
+    let count = text.chars().count();
+    if count <= max_chars {
+        return text.trim_end().to_owned();
+    }
+    let rest: String = text.chars().skip(count - max_chars).collect();
+    format!("...{}", rest.trim_end())
 }
 
 fn clip(line: &str) -> String {
@@ -194,6 +205,11 @@ mod tests {
         );
         got.files.insert("out.csv".into(), Some("id\n1\n".into()));
         assert_eq!(judge_captured(&e, &got).0, OracleCaseStatus::Passed);
+    }
+
+    #[test]
+    fn a_tail_is_marked_when_cut() {
+        assert_eq!(tail("0123456789", 3), "...789");
     }
 
     #[test]

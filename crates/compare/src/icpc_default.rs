@@ -12,8 +12,8 @@
 //! Streams both files with bounded memory: a token (or, when space counts, a run of white space)
 //! longer than [`TOKEN_MAX`] in the program's output is wrong; in the answer, a Compare Error.
 
-use super::CompareError;
-use super::verdict::{CompareOutcome, CompareVerdict, escape_bytes};
+use crate::error::CompareError;
+use crate::verdict::{CompareOutcome, CompareVerdict, escape_bytes};
 use std::io::{BufRead, BufReader, Read};
 
 /// The longest token compared.
@@ -197,7 +197,7 @@ struct Tokens<R: Read> {
 impl<R: Read> Tokens<R> {
     fn new(reader: R, side: &'static str) -> Self {
         Tokens {
-            reader: BufReader::with_capacity(super::CHUNK_SIZE, reader),
+            reader: BufReader::with_capacity(crate::builtin::CHUNK_SIZE, reader),
             side,
         }
     }

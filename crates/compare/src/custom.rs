@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::verdict::{CompareOutcome, CompareVerdict, REPORT_LIMIT, truncate};
+use crate::verdict::{CompareOutcome, CompareVerdict, REPORT_LIMIT, truncate};
 use verdict_contracts::ValidatorScore;
 
 /// How a custom comparator is called and how its result is read.
@@ -63,6 +63,33 @@ impl ComparatorProtocol {
             ComparatorProtocol::JudgeSystem => "judge-system",
             ComparatorProtocol::Testlib => "testlib",
             ComparatorProtocol::Kattis => "kattis",
+        }
+    }
+
+    /// The files of its feedback directory a comparator's verdict is read from, which the
+    /// judge collects for [`interpret_judge_system`] / [`interpret_kattis`] (none for testlib,
+    /// whose message is what it prints).
+    pub fn feedback_files(self) -> &'static [&'static str] {
+        match self {
+            ComparatorProtocol::JudgeSystem => &["score.txt", "report.txt"],
+            ComparatorProtocol::Testlib => &[],
+            ComparatorProtocol::Kattis => &[
+                "judgemessage.txt",
+                "judgeerror.txt",
+                "score.txt",
+                "score_multiplier.txt",
+            ],
+        }
+    }
+
+    /// The exit codes of an interactor of this protocol that reject the program (Kattis 43,
+    /// testlib 1 and 2): a program still running when its interactor ends with one is judged
+    /// already. None for judge-system, whose interactors are called as Kattis ones.
+    pub fn rejecting_exits(self) -> &'static [i32] {
+        match self {
+            ComparatorProtocol::Kattis => &[43],
+            ComparatorProtocol::Testlib => &[1, 2],
+            ComparatorProtocol::JudgeSystem => &[],
         }
     }
 }
@@ -177,12 +204,7 @@ pub fn interpret_judge_system<N: AsRef<str>, C: AsRef<[u8]>>(
     exit: &ComparatorExit,
     feedback_files: &[(N, C)],
 ) -> CompareOutcome {
-    let file = |name: &str| {
-        feedback_files
-            .iter()
-            .find(|(n, _)| n.as_ref() == name)
-            .map(|(_, c)| c.as_ref())
-    };
+    let file = |name| feedback_file(ComparatorProtocol::JudgeSystem, feedback_files, name);
     let code = match exit_code(exit) {
         Ok(code) => code,
         Err(outcome) => return outcome,
@@ -212,6 +234,24 @@ pub fn interpret_judge_system<N: AsRef<str>, C: AsRef<[u8]>>(
     outcome
 }
 
+/// The contents of feedback file `name`, one of the files `protocol` collects
+/// ([`ComparatorProtocol::feedback_files`]: a file read here but not collected would never
+/// arrive, which the debug assertion makes a failing test).
+fn feedback_file<'a, N: AsRef<str>, C: AsRef<[u8]>>(
+    protocol: ComparatorProtocol,
+    feedback_files: &'a [(N, C)],
+    name: &str,
+) -> Option<&'a [u8]> {
+    debug_assert!(
+        protocol.feedback_files().contains(&name),
+        "{name} is read but not in {protocol:?}'s feedback_files"
+    );
+    feedback_files
+        .iter()
+        .find(|(n, _)| n.as_ref() == name)
+        .map(|(_, c)| c.as_ref())
+}
+
 /// The exit code, or the Compare Error for a signal or a limit hit.
 fn exit_code(exit: &ComparatorExit) -> Result<i32, CompareOutcome> {
     match exit {
@@ -228,7 +268,7 @@ fn exit_code(exit: &ComparatorExit) -> Result<i32, CompareOutcome> {
 /// Parses `score.txt`: `numerator denominator`, `0 <= n <= d`, `d > 0`.
 fn parse_score(bytes: &[u8]) -> Result<CompareVerdict, String> {
     let malformed = || {
-        let shown = super::verdict::escape_bytes(&bytes[..bytes.len().min(64)]);
+        let shown = crate::verdict::escape_bytes(&bytes[..bytes.len().min(64)]);
         format!(
             "malformed score.txt \"{shown}\" (expected \"numerator denominator\" with 0 <= numerator <= denominator, denominator > 0)"
         )
@@ -276,11 +316,9 @@ pub fn interpret_kattis<N: AsRef<str>, C: AsRef<[u8]>>(
     exit: &ComparatorExit,
     feedback_files: &[(N, C)],
 ) -> CompareOutcome {
-    let text = |name: &str| {
-        feedback_files
-            .iter()
-            .find(|(n, _)| n.as_ref() == name)
-            .map(|(_, c)| String::from_utf8_lossy(c.as_ref()).trim().to_owned())
+    let text = |name| {
+        feedback_file(ComparatorProtocol::Kattis, feedback_files, name)
+            .map(|c| String::from_utf8_lossy(c).trim().to_owned())
             .filter(|t| !t.is_empty())
     };
     let message = text("judgemessage.txt").unwrap_or_default();
@@ -323,11 +361,9 @@ fn kattis_score<N: AsRef<str>, C: AsRef<[u8]>>(
     feedback_files: &[(N, C)],
     verdict: CompareVerdict,
 ) -> Result<Option<ValidatorScore>, String> {
-    let file = |name: &str| {
-        feedback_files
-            .iter()
-            .find(|(n, _)| n.as_ref() == name)
-            .map(|(_, c)| String::from_utf8_lossy(c.as_ref()).trim().to_owned())
+    let file = |name| {
+        feedback_file(ComparatorProtocol::Kattis, feedback_files, name)
+            .map(|c| String::from_utf8_lossy(c).trim().to_owned())
     };
     let (score, multiplier) = (file("score.txt"), file("score_multiplier.txt"));
     let written = match (&score, &multiplier) {
@@ -429,6 +465,63 @@ mod tests {
     use CompareVerdict::{Accepted, PresentationError, WrongAnswer};
 
     const NO_FILES: &[(&str, &[u8])] = &[];
+
+    #[test]
+    fn a_rejecting_exit_is_a_rejection_by_its_protocols_rules() {
+        for protocol in [
+            ComparatorProtocol::JudgeSystem,
+            ComparatorProtocol::Testlib,
+            ComparatorProtocol::Kattis,
+        ] {
+            for &code in protocol.rejecting_exits() {
+                let exit = ComparatorExit::Code(code);
+                let verdict = match protocol {
+                    ComparatorProtocol::Testlib => interpret_testlib(&exit, "").verdict,
+                    ComparatorProtocol::Kattis => interpret_kattis(&exit, NO_FILES).verdict,
+                    ComparatorProtocol::JudgeSystem => {
+                        interpret_judge_system(&exit, NO_FILES).verdict
+                    }
+                };
+                assert!(
+                    matches!(verdict, WrongAnswer | PresentationError),
+                    "{protocol:?} exit {code}: {verdict:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn each_feedback_file_a_protocol_collects_is_read() {
+        // Each file alone, with contents its protocol accepts; one exit code or another reads it.
+        let cases = [
+            (ComparatorProtocol::JudgeSystem, [54, 42, 43], "1 2"),
+            (ComparatorProtocol::Kattis, [42, 43, 1], "1"),
+        ];
+        for (protocol, codes, score) in cases {
+            let interpret = |code, files: &[(&str, &[u8])]| {
+                let exit = ComparatorExit::Code(code);
+                match protocol {
+                    ComparatorProtocol::Kattis => interpret_kattis(&exit, files),
+                    _ => interpret_judge_system(&exit, files),
+                }
+            };
+            for &name in protocol.feedback_files() {
+                let text = if name.starts_with("score") {
+                    score
+                } else {
+                    name
+                };
+                let alone: &[(&str, &[u8])] = &[(name, text.as_bytes())];
+                assert!(
+                    codes
+                        .iter()
+                        .any(|&code| interpret(code, alone) != interpret(code, NO_FILES)),
+                    "{protocol:?}: {name} is collected but never read"
+                );
+            }
+        }
+        assert!(ComparatorProtocol::Testlib.feedback_files().is_empty());
+    }
 
     fn js(code: i32, files: &[(&str, &[u8])]) -> CompareOutcome {
         interpret_judge_system(&ComparatorExit::Code(code), files)

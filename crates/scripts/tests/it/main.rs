@@ -1,6 +1,0 @@
-//! Integration tests of verdict-scripts: real interpreters in real boxes.
-//!
-//! Tests that need the sandbox print `skipped: <reason>` when it cannot be set up, unless
-//! `VERDICT_REQUIRE_SANDBOX=1`, under which they fail instead.
-
-mod default_validator;
