@@ -28,6 +28,7 @@ pub(crate) fn language_of(name: &str) -> Option<Language> {
         "sh" | "bash" => Some(Language::Bash),
         "r" => Some(Language::R),
         "scala" => Some(Language::Scala),
+        "kt" | "kotlin" => Some(Language::Kotlin),
         "swift" => Some(Language::Swift),
         "cs" | "csharp" => Some(Language::Csharp),
         "hs" => Some(Language::Haskell),

@@ -75,6 +75,9 @@ pub enum Rule {
     /// Exit status 0, stdout exactly a blank line and the nonce, and nothing on stderr
     /// (CodeGeeX's JavaScript rule: `console.assert` only writes to stderr).
     NonceQuiet,
+    /// Exit status 0, the nonce on a line of its own, and nothing on stderr (MultiPL-E's Scala
+    /// rule).
+    NonceNoStderr,
     /// Go's test binary: exit status 0, its `PASS` line, then the nonce (from `TestMain`).
     GoTest,
     /// Rust's libtest: exit status 0, the nonce (from a test sorted last), then `test result:
@@ -517,6 +520,51 @@ pub fn assemble_multiple(
             assembled.entry_point = Some("main.pl".into());
             Ok(assembled)
         }
+        Language::Ruby => {
+            // eval_ruby.py: `ruby`; the tests are a test-unit case, which test-unit runs after
+            // the program's last line: verdict runs it there instead, and echoes the nonce
+            // only when test-unit reports every test passed.
+            let program = format!(
+                "verdict_nonce__ = $stdin.gets\n{}{completion}\n{}\n{RUBY_TEST_UNIT_RUN}",
+                test.prompt, test.tests
+            );
+            let mut assembled = one("main.rb", program, Rule::Nonce);
+            assembled.entry_point = Some("main.rb".into());
+            Ok(assembled)
+        }
+        Language::Lua => {
+            // eval_lua.py: `lua`; the tests end with `os.exit(lu.LuaUnit.run())`, run with
+            // verdict's luaunit beside the program.
+            let tests = replace_once(&test.tests, LUAUNIT_EXIT, LUAUNIT_RUN)?;
+            let program = format!(
+                "local verdict_nonce__ = io.read(\"l\")\n{}{completion}\n{tests}",
+                test.prompt
+            );
+            let mut assembled = one("main.lua", program, Rule::Nonce);
+            assembled
+                .files
+                .push(("luaunit.lua".into(), LUAUNIT.to_string()));
+            assembled.entry_point = Some("main.lua".into());
+            Ok(assembled)
+        }
+        Language::Scala => {
+            // eval_scala.py: `scalac`, then `scala Problem`; OK is exit status 0 and nothing
+            // on stderr. Its tests are `def main` of `assert`s in `object Problem`.
+            let program = format!("{}{completion}\n{}", test.prompt, test.tests);
+            let mut assembled = one("Problem.scala", program, Rule::NonceNoStderr);
+            assembled
+                .files
+                .push(("VerdictMain.scala".into(), scala_main("Problem")));
+            assembled.entry_point = Some("VerdictMain".into());
+            Ok(assembled)
+        }
+        Language::Kotlin => {
+            // eval_kt.py: `kotlinc -include-runtime`, then `java -ea -jar`; the tests are a
+            // `fun main` of `assert`s.
+            let tests = replace_once(&test.tests, "fun main()", "fun verdict_test_main()")?;
+            let program = format!("{}{completion}\n{tests}", test.prompt);
+            Ok(kotlin_program(program, true))
+        }
         other => Err(Unassembled::Infra(format!(
             "MultiPL-E's {other} programs are not judged here yet (docs/datasets.md, \"MultiPL-E\")"
         ))),
@@ -573,6 +621,42 @@ pub fn assemble_mbxp(
                 .push(("verdict_main.go".into(), GO_RUN_MAIN.into()));
             Ok(assembled)
         }
+        Language::Ruby => {
+            // `ruby`: the test is top-level code that raises on a wrong answer.
+            let program = format!(
+                "verdict_nonce__ = $stdin.gets\n{}{completion}{}\nprint \"\\n#{{verdict_nonce__}}\"\n",
+                test.prompt, test.test
+            );
+            let mut assembled = one("main.rb", program, Rule::Nonce);
+            assembled.entry_point = Some("main.rb".into());
+            Ok(assembled)
+        }
+        Language::Perl => {
+            // `perl`: the test is top-level code that `die`s on a wrong answer (Data::Compare).
+            let program = format!(
+                "my $verdict_nonce__ = <STDIN>;\n{}{completion}{}\nprint \"\\n$verdict_nonce__\";\n",
+                test.prompt, test.test
+            );
+            let mut assembled = one("main.pl", program, Rule::Nonce);
+            assembled.entry_point = Some("main.pl".into());
+            Ok(assembled)
+        }
+        Language::Kotlin => {
+            // `kotlinc -include-runtime`, then `java -jar`: the test is a `fun main` of checks.
+            let tests = replace_once(&test.test, "fun main()", "fun verdict_test_main()")?;
+            let program = format!("{}{completion}{tests}", test.prompt);
+            Ok(kotlin_program(program, false))
+        }
+        Language::Scala => {
+            // `scalac`, then `scala -cp . Main`: `object Main extends App`, the test its body.
+            let program = format!("{}{completion}{}", test.prompt, test.test);
+            let mut assembled = one("Main.scala", program, Rule::Nonce);
+            assembled
+                .files
+                .push(("VerdictMain.scala".into(), scala_main("Main")));
+            assembled.entry_point = Some("VerdictMain".into());
+            Ok(assembled)
+        }
         other => Err(Unassembled::Infra(format!(
             "MBXP's {other} programs are not judged here yet (docs/datasets.md, \"MBXP\")"
         ))),
@@ -582,6 +666,55 @@ pub fn assemble_mbxp(
 /// Go's harness for a program with a `main` of checks (MBXP): the nonce, the test's main, the
 /// nonce echoed.
 const GO_RUN_MAIN: &str = "package main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tnonce, _ := bufio.NewReader(os.Stdin).ReadString('\\n')\n\tverdict_test_main()\n\tos.Stdout.WriteString(\"\\n\" + nonce)\n}\n";
+
+/// `text` with its one `from` made `to`, or why the test is not of that shape.
+fn replace_once(text: &str, from: &str, to: &str) -> Result<String, Unassembled> {
+    if text.matches(from).count() != 1 {
+        return Err(Unassembled::Invalid(InvalidCase::new(
+            "test",
+            &format!("expected exactly one `{from}` in the test program"),
+        )));
+    }
+    Ok(text.replacen(from, to, 1))
+}
+
+/// Ruby's end of a MultiPL-E program: test-unit's run (which it would start after the last
+/// line), the nonce echoed only when test-unit says every test passed, and its exit status.
+const RUBY_TEST_UNIT_RUN: &str = "Test::Unit::AutoRunner.need_auto_run = false\nverdict_passed__ = Test::Unit::AutoRunner.run\nprint \"\\n#{verdict_nonce__}\" if verdict_passed__ == true\nexit(verdict_passed__ == true)\n";
+
+/// The last line of MultiPL-E's Lua tests.
+const LUAUNIT_EXIT: &str = "os.exit(lu.LuaUnit.run())";
+
+/// What verdict runs in its place: the nonce echoed only when luaunit counted no failure.
+const LUAUNIT_RUN: &str = "local verdict_failures__ = lu.LuaUnit.run()\nif verdict_failures__ == 0 then io.write(\"\\n\" .. verdict_nonce__ .. \"\\n\") end\nos.exit(verdict_failures__)";
+
+/// verdict's luaunit: the part of luaunit MultiPL-E's Lua tests use (Debian has no luaunit).
+const LUAUNIT: &str = include_str!("luaunit.lua");
+
+/// Scala's harness object: the nonce, the test object's `main`, then the nonce echoed.
+fn scala_main(object: &str) -> String {
+    format!(
+        "object VerdictMain {{\n  def main(args: Array[String]): Unit = {{\n    val nonce = scala.io.StdIn.readLine()\n    {object}.main(args)\n    Console.out.flush()\n    print(\"\\n\" + nonce + \"\\n\")\n    Console.out.flush()\n  }}\n}}\n"
+    )
+}
+
+/// Kotlin's program `main.kt` (the test's `main` renamed `verdict_test_main`) and the harness
+/// `VerdictMain.kt` that calls it between the nonce and its echo; with `assertions`, `assert`
+/// is on (as `java -ea` turns it on).
+fn kotlin_program(program: String, assertions: bool) -> Assembled {
+    let enable = if assertions {
+        "ClassLoader.getSystemClassLoader().setDefaultAssertionStatus(true)\n    "
+    } else {
+        ""
+    };
+    let main = format!(
+        "fun main() {{\n    val nonce = readLine()\n    {enable}verdict_test_main()\n    System.out.flush()\n    print(\"\\n\" + nonce + \"\\n\")\n    System.out.flush()\n}}\n"
+    );
+    let mut assembled = Assembled::single("main.kt", program, Rule::Nonce);
+    assembled.files.push(("VerdictMain.kt".into(), main));
+    assembled.entry_point = Some("VerdictMainKt".into());
+    assembled
+}
 
 /// The completion up to the first occurrence of any stop token (MultiPL-E's
 /// `stop_at_stop_token`: the earliest index over all tokens).
@@ -610,14 +743,24 @@ fn whole_program(language: Language, code: &str) -> Assembled {
     }
 }
 
-/// What HumanEval-X's own environments provide beyond the toolchains (CodeGeeX's
-/// `evaluation` directories): the text showing a program needs it, where it must be on this
+/// What the datasets' own environments provide beyond the toolchains (CodeGeeX's
+/// `evaluation` directories, MultiPL-E's and mxeval's containers; Debian 12's paths): the text showing a program needs it, where it must be on this
 /// host, and the package that puts it there.
-const PROVIDED: [(&str, &str, &str); 4] = [
+const PROVIDED: [(&str, &str, &str); 6] = [
     (
         "use Test::Deep;",
         "/usr/share/perl5/Test/Deep.pm",
         "the Debian package libtest-deep-perl",
+    ),
+    (
+        "use Data::Compare;",
+        "/usr/share/perl5/Data/Compare.pm",
+        "the Debian package libdata-compare-perl",
+    ),
+    (
+        "require 'test/unit'",
+        "/usr/share/rubygems-integration/all/gems/test-unit-3.5.7/lib/test/unit.rb",
+        "the Debian package ruby-test-unit",
     ),
     (
         "<boost/",
@@ -1216,6 +1359,7 @@ fn decide(rule: Rule, ran: &Ran<'_>, nonce: &str, case: &CaseRun) -> TestOutcome
     let passed = match (rule, at) {
         (_, None) => false,
         (Rule::Nonce, Some(_)) => true,
+        (Rule::NonceNoStderr, Some(_)) => ran.stderr.is_empty(),
         (Rule::NonceQuiet, Some(_)) => {
             ran.stdout == format!("\n{nonce}\n") && ran.stderr.trim().is_empty()
         }
@@ -1239,7 +1383,9 @@ fn decide(rule: Rule, ran: &Ran<'_>, nonce: &str, case: &CaseRun) -> TestOutcome
     if passed {
         return outcome(OracleCaseStatus::Passed, None);
     }
-    let why = if rule == Rule::NonceQuiet && at.is_some() {
+    let why = if rule == Rule::NonceNoStderr && at.is_some() {
+        format!("wrote to stderr: {}", last_line(ran.stderr))
+    } else if rule == Rule::NonceQuiet && at.is_some() {
         match last_line(ran.stderr) {
             "" => "wrote to stdout (the tests print nothing when they pass)".to_string(),
             line => format!("a test failed: {line}"),
