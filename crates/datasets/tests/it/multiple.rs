@@ -7,6 +7,13 @@ use crate::{judge, problem};
 use serde_json::{Value, json};
 use verdict_datasets::SampleResult;
 
+/// MultiPL-E's Pascal prompt of HumanEval_53_add (`humaneval_to_pas.py`: its preamble, the
+/// docstring as a comment, the declaration).
+const PAS_PROMPT: &str = "{$mode objfpc}{$H+}{$C+}\nuses SysUtils, Math, fgl;\n\ntype\n  TInt64Array = array of Int64;\n  TDoubleArray = array of Double;\n  TBooleanArray = array of Boolean;\n  TInt64ArrayArray = array of TInt64Array;\n  TDoubleArrayArray = array of TDoubleArray;\n  TStringArrayArray = array of TStringArray;\n  TBooleanArrayArray = array of TBooleanArray;\n  TMapStringString = specialize TFPGMap<String, String>;\n  TMapStringInt64 = specialize TFPGMap<String, Int64>;\n  TNullableInt64 = record IsNull: Boolean; Value: Int64; end;\n  TNullableString = record IsNull: Boolean; Value: String; end;\n  TNullableInt64Array = array of TNullableInt64;\n\nfunction NullableInt64(AValue: Int64): TNullableInt64;\nbegin Result.IsNull := False; Result.Value := AValue; end;\nfunction NullableString(AValue: String): TNullableString;\nbegin Result.IsNull := False; Result.Value := AValue; end;\nfunction NullInt64: TNullableInt64;\nbegin Result.IsNull := True; Result.Value := 0; end;\nfunction NullString: TNullableString;\nbegin Result.IsNull := True; Result.Value := ''; end;\n\n{ Add two numbers x and y\n>>> add(2, 3)\n5 }\nfunction add(x: Int64; y: Int64): Int64;\n";
+
+/// MultiPL-E's Pascal tests of HumanEval_53_add: its equality helpers, then the main block.
+const PAS_TESTS: &str = "operator = (const a, b: array of Int64) r: Boolean;\nvar i: Integer;\nbegin\n  if Length(a) <> Length(b) then begin r := False; Exit; end;\n  r := True;\n  for i := 0 to High(a) do if a[i] <> b[i] then begin r := False; Exit; end;\nend;\noperator = (const a, b: array of String) r: Boolean;\nvar i: Integer;\nbegin\n  if Length(a) <> Length(b) then begin r := False; Exit; end;\n  r := True;\n  for i := 0 to High(a) do if a[i] <> b[i] then begin r := False; Exit; end;\nend;\noperator = (const a, b: array of Double) r: Boolean;\nvar i: Integer;\nbegin\n  if Length(a) <> Length(b) then begin r := False; Exit; end;\n  r := True;\n  for i := 0 to High(a) do if a[i] <> b[i] then begin r := False; Exit; end;\nend;\noperator = (const a, b: array of Boolean) r: Boolean;\nvar i: Integer;\nbegin\n  if Length(a) <> Length(b) then begin r := False; Exit; end;\n  r := True;\n  for i := 0 to High(a) do if a[i] <> b[i] then begin r := False; Exit; end;\nend;\noperator = (const a, b: array of TInt64Array) r: Boolean;\nvar i: Integer;\nbegin\n  if Length(a) <> Length(b) then begin r := False; Exit; end;\n  r := True;\n  for i := 0 to High(a) do if not (a[i] = b[i]) then begin r := False; Exit; end;\nend;\noperator = (const a, b: array of TDoubleArray) r: Boolean;\nvar i: Integer;\nbegin\n  if Length(a) <> Length(b) then begin r := False; Exit; end;\n  r := True;\n  for i := 0 to High(a) do if not (a[i] = b[i]) then begin r := False; Exit; end;\nend;\noperator = (const a, b: array of TStringArray) r: Boolean;\nvar i: Integer;\nbegin\n  if Length(a) <> Length(b) then begin r := False; Exit; end;\n  r := True;\n  for i := 0 to High(a) do if not (a[i] = b[i]) then begin r := False; Exit; end;\nend;\noperator = (const a, b: array of TBooleanArray) r: Boolean;\nvar i: Integer;\nbegin\n  if Length(a) <> Length(b) then begin r := False; Exit; end;\n  r := True;\n  for i := 0 to High(a) do if not (a[i] = b[i]) then begin r := False; Exit; end;\nend;\nbegin\n  Assert(add(0, 1) = 1);\n  Assert(add(2, 3) = 5);\nend.";
+
 /// The problem record of `language` and its completions: right (one that runs on past a stop
 /// token), wrong, exit with status 0, loop, and for some a forged success line before an exit.
 fn add(language: &str) -> (Value, Vec<&'static str>) {
@@ -145,6 +152,18 @@ fn add(language: &str) -> (Value, Vec<&'static str>) {
                 "    kotlin.system.exitProcess(0)\n}\n",
                 "    while (x > -1 || x <= -1) {}\n    return 0\n}\n",
                 "    println(\"OK\")\n    kotlin.system.exitProcess(0)\n}\n",
+            ],
+        ),
+        "pas" => (
+            PAS_PROMPT,
+            PAS_TESTS,
+            json!(["\nfunction", "\nprocedure", "\n\n"]),
+            vec![
+                "begin\n  Result := x + y;\nend;\n\nfunction unused: Int64;\n",
+                "begin\n  Result := x - y;\nend;",
+                "begin\n  Halt(0);\nend;",
+                "begin\n  while True do ;\n  Result := 0;\nend;",
+                "begin\n  WriteLn('OK');\n  Halt(0);\nend;",
             ],
         ),
         other => panic!("no record for {other}"),
@@ -290,6 +309,14 @@ fn multiple_scala_runs_problem_main_and_sys_exit_is_an_exception() {
 #[test]
 fn multiple_kotlin_runs_main_with_assertions_on_and_exit_process_is_an_exception() {
     let Some(results) = judge_language("kt") else {
+        return;
+    };
+    assert_eq!(statuses(&results), expected(&results), "{results:#?}");
+}
+
+#[test]
+fn multiple_pascal_reads_the_nonce_in_its_main_block_and_halt_is_an_exception() {
+    let Some(results) = judge_language("pas") else {
         return;
     };
     assert_eq!(statuses(&results), expected(&results), "{results:#?}");
