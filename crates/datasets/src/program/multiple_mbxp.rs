@@ -166,7 +166,6 @@ pub fn assemble_mbxp(
     completion: &str,
 ) -> Result<Assembled, Unassembled> {
     let one = Assembled::single;
-    let invalid = |message: &str| Unassembled::Invalid(InvalidCase::new("test", message));
     match language {
         Language::Java => {
             // `javac`, then `java -cp . Main`: the test holds `class Main`.
@@ -195,12 +194,7 @@ pub fn assemble_mbxp(
         }
         Language::Go => {
             // `go run`: the test's `func main()` is called by verdict's.
-            if test.test.matches("func main()").count() != 1 {
-                return Err(invalid("expected exactly one `func main()` in the test"));
-            }
-            let tests = test
-                .test
-                .replacen("func main()", "func verdict_test_main()", 1);
+            let tests = replace_once(&test.test, "func main()", "func verdict_test_main()")?;
             let program = format!("{}{completion}{tests}\n", test.prompt);
             let mut assembled = one("main.go", program, Rule::Nonce);
             assembled
