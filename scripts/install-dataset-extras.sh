@@ -2,8 +2,9 @@
 # Installs what the multilingual datasets' own environments provide beyond verdict's
 # toolchains (docs/datasets.md, "HumanEval-X" and "MultiPL-E"):
 #   - Debian's libboost-dev (HumanEval-X C++ 22), libssl-dev (C++ 162), libjavatuples-java
-#     (MultiPL-E's Java), libtest-deep-perl (MultiPL-E's Perl) and cargo (Debian's, to build
-#     the crates below with Debian's rustc);
+#     (MultiPL-E's Java), libtest-deep-perl (MultiPL-E's Perl), ruby-test-unit (MultiPL-E's
+#     Ruby), libdata-compare-perl (MBXP's Perl) and cargo (Debian's, to build the crates below
+#     with Debian's rustc);
 #   - npm's js-md5, globally (HumanEval-X JavaScript 162);
 #   - the crates CodeGeeX's Rust project depends on (rand 0.4.6, regex 1.7.1, md5 0.7.0),
 #     built with Debian's rustc (the one the sandbox runs) into $VERDICT_RUST_CRATES_DIR
@@ -16,7 +17,8 @@ set -euo pipefail
 
 dest="${VERDICT_RUST_CRATES_DIR:-/usr/local/lib/verdict/humaneval-x-rust}"
 if [ "${1:-}" != "--skip-apt" ]; then
-    apt-get install -y libboost-dev libssl-dev libjavatuples-java libtest-deep-perl cargo
+    apt-get install -y libboost-dev libssl-dev libjavatuples-java libtest-deep-perl \
+        ruby-test-unit libdata-compare-perl cargo
     npm install -g js-md5
 fi
 

@@ -26,6 +26,9 @@ TOOLS="$TOOLS podman buildah runc mmdebstrap"
 # requests), git (scripts/test-checkouts.sh's copy), cpio and gzip (the guest's initramfs),
 # binutils (objcopy: deploy/build-image.sh), python3 (every script's JSON).
 TOOLS="$TOOLS curl git cpio gzip binutils python3"
+# The test libraries MultiPL-E's Ruby (test-unit) and MBXP's Perl (Data::Compare) programs load,
+# so the datasets' tests judge them for real (docs/datasets.md, "MultiPL-E", "MBXP").
+TOOLS="$TOOLS ruby-test-unit libdata-compare-perl"
 # The cgroup-v2 guest of scripts/cgroup2-vm.sh (it installs them too when run alone): qemu,
 # Debian's kernel, busybox for its initramfs.
 TOOLS="$TOOLS qemu-system-x86 linux-image-amd64 busybox-static"

@@ -78,6 +78,33 @@ mod tests {
         assert_eq!(problem.language(), Language::Go);
     }
 
+    // MBRBP/3, MBKP/3, MBPLP/3 and MBSCP/3 as published (mb<lang>p_release_v1*.jsonl, the
+    // prompts' comments and the tests shortened).
+    const RUBY_3: &str = r#"{"task_id": "MBRBP/3", "prompt": "\n##\n# You are an expert Ruby programmer, and here is your task.\n# # Write a Ruby function to identify non-prime numbers.\ndef is_not_prime(n)", "entry_point": "is_not_prime", "test": "\n\narg00 = 2\nx0 = is_not_prime(arg00)\nv0 = false\nif x0 != v0\n    raise StandardError, \"Error at test case 1\"\nend\n\n", "description": "Write a Ruby function to identify non-prime numbers.", "language": "ruby", "canonical_solution": "  return n > n%10\n\nend\n"}"#;
+    const KOTLIN_3: &str = r#"{"task_id": "MBKP/3", "prompt": "/**\n * Write a Kotlin function to identify non-prime numbers.\n */\nfun isNotPrime(n : Int) : Boolean {\n", "entry_point": "isNotPrime", "test": "\nfun main() {\n    var arg00 : Int = 2\n    var x0 : Boolean = isNotPrime(arg00);\n    var v0 : Boolean = false;\n    if (x0 != v0) {\n        throw Exception(\"Exception -- test case 0 did not pass. x0 = \" + x0)\n    }\n}\n", "description": "Write a Kotlin function to identify non-prime numbers.", "language": "kotlin", "canonical_solution": "    return n > 2\n}"}"#;
+    const PERL_3: &str = r#"{"task_id": "MBPLP/3", "prompt": "\n# Write a Perl function to identify non-prime numbers.\nsub is_not_prime\n{\n  my ($n) = @_;\n", "entry_point": "is_not_prime", "test": "\n\nuse Data::Compare;\n\nmy $arg00 = 2;\nmy $x0 = is_not_prime($arg00);\nmy $v0 = 0;\nunless(Compare($x0, $v0)) {\n    die \"Exception -- test case 0 did not pass.\";\n}\n", "description": "Write a Perl function to identify non-prime numbers.", "language": "perl", "canonical_solution": null}"#;
+    const SCALA_3: &str = r#"{"task_id": "MBSCP/3", "prompt": "object Main extends App {\n    /**\n     * Write a Scala function to identify non-prime numbers.\n     */\n    def isNotPrime(n : Int) : Boolean = {\n", "entry_point": "isNotPrime", "test": "\n\n    var arg00 : Int = 2\n    var x0 : Boolean = isNotPrime(arg00)\n    var v0 : Boolean = false\n    assert(x0 == v0, \"Exception -- test case 0 did not pass. x0 = \" + x0)\n\n\n}\n", "description": "Write a Scala function to identify non-prime numbers.", "language": "scala", "canonical_solution": null}"#;
+
+    #[test]
+    fn mbxps_ruby_kotlin_perl_and_scala_records_are_read_in_their_languages() {
+        for (record, language) in [
+            (RUBY_3, Language::Ruby),
+            (KOTLIN_3, Language::Kotlin),
+            (PERL_3, Language::Perl),
+            (SCALA_3, Language::Scala),
+        ] {
+            let records = parse_records(Path::new("mbxp.jsonl"), record).expect("parses");
+            assert_eq!(Format::detect(&records[0]), Some(Format::Mbxp));
+            let problem = Format::Mbxp
+                .read(Path::new("mbxp.jsonl"), 0, &records[0])
+                .expect("reads");
+            assert_eq!(problem.language(), language, "{record}");
+            assert!(
+                matches!(problem.tests, Tests::Program(ref t) if matches!(t.kind, ProgramKind::Mbxp(_)))
+            );
+        }
+    }
+
     #[test]
     fn an_mbxp_language_verdict_lacks_is_read_as_unsupported() {
         let record = MBGP_5.replace(r#""language": "go""#, r#""language": "php""#);

@@ -28,6 +28,8 @@ pub(crate) fn language_of(name: &str) -> Option<Language> {
         "sh" | "bash" => Some(Language::Bash),
         "r" => Some(Language::R),
         "scala" => Some(Language::Scala),
+        "kt" | "kotlin" => Some(Language::Kotlin),
+        "pas" => Some(Language::Pas),
         "swift" => Some(Language::Swift),
         "cs" | "csharp" => Some(Language::Csharp),
         "hs" => Some(Language::Haskell),
@@ -95,6 +97,34 @@ mod tests {
             panic!("not MultiPL-E")
         };
         assert_eq!(test.stop_tokens, ["\n}"]);
+    }
+
+    // HumanEval_53_add in MultiPL-E's Lua, Ruby, Scala and Kotlin (the Hugging Face rows' shape,
+    // the docstrings shortened).
+    const LUA_53: &str = r##"{"name": "HumanEval_53_add", "language": "lua", "prompt": "-- Add two numbers x and y\nlocal function add(x, y)\n", "doctests": "transform", "original": "/tmp/HumanEval_53_add.py", "prompt_terminology": "reworded", "tests": "lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n    lu.assertEquals(candidate(0, 1), 1)\nend\n\nos.exit(lu.LuaUnit.run())", "stop_tokens": ["\nlocal", "\nfunction", "\n--", "\n\n"]}"##;
+    const RB_53: &str = r##"{"name": "HumanEval_53_add", "language": "rb", "prompt": "# Add two numbers x and y\ndef add(x, y)\n", "doctests": "transform", "original": "/tmp/HumanEval_53_add.py", "prompt_terminology": "reworded", "tests": "require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_add\n    candidate = method(:add)\n    assert_equal(1, candidate.call(0, 1))\n  end\nend\n", "stop_tokens": ["\nclass", "\ndef", "\n#", "\n\n"]}"##;
+    const SCALA_53: &str = r##"{"name": "HumanEval_53_add", "language": "scala", "prompt": "import scala.math._\nimport scala.collection.mutable._\nobject Problem {\n    // Add two numbers x and y\n    def add(x : Long, y : Long) : Long = {\n", "doctests": "transform", "original": "/tmp/HumanEval_53_add.py", "prompt_terminology": "reworded", "tests": "    }\n    def main(args: Array[String]) = {\n    assert(add((0l), (1l)) == (1l));\n    }\n\n}\n", "stop_tokens": ["\n    }\n"]}"##;
+    const KT_53: &str = r##"{"name": "HumanEval_53_add", "language": "kt", "prompt": "// Add two numbers x and y\nfun add(x: Int, y: Int): Int {\n", "doctests": "transform", "original": "/tmp/HumanEval_53_add.py", "prompt_terminology": "reworded", "tests": "fun main() {\n  assert(add(0, 1) == 1);\n}\n", "stop_tokens": ["\nfun ", "\n/*", "\n//", "\nclass"]}"##;
+
+    #[test]
+    fn multiples_lua_ruby_scala_and_kotlin_rows_are_read_in_their_languages() {
+        for (row, language) in [
+            (LUA_53, Language::Lua),
+            (RB_53, Language::Ruby),
+            (SCALA_53, Language::Scala),
+            (KT_53, Language::Kotlin),
+        ] {
+            let records = parse_records(Path::new("multiple.jsonl"), row).expect("parses");
+            assert_eq!(Format::detect(&records[0]), Some(Format::MultiPle));
+            let problem = Format::MultiPle
+                .read(Path::new("multiple.jsonl"), 0, &records[0])
+                .expect("reads");
+            let Tests::Program(tests) = problem.tests else {
+                panic!("not a program: {problem:?}")
+            };
+            assert_eq!(tests.language, language);
+            assert!(matches!(tests.kind, ProgramKind::MultiPle(_)));
+        }
     }
 
     #[test]

@@ -10,11 +10,12 @@
 //! result line after it). A completion that exits with status 0 before the tests end, or that
 //! prints a forged success line, fails (docs/datasets.md, "Programs in other languages").
 
+mod multiple_mbxp;
+
+pub use multiple_mbxp::{assemble_mbxp, assemble_multiple, cut_at_stop_tokens};
+
 use crate::eval::{Batch, Judged};
-use crate::problem::{
-    HumanEvalXTest, InvalidCase, MbxpTest, MultiPleTest, Problem, ProgramKind, ProgramTests,
-    StdioTests,
-};
+use crate::problem::{HumanEvalXTest, InvalidCase, Problem, ProgramKind, ProgramTests, StdioTests};
 use crate::result::{SampleResult, TestOutcome};
 use std::collections::HashMap;
 use std::path::Path;
@@ -75,6 +76,9 @@ pub enum Rule {
     /// Exit status 0, stdout exactly a blank line and the nonce, and nothing on stderr
     /// (CodeGeeX's JavaScript rule: `console.assert` only writes to stderr).
     NonceQuiet,
+    /// Exit status 0, the nonce on a line of its own, and nothing on stderr (MultiPL-E's Scala
+    /// rule).
+    NonceNoStderr,
     /// Go's test binary: exit status 0, its `PASS` line, then the nonce (from `TestMain`).
     GoTest,
     /// Rust's libtest: exit status 0, the nonce (from a test sorted last), then `test result:
@@ -426,175 +430,6 @@ fn rename_cpp_main(test: &str) -> Result<String, Unassembled> {
     }
 }
 
-/// MultiPL-E's program: `prompt + completion + "\n" + tests`, the completion cut at its first
-/// stop token (as MultiPL-E's generation does), with verdict's nonce harness for the
-/// languages whose exit status MultiPL-E trusts (docs/datasets.md, "MultiPL-E").
-pub fn assemble_multiple(
-    language: Language,
-    test: &MultiPleTest,
-    completion: &str,
-) -> Result<Assembled, Unassembled> {
-    let completion = cut_at_stop_tokens(completion, &test.stop_tokens);
-    let one = Assembled::single;
-    match language {
-        Language::Cpp => {
-            // eval_cpp.py: `g++ -std=c++17`; the tests are `int main() {...}` of asserts.
-            let tests = rename_cpp_main(&test.tests)?;
-            let program = format!("{}{completion}\n{tests}", test.prompt);
-            let mut assembled = one("main.cpp", program, Rule::Nonce);
-            assembled.compile_extra.push("-std=c++17".into());
-            Ok(assembled)
-        }
-        Language::Js => {
-            // eval_javascript.py: `node`; exit status 0 is OK.
-            let program = format!(
-                "const verdict_nonce__ = require(\"fs\").readFileSync(0, \"utf8\");\n{}{completion}\n{}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n",
-                test.prompt, test.tests
-            );
-            let mut assembled = one("main.js", program, Rule::Nonce);
-            assembled.entry_point = Some("main.js".into());
-            Ok(assembled)
-        }
-        Language::Java => {
-            // eval_java.py: `javac`, then `java -ea -cp .:javatuples.jar Problem`.
-            let program = format!("{}{completion}\n{}", test.prompt, test.tests);
-            let mut assembled = one("Problem.java", program, Rule::Nonce);
-            assembled
-                .files
-                .push(("VerdictMain.java".into(), java_main("Problem", true)));
-            assembled.entry_point = Some("VerdictMain".into());
-            assembled.java_classpath = Some(JAVATUPLES.into());
-            assembled
-                .compile_extra
-                .extend(["-cp".to_string(), format!(".:{JAVATUPLES}")]);
-            Ok(assembled)
-        }
-        Language::Rust => {
-            // eval_rust.py: `rustc`, then the binary; its tests are `fn main` of asserts.
-            let tests = test
-                .tests
-                .replacen("fn main()", "fn verdict_test_main()", 1);
-            let program = format!(
-                "{}{completion}\n{tests}\nfn main() {{\n    let mut verdict_nonce = String::new();\n    let _ = std::io::stdin().read_line(&mut verdict_nonce);\n    verdict_test_main();\n    print!(\"\\n{{verdict_nonce}}\");\n}}\n",
-                test.prompt
-            );
-            Ok(one("main.rs", program, Rule::Nonce))
-        }
-        Language::Go => {
-            // eval_go.py: `go test` on the `_test.go` file.
-            let program = format!("{}{completion}\n{}", test.prompt, test.tests);
-            let package = program
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("package "))
-                .map(|p| p.trim().to_string())
-                .ok_or_else(|| {
-                    Unassembled::Invalid(InvalidCase::new("prompt", "no `package` clause"))
-                })?;
-            let mut assembled = one("main_test.go", program, Rule::GoTest);
-            assembled
-                .files
-                .push(("verdict_main_test.go".into(), go_main(&package)));
-            assembled.go_test = true;
-            Ok(assembled)
-        }
-        Language::Bash => {
-            // eval_sh.py: `bash`; the tests end with `run_test` under `set -e`.
-            let program = format!(
-                "read -r verdict_nonce__\n{}{completion}\n{}\nprintf '\\n%s\\n' \"$verdict_nonce__\"\n",
-                test.prompt, test.tests
-            );
-            let mut assembled = one("main.sh", program, Rule::Nonce);
-            assembled.entry_point = Some("main.sh".into());
-            Ok(assembled)
-        }
-        Language::Perl => {
-            // eval_pl.py: `perl`; the tests `die` on a wrong answer (Test::Deep's eq_deeply).
-            let program = format!(
-                "my $verdict_nonce__ = <STDIN>;\n{}{completion}\n{}\nprint \"\\n$verdict_nonce__\";\n",
-                test.prompt, test.tests
-            );
-            let mut assembled = one("main.pl", program, Rule::Nonce);
-            assembled.entry_point = Some("main.pl".into());
-            Ok(assembled)
-        }
-        other => Err(Unassembled::Infra(format!(
-            "MultiPL-E's {other} programs are not judged here yet (docs/datasets.md, \"MultiPL-E\")"
-        ))),
-    }
-}
-
-/// MBXP's program as mxeval's `check_correctness_<lang>` writes it: `prompt + completion +
-/// test`, with verdict's nonce harness around the test's `main` (docs/datasets.md, "MBXP").
-pub fn assemble_mbxp(
-    language: Language,
-    test: &MbxpTest,
-    completion: &str,
-) -> Result<Assembled, Unassembled> {
-    let one = Assembled::single;
-    let invalid = |message: &str| Unassembled::Invalid(InvalidCase::new("test", message));
-    match language {
-        Language::Java => {
-            // `javac`, then `java -cp . Main`: the test holds `class Main`.
-            let program = format!("{}{completion}{}", test.prompt, test.test);
-            let mut assembled = one("Main.java", program, Rule::Nonce);
-            assembled
-                .files
-                .push(("VerdictMain.java".into(), java_main("Main", false)));
-            assembled.entry_point = Some("VerdictMain".into());
-            Ok(assembled)
-        }
-        Language::Cpp => {
-            // `g++` (its default standard), then the binary.
-            let tests = rename_cpp_main(&test.test)?;
-            let program = format!("{}{completion}{tests}", test.prompt);
-            Ok(one("main.cpp", program, Rule::Nonce))
-        }
-        Language::Js => {
-            let program = format!(
-                "const verdict_nonce__ = require(\"fs\").readFileSync(0, \"utf8\");\n{}{completion}{}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n",
-                test.prompt, test.test
-            );
-            let mut assembled = one("main.js", program, Rule::Nonce);
-            assembled.entry_point = Some("main.js".into());
-            Ok(assembled)
-        }
-        Language::Go => {
-            // `go run`: the test's `func main()` is called by verdict's.
-            if test.test.matches("func main()").count() != 1 {
-                return Err(invalid("expected exactly one `func main()` in the test"));
-            }
-            let tests = test
-                .test
-                .replacen("func main()", "func verdict_test_main()", 1);
-            let program = format!("{}{completion}{tests}\n", test.prompt);
-            let mut assembled = one("main.go", program, Rule::Nonce);
-            assembled
-                .files
-                .push(("verdict_main.go".into(), GO_RUN_MAIN.into()));
-            Ok(assembled)
-        }
-        other => Err(Unassembled::Infra(format!(
-            "MBXP's {other} programs are not judged here yet (docs/datasets.md, \"MBXP\")"
-        ))),
-    }
-}
-
-/// Go's harness for a program with a `main` of checks (MBXP): the nonce, the test's main, the
-/// nonce echoed.
-const GO_RUN_MAIN: &str = "package main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tnonce, _ := bufio.NewReader(os.Stdin).ReadString('\\n')\n\tverdict_test_main()\n\tos.Stdout.WriteString(\"\\n\" + nonce)\n}\n";
-
-/// The completion up to the first occurrence of any stop token (MultiPL-E's
-/// `stop_at_stop_token`: the earliest index over all tokens).
-pub fn cut_at_stop_tokens<'a>(completion: &'a str, stop_tokens: &[String]) -> &'a str {
-    let end = stop_tokens
-        .iter()
-        .filter(|t| !t.is_empty())
-        .filter_map(|t| completion.find(t.as_str()))
-        .min()
-        .unwrap_or(completion.len());
-    &completion[..end]
-}
-
 /// A sample as a whole program of `language` (stdin/stdout tests).
 fn whole_program(language: Language, code: &str) -> Assembled {
     let name = default_file_name(language);
@@ -610,14 +445,24 @@ fn whole_program(language: Language, code: &str) -> Assembled {
     }
 }
 
-/// What HumanEval-X's own environments provide beyond the toolchains (CodeGeeX's
-/// `evaluation` directories): the text showing a program needs it, where it must be on this
+/// What the datasets' own environments provide beyond the toolchains (CodeGeeX's
+/// `evaluation` directories, MultiPL-E's and mxeval's containers; Debian 12's paths): the text showing a program needs it, where it must be on this
 /// host, and the package that puts it there.
-const PROVIDED: [(&str, &str, &str); 4] = [
+const PROVIDED: [(&str, &str, &str); 6] = [
     (
         "use Test::Deep;",
         "/usr/share/perl5/Test/Deep.pm",
         "the Debian package libtest-deep-perl",
+    ),
+    (
+        "use Data::Compare;",
+        "/usr/share/perl5/Data/Compare.pm",
+        "the Debian package libdata-compare-perl",
+    ),
+    (
+        "require 'test/unit'",
+        "/usr/share/rubygems-integration/all/gems/test-unit-3.5.7/lib/test/unit.rb",
+        "the Debian package ruby-test-unit",
     ),
     (
         "<boost/",
@@ -1216,6 +1061,7 @@ fn decide(rule: Rule, ran: &Ran<'_>, nonce: &str, case: &CaseRun) -> TestOutcome
     let passed = match (rule, at) {
         (_, None) => false,
         (Rule::Nonce, Some(_)) => true,
+        (Rule::NonceNoStderr, Some(_)) => ran.stderr.is_empty(),
         (Rule::NonceQuiet, Some(_)) => {
             ran.stdout == format!("\n{nonce}\n") && ran.stderr.trim().is_empty()
         }
@@ -1239,7 +1085,9 @@ fn decide(rule: Rule, ran: &Ran<'_>, nonce: &str, case: &CaseRun) -> TestOutcome
     if passed {
         return outcome(OracleCaseStatus::Passed, None);
     }
-    let why = if rule == Rule::NonceQuiet && at.is_some() {
+    let why = if rule == Rule::NonceNoStderr && at.is_some() {
+        format!("wrote to stderr: {}", last_line(ran.stderr))
+    } else if rule == Rule::NonceQuiet && at.is_some() {
         match last_line(ran.stderr) {
             "" => "wrote to stdout (the tests print nothing when they pass)".to_string(),
             line => format!("a test failed: {line}"),
@@ -1448,18 +1296,13 @@ mod tests {
             pass(Rule::NonceQuiet, "\nverdict-passed-0123\n", ""),
             OracleCaseStatus::Passed
         );
-    }
-
-    #[test]
-    fn multiple_completions_are_cut_at_the_earliest_stop_token() {
-        let stops = vec!["\ndef".to_string(), "\n#".to_string(), "\nif".to_string()];
         assert_eq!(
-            cut_at_stop_tokens("    return 1\n# note\ndef g():", &stops),
-            "    return 1"
+            pass(Rule::NonceNoStderr, "x\nverdict-passed-0123\n", ""),
+            OracleCaseStatus::Passed
         );
         assert_eq!(
-            cut_at_stop_tokens("    return 1\n", &stops),
-            "    return 1\n"
+            pass(Rule::NonceNoStderr, "\nverdict-passed-0123\n", "warning\n"),
+            OracleCaseStatus::Failed
         );
     }
 }

@@ -40,6 +40,23 @@ fn mbcpp_3() -> Value {
     })
 }
 
+/// MBRBP/3 as published in `mbrbp_release_v1.2.jsonl`.
+const MBRBP_3: &str = r#"{"task_id": "MBRBP/3", "prompt": "\n##\n# You are an expert Ruby programmer, and here is your task.\n# # Write a Ruby function to identify non-prime numbers.\n#\n# irb> is_not_prime(2)\n# => false\n# irb> is_not_prime(10)\n# => true\n# irb> is_not_prime(35)\n# => true\ndef is_not_prime(n)", "entry_point": "is_not_prime", "test": "\n\narg00 = 2\nx0 = is_not_prime(arg00)\nv0 = false\nif x0 != v0\n    raise StandardError, \"Error at test case 1\"\nend\n\narg10 = 10\nx1 = is_not_prime(arg10)\nv1 = true\nif x1 != v1\n    raise StandardError, \"Error at test case 2\"\nend\n\narg20 = 35\nx2 = is_not_prime(arg20)\nv2 = true\nif x2 != v2\n    raise StandardError, \"Error at test case 3\"\nend\n\n", "description": "Write a Ruby function to identify non-prime numbers.", "language": "ruby", "canonical_solution": "  return n > n%10\n\nend\n"}"#;
+
+/// MBKP/3 as published in `mbkp_release_v1.2.jsonl`.
+const MBKP_3: &str = r#"{"task_id": "MBKP/3", "prompt": "/**\n * You are an expert Kotlin programmer, and here is your task.\n * * Write a Kotlin function to identify non-prime numbers.\n *\n * >>> isNotPrime(2)\n * false\n * >>> isNotPrime(10)\n * true\n * >>> isNotPrime(35)\n * true\n */\nfun isNotPrime(n : Int) : Boolean {\n", "entry_point": "isNotPrime", "test": "\nfun main() {\n    var arg00 : Int = 2\n    var x0 : Boolean = isNotPrime(arg00);\n    var v0 : Boolean = false;\n    if (x0 != v0) {\n        throw Exception(\"Exception -- test case 0 did not pass. x0 = \" + x0)\n    }\n\n    var arg10 : Int = 10\n    var x1 : Boolean = isNotPrime(arg10);\n    var v1 : Boolean = true;\n    if (x1 != v1) {\n        throw Exception(\"Exception -- test case 1 did not pass. x1 = \" + x1)\n    }\n\n    var arg20 : Int = 35\n    var x2 : Boolean = isNotPrime(arg20);\n    var v2 : Boolean = true;\n    if (x2 != v2) {\n        throw Exception(\"Exception -- test case 2 did not pass. x2 = \" + x2)\n    }\n\n\n}\n", "description": "Write a Kotlin function to identify non-prime numbers.", "language": "kotlin", "canonical_solution": "    return n > 2\n}"}"#;
+
+/// MBPLP/3 as published in `mbplp_release_v1.jsonl`.
+const MBPLP_3: &str = r#"{"task_id": "MBPLP/3", "prompt": "\n# You are an expert Perl programmer, and here is your task.\n# # Write a Perl function to identify non-prime numbers.\n#\n# >>> is_not_prime(2)\n# 0\n# >>> is_not_prime(10)\n# 1\n# >>> is_not_prime(35)\n# 1\nsub is_not_prime\n{\n  my ($n) = @_;\n", "entry_point": "is_not_prime", "test": "\n\nuse Data::Compare;\n\nmy $arg00 = 2;\nmy $x0 = is_not_prime($arg00);\nmy $v0 = 0;\nunless(Compare($x0, $v0)) {\n    die \"Exception -- test case 0 did not pass.\";\n}\nmy $arg10 = 10;\nmy $x1 = is_not_prime($arg10);\nmy $v1 = 1;\nunless(Compare($x1, $v1)) {\n    die \"Exception -- test case 1 did not pass.\";\n}\nmy $arg20 = 35;\nmy $x2 = is_not_prime($arg20);\nmy $v2 = 1;\nunless(Compare($x2, $v2)) {\n    die \"Exception -- test case 2 did not pass.\";\n}\n", "description": "Write a Perl function to identify non-prime numbers.", "language": "perl", "canonical_solution": null}"#;
+
+/// MBSCP/3 as published in `mbscp_release_v1.jsonl`.
+const MBSCP_3: &str = r#"{"task_id": "MBSCP/3", "prompt": "object Main extends App {\n    /**\n     * You are an expert Scala programmer, and here is your task.\n     * * Write a Scala function to identify non-prime numbers.\n     *\n     * >>> isNotPrime(2)\n     * false\n     * >>> isNotPrime(10)\n     * true\n     * >>> isNotPrime(35)\n     * true\n     */\n    def isNotPrime(n : Int) : Boolean = {\n", "entry_point": "isNotPrime", "test": "\n\n    var arg00 : Int = 2\n    var x0 : Boolean = isNotPrime(arg00)\n    var v0 : Boolean = false\n    assert(x0 == v0, \"Exception -- test case 0 did not pass. x0 = \" + x0)\n\n    var arg10 : Int = 10\n    var x1 : Boolean = isNotPrime(arg10)\n    var v1 : Boolean = true\n    assert(x1 == v1, \"Exception -- test case 1 did not pass. x1 = \" + x1)\n\n    var arg20 : Int = 35\n    var x2 : Boolean = isNotPrime(arg20)\n    var v2 : Boolean = true\n    assert(x2 == v2, \"Exception -- test case 2 did not pass. x2 = \" + x2)\n\n\n}\n", "description": "Write a Scala function to identify non-prime numbers.", "language": "scala", "canonical_solution": null}"#;
+
+/// A published record's problem.
+fn published(record: &str) -> Value {
+    serde_json::from_str(record).expect("a published record")
+}
+
 fn samples(task_id: &str, completions: &[&str]) -> Vec<Value> {
     completions
         .iter()
@@ -52,6 +69,27 @@ fn statuses(results: &[SampleResult]) -> Vec<SampleStatus> {
 }
 
 use SampleStatus::{Failed, Passed, Timeout};
+
+/// Judges `completions` (right, wrong, exit with status 0, loop, forged success line) of the
+/// published `record`: only the right one passes.
+fn right_wrong_exit_loop_forged(record: &str, completions: [&str; 5]) {
+    let record = published(record);
+    let task_id = record["task_id"].as_str().expect("task_id").to_string();
+    let Some(results) = judge(&problem(&record), &samples(&task_id, &completions), 3000) else {
+        return;
+    };
+    if let Some(infra) = results.iter().find_map(|r| r.infra_error.as_ref()) {
+        // Data::Compare (Debian's libdata-compare-perl, MBXP's Perl) missing: named, never a
+        // score.
+        assert!(infra.message.contains("libdata-compare-perl"), "{infra:?}");
+        return;
+    }
+    assert_eq!(
+        statuses(&results),
+        [Passed, Failed, Failed, Timeout, Failed],
+        "{results:#?}"
+    );
+}
 
 #[test]
 fn mbxp_go_runs_the_tests_main_and_a_wrong_answer_or_a_loop_fails() {
@@ -105,4 +143,64 @@ fn mbxp_cpp_main_with_arguments_is_called_and_exit_zero_fails() {
         return;
     };
     assert_eq!(statuses(&results), [Passed, Failed, Failed], "{results:#?}");
+}
+
+#[test]
+fn mbxp_ruby_runs_the_top_level_test_and_exit_zero_fails() {
+    let record = published(MBRBP_3);
+    let canonical = record["canonical_solution"].as_str().expect("canonical");
+    right_wrong_exit_loop_forged(
+        MBRBP_3,
+        [
+            canonical,
+            "  false\nend\n",
+            "  exit 0\nend\n",
+            "  loop {}\nend\n",
+            "  puts \"ok\"\n  exit! 0\nend\n",
+        ],
+    );
+}
+
+#[test]
+fn mbxp_kotlin_calls_the_tests_main_and_exit_process_fails() {
+    let record = published(MBKP_3);
+    let canonical = record["canonical_solution"].as_str().expect("canonical");
+    right_wrong_exit_loop_forged(
+        MBKP_3,
+        [
+            canonical,
+            "    return false\n}",
+            "    kotlin.system.exitProcess(0)\n}",
+            "    while (n > -1 || n <= -1) {}\n    return true\n}",
+            "    println(\"OK\")\n    kotlin.system.exitProcess(0)\n}",
+        ],
+    );
+}
+
+#[test]
+fn mbxp_perl_runs_with_data_compare_and_exit_zero_fails() {
+    right_wrong_exit_loop_forged(
+        MBPLP_3,
+        [
+            "  for (my $i = 2; $i * $i <= $n; $i++) { return 1 if $n % $i == 0; }\n  return 0;\n}\n",
+            "  return 0;\n}\n",
+            "  exit 0;\n}\n",
+            "  while (1) {}\n}\n",
+            "  print \"ok\\n\"; exit 0;\n}\n",
+        ],
+    );
+}
+
+#[test]
+fn mbxp_scala_runs_the_app_body_and_sys_exit_fails() {
+    right_wrong_exit_loop_forged(
+        MBSCP_3,
+        [
+            "        (2 to math.sqrt(n).toInt).exists(n % _ == 0)\n    }",
+            "        false\n    }",
+            "        sys.exit(0)\n    }",
+            "        while (true) {}\n        false\n    }",
+            "        println(\"OK\"); sys.exit(0)\n    }",
+        ],
+    );
 }
