@@ -819,6 +819,24 @@ fn bapctools_boolfind_verifies_with_its_validators_build_and_run_scripts() {
     );
 }
 
+/// DOMjudge's `fltcmp` (as BAPCtools' test problems carry it: floats compared by the default
+/// validator's tolerances, Python input and answer validators) verifies as its authors say.
+#[test]
+fn bapctools_fltcmp_verifies_with_its_float_tolerances() {
+    let report =
+        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("fltcmp"), &[]);
+    assert_eq!(
+        row(&report, "accepted/fltcmp-test-correct.c")["verdict"],
+        "AC"
+    );
+    for wrong in [
+        "wrong_answer/fltcmp-test-wrong1.c",
+        "wrong_answer/fltcmp-test-wrong2.c",
+    ] {
+        assert_eq!(row(&report, wrong)["verdict"], "WA", "{wrong}");
+    }
+}
+
 /// BAPCtools' `guess` and `guessnoeofcheck` (2025-09 interactive) verify as their authors say,
 /// which needs the relay to judge as problemtools' and BAPCtools' runners do: a program that
 /// closes its stdout and then aborts (`run_time_error/guess_close_stdout_1.cpp`) or sleeps

@@ -525,7 +525,9 @@ fn output_validator(
         };
         return programs::package_program(&target, &none)
             .map(Some)
-            .map_err(|reason| PackageError::invalid(&modern, "output_validator", reason));
+            .map_err(|reason| {
+                PackageError::invalid(&modern, "output_validator", unprefixed(&reason, &target))
+            });
     }
     let legacy = dir.join("output_validators");
     if legacy.is_dir() {
@@ -534,7 +536,9 @@ fn output_validator(
             [] => Ok(None),
             [only] => programs::package_program(only, &none)
                 .map(Some)
-                .map_err(|reason| PackageError::invalid(&legacy, "output_validators", reason)),
+                .map_err(|reason| {
+                    PackageError::invalid(&legacy, "output_validators", unprefixed(&reason, only))
+                }),
             _ => Err(PackageError::unsupported(
                 &legacy,
                 "output_validators",
@@ -543,6 +547,14 @@ fn output_validator(
         };
     }
     Ok(None)
+}
+
+/// A program's reason without the path it starts with, for an error that names the path
+/// already (said once: docs/packages.md).
+fn unprefixed<'a>(reason: &'a str, path: &Path) -> &'a str {
+    reason
+        .strip_prefix(&format!("{}: ", path.display()))
+        .unwrap_or(reason)
 }
 
 /// Every input validator: each file or directory in `input_validators/` (or

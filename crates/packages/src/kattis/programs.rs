@@ -331,9 +331,19 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) -> std::io:
     }
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        // A link to nothing (a header linked from outside the package) is named.
-        let meta = std::fs::metadata(&path)
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        // A link to nothing (a header linked from outside the package) is named, with where it
+        // points.
+        let meta = std::fs::metadata(&path).map_err(|e| {
+            let name = path.strip_prefix(root).unwrap_or(&path).display();
+            let why = match std::fs::read_link(&path) {
+                Ok(target) => format!(
+                    "{name} is a symbolic link to {}, which is not there (a file outside the package?)",
+                    target.display()
+                ),
+                Err(_) => format!("{name}: {e}"),
+            };
+            std::io::Error::new(e.kind(), why)
+        })?;
         if meta.is_dir() {
             collect(root, &path, out)?;
         } else {

@@ -132,6 +132,36 @@ fn a_missing_part_of_a_package_is_named_once_as_the_formats_part() {
     assert_eq!(err.matches("Is a directory").count(), 1, "{err}");
 }
 
+/// BAPCtools' `constants` links its validator's `validation.h` from outside the package (a
+/// link to nothing once the package stands alone): the error said the validator's directory
+/// three times before the cause. It names the link and where it points, the directory once.
+#[test]
+fn a_validators_link_to_a_file_outside_the_package_is_named_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    crate::written::write(dir.path(), "problem.yaml", "name: Links\n");
+    crate::written::write(dir.path(), "data/secret/1.in", "1\n");
+    crate::written::write(dir.path(), "data/secret/1.ans", "1\n");
+    crate::written::write(
+        dir.path(),
+        "output_validator/output_validator.cpp",
+        "#include \"validation.h\"\nint main() { return 42; }\n",
+    );
+    std::os::unix::fs::symlink(
+        "../../../resources/validation.h",
+        dir.path().join("output_validator/validation.h"),
+    )
+    .expect("link");
+    let err = chain(&kattis::load(dir.path()).expect_err("a link to nothing"));
+    let validator = dir.path().join("output_validator");
+    assert_eq!(
+        err,
+        format!(
+            "{}: output_validator: validation.h is a symbolic link to ../../../resources/validation.h, which is not there (a file outside the package?)",
+            validator.display()
+        )
+    );
+}
+
 /// DOMjudge's `boolfind` has `submissions/mixed-verdicts/`, whose files say what
 /// they should get with `@EXPECTED_RESULTS@:`, and the whole package was refused (`unknown
 /// verdict directory "mixed-verdicts"`). The annotations are read (replacing a directory's
