@@ -22,9 +22,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use support::{agent, env_or};
-use tokio_util::sync::CancellationToken;
-use verdict_judge_server::{AppState, ServerConfig};
+use verdict_judge_server::ServerConfig;
 use verdict_scheduler::{Judge, JudgeConfig};
+use verdict_testkit::server::InProcessServer;
 use verdict_testkit::submission::SubmissionJson;
 
 /// A+B in C on one test, under 1 s, 64 MiB and 4 processes.
@@ -190,26 +190,8 @@ fn main() {
         "backpressure: {clients} clients, queue_capacity {queue}, workers {}, {seconds} s per phase",
         config.workers
     );
-    let shutdown = CancellationToken::new();
-    let token = shutdown.clone();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let server = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .expect("bind");
-            tx.send(listener.local_addr().expect("addr")).expect("send");
-            let state = AppState::with_judge(config, judge).expect("state");
-            verdict_judge_server::serve(state, listener, token)
-                .await
-                .expect("serve");
-        });
-    });
-    let base = format!("http://{}", rx.recv().expect("the server starts"));
+    let server = InProcessServer::start(config, judge);
+    let base = server.url("");
     // Warm the caches, and give the judging-time average a first value.
     let _ = agent()
         .post(format!("{base}/v1/judge"))
@@ -237,6 +219,5 @@ fn main() {
         "ratio: {:.0}% of the at-once throughput (target: at least 80%)",
         ratio * 100.0
     );
-    shutdown.cancel();
-    let _ = server.join();
+    drop(server);
 }

@@ -23,9 +23,9 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::env_or;
-use tokio_util::sync::CancellationToken;
-use verdict_judge_server::{AppState, ServerConfig};
+use verdict_judge_server::ServerConfig;
 use verdict_scheduler::{Judge, JudgeConfig};
+use verdict_testkit::server::InProcessServer;
 use verdict_testkit::submission::SubmissionJson;
 
 /// A+B in C on `a b` and on `40 2`, under 1 s, 64 MiB and 4 processes.
@@ -40,20 +40,10 @@ fn submission(sub_id: &str, a: i64, b: i64) -> String {
         .text()
 }
 
-/// A server started in-process, stopped on drop.
+/// A server started in-process (the test kit's), stopped on drop before its dir goes.
 struct Local {
-    shutdown: CancellationToken,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _server: InProcessServer,
     _dir: tempfile::TempDir,
-}
-
-impl Drop for Local {
-    fn drop(&mut self) {
-        self.shutdown.cancel();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }
 
 fn start_local() -> Option<(String, Local)> {
@@ -81,31 +71,11 @@ fn start_local() -> Option<(String, Local)> {
         config.workers,
         judge.config().parallelism
     );
-    let shutdown = CancellationToken::new();
-    let token = shutdown.clone();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let thread = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                .await
-                .expect("bind");
-            tx.send(listener.local_addr().expect("addr")).expect("send");
-            let state = AppState::with_judge(config, judge).expect("state");
-            verdict_judge_server::serve(state, listener, token)
-                .await
-                .expect("serve");
-        });
-    });
-    let addr = rx.recv().expect("the server starts");
+    let server = InProcessServer::start(config, judge);
     Some((
-        format!("http://{addr}"),
+        server.url(""),
         Local {
-            shutdown,
-            thread: Some(thread),
+            _server: server,
             _dir: dir,
         },
     ))

@@ -5,10 +5,12 @@
 //! failure: [`required`] reads it, [`skip_or_fail`] applies it, and [`judge`] / [`judge_with`]
 //! are the judges the test binaries share or make, set up under that rule. One definition of
 //! each, instead of a copy per test binary. [`submission::SubmissionJson`] builds the judge
-//! requests the tests and benches send.
+//! requests the tests and benches send; [`server::InProcessServer`] starts the judge-server
+//! they talk to.
 
 #![allow(clippy::print_stdout)]
 
+pub mod server;
 pub mod submission;
 
 use std::fmt::Display;

@@ -5,9 +5,9 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
-use verdict_judge_server::{AppState, ServerConfig};
+use verdict_judge_server::ServerConfig;
 use verdict_scheduler::Judge;
+use verdict_testkit::server::InProcessServer;
 use verdict_testkit::submission::{A_PLUS_B_TESTS, SubmissionJson};
 
 /// The judge this test binary shares (the test kit's), or `None` (with `skipped:` printed) when
@@ -16,12 +16,12 @@ pub fn judge() -> Option<Judge> {
     verdict_testkit::judge().cloned()
 }
 
-/// A server on 127.0.0.1 (a free port) with its own runtime thread; shut down on drop.
+/// A server on 127.0.0.1 (a free port) with its own runtime thread (the test kit's
+/// [`InProcessServer`]), with the data and judge dirs it was given; shut down on drop.
 pub struct TestServer {
     /// Where it listens.
     pub addr: SocketAddr,
-    shutdown: CancellationToken,
-    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+    server: InProcessServer,
     _data_dir: Option<tempfile::TempDir>,
     _judge_dir: Option<tempfile::TempDir>,
 }
@@ -65,28 +65,10 @@ impl TestServer {
 
     /// Starts a server with `config` as it is on `judge`.
     fn start_on(config: ServerConfig, judge: Judge) -> TestServer {
-        let shutdown = CancellationToken::new();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let token = shutdown.clone();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-                tx.send(listener.local_addr()?)?;
-                let state = AppState::with_judge(config, judge)?;
-                verdict_judge_server::serve(state, listener, token).await
-            })
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the server starts");
+        let server = InProcessServer::start(config, judge);
         TestServer {
-            addr,
-            shutdown,
-            thread: Some(thread),
+            addr: server.addr(),
+            server,
             _data_dir: None,
             _judge_dir: None,
         }
@@ -94,36 +76,17 @@ impl TestServer {
 
     /// A URL on this server.
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        self.server.url(path)
     }
 
     /// Starts the graceful shutdown.
     pub fn begin_shutdown(&self) {
-        self.shutdown.cancel();
+        self.server.begin_shutdown();
     }
 
     /// Shuts down and waits for the server to finish, at most `limit`; whether it did.
-    pub fn stop(mut self, limit: Duration) -> bool {
-        self.shutdown.cancel();
-        let thread = self.thread.take().expect("running");
-        let start = std::time::Instant::now();
-        while !thread.is_finished() {
-            if start.elapsed() > limit {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        thread.join().expect("server thread").expect("server ran");
-        true
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        self.shutdown.cancel();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+    pub fn stop(self, limit: Duration) -> bool {
+        self.server.stop(limit)
     }
 }
 

@@ -9,12 +9,12 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, SubscriberExt};
-use verdict_judge_server::{AppState, ServerConfig};
+use verdict_judge_server::ServerConfig;
 use verdict_scheduler::{Judge, JudgeConfig};
 use verdict_scripts::timing::TARGET;
+use verdict_testkit::server::InProcessServer;
 
 /// The A+B source; `salt` changes its text (a comment), so the build cache never serves it.
 pub fn source(salt: usize) -> String {
@@ -186,12 +186,11 @@ pub fn own_rss_kb() -> u64 {
     status_kb("/proc/self/status", "VmRSS:")
 }
 
-/// A judge-server in this process on 127.0.0.1, stopped on drop.
+/// A judge-server in this process on 127.0.0.1 (the test kit's), stopped on drop.
 pub struct Server {
     base: String,
     agent: ureq::Agent,
-    shutdown: CancellationToken,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _server: InProcessServer,
 }
 
 static SERVERS: AtomicUsize = AtomicUsize::new(0);
@@ -220,26 +219,7 @@ impl Server {
             data_dir: dir.join("data"),
             ..ServerConfig::default()
         };
-        let shutdown = CancellationToken::new();
-        let token = shutdown.clone();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("bind");
-                tx.send(listener.local_addr().expect("addr")).expect("send");
-                let state = AppState::with_judge(config, judge).expect("state");
-                verdict_judge_server::serve(state, listener, token)
-                    .await
-                    .expect("serve");
-            });
-        });
-        let addr = rx.recv().expect("the server starts");
+        let server = InProcessServer::start(config, judge);
         let agent = ureq::Agent::new_with_config(
             ureq::config::Config::builder()
                 .http_status_as_error(false)
@@ -248,10 +228,9 @@ impl Server {
                 .build(),
         );
         Some(Server {
-            base: format!("http://{addr}"),
+            base: server.url(""),
             agent,
-            shutdown,
-            thread: Some(thread),
+            _server: server,
         })
     }
 
@@ -274,15 +253,6 @@ impl Server {
         assert_eq!(status, 200, "{text}");
         let accepted = text.matches("\"Accepted\"").count();
         assert_eq!(accepted, tests + 1, "not all Accepted: {text}");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.shutdown.cancel();
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 
