@@ -461,7 +461,7 @@ const PROVIDED: [(&str, &str, &str); 6] = [
     ),
     (
         "require 'test/unit'",
-        "/usr/share/rubygems-integration/all/gems/test-unit-3.5.7/lib/test/unit.rb",
+        "/usr/share/rubygems-integration/all/gems/test-unit-*/lib/test/unit.rb",
         "the Debian package ruby-test-unit",
     ),
     (
@@ -481,12 +481,32 @@ const PROVIDED: [(&str, &str, &str); 6] = [
     ),
 ];
 
+/// Whether `path` exists; one `*` in a directory's name stands for any text (a gem's version).
+fn installed(path: &str) -> bool {
+    let Some((before, after)) = path.split_once('*') else {
+        return Path::new(path).exists();
+    };
+    let (dir, prefix) = before.rsplit_once('/').unwrap_or(("", before));
+    let (suffix, rest) = after.split_once('/').unwrap_or((after, ""));
+    std::fs::read_dir(if dir.is_empty() { "/" } else { dir })
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(prefix)
+                && name.ends_with(suffix)
+                && entry.path().join(rest).exists()
+        })
+}
+
 /// Why `assembled` cannot run on this host (a library its dataset's environment has and this
 /// host lacks), naming the package that would add it.
 fn missing_library(assembled: &Assembled) -> Option<String> {
     PROVIDED.iter().find_map(|(used, path, package)| {
         let uses = assembled.files.iter().any(|(_, c)| c.contains(used));
-        (uses && !Path::new(path).exists())
+        (uses && !installed(path))
             .then(|| format!("the program needs {path}, which is not installed: install {package}"))
     })
 }
@@ -1103,6 +1123,19 @@ fn decide(rule: Rule, ran: &Ran<'_>, nonce: &str, case: &CaseRun) -> TestOutcome
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_provided_librarys_path_matches_any_version_of_its_directory() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let gem = dir.path().join("gems/test-unit-9.9.9/lib/test");
+        std::fs::create_dir_all(&gem).expect("mkdir");
+        std::fs::write(gem.join("unit.rb"), "").expect("write");
+        let root = dir.path().display();
+        assert!(installed(&format!("{root}/gems/test-unit-*/lib/test/unit.rb")));
+        assert!(!installed(&format!("{root}/gems/test-unit-*/lib/test/other.rb")));
+        assert!(!installed(&format!("{root}/gems/minitest-*/lib/test/unit.rb")));
+        assert!(installed(&format!("{root}/gems")));
+    }
 
     fn humaneval_x(prompt: &str, declaration: &str, test: &str) -> HumanEvalXTest {
         HumanEvalXTest {
