@@ -30,7 +30,7 @@ TOOLS="$TOOLS curl git cpio gzip binutils python3"
 # Debian's kernel, busybox for its initramfs.
 TOOLS="$TOOLS qemu-system-x86 linux-image-amd64 busybox-static"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
-LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make kotlin scala"
+LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make kotlin scala php typescript octave"
 
 missing=""
 for pkg in $TOOLS; do

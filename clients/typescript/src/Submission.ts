@@ -216,8 +216,10 @@ export interface SourceCode {
     | "kotlin"
     | "lua"
     | "make"
+    | "octave"
     | "pas"
     | "perl"
+    | "php"
     | "python2"
     | "python3"
     | "r"
@@ -225,6 +227,7 @@ export interface SourceCode {
     | "rust"
     | "scala"
     | "swift"
+    | "typescript"
     | "vbnet";
   /**
    * Java/Kotlin/Scala main class or Python entry script; `null` means the first source file.

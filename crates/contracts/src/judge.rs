@@ -392,8 +392,10 @@ wire_enum! {
         Kotlin = "kotlin",
         Lua = "lua",
         Make = "make",
+        Octave = "octave",
         Pas = "pas",
         Perl = "perl",
+        Php = "php",
         Python2 = "python2",
         Python3 = "python3",
         R = "r",
@@ -401,6 +403,7 @@ wire_enum! {
         Rust = "rust",
         Scala = "scala",
         Swift = "swift",
+        Typescript = "typescript",
         Vbnet = "vbnet",
     }
 }
