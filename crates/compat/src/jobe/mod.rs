@@ -717,7 +717,7 @@ mod tests {
     #[test]
     fn octaves_trailing_noise_on_stderr_is_no_runtime_error() {
         assert_eq!(
-            octave_stderr(b"\r\nerror: ignoring octave_execution_exception while x\n\n"),
+            octave_stderr(b"error: ignoring octave_execution_exception while x\r\n\n"),
             b""
         );
         assert_eq!(
