@@ -95,12 +95,21 @@ for lang in "${wanted[@]}"; do
     fi
 done
 
-if [ ${#packages[@]} -gt 0 ]; then
-    echo "install-toolchains: apt-get install -y ${packages[*]}" >&2
+# Packages installed without their recommended ones, which a judge never uses: Octave's are
+# gnuplot with Qt, a JRE and its manuals (42 packages more than octave's own 120).
+without_recommends=" octave "
+apt_install() {
+    [ $# -gt 0 ] || return 0
+    echo "install-toolchains: apt-get install -y $*" >&2
     if [ "$dry_run" = 0 ]; then
-        as_root env DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y "${packages[@]}"
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
     fi
-fi
+}
+plain=() lean=()
+for pkg in "${packages[@]}"; do
+    if [[ "$without_recommends" == *" $pkg "* ]]; then lean+=("$pkg"); else plain+=("$pkg"); fi
+done
+apt_install "${plain[@]}"
+if [ ${#lean[@]} -gt 0 ]; then apt_install --no-install-recommends "${lean[@]}"; fi
 if [ "$explicit" = 1 ] && [ "$unavailable" = 1 ]; then exit 1; fi
 exit 0

@@ -33,7 +33,7 @@ TOOLS="$TOOLS ruby-test-unit libdata-compare-perl"
 # Debian's kernel, busybox for its initramfs.
 TOOLS="$TOOLS qemu-system-x86 linux-image-amd64 busybox-static"
 # The languages CI runs for real; `scripts/install-toolchains.sh --all` installs every one Debian has.
-LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make kotlin scala"
+LANGS="c cpp java python3 js bash awk perl ruby lua go rust pas fortran95 make kotlin scala php typescript octave"
 
 missing=""
 for pkg in $TOOLS; do

@@ -8,7 +8,7 @@ start=$SECONDS
 step() { echo "== $* ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"; }
 
 # Languages the tests require (a missing one fails instead of being skipped).
-export VERDICT_REQUIRE_LANGS="${VERDICT_REQUIRE_LANGS:-c,cpp,java,python3,js,bash,awk,perl,ruby,lua,go,rust,pas,fortran95,make,kotlin,scala}"
+export VERDICT_REQUIRE_LANGS="${VERDICT_REQUIRE_LANGS:-c,cpp,java,python3,js,bash,awk,perl,ruby,lua,go,rust,pas,fortran95,make,kotlin,scala,php,typescript,octave}"
 
 bash scripts/setup.sh --deps-only
 step "any checkout (a read-only copy under a path with spaces; scripts/test-checkouts.sh)"

@@ -85,3 +85,20 @@ def test_additional_files_reach_the_program(client):
                         source_code="print(int(open('data.txt').read()) * 2)")
     assert result.status == judge0.Status.ACCEPTED, result
     assert result.stdout == "42\n"
+
+
+@pytest.mark.parametrize("language, source_code", [
+    (judge0.PHP, "<?php\n[$a, $b] = array_map('intval', explode(' ', trim(fgets(STDIN))));\n"
+                 "echo $a + $b, \"\\n\";\n"),
+    (judge0.TYPESCRIPT, "declare const require: (name: string) => any;\n"
+                        "const [a, b]: number[] = require('fs').readFileSync(0, 'utf8')"
+                        ".trim().split(' ').map(Number);\nconsole.log(a + b);\n"),
+    (judge0.OCTAVE, "x = scanf('%d', 2);\nprintf('%d\\n', x(1) + x(2));\n"),
+])
+def test_the_sdks_php_typescript_and_octave_run_by_their_judge0_ids(client, language,
+                                                                    source_code):
+    assert client.is_language_supported(language), sorted(l.id for l in client.languages)
+    result = judge0.run(client=client, source_code=source_code, language=language,
+                        stdin="40 2", expected_output="42")
+    assert result.status == judge0.Status.ACCEPTED, result
+    assert result.stdout == "42\n"

@@ -104,11 +104,16 @@ def test_the_sandbox_fusion_package_reads_every_answer(sandbox_fusion_server):
     assert failed.status == RunStatus.Failed
     assert failed.run_result.return_code == 4
 
+    # SandboxFusion's php runs as verdict's PHP.
+    php = run_code(RunCodeRequest(code='<?php echo 6 * 7, "\\n";', language="php"), endpoint=url)
+    assert php.status == RunStatus.Success, php
+    assert php.run_result.stdout == "42\n"
+
     # A language SandboxFusion knows and verdict does not run: FastAPI's 422, naming it.
-    answer = requests.post(f"{url}/run_code", json={"code": "<?php echo 1;", "language": "php"})
+    answer = requests.post(f"{url}/run_code", json={"code": "SELECT 1;", "language": "sql"})
     assert answer.status_code == 422
     detail = answer.json()["detail"]
-    assert detail[0]["loc"] == ["body", "language"] and "php" in detail[0]["msg"]
+    assert detail[0]["loc"] == ["body", "language"] and "sql" in detail[0]["msg"]
 
     sandbox_fusion.set_endpoint(url)
     assert run_code(RunCodeRequest(code="print(2)", language="python")).run_result.stdout == "2\n"

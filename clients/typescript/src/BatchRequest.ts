@@ -20,8 +20,10 @@ export type Language =
   | "kotlin"
   | "lua"
   | "make"
+  | "octave"
   | "pas"
   | "perl"
+  | "php"
   | "python2"
   | "python3"
   | "r"
@@ -29,6 +31,7 @@ export type Language =
   | "rust"
   | "scala"
   | "swift"
+  | "typescript"
   | "vbnet";
 /**
  * A run script id.
@@ -321,8 +324,10 @@ export interface SourceCode {
     | "kotlin"
     | "lua"
     | "make"
+    | "octave"
     | "pas"
     | "perl"
+    | "php"
     | "python2"
     | "python3"
     | "r"
@@ -330,6 +335,7 @@ export interface SourceCode {
     | "rust"
     | "scala"
     | "swift"
+    | "typescript"
     | "vbnet";
   /**
    * Java/Kotlin/Scala main class or Python entry script; `null` means the first source file.

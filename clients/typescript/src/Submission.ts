@@ -221,8 +221,10 @@ export interface SourceCode {
     | "kotlin"
     | "lua"
     | "make"
+    | "octave"
     | "pas"
     | "perl"
+    | "php"
     | "python2"
     | "python3"
     | "r"
@@ -230,6 +232,7 @@ export interface SourceCode {
     | "rust"
     | "scala"
     | "swift"
+    | "typescript"
     | "vbnet";
   /**
    * Java/Kotlin/Scala main class or Python entry script; `null` means the first source file.

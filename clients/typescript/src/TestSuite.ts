@@ -28,8 +28,10 @@ export interface TestSuite {
     | "kotlin"
     | "lua"
     | "make"
+    | "octave"
     | "pas"
     | "perl"
+    | "php"
     | "python2"
     | "python3"
     | "r"
@@ -37,6 +39,7 @@ export interface TestSuite {
     | "rust"
     | "scala"
     | "swift"
+    | "typescript"
     | "vbnet";
   /**
    * The function's name (function) or the file to run (script, cli).

@@ -209,14 +209,17 @@ pub fn default_file_name(language: Language) -> String {
         Language::Kotlin => "kt",
         Language::Lua => "lua",
         Language::Make => "mk",
+        Language::Octave => "m",
         Language::Pas => "pas",
         Language::Perl => "pl",
+        Language::Php => "php",
         Language::Python2 | Language::Python3 => "py",
         Language::R => "R",
         Language::Ruby => "rb",
         Language::Rust => "rs",
         Language::Scala => "scala",
         Language::Swift => "swift",
+        Language::Typescript => "ts",
         Language::Vbnet => "vb",
     };
     match language {

@@ -396,8 +396,10 @@ wire_enum! {
         Kotlin = "kotlin",
         Lua = "lua",
         Make = "make",
+        Octave = "octave",
         Pas = "pas",
         Perl = "perl",
+        Php = "php",
         Python2 = "python2",
         Python3 = "python3",
         R = "r",
@@ -405,6 +407,7 @@ wire_enum! {
         Rust = "rust",
         Scala = "scala",
         Swift = "swift",
+        Typescript = "typescript",
         Vbnet = "vbnet",
     }
 }

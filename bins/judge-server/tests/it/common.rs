@@ -102,6 +102,32 @@ pub fn config() -> ServerConfig {
     }
 }
 
+/// Whether the toolchains of `languages` are installed here. A missing one is a failure when
+/// `VERDICT_REQUIRE_LANGS` names its language (CI names those it installs), else the test
+/// prints `skipped:` and passes, as the judge's language tests do.
+#[allow(clippy::print_stdout)]
+pub fn toolchains_installed(languages: &[verdict_contracts::Language]) -> bool {
+    let required = std::env::var("VERDICT_REQUIRE_LANGS").unwrap_or_default();
+    let profiles = verdict_scripts::LanguageProfiles::builtin().expect("built-in profiles");
+    for language in languages {
+        let Some(profile) = profiles.get(*language) else {
+            panic!("no built-in profile for {language}");
+        };
+        let missing = verdict_scripts::missing_programs(profile);
+        if missing.is_empty() {
+            continue;
+        }
+        assert!(
+            !required.split(',').any(|l| l.trim() == language.as_str()),
+            "VERDICT_REQUIRE_LANGS names {language} but {} is not installed",
+            missing.join(", ")
+        );
+        println!("skipped: {language}: {} not installed", missing.join(", "));
+        return false;
+    }
+    true
+}
+
 /// A blocking HTTP client that treats every status as a response.
 pub fn client() -> ureq::Agent {
     client_waiting(Duration::from_secs(60))

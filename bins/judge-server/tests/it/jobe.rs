@@ -226,6 +226,82 @@ fn jobe_outcomes_are_jobes_for_compile_errors_runtime_errors_and_limits() {
     );
 }
 
+/// PHP and Octave as Jobe's own test suite (`testsubmit.py`) sends them: PHP's `php -l` is its
+/// compile (a syntax error is 11), text outside `<?php ?>` is output; Octave reads stdin, a
+/// script may define functions, and its syntax error is a runtime error (12).
+#[test]
+fn jobe_runs_php_and_octave_as_jobes_own_test_suite_sends_them() {
+    use verdict_contracts::Language;
+    if !crate::common::toolchains_installed(&[Language::Php, Language::Octave]) {
+        return;
+    }
+    let Some(server) = TestServer::start(jobe_config(Vec::new())) else {
+        return;
+    };
+    let languages = call(&server, "GET", "languages", None).json();
+    for id in ["php", "octave"] {
+        assert!(
+            languages
+                .as_array()
+                .is_some_and(|l| l.iter().any(|pair| pair[0] == id)),
+            "{id} in {languages}"
+        );
+    }
+    let page = |php: &str| {
+        format!("<!DOCTYPE html>\n<html>\n<body>\n<p><?php {php} ?></p>\n</body>\n</html>\n")
+    };
+    let php = run(
+        &server,
+        json!({"language_id": "php", "sourcecode": page("echo \"A paragraph\";"),
+               "sourcefilename": "test.php", "parameters": {"cputime": 15}}),
+    );
+    assert_eq!(
+        (php.json()["outcome"].clone(), php.json()["stdout"].clone()),
+        (
+            json!(15),
+            json!(page("").replace("<?php  ?>", "A paragraph"))
+        ),
+        "{}",
+        php.text
+    );
+    let broken = run(
+        &server,
+        json!({"language_id": "php", "sourcecode": page("echo \"A paragraph';"),
+               "sourcefilename": "test.php", "parameters": {"cputime": 15}}),
+    );
+    assert_eq!(broken.json()["outcome"], 11, "{}", broken.text);
+    assert_ne!(broken.json()["cmpinfo"], "", "{}", broken.text);
+
+    let octave = |sourcecode: &str, input: &str| {
+        run(
+            &server,
+            json!({"language_id": "octave", "sourcecode": sourcecode, "input": input,
+                   "sourcefilename": "jobe_test.m", "parameters": {"memorylimit": 200000}}),
+        )
+        .json()
+    };
+    let functions = octave(
+        "_blah_ = 0;\nfunction sq = sqr(n)\n    sq = n * n;\nend\n\nfprintf('%d\\n%d\\n%d\\n', sqr(-3), sqr(11), sqr(0));\n",
+        "",
+    );
+    assert_eq!(
+        (functions["outcome"].clone(), functions["stdout"].clone()),
+        (json!(15), json!("9\n121\n0\n")),
+        "{functions}"
+    );
+    let stdin = octave(
+        "fprintf('%s\\n%s\\n', input('', 's'), input('', 's'));\n",
+        "Line1\nLine2\n",
+    );
+    assert_eq!(
+        (stdin["outcome"].clone(), stdin["stdout"].clone()),
+        (json!(15), json!("Line1\nLine2\n")),
+        "{stdin}"
+    );
+    let invalid = octave("s = \"hi there';\n", "");
+    assert_eq!(invalid["outcome"], 12, "{invalid}");
+}
+
 #[test]
 fn jobe_refuses_with_its_messages_and_lets_in_keys_and_networks_only() {
     let Some(server) = TestServer::start(jobe_config(Vec::new())) else {

@@ -220,6 +220,68 @@ fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0()
     );
 }
 
+/// Judge0's ids 68 (PHP), 74 (TypeScript) and 66 (Octave) run verdict's languages: listed
+/// with the installed version, A+B Accepted against `expected_output`, and TypeScript's type
+/// error a Compilation Error with tsc's message.
+#[test]
+fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
+    use verdict_contracts::Language;
+    let languages = [Language::Php, Language::Typescript, Language::Octave];
+    if !crate::common::toolchains_installed(&languages) {
+        return;
+    }
+    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+        return;
+    };
+    for (id, name, source_file, compiled) in [
+        (68, "PHP (", "script.php", false),
+        (74, "TypeScript (", "script.ts", true),
+        (66, "Octave (", "script.m", false),
+    ] {
+        let language = call(&server, "GET", &format!("/languages/{id}"), None).json();
+        assert!(
+            language["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with(name)),
+            "{language}"
+        );
+        assert_eq!(language["source_file"], source_file, "{language}");
+        assert_eq!(!language["compile_cmd"].is_null(), compiled, "{language}");
+    }
+    let sources = [
+        (
+            68,
+            "<?php\n[$a, $b] = array_map('intval', explode(' ', trim(fgets(STDIN))));\necho $a + $b, \"\\n\";\n",
+        ),
+        (
+            74,
+            "declare const require: (name: string) => any;\nconst [a, b]: number[] = require('fs').readFileSync(0, 'utf8').trim().split(' ').map(Number);\nconsole.log(a + b);\n",
+        ),
+        (66, "x = scanf('%d', 2);\nprintf('%d\\n', x(1) + x(2));\n"),
+    ];
+    for (id, source) in sources {
+        let answer = run(
+            &server,
+            "",
+            json!({"source_code": source, "language_id": id, "stdin": "40 2", "expected_output": "42"}),
+        );
+        assert_eq!(status_id(&answer), 3, "{id}: {answer}");
+        assert_eq!(answer["stdout"], "42\n", "{id}: {answer}");
+    }
+    let type_error = run(
+        &server,
+        "",
+        json!({"source_code": "const n: number = 'forty-two';\nconsole.log(n);\n", "language_id": 74}),
+    );
+    assert_eq!(status_id(&type_error), 6, "{type_error}");
+    assert!(
+        type_error["compile_output"]
+            .as_str()
+            .is_some_and(|o| o.contains("TS2322")),
+        "{type_error}"
+    );
+}
+
 #[test]
 fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
     let Some(server) = TestServer::start(judge0_config(Vec::new())) else {

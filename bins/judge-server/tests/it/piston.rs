@@ -108,6 +108,73 @@ fn piston_runtimes_and_execute_answer_as_piston_with_one_compile_across_calls() 
     );
 }
 
+/// Piston's `typescript` (alias `ts`), `php` and `octave` (alias `matlab`) runtimes: listed
+/// under Piston's names, a file without a name compiled by tsc (its compile stage) and run by
+/// node; a type error is the compile stage's failure.
+#[test]
+fn piston_runs_typescript_php_and_octave_under_pistons_names_and_aliases() {
+    use verdict_contracts::Language;
+    let languages = [Language::Typescript, Language::Php, Language::Octave];
+    if !crate::common::toolchains_installed(&languages) {
+        return;
+    }
+    let Some(server) = TestServer::start(piston_config(vec!["127.0.0.0/8".into()])) else {
+        return;
+    };
+    let runtimes = reply(client().get(server.url("/api/v2/runtimes")).call()).json();
+    let runtime = |name: &str| {
+        runtimes
+            .as_array()
+            .and_then(|list| list.iter().find(|r| r["language"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} in {runtimes}"))
+    };
+    assert!(
+        runtime("typescript")["aliases"]
+            .as_array()
+            .is_some_and(|a| a.contains(&json!("ts")))
+    );
+    assert_eq!(runtime("octave")["aliases"], json!(["matlab", "m"]));
+    assert_eq!(runtime("php")["aliases"], json!([]));
+
+    let typescript = "declare const require: (name: string) => any;\nconst text: string = require('fs').readFileSync(0, 'utf8');\nconsole.log(text.trim().toUpperCase());\n";
+    let programs = [
+        ("ts", typescript),
+        ("php", "<?php echo strtoupper(trim(fgets(STDIN))), \"\\n\";"),
+        ("matlab", "disp(upper(input('', 's')));"),
+    ];
+    for (language, content) in programs {
+        let answer = execute(
+            &server,
+            None,
+            &json!({"language": language, "version": "*", "files": [{"content": content}], "stdin": "hi"}),
+        );
+        assert_eq!(answer.status, 200, "{language}: {}", answer.text);
+        let answer = answer.json();
+        assert_eq!(answer["run"]["stdout"], "HI\n", "{language}: {answer}");
+        assert_eq!(answer["run"]["code"], 0, "{language}: {answer}");
+        assert_eq!(
+            answer.get("compile").is_some(),
+            language == "ts",
+            "only TypeScript compiles: {answer}"
+        );
+    }
+    let type_error = execute(
+        &server,
+        None,
+        &json!({"language": "typescript", "version": "*",
+                "files": [{"name": "main.ts", "content": "let n: number = 'x';\n"}]}),
+    )
+    .json();
+    assert_ne!(type_error["compile"]["code"], 0, "{type_error}");
+    assert!(
+        type_error["compile"]["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("TS2322")),
+        "{type_error}"
+    );
+}
+
 #[test]
 fn piston_stages_report_compile_errors_exits_signals_and_limits_as_isolate_does() {
     let Some(server) = TestServer::start(piston_config(Vec::new())) else {

@@ -329,6 +329,14 @@ fn defaults(
         Language::Java => (5.0, 0.0, 256.0, &[], &["-Xrs", "-Xss8m", "-Xmx200m"]),
         Language::Js => (5.0, 400.0, 30.0, &[], &["--use_strict"]),
         Language::Pas => (5.0, 400.0, 30.0, &["-vew", "-Se"], &[]),
+        Language::Php => (5.0, 400.0, 30.0, &[], &["--no-php-ini"]),
+        Language::Octave => (
+            5.0,
+            400.0,
+            30.0,
+            &[],
+            &["--norc", "--no-window-system", "--silent", "-H"],
+        ),
         _ => (5.0, 400.0, 30.0, &[], &[]),
     }
 }
@@ -336,7 +344,10 @@ fn defaults(
 /// Whether Jobe compiles a language's source (a syntax check for Python and PHP: its errors
 /// are compile errors); Node.js, Octave and the others are run as they are.
 fn checks_syntax(language: Language) -> bool {
-    matches!(language, Language::Python3 | Language::Python2)
+    matches!(
+        language,
+        Language::Python3 | Language::Python2 | Language::Php
+    )
 }
 
 /// A list parameter (`compileargs`, ...): each string split into shell words, as Jobe's
@@ -393,9 +404,16 @@ pub fn program_request(
         spec.sourcefilename.clone(),
         spec.sourcecode.clone().into_bytes(),
     )];
-    // Jobe runs Node.js on a copy named `.js`.
-    if language == Language::Js && !sources[0].0.ends_with(".js") {
-        sources[0].0.push_str(".js");
+    // Jobe runs Node.js on a copy named `.js`; tsc compiles only a `.ts` file.
+    let suffix = match language {
+        Language::Js => Some(".js"),
+        Language::Typescript => Some(".ts"),
+        _ => None,
+    };
+    if let Some(suffix) = suffix
+        && !sources[0].0.ends_with(suffix)
+    {
+        sources[0].0.push_str(suffix);
     }
     ProgramRequest {
         owner: owner.to_string(),
@@ -484,7 +502,11 @@ impl RunResult {
             }
             return result;
         };
-        let mut stderr = run.stderr.clone();
+        let mut stderr = if spec.language == Language::Octave {
+            octave_stderr(&run.stderr)
+        } else {
+            run.stderr.clone()
+        };
         let code = match run.end {
             StepEnd::TimeLimit | StepEnd::OutputLimit => {
                 stderr.clear();
@@ -511,6 +533,33 @@ impl RunResult {
             stderr,
         }
     }
+}
+
+/// Octave's stderr as Jobe's Octave task filters it before deciding the outcome: carriage
+/// returns dropped, trailing blank lines trimmed, and a last line of Octave's own noise
+/// (`error: ignoring octave_execution_exception...`, `error: No such file or directory`)
+/// removed, each once.
+fn octave_stderr(stderr: &[u8]) -> Vec<u8> {
+    let text: Vec<u8> = stderr.iter().copied().filter(|&b| b != b'\r').collect();
+    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    while lines.last().is_some_and(|l| l.trim_ascii().is_empty()) {
+        lines.pop();
+    }
+    if lines
+        .last()
+        .is_some_and(|l| l.starts_with(b"error: ignoring octave_execution_exception"))
+    {
+        lines.pop();
+    }
+    if lines.last() == Some(&&b"error: No such file or directory"[..]) {
+        lines.pop();
+    }
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let mut filtered = lines.join(&b'\n');
+    filtered.push(b'\n');
+    filtered
 }
 
 /// Jobe's `ResultObject::clean`: valid UTF-8 as it is; otherwise every control character
@@ -545,6 +594,8 @@ mod tests {
             Language::Python3,
             Language::Java,
             Language::Js,
+            Language::Php,
+            Language::Octave,
         ]
         .into_iter()
         .find(|l| jobe_id(*l) == id)
@@ -644,6 +695,50 @@ mod tests {
         .expect("read");
         let program = program_request(&python, Vec::new(), "default", &JobeLimits::default());
         assert_eq!(program.interpreter_args, ["-c", "print(\"Blah\")"]);
+
+        let php = parse(json!({"run_spec": {"sourcecode": "<?php", "language_id": "php"}}))
+            .expect("read");
+        assert_eq!(php.sourcefilename, "prog.php");
+        let program = program_request(&php, Vec::new(), "default", &JobeLimits::default());
+        assert!(program.check_syntax, "Jobe's PHP compile is `php -l`");
+        assert_eq!(program.interpreter_args, ["--no-php-ini"]);
+
+        let octave = parse(json!({"run_spec": {"sourcecode": "disp(1)", "language_id": "octave"}}))
+            .expect("read");
+        assert_eq!(octave.sourcefilename, "prog.m");
+        let program = program_request(&octave, Vec::new(), "default", &JobeLimits::default());
+        assert!(!program.check_syntax, "Octave is run as it is");
+        assert_eq!(
+            program.interpreter_args,
+            ["--norc", "--no-window-system", "--silent", "-H"]
+        );
+    }
+
+    #[test]
+    fn octaves_trailing_noise_on_stderr_is_no_runtime_error() {
+        assert_eq!(
+            octave_stderr(b"error: ignoring octave_execution_exception while x\r\n\n"),
+            b""
+        );
+        assert_eq!(
+            octave_stderr(b"error: 'x' undefined\r\nerror: No such file or directory\n"),
+            b"error: 'x' undefined\n"
+        );
+        let spec =
+            parse(json!({"run_spec": {"sourcecode": "", "language_id": "octave"}})).expect("read");
+        let noise = RunResult::of(
+            &spec,
+            &run(StepEnd::Exited, b"error: No such file or directory\n", None),
+        );
+        assert_eq!(
+            (noise.outcome, noise.stderr.as_str()),
+            (outcome::SUCCESS, "")
+        );
+        let real = RunResult::of(&spec, &run(StepEnd::Exited, b"error: 'y' undefined", None));
+        assert_eq!(
+            (real.outcome, real.stderr.as_str()),
+            (outcome::RUNTIME_ERROR, "error: 'y' undefined\n")
+        );
     }
 
     fn run(end: StepEnd, stderr: &[u8], signal: Option<i32>) -> ProgramOutcome {

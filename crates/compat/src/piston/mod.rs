@@ -76,6 +76,9 @@ pub fn piston_name(
             ],
             Some("dotnet"),
         ),
+        Language::Php => ("php", &[], None),
+        Language::Typescript => ("typescript", &["ts", "node-ts", "tsc"], None),
+        Language::Octave => ("octave", &["matlab", "m"], None),
         Language::Ada => ("ada", &["gnat"], None),
         Language::Make => ("make", &["makefile"], None),
     }

@@ -24,10 +24,10 @@ pub const LANGUAGES: &[(&str, Option<Language>)] = &[
     ("go", Some(Language::Go)),
     ("go_test", None),
     ("java", Some(Language::Java)),
-    ("php", None),
+    ("php", Some(Language::Php)),
     ("csharp", Some(Language::Csharp)),
     ("bash", Some(Language::Bash)),
-    ("typescript", None),
+    ("typescript", Some(Language::Typescript)),
     ("sql", None),
     ("rust", Some(Language::Rust)),
     ("cuda", None),
@@ -613,9 +613,11 @@ mod tests {
 
     #[test]
     fn a_language_sandboxfusion_has_and_verdict_does_not_run_is_named() {
-        let errors = parse(json!({"code": "<?php", "language": "php"})).expect_err("refused");
-        assert!(errors[0].msg.contains("\"php\""), "{:?}", errors[0]);
+        let errors = parse(json!({"code": "SELECT 1", "language": "sql"})).expect_err("refused");
+        assert!(errors[0].msg.contains("\"sql\""), "{:?}", errors[0]);
         assert_eq!(language("python"), Ok(Language::Python3));
+        assert_eq!(language("php"), Ok(Language::Php));
+        assert_eq!(language("typescript"), Ok(Language::Typescript));
         assert_eq!(
             language("c"),
             Ok(Language::C),

@@ -26,6 +26,7 @@ pub(crate) fn language_of(path: &Path, text: &str) -> Option<Language> {
         "pl" if !text.contains(":-") => Language::Perl,
         "f90" | "f95" => Language::Fortran95,
         "swift" => Language::Swift,
+        "php" => Language::Php,
         _ => return None,
     })
 }
@@ -253,6 +254,7 @@ fn language_of_code(code: &str) -> Option<Language> {
         "lua" => Language::Lua,
         "pascal" => Language::Pas,
         "perl" => Language::Perl,
+        "php" => Language::Php,
         "python2" => Language::Python2,
         "python3" => Language::Python3,
         "ruby" => Language::Ruby,
@@ -396,6 +398,18 @@ mod tests {
                 "public class Hello { public static void main(String[] a) {} }\n"
             ),
             Some("Hello".into())
+        );
+    }
+
+    #[test]
+    fn a_php_file_is_a_php_program_by_extension_and_by_the_formats_code() {
+        assert_eq!(
+            language_of(Path::new("accepted/sol.php"), "<?php echo 1;"),
+            Some(Language::Php)
+        );
+        assert_eq!(
+            language_of_code(format_code(Language::Php)),
+            Some(Language::Php)
         );
     }
 }
