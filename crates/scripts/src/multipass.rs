@@ -18,6 +18,7 @@
 //!   against).
 
 use crate::compare::{ComparatorProtocol, CompareSummary};
+use crate::exec::ExitKind;
 use crate::interactive::{
     InteractiveTest, interactor_command, interpret, judge_interactive_pass, verdict::Decision,
 };
@@ -29,7 +30,6 @@ use crate::{Executor, ScriptError};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use verdict_contracts::{JudgeStatus, STDIN_ASSET, Score};
-use verdict_sandbox::ExitKind;
 
 /// The most bytes of feedback files carried from one pass to the next (the format's
 /// `validation_output` default, 8 MiB); more is the validator's failure.

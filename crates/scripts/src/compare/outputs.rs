@@ -232,8 +232,8 @@ pub fn run_comparator(
     let result = executor.run(&request, &dir)?;
     let exit = match (result.outcome.limit_hit, result.outcome.exit) {
         (Some(limit), _) => ComparatorExit::LimitHit(format!("{limit:?}")),
-        (None, verdict_sandbox::ExitKind::Exited(code)) => ComparatorExit::Code(code),
-        (None, verdict_sandbox::ExitKind::Signaled(sig)) => ComparatorExit::Signal(sig),
+        (None, crate::exec::ExitKind::Exited(code)) => ComparatorExit::Code(code),
+        (None, crate::exec::ExitKind::Signaled(sig)) => ComparatorExit::Signal(sig),
     };
     let outcome = match protocol {
         ComparatorProtocol::JudgeSystem => {
