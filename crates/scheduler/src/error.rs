@@ -9,9 +9,6 @@ pub enum JudgeError {
     /// The sandbox could not be set up or could not run a command.
     #[error(transparent)]
     Sandbox(#[from] verdict_sandbox::SandboxError),
-    /// The executor could not run a command.
-    #[error(transparent)]
-    Exec(#[from] verdict_scripts::ExecError),
     /// A script step failed.
     #[error(transparent)]
     Script(#[from] verdict_scripts::ScriptError),

@@ -2,9 +2,10 @@
 //! interactor run side by side, each in its own box with its own limits, the program's stdout
 //! relayed to the interactor's stdin and back.
 //!
-//! - [`run_interactive`] (`pair.rs`, the sandbox's side) runs the pair: two boxes, four pipes and a [`relay`] thread that
-//!   copies and records the exchange ([`transcript`]); each box holds only its own pipe ends,
-//!   so either side ending reaches the other as end-of-file or `SIGPIPE`.
+//! - [`run_interactive`] ([`pair`], the sandbox's side) runs the pair: two boxes, four pipes
+//!   and a [`relay`] thread that copies and records the exchange ([`transcript`]); each box
+//!   holds only its own pipe ends, so either side ending reaches the other as end-of-file or
+//!   `SIGPIPE`.
 //! - [`interactor_command`] builds the interactor's arguments and files for its dialect:
 //!   testlib (`interactor input output [answer]`, exit codes 0/1/2/3/7 with `points`) or the
 //!   Kattis / ICPC validator protocol (`validator input answer feedback_dir [flags]`, exit
