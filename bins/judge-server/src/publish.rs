@@ -3,6 +3,15 @@
 //! call these; the front end's start-up (`frontend.rs`) is not on their path, so that no
 //! handler leads back to the route table (docs/architecture.md, "Invariants").
 
+use crate::error::ApiError;
+use crate::state::AppState;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use verdict_contracts::{JudgeStatus, JudgeTaskResult, Submission, Valid};
+use verdict_queue::FrontEnd;
+use verdict_submissions::{AcceptClaim, Entry, Reject, Store};
+
 /// A front end's acceptance: an entry in the store (409 for a key in flight), the request on
 /// disk, then the publish and its confirm; a publish that fails takes the submission back (503).
 pub(crate) async fn publish(
