@@ -1,6 +1,6 @@
 //! The sandbox's side of an interactive test (`Executor::run_interactive` on the sandbox):
 //! the program and the interactor started in two boxes at once, wired crosswise through four
-//! pipes and the [`relay`](super::relay), and their ends collected (docs/interactive.md).
+//! pipes and the [`super::relay`], and their ends collected (docs/interactive.md).
 
 use super::relay::{self, RelayEnds, RelayReport};
 use crate::ScriptError;
