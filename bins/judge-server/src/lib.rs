@@ -44,6 +44,7 @@ mod listing;
 mod openapi;
 mod page;
 mod piston;
+mod publish;
 mod relayed_suite;
 mod role;
 mod routes;

@@ -184,7 +184,7 @@ const CANCEL_WAIT: Duration = Duration::from_secs(10);
 /// Answers with the report (200), the final one unless running tasks took longer than
 /// [`CANCEL_WAIT`] to end (`Verdict-Complete: false` then). A finished submission is answered
 /// as it is. On a front end the cancel goes to every worker through the broker
-/// ([`crate::frontend::cancel`]); 503 when the broker does not take it.
+/// ([`crate::publish::cancel`]); 503 when the broker does not take it.
 pub async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
@@ -201,7 +201,7 @@ pub async fn cancel(
         }
         Handoff::Publish(_) if entry.is_finished() => {}
         Handoff::Publish(front) => {
-            crate::frontend::cancel(&state, &submissions.store, front, &entry).await?;
+            crate::publish::cancel(&state, &submissions.store, front, &entry).await?;
         }
     }
     let _ = tokio::time::timeout(CANCEL_WAIT, entry.wait()).await;
@@ -332,7 +332,7 @@ async fn accept(
             Ok(jobs.accept(submission, request, Some(deadline)).await?)
         }
         Handoff::Publish(front) => {
-            crate::frontend::publish(state, &submissions.store, front, submission, request).await
+            crate::publish::publish(state, &submissions.store, front, submission, request).await
         }
     }
 }

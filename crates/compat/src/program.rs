@@ -12,10 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use verdict_contracts::{Asset, JudgeStatus, Language, SourceCode};
-use verdict_sandbox::ExitKind;
 use verdict_scheduler::Judge;
 use verdict_scripts::{
-    BoxFile, Build, CompileLimits, CompileOutcome, CompileRequest, RunLimits, RunRequest,
+    BoxFile, Build, CompileLimits, CompileOutcome, CompileRequest, ExitKind, RunLimits, RunRequest,
     classify_run, read_capture,
 };
 

@@ -25,10 +25,9 @@ use verdict_contracts::batch::default_file_name;
 use verdict_contracts::judge::{Asset, Language, SourceCode};
 use verdict_contracts::oracle::OracleCaseStatus;
 use verdict_oracle::Executor;
-use verdict_sandbox::{ExitKind, LimitHit};
 use verdict_scripts::{
-    BoxFile, CompileLimits, CompileOutcome, CompileRequest, LanguageProfile, RunLimits, RunRequest,
-    read_capture,
+    BOX_PATH, BoxFile, CompileLimits, CompileOutcome, CompileRequest, ExitKind, LanguageProfile,
+    LimitHit, RunLimits, RunRequest, read_capture,
 };
 
 /// A sample made into a program: its files and how it is built, run and judged.
@@ -574,8 +573,8 @@ fn build_profile(profile: &LanguageProfile, assembled: &Assembled) -> LanguagePr
             compile.insert(2, "-c".into());
         }
         let gopath = match profile.env.get("GOPATH") {
-            Some(path) => format!("{}/gopath:{path}", verdict_sandbox::BOX_PATH),
-            None => format!("{}/gopath", verdict_sandbox::BOX_PATH),
+            Some(path) => format!("{BOX_PATH}/gopath:{path}"),
+            None => format!("{BOX_PATH}/gopath"),
         };
         profile.env.insert("GOPATH".into(), gopath);
     }
@@ -786,7 +785,7 @@ struct Job {
 impl Job {
     fn run(&self) -> Judged {
         // Cancelling the batch kills this thread's boxes, as the batch's own candidates'.
-        let _cancellable = self.cancel.runs().enter();
+        let _cancellable = self.cancel.runs().guard();
         let executor = self.judge.executor();
         let dir = match tempfile::Builder::new()
             .prefix("dataset-program-")

@@ -20,8 +20,8 @@ use serde_json::{Map, Value, json};
 use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, suite_from_value};
 use verdict_contracts::{AtomicTask, Provenance, RunError, RunRecord, TraceLevel};
 use verdict_oracle::{OracleOptions, run_suite};
-use verdict_sandbox::Cancel;
 use verdict_scheduler::Judge;
+use verdict_scripts::CancelToken;
 
 /// The extension key holding the deliverable.
 pub const DELIVERABLE_KEY: &str = "deliverable";
@@ -140,10 +140,10 @@ impl Runner for OracleRunner {
         let judge = self.judge.clone();
         let options = self.options.clone();
         // Dropped before the end (the caller gone): the case's boxes are killed at once.
-        let cancel = Cancel::new();
+        let cancel = CancelToken::new();
         let _stop_with_caller = CancelOnDrop(cancel.clone());
         let report = tokio::task::spawn_blocking(move || {
-            let _cancellable = cancel.enter();
+            let _cancellable = cancel.guard();
             run_suite(judge.executor(), &suite, &options)
         })
         .await
@@ -185,7 +185,7 @@ impl Runner for OracleRunner {
 }
 
 /// Cancels the runs under a switch when dropped (a no-op once they ended).
-struct CancelOnDrop(Cancel);
+struct CancelOnDrop(CancelToken);
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {

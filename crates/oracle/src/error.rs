@@ -8,9 +8,9 @@ pub enum OracleError {
     /// The suite's shape is wrong; the message names the field.
     #[error(transparent)]
     Suite(#[from] verdict_contracts::oracle::SuiteError),
-    /// The sandbox could not run a command.
+    /// The executor could not run a command.
     #[error(transparent)]
-    Sandbox(#[from] verdict_sandbox::SandboxError),
+    Sandbox(#[from] verdict_scripts::ExecError),
     /// A file of the oracle's own could not be written or read.
     #[error("{action} {path}: {source}")]
     Io {

@@ -19,10 +19,9 @@ use verdict_contracts::oracle::{
     FunctionSignature, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite, check_arity,
     function_args,
 };
-use verdict_sandbox::{
-    ExitKind, SandboxOutcome, SandboxSpec, StdioSpec, WarmPython, read_box_file,
+use verdict_scripts::{
+    Executor, ExitKind, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file,
 };
-use verdict_scripts::Executor;
 
 /// The harness of a language: its file name in the box and its source.
 struct Harness {
@@ -265,11 +264,11 @@ impl Batch<'_> {
     }
 
     /// How the python harness is served warm, where the sandbox has warm interpreters: its
-    /// own imports loaded once by the template (see `verdict_sandbox::WarmPython`).
-    fn warm_python(&self, harness: &Harness) -> Option<WarmPython> {
+    /// own imports loaded once by the template (see `verdict_scripts::WarmScript`).
+    fn warm_python(&self, harness: &Harness) -> Option<WarmScript> {
         let warm =
             self.suite.language == Language::Python3 && self.executor.has_warm_interpreters();
-        warm.then(|| WarmPython {
+        warm.then(|| WarmScript {
             flags: self.command[1..].iter().map(Into::into).collect(),
             script_path: harness.file.to_owned(),
             script: harness.source.to_owned(),
@@ -282,7 +281,7 @@ impl Batch<'_> {
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
-        warm: Option<&WarmPython>,
+        warm: Option<&WarmScript>,
         harness_file: &str,
         box_dir: &Path,
         results_name: &str,
@@ -290,7 +289,7 @@ impl Batch<'_> {
         stderr: &Path,
         start: usize,
         end: usize,
-    ) -> Result<SandboxOutcome, OracleError> {
+    ) -> Result<RunOutcome, OracleError> {
         let mut argv: Vec<String> = self.command[1..].to_vec();
         argv.extend([
             harness_file.to_owned(),
@@ -329,7 +328,7 @@ impl Batch<'_> {
         let mut limits = self.options.limits.clone();
         limits.wall_time_ms = Some(budget);
         limits.cpu_time_ms = Some(budget);
-        let spec = SandboxSpec {
+        let spec = ProcessSpec {
             program: PathBuf::from(&self.command[0]),
             args: argv.into_iter().map(Into::into).collect(),
             env: vec![
@@ -340,17 +339,16 @@ impl Batch<'_> {
                 ("LANG".into(), "C.UTF-8".into()),
             ],
             box_dir: box_dir.to_path_buf(),
-            stdin: StdioSpec::Null,
-            stdout: StdioSpec::File(stdout.to_path_buf()),
-            stderr: StdioSpec::File(stderr.to_path_buf()),
+            stdin: Stream::Null,
+            stdout: Stream::File(stdout.to_path_buf()),
+            stderr: Stream::File(stderr.to_path_buf()),
             limits,
             read_only_mounts: Vec::new(),
             writable_mounts: Vec::new(),
-            stop: None,
         };
         Ok(match warm {
-            Some(warm) => self.executor.run_warm_python(warm, &spec)?,
-            None => self.executor.run_spec(&spec)?,
+            Some(warm) => self.executor.run_warm_python(warm, spec)?,
+            None => self.executor.run_spec(spec)?,
         })
     }
 
@@ -519,8 +517,8 @@ fn results_of<'r>(
 
 /// How one interpreter run ended.
 struct Ended<'a> {
-    /// The sandbox's outcome.
-    outcome: &'a SandboxOutcome,
+    /// The run's outcome.
+    outcome: &'a RunOutcome,
     /// Its standard error.
     stderr: &'a str,
     /// The harness ended itself because a case overran its time and the grace after it.
@@ -528,7 +526,7 @@ struct Ended<'a> {
 }
 
 /// How an interpreter ended, for a message: exit code or signal, and its stderr's tail.
-fn died(outcome: &SandboxOutcome, stderr: &str) -> String {
+fn died(outcome: &RunOutcome, stderr: &str) -> String {
     let how = match outcome.exit {
         ExitKind::Exited(code) => format!("the interpreter exited with code {code}"),
         ExitKind::Signaled(signal) => {

@@ -34,7 +34,7 @@ use verdict_contracts::oracle::{
 
 /// Judges `suite` through `executor` (blocking) and returns one result per case, in order. The
 /// executor is the judge's (`verdict_scheduler::Judge::executor`) or, embedded alone, a
-/// [`verdict_sandbox::Sandbox`].
+/// `verdict_sandbox::Sandbox`.
 ///
 /// ```no_run
 /// use verdict_sandbox::{Sandbox, SandboxConfig};
@@ -133,10 +133,10 @@ mod tests {
     use std::path::Path;
     use std::sync::Mutex;
     use verdict_contracts::oracle::suite_from_value;
-    use verdict_sandbox::{
-        ExitKind, IsolationLevel, SandboxError, SandboxOutcome, SandboxSpec, StdioSpec,
+    use verdict_scripts::{
+        CompileOutcome, CompileRequest, ExecError, ExitKind, IsolationLevel, ProcessSpec,
+        RunOutcome, RunOutput, RunRequest, ScriptError, Stream,
     };
-    use verdict_scripts::{CompileOutcome, CompileRequest, RunOutput, RunRequest, ScriptError};
 
     /// An executor that is no sandbox: each spec it runs copies its stdin file to its stdout
     /// file (a `cat`), and it records the command lines it was given.
@@ -154,14 +154,14 @@ mod tests {
             Err(ScriptError::Toolchain("not for the oracle".into()))
         }
 
-        fn run_spec(&self, spec: &SandboxSpec) -> Result<SandboxOutcome, SandboxError> {
+        fn run_spec(&self, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
             let mut line = vec![spec.program.display().to_string()];
             line.extend(spec.args.iter().map(|a| a.to_string_lossy().into_owned()));
             self.commands.lock().unwrap().push(line);
-            if let (StdioSpec::File(stdin), StdioSpec::File(stdout)) = (&spec.stdin, &spec.stdout) {
+            if let (Stream::File(stdin), Stream::File(stdout)) = (&spec.stdin, &spec.stdout) {
                 std::fs::copy(stdin, stdout).unwrap();
             }
-            Ok(SandboxOutcome {
+            Ok(RunOutcome {
                 exit: ExitKind::Exited(0),
                 cpu_time_ms: 1,
                 wall_time_ms: 1,

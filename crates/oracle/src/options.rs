@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 use verdict_contracts::Language;
-use verdict_sandbox::SandboxLimits;
+use verdict_scripts::Limits;
 
 /// Options of [`crate::run_suite`]; [`OracleOptions::default`] suits most embedders.
 #[derive(Debug, Clone)]
@@ -11,7 +11,7 @@ pub struct OracleOptions {
     /// Per-case time limit in ms when the suite gives no `timeout_ms`.
     pub default_timeout_ms: u64,
     /// Limits of every sandboxed run besides time (memory, output, processes, open files, stack).
-    pub limits: SandboxLimits,
+    pub limits: Limits,
     /// Time allowed for an interpreter to start and load the deliverable, in ms, on top of the cases' time.
     pub startup_ms: u64,
     /// Function deliverables: how many cases one interpreter runs before a fresh one takes over
@@ -49,7 +49,7 @@ impl Default for OracleOptions {
     fn default() -> Self {
         OracleOptions {
             default_timeout_ms: 5_000,
-            limits: SandboxLimits {
+            limits: Limits {
                 cpu_time_ms: None,
                 wall_time_ms: None,
                 memory_kb: Some(512 * 1024),

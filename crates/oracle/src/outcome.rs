@@ -1,11 +1,11 @@
-//! What a sandbox outcome means for a case, before anything is compared.
+//! What a run's outcome means for a case, before anything is compared.
 
 use verdict_contracts::oracle::OracleCaseStatus;
-use verdict_sandbox::{ExitKind, LimitHit, SandboxOutcome};
+use verdict_scripts::{ExitKind, LimitHit, RunOutcome};
 
 /// `Some((timeout | error, message))` when the run hit a limit or was killed by a signal;
 /// `None` when it exited by itself and its results can be judged.
-pub(crate) fn abnormal(outcome: &SandboxOutcome) -> Option<(OracleCaseStatus, String)> {
+pub(crate) fn abnormal(outcome: &RunOutcome) -> Option<(OracleCaseStatus, String)> {
     if let Some(hit) = outcome.limit_hit {
         return Some(match hit {
             LimitHit::WallTime | LimitHit::CpuTime => (

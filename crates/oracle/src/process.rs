@@ -17,8 +17,7 @@ use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, ScriptExpectation, TestCase, TestSuite,
     cli_input, script_expectation, script_input,
 };
-use verdict_sandbox::{ExitKind, SandboxSpec, StdioSpec, read_box_file};
-use verdict_scripts::Executor;
+use verdict_scripts::{CancelToken, Executor, ExitKind, ProcessSpec, Stream, read_box_file};
 
 /// A validated script or cli case: what to feed and what to expect.
 struct Prepared {
@@ -96,11 +95,11 @@ pub(crate) fn run_process_suite(
     let slots: Vec<Mutex<Option<Result<OracleCaseResult, OracleError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
     // The caller's cancel switch guards the cases' runs on every thread.
-    let cancel = verdict_sandbox::Cancel::current();
+    let cancel = CancelToken::current();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                let _cancellable = cancel.as_ref().map(verdict_sandbox::Cancel::enter);
+                let _cancellable = cancel.as_ref().map(CancelToken::guard);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= n {
@@ -181,7 +180,7 @@ fn run_case(
     let mut limits = options.limits.clone();
     limits.wall_time_ms = Some(timeout_ms);
     limits.cpu_time_ms = Some(timeout_ms);
-    let spec = SandboxSpec {
+    let spec = ProcessSpec {
         program: PathBuf::from(&command[0]),
         args: args.into_iter().map(Into::into).collect(),
         env: vec![
@@ -189,15 +188,14 @@ fn run_case(
             ("LANG".into(), "C.UTF-8".into()),
         ],
         box_dir: box_dir.clone(),
-        stdin: StdioSpec::File(stdin),
-        stdout: StdioSpec::File(stdout.clone()),
-        stderr: StdioSpec::File(stderr.clone()),
+        stdin: Stream::File(stdin),
+        stdout: Stream::File(stdout.clone()),
+        stderr: Stream::File(stderr.clone()),
         limits,
         read_only_mounts: Vec::new(),
         writable_mounts: Vec::new(),
-        stop: None,
     };
-    let outcome = executor.run_spec(&spec)?;
+    let outcome = executor.run_spec(spec)?;
     let cap = options.max_capture_bytes;
     let stdout = text_of(read_capped(&stdout, cap)?);
     let stderr = text_of(read_capped(&stderr, cap)?);

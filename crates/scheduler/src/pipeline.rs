@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{mpsc, watch};
 use verdict_contracts::{DependsCond, IntoValid, JudgeReport, JudgeStatus, JudgeTaskResult};
-use verdict_scripts::{Executor, LanguageProfiles, timing};
+use verdict_scripts::{CancelToken, Executor, LanguageProfiles, timing};
 
 /// A finished task, sent as soon as it is known (for streaming front ends).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,14 +34,11 @@ pub struct TaskUpdate {
 /// with [`CANCELLED`]), and the boxes of the tasks running are killed at once (those tasks end
 /// as System Error with [`CANCELLED_RUNNING`]), so their run permits come back then.
 #[derive(Debug, Clone)]
-pub struct SubmissionCancel(Arc<watch::Sender<bool>>, verdict_sandbox::Cancel);
+pub struct SubmissionCancel(Arc<watch::Sender<bool>>, CancelToken);
 
 impl Default for SubmissionCancel {
     fn default() -> Self {
-        SubmissionCancel(
-            Arc::new(watch::channel(false).0),
-            verdict_sandbox::Cancel::new(),
-        )
+        SubmissionCancel(Arc::new(watch::channel(false).0), CancelToken::new())
     }
 }
 
@@ -57,8 +54,8 @@ impl SubmissionCancel {
         *self.0.borrow()
     }
 
-    /// The switch of the submission's sandbox runs.
-    fn runs(&self) -> &verdict_sandbox::Cancel {
+    /// The token of the submission's runs.
+    fn runs(&self) -> &CancelToken {
         &self.1
     }
 
@@ -371,7 +368,7 @@ async fn run_one(
     let execute = move || {
         let _task = timing::task_scope(task.index);
         // Every box this task starts is killed at once by a cancel.
-        let _cancellable = runs.enter();
+        let _cancellable = runs.guard();
         handoff.end();
         tasks::execute(&worker, &task)
     };

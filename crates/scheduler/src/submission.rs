@@ -295,7 +295,7 @@ impl SubmissionRun {
                     .map_err(FillError)?;
                 // A compile killed by a cancel (its submission's or batch's) must not be
                 // cached: the next submission of the problem would read its failure.
-                if verdict_sandbox::Cancel::current().is_some_and(|c| c.is_cancelled()) {
+                if verdict_scripts::CancelToken::current().is_some_and(|c| c.is_cancelled()) {
                     return Err(FillError(JudgeError::Cancelled {
                         role: role.to_owned(),
                     }));

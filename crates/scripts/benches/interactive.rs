@@ -121,7 +121,7 @@ fn interactive(sandbox: &Sandbox, echo: &Build, pinger: &Build, trips: u64, work
     let secs = start.elapsed().as_secs_f64();
     assert_eq!(
         out.interactor.outcome.exit,
-        verdict_sandbox::ExitKind::Exited(42),
+        verdict_scripts::ExitKind::Exited(42),
         "{:?}",
         out.interactor.outcome
     );

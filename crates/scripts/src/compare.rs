@@ -187,8 +187,8 @@ pub fn run_comparator(
     let result = executor.run(&request, &dir)?;
     let exit = match (result.outcome.limit_hit, result.outcome.exit) {
         (Some(limit), _) => ComparatorExit::LimitHit(format!("{limit:?}")),
-        (None, verdict_sandbox::ExitKind::Exited(code)) => ComparatorExit::Code(code),
-        (None, verdict_sandbox::ExitKind::Signaled(sig)) => ComparatorExit::Signal(sig),
+        (None, crate::exec::ExitKind::Exited(code)) => ComparatorExit::Code(code),
+        (None, crate::exec::ExitKind::Signaled(sig)) => ComparatorExit::Signal(sig),
     };
     let mut feedback_files = Vec::new();
     for &name in protocol.feedback_files() {

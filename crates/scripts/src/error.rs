@@ -8,6 +8,9 @@ pub enum ScriptError {
     /// The sandbox could not run a command.
     #[error(transparent)]
     Sandbox(#[from] verdict_sandbox::SandboxError),
+    /// The executor could not run a command.
+    #[error(transparent)]
+    Exec(#[from] crate::exec::outcome::ExecError),
     /// A file of the judge's own could not be read or written.
     #[error("{action} {path}: {source}")]
     Io {

@@ -15,7 +15,11 @@ pub mod toolchain;
 
 pub use entry::{MainClassRule, scala_main_object};
 pub use error::ScriptError;
-pub use exec::{CompileRequest, Executor, tool_build};
+pub use exec::{
+    BOX_PATH, CancelGuard, CancelToken, CompileRequest, ExecError, Executor, ExitKind,
+    IsolationLevel, LimitHit, Limits, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file,
+    run_python_warm, tool_build,
+};
 pub use generate::{Generated, generate, shell_join};
 pub use judge::classify::{RunFailure, classify_run, signal_name, starved_by_host};
 pub use judge::compile::{Build, CompileLimits, CompileOutcome, compile, source_vars};
@@ -24,8 +28,8 @@ pub use judge::files::{
     BoxFile, Capture, TestFiles, cut_text, join_inside, log_text, read_capped, read_capture,
 };
 pub use judge::run::{
-    ProducedOutput, RunLimits, RunOutput, RunRequest, command_line, python_warm, run_program,
-    run_python_warm, sandbox_limits,
+    ProducedOutput, RunLimits, RunOutput, RunRequest, box_limits, command_line, python_warm,
+    run_program,
 };
 pub use language::{LanguageProfile, LanguageProfiles, TemplateVars};
 pub use toolchain::{ToolchainStatus, missing_programs, not_installed_message, probe, probe_all};

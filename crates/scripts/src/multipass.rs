@@ -17,6 +17,7 @@
 //!   largest of any pass (the limit is per pass, so the largest is what it is measured
 //!   against).
 
+use crate::exec::ExitKind;
 use crate::interactive::{
     InteractiveTest, interactor_command, interpret, judge_interactive_pass, verdict::Decision,
 };
@@ -29,7 +30,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use verdict_compare::{ComparatorProtocol, CompareSummary};
 use verdict_contracts::{JudgeStatus, STDIN_ASSET, Score};
-use verdict_sandbox::ExitKind;
 
 /// The most bytes of feedback files carried from one pass to the next (the format's
 /// `validation_output` default, 8 MiB); more is the validator's failure.

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use verdict_contracts::batch::InfraError;
+use verdict_scripts::CancelToken;
 
 /// A batch's cancel switch: shared by its front end and its running candidates.
 #[derive(Debug, Clone, Default)]
-pub struct BatchCancel(Arc<AtomicBool>, verdict_sandbox::Cancel);
+pub struct BatchCancel(Arc<AtomicBool>, CancelToken);
 
 impl BatchCancel {
     /// A switch that is off.
@@ -29,9 +30,9 @@ impl BatchCancel {
         self.0.load(Ordering::SeqCst)
     }
 
-    /// The switch of the batch's sandbox runs (entered on a candidate's thread: a front end
-    /// that runs a candidate itself enters it so that cancelling kills its boxes too).
-    pub fn runs(&self) -> &verdict_sandbox::Cancel {
+    /// The token of the batch's runs (guarding a candidate's thread: a front end that runs a
+    /// candidate itself guards its thread with it so that cancelling kills its boxes too).
+    pub fn runs(&self) -> &CancelToken {
         &self.1
     }
 }

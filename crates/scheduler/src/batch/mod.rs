@@ -216,7 +216,7 @@ impl BatchJudge {
             (a, b) => a.or(b),
         };
         tokio::task::spawn_blocking(move || {
-            let _runs = cancel.runs().enter();
+            let _runs = cancel.runs().guard();
             run_suite(judge.executor(), &suite, &options)
         })
         .await
@@ -245,7 +245,7 @@ impl BatchJudge {
         let (stop, budget) = (options.stop_at_first_failure, options.candidate_timeout_ms);
         let work = move || {
             // Every box the candidate starts is killed at once by the batch's cancel.
-            let _cancellable = cancel.runs().enter();
+            let _cancellable = cancel.runs().guard();
             let control = Control::start(stop, budget, cancel);
             let unit = match this.unit(&problem, i, &candidates[i]) {
                 Ok(unit) => unit,

@@ -2,9 +2,10 @@
 //! interactor run side by side, each in its own box with its own limits, the program's stdout
 //! relayed to the interactor's stdin and back.
 //!
-//! - [`run_interactive`] runs the pair: two boxes, four pipes and a [`relay`] thread that
-//!   copies and records the exchange ([`transcript`]); each box holds only its own pipe ends,
-//!   so either side ending reaches the other as end-of-file or `SIGPIPE`.
+//! - [`run_interactive`] ([`pair`], the sandbox's side) runs the pair: two boxes, four pipes
+//!   and a [`relay`] thread that copies and records the exchange ([`transcript`]); each box
+//!   holds only its own pipe ends, so either side ending reaches the other as end-of-file or
+//!   `SIGPIPE`.
 //! - [`interactor_command`] builds the interactor's arguments and files for its dialect:
 //!   testlib (`interactor input output [answer]`, exit codes 0/1/2/3/7 with `points`) or the
 //!   Kattis / ICPC validator protocol (`validator input answer feedback_dir [flags]`, exit
@@ -13,16 +14,20 @@
 //!
 //! `run_time` and `memory_used` are the program's alone: the interactor's costs never count.
 
+pub mod pair;
 pub mod relay;
 pub mod transcript;
 pub mod verdict;
 
+pub use pair::{InteractiveOutput, InteractiveRequest, run_interactive};
+
+use crate::ScriptError;
+use crate::exec::{Executor, ExitKind, RunOutcome};
 use crate::judge::classify::{RunFailure, classify_run};
+use crate::judge::compile::Build;
 use crate::judge::files::TestFiles;
 use crate::judge::files::{BoxFile, STDERR_TAIL, read_capped, read_tail};
-use crate::judge::run::{RunOutput, RunRequest, prepare_box};
-use crate::{Build, Executor, RunLimits, ScriptError};
-use relay::{RelayEnds, RelayReport};
+use crate::judge::run::{RunLimits, RunOutput, RunRequest};
 use std::io::Read;
 use std::path::Path;
 use verdict::{Decision, Ends};
@@ -30,126 +35,6 @@ use verdict_compare::{
     ComparatorExit, ComparatorProtocol, CompareOutcome, interpret_kattis, interpret_testlib,
 };
 use verdict_contracts::{STDIN_ASSET, STDOUT_ASSET};
-use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, StdioSpec};
-
-/// The program and the interactor, each a run of its own (their `stdin` is ignored: each
-/// reads the other).
-#[derive(Debug, Clone)]
-pub struct InteractiveRequest<'a> {
-    /// The submission.
-    pub program: RunRequest<'a>,
-    /// The interactor, with its arguments and files.
-    pub interactor: RunRequest<'a>,
-    /// The interactor's exit codes that reject the program (Kattis 43, testlib 1 and 2): when
-    /// the interactor ends with one, a program still running is killed at once (its verdict
-    /// is already the interactor's, rule 2 of [`verdict::decide`]).
-    pub rejecting_exits: &'a [i32],
-}
-
-/// Both finished runs and what the relay saw.
-#[derive(Debug)]
-pub struct InteractiveOutput {
-    /// The submission's run (its `stdout` file is empty: its output went to the interactor).
-    pub program: RunOutput,
-    /// The interactor's run.
-    pub interactor: RunOutput,
-    /// The exchange.
-    pub relay: RelayReport,
-    /// The interactor rejected the program and its box was told to stop (killed if it still
-    /// ran).
-    pub stopped: bool,
-}
-
-fn pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd), ScriptError> {
-    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
-        .map_err(|e| ScriptError::io("make a pipe for", "the interactive test", e.into()))
-}
-
-/// Runs the program in `run_dir/box` and the interactor in `run_dir/interactor/box`, at the
-/// same time, wired through the relay.
-pub fn run_interactive(
-    sandbox: &Sandbox,
-    request: &InteractiveRequest<'_>,
-    run_dir: &Path,
-) -> Result<InteractiveOutput, ScriptError> {
-    let (mut program, program_paths) = prepare_box(&request.program, run_dir)?;
-    let interactor_dir = run_dir.join("interactor");
-    std::fs::create_dir_all(&interactor_dir)
-        .map_err(|e| ScriptError::io("create", &interactor_dir, e))?;
-    let (mut interactor, interactor_paths) = prepare_box(&request.interactor, &interactor_dir)?;
-    let (program_in, to_program) = pipe()?;
-    let (from_program, program_out) = pipe()?;
-    let (interactor_in, to_interactor) = pipe()?;
-    let (from_interactor, interactor_out) = pipe()?;
-    let (stop, stop_writer) = pipe()?;
-    // Closed when the program's run returns: the relay passes its stdout's end on only then.
-    let (program_exited, exit_writer) = pipe()?;
-    // The program's box is killed when this pipe's write end closes: the interactor rejected
-    // it, or the interactor's side is done with whatever it ran (see below).
-    let (kill_program, kill_writer) = pipe()?;
-    program.stop = Some(PipeEnd::new(kill_program));
-    program.stdin = StdioSpec::Pipe(PipeEnd::new(program_in));
-    program.stdout = StdioSpec::Pipe(PipeEnd::new(program_out));
-    interactor.stdin = StdioSpec::Pipe(PipeEnd::new(interactor_in));
-    interactor.stdout = StdioSpec::Pipe(PipeEnd::new(interactor_out));
-    let ends = RelayEnds {
-        to_program,
-        from_program,
-        to_interactor,
-        from_interactor,
-        stop,
-        program_exited,
-    };
-    let cap = request
-        .program
-        .limits
-        .output_kb
-        .map(|kb| kb.saturating_mul(1024));
-    let (program_outcome, interactor_outcome, relayed) = std::thread::scope(|s| {
-        let relay = s.spawn(move || relay::relay(ends, cap));
-        let rejecting = request.rejecting_exits;
-        // A cancel that kills the program's box kills the interactor's too.
-        let cancel = verdict_sandbox::Cancel::current();
-        let other = s.spawn(move || {
-            let _cancellable = cancel.as_ref().map(verdict_sandbox::Cancel::enter);
-            let outcome = sandbox.run(&interactor);
-            // A run that failed before taking its pipe ends closes them here.
-            drop(interactor);
-            let rejected = outcome.as_ref().is_ok_and(|o| {
-                o.limit_hit.is_none()
-                    && matches!(o.exit, ExitKind::Exited(code) if rejecting.contains(&code))
-            });
-            // Closed now if it rejected; else kept open until the program ends (it runs on
-            // to its own end or limit).
-            let keep = (!rejected).then_some(kill_writer);
-            (outcome, keep)
-        });
-        let outcome = sandbox.run(&program);
-        drop(program);
-        drop(exit_writer);
-        let other = other.join().map(|(outcome, keep)| {
-            let stopped = keep.is_none();
-            drop(keep);
-            (outcome, stopped)
-        });
-        drop(stop_writer);
-        (outcome, other, relay.join())
-    });
-    let (interactor_outcome, stopped) = interactor_outcome.map_err(|_| {
-        ScriptError::Toolchain("the interactor's supervising thread panicked".into())
-    })?;
-    let interactor_outcome = interactor_outcome?;
-    let program_outcome = program_outcome?;
-    let relayed = relayed
-        .map_err(|_| ScriptError::Toolchain("the interactive relay panicked".into()))?
-        .map_err(|e| ScriptError::io("relay", run_dir, e))?;
-    Ok(InteractiveOutput {
-        program: program_paths.with(program_outcome),
-        interactor: interactor_paths.with(interactor_outcome),
-        relay: relayed,
-        stopped,
-    })
-}
 
 /// The interactor's arguments and box files for its dialect: `input/<inputs>`,
 /// `answer/testdata.out` (empty when the test has none) and an empty `feedback/`.
@@ -231,7 +116,7 @@ pub struct InteractiveJudgement {
     /// Status, score and reason.
     pub decision: Decision,
     /// The program's outcome (its CPU time is `run_time`, its memory `memory_used`).
-    pub program: verdict_sandbox::SandboxOutcome,
+    pub program: RunOutcome,
     /// The first lines of the program's stderr, when it failed.
     pub program_stderr: Vec<u8>,
     /// The exchange, rendered.

@@ -4,8 +4,8 @@
 //! System Error is not decided here: it is the judge failing, an `Err` elsewhere.
 
 use super::run::RunLimits;
+use crate::exec::{ExitKind, IsolationLevel, LimitHit, RunOutcome};
 use verdict_contracts::JudgeStatus;
-use verdict_sandbox::{ExitKind, IsolationLevel, LimitHit, SandboxOutcome};
 
 const SIGSEGV: i32 = 11;
 const SIGBUS: i32 = 7;
@@ -27,7 +27,7 @@ pub struct RunFailure {
 /// `memory_error_patterns` are texts that, found in stderr, mean a managed runtime ran out
 /// of its heap (a Java `OutOfMemoryError` is Memory Limit Exceeded, not Runtime Error).
 pub fn classify_run(
-    outcome: &SandboxOutcome,
+    outcome: &RunOutcome,
     limits: &RunLimits,
     stderr_tail: &str,
     memory_error_patterns: &[String],
@@ -112,7 +112,7 @@ pub fn classify_run(
 /// than waiting on its own: its CPU time stayed under its limit and its threads waited for a
 /// CPU (runnable, not running) at least a quarter of its wall time. Such a Time Limit Exceeded
 /// says nothing of the program (docs/sandbox.md, Wall time).
-pub fn starved_by_host(outcome: &SandboxOutcome, limits: &RunLimits) -> bool {
+pub fn starved_by_host(outcome: &RunOutcome, limits: &RunLimits) -> bool {
     outcome.limit_hit == Some(LimitHit::WallTime)
         && outcome.cpu_time_ms < limits.time_ms
         && outcome
@@ -150,7 +150,7 @@ pub fn signal_name(signal: Option<i32>) -> String {
 /// delegated cgroup, or rlimits only) it is the largest resident size of its processes read when
 /// they end, so a program may go past the limit before it is judged over it
 /// (docs/sandbox.md, "Without root").
-fn measured_memory(outcome: &SandboxOutcome) -> String {
+fn measured_memory(outcome: &RunOutcome) -> String {
     let peak = outcome.peak_memory_kb;
     if peak == 0 {
         return String::new();
@@ -168,8 +168,8 @@ fn measured_memory(outcome: &SandboxOutcome) -> String {
 mod tests {
     use super::*;
 
-    fn outcome(exit: ExitKind, limit_hit: Option<LimitHit>, cpu: u64, mem: u64) -> SandboxOutcome {
-        SandboxOutcome {
+    fn outcome(exit: ExitKind, limit_hit: Option<LimitHit>, cpu: u64, mem: u64) -> RunOutcome {
+        RunOutcome {
             exit,
             cpu_time_ms: cpu,
             wall_time_ms: cpu,
@@ -215,7 +215,7 @@ mod tests {
         );
     }
 
-    fn status(o: &SandboxOutcome, stderr: &str) -> Option<JudgeStatus> {
+    fn status(o: &RunOutcome, stderr: &str) -> Option<JudgeStatus> {
         classify_run(
             o,
             &limits(),

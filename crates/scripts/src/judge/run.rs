@@ -3,9 +3,11 @@
 use super::compile::Build;
 use super::files::{BoxFile, join_inside, link_tree, open_up_dirs, place_files};
 use crate::ScriptError;
+use crate::exec::outcome::RunOutcome;
+use crate::exec::spec::{Limits, ProcessSpec, Stream, WarmScript};
 use crate::language::heap_mb_for;
 use std::path::{Path, PathBuf};
-use verdict_sandbox::{Sandbox, SandboxLimits, SandboxOutcome, SandboxSpec, StdioSpec};
+use verdict_sandbox::{Sandbox, SandboxSpec};
 
 /// The limits of a test run, in the contract's units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,11 +74,11 @@ impl<'a> RunRequest<'a> {
     }
 }
 
-/// A finished run: the sandbox's outcome and where its outputs are.
+/// A finished run: its outcome and where its outputs are.
 #[derive(Debug)]
 pub struct RunOutput {
     /// What happened and what it cost.
-    pub outcome: SandboxOutcome,
+    pub outcome: RunOutcome,
     /// The box the program ran in (its written files are there).
     pub box_dir: PathBuf,
     /// The captured standard output.
@@ -126,9 +128,9 @@ pub fn run_program(
 ) -> Result<RunOutput, ScriptError> {
     let (spec, paths) = prepare_box(request, run_dir)?;
     let running = crate::timing::phase("run.sandbox");
-    let outcome = sandbox.run(&spec)?;
+    let outcome = sandbox.run(&SandboxSpec::from(spec))?;
     running.end();
-    Ok(paths.with(outcome))
+    Ok(paths.with(outcome.into()))
 }
 
 /// Where a prepared run's outputs will be.
@@ -141,7 +143,7 @@ pub(crate) struct RunPaths {
 
 impl RunPaths {
     /// The finished run.
-    pub(crate) fn with(self, outcome: SandboxOutcome) -> RunOutput {
+    pub(crate) fn with(self, outcome: RunOutcome) -> RunOutput {
         RunOutput {
             outcome,
             box_dir: self.box_dir,
@@ -156,7 +158,7 @@ impl RunPaths {
 pub(crate) fn prepare_box(
     request: &RunRequest<'_>,
     run_dir: &Path,
-) -> Result<(SandboxSpec, RunPaths), ScriptError> {
+) -> Result<(ProcessSpec, RunPaths), ScriptError> {
     let _placing = crate::timing::phase("run.box");
     let box_dir = run_dir.join("box");
     link_tree(&request.build.dir, &box_dir)?;
@@ -169,7 +171,7 @@ pub(crate) fn prepare_box(
     let (stdout, stderr) = (run_dir.join("stdout"), run_dir.join("stderr"));
     let profile = &request.build.profile;
     let argv = command_line(request);
-    let spec = SandboxSpec {
+    let spec = ProcessSpec {
         program: PathBuf::from(&argv[0]),
         args: argv[1..].iter().map(Into::into).collect(),
         env: profile
@@ -180,13 +182,12 @@ pub(crate) fn prepare_box(
         box_dir: box_dir.clone(),
         stdin: request
             .stdin
-            .map_or(StdioSpec::Null, |p| StdioSpec::File(p.to_owned())),
-        stdout: StdioSpec::File(stdout.clone()),
-        stderr: StdioSpec::File(stderr.clone()),
-        limits: sandbox_limits(&request.limits, profile.extra_processes),
+            .map_or(Stream::Null, |p| Stream::File(p.to_owned())),
+        stdout: Stream::File(stdout.clone()),
+        stderr: Stream::File(stderr.clone()),
+        limits: box_limits(&request.limits, profile.extra_processes),
         read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
         writable_mounts: Vec::new(),
-        stop: None,
     };
     Ok((
         spec,
@@ -198,9 +199,9 @@ pub(crate) fn prepare_box(
     ))
 }
 
-/// The sandbox limits for a test run: CPU = time limit, wall per design #1, memory and output as given.
-pub fn sandbox_limits(limits: &RunLimits, extra_processes: u32) -> SandboxLimits {
-    SandboxLimits {
+/// The box's limits for a test run: CPU = time limit, wall per design #1, memory and output as given.
+pub fn box_limits(limits: &RunLimits, extra_processes: u32) -> Limits {
+    Limits {
         cpu_time_ms: Some(limits.time_ms),
         wall_time_ms: Some(limits.wall_ms),
         memory_kb: limits.memory_kb,
@@ -246,44 +247,13 @@ pub const PYTHON_WARM_RUNNER_PATH: &str = ".verdict/run.py";
 
 /// The warm interpreter a python build's runs are served from: the profile's interpreter and
 /// flags (those before `{main}` in its run command), running [`PYTHON_WARM_RUNNER`].
-pub fn python_warm(build: &Build) -> Option<verdict_sandbox::WarmPython> {
+pub fn python_warm(build: &Build) -> Option<WarmScript> {
     let run = &build.profile.run;
     let main_at = run.iter().position(|a| a == "{main}")?;
-    Some(verdict_sandbox::WarmPython {
+    Some(WarmScript {
         flags: run.get(1..main_at)?.iter().map(Into::into).collect(),
         script_path: PYTHON_WARM_RUNNER_PATH.to_string(),
         script: PYTHON_WARM_RUNNER.to_string(),
         preload: Vec::new(),
     })
-}
-
-/// Runs a python build as [`run_program`] does, served by `executor`'s warm interpreter of
-/// the slot where it has one (the same box, limits and measurement; the interpreter's start is
-/// paid once per slot), else cold. `warm` comes from [`python_warm`].
-pub fn run_python_warm(
-    executor: &dyn crate::Executor,
-    request: &RunRequest<'_>,
-    run_dir: &Path,
-    warm: &verdict_sandbox::WarmPython,
-) -> Result<RunOutput, ScriptError> {
-    let (mut spec, paths) = prepare_box(request, run_dir)?;
-    let runner = join_inside(&paths.box_dir, PYTHON_WARM_RUNNER_PATH)?;
-    if let Some(dir) = runner.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| ScriptError::io("create", dir, e))?;
-    }
-    std::fs::write(&runner, PYTHON_WARM_RUNNER)
-        .map_err(|e| ScriptError::io("write", &runner, e))?;
-    open_up_dirs(&paths.box_dir)?;
-    // `python3 <flags> <main> <args>` becomes `python3 <flags> <runner> <main> <args>`.
-    let flags = warm.flags.len();
-    if spec.args.len() < flags {
-        return Err(ScriptError::Toolchain(
-            "the python run command has no main file".into(),
-        ));
-    }
-    spec.args.insert(flags, PYTHON_WARM_RUNNER_PATH.into());
-    let running = crate::timing::phase("run.sandbox");
-    let outcome = executor.run_warm_python(warm, &spec)?;
-    running.end();
-    Ok(paths.with(outcome))
 }

@@ -4,6 +4,7 @@
 //! or from the console when the binary died before writing it.
 
 use super::{path_in_reports, read_box_text, translation_units};
+use crate::exec::ExitKind;
 use crate::language::LanguageProfile;
 use crate::{
     RunLimits, RunOutput, ScriptError, classify_run, read_capped, read_capture, signal_name,
@@ -11,7 +12,6 @@ use crate::{
 use std::path::Path;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, Language, Score, SourceCode, TaskReport};
 use verdict_reports::{GoogleTestReport, GtestSource, gtest_report_from_run, gtest_score};
-use verdict_sandbox::ExitKind;
 
 /// The XML report's name in the box.
 const GTEST_XML: &str = "gtest.xml";

@@ -6,9 +6,9 @@ pub mod gtest;
 pub mod static_analysis;
 pub mod valgrind;
 
+use crate::exec::{BOX_PATH, IsolationLevel, RunOutcome};
 use std::path::{Path, PathBuf};
 use verdict_contracts::{JudgeStatus, JudgeTaskResult, Language, Score, SourceCode};
-use verdict_sandbox::{IsolationLevel, SandboxOutcome};
 
 /// Source names a C or C++ compiler takes as translation units.
 const UNIT_SUFFIXES: [&str; 6] = [".c", ".cc", ".cpp", ".cxx", ".c++", ".C"];
@@ -60,10 +60,10 @@ pub fn deduction_status(score: Score) -> JudgeStatus {
 }
 
 /// The directory tools saw as the box: `/box` under full isolation, else the host directory.
-pub fn path_in_reports(outcome: &SandboxOutcome, box_dir: &Path) -> PathBuf {
+pub fn path_in_reports(outcome: &RunOutcome, box_dir: &Path) -> PathBuf {
     match outcome.isolation {
         IsolationLevel::RlimitOnly => box_dir.to_owned(),
-        _ => PathBuf::from(verdict_sandbox::BOX_PATH),
+        _ => PathBuf::from(BOX_PATH),
     }
 }
 

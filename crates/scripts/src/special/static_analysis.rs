@@ -3,6 +3,7 @@
 //! oclint's report shape, 20% off per priority-1 and 10% per priority-2 finding.
 
 use super::{deduction_status, is_c_family, path_in_reports, read_box_text, translation_units};
+use crate::exec::{ExitKind, RunOutcome};
 use crate::language::{LanguageProfile, TemplateVars};
 use crate::{Capture, RunLimits, RunOutput, ScriptError, read_capped, read_capture, signal_name};
 use serde::Deserialize;
@@ -17,7 +18,6 @@ use verdict_reports::{
     CLANG_TIDY_URL, CPPCHECK_URL, StaticTool, build_static_report, parse_clang_tidy,
     parse_cppcheck_xml, parse_oclint_json, static_score,
 };
-use verdict_sandbox::{ExitKind, SandboxOutcome};
 
 /// Which static analyser a static test uses (`special.static_analyser`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -278,7 +278,7 @@ fn version_of(analyser: Analyser) -> String {
 /// findings), or `None` when its report can be read.
 fn analyser_failure(
     analyser: Analyser,
-    outcome: &SandboxOutcome,
+    outcome: &RunOutcome,
     limits: &RunLimits,
     stderr: &Capture,
 ) -> Option<String> {

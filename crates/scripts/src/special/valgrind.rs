@@ -234,7 +234,7 @@ mod tests {
     fn a_crash_keeps_its_status_and_leaves_valgrinds_commentary_out() {
         let dir = tempfile::tempdir().expect("dir");
         let mut crash = FakeRun::exited(0, "");
-        crash.outcome.exit = verdict_sandbox::ExitKind::Signaled(11);
+        crash.outcome.exit = crate::exec::ExitKind::Signaled(11);
         crash.stderr = b"==7== Invalid write of size 4\nboom\n".to_vec();
         let fake = FakeExecutor::new(vec![crash]);
         let limits = RunLimits::new(1000, Some(65536), None, None);
