@@ -494,9 +494,7 @@ fn installed(path: &str) -> bool {
         .any(|entry| {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            name.starts_with(prefix)
-                && name.ends_with(suffix)
-                && entry.path().join(rest).exists()
+            name.starts_with(prefix) && name.ends_with(suffix) && entry.path().join(rest).exists()
         })
 }
 
@@ -1130,9 +1128,15 @@ mod tests {
         std::fs::create_dir_all(&gem).expect("mkdir");
         std::fs::write(gem.join("unit.rb"), "").expect("write");
         let root = dir.path().display();
-        assert!(installed(&format!("{root}/gems/test-unit-*/lib/test/unit.rb")));
-        assert!(!installed(&format!("{root}/gems/test-unit-*/lib/test/other.rb")));
-        assert!(!installed(&format!("{root}/gems/minitest-*/lib/test/unit.rb")));
+        assert!(installed(&format!(
+            "{root}/gems/test-unit-*/lib/test/unit.rb"
+        )));
+        assert!(!installed(&format!(
+            "{root}/gems/test-unit-*/lib/test/other.rb"
+        )));
+        assert!(!installed(&format!(
+            "{root}/gems/minitest-*/lib/test/unit.rb"
+        )));
         assert!(installed(&format!("{root}/gems")));
     }
 
