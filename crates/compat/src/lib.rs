@@ -19,7 +19,7 @@
 //! use verdict_compat::sandbox_fusion::{language, parse_run_code};
 //! let request = parse_run_code(br#"{"code": "print(1)", "language": "python"}"#).unwrap();
 //! assert_eq!(request.run_timeout, 10.0);
-//! assert!(language("php").is_err());
+//! assert!(language("sql").is_err());
 //! ```
 
 mod error;
