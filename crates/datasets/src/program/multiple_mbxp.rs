@@ -152,6 +152,31 @@ pub fn assemble_multiple(
                 Rule::Nonce,
             ))
         }
+        Language::Php => {
+            // eval_php.py: `php`; the tests throw on a wrong answer, a parse error is a
+            // SyntaxError (here the profile's `php -l`). The nonce is read right after the
+            // prompt's opening tag.
+            let prompt = test.prompt.strip_prefix("<?php").ok_or_else(|| {
+                Unassembled::Invalid(InvalidCase::new("prompt", "does not start with `<?php`"))
+            })?;
+            let program = format!(
+                "<?php\n$verdict_nonce__ = fgets(STDIN);{prompt}{completion}\n{}\necho \"\\n\" . $verdict_nonce__;\n",
+                test.tests
+            );
+            let mut assembled = one("main.php", program, Rule::Nonce);
+            assembled.entry_point = Some("main.php".into());
+            Ok(assembled)
+        }
+        Language::Typescript => {
+            // eval_ts.py: `tsc`, then `node` on its `.js`; a tsc error is a SyntaxError. The
+            // tests declare `require` (`declare var require: any;`) and use node's assert;
+            // the harness declares what it uses the same way (Debian's tsc has no Node types).
+            let program = format!(
+                "declare var require: any;\ndeclare var process: any;\nconst verdict_nonce__: string = require(\"fs\").readFileSync(0, \"utf8\");\n{}{completion}\n{}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n",
+                test.prompt, test.tests
+            );
+            Ok(one("main.ts", program, Rule::Nonce))
+        }
         other => Err(Unassembled::Infra(format!(
             "MultiPL-E's {other} programs are not judged here yet (docs/datasets.md, \"MultiPL-E\")"
         ))),
