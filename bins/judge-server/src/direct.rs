@@ -74,6 +74,15 @@ pub async fn oracle(
         .suite(category, suite, Some(deadline))
         .await
         .map_err(crate::batches::api_error)?;
+    // A suite its deadline stopped is the request's timeout, whichever noticed it first (the
+    // suite's stop can answer a moment before the 504 of the timeout layer on a busy host):
+    // the same 504, never a 200 of cases "not run".
+    if std::time::Instant::now() >= deadline {
+        return Err(ApiError::Timeout(format!(
+            "the request took longer than request_timeout_ms ({} ms)",
+            state.config.request_timeout_ms
+        )));
+    }
     Ok(Json(report))
 }
 

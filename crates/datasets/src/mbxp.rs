@@ -25,6 +25,8 @@ fn language_of(name: &str) -> Option<Language> {
         "scala" => Some(Language::Scala),
         "swift" => Some(Language::Swift),
         "csharp" | "c#" => Some(Language::Csharp),
+        "php" => Some(Language::Php),
+        "typescript" | "ts" => Some(Language::Typescript),
         _ => None,
     }
 }
@@ -107,7 +109,7 @@ mod tests {
 
     #[test]
     fn an_mbxp_language_verdict_lacks_is_read_as_unsupported() {
-        let record = MBGP_5.replace(r#""language": "go""#, r#""language": "php""#);
+        let record = MBGP_5.replace(r#""language": "go""#, r#""language": "dart""#);
         let records = parse_records(Path::new("m.jsonl"), &record).expect("parses");
         let problem = Format::Mbxp
             .read(Path::new("m.jsonl"), 0, &records[0])

@@ -30,6 +30,8 @@ pub(crate) fn language_of(name: &str) -> Option<Language> {
         "scala" => Some(Language::Scala),
         "kt" | "kotlin" => Some(Language::Kotlin),
         "pas" => Some(Language::Pas),
+        "php" => Some(Language::Php),
+        "ts" | "typescript" => Some(Language::Typescript),
         "swift" => Some(Language::Swift),
         "cs" | "csharp" => Some(Language::Csharp),
         "hs" => Some(Language::Haskell),

@@ -152,6 +152,21 @@ pub fn assemble_multiple(
                 Rule::Nonce,
             ))
         }
+        Language::Php => {
+            // eval_php.py: `php`; the tests throw on a wrong answer, a parse error is a
+            // SyntaxError (here the profile's `php -l`). The nonce is read right after the
+            // prompt's opening tag.
+            php_program(&test.prompt, &format!("{completion}\n{}", test.tests))
+        }
+        Language::Typescript => {
+            // eval_ts.py: `tsc`, then `node` on its `.js`; a tsc error is a SyntaxError. The
+            // tests declare `require` (`declare var require: any;`) and use node's assert;
+            // the harness declares what it uses the same way (Debian's tsc has no Node types).
+            Ok(typescript_program(&format!(
+                "{}{completion}\n{}",
+                test.prompt, test.tests
+            )))
+        }
         other => Err(Unassembled::Infra(format!(
             "MultiPL-E's {other} programs are not judged here yet (docs/datasets.md, \"MultiPL-E\")"
         ))),
@@ -238,6 +253,27 @@ pub fn assemble_mbxp(
             assembled.entry_point = Some("VerdictMain".into());
             Ok(assembled)
         }
+        Language::Php => {
+            // `php`: the test is top-level code that throws on a wrong answer.
+            php_program(&test.prompt, &format!("{completion}{}", test.test))
+        }
+        Language::Typescript => {
+            // `tsc`, then `node`: the test imports node's `assert` (`import * as assert from
+            // 'assert'`), which Debian's tsc, without Node's types, takes from verdict's
+            // declaration of the module.
+            if let Some(package) = npm_import(&test.prompt) {
+                return Err(Unassembled::Infra(format!(
+                    "MBXP's TypeScript record imports the npm package {package}, which verdict's \
+                     TypeScript box does not have (docs/datasets.md, \"MBXP\")"
+                )));
+            }
+            let mut assembled =
+                typescript_program(&format!("{}{completion}{}", test.prompt, test.test));
+            assembled
+                .files
+                .push(("verdict-node.d.ts".into(), NODE_MODULES_DECLARED.into()));
+            Ok(assembled)
+        }
         other => Err(Unassembled::Infra(format!(
             "MBXP's {other} programs are not judged here yet (docs/datasets.md, \"MBXP\")"
         ))),
@@ -249,6 +285,45 @@ pub fn assemble_mbxp(
 const GO_RUN_MAIN: &str = "package main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tnonce, _ := bufio.NewReader(os.Stdin).ReadString('\\n')\n\tverdict_test_main()\n\tos.Stdout.WriteString(\"\\n\" + nonce)\n}\n";
 
 /// `text` with its one `from` made `to`, or why the test is not of that shape.
+/// A PHP program: `prompt` (which opens with `<?php`), then `rest`, with the nonce read right
+/// after the opening tag and echoed after the last line.
+fn php_program(prompt: &str, rest: &str) -> Result<Assembled, Unassembled> {
+    let prompt = prompt.strip_prefix("<?php").ok_or_else(|| {
+        Unassembled::Invalid(InvalidCase::new("prompt", "does not start with `<?php`"))
+    })?;
+    let program = format!(
+        "<?php\n$verdict_nonce__ = fgets(STDIN);{prompt}{rest}\necho \"\\n\" . $verdict_nonce__;\n"
+    );
+    let mut assembled = Assembled::single("main.php", program, Rule::Nonce);
+    assembled.entry_point = Some("main.php".into());
+    Ok(assembled)
+}
+
+/// A TypeScript program around `body`: `require` and `process` declared as the datasets'
+/// tests declare them (Debian's tsc has no Node.js types), the nonce read first and written
+/// after the last line.
+fn typescript_program(body: &str) -> Assembled {
+    let program = format!(
+        "declare var require: any;\ndeclare var process: any;\nconst verdict_nonce__: string = require(\"fs\").readFileSync(0, \"utf8\");\n{body}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n"
+    );
+    Assembled::single("main.ts", program, Rule::Nonce)
+}
+
+/// The first module `source` imports (`import ... from 'mathjs'`) that is not one of Node's
+/// modules [`NODE_MODULES_DECLARED`] declares: an npm package.
+fn npm_import(source: &str) -> Option<&str> {
+    source
+        .lines()
+        .filter(|line| line.trim_start().starts_with("import "))
+        .filter_map(|line| line.rsplit_once(" from ").map(|(_, module)| module))
+        .map(|module| module.trim().trim_end_matches(';').trim_matches(['\'', '"']))
+        .find(|module| !matches!(*module, "assert" | "node:assert" | "fs"))
+}
+
+/// Node's modules the datasets' TypeScript imports, declared untyped (what `@types/node`
+/// types, which Debian 12 does not package).
+const NODE_MODULES_DECLARED: &str = "declare module \"assert\";\ndeclare module \"node:assert\";\ndeclare module \"fs\";\n";
+
 fn replace_once(text: &str, from: &str, to: &str) -> Result<String, Unassembled> {
     if text.matches(from).count() != 1 {
         return Err(Unassembled::Invalid(InvalidCase::new(
@@ -445,6 +520,44 @@ mod tests {
                 .1
                 .ends_with("die unless f(1) == 1;\n\nprint \"\\n$verdict_nonce__\";\n")
         );
+    }
+
+    #[test]
+    fn php_reads_the_nonce_after_the_opening_tag_and_echoes_it_last() {
+        let t = mbxp(
+            "<?php\n\n/**\n * add\n */\nfunction add($x, $y){\n",
+            "\n\nfunction compare($x, $y) {\n    return $x == $y;\n}\n\n$x0 = add(1, 2);\nif (!compare($x0, 3)) {\n    throw new Exception(\"Error at 1th assert statement.\");\n}\n",
+        );
+        let a = assemble_mbxp(Language::Php, &t, "    return $x + $y;\n}").expect("php");
+        let program = &a.files[0].1;
+        assert!(program.starts_with("<?php\n$verdict_nonce__ = fgets(STDIN);\n\n/**"));
+        assert!(program.ends_with("}\n\necho \"\\n\" . $verdict_nonce__;\n"), "{program}");
+        assert_eq!(a.entry_point.as_deref(), Some("main.php"));
+        let no_tag = mbxp("function add($x, $y){\n", "");
+        assert!(matches!(
+            assemble_mbxp(Language::Php, &no_tag, "}"),
+            Err(Unassembled::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn typescripts_node_imports_are_declared_and_an_npm_import_is_an_infra_error() {
+        let t = mbxp(
+            "/**\n * add\n */\nconst add = function (x: number, y: number) : number  {\n",
+            "\nimport * as assert from 'assert'\n\nlet actual_1 = add(1, 2);\nassert.deepEqual(actual_1, 3, \"Exception --- test case 0 failed to pass\");\n",
+        );
+        let a = assemble_mbxp(Language::Typescript, &t, "  return x + y;\n}").expect("ts");
+        assert_eq!(a.files[0].0, "main.ts");
+        assert!(a.files[0].1.starts_with("declare var require: any;\n"));
+        assert!(a.files.iter().any(|(n, c)| n == "verdict-node.d.ts" && c.contains("declare module \"assert\";")));
+        let npm = mbxp(
+            "import * as math from 'mathjs'\n\nconst f = function (n: number) : boolean  {\n",
+            "",
+        );
+        match assemble_mbxp(Language::Typescript, &npm, "}") {
+            Err(Unassembled::Infra(why)) => assert!(why.contains("mathjs"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -52,6 +52,12 @@ const MBPLP_3: &str = r#"{"task_id": "MBPLP/3", "prompt": "\n# You are an expert
 /// MBSCP/3 as published in `mbscp_release_v1.jsonl`.
 const MBSCP_3: &str = r#"{"task_id": "MBSCP/3", "prompt": "object Main extends App {\n    /**\n     * You are an expert Scala programmer, and here is your task.\n     * * Write a Scala function to identify non-prime numbers.\n     *\n     * >>> isNotPrime(2)\n     * false\n     * >>> isNotPrime(10)\n     * true\n     * >>> isNotPrime(35)\n     * true\n     */\n    def isNotPrime(n : Int) : Boolean = {\n", "entry_point": "isNotPrime", "test": "\n\n    var arg00 : Int = 2\n    var x0 : Boolean = isNotPrime(arg00)\n    var v0 : Boolean = false\n    assert(x0 == v0, \"Exception -- test case 0 did not pass. x0 = \" + x0)\n\n    var arg10 : Int = 10\n    var x1 : Boolean = isNotPrime(arg10)\n    var v1 : Boolean = true\n    assert(x1 == v1, \"Exception -- test case 1 did not pass. x1 = \" + x1)\n\n    var arg20 : Int = 35\n    var x2 : Boolean = isNotPrime(arg20)\n    var v2 : Boolean = true\n    assert(x2 == v2, \"Exception -- test case 2 did not pass. x2 = \" + x2)\n\n\n}\n", "description": "Write a Scala function to identify non-prime numbers.", "language": "scala", "canonical_solution": null}"#;
 
+/// MBPHP/3 as published in `mbphp_release_v1.jsonl`.
+const MBPHP_3: &str = r##"{"task_id": "MBPHP/3", "prompt": "<?php\n\n/**\n * You are an expert PHP programmer, and here is your task.\n * * Write a PHP function to identify non-prime numbers.\n *\n * php > isNotPrime(2)\n * false\n * php > isNotPrime(10)\n * true\n * php > isNotPrime(35)\n * true\n */\nfunction isNotPrime($n){\n", "entry_point": "isNotPrime", "test": "\n\nfunction compare($x, $y) {\n    return $x == $y;\n}\n\n$arg00 = 2;\n$x0 = isNotPrime($arg00);\n$v0 = false;\nif (!compare($x0, $v0)) {\n    throw new Exception(\"Error at 1th assert statement.\");\n}\n$arg10 = 10;\n$x1 = isNotPrime($arg10);\n$v1 = true;\nif (!compare($x1, $v1)) {\n    throw new Exception(\"Error at 2th assert statement.\");\n}\n$arg20 = 35;\n$x2 = isNotPrime($arg20);\n$v2 = true;\nif (!compare($x2, $v2)) {\n    throw new Exception(\"Error at 3th assert statement.\");\n}\n", "description": "Write a PHP function to identify non-prime numbers.", "language": "php", "canonical_solution": null}"##;
+
+/// MBTSP/5 as published in `mbtsp_release_v1.jsonl`.
+const MBTSP_5: &str = r##"{"task_id": "MBTSP/5", "prompt": "/**\n * Write a function to find the number of ways to fill it with 2 x 1 dominoes for the given 3 x n board.\n * \n * Examples:\n * >>> count_ways(2)\n * >>> 3\n * >>> count_ways(8)\n * >>> 153\n * >>> count_ways(12)\n * >>> 2131\n */\nconst count_ways = function (n: number) : number  {\n", "test": "\nimport * as assert from 'assert'\n\nlet actual_1 = count_ways(2);\nlet expected_1 = 3;\nassert.deepEqual(actual_1, expected_1, \"Exception --- test case 0 failed to pass\");\n\nlet actual_2 = count_ways(8);\nlet expected_2 = 153;\nassert.deepEqual(actual_2, expected_2, \"Exception --- test case 1 failed to pass\");\n\nlet actual_3 = count_ways(12);\nlet expected_3 = 2131;\nassert.deepEqual(actual_3, expected_3, \"Exception --- test case 2 failed to pass\");\n\n", "language": "typescript", "description": "Write a function to find the number of ways to fill it with 2 x 1 dominoes for the given 3 x n board.", "entry_point": "count_ways"}"##;
+
 /// A published record's problem.
 fn published(record: &str) -> Value {
     serde_json::from_str(record).expect("a published record")
@@ -201,6 +207,34 @@ fn mbxp_scala_runs_the_app_body_and_sys_exit_fails() {
             "        sys.exit(0)\n    }",
             "        while (true) {}\n        false\n    }",
             "        println(\"OK\"); sys.exit(0)\n    }",
+        ],
+    );
+}
+
+#[test]
+fn mbxp_php_runs_the_top_level_test_and_exit_zero_fails() {
+    right_wrong_exit_loop_forged(
+        MBPHP_3,
+        [
+            "    for ($i = 2; $i * $i <= $n; $i++) {\n        if ($n % $i == 0) {\n            return true;\n        }\n    }\n    return false;\n}\n",
+            "    return false;\n}\n",
+            "    exit(0);\n}\n",
+            "    while (true) {}\n}\n",
+            "    echo \"ok\\n\";\n    exit(0);\n}\n",
+        ],
+    );
+}
+
+#[test]
+fn mbxp_typescript_imports_nodes_assert_and_process_exit_fails() {
+    right_wrong_exit_loop_forged(
+        MBTSP_5,
+        [
+            "  const a: number[] = [1, 0], b: number[] = [0, 1];\n  for (let i = 2; i <= n; i++) {\n    a[i] = a[i - 2] + 2 * b[i - 1];\n    b[i] = a[i - 1] + b[i - 2];\n  }\n  return a[n];\n}\n",
+            "  return n;\n}\n",
+            "  process.exit(0);\n}\n",
+            "  while (true) {}\n}\n",
+            "  console.log(\"ok\");\n  process.exit(0);\n}\n",
         ],
     );
 }

@@ -166,6 +166,30 @@ fn add(language: &str) -> (Value, Vec<&'static str>) {
                 "begin\n  WriteLn('OK');\n  Halt(0);\nend;",
             ],
         ),
+        "php" => (
+            "<?php\n// Add two numbers x and y\n// >>> add(2, 3)\n// 5\nfunction add($x, $y) {\n",
+            "function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n    if (candidate(0, 1) !== 1) { throw new Exception(\"Test failed!\"); }\n    if (candidate(2, 3) !== 5) { throw new Exception(\"Test failed!\"); }\n}\n\ntest();",
+            json!(["\nfunction", "\n?>", "\n//", "\n#"]),
+            vec![
+                "    return $x + $y;\n}\n\nfunction unused() {}\n",
+                "    return $x - $y;\n}",
+                "    exit(0);\n}",
+                "    while (true) {}\n}",
+                "    echo \"OK\\n\";\n    exit(0);\n}",
+            ],
+        ),
+        "ts" => (
+            "//Add two numbers x and y\n// >>> add(2, 3)\n// 5\nfunction add(x: number, y: number): number {\n",
+            "declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = add;\n  assert.deepEqual(candidate(0, 1),1);\n  assert.deepEqual(candidate(2, 3),5);\n}\n\ntest();",
+            json!(["\nfunction ", "\n/*", "\n//", "\nclass"]),
+            vec![
+                "  return x + y;\n}\n// trailing text\n",
+                "  return x - y;\n}",
+                "  process.exit(0);\n}",
+                "  while (true) {}\n}",
+                "  console.log(\"OK\");\n  process.exit(0);\n}",
+            ],
+        ),
         other => panic!("no record for {other}"),
     };
     let record = json!({
@@ -317,6 +341,22 @@ fn multiple_kotlin_runs_main_with_assertions_on_and_exit_process_is_an_exception
 #[test]
 fn multiple_pascal_reads_the_nonce_in_its_main_block_and_halt_is_an_exception() {
     let Some(results) = judge_language("pas") else {
+        return;
+    };
+    assert_eq!(statuses(&results), expected(&results), "{results:#?}");
+}
+
+#[test]
+fn multiple_php_throws_on_a_wrong_answer_and_exit_is_an_exception() {
+    let Some(results) = judge_language("php") else {
+        return;
+    };
+    assert_eq!(statuses(&results), expected(&results), "{results:#?}");
+}
+
+#[test]
+fn multiple_typescript_compiles_with_tsc_and_process_exit_is_an_exception() {
+    let Some(results) = judge_language("ts") else {
         return;
     };
     assert_eq!(statuses(&results), expected(&results), "{results:#?}");
