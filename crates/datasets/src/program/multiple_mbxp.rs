@@ -299,12 +299,13 @@ fn php_program(prompt: &str, rest: &str) -> Result<Assembled, Unassembled> {
     Ok(assembled)
 }
 
-/// A TypeScript program around `body`: `require` and `process` declared as the datasets'
-/// tests declare them (Debian's tsc has no Node.js types), the nonce read first and written
-/// after the last line.
+/// A TypeScript program around `body`: `require` declared as the datasets' tests declare it
+/// and `process` with the types `@types/node` gives what programs use of it (`exit` never
+/// returns), as Debian's tsc has no Node.js types; the nonce read first and written after the
+/// last line.
 fn typescript_program(body: &str) -> Assembled {
     let program = format!(
-        "declare var require: any;\ndeclare var process: any;\nconst verdict_nonce__: string = require(\"fs\").readFileSync(0, \"utf8\");\n{body}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n"
+        "declare var require: any;\ndeclare var process: {{ exit(code?: number): never; stdout: {{ write(text: string): boolean }}; [key: string]: any }};\nconst verdict_nonce__: string = require(\"fs\").readFileSync(0, \"utf8\");\n{body}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n"
     );
     Assembled::single("main.ts", program, Rule::Nonce)
 }
@@ -316,13 +317,19 @@ fn npm_import(source: &str) -> Option<&str> {
         .lines()
         .filter(|line| line.trim_start().starts_with("import "))
         .filter_map(|line| line.rsplit_once(" from ").map(|(_, module)| module))
-        .map(|module| module.trim().trim_end_matches(';').trim_matches(['\'', '"']))
+        .map(|module| {
+            module
+                .trim()
+                .trim_end_matches(';')
+                .trim_matches(['\'', '"'])
+        })
         .find(|module| !matches!(*module, "assert" | "node:assert" | "fs"))
 }
 
 /// Node's modules the datasets' TypeScript imports, declared untyped (what `@types/node`
 /// types, which Debian 12 does not package).
-const NODE_MODULES_DECLARED: &str = "declare module \"assert\";\ndeclare module \"node:assert\";\ndeclare module \"fs\";\n";
+const NODE_MODULES_DECLARED: &str =
+    "declare module \"assert\";\ndeclare module \"node:assert\";\ndeclare module \"fs\";\n";
 
 fn replace_once(text: &str, from: &str, to: &str) -> Result<String, Unassembled> {
     if text.matches(from).count() != 1 {
@@ -531,7 +538,10 @@ mod tests {
         let a = assemble_mbxp(Language::Php, &t, "    return $x + $y;\n}").expect("php");
         let program = &a.files[0].1;
         assert!(program.starts_with("<?php\n$verdict_nonce__ = fgets(STDIN);\n\n/**"));
-        assert!(program.ends_with("}\n\necho \"\\n\" . $verdict_nonce__;\n"), "{program}");
+        assert!(
+            program.ends_with("}\n\necho \"\\n\" . $verdict_nonce__;\n"),
+            "{program}"
+        );
         assert_eq!(a.entry_point.as_deref(), Some("main.php"));
         let no_tag = mbxp("function add($x, $y){\n", "");
         assert!(matches!(
@@ -549,7 +559,11 @@ mod tests {
         let a = assemble_mbxp(Language::Typescript, &t, "  return x + y;\n}").expect("ts");
         assert_eq!(a.files[0].0, "main.ts");
         assert!(a.files[0].1.starts_with("declare var require: any;\n"));
-        assert!(a.files.iter().any(|(n, c)| n == "verdict-node.d.ts" && c.contains("declare module \"assert\";")));
+        assert!(
+            a.files
+                .iter()
+                .any(|(n, c)| n == "verdict-node.d.ts" && c.contains("declare module \"assert\";"))
+        );
         let npm = mbxp(
             "import * as math from 'mathjs'\n\nconst f = function (n: number) : boolean  {\n",
             "",
