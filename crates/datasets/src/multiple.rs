@@ -31,6 +31,7 @@ pub(crate) fn language_of(name: &str) -> Option<Language> {
         "kt" | "kotlin" => Some(Language::Kotlin),
         "pas" => Some(Language::Pas),
         "php" => Some(Language::Php),
+        "m" | "matlab" => Some(Language::Octave),
         "ts" | "typescript" => Some(Language::Typescript),
         "swift" => Some(Language::Swift),
         "cs" | "csharp" => Some(Language::Csharp),

@@ -167,6 +167,18 @@ pub fn assemble_multiple(
                 test.prompt, test.tests
             )))
         }
+        Language::Octave => {
+            // eval_matlab.py: `octave -q -f -W -H --no-gui` on the program with `test();`
+            // written at its end (Octave takes functions anywhere in a script). The nonce is
+            // read first, at the script's top level, which the functions do not see.
+            let program = format!(
+                "verdict_nonce__ = fgetl(stdin);\n{}{completion}\n{}\ntest();\nprintf(\"\\n%s\\n\", verdict_nonce__);\n",
+                test.prompt, test.tests
+            );
+            let mut assembled = one("main.m", program, Rule::Nonce);
+            assembled.entry_point = Some("main.m".into());
+            Ok(assembled)
+        }
         other => Err(Unassembled::Infra(format!(
             "MultiPL-E's {other} programs are not judged here yet (docs/datasets.md, \"MultiPL-E\")"
         ))),

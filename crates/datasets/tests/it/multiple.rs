@@ -190,6 +190,18 @@ fn add(language: &str) -> (Value, Vec<&'static str>) {
                 "  console.log(\"OK\");\n  process.exit(0);\n}",
             ],
         ),
+        "m" => (
+            "% Add two numbers x and y\n% >>> add(2, 3)\n% 5\n\nfunction res = add(x,y)",
+            "end\n\nfunction ans = test()\ncandidate = @add;\n  assert(isequaln(candidate(0,1),1));\n  assert(isequaln(candidate(2,3),5));\nend",
+            json!(["\nend"]),
+            vec![
+                "\n    res = x + y;\nend\n\nfunction unused()\n",
+                "\n    res = x - y;",
+                "\n    exit(0);",
+                "\n    while true\n    end",
+                "\n    printf(\"OK\\n\");\n    exit(0);",
+            ],
+        ),
         other => panic!("no record for {other}"),
     };
     let record = json!({
@@ -357,6 +369,14 @@ fn multiple_php_throws_on_a_wrong_answer_and_exit_is_an_exception() {
 #[test]
 fn multiple_typescript_compiles_with_tsc_and_process_exit_is_an_exception() {
     let Some(results) = judge_language("ts") else {
+        return;
+    };
+    assert_eq!(statuses(&results), expected(&results), "{results:#?}");
+}
+
+#[test]
+fn multiple_octave_writes_test_call_at_the_end_and_exit_is_an_exception() {
+    let Some(results) = judge_language("m") else {
         return;
     };
     assert_eq!(statuses(&results), expected(&results), "{results:#?}");
