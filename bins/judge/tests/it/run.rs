@@ -165,28 +165,29 @@ fn languages_lists_every_language_of_the_contract() {
     }
 }
 
+/// `judge run FILE --format table [extra...]` with its own work and cache dirs.
+fn run_table(file: &str, extra: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path().join("work");
+    let cache = dir.path().join("cache");
+    let mut args = vec!["run", file, "--format", "table"];
+    args.extend_from_slice(extra);
+    args.extend([
+        "--work-dir",
+        work.to_str().expect("utf-8 path"),
+        "--cache-dir",
+        cache.to_str().expect("utf-8 path"),
+    ]);
+    judge(&args, None)
+}
+
 #[test]
 fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
     let path = format!(
         "{}/../../examples/judge/wrong-answer.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    let dir = tempfile::tempdir().expect("temp dir");
-    let work = dir.path().join("work");
-    let cache = dir.path().join("cache");
-    let output = judge(
-        &[
-            "run",
-            &path,
-            "--format",
-            "table",
-            "--work-dir",
-            work.to_str().expect("utf-8 path"),
-            "--cache-dir",
-            cache.to_str().expect("utf-8 path"),
-        ],
-        None,
-    );
+    let output = run_table(&path, &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
@@ -236,21 +237,7 @@ fn format_table_names_a_test_by_its_number_and_its_own_name() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("named.json");
     std::fs::write(&file, submission.to_string()).expect("write");
-    let work = dir.path().join("work");
-    let cache = dir.path().join("cache");
-    let output = judge(
-        &[
-            "run",
-            file.to_str().expect("utf-8 path"),
-            "--format",
-            "table",
-            "--work-dir",
-            work.to_str().expect("utf-8 path"),
-            "--cache-dir",
-            cache.to_str().expect("utf-8 path"),
-        ],
-        None,
-    );
+    let output = run_table(file.to_str().expect("utf-8 path"), &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
@@ -270,23 +257,7 @@ fn format_table_failures_only_leaves_out_the_tasks_that_passed() {
         "{}/../../examples/judge/wrong-answer.json",
         env!("CARGO_MANIFEST_DIR")
     );
-    let dir = tempfile::tempdir().expect("temp dir");
-    let work = dir.path().join("work");
-    let cache = dir.path().join("cache");
-    let output = judge(
-        &[
-            "run",
-            &path,
-            "--format",
-            "table",
-            "--failures-only",
-            "--work-dir",
-            work.to_str().expect("utf-8 path"),
-            "--cache-dir",
-            cache.to_str().expect("utf-8 path"),
-        ],
-        None,
-    );
+    let output = run_table(&path, &["--failures-only"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
