@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use verdict_contracts::{Asset, JudgeStatus, Language, SourceCode};
 use verdict_scheduler::Judge;
 use verdict_scripts::{
-    BoxFile, Build, CompileLimits, CompileOutcome, CompileRequest, ExitKind, RunLimits, RunRequest,
-    classify_run, read_capture,
+    BoxFile, Build, CancelToken, CompileLimits, CompileOutcome, CompileRequest, ExitKind,
+    RunLimits, RunRequest, classify_run, read_capture,
 };
 
 /// One program to compile and run.
@@ -303,11 +303,14 @@ impl ProgramRunner {
                 Err(_) => return Err(CompatError::Busy(self.slot_wait)),
             };
         let this = self.clone();
+        // The caller gone (its request dropped), the run's box is killed at once.
+        let cancel = CancelToken::new();
+        let _stop_with_caller = cancel.cancel_on_drop();
         let (run, files) = tokio::task::spawn_blocking(move || {
             let Compiled::Built { build, .. } = &*build else {
                 return Err(CompatError::Host("the build was not made".into()));
             };
-            this.run_built(build, &request)
+            this.run_built(&cancel, build, &request)
         })
         .await
         .map_err(|e| CompatError::Host(format!("the run panicked: {e}")))??;
@@ -390,17 +393,21 @@ impl ProgramRunner {
         // The build dir outlives `work` (kept by the cache until evicted and unused).
         let build_dir = self.root.join(format!("{key}-{}", unique()));
         let started = Instant::now();
+        // A build is shared by every call of the same sources: no one caller's leaving stops it.
         let outcome = self
             .judge
             .executor()
-            .compile(&CompileRequest {
-                language: request.language,
-                profile: Arc::new(profile),
-                source: &source,
-                files: &files,
-                build_dir: &build_dir,
-                limits: &request.compile,
-            })
+            .compile(
+                &CancelToken::new(),
+                &CompileRequest {
+                    language: request.language,
+                    profile: Arc::new(profile),
+                    source: &source,
+                    files: &files,
+                    build_dir: &build_dir,
+                    limits: &request.compile,
+                },
+            )
             .map_err(|e| e.to_string())?;
         let wall_time_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let dir = BuildDir {
@@ -446,6 +453,7 @@ impl ProgramRunner {
     /// Runs a built program once in a fresh box.
     fn run_built(
         &self,
+        cancel: &CancelToken,
         build: &Build,
         request: &ProgramRequest,
     ) -> Result<(StepOutcome, BTreeMap<String, Vec<u8>>), CompatError> {
@@ -483,18 +491,10 @@ impl ProgramRunner {
         // A python program is served by the slot's warm interpreter where the sandbox has one
         // (docs/compat.md): the interpreter's start is paid once per slot, not once per call.
         // Interpreter arguments (`-c ...`, `-O`) change what the interpreter runs: cold then.
-        let warm = (build.language == Language::Python3
-            && request.interpreter_args.is_empty()
-            && executor.has_warm_interpreters())
-        .then(|| verdict_scripts::python_warm(build))
-        .flatten();
-        let output = match &warm {
-            Some(warm) => {
-                verdict_scripts::run_python_warm(executor, &run_request, &box_run_dir, warm)
-            }
-            None => executor.run(&run_request, &box_run_dir),
-        }
-        .map_err(|e| CompatError::Host(e.to_string()))?;
+        let may_warm = request.interpreter_args.is_empty();
+        let output =
+            verdict_scripts::run_once(executor, cancel, &run_request, &box_run_dir, may_warm)
+                .map_err(|e| CompatError::Host(e.to_string()))?;
         let cap = request
             .run
             .output_kb

@@ -26,7 +26,7 @@ use verdict_contracts::judge::{Asset, Language};
 use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite,
 };
-use verdict_oracle::{Executor, OracleError, OracleOptions, run_suite};
+use verdict_oracle::{CancelToken, Executor, OracleError, OracleOptions, run_suite};
 use verdict_scheduler::{BatchCancel, BatchJudge, Judge};
 
 const RUNNER: &str = include_str!("assertion_runner.py");
@@ -197,8 +197,11 @@ pub(crate) async fn judge_programs(
             let resolved = {
                 let (judge, problem) = (judge.clone(), problem.clone());
                 let options = options.clone();
+                // The reference's runs stop when this evaluation is dropped.
+                let cancel = CancelToken::new();
+                let _stop_with_caller = cancel.cancel_on_drop();
                 tokio::task::spawn_blocking(move || {
-                    resolve_reference(judge.executor(), &problem, &options)
+                    resolve_reference(judge.executor(), &cancel, &problem, &options)
                 })
                 .await
             };
@@ -672,6 +675,7 @@ async fn function(
 /// problems come back unchanged. `Err` when the judge could not run the reference at all.
 pub fn resolve_reference(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     problem: &Problem,
     options: &EvalOptions,
 ) -> Result<Problem, OracleError> {
@@ -709,7 +713,7 @@ pub fn resolve_reference(
             float_tolerance: None,
             test_cases: suite_cases,
         };
-        let report = run_suite(executor, &suite, &options.oracle)?;
+        let report = run_suite(executor, cancel, &suite, &options.oracle)?;
         for (k, result) in report.results.into_iter().enumerate() {
             let Some(&i) = index.get(k) else { continue };
             let args = match &tests.cases[i].body {

@@ -205,3 +205,25 @@ impl Fields<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_and_alias_is_in_docs_datasets_md_table() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/datasets.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/datasets.md");
+        for format in Format::ALL {
+            let row = format!("| `{}`", format.as_str());
+            assert!(doc.contains(&row), "docs/datasets.md has no row {row}");
+            for alias in format.aliases() {
+                assert!(
+                    doc.contains(&format!("(`{alias}`)")),
+                    "alias {alias} not in its row"
+                );
+            }
+            assert_eq!(Format::from_name(format.as_str()), Some(format));
+        }
+    }
+}

@@ -782,8 +782,6 @@ struct Job {
 
 impl Job {
     fn run(&self) -> Judged {
-        // Cancelling the batch kills this thread's boxes, as the batch's own candidates'.
-        let _cancellable = self.cancel.runs().guard();
         let executor = self.judge.executor();
         let dir = match tempfile::Builder::new()
             .prefix("dataset-program-")
@@ -803,7 +801,10 @@ impl Job {
         judged
     }
 
+    /// Builds the program and runs its cases; cancelling the batch kills its boxes, as the
+    /// batch's own candidates'.
     fn build_and_run(&self, executor: &dyn Executor, dir: &Path) -> Judged {
+        let cancel = self.cancel.runs();
         let infra = |message: String| Judged::of(SampleResult::infra(message, true, self.total));
         let src = dir.join("src");
         if let Err(e) = std::fs::create_dir_all(&src) {
@@ -849,14 +850,17 @@ impl Job {
         };
         let limits: CompileLimits = self.judge.config().compile.limits();
         let build_dir = dir.join("build");
-        let compiled = executor.compile(&CompileRequest {
-            language: self.language,
-            profile: self.profile.clone(),
-            source: &source,
-            files: &files,
-            build_dir: &build_dir,
-            limits: &limits,
-        });
+        let compiled = executor.compile(
+            cancel,
+            &CompileRequest {
+                language: self.language,
+                profile: self.profile.clone(),
+                source: &source,
+                files: &files,
+                build_dir: &build_dir,
+                limits: &limits,
+            },
+        );
         let mut outcomes: Vec<Option<TestOutcome>> = (*self.template).clone();
         if self.cancel.is_cancelled() {
             return infra("the batch was cancelled".into());
@@ -919,7 +923,7 @@ impl Job {
                 empty_dirs: &[],
                 limits: self.limits,
             };
-            let output = match executor.run(&request, &run_dir) {
+            let output = match executor.run(cancel, &request, &run_dir) {
                 Ok(output) => output,
                 Err(e) => {
                     executor.remove_box(&run_dir);

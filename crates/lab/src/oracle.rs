@@ -141,10 +141,9 @@ impl Runner for OracleRunner {
         let options = self.options.clone();
         // Dropped before the end (the caller gone): the case's boxes are killed at once.
         let cancel = CancelToken::new();
-        let _stop_with_caller = CancelOnDrop(cancel.clone());
+        let _stop_with_caller = cancel.cancel_on_drop();
         let report = tokio::task::spawn_blocking(move || {
-            let _cancellable = cancel.guard();
-            run_suite(judge.executor(), &suite, &options)
+            run_suite(judge.executor(), &cancel, &suite, &options)
         })
         .await
         .map_err(|e| LabError::Failed(format!("oracle thread failed: {e}")))?;
@@ -181,14 +180,5 @@ impl Runner for OracleRunner {
         let output = serde_json::to_value(&report)
             .map_err(|e| LabError::Failed(format!("cannot serialise the oracle report: {e}")))?;
         Ok(run.complete(output, provenance))
-    }
-}
-
-/// Cancels the runs under a switch when dropped (a no-op once they ended).
-struct CancelOnDrop(CancelToken);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.cancel();
     }
 }

@@ -8,7 +8,7 @@
 use serde_json::json;
 use std::time::Instant;
 use verdict_contracts::oracle::{TestSuite, suite_from_value};
-use verdict_oracle::{OracleOptions, run_suite};
+use verdict_oracle::{CancelToken, OracleOptions, run_suite};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 
 fn suite(cases: usize) -> TestSuite {
@@ -29,7 +29,7 @@ fn suite(cases: usize) -> TestSuite {
 fn rate(sandbox: &Sandbox, cases: usize, options: &OracleOptions) -> f64 {
     let suite = suite(cases);
     let start = Instant::now();
-    let report = run_suite(sandbox, &suite, options).expect("the suite runs");
+    let report = run_suite(sandbox, &CancelToken::new(), &suite, options).expect("the suite runs");
     let secs = start.elapsed().as_secs_f64();
     assert!(report.summary.all_passed(), "{:?}", report.summary);
     cases as f64 / secs

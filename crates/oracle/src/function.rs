@@ -20,7 +20,7 @@ use verdict_contracts::oracle::{
     function_args,
 };
 use verdict_scripts::{
-    Executor, ExitKind, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file,
+    CancelToken, Executor, ExitKind, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file,
 };
 
 /// The harness of a language: its file name in the box and its source.
@@ -92,6 +92,7 @@ const MAX_RESULTS_BYTES: u64 = 256 << 20;
 /// Runs every case of a function suite.
 pub(crate) fn run_function_suite(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     suite: &TestSuite,
     command: &[String],
     timeout_ms: u64,
@@ -121,6 +122,7 @@ pub(crate) fn run_function_suite(
     if !valid.is_empty() {
         let batch = Batch {
             executor,
+            cancel,
             suite,
             command,
             timeout_ms,
@@ -148,6 +150,8 @@ pub(crate) fn run_function_suite(
 /// The valid cases of a suite and how to run them.
 struct Batch<'a> {
     executor: &'a dyn Executor,
+    /// Stops the suite's runs from outside.
+    cancel: &'a CancelToken,
     suite: &'a TestSuite,
     command: &'a [String],
     timeout_ms: u64,
@@ -347,8 +351,8 @@ impl Batch<'_> {
             writable_mounts: Vec::new(),
         };
         Ok(match warm {
-            Some(warm) => self.executor.run_warm_python(warm, spec)?,
-            None => self.executor.run_spec(spec)?,
+            Some(warm) => self.executor.run_warm_python(self.cancel, warm, spec)?,
+            None => self.executor.run_spec(self.cancel, spec)?,
         })
     }
 

@@ -24,7 +24,7 @@ mod workdir;
 pub use error::OracleError;
 pub use options::{Interpreters, NOT_RUN, OracleOptions};
 /// The execution seam the oracle runs through (re-exported: callers need no other crate).
-pub use verdict_scripts::Executor;
+pub use verdict_scripts::{CancelToken, Executor};
 
 use serde_json::Value;
 use verdict_contracts::oracle::{
@@ -34,11 +34,11 @@ use verdict_contracts::oracle::{
 
 /// Judges `suite` through `executor` (blocking) and returns one result per case, in order. The
 /// executor is the judge's (`verdict_scheduler::Judge::executor`) or, embedded alone, a
-/// `verdict_sandbox::Sandbox`.
+/// `verdict_sandbox::Sandbox`; cancelling `cancel` kills the suite's runs at once.
 ///
 /// ```no_run
 /// use verdict_sandbox::{Sandbox, SandboxConfig};
-/// use verdict_oracle::{OracleOptions, run_suite};
+/// use verdict_oracle::{CancelToken, OracleOptions, run_suite};
 ///
 /// let suite = verdict_contracts::oracle::parse_suite(r#"{
 ///     "deliverable_type": "function", "language": "python3", "entry_point": "add",
@@ -46,7 +46,7 @@ use verdict_contracts::oracle::{
 ///     "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]
 /// }"#)?;
 /// let sandbox = Sandbox::new(SandboxConfig::default())?;
-/// let report = run_suite(&sandbox, &suite, &OracleOptions::default())?;
+/// let report = run_suite(&sandbox, &CancelToken::new(), &suite, &OracleOptions::default())?;
 /// assert!(report.summary.all_passed());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -56,6 +56,7 @@ use verdict_contracts::oracle::{
 /// are results, not errors.
 pub fn run_suite(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     suite: &TestSuite,
     options: &OracleOptions,
 ) -> Result<OracleReport, OracleError> {
@@ -66,10 +67,10 @@ pub fn run_suite(
         .max(1);
     let results = match suite.deliverable_type {
         DeliverableType::Function => {
-            function::run_function_suite(executor, suite, command, timeout_ms, options)?
+            function::run_function_suite(executor, cancel, suite, command, timeout_ms, options)?
         }
         DeliverableType::Script | DeliverableType::Cli => {
-            process::run_process_suite(executor, suite, command, timeout_ms, options)?
+            process::run_process_suite(executor, cancel, suite, command, timeout_ms, options)?
         }
     };
     Ok(OracleReport::new(results))
@@ -146,15 +147,24 @@ mod tests {
     }
 
     impl Executor for Cat {
-        fn run(&self, _: &RunRequest<'_>, _: &Path) -> Result<RunOutput, ScriptError> {
+        fn run(
+            &self,
+            _: &CancelToken,
+            _: &RunRequest<'_>,
+            _: &Path,
+        ) -> Result<RunOutput, ScriptError> {
             Err(ScriptError::Toolchain("not for the oracle".into()))
         }
 
-        fn compile(&self, _: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
+        fn compile(
+            &self,
+            _: &CancelToken,
+            _: &CompileRequest<'_>,
+        ) -> Result<CompileOutcome, ScriptError> {
             Err(ScriptError::Toolchain("not for the oracle".into()))
         }
 
-        fn run_spec(&self, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
+        fn run_spec(&self, _: &CancelToken, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
             let mut line = vec![spec.program.display().to_string()];
             line.extend(spec.args.iter().map(|a| a.to_string_lossy().into_owned()));
             self.commands.lock().unwrap().push(line);
@@ -193,7 +203,7 @@ mod tests {
             ..OracleOptions::default()
         };
         let cat = Cat::default();
-        let report = run_suite(&cat, &suite, &options).unwrap();
+        let report = run_suite(&cat, &CancelToken::new(), &suite, &options).unwrap();
         let statuses: Vec<_> = report.results.iter().map(|r| r.status).collect();
         assert_eq!(
             statuses,
@@ -211,10 +221,19 @@ mod tests {
         #[derive(Debug)]
         struct Nothing;
         impl Executor for Nothing {
-            fn run(&self, _: &RunRequest<'_>, _: &Path) -> Result<RunOutput, ScriptError> {
+            fn run(
+                &self,
+                _: &CancelToken,
+                _: &RunRequest<'_>,
+                _: &Path,
+            ) -> Result<RunOutput, ScriptError> {
                 Err(ScriptError::Toolchain("no".into()))
             }
-            fn compile(&self, _: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
+            fn compile(
+                &self,
+                _: &CancelToken,
+                _: &CompileRequest<'_>,
+            ) -> Result<CompileOutcome, ScriptError> {
                 Err(ScriptError::Toolchain("no".into()))
             }
         }
@@ -224,7 +243,13 @@ mod tests {
             "test_cases": [{"name": "same", "input": {"stdin": "a\n"}, "expected": {"stdout": "a\n"}}]
         }))
         .unwrap();
-        let err = run_suite(&Nothing, &suite, &OracleOptions::default()).unwrap_err();
+        let err = run_suite(
+            &Nothing,
+            &CancelToken::new(),
+            &suite,
+            &OracleOptions::default(),
+        )
+        .unwrap_err();
         assert!(matches!(err, OracleError::Sandbox(_)), "{err}");
     }
 }

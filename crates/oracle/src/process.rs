@@ -60,6 +60,7 @@ fn prepare(suite: &TestSuite, case: &TestCase) -> Result<Prepared, String> {
 /// time; results come back in the suite's order.
 pub(crate) fn run_process_suite(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     suite: &TestSuite,
     command: &[String],
     timeout_ms: u64,
@@ -80,7 +81,9 @@ pub(crate) fn run_process_suite(
                 Some(message.clone()),
                 0,
             )),
-            Ok(p) => run_case(executor, suite, case, p, command, timeout_ms, options),
+            Ok(p) => run_case(
+                executor, cancel, suite, case, p, command, timeout_ms, options,
+            ),
         }
     };
     let n = suite.test_cases.len();
@@ -94,12 +97,9 @@ pub(crate) fn run_process_suite(
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Result<OracleCaseResult, OracleError>>>> =
         (0..n).map(|_| Mutex::new(None)).collect();
-    // The caller's cancel switch guards the cases' runs on every thread.
-    let cancel = CancelToken::current();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                let _cancellable = cancel.as_ref().map(CancelToken::guard);
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= n {
@@ -157,6 +157,7 @@ fn one_at_a_time(
 
 fn run_case(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     suite: &TestSuite,
     case: &TestCase,
     prepared: &Prepared,
@@ -195,7 +196,7 @@ fn run_case(
         read_only_mounts: Vec::new(),
         writable_mounts: Vec::new(),
     };
-    let outcome = executor.run_spec(spec)?;
+    let outcome = executor.run_spec(cancel, spec)?;
     let cap = options.max_capture_bytes;
     let stdout = text_of(read_capped(&stdout, cap)?);
     let stderr = text_of(read_capped(&stderr, cap)?);

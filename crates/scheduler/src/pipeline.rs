@@ -236,7 +236,8 @@ impl Judge {
         // is blocking file work: off the async threads.
         let opened = {
             let (shared, submission) = (self.inner.clone(), submission.clone());
-            tokio::task::spawn_blocking(move || SubmissionRun::new(shared, submission))
+            let runs = cancel.runs().clone();
+            tokio::task::spawn_blocking(move || SubmissionRun::new(shared, submission, runs))
                 .await
                 .unwrap_or_else(|e| {
                     let work_dir = &self.inner.config.work_dir;
@@ -364,11 +365,10 @@ async fn run_one(
     };
     let worker = run.clone();
     let handoff = timing::phase("task.handoff");
-    let runs = cancel.runs().clone();
+    // Every box the task starts is killed at once by a cancel: the run holds the token
+    // (`SubmissionRun::cancel`) and gives it to each of its runs.
     let execute = move || {
         let _task = timing::task_scope(task.index);
-        // Every box this task starts is killed at once by a cancel.
-        let _cancellable = runs.guard();
         handoff.end();
         tasks::execute(&worker, &task)
     };

@@ -16,8 +16,8 @@ use verdict_contracts::{
 };
 use verdict_scripts::special::{gtest, is_unit, valgrind};
 use verdict_scripts::{
-    BoxFile, Build, CompileOutcome, CompileRequest, Executor, LanguageProfile, LanguageProfiles,
-    TestFiles, source_vars, timing,
+    BoxFile, Build, CancelToken, CompileOutcome, CompileRequest, Executor, LanguageProfile,
+    LanguageProfiles, TestFiles, source_vars, timing,
 };
 
 /// The file in a cached build directory that holds a failed compile's log.
@@ -134,13 +134,16 @@ pub(crate) struct SubmissionRun {
     data: Vec<OnceLock<TestFiles>>,
     /// Finished tests' directories, emptied for the next test.
     test_dirs: TestDirs,
+    /// Stops every run of the submission (its cancel, or its batch's), passed to each run.
+    cancel: CancelToken,
 }
 
 impl SubmissionRun {
-    /// Opens the work directory and the problem's cache entry.
+    /// Opens the work directory and the problem's cache entry; `cancel` stops its runs.
     pub fn new(
         shared: Arc<JudgeShared>,
         submission: verdict_contracts::Submission,
+        cancel: CancelToken,
     ) -> Result<Self, JudgeError> {
         let prefix: String = submission
             .sub_id
@@ -173,6 +176,7 @@ impl SubmissionRun {
             gtest_build: OnceLock::new(),
             valgrind_build: OnceLock::new(),
             test_dirs: TestDirs::default(),
+            cancel,
         })
     }
 
@@ -190,6 +194,11 @@ impl SubmissionRun {
     /// What runs the commands.
     pub fn executor(&self) -> &dyn Executor {
         &*self.shared.executor
+    }
+
+    /// The token every run of the submission is given.
+    pub fn cancel(&self) -> &CancelToken {
+        &self.cancel
     }
 
     /// The judge's configuration.
@@ -295,7 +304,7 @@ impl SubmissionRun {
                     .map_err(FillError)?;
                 // A compile killed by a cancel (its submission's or batch's) must not be
                 // cached: the next submission of the problem would read its failure.
-                if verdict_scripts::CancelToken::current().is_some_and(|c| c.is_cancelled()) {
+                if self.cancel.is_cancelled() {
                     return Err(FillError(JudgeError::Cancelled {
                         role: role.to_owned(),
                     }));
@@ -560,14 +569,17 @@ impl SubmissionRun {
             "submission" => compile.limits(),
             _ => compile.problem_limits(),
         };
-        let outcome = self.executor().compile(&CompileRequest {
-            language: source.language,
-            profile: Arc::new(profile.clone()),
-            source,
-            files: &files,
-            build_dir: dir,
-            limits: &limits,
-        })?;
+        let outcome = self.executor().compile(
+            &self.cancel,
+            &CompileRequest {
+                language: source.language,
+                profile: Arc::new(profile.clone()),
+                source,
+                files: &files,
+                build_dir: dir,
+                limits: &limits,
+            },
+        )?;
         // The sources were placed into the build dir: their own dir goes off the critical path.
         self.discard(sources);
         Ok(outcome)
@@ -609,14 +621,17 @@ impl SubmissionRun {
                 original.clone()
             };
             let (sources, files) = self.submission_files(&format!("{label}-src"))?;
-            let outcome = self.executor().compile(&CompileRequest {
-                language: source.language,
-                profile: Arc::new(profile.clone()),
-                source: &source,
-                files: &files,
-                build_dir: dir,
-                limits: &self.shared.config.compile.limits(),
-            });
+            let outcome = self.executor().compile(
+                &self.cancel,
+                &CompileRequest {
+                    language: source.language,
+                    profile: Arc::new(profile.clone()),
+                    source: &source,
+                    files: &files,
+                    build_dir: dir,
+                    limits: &self.shared.config.compile.limits(),
+                },
+            );
             self.discard(sources);
             Ok(outcome?)
         };

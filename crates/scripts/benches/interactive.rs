@@ -117,7 +117,13 @@ fn interactive(sandbox: &Sandbox, echo: &Build, pinger: &Build, trips: u64, work
         rejecting_exits: &[],
     };
     let start = Instant::now();
-    let out = run_interactive(sandbox, &request, &run_dir).expect("interactive run");
+    let out = run_interactive(
+        sandbox,
+        &verdict_scripts::CancelToken::new(),
+        &request,
+        &run_dir,
+    )
+    .expect("interactive run");
     let secs = start.elapsed().as_secs_f64();
     assert_eq!(
         out.interactor.outcome.exit,

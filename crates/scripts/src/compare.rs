@@ -2,6 +2,7 @@
 //! built-in comparators over every expected file, or the problem's custom comparator in its
 //! own box holding `input/`, `user_output/`, `answer/` and an empty `feedback/`.
 
+use crate::exec::CancelToken;
 use crate::judge::files::TestFiles;
 use crate::judge::files::{STDERR_TAIL, read_tail};
 use crate::{BoxFile, Build, Executor, ProducedOutput, RunLimits, RunRequest, ScriptError};
@@ -94,6 +95,7 @@ fn compare_each(
 #[allow(clippy::too_many_arguments)]
 pub fn run_comparator(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     build: &Build,
     protocol: ComparatorProtocol,
     flags: &[String],
@@ -184,7 +186,7 @@ pub fn run_comparator(
         empty_dirs: &["feedback"],
         limits,
     };
-    let result = executor.run(&request, &dir)?;
+    let result = executor.run(cancel, &request, &dir)?;
     let exit = match (result.outcome.limit_hit, result.outcome.exit) {
         (Some(limit), _) => ComparatorExit::LimitHit(format!("{limit:?}")),
         (None, crate::exec::ExitKind::Exited(code)) => ComparatorExit::Code(code),
@@ -268,6 +270,7 @@ mod tests {
         let limits = RunLimits::new(1000, None, None, None);
         let summary = run_comparator(
             &fake,
+            &crate::CancelToken::new(),
             &build,
             ComparatorProtocol::JudgeSystem,
             &[],

@@ -3,6 +3,7 @@
 //! `Random Gen Error`, with the seed and the generator's command line in the reason.
 
 use crate::ScriptError;
+use crate::exec::CancelToken;
 use crate::exec::Executor;
 use crate::judge::classify::classify_run;
 use crate::judge::compile::Build;
@@ -23,6 +24,7 @@ pub enum Generated {
 /// Runs `random` with `seed` and `standard` on its output, in `dir`, under `limits`.
 pub fn generate(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     random: &Build,
     standard: &Build,
     seed: u32,
@@ -43,7 +45,7 @@ pub fn generate(
             "{reason}\nrandom input: {origin}"
         )))
     };
-    let input = match run_step(executor, &request, &dir.join("random"), "random")? {
+    let input = match run_step(executor, cancel, &request, &dir.join("random"), "random")? {
         Ok(stdout) => stdout,
         Err(reason) => return failed(reason),
     };
@@ -51,7 +53,13 @@ pub fn generate(
         stdin: Some(&input),
         ..RunRequest::new(standard, limits)
     };
-    let answer = match run_step(executor, &request, &dir.join("standard"), "standard")? {
+    let answer = match run_step(
+        executor,
+        cancel,
+        &request,
+        &dir.join("standard"),
+        "standard",
+    )? {
         Ok(stdout) => stdout,
         Err(reason) => return failed(reason),
     };
@@ -69,12 +77,13 @@ pub fn generate(
 /// Runs a generator step; `Ok(Ok(stdout path))` when it exited 0 within its limits.
 fn run_step(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     request: &RunRequest<'_>,
     dir: &Path,
     role: &str,
 ) -> Result<Result<PathBuf, String>, ScriptError> {
     std::fs::create_dir_all(dir).map_err(|e| ScriptError::io("create", dir, e))?;
-    let output = executor.run(request, dir)?;
+    let output = executor.run(cancel, request, dir)?;
     let stderr = read_capture(&output.stderr, 4096)?;
     let _ = verdict_sandbox::remove_box_dir(&output.box_dir);
     let failure = classify_run(
@@ -136,6 +145,7 @@ mod tests {
         let b = build(dir.path());
         let got = generate(
             &fake,
+            &crate::CancelToken::new(),
             &b,
             &b,
             77,
@@ -163,6 +173,7 @@ mod tests {
         let b = build(dir.path());
         let got = generate(
             &fake,
+            &crate::CancelToken::new(),
             &b,
             &b,
             5,

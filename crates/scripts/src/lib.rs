@@ -16,9 +16,9 @@ pub mod toolchain;
 pub use entry::{MainClassRule, scala_main_object};
 pub use error::ScriptError;
 pub use exec::{
-    BOX_PATH, CancelGuard, CancelToken, CompileRequest, ExecError, Executor, ExitKind,
+    BOX_PATH, CancelOnDrop, CancelToken, CompileRequest, ExecError, Executor, ExitKind,
     IsolationLevel, LimitHit, Limits, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file,
-    run_python_warm, tool_build,
+    run_once, run_python_warm, tool_build,
 };
 pub use generate::{Generated, generate, shell_join};
 pub use judge::classify::{RunFailure, classify_run, signal_name, starved_by_host};

@@ -17,6 +17,7 @@
 //!   largest of any pass (the limit is per pass, so the largest is what it is measured
 //!   against).
 
+use crate::exec::CancelToken;
 use crate::exec::ExitKind;
 use crate::interactive::{
     InteractiveTest, interactor_command, interpret, judge_interactive_pass, verdict::Decision,
@@ -87,6 +88,7 @@ struct Pass {
 /// Runs the passes of `test` on `files` in `run_dir` (a directory per pass) and decides.
 pub fn judge_multipass(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     test: &MultiPassTest<'_>,
     files: &TestFiles,
     run_dir: &Path,
@@ -126,9 +128,23 @@ pub fn judge_multipass(
         std::fs::create_dir_all(&pass_dir).map_err(|e| ScriptError::io("create", &pass_dir, e))?;
         let pass_files = with_input(files, input.as_deref());
         let ran = if test.relayed {
-            run_relayed(executor, &test.runs, &pass_files, &carried, &pass_dir)?
+            run_relayed(
+                executor,
+                cancel,
+                &test.runs,
+                &pass_files,
+                &carried,
+                &pass_dir,
+            )?
         } else {
-            run_then_validate(executor, &test.runs, &pass_files, &carried, &pass_dir)?
+            run_then_validate(
+                executor,
+                cancel,
+                &test.runs,
+                &pass_files,
+                &carried,
+                &pass_dir,
+            )?
         };
         judged.passes_run = pass;
         judged.run_time_ms = judged.run_time_ms.max(ran.cpu_ms);
@@ -243,12 +259,13 @@ fn validator_exit(run: &crate::RunOutput) -> Option<i32> {
 /// An interactive pass: the program beside the validator.
 fn run_relayed(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     runs: &InteractiveTest<'_>,
     files: &TestFiles,
     carried: &[BoxFile],
     dir: &Path,
 ) -> Result<Pass, ScriptError> {
-    let (judged, validator) = judge_interactive_pass(executor, runs, files, carried, dir)?;
+    let (judged, validator) = judge_interactive_pass(executor, cancel, runs, files, carried, dir)?;
     Ok(Pass {
         decision: judged.decision,
         cpu_ms: judged.program.cpu_time_ms,
@@ -263,6 +280,7 @@ fn run_relayed(
 /// its output.
 fn run_then_validate(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     runs: &InteractiveTest<'_>,
     files: &TestFiles,
     carried: &[BoxFile],
@@ -276,7 +294,7 @@ fn run_then_validate(
         empty_dirs: &[],
         limits: runs.limits,
     };
-    let output = executor.run(&request, dir)?;
+    let output = executor.run(cancel, &request, dir)?;
     let stderr = read_capped(&output.stderr, 64 * 1024)?;
     let outcome = &output.outcome;
     let mut pass = Pass {
@@ -325,7 +343,7 @@ fn run_then_validate(
         empty_dirs: &["feedback"],
         limits: runs.interactor_limits,
     };
-    let validator = executor.run(&request, &validator_dir)?;
+    let validator = executor.run(cancel, &request, &validator_dir)?;
     let summary = CompareSummary::from(interpret(ComparatorProtocol::Kattis, &validator)?);
     pass.decision = Decision {
         status: summary.status,

@@ -7,7 +7,7 @@ use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use verdict_contracts::oracle::{DeliverableType, OracleCaseStatus, OracleReport, parse_suite};
-use verdict_oracle::{OracleOptions, run_suite};
+use verdict_oracle::{CancelToken, OracleOptions, run_suite};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 
 /// Arguments of `judge oracle`.
@@ -49,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(ms) = args.default_timeout_ms {
         options.default_timeout_ms = ms.max(1);
     }
-    let report = run_suite(&sandbox, &suite, &options)
+    let report = run_suite(&sandbox, &CancelToken::new(), &suite, &options)
         .with_context(|| format!("cannot run suite {}", args.suite))?;
     match args.format {
         super::run::Format::Json => {

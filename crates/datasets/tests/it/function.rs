@@ -117,6 +117,7 @@ fn mbpp_plus_inputs_are_judged_against_what_the_reference_returns_in_the_box() {
     };
     let resolved = verdict_datasets::resolve_reference(
         sandbox,
+        &verdict_oracle::CancelToken::new(),
         &problem,
         &verdict_datasets::EvalOptions::default(),
     )

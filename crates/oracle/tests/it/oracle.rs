@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use std::sync::OnceLock;
 use verdict_contracts::oracle::{OracleReport, TestSuite, suite_from_value};
-use verdict_oracle::{OracleError, OracleOptions, run_suite};
+use verdict_oracle::{CancelToken, OracleError, OracleOptions, run_suite};
 use verdict_sandbox::{Sandbox, SandboxConfig};
 
 /// The shared sandbox, or `None` as the test kit's `skip_or_fail` says.
@@ -44,7 +44,7 @@ fn cold_sandbox() -> Option<&'static Sandbox> {
 
 fn run_with(suite: &TestSuite, options: &OracleOptions) -> Option<OracleReport> {
     let sb = sandbox()?;
-    Some(run_suite(sb, suite, options).expect("the suite runs"))
+    Some(run_suite(sb, &CancelToken::new(), suite, options).expect("the suite runs"))
 }
 
 fn run(suite: &TestSuite) -> Option<OracleReport> {
@@ -338,7 +338,8 @@ def f(kind, value=None):
         let Some(warm) = run(&suite) else { return };
         assert_eq!(statuses(&warm), ["passed"], "{warm:#?}");
         let Some(cold) = cold_sandbox() else { return };
-        let report = run_suite(cold, &suite, &OracleOptions::default()).expect("the suite runs");
+        let report = run_suite(cold, &CancelToken::new(), &suite, &OracleOptions::default())
+            .expect("the suite runs");
         assert_eq!(statuses(&report), ["passed"], "{report:#?}");
         if !numpy {
             verdict_testkit::skip_or_fail::<()>("numpy", "python3-numpy is not installed");
@@ -348,7 +349,8 @@ def f(kind, value=None):
         let suite = function_suite("python3", "s.py", source, "g", json!(cases));
         let Some(warm) = run(&suite) else { return };
         assert_eq!(statuses(&warm), ["passed"], "{warm:#?}");
-        let report = run_suite(cold, &suite, &OracleOptions::default()).expect("the suite runs");
+        let report = run_suite(cold, &CancelToken::new(), &suite, &OracleOptions::default())
+            .expect("the suite runs");
         assert_eq!(statuses(&report), ["passed"], "{report:#?}");
     }
 
@@ -707,13 +709,15 @@ mod suite_errors {
     fn unsupported_languages_name_the_field() {
         let Some(sb) = sandbox() else { return };
         let suite = function_suite("bash", "f.sh", "f() { :; }", "f", json!([]));
-        let err = run_suite(sb, &suite, &OracleOptions::default()).unwrap_err();
+        let err =
+            run_suite(sb, &CancelToken::new(), &suite, &OracleOptions::default()).unwrap_err();
         assert!(
             matches!(err, OracleError::Suite(ref e) if e.field == "language"),
             "{err}"
         );
         let suite = function_suite("ruby", "f.rb", "def f; end", "f", json!([]));
-        let err = run_suite(sb, &suite, &OracleOptions::default()).unwrap_err();
+        let err =
+            run_suite(sb, &CancelToken::new(), &suite, &OracleOptions::default()).unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("language: ruby is not supported"),

@@ -4,31 +4,64 @@
 use std::path::Path;
 use verdict_contracts::{Asset, Language, Program, SourceCode};
 
+/// How the Kattis format names `language`: its source files' extensions (lower case) and its
+/// code in the format's language table (`None`: the format has no such language; its
+/// `include/` directory is then looked up by verdict's name). The one list of these names, an
+/// exhaustive match: a new language does not compile until it is placed here
+/// (docs/architecture.md, "Add a language").
+fn kattis_names(language: Language) -> (&'static [&'static str], Option<&'static str>) {
+    match language {
+        Language::Ada => (&[], Some("ada")),
+        Language::Bash => (&[], Some("bash")),
+        Language::C => (&["c"], Some("c")),
+        Language::Cpp => (&["cc", "cpp", "cxx", "c++", "cp"], Some("cpp")),
+        Language::Csharp => (&["cs"], Some("csharp")),
+        Language::Fortran95 => (&["f90", "f95"], Some("fortran")),
+        Language::Fsharp => (&[], Some("fsharp")),
+        Language::Go => (&["go"], Some("go")),
+        Language::Haskell => (&["hs"], Some("haskell")),
+        Language::Java => (&["java"], Some("java")),
+        Language::Js => (&["js"], Some("javascript")),
+        Language::Kotlin => (&["kt"], Some("kotlin")),
+        Language::Lua => (&["lua"], Some("lua")),
+        Language::Pas => (&["pas"], Some("pascal")),
+        // `.pl` is Prolog's too: a file with `:-` is not taken for Perl (`language_of`).
+        Language::Perl => (&["pl"], Some("perl")),
+        Language::Php => (&["php"], Some("php")),
+        // `.py` is Python 3 unless its first line names python2 (`language_of`).
+        Language::Python2 => (&[], Some("python2")),
+        Language::Python3 => (&["py", "py3"], Some("python3")),
+        Language::Ruby => (&["rb"], Some("ruby")),
+        Language::Rust => (&["rs"], Some("rust")),
+        Language::Scala => (&["scala"], Some("scala")),
+        Language::Swift => (&["swift"], Some("swift")),
+        // Not in problemtools' table; `.m` is Objective-C's there, `.ts` nothing.
+        Language::Awk
+        | Language::Make
+        | Language::Octave
+        | Language::R
+        | Language::Typescript
+        | Language::Vbnet => (&[], None),
+    }
+}
+
 /// The language of a source file by its extension (and, for Python, its first line).
 pub(crate) fn language_of(path: &Path, text: &str) -> Option<Language> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    Some(match ext.as_str() {
-        "c" => Language::C,
-        "cc" | "cpp" | "cxx" | "c++" | "cp" => Language::Cpp,
-        "py" if text.lines().next().is_some_and(|l| l.contains("python2")) => Language::Python2,
-        "py" | "py3" => Language::Python3,
-        "java" => Language::Java,
-        "kt" => Language::Kotlin,
-        "go" => Language::Go,
-        "rs" => Language::Rust,
-        "js" => Language::Js,
-        "hs" => Language::Haskell,
-        "cs" => Language::Csharp,
-        "rb" => Language::Ruby,
-        "scala" => Language::Scala,
-        "pas" => Language::Pas,
-        "lua" => Language::Lua,
-        "pl" if !text.contains(":-") => Language::Perl,
-        "f90" | "f95" => Language::Fortran95,
-        "swift" => Language::Swift,
-        "php" => Language::Php,
-        _ => return None,
+    let language = Language::ALL
+        .iter()
+        .copied()
+        .find(|&l| kattis_names(l).0.contains(&ext.as_str()))?;
+    Some(match language {
+        Language::Python3 if ext == "py" && is_python2(text) => Language::Python2,
+        Language::Perl if text.contains(":-") => return None,
+        other => other,
     })
+}
+
+/// Whether a `.py` file's first line names python2 (`#!/usr/bin/env python2`).
+fn is_python2(text: &str) -> bool {
+    text.lines().next().is_some_and(|l| l.contains("python2"))
 }
 
 /// Whether a file is a header or helper rather than a source (`.h`, `.hpp`).
@@ -228,41 +261,15 @@ fn add_included(sources: &mut [Asset], assists: &mut Vec<Asset>, included: Vec<A
 
 /// The code of the format's language table for `language` (`include/<code>/`).
 pub(crate) fn format_code(language: Language) -> &'static str {
-    match language {
-        Language::Fortran95 => "fortran",
-        Language::Js => "javascript",
-        Language::Pas => "pascal",
-        other => other.as_str(),
-    }
+    kattis_names(language).1.unwrap_or(language.as_str())
 }
 
 /// The language a code of the format's language table names, if verdict judges it.
 fn language_of_code(code: &str) -> Option<Language> {
-    Some(match code {
-        "ada" => Language::Ada,
-        "bash" => Language::Bash,
-        "c" => Language::C,
-        "cpp" => Language::Cpp,
-        "csharp" => Language::Csharp,
-        "fortran" => Language::Fortran95,
-        "fsharp" => Language::Fsharp,
-        "go" => Language::Go,
-        "haskell" => Language::Haskell,
-        "java" => Language::Java,
-        "javascript" => Language::Js,
-        "kotlin" => Language::Kotlin,
-        "lua" => Language::Lua,
-        "pascal" => Language::Pas,
-        "perl" => Language::Perl,
-        "php" => Language::Php,
-        "python2" => Language::Python2,
-        "python3" => Language::Python3,
-        "ruby" => Language::Ruby,
-        "rust" => Language::Rust,
-        "scala" => Language::Scala,
-        "swift" => Language::Swift,
-        _ => return None,
-    })
+    Language::ALL
+        .iter()
+        .copied()
+        .find(|&l| kattis_names(l).1 == Some(code))
 }
 
 /// Reads `path` as a submit-answer problem's submission: a program when it holds a source in
@@ -399,6 +406,31 @@ mod tests {
             ),
             Some("Hello".into())
         );
+    }
+
+    #[test]
+    fn every_languages_kattis_names_are_its_own_and_read_back() {
+        let mut extensions = std::collections::BTreeMap::new();
+        for language in Language::ALL {
+            let (exts, code) = kattis_names(language);
+            for ext in exts {
+                let file = format!("main.{ext}");
+                assert_eq!(language_of(Path::new(&file), ""), Some(language), "{file}");
+                let earlier = extensions.insert(*ext, language);
+                assert_eq!(earlier, None, ".{ext} names two languages");
+            }
+            if let Some(code) = code {
+                assert_eq!(language_of_code(code), Some(language), "{code}");
+                assert_eq!(format_code(language), code);
+            } else {
+                assert_eq!(format_code(language), language.as_str());
+            }
+        }
+        assert_eq!(
+            language_of(Path::new("a.py"), "#!/usr/bin/env python2\n"),
+            Some(Language::Python2)
+        );
+        assert_eq!(language_of(Path::new("a.pl"), "main :- true.\n"), None);
     }
 
     #[test]

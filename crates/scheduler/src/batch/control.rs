@@ -30,8 +30,8 @@ impl BatchCancel {
         self.0.load(Ordering::SeqCst)
     }
 
-    /// The token of the batch's runs (guarding a candidate's thread: a front end that runs a
-    /// candidate itself guards its thread with it so that cancelling kills its boxes too).
+    /// The token of the batch's runs, given to each of its candidates' runs (a front end that
+    /// runs a candidate itself gives it to its runs so that cancelling kills its boxes too).
     pub fn runs(&self) -> &CancelToken {
         &self.1
     }

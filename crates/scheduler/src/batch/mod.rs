@@ -216,8 +216,7 @@ impl BatchJudge {
             (a, b) => a.or(b),
         };
         tokio::task::spawn_blocking(move || {
-            let _runs = cancel.runs().guard();
-            run_suite(judge.executor(), &suite, &options)
+            run_suite(judge.executor(), cancel.runs(), &suite, &options)
         })
         .await
         .unwrap_or_else(|err| Err(failed(format!("judging the suite panicked: {err}"))))
@@ -244,8 +243,8 @@ impl BatchJudge {
         let (this, problem, candidates) = (self.clone(), problem.clone(), candidates.clone());
         let (stop, budget) = (options.stop_at_first_failure, options.candidate_timeout_ms);
         let work = move || {
-            // Every box the candidate starts is killed at once by the batch's cancel.
-            let _cancellable = cancel.runs().guard();
+            // Every box the candidate starts is killed at once by the batch's cancel: its
+            // control holds the token and gives it to every run.
             let control = Control::start(stop, budget, cancel);
             let unit = match this.unit(&problem, i, &candidates[i]) {
                 Ok(unit) => unit,

@@ -23,7 +23,7 @@ pub(crate) fn judge_program(
 ) -> CandidateResult {
     let id = submission.sub_id.clone();
     let plan = JudgePlan::new(&submission, &shared.config);
-    let run = match SubmissionRun::new(shared.clone(), submission) {
+    let run = match SubmissionRun::new(shared.clone(), submission, control.cancel.runs().clone()) {
         Ok(run) => run,
         Err(err) => {
             tracing::error!(sub_id = %id, "cannot start judging: {err}");

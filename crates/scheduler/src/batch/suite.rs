@@ -28,7 +28,7 @@ pub(crate) fn judge_suite(
         parallelism: 1,
         ..options.clone()
     };
-    let report = match run_suite(executor, suite, &options) {
+    let report = match run_suite(executor, control.cancel.runs(), suite, &options) {
         Ok(report) => report,
         Err(err) => {
             if let Some(infra) = infra_of_oracle(&err) {

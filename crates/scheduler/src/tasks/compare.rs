@@ -47,6 +47,7 @@ pub(super) fn compare_outputs(
     let protocol = run.compare_protocol(program);
     let summary = run_comparator(
         run.executor(),
+        run.cancel(),
         &build,
         protocol,
         flags,

@@ -38,7 +38,7 @@ pub(super) fn gtest_task(
         empty_dirs: &[],
         limits,
     };
-    let output = run.executor().run(&request, &run_dir)?;
+    let output = run.executor().run(run.cancel(), &request, &run_dir)?;
     let result = gtest_result(&output, &limits);
     run.executor().remove_box(&output.box_dir);
     let _ = std::fs::remove_dir_all(&run_dir);

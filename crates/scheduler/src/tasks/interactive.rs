@@ -58,6 +58,7 @@ pub(super) fn interactive_task(
     if let Some(passes) = test.passes {
         let judged = judge_multipass(
             run.executor(),
+            run.cancel(),
             &MultiPassTest {
                 runs,
                 passes,
@@ -76,7 +77,7 @@ pub(super) fn interactive_task(
             judged.memory_kb,
         ));
     }
-    let judged = judge_interactive(run.executor(), &runs, &files, &run_dir);
+    let judged = judge_interactive(run.executor(), run.cancel(), &runs, &files, &run_dir);
     run.discard(run_dir);
     let judged = judged?;
     Ok(task_result(

@@ -53,8 +53,8 @@ mod tests {
     use crate::submission::JudgeShared;
     use std::sync::Arc;
     use verdict_contracts::{Submission, parse_submission};
-    use verdict_scripts::LanguageProfiles;
     use verdict_scripts::exec::fake::{FakeExecutor, FakeRun};
+    use verdict_scripts::{CancelToken, LanguageProfiles};
 
     /// A submission: compile, a random test, a standard test on datum 0 with diff-all.
     fn submission() -> Submission {
@@ -111,7 +111,8 @@ mod tests {
     fn prefilled_data_is_found_without_filling_or_looking_up_again() {
         let dir = tempfile::tempdir().expect("dir");
         let (shared, _) = shared_with(dir.path(), Vec::new());
-        let run = SubmissionRun::new(Arc::new(shared), submission()).expect("run");
+        let run =
+            SubmissionRun::new(Arc::new(shared), submission(), CancelToken::new()).expect("run");
         run.prefill_data(&[0]);
         let filled = run.datum_files(0).expect("datum 0");
         let stdin = filled.stdin.as_deref().expect("testdata.in is stdin");
@@ -130,7 +131,8 @@ mod tests {
         let (shared, fake) = shared_with(dir.path(), runs);
         let submission = submission();
         let plan = JudgePlan::new(&submission, &shared.config);
-        let run = SubmissionRun::new(Arc::new(shared), submission).expect("run");
+        let run =
+            SubmissionRun::new(Arc::new(shared), submission, CancelToken::new()).expect("run");
         let results = plan.tasks.iter().map(|t| execute(&run, t)).collect();
         let commands = fake.commands.lock().expect("commands").clone();
         (results, commands)
@@ -224,7 +226,8 @@ mod tests {
         let (shared, fake) = shared_with(dir.path(), Vec::new());
         let submission = answers();
         let plan = JudgePlan::new(&submission, &shared.config);
-        let run = SubmissionRun::new(Arc::new(shared), submission).expect("run");
+        let run =
+            SubmissionRun::new(Arc::new(shared), submission, CancelToken::new()).expect("run");
         let results: Vec<_> = plan.tasks.iter().map(|t| execute(&run, t)).collect();
         let statuses: Vec<_> = results.iter().map(|r| r.status).collect();
         assert_eq!(

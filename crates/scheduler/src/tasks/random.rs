@@ -74,6 +74,7 @@ pub(super) fn generate(
     };
     let generated = verdict_scripts::generate(
         run.executor(),
+        run.cancel(),
         &random,
         &standard,
         generator.seed,

@@ -60,7 +60,7 @@ pub(super) fn run_test(
         empty_dirs: &[],
         limits: test.limits,
     };
-    let mut output = run.executor().run(&request, run_dir)?;
+    let mut output = run.executor().run(run.cancel(), &request, run_dir)?;
     if starved_by_host(&output.outcome, &test.limits) {
         // Kept off the CPUs by the host's other work, not by its own waiting: run once more
         // with a wall clock long enough for a loaded host to give it its CPU time (the CPU
@@ -80,6 +80,7 @@ pub(super) fn run_test(
             ..test.limits
         };
         output = run.executor().run(
+            run.cancel(),
             &RunRequest {
                 limits: patient,
                 ..request

@@ -37,7 +37,7 @@ pub(super) fn static_task(
     );
     let run_dir = run.fresh_dir(&format!("task{index}-static"))?;
     let request = RunRequest::new(&build, limits);
-    let output = run.executor().run(&request, &run_dir);
+    let output = run.executor().run(run.cancel(), &request, &run_dir);
     let _ = std::fs::remove_dir_all(&sources_dir);
     let output = output?;
     let result = check.result(&output, &limits);

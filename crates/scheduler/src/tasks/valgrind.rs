@@ -48,7 +48,7 @@ pub(super) fn memory_task(
         empty_dirs: &[],
         limits,
     };
-    let output = run.executor().run(&request, &run_dir)?;
+    let output = run.executor().run(run.cancel(), &request, &run_dir)?;
     let result = memory_result(&output, &limits, &input_note);
     run.executor().remove_box(&output.box_dir);
     let _ = std::fs::remove_dir_all(&run_dir);

@@ -1,10 +1,10 @@
-//! Stopping runs from outside: a [`CancelToken`] handed to the runs it guards (go-judge's
-//! context). Cancelling kills every run under it at once, running or to come, as on a limit
-//! but with none named.
+//! Stopping runs from outside: a [`CancelToken`] passed to every run of the seam (go-judge's
+//! context). Cancelling kills every run given it at once, running or to come, as on a limit but
+//! with none named.
 
 /// A cancel switch for runs; clones share it.
 #[derive(Debug, Clone, Default)]
-pub struct CancelToken(pub(super) verdict_sandbox::Cancel);
+pub struct CancelToken(verdict_sandbox::Cancel);
 
 impl CancelToken {
     /// A token not cancelled.
@@ -12,7 +12,7 @@ impl CancelToken {
         CancelToken::default()
     }
 
-    /// Cancels: every run under this token, running or to come, is killed at once.
+    /// Cancels: every run given this token, running or to come, is killed at once.
     pub fn cancel(&self) {
         self.0.cancel();
     }
@@ -22,23 +22,40 @@ impl CancelToken {
         self.0.is_cancelled()
     }
 
-    /// Guards the runs this thread starts until the returned guard is dropped (the one that
-    /// guarded them before, if any, is put back).
-    pub fn guard(&self) -> CancelGuard {
-        CancelGuard {
-            _scope: self.0.enter(),
-        }
+    /// A guard that cancels this token when dropped (the caller of the runs went away); a
+    /// no-op once they ended.
+    pub fn cancel_on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(self.clone())
     }
 
-    /// The token guarding the runs this thread starts, to hand to a thread of its own.
-    pub fn current() -> Option<CancelToken> {
-        verdict_sandbox::Cancel::current().map(CancelToken)
+    /// Puts the runs the sandbox starts on this thread under the token until the scope ends:
+    /// how the adapter hands a call's token to the sandbox (`sandbox.rs`).
+    pub(crate) fn sandbox_scope(&self) -> verdict_sandbox::CancelScope {
+        self.0.enter()
     }
 }
 
-/// While alive, the runs its thread starts are under its token ([`CancelToken::guard`]).
+/// Cancels its token when dropped ([`CancelToken::cancel_on_drop`]).
 #[derive(Debug)]
-#[must_use = "the token guards runs only while the guard is alive"]
-pub struct CancelGuard {
-    _scope: verdict_sandbox::CancelScope,
+#[must_use = "the token is cancelled when the guard is dropped"]
+pub struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancel_on_drop_guard_cancels_its_token_when_the_caller_goes_away() {
+        let token = CancelToken::new();
+        let guard = token.cancel_on_drop();
+        assert!(!token.is_cancelled());
+        drop(guard);
+        assert!(token.is_cancelled());
+    }
 }

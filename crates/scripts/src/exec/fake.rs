@@ -1,7 +1,7 @@
 //! A fake executor for unit tests: each run leaves the stdout, stderr and box files it was
 //! given, and the command lines it was asked to run are recorded.
 
-use super::{CompileRequest, Executor, ExitKind, IsolationLevel, RunOutcome};
+use super::{CancelToken, CompileRequest, Executor, ExitKind, IsolationLevel, RunOutcome};
 use crate::ScriptError;
 use crate::judge::compile::{Build, CompileOutcome};
 use crate::judge::run::{RunOutput, RunRequest, command_line};
@@ -65,7 +65,12 @@ impl FakeExecutor {
 }
 
 impl Executor for FakeExecutor {
-    fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError> {
+    fn run(
+        &self,
+        _cancel: &CancelToken,
+        request: &RunRequest<'_>,
+        run_dir: &Path,
+    ) -> Result<RunOutput, ScriptError> {
         if let Ok(mut commands) = self.commands.lock() {
             commands.push(command_line(request));
         }
@@ -96,7 +101,11 @@ impl Executor for FakeExecutor {
         })
     }
 
-    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
+    fn compile(
+        &self,
+        _cancel: &CancelToken,
+        request: &CompileRequest<'_>,
+    ) -> Result<CompileOutcome, ScriptError> {
         std::fs::create_dir_all(request.build_dir)
             .map_err(|e| ScriptError::io("create", request.build_dir, e))?;
         Ok(CompileOutcome::Built {

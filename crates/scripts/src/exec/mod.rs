@@ -2,8 +2,8 @@
 //! run a command (go-judge's envexec: copy in, run, collect), in verdict's own words. A
 //! request names a program, its files, limits and streams ([`ProcessSpec`], or the judge's
 //! `RunRequest` / [`CompileRequest`]); a run gives a [`RunOutcome`] (how it ended, what it
-//! used, the limit hit and its evidence) or an [`ExecError`]; a [`CancelToken`] stops runs
-//! from outside. No sandbox type is in its signatures: the sandbox implements it in
+//! used, the limit hit and its evidence) or an [`ExecError`]; every run takes the
+//! [`CancelToken`] that stops it from outside, passed explicitly as go-judge passes its context. No sandbox type is in its signatures: the sandbox implements it in
 //! `sandbox.rs` (the adapter, the one file of the seam that names the sandbox's run types),
 //! unit tests use the fake. Callers above the scheduler hold a `&dyn Executor`
 //! (`Judge::executor`), never the sandbox itself (docs/architecture.md).
@@ -16,10 +16,10 @@ mod sandbox;
 pub(crate) mod spec;
 mod warm;
 
-pub use cancel::{CancelGuard, CancelToken};
+pub use cancel::{CancelOnDrop, CancelToken};
 pub use outcome::{ExecError, ExitKind, IsolationLevel, LimitHit, RunOutcome};
 pub use spec::{Limits, ProcessSpec, Stream, WarmScript};
-pub use warm::run_python_warm;
+pub use warm::{run_once, run_python_warm};
 
 use crate::ScriptError;
 use crate::interactive::pair::{InteractiveOutput, InteractiveRequest};
@@ -60,17 +60,27 @@ pub struct CompileRequest<'a> {
 /// Runs the judge's commands: copies the files in, runs, collects the outcome and outputs.
 pub trait Executor: Send + Sync + std::fmt::Debug {
     /// Runs a built program once in a fresh box under `run_dir` (created; the caller removes it).
-    fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError>;
+    fn run(
+        &self,
+        cancel: &CancelToken,
+        request: &RunRequest<'_>,
+        run_dir: &Path,
+    ) -> Result<RunOutput, ScriptError>;
     /// Compiles (or syntax-checks) a program into its build directory.
-    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError>;
+    fn compile(
+        &self,
+        cancel: &CancelToken,
+        request: &CompileRequest<'_>,
+    ) -> Result<CompileOutcome, ScriptError>;
     /// Runs a program and its interactor side by side, wired crosswise
     /// ([`crate::interactive::pair::run_interactive`]); an executor that cannot says so.
     fn run_interactive(
         &self,
+        cancel: &CancelToken,
         request: &InteractiveRequest<'_>,
         run_dir: &Path,
     ) -> Result<InteractiveOutput, ScriptError> {
-        let _ = (request, run_dir);
+        let _ = (cancel, request, run_dir);
         Err(ScriptError::Toolchain(
             "this executor cannot run interactive tests".into(),
         ))
@@ -78,8 +88,8 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
 
     /// Runs one command exactly as `spec` describes, in its box (the Task Oracle's cases, whose
     /// stdin, box files and captures it arranges itself); an executor that cannot says so.
-    fn run_spec(&self, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
-        let _ = spec;
+    fn run_spec(&self, cancel: &CancelToken, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
+        let _ = (cancel, spec);
         Err(ExecError::Unsupported("run a process spec"))
     }
 
@@ -92,11 +102,12 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     /// one; by default as [`Executor::run_spec`] does.
     fn run_warm_python(
         &self,
+        cancel: &CancelToken,
         warm: &WarmScript,
         spec: ProcessSpec,
     ) -> Result<RunOutcome, ExecError> {
         let _ = warm;
-        self.run_spec(spec)
+        self.run_spec(cancel, spec)
     }
 
     /// A directory of the judge's own state, root's alone, where compiled helpers are kept

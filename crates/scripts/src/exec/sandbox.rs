@@ -5,8 +5,8 @@
 //! side of `run`, `compile` and `run_interactive` (docs/architecture.md, "The execution seam").
 
 use super::{
-    CompileRequest, ExecError, Executor, ExitKind, IsolationLevel, LimitHit, Limits, ProcessSpec,
-    RunOutcome, Stream, WarmScript,
+    CancelToken, CompileRequest, ExecError, Executor, ExitKind, IsolationLevel, LimitHit, Limits,
+    ProcessSpec, RunOutcome, Stream, WarmScript,
 };
 use crate::ScriptError;
 use crate::interactive::pair::{InteractiveOutput, InteractiveRequest, run_interactive};
@@ -22,7 +22,13 @@ use verdict_sandbox::{
 /// free, and a failed compile or any run that ends with the disk short of it is the host's
 /// failure, not the program's (see [`crate::judge::disk`]).
 impl Executor for Sandbox {
-    fn run(&self, request: &RunRequest<'_>, run_dir: &Path) -> Result<RunOutput, ScriptError> {
+    fn run(
+        &self,
+        cancel: &CancelToken,
+        request: &RunRequest<'_>,
+        run_dir: &Path,
+    ) -> Result<RunOutput, ScriptError> {
+        let _cancellable = cancel.sandbox_scope();
         let reserve = DiskReserve::default();
         check_room(run_dir, &reserve, "before the run")?;
         let output = run_program(self, request, run_dir)?;
@@ -33,13 +39,15 @@ impl Executor for Sandbox {
 
     fn run_interactive(
         &self,
+        cancel: &CancelToken,
         request: &InteractiveRequest<'_>,
         run_dir: &Path,
     ) -> Result<InteractiveOutput, ScriptError> {
-        run_interactive(self, request, run_dir)
+        run_interactive(self, cancel, request, run_dir)
     }
 
-    fn run_spec(&self, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
+    fn run_spec(&self, cancel: &CancelToken, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
+        let _cancellable = cancel.sandbox_scope();
         let spec = SandboxSpec::from(spec);
         Ok(Sandbox::run(self, &spec)?.into())
     }
@@ -50,9 +58,11 @@ impl Executor for Sandbox {
 
     fn run_warm_python(
         &self,
+        cancel: &CancelToken,
         warm: &WarmScript,
         spec: ProcessSpec,
     ) -> Result<RunOutcome, ExecError> {
+        let _cancellable = cancel.sandbox_scope();
         let (warm, spec) = (WarmPython::from(warm), SandboxSpec::from(spec));
         Ok(Sandbox::run_warm(self, &warm, &spec)?.into())
     }
@@ -69,7 +79,12 @@ impl Executor for Sandbox {
         Some((Sandbox::isolation(self).into(), Sandbox::lacks(self)))
     }
 
-    fn compile(&self, request: &CompileRequest<'_>) -> Result<CompileOutcome, ScriptError> {
+    fn compile(
+        &self,
+        cancel: &CancelToken,
+        request: &CompileRequest<'_>,
+    ) -> Result<CompileOutcome, ScriptError> {
+        let _cancellable = cancel.sandbox_scope();
         let reserve = DiskReserve::default();
         check_room(request.build_dir, &reserve, "before the compile")?;
         let outcome = compile(

@@ -22,6 +22,7 @@ pub mod verdict;
 pub use pair::{InteractiveOutput, InteractiveRequest, run_interactive};
 
 use crate::ScriptError;
+use crate::exec::CancelToken;
 use crate::exec::{Executor, ExitKind, RunOutcome};
 use crate::judge::classify::{RunFailure, classify_run};
 use crate::judge::compile::Build;
@@ -129,11 +130,12 @@ const MESSAGE_MAX: u64 = 64 * 1024;
 /// Runs one interactive test on `test`'s files in `run_dir` and decides its verdict.
 pub fn judge_interactive(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     test: &InteractiveTest<'_>,
     files: &TestFiles,
     run_dir: &Path,
 ) -> Result<InteractiveJudgement, ScriptError> {
-    let (judged, interactor) = judge_interactive_pass(executor, test, files, &[], run_dir)?;
+    let (judged, interactor) = judge_interactive_pass(executor, cancel, test, files, &[], run_dir)?;
     let _ = verdict_sandbox::remove_box_dir(&interactor.box_dir);
     Ok(judged)
 }
@@ -144,6 +146,7 @@ pub fn judge_interactive(
 /// caller, who removes it).
 pub(crate) fn judge_interactive_pass(
     executor: &dyn Executor,
+    cancel: &CancelToken,
     test: &InteractiveTest<'_>,
     files: &TestFiles,
     extra: &[BoxFile],
@@ -176,7 +179,7 @@ pub(crate) fn judge_interactive_pass(
         },
         rejecting_exits: test.protocol.rejecting_exits(),
     };
-    let output = executor.run_interactive(&request, run_dir)?;
+    let output = executor.run_interactive(cancel, &request, run_dir)?;
     let stderr = read_capped(&output.program.stderr, 64 * 1024)?;
     let program_failure: Option<RunFailure> = classify_run(
         &output.program.outcome,

@@ -4,6 +4,7 @@
 
 use super::relay::{self, RelayEnds, RelayReport};
 use crate::ScriptError;
+use crate::exec::CancelToken;
 use crate::judge::run::{RunOutput, RunRequest, prepare_box};
 use std::path::Path;
 use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, SandboxSpec, StdioSpec};
@@ -45,6 +46,7 @@ fn pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd), ScriptError> {
 /// same time, wired through the relay.
 pub fn run_interactive(
     sandbox: &Sandbox,
+    cancel: &CancelToken,
     request: &InteractiveRequest<'_>,
     run_dir: &Path,
 ) -> Result<InteractiveOutput, ScriptError> {
@@ -87,9 +89,8 @@ pub fn run_interactive(
         let relay = s.spawn(move || relay::relay(ends, cap));
         let rejecting = request.rejecting_exits;
         // A cancel that kills the program's box kills the interactor's too.
-        let cancel = verdict_sandbox::Cancel::current();
         let other = s.spawn(move || {
-            let _cancellable = cancel.as_ref().map(verdict_sandbox::Cancel::enter);
+            let _cancellable = cancel.sandbox_scope();
             let outcome = sandbox.run(&interactor);
             // A run that failed before taking its pipe ends closes them here.
             drop(interactor);
@@ -102,7 +103,10 @@ pub fn run_interactive(
             let keep = (!rejected).then_some(kill_writer);
             (outcome, keep)
         });
-        let outcome = sandbox.run(&program);
+        let outcome = {
+            let _cancellable = cancel.sandbox_scope();
+            sandbox.run(&program)
+        };
         drop(program);
         drop(exit_writer);
         let other = other.join().map(|(outcome, keep)| {

@@ -271,7 +271,9 @@ mod tests {
             args: &args,
             ..RunRequest::new(&build, limits)
         };
-        let output = fake.run(&request, dir.path()).expect("run");
+        let output = fake
+            .run(&crate::CancelToken::new(), &request, dir.path())
+            .expect("run");
         let result = gtest_result(&output, &limits).expect("result");
         assert_eq!(result.status, JudgeStatus::PartialCorrect);
         assert_eq!(result.score.to_string(), "1/2");

@@ -217,7 +217,9 @@ mod tests {
         let limits = RunLimits::new(1000, Some(65536), None, None);
         let build = build(dir.path());
         let request = RunRequest::new(&build, limits);
-        let output = fake.run(&request, dir.path()).expect("run");
+        let output = fake
+            .run(&crate::CancelToken::new(), &request, dir.path())
+            .expect("run");
         let result = memory_result(&output, &limits, "no input").expect("result");
         assert_eq!(result.status, JudgeStatus::SystemError);
         assert_eq!(
@@ -240,7 +242,9 @@ mod tests {
         let limits = RunLimits::new(1000, Some(65536), None, None);
         let build = build(dir.path());
         let request = RunRequest::new(&build, limits);
-        let output = fake.run(&request, dir.path()).expect("run");
+        let output = fake
+            .run(&crate::CancelToken::new(), &request, dir.path())
+            .expect("run");
         let result = memory_result(&output, &limits, "test datum 0").expect("result");
         assert_eq!(result.status, JudgeStatus::SegmentationFault);
         assert_eq!(result.score, Score::ZERO);

@@ -368,7 +368,8 @@ fn the_harness_runs_as_bytecode_compiled_once_and_reports_as_the_source_did() {
         ]),
     );
     let Some(cold) = cold_sandbox() else { return };
-    let report = run_suite(cold, &suite, &OracleOptions::default()).expect("the suite runs");
+    let report = run_suite(cold, &CancelToken::new(), &suite, &OracleOptions::default())
+        .expect("the suite runs");
     assert_eq!(
         statuses(&report),
         ["passed", "error", "passed"],
