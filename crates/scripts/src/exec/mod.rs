@@ -8,7 +8,7 @@
 //! unit tests use the fake. Callers above the scheduler hold a `&dyn Executor`
 //! (`Judge::executor`), never the sandbox itself (docs/architecture.md).
 
-mod cancel;
+pub(crate) mod cancel;
 #[cfg(any(test, feature = "fake-executor"))]
 pub mod fake;
 pub(crate) mod outcome;

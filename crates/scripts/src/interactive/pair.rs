@@ -4,7 +4,7 @@
 
 use super::relay::{self, RelayEnds, RelayReport};
 use crate::ScriptError;
-use crate::exec::CancelToken;
+use crate::exec::cancel::CancelToken;
 use crate::judge::run::{RunOutput, RunRequest, prepare_box};
 use std::path::Path;
 use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, SandboxSpec, StdioSpec};
