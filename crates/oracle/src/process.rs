@@ -71,6 +71,14 @@ pub(crate) fn run_process_suite(
         .iter()
         .map(|case| prepare(suite, case))
         .collect();
+    let suite_run = SuiteRun {
+        executor,
+        cancel,
+        suite,
+        command,
+        timeout_ms,
+        options,
+    };
     let one = |i: usize| -> Result<OracleCaseResult, OracleError> {
         let case = &suite.test_cases[i];
         match &prepared[i] {
@@ -81,9 +89,7 @@ pub(crate) fn run_process_suite(
                 Some(message.clone()),
                 0,
             )),
-            Ok(p) => run_case(
-                executor, cancel, suite, case, p, command, timeout_ms, options,
-            ),
+            Ok(p) => run_case(&suite_run, case, p),
         }
     };
     let n = suite.test_cases.len();
@@ -155,16 +161,30 @@ fn one_at_a_time(
     Ok(results)
 }
 
+/// What every case of a script or cli suite runs with.
+#[derive(Clone, Copy)]
+struct SuiteRun<'a> {
+    executor: &'a dyn Executor,
+    cancel: &'a CancelToken,
+    suite: &'a TestSuite,
+    command: &'a [String],
+    timeout_ms: u64,
+    options: &'a OracleOptions,
+}
+
 fn run_case(
-    executor: &dyn Executor,
-    cancel: &CancelToken,
-    suite: &TestSuite,
+    suite_run: &SuiteRun<'_>,
     case: &TestCase,
     prepared: &Prepared,
-    command: &[String],
-    timeout_ms: u64,
-    options: &OracleOptions,
 ) -> Result<OracleCaseResult, OracleError> {
+    let SuiteRun {
+        executor,
+        cancel,
+        suite,
+        command,
+        timeout_ms,
+        options,
+    } = *suite_run;
     let work = WorkDir::new(options.work_dir.as_deref())?;
     let box_dir = work.box_dir();
     write_sources(&box_dir, &suite.source_files)?;
