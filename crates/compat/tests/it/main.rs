@@ -13,8 +13,11 @@ fn running(marker: &str) -> bool {
         return false;
     };
     dir.flatten().any(|entry| {
-        std::fs::read(entry.path().join("cmdline"))
-            .is_ok_and(|line| String::from_utf8_lossy(&line).replace('\0', " ").contains(marker))
+        std::fs::read(entry.path().join("cmdline")).is_ok_and(|line| {
+            String::from_utf8_lossy(&line)
+                .replace('\0', " ")
+                .contains(marker)
+        })
     })
 }
 
