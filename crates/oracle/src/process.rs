@@ -177,14 +177,7 @@ fn run_case(
     case: &TestCase,
     prepared: &Prepared,
 ) -> Result<OracleCaseResult, OracleError> {
-    let SuiteRun {
-        executor,
-        cancel,
-        suite,
-        command,
-        timeout_ms,
-        options,
-    } = *suite_run;
+    let SuiteRun { suite, options, .. } = *suite_run;
     let work = WorkDir::new(options.work_dir.as_deref())?;
     let box_dir = work.box_dir();
     write_sources(&box_dir, &suite.source_files)?;
@@ -195,14 +188,14 @@ fn run_case(
     std::fs::write(&stdin, prepared.stdin.as_bytes())
         .map_err(|e| OracleError::io("write", &stdin, e))?;
 
-    let mut args: Vec<String> = command[1..].to_vec();
+    let mut args: Vec<String> = suite_run.command[1..].to_vec();
     args.push(suite.entry_point.clone());
     args.extend(prepared.argv.iter().cloned());
     let mut limits = options.limits.clone();
-    limits.wall_time_ms = Some(timeout_ms);
-    limits.cpu_time_ms = Some(timeout_ms);
+    limits.wall_time_ms = Some(suite_run.timeout_ms);
+    limits.cpu_time_ms = Some(suite_run.timeout_ms);
     let spec = ProcessSpec {
-        program: PathBuf::from(&command[0]),
+        program: PathBuf::from(&suite_run.command[0]),
         args: args.into_iter().map(Into::into).collect(),
         env: vec![
             ("PYTHONIOENCODING".into(), "utf-8".into()),
@@ -216,7 +209,7 @@ fn run_case(
         read_only_mounts: Vec::new(),
         writable_mounts: Vec::new(),
     };
-    let outcome = executor.run_spec(cancel, spec)?;
+    let outcome = suite_run.executor.run_spec(suite_run.cancel, spec)?;
     let cap = options.max_capture_bytes;
     let stdout = text_of(read_capped(&stdout, cap)?);
     let stderr = text_of(read_capped(&stderr, cap)?);
