@@ -316,3 +316,19 @@ mod tests {
         assert!(!body.message.contains("secret"));
     }
 }
+
+/// Why a configuration is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Not TOML, or an unknown or mistyped key (the message names it).
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// A value out of range.
+    #[error("{key}: {message}")]
+    Value {
+        /// The key at fault.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}

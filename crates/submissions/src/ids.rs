@@ -1,4 +1,5 @@
-//! What a `sub_id` and a `category` may be here. They name a submission in a URL
+//! What a `sub_id` and a `category` may be on a server, and a Submission read as a server takes
+//! it ([`read_submission`]). They name a submission in a URL
 //! (`/v1/submissions/{sub_id}?category=...`) and in the store, so: not empty (an empty
 //! `sub_id` would be `GET /v1/submissions/`, which names nothing), at most [`MAX_ID_BYTES`],
 //! not `.` or `..` (URL resolution removes those path segments before a request is sent), and no
@@ -6,7 +7,9 @@
 //! `/`, `?`, `%`, spaces or any Unicode, is allowed: the server percent-encodes it in the URLs it
 //! gives out, so a platform's existing ids keep working.
 
-use verdict_contracts::{FieldError, Submission};
+use verdict_contracts::{
+    Caps, FieldError, InvalidRequest, RequestError, Submission, Valid, parse_submission,
+};
 
 /// The longest `sub_id` or `category`, in bytes of UTF-8.
 pub const MAX_ID_BYTES: usize = 256;
@@ -43,6 +46,23 @@ pub fn check_ids(submission: &Submission) -> Vec<FieldError> {
     .into_iter()
     .flatten()
     .collect()
+}
+
+/// Reads a Submission as a server takes it, once: parsed and validated
+/// ([`parse_submission`]), then its `category` and `sub_id` checked as ids and the whole
+/// against the operator's `caps`; a refusal lists every problem, each naming its field.
+pub fn read_submission(text: &str, caps: &Caps) -> Result<Valid<Submission>, RequestError> {
+    let submission = parse_submission(text)?;
+    let mut errors = check_ids(&submission);
+    errors.extend(caps.check_submission(&submission));
+    if errors.is_empty() {
+        Ok(submission)
+    } else {
+        Err(RequestError::Invalid(InvalidRequest::of(
+            &submission,
+            errors,
+        )))
+    }
 }
 
 #[cfg(test)]
