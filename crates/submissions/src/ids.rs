@@ -15,7 +15,7 @@ use verdict_contracts::{
 pub const MAX_ID_BYTES: usize = 256;
 
 /// The problems of one id named `field`, if any.
-pub fn check_id(field: &str, value: &str) -> Option<FieldError> {
+fn check_id(field: &str, value: &str) -> Option<FieldError> {
     let why = if value.is_empty() {
         "must not be empty".to_owned()
     } else if value.len() > MAX_ID_BYTES {

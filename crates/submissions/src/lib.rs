@@ -52,7 +52,7 @@ pub use claim::AcceptClaim;
 pub use db::{DbError, Phase, SubKey, Unfinished};
 pub use entry::{Entry, EventCursor, StreamEvent};
 pub use error::SubmissionError;
-pub use ids::{MAX_ID_BYTES, check_id, check_ids, read_submission};
+pub use ids::{MAX_ID_BYTES, check_ids, read_submission};
 pub use jobs::Jobs;
 pub use judge0::KeptJudge0;
 pub use lab_runs::{KeptLabRun, LAB_RUNS_KEPT};

@@ -20,11 +20,6 @@ pub struct CheckedBatch {
 }
 
 impl CheckedBatch {
-    /// The request.
-    pub fn request(&self) -> &BatchRequest {
-        &self.request
-    }
-
     /// The category a programming problem names (the default category of its batch).
     pub fn category(&self) -> Option<&str> {
         match &self.request.problem {
