@@ -85,6 +85,36 @@ mod tests {
     }
 
     #[test]
+    fn a_submission_read_by_a_server_names_its_bad_ids_and_its_caps_together() {
+        let text = r#"{"sub_type": "programming", "category": "..", "prob_id": "p",
+            "sub_id": "", "updated_at": 1, "test_data": [],
+            "judge_tasks": [{"check_script": "compile", "depends_on": -1, "time_limit": 5000}],
+            "submission": {"type": "source_code", "language": "c",
+              "source_files": [{"type": "text", "name": "main.c", "text": "int main(){}"}]}}"#;
+        let caps = Caps {
+            time_limit_ms: 1000,
+            ..Caps::default()
+        };
+        let Err(RequestError::Invalid(invalid)) = read_submission(text, &caps) else {
+            panic!("refused as invalid");
+        };
+        let fields: Vec<&str> = invalid.errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["category", "sub_id", "judge_tasks[0].time_limit"],
+            "{invalid}"
+        );
+        let within = Caps {
+            time_limit_ms: 5000,
+            ..Caps::default()
+        };
+        let fixed = text
+            .replace(r#""category": "..""#, r#""category": "c""#)
+            .replace(r#""sub_id": """#, r#""sub_id": "s""#);
+        assert_eq!(read_submission(&fixed, &within).expect("read").sub_id, "s");
+    }
+
+    #[test]
     fn ordinary_ids_pass() {
         for good in [
             "1",
