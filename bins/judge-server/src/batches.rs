@@ -52,6 +52,7 @@ pub(crate) fn api_error(err: BatchError) -> ApiError {
             let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
             ApiError::invalid(field, list.join("; "))
         }
+        err @ BatchError::NotJson(_) => ApiError::bad_body(err.to_string()),
         BatchError::Conflict(id) => {
             ApiError::Conflict(format!("batch {id:?} exists with another request"))
         }
@@ -100,17 +101,15 @@ pub async fn submit(
         }
         None => None,
     };
-    let category = match query.category {
-        Some(c) => c,
-        None => serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| v.pointer("/problem/category")?.as_str().map(str::to_owned))
-            .unwrap_or_else(|| "default".to_owned()),
-    };
+    let dispatch = state.dispatch()?;
+    let batch = dispatch.check_batch(text).map_err(api_error)?;
+    let category = query
+        .category
+        .or_else(|| batch.category().map(str::to_owned))
+        .unwrap_or_else(|| "default".to_owned());
     caller.check_category(&category)?;
-    let (entry, _new) = state
-        .batches()?
-        .accept(id, category, text)
+    let (entry, _new) = dispatch
+        .accept_batch(id, category, batch)
         .await
         .map_err(api_error)?;
     if let Some(ms) = query.wait {
@@ -131,7 +130,7 @@ pub async fn submit(
 }
 
 fn visible(state: &AppState, caller: &Caller, id: &str) -> Result<Arc<BatchEntry>, ApiError> {
-    match state.batches()?.get(id) {
+    match state.dispatch()?.batch(id) {
         Some(entry) if caller.may_use(&entry.category) => Ok(entry),
         _ => Err(ApiError::NotFound(format!("no batch {id:?}"))),
     }
@@ -154,8 +153,8 @@ pub async fn cancel(
 ) -> Result<Response, ApiError> {
     visible(&state, &caller, &id)?;
     let entry = state
-        .batches()?
-        .cancel(&id)
+        .dispatch()?
+        .cancel_batch(&id)
         .await
         .map_err(api_error)?
         .ok_or_else(|| ApiError::NotFound(format!("no batch {id:?}")))?;

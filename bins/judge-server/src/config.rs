@@ -1,5 +1,6 @@
 //! The server's configuration: one typed struct read from TOML, unknown keys rejected.
 
+use crate::error::ConfigError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -81,15 +82,15 @@ pub struct ServerConfig {
     /// previous response (so it also closes idle keep-alive connections), in ms.
     pub header_timeout_ms: u64,
     /// SandboxFusion's routes (`/run_code`, `/v1/ping`): off by default (docs/compat.md).
-    pub sandbox_fusion: crate::sandbox_fusion::SandboxFusionConfig,
+    pub sandbox_fusion: crate::platforms::sandbox_fusion::SandboxFusionConfig,
     /// Piston's API v2 (`/api/v2/runtimes`, `/api/v2/execute`): off by default (docs/compat.md).
-    pub piston: crate::piston::PistonConfig,
+    pub piston: crate::platforms::piston::PistonConfig,
     /// Jobe's REST API (`/jobe/index.php/restapi/...`, Moodle CodeRunner's): off by default
     /// (docs/compat.md).
-    pub jobe: crate::jobe::JobeConfig,
+    pub jobe: crate::platforms::jobe::JobeConfig,
     /// Judge0 CE's API (`/submissions`, `/languages`, `/statuses`, ...): off by default
     /// (docs/compat.md).
-    pub judge0: crate::judge0::Judge0Config,
+    pub judge0: crate::platforms::judge0::Judge0Config,
     /// Agent Lab runners and evaluators (the table `judge lab --lab-config` reads); the
     /// `function`, `script`, `cli` and `programming` runners are always there.
     pub lab: LabConfig,
@@ -155,22 +156,6 @@ impl Default for ServerConfig {
             base_dir: PathBuf::from("."),
         }
     }
-}
-
-/// Why a configuration is refused.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// Not TOML, or an unknown or mistyped key (the message names it).
-    #[error(transparent)]
-    Toml(#[from] toml::de::Error),
-    /// A value out of range.
-    #[error("{key}: {message}")]
-    Value {
-        /// The key at fault.
-        key: String,
-        /// What is wrong with it.
-        message: String,
-    },
 }
 
 impl ServerConfig {

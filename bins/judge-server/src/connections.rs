@@ -171,7 +171,7 @@ pub async fn serve_connections(
             continue;
         };
         // Each request carries its client's address (SandboxFusion's routes let networks in).
-        let client = crate::sandbox_fusion::ClientAddr(peer.ip());
+        let client = crate::platforms::gate::ClientAddr(peer.ip());
         let service = TowerToHyperService::new(tower::ServiceExt::map_request(
             app.clone(),
             move |mut request: axum::http::Request<_>| {

@@ -7,6 +7,7 @@
 
 use crate::access::{allow_local_assets, check_lab_task};
 use crate::auth::Caller;
+use crate::dispatch::Dispatch;
 use crate::error::ApiError;
 use crate::extract::Text;
 use crate::lab_runs::LabRunList;
@@ -18,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 use tokio::sync::OwnedSemaphorePermit;
-use verdict_contracts::oracle::{OracleReport, suite_from_value};
+use verdict_contracts::oracle::OracleReport;
 use verdict_contracts::{RunRecord, ScoreRecord};
 use verdict_lab::LabTask;
 
@@ -50,11 +51,10 @@ pub async fn oracle(
     caller: Caller,
     Text(text): Text,
 ) -> Result<Json<OracleReport>, ApiError> {
-    let suite = suite_from_value(json_value(&text)?)
-        .map_err(|e| ApiError::invalid(e.field.clone(), e.to_string()))?;
-    if let Some(over) = state.config.caps.check_suite(&suite).into_iter().next() {
-        return Err(ApiError::invalid(over.field.clone(), over.to_string()));
-    }
+    let dispatch = state.dispatch()?;
+    let suite = dispatch
+        .check_suite(&text)
+        .map_err(crate::batches::api_error)?;
     if !state.accepting() {
         return Err(ApiError::ShuttingDown);
     }
@@ -63,14 +63,15 @@ pub async fn oracle(
     // The suite ends when its request does (the 504 at request_timeout_ms): no case starts
     // after it, so its place and run permit are not held for a caller that is gone.
     let deadline = std::time::Instant::now() + state.config.request_timeout();
-    if state.batches().is_ok_and(|door| door.is_relay()) {
-        return crate::relayed_suite::judge(&state, category, suite, deadline)
-            .await
-            .map(Json);
-    }
-    let direct = state.direct()?;
-    let report = direct
-        .batches
+    let batches = match dispatch {
+        Dispatch::Local { batches, .. } => batches,
+        Dispatch::Relayed { relay, .. } => {
+            return crate::relayed_suite::judge(&state, relay, category, suite, deadline)
+                .await
+                .map(Json);
+        }
+    };
+    let report = batches
         .suite(category, suite, Some(deadline))
         .await
         .map_err(crate::batches::api_error)?;

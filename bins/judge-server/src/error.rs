@@ -1,5 +1,7 @@
 //! The server's one error type: every failure becomes a JSON body
 //! `{"error": {"code", "message", "field"?}}` with its status; internals are logged, not sent.
+//! Also why a configuration is refused ([`ConfigError`]), before anything is served: here, below
+//! `config.rs` and the platforms' sections that check their own keys.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -285,6 +287,22 @@ impl IntoResponse for ApiError {
         }
         response
     }
+}
+
+/// Why a configuration is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Not TOML, or an unknown or mistyped key (the message names it).
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// A value out of range.
+    #[error("{key}: {message}")]
+    Value {
+        /// The key at fault.
+        key: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 #[cfg(test)]

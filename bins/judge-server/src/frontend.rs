@@ -6,9 +6,9 @@
 //! cut into units for the workers, their results consumed by every front end. Nothing is judged
 //! here: no sandbox is needed.
 
-use crate::auth::Auth;
 use crate::config::ServerConfig;
-use crate::state::{AppState, Broker, Handoff, Shared, Submissions, open_store};
+use crate::dispatch::Dispatch;
+use crate::state::{AppState, Broker, Shared, Submissions, open_store};
 use anyhow::Context;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -73,23 +73,15 @@ fn front_end(
     relay.connect(front.clone());
     tracing::info!(queue = %config.amqp.frontend_queue, "the front end's report queue");
     let state = AppState::assemble(Shared {
-        sandbox_fusion: None,
-        piston: None,
-        jobe: None,
-        judge0: None,
-        streams: Default::default(),
-        auth: Auth::new(config.tokens.clone()),
-        config,
-        metrics,
-        stopping,
-        judge: None,
         submissions: Some(Submissions {
             store,
-            handoff: Handoff::Publish(front.clone()),
+            dispatch: Dispatch::Relayed {
+                front: front.clone(),
+                relay,
+            },
         }),
-        direct: None,
         broker: Some(broker),
-        relay: Some(relay),
+        ..Shared::new(config, metrics, stopping)
     });
     Ok((state, front))
 }
@@ -123,7 +115,7 @@ async fn seen_published(store: &Store, body: Vec<u8>) {
     let Ok(submission) = parse_submission(&text) else {
         return;
     };
-    if crate::ids::check_ids(&submission).is_empty() {
+    if verdict_submissions::check_ids(&submission).is_empty() {
         store.note_published(&submission, text).await;
     }
 }

@@ -5,8 +5,8 @@
 //! by an `X-API-KEY` of `[[jobe.keys]]` or by its network. Errors are Jobe's: a JSON string
 //! with 400 or 404, `403 Missing API key` / `Unknown API key` in plain text.
 
-use crate::compat_gate::{ApiKey, Denied, Gate, default_category, loopback};
-use crate::sandbox_fusion::ClientAddr;
+use crate::platforms::gate::{ClientAddr, Denied};
+use crate::platforms::jobe::Jobe;
 use crate::state::AppState;
 use axum::Router;
 use axum::body::Bytes;
@@ -14,125 +14,12 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
-use serde::Deserialize;
 use serde_json::Value;
-use std::time::Duration;
-use verdict_compat::jobe::cache::{FileCache, valid_id};
+use verdict_compat::CompatError;
+use verdict_compat::jobe::cache::valid_id;
 use verdict_compat::jobe::{
-    JobeLimits, OVERLOAD_TEST, RunResult, jobe_id, languages, parse_put, parse_run, program_request,
+    OVERLOAD_TEST, RunResult, jobe_id, languages, parse_put, parse_run, program_request,
 };
-use verdict_compat::toolchains::Toolchains;
-use verdict_compat::{CompatError, ProgramRunner};
-
-/// `[jobe]`: who may call Jobe's routes, and Jobe's server settings.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct JobeConfig {
-    /// Serve the routes at all (off by default).
-    pub enabled: bool,
-    /// Keys sent as `X-API-KEY`, each with its category (Jobe's `api_keys`).
-    pub keys: Vec<ApiKey>,
-    /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default
-    /// (Jobe is meant to sit behind a firewall that lets only the Moodle server in).
-    pub networks: Vec<String>,
-    /// The category of calls let in by their network.
-    pub network_category: String,
-    /// How long a run waits for a run slot before Jobe's overload outcome (21), in ms
-    /// (Jobe: `jobe_wait_timeout`, 10 s).
-    pub max_wait_ms: u64,
-    /// Builds kept for identical sources.
-    pub builds: usize,
-    /// The largest `cputime` a run may ask for, in seconds (Jobe: `cputime_upper_limit_secs`).
-    pub max_cputime_secs: u64,
-    /// The most memory a run gets, in MB (a larger `memorylimit`, or 0, gets this).
-    pub max_memory_mb: u64,
-    /// The file cache's size, in MB (the least recently used files go beyond it).
-    pub file_cache_mb: u64,
-}
-
-impl Default for JobeConfig {
-    fn default() -> Self {
-        let limits = JobeLimits::default();
-        JobeConfig {
-            enabled: false,
-            keys: Vec::new(),
-            networks: loopback(),
-            network_category: default_category(),
-            max_wait_ms: 10_000,
-            builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
-            max_cputime_secs: limits.max_cputime_secs,
-            max_memory_mb: limits.max_memory_mb,
-            file_cache_mb: 1024,
-        }
-    }
-}
-
-impl JobeConfig {
-    /// Checks what serde cannot: keys, networks, bounds.
-    pub fn check(&self) -> Result<(), crate::config::ConfigError> {
-        crate::compat_gate::check("jobe", &self.keys, &self.networks)?;
-        for (key, value) in [
-            ("max_wait_ms", self.max_wait_ms),
-            ("builds", self.builds as u64),
-            ("max_cputime_secs", self.max_cputime_secs),
-            ("max_memory_mb", self.max_memory_mb),
-            ("file_cache_mb", self.file_cache_mb),
-        ] {
-            if value == 0 {
-                return Err(crate::config::ConfigError::Value {
-                    key: format!("jobe.{key}"),
-                    message: "must be at least 1".into(),
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
-/// What the routes need: the runner, the file cache, the gate and the probed toolchains.
-#[derive(Debug)]
-pub struct Jobe {
-    runner: ProgramRunner,
-    files: FileCache,
-    limits: JobeLimits,
-    gate: Gate,
-    toolchains: Toolchains,
-}
-
-impl Jobe {
-    /// The routes' state over `judge` (its file cache in `data_dir/jobe-files`), or `None`
-    /// when they are off.
-    pub fn new(
-        server: &crate::config::ServerConfig,
-        judge: &verdict_scheduler::Judge,
-    ) -> anyhow::Result<Option<Self>> {
-        let config = &server.jobe;
-        if !config.enabled {
-            return Ok(None);
-        }
-        let files = FileCache::open(
-            &server.data_dir().join("jobe-files"),
-            config.file_cache_mb.saturating_mul(1 << 20),
-        )?;
-        Ok(Some(Jobe {
-            // Jobe's limit is CPU time with a wall clock of twice it: one run per judge slot,
-            // so a run never waits for a core long enough to pass its wall clock.
-            runner: ProgramRunner::new(
-                judge.clone(),
-                config.builds,
-                Duration::from_millis(config.max_wait_ms),
-            )
-            .with_parallel_runs(judge.config().parallelism),
-            files,
-            limits: JobeLimits {
-                max_cputime_secs: config.max_cputime_secs,
-                max_memory_mb: config.max_memory_mb,
-            },
-            gate: Gate::new(&config.keys, &config.networks, &config.network_category),
-            toolchains: Toolchains::default(),
-        }))
-    }
-}
 
 /// The routes, at CodeRunner's URLs and Jobe's legacy root ones.
 pub(crate) fn router() -> Router<AppState> {

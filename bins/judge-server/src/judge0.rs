@@ -7,8 +7,8 @@
 //! again at start. Every run goes through the compat runner (one compile for identical
 //! sources); `callback_url` gets Judge0's PUT, through the guarded client of remote assets.
 
-use crate::compat_gate::{ApiKey, Denied, Gate, default_category, loopback};
-use crate::sandbox_fusion::ClientAddr;
+use crate::platforms::gate::{ClientAddr, Denied, constant_time_eq};
+use crate::platforms::judge0::{Judge0, now_ms};
 use crate::state::AppState;
 use axum::Router;
 use axum::body::Bytes;
@@ -16,452 +16,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::Ordering;
 use verdict_compat::judge0::{
-    self, Judge0Language, Judge0Limits, Judge0Switches, NOT_UTF8_MESSAGE, Record, parse_fields,
-    parse_submission, render, statuses,
+    self, Judge0Language, NOT_UTF8_MESSAGE, Record, parse_fields, parse_submission, render,
+    statuses,
 };
-use verdict_compat::toolchains::Toolchains;
-use verdict_compat::{CompatError, ProgramRunner};
-use verdict_submissions::{KeptJudge0, Store};
-
-/// `[judge0]`: who may call Judge0's routes, Judge0's settings and limits.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Judge0Config {
-    /// Serve the routes at all (off by default).
-    pub enabled: bool,
-    /// Keys sent in `auth_header` (Judge0's AUTHN tokens), each with its category.
-    pub keys: Vec<ApiKey>,
-    /// The header (or query parameter) a key comes in: Judge0's `AUTHN_HEADER`,
-    /// `X-Auth-Token` by default (`X-RapidAPI-Key` for an app written for RapidAPI's Judge0).
-    pub auth_header: String,
-    /// Judge0's AUTHZ tokens, sent in `authz_header` besides a key: they may list
-    /// submissions (`GET /submissions`) and delete them; none: those answer `403`, as on a
-    /// Judge0 without an `AUTHZ_TOKEN`.
-    pub authz_keys: Vec<String>,
-    /// The header (or query parameter) an AUTHZ token comes in (Judge0's `AUTHZ_HEADER`).
-    pub authz_header: String,
-    /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default.
-    pub networks: Vec<String>,
-    /// The category of calls let in by their network.
-    pub network_category: String,
-    /// How long one try waits for a run slot, in ms; a submission then waits its turn again.
-    pub max_wait_ms: u64,
-    /// Builds kept for identical sources.
-    pub builds: usize,
-    /// Finished submissions kept (the oldest go beyond it); waiting ones are always kept.
-    pub kept: usize,
-    /// `DELETE /submissions/{token}` allowed (Judge0's `ENABLE_SUBMISSION_DELETE`).
-    pub enable_submission_delete: bool,
-    /// `callback_url` accepted (Judge0's `ENABLE_CALLBACKS`).
-    pub enable_callbacks: bool,
-    /// Tries of a callback that fails to connect (Judge0's `CALLBACKS_MAX_TRIES`).
-    pub callbacks_max_tries: u32,
-    /// One callback try's timeout in seconds (Judge0's `CALLBACKS_TIMEOUT`).
-    pub callbacks_timeout: f64,
-    /// Hosts callbacks may reach whatever their address (empty: any host whose addresses
-    /// are all globally routable or in `callback_allow_networks`), as for remote assets.
-    pub callback_allow_hosts: Vec<String>,
-    /// Networks callbacks may reach although not globally routable.
-    pub callback_allow_networks: Vec<verdict_fetch::Network>,
-    /// Judge0's defaults and most for each submission field (its `judge0.conf` names).
-    pub limits: Judge0Limits,
-}
-
-impl Default for Judge0Config {
-    fn default() -> Self {
-        Judge0Config {
-            enabled: false,
-            keys: Vec::new(),
-            auth_header: "X-Auth-Token".into(),
-            authz_keys: Vec::new(),
-            authz_header: "X-Auth-User".into(),
-            networks: loopback(),
-            network_category: default_category(),
-            max_wait_ms: 30_000,
-            builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
-            kept: 100_000,
-            enable_submission_delete: false,
-            enable_callbacks: true,
-            callbacks_max_tries: 3,
-            callbacks_timeout: 5.0,
-            callback_allow_hosts: Vec::new(),
-            callback_allow_networks: Vec::new(),
-            limits: Judge0Limits::default(),
-        }
-    }
-}
-
-impl Judge0Config {
-    /// Checks what serde cannot: keys, networks, limits that bound every run.
-    pub fn check(&self) -> Result<(), crate::config::ConfigError> {
-        crate::compat_gate::check("judge0", &self.keys, &self.networks)?;
-        for (key, name) in [
-            ("auth_header", &self.auth_header),
-            ("authz_header", &self.authz_header),
-        ] {
-            if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                return Err(crate::config::ConfigError::Value {
-                    key: format!("judge0.{key}"),
-                    message: format!("{name:?} is not a header name"),
-                });
-            }
-        }
-        for (i, key) in self.authz_keys.iter().enumerate() {
-            if key.len() < 16 || key.chars().any(|c| c.is_whitespace() || c.is_control()) {
-                return Err(crate::config::ConfigError::Value {
-                    key: format!("judge0.authz_keys[{i}]"),
-                    message: "at least 16 characters, no spaces".into(),
-                });
-            }
-        }
-        let error = |key: &str, message: &str| crate::config::ConfigError::Value {
-            key: format!("judge0.{key}"),
-            message: message.into(),
-        };
-        let l = &self.limits;
-        for (key, value) in [
-            ("max_wait_ms", self.max_wait_ms as f64),
-            ("builds", self.builds as f64),
-            ("kept", self.kept as f64),
-            ("callbacks_max_tries", f64::from(self.callbacks_max_tries)),
-            ("callbacks_timeout", self.callbacks_timeout),
-            ("limits.max_cpu_time_limit", l.max_cpu_time_limit),
-            ("limits.max_wall_time_limit", l.max_wall_time_limit),
-            ("limits.max_memory_limit", l.max_memory_limit as f64),
-            (
-                "limits.max_max_processes_and_or_threads",
-                l.max_max_processes_and_or_threads as f64,
-            ),
-            ("limits.max_max_file_size", l.max_max_file_size as f64),
-            ("limits.max_number_of_runs", l.max_number_of_runs as f64),
-            (
-                "limits.max_submission_batch_size",
-                l.max_submission_batch_size as f64,
-            ),
-            ("limits.max_queue_size", l.max_queue_size as f64),
-        ] {
-            if value.is_nan() || value <= 0.0 || !value.is_finite() {
-                return Err(error(key, "must be above 0 (every run is bounded)"));
-            }
-        }
-        for (key, default, most) in [
-            ("cpu_time_limit", l.cpu_time_limit, l.max_cpu_time_limit),
-            ("cpu_extra_time", l.cpu_extra_time, l.max_cpu_extra_time),
-            ("wall_time_limit", l.wall_time_limit, l.max_wall_time_limit),
-            (
-                "memory_limit",
-                l.memory_limit as f64,
-                l.max_memory_limit as f64,
-            ),
-            (
-                "stack_limit",
-                l.stack_limit as f64,
-                l.max_stack_limit as f64,
-            ),
-            (
-                "max_processes_and_or_threads",
-                l.max_processes_and_or_threads as f64,
-                l.max_max_processes_and_or_threads as f64,
-            ),
-            (
-                "max_file_size",
-                l.max_file_size as f64,
-                l.max_max_file_size as f64,
-            ),
-            (
-                "number_of_runs",
-                l.number_of_runs as f64,
-                l.max_number_of_runs as f64,
-            ),
-        ] {
-            if !(0.0..=most).contains(&default) {
-                return Err(error(
-                    &format!("limits.{key}"),
-                    &format!("must be between 0 and its most, {most}"),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn switches(&self) -> Judge0Switches {
-        Judge0Switches {
-            enable_submission_delete: self.enable_submission_delete,
-            enable_callbacks: self.enable_callbacks,
-            callbacks_max_tries: self.callbacks_max_tries,
-            callbacks_timeout: self.callbacks_timeout,
-        }
-    }
-}
-
-/// What the routes need: the runner, the store, the gate, the callbacks' client.
-#[derive(Debug)]
-pub struct Judge0 {
-    runner: ProgramRunner,
-    limits: Judge0Limits,
-    switches: Judge0Switches,
-    kept: usize,
-    gate: Gate,
-    auth_header: String,
-    authz_keys: Vec<String>,
-    authz_header: String,
-    toolchains: Toolchains,
-    store: Arc<Store>,
-    /// Submissions accepted and not finished (`max_queue_size` bounds it).
-    pending: AtomicUsize,
-    /// One permit per run slot of the judge: a submission holding one is Processing, the
-    /// others are In Queue.
-    running: tokio::sync::Semaphore,
-    callbacks: Arc<verdict_fetch::Fetcher>,
-    host: Option<String>,
-}
-
-impl Judge0 {
-    /// The routes' state over `judge` and the server's submission `store`, or `None` when
-    /// they are off.
-    pub fn new(
-        server: &crate::config::ServerConfig,
-        judge: &verdict_scheduler::Judge,
-        store: &Arc<Store>,
-    ) -> Option<Arc<Self>> {
-        let config = &server.judge0;
-        config.enabled.then(|| {
-            Arc::new(Judge0 {
-                runner: ProgramRunner::new(
-                    judge.clone(),
-                    config.builds,
-                    Duration::from_millis(config.max_wait_ms),
-                ),
-                limits: config.limits.clone(),
-                switches: config.switches(),
-                kept: config.kept,
-                gate: Gate::new(&config.keys, &config.networks, &config.network_category),
-                auth_header: config.auth_header.clone(),
-                authz_keys: config.authz_keys.clone(),
-                authz_header: config.authz_header.clone(),
-                toolchains: Toolchains::default(),
-                store: store.clone(),
-                pending: AtomicUsize::new(0),
-                running: tokio::sync::Semaphore::new(judge.config().parallelism.max(1)),
-                callbacks: Arc::new(verdict_fetch::Fetcher::new(verdict_fetch::Policy {
-                    allow_hosts: config.callback_allow_hosts.clone(),
-                    allow_networks: config.callback_allow_networks.clone(),
-                    timeout: Duration::from_secs_f64(config.callbacks_timeout.clamp(0.1, 600.0)),
-                    ..verdict_fetch::Policy::default()
-                })),
-                host: std::fs::read_to_string("/proc/sys/kernel/hostname")
-                    .ok()
-                    .map(|h| h.trim().to_string())
-                    .filter(|h| !h.is_empty()),
-            })
-        })
-    }
-
-    /// The Judge0 languages installed here.
-    async fn languages(&self) -> Vec<Judge0Language> {
-        let installed = self.toolchains.get(self.runner.judge()).await;
-        judge0::languages(&installed, self.runner.judge().profiles())
-    }
-
-    /// At start: probes the toolchains, and runs again, in the background, every submission
-    /// kept as waiting or running (a previous run of the server stopped before finishing them).
-    pub(crate) async fn recover(self: &Arc<Self>) {
-        // The toolchains' versions (Judge0's language names) are probed now, in the
-        // background, rather than by the first client, whose SDK gives up after 5 s.
-        let this = self.clone();
-        tokio::spawn(async move { this.languages().await });
-        let rows = match self.store.pending_judge0().await {
-            Ok(rows) => rows,
-            Err(error) => {
-                tracing::warn!(%error, "judge0: cannot read the waiting submissions");
-                return;
-            }
-        };
-        for row in rows {
-            match serde_json::from_str::<Record>(&row.record) {
-                Ok(mut record) => {
-                    record.status_id = statuses::IN_QUEUE.id;
-                    self.pending.fetch_add(1, Ordering::SeqCst);
-                    let this = self.clone();
-                    tokio::spawn(async move { this.process(record, row.category).await });
-                }
-                Err(error) => {
-                    tracing::warn!(%error, token = row.token, "judge0: an unreadable submission");
-                }
-            }
-        }
-    }
-
-    async fn save(&self, record: &Record, category: &str) -> Result<(), String> {
-        let text = serde_json::to_string(record).map_err(|e| e.to_string())?;
-        self.store
-            .put_judge0(
-                KeptJudge0 {
-                    token: record.token.clone(),
-                    category: category.to_string(),
-                    pending: record.status().is_pending(),
-                    record: text,
-                },
-                self.kept,
-            )
-            .await
-            .map_err(|e| e.to_string())
-    }
-
-    /// Compiles and runs a submission `number_of_runs` times, keeps the result, calls its
-    /// callback. Returns the finished record (`None` when the server stopped first: it stays
-    /// pending and runs again at the next start).
-    async fn process(self: Arc<Self>, mut record: Record, category: String) -> Option<Record> {
-        let finished = self.run_all(&mut record, &category).await;
-        self.pending.fetch_sub(1, Ordering::SeqCst);
-        if !finished {
-            return None;
-        }
-        if let Err(error) = self.save(&record, &category).await {
-            tracing::warn!(%error, token = record.token, "judge0: cannot keep a result");
-        }
-        if let Some(url) = record.callback_url.clone() {
-            let this = self.clone();
-            let fields = parse_fields(None).unwrap_or_default();
-            let body = render(&record, &fields, true, &[])
-                .map(|v| v.to_string())
-                .unwrap_or_default();
-            tokio::spawn(async move { this.callback(url, body).await });
-        }
-        Some(record)
-    }
-
-    /// Fills `record` with its runs; whether it finished (not interrupted by a shutdown).
-    async fn run_all(&self, record: &mut Record, category: &str) -> bool {
-        let Ok(_turn) = self.running.acquire().await else {
-            return false;
-        };
-        let now = now_ms();
-        record.status_id = statuses::PROCESSING.id;
-        record.started_at_ms = Some(now);
-        record.updated_at_ms = now;
-        record.execution_host = self.host.clone();
-        if let Err(error) = self.save(record, category).await {
-            tracing::warn!(%error, token = record.token, "judge0: cannot keep a status");
-        }
-        let languages = self.languages().await;
-        let Some(language) = languages.iter().find(|l| l.id == record.language_id) else {
-            finish_internal(
-                record,
-                format!("language with id {} is not installed", record.language_id),
-            );
-            return true;
-        };
-        let program = judge0::program_request(record, language, &self.limits, category);
-        let (mut times, mut memories) = (Vec::new(), Vec::new());
-        for _ in 0..record.number_of_runs.max(1) {
-            let outcome = loop {
-                match self.runner.run(program.clone()).await {
-                    Err(CompatError::Busy(_)) => continue,
-                    Err(CompatError::ShuttingDown) => return false,
-                    other => break other,
-                }
-            };
-            let summary = match outcome {
-                Ok(outcome) => judge0::summarize(record, &outcome),
-                Err(error) => {
-                    finish_internal(record, error.to_string());
-                    return true;
-                }
-            };
-            let compiled = summary.status != statuses::COMPILATION_ERROR;
-            record.status_id = summary.status.id;
-            record.stdout = summary.stdout;
-            record.stderr = summary.stderr;
-            record.compile_output = summary.compile_output;
-            record.message = summary.message;
-            record.exit_code = summary.exit_code;
-            record.exit_signal = summary.exit_signal;
-            record.wall_time = summary.wall_time;
-            record.time = summary.time;
-            record.memory = summary.memory;
-            if !compiled {
-                break;
-            }
-            times.extend(summary.time);
-            memories.extend(summary.memory);
-            if summary.status != statuses::ACCEPTED {
-                break;
-            }
-        }
-        if !times.is_empty() {
-            record.time = Some(times.iter().sum::<f64>() / times.len() as f64);
-        }
-        if !memories.is_empty() {
-            record.memory = Some(memories.iter().sum::<u64>() / memories.len() as u64);
-        }
-        let now = now_ms();
-        record.finished_at_ms = Some(now);
-        record.updated_at_ms = now;
-        true
-    }
-
-    /// Judge0's callback: a PUT of the submission (its default fields, base64), tried again
-    /// only when it could not be delivered (any HTTP answer ends it, as in Judge0).
-    async fn callback(&self, url: String, body: String) {
-        for attempt in 0..self.switches.callbacks_max_tries.max(1) {
-            if attempt > 0 {
-                tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt))).await;
-            }
-            let fetcher = self.callbacks.clone();
-            let (url2, body2) = (url.clone(), body.clone());
-            let sent = tokio::task::spawn_blocking(move || {
-                fetcher.put(
-                    &url2,
-                    &[("Content-Type".into(), "application/json".into())],
-                    body2.as_bytes(),
-                    64 * 1024,
-                    None,
-                )
-            })
-            .await;
-            match sent {
-                Ok(Ok(_)) => return,
-                Ok(Err(error)) => {
-                    tracing::warn!(%error, attempt, "judge0: a callback failed");
-                    if matches!(
-                        error.kind,
-                        verdict_fetch::FetchErrorKind::Refused(_)
-                            | verdict_fetch::FetchErrorKind::BadUrl(_)
-                    ) {
-                        return;
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "judge0: a callback panicked");
-                    return;
-                }
-            }
-        }
-    }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-/// Judge0's Internal Error (13) with the judge's reason.
-fn finish_internal(record: &mut Record, message: String) {
-    let now = now_ms();
-    record.status_id = statuses::INTERNAL_ERROR.id;
-    record.message = Some(message);
-    record.finished_at_ms = Some(now);
-    record.updated_at_ms = now;
-}
 
 /// The routes, at Judge0's paths.
 pub(crate) fn router() -> Router<AppState> {
@@ -531,7 +93,7 @@ impl Judge0 {
         let known = sent.is_some_and(|sent| {
             self.authz_keys
                 .iter()
-                .any(|k| crate::compat_gate::constant_time_eq(k.as_bytes(), sent.as_bytes()))
+                .any(|k| constant_time_eq(k.as_bytes(), sent.as_bytes()))
         });
         if known {
             Ok(())
@@ -552,6 +114,28 @@ macro_rules! let_caller {
 
 fn flag(params: &HashMap<String, String>, name: &str) -> bool {
     params.get(name).is_some_and(|v| v == "true")
+}
+
+/// Judge0's `503` of a server that is shutting down.
+fn shutting_down() -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the server is shutting down",
+    )
+}
+
+/// Judge0's `503` when the submissions' store cannot be read or written.
+fn store_unavailable() -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the submission store is unavailable; retry later",
+    )
+}
+
+/// The `fields` a caller asked for, or Judge0's `400` naming the unknown one.
+fn fields_of(params: &HashMap<String, String>) -> Result<Vec<&'static str>, Box<Response>> {
+    parse_fields(params.get("fields").map(String::as_str))
+        .map_err(|message| Box::new(error(StatusCode::BAD_REQUEST, &message)))
 }
 
 fn not_found() -> Response {
@@ -608,6 +192,37 @@ fn body_json(
 }
 
 impl Judge0 {
+    /// Judge0's `400` for a batch of `n` submissions or tokens: none, or more than
+    /// `max_submission_batch_size`.
+    fn check_batch_size(&self, n: usize) -> Result<(), Box<Response>> {
+        let most = self.limits.max_submission_batch_size;
+        let why = if n > most {
+            format!("number of submissions in a batch should be less than or equal to {most}")
+        } else if n == 0 {
+            "there should be at least one submission in a batch".to_owned()
+        } else {
+            return Ok(());
+        };
+        Err(Box::new(error(StatusCode::BAD_REQUEST, &why)))
+    }
+
+    /// One submission as Judge0 answers it (its `fields`, in base64 or not), or `400` when
+    /// a field is not UTF-8 and base64 was not asked for.
+    async fn reply(&self, record: &Record, fields: &[&str], base64: bool) -> Response {
+        let languages = self.languages().await;
+        match render(record, fields, base64, &languages) {
+            Ok(value) => axum::Json(value).into_response(),
+            Err(_) => error(StatusCode::BAD_REQUEST, NOT_UTF8_MESSAGE),
+        }
+    }
+
+    /// The installed languages by name (then id), as Judge0 lists them.
+    async fn languages_by_name(&self) -> Vec<Judge0Language> {
+        let mut list = self.languages().await;
+        list.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+        list
+    }
+
     /// `503 queue is full` when `n` more submissions would pass `max_queue_size`.
     fn check_queue(&self, n: usize) -> Result<(), Box<Response>> {
         if self.pending.load(Ordering::SeqCst) + n > self.limits.max_queue_size {
@@ -645,10 +260,7 @@ impl Judge0 {
         record.queue_host = self.host.clone();
         if let Err(why) = self.save(&record, category).await {
             tracing::warn!(error = why, "judge0: cannot keep a submission");
-            return Err(Box::new(error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the submission store is unavailable; retry later",
-            )));
+            return Err(Box::new(store_unavailable()));
         }
         self.pending.fetch_add(1, Ordering::SeqCst);
         let this = self.clone();
@@ -665,10 +277,7 @@ impl Judge0 {
     ) -> Result<HashMap<String, Record>, Box<Response>> {
         let rows = self.store.judge0(tokens).await.map_err(|e| {
             tracing::warn!(error = %e, "judge0: cannot read submissions");
-            Box::new(error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the submission store is unavailable; retry later",
-            ))
+            Box::new(store_unavailable())
         })?;
         Ok(rows
             .into_iter()
@@ -698,18 +307,15 @@ async fn create(
 ) -> Response {
     let (judge0, category) = let_caller!(state, client, headers, params);
     if state.stopping.is_cancelled() {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is shutting down",
-        );
+        return shutting_down();
     }
     let wait = flag(&params, "wait");
     if let Err(response) = judge0.check_queue(1) {
         return *response;
     }
-    let fields = match parse_fields(params.get("fields").map(String::as_str)) {
+    let fields = match fields_of(&params) {
         Ok(fields) => fields,
-        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+        Err(response) => return *response,
     };
     let base64 = flag(&params, "base64_encoded");
     let body = match body_json(&judge0.auth_header, &headers, &body, &params) {
@@ -734,12 +340,7 @@ async fn create(
     }
     let finished = match handle.await {
         Ok(Some(finished)) => finished,
-        _ => {
-            return error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the server is shutting down",
-            );
-        }
+        _ => return shutting_down(),
     };
     match render(&finished, &fields, base64, &languages) {
         Ok(value) => (StatusCode::CREATED, axum::Json(value)).into_response(),
@@ -760,20 +361,16 @@ async fn show(
     Query(params): Params,
 ) -> Response {
     let (judge0, category) = let_caller!(state, client, headers, params);
-    let fields = match parse_fields(params.get("fields").map(String::as_str)) {
+    let fields = match fields_of(&params) {
         Ok(fields) => fields,
-        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+        Err(response) => return *response,
     };
     let base64 = flag(&params, "base64_encoded");
     let record = match judge0.find_one(&token, &category).await {
         Ok(record) => record,
         Err(response) => return *response,
     };
-    let languages = judge0.languages().await;
-    match render(&record, &fields, base64, &languages) {
-        Ok(value) => axum::Json(value).into_response(),
-        Err(_) => error(StatusCode::BAD_REQUEST, NOT_UTF8_MESSAGE),
-    }
+    judge0.reply(&record, &fields, base64).await
 }
 
 /// `DELETE /submissions/{token}`: only where `enable_submission_delete` is on, and not while
@@ -789,9 +386,9 @@ async fn destroy(
     if let Err(response) = judge0.authorized(&headers, &params) {
         return *response;
     }
-    let fields = match parse_fields(params.get("fields").map(String::as_str)) {
+    let fields = match fields_of(&params) {
         Ok(fields) => fields,
-        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+        Err(response) => return *response,
     };
     if !judge0.switches.enable_submission_delete {
         return error(StatusCode::BAD_REQUEST, "delete not allowed");
@@ -812,16 +409,9 @@ async fn destroy(
     }
     if let Err(e) = judge0.store.delete_judge0(token).await {
         tracing::warn!(error = %e, "judge0: cannot delete a submission");
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the submission store is unavailable; retry later",
-        );
+        return store_unavailable();
     }
-    let languages = judge0.languages().await;
-    match render(&record, &fields, true, &languages) {
-        Ok(value) => axum::Json(value).into_response(),
-        Err(_) => error(StatusCode::BAD_REQUEST, NOT_UTF8_MESSAGE),
-    }
+    judge0.reply(&record, &fields, true).await
 }
 
 /// `GET /submissions`: the caller's category's submissions, newest first, a page at a time
@@ -836,9 +426,9 @@ async fn index(
     if let Err(response) = judge0.authorized(&headers, &params) {
         return *response;
     }
-    let fields = match parse_fields(params.get("fields").map(String::as_str)) {
+    let fields = match fields_of(&params) {
         Ok(fields) => fields,
-        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+        Err(response) => return *response,
     };
     // Ruby's `to_i`: the leading digits, 0 without any.
     let number = |name: &str, default: i64| {
@@ -918,10 +508,7 @@ async fn batch_create(
 ) -> Response {
     let (judge0, category) = let_caller!(state, client, headers, params);
     if state.stopping.is_cancelled() {
-        return error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is shutting down",
-        );
+        return shutting_down();
     }
     let body = match body_json(&judge0.auth_header, &headers, &body, &HashMap::new()) {
         Ok(body) => body,
@@ -935,18 +522,8 @@ async fn batch_create(
     if let Err(response) = judge0.check_queue(items.len().max(1)) {
         return *response;
     }
-    let most = judge0.limits.max_submission_batch_size;
-    if items.len() > most {
-        return error(
-            StatusCode::BAD_REQUEST,
-            &format!("number of submissions in a batch should be less than or equal to {most}"),
-        );
-    }
-    if items.is_empty() {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "there should be at least one submission in a batch",
-        );
+    if let Err(response) = judge0.check_batch_size(items.len()) {
+        return *response;
     }
     let base64 = flag(&params, "base64_encoded");
     state.metrics.compat_call(&category);
@@ -980,9 +557,9 @@ async fn batch_show(
     Query(params): Params,
 ) -> Response {
     let (judge0, category) = let_caller!(state, client, headers, params);
-    let fields = match parse_fields(params.get("fields").map(String::as_str)) {
+    let fields = match fields_of(&params) {
         Ok(fields) => fields,
-        Err(message) => return error(StatusCode::BAD_REQUEST, &message),
+        Err(response) => return *response,
     };
     let base64 = flag(&params, "base64_encoded");
     let tokens: Vec<String> = headers
@@ -996,18 +573,8 @@ async fn batch_show(
         .filter(|t| !t.is_empty())
         .map(str::to_string)
         .collect();
-    let most = judge0.limits.max_submission_batch_size;
-    if tokens.len() > most {
-        return error(
-            StatusCode::BAD_REQUEST,
-            &format!("number of submissions in a batch should be less than or equal to {most}"),
-        );
-    }
-    if tokens.is_empty() {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "there should be at least one submission in a batch",
-        );
+    if let Err(response) = judge0.check_batch_size(tokens.len()) {
+        return *response;
     }
     let found = match judge0.find(tokens.clone(), &category).await {
         Ok(found) => found,
@@ -1035,8 +602,7 @@ async fn list_languages(
     Query(params): Params,
 ) -> Response {
     let (judge0, _) = let_caller!(state, client, headers, params);
-    let mut list = judge0.languages().await;
-    list.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    let list = judge0.languages_by_name().await;
     let list: Vec<Value> = list
         .iter()
         .map(|l| json!({"id": l.id, "name": l.name}))
@@ -1052,8 +618,7 @@ async fn all_languages(
     Query(params): Params,
 ) -> Response {
     let (judge0, _) = let_caller!(state, client, headers, params);
-    let mut list = judge0.languages().await;
-    list.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    let list = judge0.languages_by_name().await;
     let list: Vec<Value> = list
         .iter()
         .map(|l| json!({"id": l.id, "name": l.name, "is_archived": l.is_archived}))
@@ -1179,45 +744,5 @@ async fn authorize(
     match judge0.authorized(&headers, &params) {
         Ok(()) => StatusCode::OK.into_response(),
         Err(response) => *response,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_judge0_config_documented_in_docs_compat_md_is_read_and_checked() {
-        let docs = include_str!("../../../docs/compat.md");
-        let section = docs
-            .split("## Judge0 CE's API")
-            .nth(1)
-            .expect("docs/compat.md has a Judge0 section");
-        let block = section
-            .split("```toml\n")
-            .nth(1)
-            .and_then(|rest| rest.split("```").next())
-            .expect("a toml block");
-        let config: crate::config::ServerConfig =
-            toml::from_str(block).unwrap_or_else(|e| panic!("{e}\n{block}"));
-        assert!(config.judge0.enabled);
-        assert_eq!(config.judge0.keys[0].category, "course");
-        assert_eq!(config.judge0.limits, Judge0Limits::default());
-        config.judge0.check().expect("valid");
-    }
-
-    #[test]
-    fn a_judge0_limit_that_bounds_nothing_is_refused_naming_it() {
-        let mut config = Judge0Config::default();
-        config.limits.max_wall_time_limit = 0.0;
-        let error = config.check().expect_err("refused").to_string();
-        assert!(
-            error.contains("judge0.limits.max_wall_time_limit"),
-            "{error}"
-        );
-        let mut config = Judge0Config::default();
-        config.limits.cpu_time_limit = 16.0;
-        let error = config.check().expect_err("refused").to_string();
-        assert!(error.contains("judge0.limits.cpu_time_limit"), "{error}");
     }
 }

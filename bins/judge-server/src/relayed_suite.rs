@@ -4,7 +4,6 @@
 //! other (`oracle-<uuid>`, readable at `/v1/batches/{id}` until swept). docs/server.md
 //! ("Scale-out").
 
-use crate::batch_door::BatchDoor;
 use crate::error::ApiError;
 use crate::state::AppState;
 use serde_json::{Value, json};
@@ -21,36 +20,28 @@ const CANDIDATE: &str = "suite";
 /// cancelled here rather than left to run for nobody.
 const MARGIN: Duration = Duration::from_millis(250);
 
-/// Judges `suite` on the workers; its report, as a standalone server gives it.
+/// Judges `suite` (checked by [`Relay::check_suite`]) on the workers through `relay`; its
+/// report, as a standalone server gives it.
 pub async fn judge(
     state: &AppState,
+    relay: &Arc<Relay>,
     category: &str,
     suite: TestSuite,
     deadline: Instant,
 ) -> Result<OracleReport, ApiError> {
-    // What a standalone server refuses before running, refused here too, naming the field.
-    let oracle = verdict_oracle::OracleOptions {
-        default_timeout_ms: state.config.oracle_default_timeout_ms,
-        ..Default::default()
-    };
-    if let Err(err) = verdict_oracle::check_runnable(&suite, &oracle) {
-        return Err(crate::batches::api_error(BatchError::Oracle(err)));
-    }
     let cases = suite.test_cases.len();
-    let text = batch_of(&suite).to_string();
-    let door = state.batches()?;
-    let (entry, _) = door
-        .accept(None, category.to_owned(), text)
+    let batch = relay
+        .check(batch_of(&suite).to_string())
+        .map_err(suite_error)?;
+    let (entry, _) = relay
+        .accept(None, category.to_owned(), batch)
         .await
         .map_err(suite_error)?;
     let id = entry.id.clone();
     // A client that goes away (its connection closed drops this future) cancels its suite:
     // the workers kill its runs and free their places.
     let mut gone = CancelWhenGone {
-        relay: match door {
-            BatchDoor::Relay(relay) => Some(relay.clone()),
-            BatchDoor::Local(_) => None,
-        },
+        relay: Some(relay.clone()),
         id: id.clone(),
     };
     let until = deadline.checked_sub(MARGIN).unwrap_or(deadline);
@@ -58,7 +49,7 @@ pub async fn judge(
     gone.relay = None;
     let status = entry.status();
     if waited.is_err() || status.state != BatchState::Finished {
-        if let Err(err) = door.cancel(&id).await {
+        if let Err(err) = relay.cancel(&id).await {
             tracing::warn!(%id, "cannot cancel a suite whose request ended: {err}");
         }
         return Err(ApiError::Timeout(format!(

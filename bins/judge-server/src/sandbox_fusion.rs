@@ -5,6 +5,8 @@
 //! (`/sf/<token>/run_code`, whose token names a category) or by its network (the routes at the
 //! root, loopback by default). Errors are FastAPI's (`{"detail": ...}`), never verdict's shape.
 
+use crate::platforms::gate::ClientAddr;
+use crate::platforms::sandbox_fusion::SandboxFusion;
 use crate::state::AppState;
 use axum::Router;
 use axum::body::Bytes;
@@ -12,257 +14,14 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use serde::Deserialize;
 use serde_json::{Value, json};
-use std::net::IpAddr;
 use std::time::Duration;
+use verdict_compat::fastapi;
 use verdict_compat::sandbox_fusion::submit::{eval_result, parse_submit};
-use verdict_compat::sandbox_fusion::{
-    RunCodeLimits, RunCodeResponse, parse_run_code, program_request,
-};
-use verdict_compat::{CompatError, ProgramRunner, fastapi};
+use verdict_compat::sandbox_fusion::{RunCodeResponse, parse_run_code, program_request};
 use verdict_contracts::FieldError;
 use verdict_contracts::batch::{BatchOptions, BatchProblem, BatchRequest, Candidate};
-use verdict_datasets::DatasetBatchJudge;
-use verdict_scheduler::{BatchCancel, BatchJudge};
-
-/// `[sandbox_fusion]`: who may call SandboxFusion's routes, and their limits.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SandboxFusionConfig {
-    /// Serve the routes at all (off by default).
-    pub enabled: bool,
-    /// Secret path prefixes: `/sf/<token>/run_code` is served as `category`'s.
-    pub paths: Vec<PathToken>,
-    /// Networks (`addr/prefix`) whose clients may call the routes at the root (`/run_code`),
-    /// as `network_category`; loopback by default. Empty: only the secret paths.
-    pub networks: Vec<String>,
-    /// The category of calls let in by their network.
-    pub network_category: String,
-    /// How long a call waits for a run slot before `504` with `Retry-After`, in ms.
-    pub max_wait_ms: u64,
-    /// Builds kept for identical sources (content-addressed, least recently used evicted).
-    pub builds: usize,
-    /// Programs running at once (not compiling: a compile holds one of the judge's slots).
-    /// 0: four per judge slot, at most 32. Runs are timed by the wall clock, as SandboxFusion
-    /// times them, so a looping program costs its timeout, not a core's place in line.
-    pub parallel_runs: usize,
-    /// Memory when a request says `memory_limit_MB: -1`, in MB.
-    pub default_memory_mb: u64,
-    /// The most memory a request may ask for, in MB.
-    pub max_memory_mb: u64,
-    /// The longest `compile_timeout` or `run_timeout` a request may ask for, in seconds.
-    pub max_timeout_secs: f64,
-}
-
-/// One secret path prefix.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PathToken {
-    /// The secret in the path (at least 16 characters).
-    pub token: String,
-    /// The category its calls count under.
-    #[serde(default = "default_category")]
-    pub category: String,
-}
-
-fn default_category() -> String {
-    "default".into()
-}
-
-impl Default for SandboxFusionConfig {
-    fn default() -> Self {
-        let limits = RunCodeLimits::default();
-        SandboxFusionConfig {
-            enabled: false,
-            paths: Vec::new(),
-            networks: vec!["127.0.0.0/8".into(), "::1/128".into()],
-            network_category: default_category(),
-            // verl reads for compile_timeout + run_timeout + 10 s: a call that waits less than
-            // the 10 s is answered (504, retried) before its read timeout (docs/compat.md).
-            max_wait_ms: 9_000,
-            builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
-            parallel_runs: 0,
-            default_memory_mb: limits.default_memory_mb,
-            max_memory_mb: limits.max_memory_mb,
-            max_timeout_secs: limits.max_timeout_secs,
-        }
-    }
-}
-
-impl SandboxFusionConfig {
-    /// Checks what serde cannot: networks that parse, secrets long enough.
-    pub fn check(&self) -> Result<(), crate::config::ConfigError> {
-        let error =
-            |key: String, message: String| crate::config::ConfigError::Value { key, message };
-        for (i, network) in self.networks.iter().enumerate() {
-            Network::parse(network)
-                .map_err(|m| error(format!("sandbox_fusion.networks[{i}]"), m))?;
-        }
-        for (i, path) in self.paths.iter().enumerate() {
-            if path.token.len() < 16
-                || !path
-                    .token
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            {
-                return Err(error(
-                    format!("sandbox_fusion.paths[{i}].token"),
-                    "at least 16 characters of [A-Za-z0-9_-]".into(),
-                ));
-            }
-        }
-        if self.max_wait_ms == 0 || self.builds == 0 {
-            return Err(error(
-                "sandbox_fusion".into(),
-                "max_wait_ms and builds must be at least 1".into(),
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// An address range: an address and a prefix length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Network {
-    addr: IpAddr,
-    prefix: u8,
-}
-
-impl Network {
-    /// `addr/prefix` (or a bare address: that one host).
-    pub fn parse(text: &str) -> Result<Network, String> {
-        let (addr, prefix) = match text.split_once('/') {
-            Some((a, p)) => (a, Some(p)),
-            None => (text, None),
-        };
-        let addr: IpAddr = addr
-            .trim()
-            .parse()
-            .map_err(|e| format!("{text:?} is not an address/prefix: {e}"))?;
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = match prefix {
-            None => max,
-            Some(p) => p
-                .trim()
-                .parse::<u8>()
-                .ok()
-                .filter(|p| *p <= max)
-                .ok_or_else(|| format!("{text:?}: the prefix must be 0..={max}"))?,
-        };
-        Ok(Network { addr, prefix })
-    }
-
-    /// Whether `ip` is in this range (an IPv4-mapped IPv6 address as its IPv4 one).
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-            v4 => v4,
-        };
-        match (self.addr, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                let mask = u32::MAX
-                    .checked_shl(32 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u32::from(net) & mask == u32::from(ip) & mask
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                let mask = u128::MAX
-                    .checked_shl(128 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u128::from(net) & mask == u128::from(ip) & mask
-            }
-            _ => false,
-        }
-    }
-}
-
-/// The client's address, set on each request by the connection that carried it.
-#[derive(Debug, Clone, Copy)]
-pub struct ClientAddr(pub IpAddr);
-
-/// What the routes need: the runner, the limits and who is let in.
-#[derive(Debug)]
-pub struct SandboxFusion {
-    runner: ProgramRunner,
-    /// The `[quotas]` of the categories that have one: runs of a category at once.
-    quotas: std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>>,
-    datasets: DatasetBatchJudge,
-    limits: RunCodeLimits,
-    networks: Vec<Network>,
-    config: SandboxFusionConfig,
-}
-
-impl SandboxFusion {
-    /// The routes' state over `judge`, or `None` when they are off.
-    pub fn new(
-        server: &crate::config::ServerConfig,
-        judge: &verdict_scheduler::Judge,
-    ) -> Option<Self> {
-        let config = &server.sandbox_fusion;
-        if !config.enabled {
-            return None;
-        }
-        let oracle = crate::state::oracle_options(server, judge);
-        let quotas = server
-            .quotas
-            .iter()
-            .map(|(category, n)| {
-                let slots = std::sync::Arc::new(tokio::sync::Semaphore::new((*n).max(1)));
-                (category.clone(), slots)
-            })
-            .collect();
-        Some(SandboxFusion {
-            quotas,
-            datasets: DatasetBatchJudge::new(BatchJudge::new(judge.clone(), oracle)),
-            runner: {
-                let runner = ProgramRunner::new(
-                    judge.clone(),
-                    config.builds,
-                    Duration::from_millis(config.max_wait_ms),
-                );
-                match config.parallel_runs {
-                    0 => runner,
-                    runs => runner.with_parallel_runs(runs),
-                }
-            },
-            limits: RunCodeLimits {
-                default_memory_mb: config.default_memory_mb,
-                max_memory_mb: config.max_memory_mb,
-                max_timeout_secs: config.max_timeout_secs,
-                ..RunCodeLimits::default()
-            },
-            networks: config
-                .networks
-                .iter()
-                .filter_map(|n| Network::parse(n).ok())
-                .collect(),
-            config: config.clone(),
-        })
-    }
-
-    /// The category of a secret path's token, compared in constant time.
-    fn category_of_token(&self, token: &str) -> Option<&str> {
-        self.config
-            .paths
-            .iter()
-            .find(|p| constant_time_eq(p.token.as_bytes(), token.as_bytes()))
-            .map(|p| p.category.as_str())
-    }
-
-    /// The category of a caller let in by its network.
-    fn category_of_network(&self, client: Option<ClientAddr>) -> Option<&str> {
-        let ClientAddr(ip) = client?;
-        self.networks
-            .iter()
-            .any(|n| n.contains(ip))
-            .then_some(self.config.network_category.as_str())
-    }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
+use verdict_scheduler::BatchCancel;
 
 /// The routes, at the root (by network) and under `/sf/{token}` (by secret path).
 pub(crate) fn router() -> Router<AppState> {
@@ -377,17 +136,13 @@ async fn run_code(state: &AppState, sf: &SandboxFusion, category: &str, body: &[
     state.metrics.compat_call(category);
     match sf.runner.run(program).await {
         Ok(outcome) => axum::Json(RunCodeResponse::of(&outcome)).into_response(),
-        Err(CompatError::Busy(waited)) => busy(
-            Duration::from_secs(1).max(waited / 10),
-            &CompatError::Busy(waited).to_string(),
-        ),
-        Err(CompatError::ShuttingDown) => {
-            busy(Duration::from_secs(5), "the judge is shutting down")
-        }
-        Err(error) => {
-            tracing::warn!(%error, category, "run_code: the judge failed");
-            axum::Json(RunCodeResponse::sandbox_error(&error)).into_response()
-        }
+        Err(error) => match error.retry_after() {
+            Some(after) => busy(after, &error.to_string()),
+            None => {
+                tracing::warn!(%error, category, "run_code: the judge failed");
+                axum::Json(RunCodeResponse::sandbox_error(&error)).into_response()
+            }
+        },
     }
 }
 
@@ -498,43 +253,4 @@ fn busy(retry_after: Duration, why: &str) -> Response {
         response.headers_mut().insert(header::RETRY_AFTER, value);
     }
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn networks_hold_their_addresses_and_nothing_else() {
-        let loopback = Network::parse("127.0.0.0/8").expect("parsed");
-        assert!(loopback.contains("127.1.2.3".parse().expect("ip")));
-        assert!(loopback.contains("::ffff:127.0.0.1".parse().expect("ip")));
-        assert!(!loopback.contains("10.0.0.1".parse().expect("ip")));
-        let v6 = Network::parse("::1/128").expect("parsed");
-        assert!(v6.contains("::1".parse().expect("ip")));
-        assert!(!v6.contains("::2".parse().expect("ip")));
-        let any = Network::parse("0.0.0.0/0").expect("parsed");
-        assert!(any.contains("8.8.8.8".parse().expect("ip")));
-        assert!(Network::parse("10.0.0.0/33").is_err());
-        assert!(Network::parse("nope").is_err());
-    }
-
-    #[test]
-    fn short_secrets_and_bad_networks_are_refused_naming_the_key() {
-        let config = SandboxFusionConfig {
-            paths: vec![PathToken {
-                token: "short".into(),
-                category: "rl".into(),
-            }],
-            ..SandboxFusionConfig::default()
-        };
-        let err = config.check().expect_err("refused").to_string();
-        assert!(err.contains("sandbox_fusion.paths[0].token"), "{err}");
-        let config = SandboxFusionConfig {
-            networks: vec!["10.0.0.0/99".into()],
-            ..SandboxFusionConfig::default()
-        };
-        let err = config.check().expect_err("refused").to_string();
-        assert!(err.contains("sandbox_fusion.networks[0]"), "{err}");
-    }
 }

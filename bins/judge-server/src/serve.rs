@@ -5,7 +5,7 @@
 
 use crate::connections::{ConnectionLimits, serve_connections, usable_connections};
 use crate::routes::router;
-use crate::state::{AppState, Handoff, Submissions};
+use crate::state::AppState;
 use anyhow::Context;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -51,15 +51,8 @@ pub(crate) async fn run(
                 "shutting down: refusing new work, finishing accepted work"
             );
             state.stopping.cancel();
-            if let Some(Submissions {
-                handoff: Handoff::Judge(jobs),
-                ..
-            }) = &state.submissions
-            {
-                jobs.stop_accepting();
-            }
-            if let Some(direct) = &state.direct {
-                direct.batches.stop_accepting();
+            if let Some(submissions) = &state.submissions {
+                submissions.dispatch.stop_accepting();
             }
         }
     };
@@ -93,12 +86,8 @@ pub(crate) async fn run(
     }
     let grace = Duration::from_millis(state.config.shutdown_grace_ms);
     let finished = async {
-        if let Some(Submissions {
-            handoff: Handoff::Judge(jobs),
-            ..
-        }) = &state.submissions
-        {
-            jobs.drained().await;
+        if let Some(submissions) = &state.submissions {
+            submissions.dispatch.drained().await;
         }
         if let Some(work) = work {
             let _ = work.await;

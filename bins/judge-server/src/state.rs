@@ -5,10 +5,14 @@
 //! extractor, is written once; a role lacks a part rather than having another type.
 
 use crate::auth::Auth;
-use crate::batch_door::BatchDoor;
 use crate::config::ServerConfig;
+use crate::dispatch::Dispatch;
 use crate::error::ApiError;
 use crate::lab_runs::LabRuns;
+use crate::platforms::jobe::Jobe;
+use crate::platforms::judge0::Judge0;
+use crate::platforms::piston::Piston;
+use crate::platforms::sandbox_fusion::SandboxFusion;
 use crate::role::Role;
 use anyhow::Context;
 use axum::extract::FromRef;
@@ -20,10 +24,10 @@ use tokio_util::sync::CancellationToken;
 use verdict_datasets::DatasetBatchJudge;
 use verdict_lab::{JUDGED_TYPES, Lab, Registry};
 use verdict_oracle::OracleOptions;
-use verdict_queue::{FrontEnd, Link, QueueMetrics};
+use verdict_queue::{Link, QueueMetrics};
 use verdict_scheduler::{BatchJudge, CacheStats, Judge};
 use verdict_scripts::{ToolchainStatus, probe_all};
-use verdict_submissions::batches::{Batches, Relay};
+use verdict_submissions::batches::Batches;
 use verdict_submissions::{Jobs, Metrics, Phase, Store, Unfinished};
 
 /// What every handler shares; cheap to clone.
@@ -51,36 +55,26 @@ pub struct Shared {
     pub direct: Option<Direct>,
     /// The link to the broker (worker, front end).
     pub broker: Option<Broker>,
-    /// The batches relayed to the workers through the broker (front end).
-    pub relay: Option<Arc<Relay>>,
     /// The event streams open now, counted against their caps.
     pub streams: Arc<crate::streams::Streams>,
     /// SandboxFusion's routes, where they are on (standalone).
-    pub sandbox_fusion: Option<crate::sandbox_fusion::SandboxFusion>,
+    pub sandbox_fusion: Option<SandboxFusion>,
     /// Piston's routes, where they are on (standalone, worker).
-    pub piston: Option<crate::piston::Piston>,
+    pub piston: Option<Piston>,
     /// Jobe's routes, where they are on (standalone, worker).
-    pub jobe: Option<crate::jobe::Jobe>,
+    pub jobe: Option<Jobe>,
     /// Judge0's routes, where they are on (standalone: its submissions are kept in the store).
-    pub judge0: Option<Arc<crate::judge0::Judge0>>,
+    pub judge0: Option<Arc<Judge0>>,
 }
 
-/// The submissions a server accepts: kept in a store, judged here or published to the broker.
+/// The work a server accepts: submissions kept in a store, and where they, batches and oracle
+/// suites are judged (here, or relayed to the workers), decided once at start-up.
 #[derive(Debug)]
 pub struct Submissions {
     /// Submissions and their progress, kept on disk.
     pub store: Arc<Store>,
-    /// Where an accepted submission goes.
-    pub handoff: Handoff,
-}
-
-/// Where an accepted submission goes.
-#[derive(Debug)]
-pub enum Handoff {
-    /// Judged here, by the queue and its workers (standalone).
-    Judge(Arc<Jobs>),
-    /// Published to the broker's request exchange (front end).
-    Publish(Arc<FrontEnd>),
+    /// Where accepted work is judged.
+    pub dispatch: Dispatch,
 }
 
 /// What the doors that judge directly need (standalone).
@@ -97,8 +91,6 @@ pub struct Direct {
     pub sandboxed_lab_types: Vec<&'static str>,
     /// The lab runs made here (the newest 500, kept in the submissions' store), for the page.
     pub lab_runs: LabRuns,
-    /// Accepted batches and the queue they share with oracle suites (`data_dir/batches`).
-    pub batches: Arc<Batches>,
 }
 
 /// The link to the broker (worker, front end).
@@ -108,6 +100,51 @@ pub struct Broker {
     pub link: Arc<Link>,
     /// The broker traffic's counters.
     pub queue: Arc<QueueMetrics>,
+}
+
+impl Shared {
+    /// The parts every role has (`config`, its tokens, `metrics`, `stopping`, the streams),
+    /// without the parts a role may lack.
+    pub(crate) fn new(
+        config: ServerConfig,
+        metrics: Arc<Metrics>,
+        stopping: CancellationToken,
+    ) -> Shared {
+        Shared {
+            auth: Auth::new(config.tokens.clone()),
+            config,
+            metrics,
+            stopping,
+            judge: None,
+            submissions: None,
+            direct: None,
+            broker: None,
+            streams: Default::default(),
+            sandbox_fusion: None,
+            piston: None,
+            jobe: None,
+            judge0: None,
+        }
+    }
+
+    /// With `judge` (standalone, worker) and the platform doors that run programs on it
+    /// (SandboxFusion's, Piston's and Jobe's, where the config turns them on).
+    pub(crate) fn judging(self, judge: Judge) -> anyhow::Result<Shared> {
+        let config = &self.config;
+        Ok(Shared {
+            sandbox_fusion: SandboxFusion::new(
+                &config.sandbox_fusion,
+                &config.quotas,
+                oracle_options(config, &judge),
+                &judge,
+            ),
+            piston: Piston::new(&config.piston, &judge),
+            jobe: Jobe::new(&config.jobe, &config.data_dir(), &judge)
+                .context("cannot open Jobe's file cache")?,
+            judge: Some(judge),
+            ..self
+        })
+    }
 }
 
 impl std::ops::Deref for AppState {
@@ -191,27 +228,17 @@ impl AppState {
                 .filter(|t| !config.lab.runners.contains_key(*t))
                 .collect(),
             lab_runs: LabRuns::new(store.clone()),
-            batches,
         };
+        let judge0 = Judge0::new(&config.judge0, &judge, &store);
+        let shared = Shared::new(config, metrics, CancellationToken::new()).judging(judge)?;
         Ok(AppState::assemble(Shared {
-            sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config, &judge),
-            piston: crate::piston::Piston::new(&config, &judge),
-            jobe: crate::jobe::Jobe::new(&config, &judge)
-                .context("cannot open Jobe's file cache")?,
-            judge0: crate::judge0::Judge0::new(&config, &judge, &store),
-            streams: Default::default(),
-            auth: Auth::new(config.tokens.clone()),
-            config,
-            metrics,
-            stopping: CancellationToken::new(),
-            judge: Some(judge),
+            judge0,
             submissions: Some(Submissions {
                 store,
-                handoff: Handoff::Judge(jobs),
+                dispatch: Dispatch::Local { jobs, batches },
             }),
             direct: Some(direct),
-            broker: None,
-            relay: None,
+            ..shared
         }))
     }
 
@@ -255,12 +282,10 @@ impl AppState {
         self.direct.as_ref().ok_or_else(|| self.not_served())
     }
 
-    /// The batches, on a server that accepts them (judged here, or relayed to the workers).
-    pub fn batches(&self) -> Result<BatchDoor<'_>, ApiError> {
-        if let Some(relay) = &self.relay {
-            return Ok(BatchDoor::Relay(relay));
-        }
-        Ok(BatchDoor::Local(&self.direct()?.batches))
+    /// Where accepted work is judged, on a server that accepts work (judged here, or relayed
+    /// to the workers): the one place a handler learns which.
+    pub fn dispatch(&self) -> Result<&Dispatch, ApiError> {
+        Ok(&self.submissions()?.dispatch)
     }
 
     /// The judge, on a server that judges.
@@ -292,12 +317,12 @@ impl AppState {
 
     /// Whether new work is accepted: not shutting down and, with a broker, connected to it.
     pub fn accepting(&self) -> bool {
-        if let Some(Submissions {
-            handoff: Handoff::Judge(jobs),
-            ..
-        }) = &self.submissions
+        if let Some(accepting) = self
+            .submissions
+            .as_ref()
+            .and_then(|s| s.dispatch.accepting())
         {
-            return jobs.accepting() && self.direct.as_ref().is_none_or(|d| d.batches.accepting());
+            return accepting;
         }
         !self.stopping.is_cancelled() && self.broker.as_ref().is_none_or(|b| b.link.is_up())
     }
@@ -313,12 +338,9 @@ impl AppState {
         };
         match &self.submissions {
             Some(Submissions {
-                handoff: Handoff::Judge(jobs),
+                dispatch: Dispatch::Local { jobs, batches },
                 ..
-            }) => {
-                let batches = self.direct.as_ref().map_or(0, |d| d.batches.queued());
-                (jobs.queued() + batches, running(&self.metrics))
-            }
+            }) => (jobs.queued() + batches.queued(), running(&self.metrics)),
             // A front end knows its submissions by the reports from the broker.
             Some(Submissions { store, .. }) => {
                 let (mut queued, mut judged) = (0, 0);

@@ -3,11 +3,11 @@
 
 use crate::access::allow_local_assets;
 use crate::auth::Caller;
+use crate::dispatch::Dispatch;
 use crate::error::ApiError;
 use crate::extract::{CategoryQuery, SubIdPath, Text};
-use crate::ids::check_ids;
 use crate::listing::OwnLimits;
-use crate::state::{AppState, Handoff};
+use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -19,18 +19,16 @@ use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
-use verdict_contracts::{
-    InvalidRequest, JudgeTask, RequestError, Submission, Valid, parse_submission,
-};
-use verdict_submissions::{Entry, Reject, StreamEvent, SubKey};
+use verdict_contracts::{JudgeTask, RequestError, Submission, Valid};
+use verdict_submissions::{Entry, Reject, StreamEvent, SubKey, read_submission};
 
-/// Parses and checks a Submission, and checks `caller` may submit it.
-async fn read_submission(
+/// Reads a Submission ([`read_submission`]) and checks `caller` may submit it.
+async fn take_submission(
     state: &AppState,
     caller: &Caller,
     text: &str,
 ) -> Result<Valid<Submission>, ApiError> {
-    let submission = parse_submission(text).map_err(|err| {
+    let submission = read_submission(text, &state.config.caps).map_err(|err| {
         state.metrics.rejected(Reject::Invalid);
         match err {
             RequestError::NotJson(e) => ApiError::bad_body(format!("body: not JSON: {e}")),
@@ -47,16 +45,6 @@ async fn read_submission(
             }
         }
     })?;
-    let mut errors = check_ids(&submission);
-    errors.extend(state.config.caps.check_submission(&submission));
-    if let Some(first) = errors.first() {
-        state.metrics.rejected(Reject::Invalid);
-        let field = first.field.clone();
-        return Err(ApiError::InvalidSubmission {
-            report: Box::new(InvalidRequest::of(&submission, errors).into_report()),
-            field,
-        });
-    }
     caller
         .check_category(&submission.category)
         .inspect_err(|_| state.metrics.rejected(Reject::Forbidden))?;
@@ -71,7 +59,7 @@ pub async fn judge(
     caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
-    let submission = read_submission(&state, &caller, &text).await?;
+    let submission = take_submission(&state, &caller, &text).await?;
     let sub_id = submission.sub_id.clone();
     let entry = accept(&state, submission, text).await?;
     let limit = state.config.request_timeout();
@@ -103,7 +91,7 @@ pub async fn submit(
     caller: Caller,
     Text(text): Text,
 ) -> Result<Response, ApiError> {
-    let submission = read_submission(&state, &caller, &text).await?;
+    let submission = take_submission(&state, &caller, &text).await?;
     let (sub_id, category) = (submission.sub_id.clone(), submission.category.clone());
     accept(&state, submission, text).await?;
     let path = format!("/v1/submissions/{}", encode_segment(&sub_id));
@@ -193,14 +181,14 @@ pub async fn cancel(
 ) -> Result<Response, ApiError> {
     let entry = visible_entry(&state, &caller, &sub_id, which).await?;
     let submissions = state.submissions()?;
-    match &submissions.handoff {
-        Handoff::Judge(jobs) => {
+    match &submissions.dispatch {
+        Dispatch::Local { jobs, .. } => {
             if jobs.cancel(&entry.key) {
                 tracing::info!(sub_id = %entry.key.sub_id, category = %entry.key.category, "cancelled");
             }
         }
-        Handoff::Publish(_) if entry.is_finished() => {}
-        Handoff::Publish(front) => {
+        Dispatch::Relayed { .. } if entry.is_finished() => {}
+        Dispatch::Relayed { front, .. } => {
             crate::publish::cancel(&state, &submissions.store, front, &entry).await?;
         }
     }
@@ -326,12 +314,12 @@ async fn accept(
     request: String,
 ) -> Result<Arc<Entry>, ApiError> {
     let submissions = state.submissions()?;
-    match &submissions.handoff {
-        Handoff::Judge(jobs) => {
+    match &submissions.dispatch {
+        Dispatch::Local { jobs, .. } => {
             let deadline = std::time::Instant::now() + state.config.store_timeout();
             Ok(jobs.accept(submission, request, Some(deadline)).await?)
         }
-        Handoff::Publish(front) => {
+        Dispatch::Relayed { front, .. } => {
             crate::publish::publish(state, &submissions.store, front, submission, request).await
         }
     }

@@ -2,7 +2,6 @@
 //! the batches' work queue (verdict-queue's [`Worker`]) with this host's judge; HTTP serves
 //! only `/v1/health` and `/metrics`.
 
-use crate::auth::Auth;
 use crate::config::ServerConfig;
 use crate::state::{AppState, Broker, Shared, oracle_options};
 use anyhow::Context;
@@ -194,20 +193,8 @@ pub async fn serve_worker(
     );
     let consuming = tokio::spawn(worker.run(shutdown.clone()));
     let state = AppState::assemble(Shared {
-        sandbox_fusion: crate::sandbox_fusion::SandboxFusion::new(&config, &judge),
-        piston: crate::piston::Piston::new(&config, &judge),
-        jobe: crate::jobe::Jobe::new(&config, &judge).context("cannot open Jobe's file cache")?,
-        judge0: None,
-        streams: Default::default(),
-        auth: Auth::new(config.tokens.clone()),
-        config,
-        metrics,
-        stopping: shutdown.clone(),
-        judge: Some(judge),
-        submissions: None,
-        direct: None,
         broker: Some(broker),
-        relay: None,
+        ..Shared::new(config, metrics, shutdown.clone()).judging(judge)?
     });
     crate::serve::run(state, listener, shutdown, Some(consuming)).await
 }

@@ -29,4 +29,14 @@ impl CompatError {
     pub fn retryable(&self) -> bool {
         !matches!(self, CompatError::Language(_) | CompatError::Toolchain(_))
     }
+
+    /// When a caller turned away by a busy or stopping judge should come back (`None`: the
+    /// judge failed otherwise): a tenth of the wait, at least a second; 5 s while it stops.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            CompatError::Busy(waited) => Some(Duration::from_secs(1).max(*waited / 10)),
+            CompatError::ShuttingDown => Some(Duration::from_secs(5)),
+            CompatError::Language(_) | CompatError::Toolchain(_) | CompatError::Host(_) => None,
+        }
+    }
 }

@@ -28,6 +28,7 @@ pub mod jobe;
 pub mod judge0;
 pub mod piston;
 pub mod program;
+mod request;
 pub mod sandbox_fusion;
 pub mod toolchains;
 

@@ -8,9 +8,10 @@
 //! scheduler's [`BatchJudge`]. The judging binaries hold a [`DatasetBatchJudge`]; [`check_batch`] is what
 //! a front end that judges nothing checks.
 
-use crate::eval::{EvalOptions, Judged, Run, judge_programs};
+use crate::eval::{EvalOptions, judge_programs};
 use crate::jsonl::Record;
 use crate::result::SampleStatus;
+use crate::runs::{Judged, Run};
 use crate::samples::{Sample, SampleCode};
 use crate::{Error, Format, Problem, Tests};
 use serde_json::{Map, Value};

@@ -45,6 +45,7 @@ mod problem;
 pub mod program;
 mod read;
 mod result;
+mod runs;
 pub mod samples;
 mod verification;
 

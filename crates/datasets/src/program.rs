@@ -14,9 +14,9 @@ mod multiple_mbxp;
 
 pub use multiple_mbxp::{assemble_mbxp, assemble_multiple, cut_at_stop_tokens};
 
-use crate::eval::{Batch, Judged};
 use crate::problem::{HumanEvalXTest, InvalidCase, Problem, ProgramKind, ProgramTests, StdioTests};
 use crate::result::{SampleResult, TestOutcome};
+use crate::runs::{Batch, Judged};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -905,7 +905,7 @@ impl Job {
             if stopped.is_some() {
                 break;
             }
-            let nonce = crate::eval::marker();
+            let nonce = crate::runs::marker();
             let stdin_text = match &case.expected {
                 Some(_) => case.stdin.clone(),
                 None => format!("{nonce}\n"),

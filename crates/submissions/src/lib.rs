@@ -16,6 +16,8 @@
 //!   restart.
 //! - Judge0's submissions by token ([`KeptJudge0`]), in the same database, pending ones run
 //!   again after a restart (docs/compat.md).
+//! - [`read_submission`]: a Submission read and checked once, as a server takes it (its ids,
+//!   the operator's caps).
 //! - [`SubmissionError`]: why a submission was refused; the server maps it to HTTP in one place.
 //!
 //! ```no_run
@@ -38,6 +40,7 @@ mod claim;
 mod db;
 mod entry;
 mod error;
+mod ids;
 mod jobs;
 mod judge0;
 mod lab_runs;
@@ -49,6 +52,7 @@ pub use claim::AcceptClaim;
 pub use db::{DbError, Phase, SubKey, Unfinished};
 pub use entry::{Entry, EventCursor, StreamEvent};
 pub use error::SubmissionError;
+pub use ids::{MAX_ID_BYTES, check_ids, read_submission};
 pub use jobs::Jobs;
 pub use judge0::KeptJudge0;
 pub use lab_runs::{KeptLabRun, LAB_RUNS_KEPT};

@@ -415,30 +415,26 @@ pub fn program_request(
     {
         sources[0].0.push_str(suffix);
     }
+    let compile = CompileLimits {
+        cpu_time_ms: CompileLimits::default().cpu_time_ms.max(cpu_ms),
+        ..CompileLimits::default()
+    };
+    let run = RunLimits {
+        time_ms: cpu_ms,
+        // Jobe kills a run after twice its CPU time.
+        wall_ms: cpu_ms.saturating_mul(2),
+        memory_kb: Some(memory_mb.saturating_mul(1024)),
+        output_kb: Some(((streamsize_mb * 1000.0).ceil() as u64).max(1)),
+        processes: Some((numprocs.max(1.0) as u64).saturating_add(1)),
+    };
     ProgramRequest {
-        owner: owner.to_string(),
-        language,
-        sources,
-        files: Vec::new(),
         stdin: spec.input.clone().into_bytes(),
         args: list_param(p, "runargs", &[]),
-        compile: CompileLimits {
-            cpu_time_ms: CompileLimits::default().cpu_time_ms.max(cpu_ms),
-            ..CompileLimits::default()
-        },
-        run: RunLimits {
-            time_ms: cpu_ms,
-            // Jobe kills a run after twice its CPU time.
-            wall_ms: cpu_ms.saturating_mul(2),
-            memory_kb: Some(memory_mb.saturating_mul(1024)),
-            output_kb: Some(((streamsize_mb * 1000.0).ceil() as u64).max(1)),
-            processes: Some((numprocs.max(1.0) as u64).saturating_add(1)),
-        },
-        fetch: Vec::new(),
         check_syntax: checks_syntax(language),
         compile_args,
         interpreter_args: list_param(p, "interpreterargs", interpreterargs),
         compile_files: files,
+        ..ProgramRequest::new(owner, language, sources, compile, run)
     }
 }
 

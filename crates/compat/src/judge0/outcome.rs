@@ -109,31 +109,25 @@ pub fn program_request(
     } else {
         limits.max_max_file_size
     };
+    let compile = CompileLimits {
+        cpu_time_ms: ms(limits.max_cpu_time_limit).max(CompileLimits::default().cpu_time_ms),
+        ..CompileLimits::default()
+    };
+    let run = RunLimits {
+        time_ms: ms(cpu + record.cpu_extra_time),
+        wall_ms: ms(record.wall_time_limit),
+        memory_kb: Some(record.memory_limit),
+        output_kb: Some(file_kb.max(1)),
+        processes: Some(record.max_processes_and_or_threads.max(1)),
+    };
     ProgramRequest {
-        owner: owner.to_string(),
-        language: language.verdict,
-        sources: vec![(main, code)],
         files,
         stdin: record.stdin.clone().unwrap_or_default(),
         args: shell_words(&sanitize(
             record.command_line_arguments.as_deref().unwrap_or(""),
         )),
-        compile: CompileLimits {
-            cpu_time_ms: ms(limits.max_cpu_time_limit).max(CompileLimits::default().cpu_time_ms),
-            ..CompileLimits::default()
-        },
-        run: RunLimits {
-            time_ms: ms(cpu + record.cpu_extra_time),
-            wall_ms: ms(record.wall_time_limit),
-            memory_kb: Some(record.memory_limit),
-            output_kb: Some(file_kb.max(1)),
-            processes: Some(record.max_processes_and_or_threads.max(1)),
-        },
-        fetch: Vec::new(),
-        check_syntax: false,
         compile_args: shell_words(&sanitize(record.compiler_options.as_deref().unwrap_or(""))),
-        interpreter_args: Vec::new(),
-        compile_files: Vec::new(),
+        ..ProgramRequest::new(owner, language.verdict, vec![(main, code)], compile, run)
     }
 }
 

@@ -383,19 +383,10 @@ pub fn parse_execute(
     };
     Ok(Execute {
         program: ProgramRequest {
-            owner: owner.to_string(),
-            language: runtime.verdict,
-            sources,
             files: data_files,
             stdin: stdin.into_bytes(),
             args,
-            compile,
-            run,
-            fetch: Vec::new(),
-            check_syntax: false,
-            compile_args: Vec::new(),
-            interpreter_args: Vec::new(),
-            compile_files: Vec::new(),
+            ..ProgramRequest::new(owner, runtime.verdict, sources, compile, run)
         },
         runtime,
         output_max_size: limits.output_max_size,

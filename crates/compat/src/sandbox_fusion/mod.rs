@@ -329,23 +329,16 @@ pub fn program_request(
         output_kb: Some(limits.output_kb),
         processes: None,
     };
+    let sources = vec![(
+        main_file(language, &request.code),
+        request.code.clone().into_bytes(),
+    )];
     Ok(ProgramRequest {
-        owner: owner.to_string(),
-        language,
-        sources: vec![(
-            main_file(language, &request.code),
-            request.code.clone().into_bytes(),
-        )],
         files,
         stdin: request.stdin.clone().unwrap_or_default().into_bytes(),
         args: request.args.clone(),
-        compile,
-        run,
         fetch: request.fetch_files.clone(),
-        check_syntax: false,
-        compile_args: Vec::new(),
-        interpreter_args: Vec::new(),
-        compile_files: Vec::new(),
+        ..ProgramRequest::new(owner, language, sources, compile, run)
     })
 }
 

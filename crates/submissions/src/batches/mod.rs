@@ -8,11 +8,13 @@
 //! never a stalled caller.
 
 mod caps;
+mod checked;
 mod disk;
 mod entry;
 mod queue;
 mod relay;
 
+pub use checked::CheckedBatch;
 pub use entry::BatchEntry;
 pub use relay::{BatchPublisher, Relay};
 
@@ -38,6 +40,9 @@ pub const BATCH_WORKERS: usize = 2;
 /// Why a batch or a suite was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum BatchError {
+    /// The request is not JSON (it has no field to name).
+    #[error("body: not JSON: {0}")]
+    NotJson(String),
     /// The batch is invalid or over the operator's caps; every problem names its field.
     #[error("{}", join(.0))]
     Invalid(Vec<FieldError>),
@@ -207,21 +212,28 @@ impl Batches {
         self.limits.slots.max(BATCH_WORKERS)
     }
 
-    /// Accepts a batch under `id` (a new id when `None`) and `category`: checked whole (and
-    /// against the caps), kept on disk, queued. The same id with the same request returns the
-    /// entry already there (`false`: not new); with another request, a conflict.
+    /// Reads and checks a batch once, as this server judges it: its shape, the caps, then
+    /// what the judge can run (every problem, each naming its field).
+    pub fn check(&self, text: String) -> Result<CheckedBatch, BatchError> {
+        checked::check(text, &self.limits.caps, |request| self.judge.check(request))
+    }
+
+    /// Reads and checks one Task Oracle suite for [`Batches::suite`]: its shape and the caps
+    /// (what it runs is checked when it runs).
+    pub fn check_suite(&self, text: &str) -> Result<TestSuite, BatchError> {
+        checked::check_suite(text, &self.limits.caps)
+    }
+
+    /// Accepts a checked batch under `id` (a new id when `None`) and `category`: kept on
+    /// disk, queued. The same id with the same request returns the entry already there
+    /// (`false`: not new); with another request, a conflict.
     pub async fn accept(
         &self,
         id: Option<String>,
         category: String,
-        text: String,
+        batch: CheckedBatch,
     ) -> Result<(Arc<BatchEntry>, bool), BatchError> {
-        let request = parse_batch(&text).map_err(BatchError::Invalid)?;
-        let over = caps::check(&self.limits.caps, &request);
-        if !over.is_empty() {
-            return Err(BatchError::Invalid(over));
-        }
-        self.judge.check(&request).map_err(BatchError::Invalid)?;
+        let (request, text) = batch.into_parts();
         let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
         let request_hash = hash(&text);
         let entry = {
@@ -263,7 +275,7 @@ impl Batches {
         self.wake.notify_one();
     }
 
-    /// Judges one Task Oracle suite (checked by the caller, caps included) through the queue
+    /// Judges one Task Oracle suite ([`Batches::check_suite`]) through the queue
     /// under `category`: it waits for a place like a batch and the answer is its report. Full,
     /// or a place expected later than `max_wait` or `deadline` (the suites the round robin
     /// starts first times how long a suite takes, over the places): refused at once. A caller that goes away while its suite waits takes it out of the

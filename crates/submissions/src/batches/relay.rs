@@ -7,7 +7,7 @@
 //! (`batch.cancel`) ends the batch at every front end and reaches every worker.
 
 use super::disk::{self, Ended, Saved};
-use super::{BatchEntry, BatchError, BatchLimits, caps, hash, join};
+use super::{BatchEntry, BatchError, BatchLimits, CheckedBatch, checked, hash, join};
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -16,6 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use verdict_contracts::batch::{
     BatchReport, BatchRequest, BatchState, BatchSummary, CandidateResult, parse_batch,
 };
+use verdict_contracts::oracle::TestSuite;
 use verdict_datasets::batch::check_batch;
 use verdict_oracle::OracleOptions;
 use verdict_queue::FrontEnd;
@@ -276,23 +277,35 @@ impl Relay {
         });
     }
 
-    /// Accepts a batch under `id` (a new id when `None`) and `category`: checked whole (and
-    /// against the caps), kept on disk, announced and cut into units, every message confirmed by the broker. The same
-    /// id with the same request returns the entry already there (`false`: not new); with
-    /// another request, a conflict. `Unavailable` when the broker did not take it (nothing is
-    /// then accepted).
+    /// Reads and checks a batch once, as the workers will judge it: its shape, the caps, then
+    /// what they can run (every problem, each naming its field).
+    pub fn check(&self, text: String) -> Result<CheckedBatch, BatchError> {
+        checked::check(text, &self.limits.caps, |request| {
+            check_batch(request, &self.oracle)
+        })
+    }
+
+    /// Reads and checks one Task Oracle suite that goes to the workers as a batch of one: its
+    /// shape, the caps and what the workers can run (refused here as a standalone server
+    /// refuses it, naming the suite's field).
+    pub fn check_suite(&self, text: &str) -> Result<TestSuite, BatchError> {
+        let suite = checked::check_suite(text, &self.limits.caps)?;
+        verdict_oracle::check_runnable(&suite, &self.oracle).map_err(BatchError::Oracle)?;
+        Ok(suite)
+    }
+
+    /// Accepts a checked batch under `id` (a new id when `None`) and `category`: kept on disk,
+    /// announced and cut into units, every message confirmed by the broker. The same id with
+    /// the same request returns the entry already there (`false`: not new); with another
+    /// request, a conflict. `Unavailable` when the broker did not take it (nothing is then
+    /// accepted).
     pub async fn accept(
         self: &Arc<Self>,
         id: Option<String>,
         category: String,
-        text: String,
+        batch: CheckedBatch,
     ) -> Result<(Arc<BatchEntry>, bool), BatchError> {
-        let request = parse_batch(&text).map_err(BatchError::Invalid)?;
-        let over = caps::check(&self.limits.caps, &request);
-        if !over.is_empty() {
-            return Err(BatchError::Invalid(over));
-        }
-        check_batch(&request, &self.oracle).map_err(BatchError::Invalid)?;
+        let (request, text) = batch.into_parts();
         let publisher = self
             .publisher
             .get()

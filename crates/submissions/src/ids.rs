@@ -1,4 +1,5 @@
-//! What a `sub_id` and a `category` may be here. They name a submission in a URL
+//! What a `sub_id` and a `category` may be on a server, and a Submission read as a server takes
+//! it ([`read_submission`]). They name a submission in a URL
 //! (`/v1/submissions/{sub_id}?category=...`) and in the store, so: not empty (an empty
 //! `sub_id` would be `GET /v1/submissions/`, which names nothing), at most [`MAX_ID_BYTES`],
 //! not `.` or `..` (URL resolution removes those path segments before a request is sent), and no
@@ -6,13 +7,15 @@
 //! `/`, `?`, `%`, spaces or any Unicode, is allowed: the server percent-encodes it in the URLs it
 //! gives out, so a platform's existing ids keep working.
 
-use verdict_contracts::{FieldError, Submission};
+use verdict_contracts::{
+    Caps, FieldError, InvalidRequest, RequestError, Submission, Valid, parse_submission,
+};
 
 /// The longest `sub_id` or `category`, in bytes of UTF-8.
 pub const MAX_ID_BYTES: usize = 256;
 
 /// The problems of one id named `field`, if any.
-pub fn check_id(field: &str, value: &str) -> Option<FieldError> {
+fn check_id(field: &str, value: &str) -> Option<FieldError> {
     let why = if value.is_empty() {
         "must not be empty".to_owned()
     } else if value.len() > MAX_ID_BYTES {
@@ -45,6 +48,23 @@ pub fn check_ids(submission: &Submission) -> Vec<FieldError> {
     .collect()
 }
 
+/// Reads a Submission as a server takes it, once: parsed and validated
+/// ([`parse_submission`]), then its `category` and `sub_id` checked as ids and the whole
+/// against the operator's `caps`; a refusal lists every problem, each naming its field.
+pub fn read_submission(text: &str, caps: &Caps) -> Result<Valid<Submission>, RequestError> {
+    let submission = parse_submission(text)?;
+    let mut errors = check_ids(&submission);
+    errors.extend(caps.check_submission(&submission));
+    if errors.is_empty() {
+        Ok(submission)
+    } else {
+        Err(RequestError::Invalid(InvalidRequest::of(
+            &submission,
+            errors,
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +82,36 @@ mod tests {
             "sub_id: must not be empty",
             "the field is named once"
         );
+    }
+
+    #[test]
+    fn a_submission_read_by_a_server_names_its_bad_ids_and_its_caps_together() {
+        let text = r#"{"sub_type": "programming", "category": "..", "prob_id": "p",
+            "sub_id": "", "updated_at": 1, "test_data": [],
+            "judge_tasks": [{"check_script": "compile", "depends_on": -1, "time_limit": 5000}],
+            "submission": {"type": "source_code", "language": "c",
+              "source_files": [{"type": "text", "name": "main.c", "text": "int main(){}"}]}}"#;
+        let caps = Caps {
+            time_limit_ms: 1000,
+            ..Caps::default()
+        };
+        let Err(RequestError::Invalid(invalid)) = read_submission(text, &caps) else {
+            panic!("refused as invalid");
+        };
+        let fields: Vec<&str> = invalid.errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["category", "sub_id", "judge_tasks[0].time_limit"],
+            "{invalid}"
+        );
+        let within = Caps {
+            time_limit_ms: 5000,
+            ..Caps::default()
+        };
+        let fixed = text
+            .replace(r#""category": "..""#, r#""category": "c""#)
+            .replace(r#""sub_id": """#, r#""sub_id": "s""#);
+        assert_eq!(read_submission(&fixed, &within).expect("read").sub_id, "s");
     }
 
     #[test]

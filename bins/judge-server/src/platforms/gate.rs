@@ -1,9 +1,11 @@
 //! Who may call another sandbox's API (Piston, Jobe, Judge0; docs/compat.md): a caller is let
 //! in by one of the section's keys, sent in that API's own header (each key names the
-//! category its calls count under), or by its network (the section's `network_category`).
+//! category its calls count under), or by its network (the section's `network_category`): the
+//! caller's address as its connection set it ([`ClientAddr`]), matched against [`Network`]s.
 
-use crate::sandbox_fusion::{ClientAddr, Network};
+use crate::error::ConfigError;
 use serde::Deserialize;
+use std::net::IpAddr;
 
 /// One key of an API section: the secret a client sends in that API's header.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -89,12 +91,8 @@ pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Checks a section's keys and networks, naming the key at fault (`section.keys[0].key`).
-pub fn check(
-    section: &str,
-    keys: &[ApiKey],
-    networks: &[String],
-) -> Result<(), crate::config::ConfigError> {
-    let error = |key: String, message: String| crate::config::ConfigError::Value { key, message };
+pub fn check(section: &str, keys: &[ApiKey], networks: &[String]) -> Result<(), ConfigError> {
+    let error = |key: String, message: String| ConfigError::Value { key, message };
     for (i, network) in networks.iter().enumerate() {
         Network::parse(network).map_err(|m| error(format!("{section}.networks[{i}]"), m))?;
     }
@@ -108,6 +106,65 @@ pub fn check(
     }
     Ok(())
 }
+
+/// An address range: an address and a prefix length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Network {
+    addr: IpAddr,
+    prefix: u8,
+}
+
+impl Network {
+    /// `addr/prefix` (or a bare address: that one host).
+    pub fn parse(text: &str) -> Result<Network, String> {
+        let (addr, prefix) = match text.split_once('/') {
+            Some((a, p)) => (a, Some(p)),
+            None => (text, None),
+        };
+        let addr: IpAddr = addr
+            .trim()
+            .parse()
+            .map_err(|e| format!("{text:?} is not an address/prefix: {e}"))?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => max,
+            Some(p) => p
+                .trim()
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= max)
+                .ok_or_else(|| format!("{text:?}: the prefix must be 0..={max}"))?,
+        };
+        Ok(Network { addr, prefix })
+    }
+
+    /// Whether `ip` is in this range (an IPv4-mapped IPv6 address as its IPv4 one).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        match (self.addr, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u32::from(net) & mask == u32::from(ip) & mask
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u128::from(net) & mask == u128::from(ip) & mask
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The client's address, set on each request by the connection that carried it.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientAddr(pub IpAddr);
 
 #[cfg(test)]
 mod tests {
@@ -136,5 +193,20 @@ mod tests {
             gate.category(remote, Some("wrong")),
             Err(Denied::UnknownKey)
         );
+    }
+
+    #[test]
+    fn networks_hold_their_addresses_and_nothing_else() {
+        let loopback = Network::parse("127.0.0.0/8").expect("parsed");
+        assert!(loopback.contains("127.1.2.3".parse().expect("ip")));
+        assert!(loopback.contains("::ffff:127.0.0.1".parse().expect("ip")));
+        assert!(!loopback.contains("10.0.0.1".parse().expect("ip")));
+        let v6 = Network::parse("::1/128").expect("parsed");
+        assert!(v6.contains("::1".parse().expect("ip")));
+        assert!(!v6.contains("::2".parse().expect("ip")));
+        let any = Network::parse("0.0.0.0/0").expect("parsed");
+        assert!(any.contains("8.8.8.8".parse().expect("ip")));
+        assert!(Network::parse("10.0.0.0/33").is_err());
+        assert!(Network::parse("nope").is_err());
     }
 }

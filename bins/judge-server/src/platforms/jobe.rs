@@ -1,0 +1,128 @@
+//! Jobe's side of the server below its routes (`jobe.rs`): the `[jobe]` section and the
+//! service its routes share (the runner, the file cache, the gate, the probed toolchains).
+
+use super::gate::{ApiKey, Gate, default_category, loopback};
+use crate::error::ConfigError;
+use serde::Deserialize;
+use std::path::Path;
+use std::time::Duration;
+use verdict_compat::ProgramRunner;
+use verdict_compat::jobe::JobeLimits;
+use verdict_compat::jobe::cache::FileCache;
+use verdict_compat::toolchains::Toolchains;
+use verdict_scheduler::Judge;
+
+/// `[jobe]`: who may call Jobe's routes, and Jobe's server settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JobeConfig {
+    /// Serve the routes at all (off by default).
+    pub enabled: bool,
+    /// Keys sent as `X-API-KEY`, each with its category (Jobe's `api_keys`).
+    pub keys: Vec<ApiKey>,
+    /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default
+    /// (Jobe is meant to sit behind a firewall that lets only the Moodle server in).
+    pub networks: Vec<String>,
+    /// The category of calls let in by their network.
+    pub network_category: String,
+    /// How long a run waits for a run slot before Jobe's overload outcome (21), in ms
+    /// (Jobe: `jobe_wait_timeout`, 10 s).
+    pub max_wait_ms: u64,
+    /// Builds kept for identical sources.
+    pub builds: usize,
+    /// The largest `cputime` a run may ask for, in seconds (Jobe: `cputime_upper_limit_secs`).
+    pub max_cputime_secs: u64,
+    /// The most memory a run gets, in MB (a larger `memorylimit`, or 0, gets this).
+    pub max_memory_mb: u64,
+    /// The file cache's size, in MB (the least recently used files go beyond it).
+    pub file_cache_mb: u64,
+}
+
+impl Default for JobeConfig {
+    fn default() -> Self {
+        let limits = JobeLimits::default();
+        JobeConfig {
+            enabled: false,
+            keys: Vec::new(),
+            networks: loopback(),
+            network_category: default_category(),
+            max_wait_ms: 10_000,
+            builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
+            max_cputime_secs: limits.max_cputime_secs,
+            max_memory_mb: limits.max_memory_mb,
+            file_cache_mb: 1024,
+        }
+    }
+}
+
+impl JobeConfig {
+    /// Checks what serde cannot: keys, networks, bounds.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        super::gate::check("jobe", &self.keys, &self.networks)?;
+        for (key, value) in [
+            ("max_wait_ms", self.max_wait_ms),
+            ("builds", self.builds as u64),
+            ("max_cputime_secs", self.max_cputime_secs),
+            ("max_memory_mb", self.max_memory_mb),
+            ("file_cache_mb", self.file_cache_mb),
+        ] {
+            if value == 0 {
+                return Err(ConfigError::Value {
+                    key: format!("jobe.{key}"),
+                    message: "must be at least 1".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the routes need: the runner, the file cache, the gate and the probed toolchains.
+#[derive(Debug)]
+pub struct Jobe {
+    /// Runs the programs.
+    pub runner: ProgramRunner,
+    /// The files CodeRunner puts, by category.
+    pub files: FileCache,
+    /// Jobe's server limits.
+    pub limits: JobeLimits,
+    /// Who is let in, and under which category.
+    pub gate: Gate,
+    /// The installed languages, probed once.
+    pub toolchains: Toolchains,
+}
+
+impl Jobe {
+    /// The routes' state over `judge` (its file cache in `data_dir/jobe-files`), or `None`
+    /// when they are off.
+    pub fn new(
+        config: &JobeConfig,
+        data_dir: &Path,
+        judge: &Judge,
+    ) -> anyhow::Result<Option<Self>> {
+        if !config.enabled {
+            return Ok(None);
+        }
+        let files = FileCache::open(
+            &data_dir.join("jobe-files"),
+            config.file_cache_mb.saturating_mul(1 << 20),
+        )?;
+        Ok(Some(Jobe {
+            // Jobe's limit is CPU time with a wall clock of twice it: one run per judge slot,
+            // so a run never waits for a core long enough to pass its wall clock.
+            runner: ProgramRunner::new(
+                judge.clone(),
+                config.builds,
+                Duration::from_millis(config.max_wait_ms),
+            )
+            .with_parallel_runs(judge.config().parallelism),
+            files,
+            limits: JobeLimits {
+                max_cputime_secs: config.max_cputime_secs,
+                max_memory_mb: config.max_memory_mb,
+            },
+            gate: Gate::new(&config.keys, &config.networks, &config.network_category),
+            toolchains: Toolchains::default(),
+        }))
+    }
+}
