@@ -436,3 +436,121 @@ pub fn gauge(metrics: &str, name: &str) -> Option<f64> {
         .lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
 }
+
+/// A C program that spins until its time limit.
+pub const SPIN: &str = "int main(){volatile unsigned long n=0;for(;;)n++;}\n";
+
+/// A+B's submission (category `oj`) of a compile task and `tests` tests of [`SPIN`] on the first
+/// test's data, each limited to `time_limit_ms`: work that lasts until it is stopped.
+pub fn long_spin(sub_id: &str, tests: usize, time_limit_ms: u64) -> Value {
+    let mut submission = a_plus_b(sub_id, "oj", SPIN);
+    let mut test = submission["judge_tasks"][1].clone();
+    test["time_limit"] = json!(time_limit_ms);
+    let tasks = submission["judge_tasks"].as_array_mut().expect("tasks");
+    tasks.truncate(1);
+    tasks.extend((0..tests).map(|_| test.clone()));
+    submission
+}
+
+/// DELETE `url`, with a bearer token if one is given.
+pub fn delete(url: &str, token: Option<&str>) -> Reply {
+    let mut request = client().delete(url);
+    if let Some(token) = token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    reply(request.call())
+}
+
+/// The DELETE of a running submission at `url` answered the final report within 5 s, in which
+/// the judge stopped a running test; the report.
+fn cancelled_at_once(url: &str, token: Option<&str>) -> Value {
+    let asked = Instant::now();
+    let cancelled = delete(url, token);
+    let took = asked.elapsed();
+    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    assert_eq!(
+        cancelled.header("verdict-complete"),
+        Some("true"),
+        "the report after {took:?}: {}",
+        cancelled.text
+    );
+    assert!(took < Duration::from_secs(5), "the cancel took {took:?}");
+    let report = cancelled.json();
+    assert!(stopped_running(&report) >= 1, "{report}");
+    report
+}
+
+/// Whether every result from `from` on is `System Error` with a `cancelled: ...` log.
+pub fn all_cancelled(report: &Value, from: usize) -> bool {
+    cancelled_results(report, from) == report["results"].as_array().expect("results").len() - from
+}
+
+/// How many results from `from` on are `System Error` with a `cancelled: ...` log.
+pub fn cancelled_results(report: &Value, from: usize) -> usize {
+    report["results"].as_array().expect("results")[from..]
+        .iter()
+        .filter(|r| {
+            r["status"] == "System Error"
+                && r["error_log"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("cancelled: "))
+        })
+        .count()
+}
+
+/// How many results from the first test on the judge stopped while they ran (a cancel's own
+/// log, [`verdict_scheduler::CANCELLED_RUNNING`]).
+pub fn stopped_running(report: &Value) -> usize {
+    report["results"].as_array().expect("results")[1..]
+        .iter()
+        .filter(|r| r["error_log"] == verdict_scheduler::CANCELLED_RUNNING)
+        .count()
+}
+
+/// Waits (at most `limit`) until the submission at `url` has its first task, the compile,
+/// Accepted: its tests are being judged.
+pub fn wait_compiled(url: &str, token: Option<&str>, limit: Duration) {
+    poll_until(limit, Duration::from_millis(100), || {
+        let report = get(url, token).json();
+        match report["results"][0]["status"] == "Accepted" {
+            true => Ok(()),
+            false => Err(report.to_string()),
+        }
+    });
+}
+
+/// Polls `GET url` every 20 ms until `done` holds for the reply, failing after `limit` naming
+/// `what` it waited for.
+pub fn poll_get(url: &str, what: &str, limit: Duration, done: impl Fn(&Reply) -> bool) -> Reply {
+    poll_until(limit, Duration::from_millis(20), || {
+        let reply = get(url, None);
+        match done(&reply) {
+            true => Ok(reply),
+            false => Err(format!(
+                "timed out waiting for {what}: {} {}",
+                reply.status, reply.text
+            )),
+        }
+    })
+}
+
+/// Polls `check` every `every` until it gives a value, failing with what it said last after
+/// `limit`.
+pub fn poll_until<T>(
+    limit: Duration,
+    every: Duration,
+    mut check: impl FnMut() -> Result<T, String>,
+) -> T {
+    let start = std::time::Instant::now();
+    loop {
+        match check() {
+            Ok(value) => return value,
+            Err(last) => assert!(
+                start.elapsed() < limit,
+                "after {:?}: {last}",
+                start.elapsed()
+            ),
+        }
+        std::thread::sleep(every);
+    }
+}
