@@ -297,6 +297,24 @@ fn quietly(program: &str, args: &[&str], last: &std::path::Path) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// POSTs `body` to `url` (a client giving up after 15 s), which must answer 503 with
+/// `Retry-After` within 6 s, as a store on a frozen data disk does at `store_timeout_ms`; when
+/// it was asked.
+pub(crate) fn refused_at_store_timeout(url: &str, body: &str) -> Instant {
+    let asked = Instant::now();
+    let reply = crate::common::reply(
+        crate::common::client_waiting(Duration::from_secs(15))
+            .post(url)
+            .header("Content-Type", "application/json")
+            .send(body),
+    );
+    let took = asked.elapsed();
+    assert_eq!(reply.status, 503, "after {took:?}: {}", reply.text);
+    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
+    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    asked
+}
+
 /// The tests that fill a disk run one at a time: the submission store's test was seen to stay
 /// at 503 after its disk was freed while another filled its own (left for the store's owner).
 pub(crate) static FULL_DISKS: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -523,17 +541,7 @@ fn a_frozen_data_disk_is_503_at_store_timeout_and_its_late_commit_is_taken_back(
     // Frozen, and thawed whatever happens (before the server stops: declared after it).
     let thaw = Frozen::freeze(disk);
     let body = a_plus_b("frozen-1", "oj", A_PLUS_B).to_string();
-    let asked = Instant::now();
-    let reply = crate::common::reply(
-        crate::common::client_waiting(Duration::from_secs(15))
-            .post(server.url("/v1/submissions"))
-            .header("Content-Type", "application/json")
-            .send(&body),
-    );
-    let took = asked.elapsed();
-    assert_eq!(reply.status, 503, "after {took:?}: {}", reply.text);
-    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
-    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    let asked = refused_at_store_timeout(&server.url("/v1/submissions"), &body);
     // Health: the store's operation waits past store_timeout_ms.
     let health = loop {
         let health = get(&server.url("/v1/health"), None).json();

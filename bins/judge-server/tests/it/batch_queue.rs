@@ -3,7 +3,7 @@
 //! with SIGKILL mid-batch loses nothing; a cancel ends the batch everywhere and reaches the
 //! workers; a batch accepted before the broker restarts is judged after it.
 
-use crate::amqp::{Cluster, WorkerProcess, metric, node, poll_metric};
+use crate::amqp::{Cluster, metric, node, poll_metric};
 use crate::common::*;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};

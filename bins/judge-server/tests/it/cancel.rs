@@ -6,9 +6,9 @@
 use crate::common::{
     A_PLUS_B, Reply, TestServer, a_plus_b, cancelled_at_once, cancelled_results, client_waiting,
     config, delete, endless_suite, gauge, get, judged_at_once, long_spin, poll_until, post,
-    quick_suite, read_events, statuses, stopped_running, wait_compiled,
+    quick_suite, read_events, statuses, wait_compiled,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use std::time::{Duration, Instant};
 use verdict_judge_server::{ServerConfig, TokenConfig};
 
@@ -43,11 +43,15 @@ fn none_running(metrics: &str) -> bool {
     gauge(metrics, "verdict_running_tasks") == Some(0.0)
 }
 
-/// The suite `quick` as the first request to `server`, which must pass, or `None` (with
-/// `skipped:` printed) when python3 is not usable by the oracle here.
+/// A one-worker server with `request_timeout_ms` that judged [`quick_suite`] first, or `None`
+/// (with `skipped:` printed) when python3 is not usable by the oracle here.
 #[allow(clippy::print_stdout)]
-fn quick_suite_passes_first(server: &TestServer, quick: &str) -> Option<()> {
-    let first = post(&server.url("/v1/oracle"), None, quick);
+fn oracle_server(request_timeout_ms: u64) -> Option<TestServer> {
+    let server = one_worker(ServerConfig {
+        request_timeout_ms,
+        ..config()
+    })?;
+    let first = post(&server.url("/v1/oracle"), None, &quick_suite());
     if first.status == 422 && first.text.contains("python3") {
         println!(
             "skipped: python3 is not usable by the oracle here: {}",
@@ -55,8 +59,8 @@ fn quick_suite_passes_first(server: &TestServer, quick: &str) -> Option<()> {
         );
         return None;
     }
-    assert_eq!(first.status, 200, "{}", first.text);
-    Some(())
+    passed(&first);
+    Some(server)
 }
 
 /// The suite `quick` passes in `reply`.
@@ -240,17 +244,11 @@ fn a_lab_run_whose_request_timed_out_stops_its_boxes_and_frees_their_permits() {
 
 #[test]
 fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request() {
-    let Some(server) = one_worker(ServerConfig {
-        request_timeout_ms: 8_000,
-        ..config()
-    }) else {
+    let Some(server) = oracle_server(8_000) else {
         return;
     };
     // 90 s of work, far over the request's 8 s.
     let (endless, quick) = (endless_suite(), quick_suite());
-    if quick_suite_passes_first(&server, &quick).is_none() {
-        return;
-    }
     // As many endless suites at once as the batches' queue starts jobs (workers = 1: its
     // floor, BATCH_WORKERS): every slot is taken, and every request ends in 504.
     std::thread::scope(|scope| {
@@ -282,17 +280,11 @@ fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request()
 
 #[test]
 fn an_oracle_suite_whose_client_went_away_frees_its_slot_at_once() {
-    let Some(server) = one_worker(ServerConfig {
-        request_timeout_ms: 120_000,
-        ..config()
-    }) else {
+    let Some(server) = oracle_server(120_000) else {
         return;
     };
     // 90 s of work, within the request's 120 s.
     let (endless, quick) = (endless_suite(), quick_suite());
-    if quick_suite_passes_first(&server, &quick).is_none() {
-        return;
-    }
     // Clients that give up after 2 s and close their connections, as many as the batches'
     // queue starts jobs: every slot is taken by a suite nobody waits for.
     let impatient = client_waiting(Duration::from_secs(2));

@@ -205,6 +205,12 @@ impl Reply {
         serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
     }
 
+    /// Checks this answer is `status`, an error naming `field` (`error.field`).
+    pub fn assert_refused(&self, status: u16, field: &str) {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(self.json()["error"]["field"], field, "{}", self.text);
+    }
+
     /// A header's value.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -276,17 +282,25 @@ pub fn read_events(url: &str, token: Option<&str>) -> (u16, Vec<SseEvent>) {
     if status != 200 {
         return (status, Vec::new());
     }
-    let reader = BufReader::new(response.into_body().into_reader());
     let mut events = Vec::new();
+    for_each_sse(
+        BufReader::new(response.into_body().into_reader()),
+        |event, data| events.push(SseEvent { event, data }),
+    );
+    (status, events)
+}
+
+/// Reads Server-Sent Events from `reader` to the stream's end, giving each event's name and
+/// JSON data to `each` as it arrives; comments (keep-alives) are skipped.
+pub fn for_each_sse(reader: impl BufRead, mut each: impl FnMut(String, Value)) {
     let (mut event, mut data) = (String::new(), String::new());
     for line in reader.lines() {
-        let line = line.expect("a line of the stream");
+        let line = line.expect("a line of the stream before it ends");
         if line.is_empty() {
             if !data.is_empty() {
-                events.push(SseEvent {
-                    event: std::mem::take(&mut event),
-                    data: serde_json::from_str(&data).expect("JSON data"),
-                });
+                let value = serde_json::from_str(&data)
+                    .unwrap_or_else(|e| panic!("data: not JSON ({e}): {data}"));
+                each(std::mem::take(&mut event), value);
             }
             data.clear();
             event.clear();
@@ -296,7 +310,6 @@ pub fn read_events(url: &str, token: Option<&str>) -> (u16, Vec<SseEvent>) {
             data.push_str(rest.trim_start());
         }
     }
-    (status, events)
 }
 
 /// The A+B problem's submission in C, with a compile task and two standard tests.
@@ -463,8 +476,8 @@ pub fn delete(url: &str, token: Option<&str>) -> Reply {
 
 /// The DELETE of a running submission at `url` answered the final report within 5 s, in which
 /// the judge stopped a running test; the report.
-fn cancelled_at_once(url: &str, token: Option<&str>) -> Value {
-    let asked = Instant::now();
+pub fn cancelled_at_once(url: &str, token: Option<&str>) -> Value {
+    let asked = std::time::Instant::now();
     let cancelled = delete(url, token);
     let took = asked.elapsed();
     assert_eq!(cancelled.status, 200, "{}", cancelled.text);

@@ -6,14 +6,14 @@
 use crate::common::{ServerProcess, a_plus_b, cancelled_results, get, post, sleepy_a_plus_b};
 use crate::page::{
     SignedIn, click, eval, judge_through_the_page, open_the_queue_of_one, page_server,
-    phone_screenshot, screenshot, scroll_top, signed_in_browser, submit_through_the_page, text,
-    text_containing, until_finished, wait_for,
+    phone_screenshot, screenshot, scroll_top, signed_in_browser, strings, submit_through_the_page,
+    text, text_containing, until_finished, wait_for,
 };
 use crate::web::example;
 use serde_json::{Value, json};
-use std::time::Duration;
+
 use verdict_judge_server::{ServerConfig, TokenConfig};
-use verdict_web::browser::{Browser, Client, Locator};
+use verdict_web::browser::{Client, Locator};
 
 pub(crate) const TOKEN: &str = "faces-token";
 
@@ -62,7 +62,7 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
     // A wrong answer: the outcome names it and opens it; the difference is marked, placed by
     // line, column and token, the test's input shown.
     judge_through_the_page(c, &fresh("wrong-answer", "faces-wa"), 2, 120).await;
-    let verdict = text_containing(c, "#verdict", "Wrong Answer on test 1").await;
+    text_containing(c, "#verdict", "Wrong Answer on test 1").await;
     let detail = text_containing(c, "#task-detail", "Task 2").await;
     assert!(
         detail.contains("line 1, column 1, token 1"),
@@ -189,7 +189,7 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
     c.goto(&format!("{base}/#/submit")).await.expect("submit");
     judge_through_the_page(c, &fresh("compilation-error", "faces-ce"), 2, 120).await;
     text_containing(c, "#verdict", "Compilation Error").await;
-    let detail = text_containing(c, "#task-detail", "Compiler output").await;
+    text_containing(c, "#task-detail", "Compiler output").await;
     // The conditions read as words, not enum names.
     let shown = text(c, "main").await;
     assert!(
@@ -395,12 +395,7 @@ async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
     )
     .await;
     for cells in unfinished.as_array().expect("rows") {
-        let cells: Vec<&str> = cells
-            .as_array()
-            .expect("cells")
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let cells = strings(cells);
         assert!(
             cells.len() == 3 && cells.iter().all(|c| c.starts_with('–')),
             "an unfinished task shows numbers: {cells:?}"
@@ -514,7 +509,7 @@ async fn a_cancel_from_the_page_reads_cancelled_on_the_page_the_queue_and_the_me
     )
     .json();
     assert_eq!(cancelled_results(&report, 0), 2, "{report:#}");
-    let verdict = text_containing(c, "#verdict", "2 of 3 tasks").await;
+    text_containing(c, "#verdict", "2 of 3 tasks").await;
     let rows = text(c, "#tasks").await;
     assert!(
         rows.contains("Cancelled") && !rows.contains("System Error"),

@@ -10,7 +10,6 @@ use crate::page::{
     until_finished, wait_for,
 };
 use serde_json::{Value, json};
-use std::time::Duration;
 
 /// Prints 1..n, one per line, but 7 on line 4.
 const COUNT_WRONG_AT_4: &str = "#include <stdio.h>\nint main(){int n;if(scanf(\"%d\",&n)!=1)return 1;for(int i=1;i<=n;i++)printf(\"%d\\n\",i==4?7:i);return 0;}\n";
@@ -33,7 +32,7 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
     };
     let c = page.client();
     judge_through_the_page(c, &counting("faces-context"), 2, 120).await;
-    let detail = text_containing(c, "#task-detail", "line 4, column 1, token 1").await;
+    text_containing(c, "#task-detail", "line 4, column 1, token 1").await;
     // Each column: its lines (number, text, what kind of line).
     let columns = eval(
         c,
@@ -160,7 +159,7 @@ async fn a_wrong_answer_sent_over_the_api_shows_both_sides_around_the_difference
         "no side-by-side context",
     )
     .await;
-    let detail = text_containing(c, "#task-detail", "line 4, column 4, token 2").await;
+    text_containing(c, "#task-detail", "line 4, column 4, token 2").await;
     let columns = eval(c, "const col = (css) => [...document.querySelectorAll(css + ' .diff-lines > [data-ln]')].map((e) =>
                  [e.dataset.ln, e.textContent]);
              return [col('.diff-context .diff-expected'), col('.diff-context .diff-got')];").await;

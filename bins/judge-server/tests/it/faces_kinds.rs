@@ -8,7 +8,7 @@ use crate::faces::{TOKEN, server_config};
 use crate::page::{SignedIn, click, eval, judge_through_the_page, text, text_containing, wait_for};
 use crate::web::example;
 use serde_json::{Value, json};
-use std::time::Duration;
+
 use verdict_web::browser::Client;
 
 /// The kind column of every task row.
@@ -199,7 +199,7 @@ async fn answer_tests_have_their_own_label_and_show_no_measures() {
     let c = page.client();
     judge_through_the_page(c, &submission.to_string(), 2, 180).await;
     assert_eq!(kinds(c).await, json!(["answer 1", "answer 2"]));
-    let verdict = text_containing(c, "#verdict", "Wrong Answer on answer 2").await;
+    text_containing(c, "#verdict", "Wrong Answer on answer 2").await;
     // Nothing ran: no time or memory, and no time or memory limit beside them.
     let measures = eval(c, "return [...document.querySelectorAll('tr.task-row')].map(tr => [tr.cells[4].textContent, tr.cells[5].textContent]);").await;
     assert_eq!(measures, json!([["–", "–"], ["–", "–"]]));
@@ -222,8 +222,8 @@ async fn a_named_test_shows_its_number_and_its_own_name() {
         kinds(c).await,
         json!(["answer 1 (sample/1)", "answer 2 (secret/02-big)"])
     );
-    let verdict = text_containing(c, "#verdict", "Wrong Answer on answer 2 (secret/02-big)").await;
+    text_containing(c, "#verdict", "Wrong Answer on answer 2 (secret/02-big)").await;
     click(c, "tr[data-task=\"1\"] button.task-open").await;
-    let heading = text_containing(c, "#task-detail h2", "answer 2 (secret/02-big)").await;
+    text_containing(c, "#task-detail h2", "answer 2 (secret/02-big)").await;
     page.close().await;
 }

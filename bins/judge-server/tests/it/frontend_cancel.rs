@@ -18,6 +18,17 @@ token = "other-t"
 category = "other"
 "#;
 
+/// Sends `spin` (four tests of [`SPIN`] limited to 20 s) to `front` and waits until a worker
+/// judges its tests.
+fn spin_until_its_tests_run(front: &WorkerProcess) {
+    let url = |path: &str| format!("{}{path}", front.url);
+    let body = long_spin("spin", 4, 20_000).to_string();
+    let accepted = post(&url("/v1/submissions"), Some("oj-t"), &body);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    let running = url("/v1/submissions/spin");
+    wait_compiled(&running, Some("oj-t"), Duration::from_secs(120));
+}
+
 fn accepted_tasks(worker: &WorkerProcess) -> u64 {
     metric(worker, "verdict_task_verdicts_total{status=\"Accepted\"}")
 }
@@ -34,17 +45,7 @@ fn a_submission_running_on_a_worker_is_cancelled_through_the_front_end_at_once_a
     let worker = cluster.start("worker", "worker");
     let url = |path: &str| format!("{}{path}", front.url);
 
-    let accepted = post(
-        &url("/v1/submissions"),
-        Some("oj-t"),
-        &long_spin("spin", 4, 20_000).to_string(),
-    );
-    assert_eq!(accepted.status, 202, "{}", accepted.text);
-    wait_compiled(
-        &url("/v1/submissions/spin"),
-        Some("oj-t"),
-        Duration::from_secs(120),
-    );
+    spin_until_its_tests_run(&front);
     std::thread::sleep(Duration::from_millis(500));
     // Another category's is not found, as is an unknown one.
     assert_eq!(
@@ -103,17 +104,7 @@ fn a_submission_cancelled_while_queued_is_never_judged_even_by_a_worker_started_
     let early_report = cancel_queued("early");
 
     let worker = cluster.start("worker", "worker");
-    let accepted = post(
-        &url("/v1/submissions"),
-        Some("oj-t"),
-        &long_spin("spin", 4, 20_000).to_string(),
-    );
-    assert_eq!(accepted.status, 202, "{}", accepted.text);
-    wait_compiled(
-        &url("/v1/submissions/spin"),
-        Some("oj-t"),
-        Duration::from_secs(120),
-    );
+    spin_until_its_tests_run(&front);
     // Behind the spinning one on the worker's only place.
     let behind = post(&url("/v1/submissions"), Some("oj-t"), &right("behind"));
     assert_eq!(behind.status, 202, "{}", behind.text);

@@ -47,13 +47,32 @@ fn call(server: &TestServer, method: &str, path: &str, body: Option<&Value>) -> 
 }
 
 /// `POST /submissions?wait=true` and the answer's JSON (201 checked).
+/// POST `body` to `path` with the key.
+fn post_json(server: &TestServer, path: &str, body: Value) -> Reply {
+    call(server, "POST", path, Some(&body))
+}
+
+/// GET `path` with the key.
+fn get_path(server: &TestServer, path: &str) -> Reply {
+    call(server, "GET", path, None)
+}
+
+/// Creates a submission with `wait=false` (201): its token.
+fn created_token(server: &TestServer, body: Value) -> String {
+    let created = post_json(server, "/submissions", body);
+    assert_eq!(created.status, 201, "{}", created.text);
+    let token = created.json()["token"].as_str().expect("token").to_string();
+    assert_eq!(created.json(), json!({"token": token}), "only the token");
+    token
+}
+
+/// A server with Judge0's API on, its callbacks allowed to no network.
+fn judge0_server() -> Option<TestServer> {
+    TestServer::start(judge0_config(Vec::new()))
+}
+
 fn run(server: &TestServer, query: &str, body: Value) -> Value {
-    let answer = call(
-        server,
-        "POST",
-        &format!("/submissions?wait=true{query}"),
-        Some(&body),
-    );
+    let answer = post_json(server, &format!("/submissions?wait=true{query}"), body);
     assert_eq!(answer.status, 201, "{}", answer.text);
     answer.json()
 }
@@ -66,12 +85,7 @@ fn status_id(answer: &Value) -> u64 {
 fn poll(server: &TestServer, token: &str, fields: &str) -> Value {
     let started = Instant::now();
     loop {
-        let answer = call(
-            server,
-            "GET",
-            &format!("/submissions/{token}?fields={fields}"),
-            None,
-        );
+        let answer = get_path(server, &format!("/submissions/{token}?fields={fields}"));
         assert_eq!(answer.status, 200, "{}", answer.text);
         let answer = answer.json();
         if !matches!(status_id(&answer), 1 | 2) {
@@ -90,10 +104,10 @@ const APLUSB_CPP: &str =
 
 #[test]
 fn judge0_languages_statuses_about_and_config_answer_as_judge0() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let languages = call(&server, "GET", "/languages", None);
+    let languages = get_path(&server, "/languages");
     assert_eq!(languages.status, 200, "{}", languages.text);
     let languages = languages.json();
     let ids: Vec<u64> = languages
@@ -105,7 +119,7 @@ fn judge0_languages_statuses_about_and_config_answer_as_judge0() {
     for id in [52, 54, 71] {
         assert!(ids.contains(&id), "{id} in {languages}");
     }
-    let python = call(&server, "GET", "/languages/71", None).json();
+    let python = get_path(&server, "/languages/71").json();
     assert!(
         python["name"]
             .as_str()
@@ -114,31 +128,28 @@ fn judge0_languages_statuses_about_and_config_answer_as_judge0() {
     );
     assert_eq!(python["source_file"], "script.py");
     assert!(python["compile_cmd"].is_null());
-    assert_eq!(call(&server, "GET", "/languages/999", None).status, 404);
-    let all = call(&server, "GET", "/languages/all", None).json();
+    assert_eq!(get_path(&server, "/languages/999").status, 404);
+    let all = get_path(&server, "/languages/all").json();
     assert_eq!(all[0]["is_archived"], false);
 
-    let statuses = call(&server, "GET", "/statuses", None).json();
+    let statuses = get_path(&server, "/statuses").json();
     assert_eq!(statuses.as_array().map(Vec::len), Some(14));
     assert_eq!(
         statuses[10],
         json!({"id": 11, "description": "Runtime Error (NZEC)"})
     );
-    assert_eq!(
-        call(&server, "GET", "/about", None).json()["version"],
-        "1.13.1"
-    );
-    let config = call(&server, "GET", "/config_info", None).json();
+    assert_eq!(get_path(&server, "/about").json()["version"], "1.13.1");
+    let config = get_path(&server, "/config_info").json();
     assert_eq!(config["cpu_time_limit"], 5.0);
     assert_eq!(config["max_submission_batch_size"], 20);
     assert_eq!(config["allow_enable_network"], false);
-    let workers = call(&server, "GET", "/workers", None).json();
+    let workers = get_path(&server, "/workers").json();
     assert_eq!(workers[0]["queue"], "1.13.1");
 }
 
 #[test]
 fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
     let cpp = run(
@@ -230,7 +241,7 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
     if !crate::common::toolchains_installed(&languages) {
         return;
     }
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
     for (id, name, source_file, compiled) in [
@@ -238,7 +249,7 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
         (74, "TypeScript (", "script.ts", true),
         (66, "Octave (", "script.m", false),
     ] {
-        let language = call(&server, "GET", &format!("/languages/{id}"), None).json();
+        let language = get_path(&server, &format!("/languages/{id}")).json();
         assert!(
             language["name"]
                 .as_str()
@@ -284,7 +295,7 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
 
 #[test]
 fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
     let failed = run(
@@ -362,7 +373,7 @@ fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
 
 #[test]
 fn judge0_base64_fields_arguments_options_files_and_runs() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
     // base64 in and out, as Ruby's encode64 writes it; raw bytes that are not UTF-8.
@@ -393,30 +404,23 @@ fn judge0_base64_fields_arguments_options_files_and_runs() {
     assert_eq!(status_id(&answer), 3, "{answer}");
     assert_eq!(answer["stdout"], "aGn/\n");
     let token = answer["token"].as_str().expect("token").to_string();
-    let raw = call(&server, "GET", &format!("/submissions/{token}"), None);
+    let raw = get_path(&server, &format!("/submissions/{token}"));
     assert_eq!(raw.status, 400, "{}", raw.text);
     assert!(
         raw.json()["error"]
             .as_str()
             .is_some_and(|e| e.contains("base64_encoded=true"))
     );
-    let fields = call(
+    let fields = get_path(
         &server,
-        "GET",
         &format!("/submissions/{token}?base64_encoded=true&fields=stdout,status_id,language_id"),
-        None,
     )
     .json();
     assert_eq!(
         fields,
         json!({"language_id": 71, "stdout": "aGn/\n", "status_id": 3})
     );
-    let bad = call(
-        &server,
-        "GET",
-        &format!("/submissions/{token}?fields=stdout,nope"),
-        None,
-    );
+    let bad = get_path(&server, &format!("/submissions/{token}?fields=stdout,nope"));
     assert_eq!(
         (bad.status, bad.json()),
         (400, json!({"error": "invalid fields: [nope]"}))
@@ -450,21 +454,14 @@ fn encoded_zip() -> String {
 
 #[test]
 fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let created = call(
+    let token = created_token(
         &server,
-        "POST",
-        "/submissions",
-        Some(
-            &json!({"source_code": "import time\ntime.sleep(1)\nprint('late')", "language_id": 71}),
-        ),
+        json!({"source_code": "import time\ntime.sleep(1)\nprint('late')", "language_id": 71}),
     );
-    assert_eq!(created.status, 201, "{}", created.text);
-    let token = created.json()["token"].as_str().expect("token").to_string();
-    assert_eq!(created.json(), json!({"token": token}));
-    let early = call(&server, "GET", &format!("/submissions/{token}"), None).json();
+    let early = get_path(&server, &format!("/submissions/{token}")).json();
     assert!(
         matches!(status_id(&early), 1 | 2),
         "waiting or running first: {early}"
@@ -475,15 +472,14 @@ fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
         (3, json!("late\n"))
     );
 
-    let batch = call(
+    let batch = post_json(
         &server,
-        "POST",
         "/submissions/batch",
-        Some(&json!({"submissions": [
+        json!({"submissions": [
             {"source_code": "print(1)", "language_id": 71},
             {"source_code": "print(2)", "language_id": 999},
             {"source_code": APLUSB_CPP, "language_id": 54, "stdin": "2 3"},
-        ]})),
+        ]}),
     );
     assert_eq!(batch.status, 201, "{}", batch.text);
     let batch = batch.json();
@@ -499,26 +495,19 @@ fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
     for token in [tokens[0], tokens[2]] {
         poll(&server, token, "status");
     }
-    let shown = call(
+    let shown = get_path(
         &server,
-        "GET",
         &format!(
             "/submissions/batch?tokens={}&fields=token,stdout,status_id",
             tokens.join(",")
         ),
-        None,
     );
     assert_eq!(shown.status, 200, "{}", shown.text);
     let shown = shown.json();
     assert_eq!(shown["submissions"][0]["stdout"], "1\n");
     assert!(shown["submissions"][1].is_null());
     assert_eq!(shown["submissions"][2]["stdout"], "5\n");
-    let empty = call(
-        &server,
-        "POST",
-        "/submissions/batch",
-        Some(&json!({"submissions": []})),
-    );
+    let empty = post_json(&server, "/submissions/batch", json!({"submissions": []}));
     assert_eq!(
         (empty.status, empty.json()),
         (
@@ -526,28 +515,24 @@ fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
             json!({"error": "there should be at least one submission in a batch"})
         )
     );
-    let all_bad = call(
+    let all_bad = post_json(
         &server,
-        "POST",
         "/submissions/batch",
-        Some(&json!({"submissions": [{"language_id": 71}]})),
+        json!({"submissions": [{"language_id": 71}]}),
     );
     assert_eq!(all_bad.status, 422, "{}", all_bad.text);
 }
 
 #[test]
 fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_without_a_key() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let bad = call(
+    let bad = post_json(
         &server,
-        "POST",
         "/submissions?wait=true",
-        Some(
-            &json!({"source_code": "print(1)", "language_id": 999, "cpu_time_limit": 100,
+        json!({"source_code": "print(1)", "language_id": 999, "cpu_time_limit": 100,
                      "memory_limit": 10, "enable_network": true}),
-        ),
     );
     assert_eq!(bad.status, 422, "{}", bad.text);
     assert_eq!(
@@ -559,12 +544,7 @@ fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_withou
             "memory_limit": ["must be greater than or equal to 2048"],
         })
     );
-    let blank = call(
-        &server,
-        "POST",
-        "/submissions",
-        Some(&json!({"language_id": 71})),
-    );
+    let blank = post_json(&server, "/submissions", json!({"language_id": 71}));
     assert_eq!(
         (blank.status, blank.json()),
         (422, json!({"source_code": ["can't be blank"]}))
@@ -577,13 +557,13 @@ fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_withou
             .send("{not json"),
     );
     assert_eq!(garbage.status, 400, "{}", garbage.text);
-    let missing = call(&server, "GET", "/submissions/no-such-token", None);
+    let missing = get_path(&server, "/submissions/no-such-token");
     assert_eq!(missing.status, 404, "{}", missing.text);
     assert!(missing.json()["error"].is_string());
     // Listing and deleting need Judge0's AUTHZ token, and none is configured: 403.
     let delete = call(&server, "DELETE", "/submissions/no-such-token", None);
     assert_eq!(delete.status, 403, "{}", delete.text);
-    assert_eq!(call(&server, "GET", "/submissions", None).status, 403);
+    assert_eq!(get_path(&server, "/submissions").status, 403);
 
     // No key from outside the networks, or a wrong one: 401.
     let anonymous = reply(client().get(server.url("/languages")).call());
@@ -619,21 +599,15 @@ fn judge0_tokens_outlive_a_restart_and_waiting_submissions_run_after_it() {
         json!({"source_code": "print('kept')", "language_id": 71}),
     );
     let finished = finished["token"].as_str().expect("token").to_string();
-    let waiting = call(
+    let waiting = created_token(
         &server,
-        "POST",
-        "/submissions",
-        Some(
-            &json!({"source_code": "import time\ntime.sleep(3)\nprint('after')", "language_id": 71}),
-        ),
+        json!({"source_code": "import time\ntime.sleep(3)\nprint('after')", "language_id": 71}),
     );
-    assert_eq!(waiting.status, 201, "{}", waiting.text);
-    let waiting = waiting.json()["token"].as_str().expect("token").to_string();
     std::thread::sleep(Duration::from_millis(300));
     assert!(server.stop(Duration::from_secs(60)), "the server stops");
 
     let server = TestServer::start_keeping_data(cfg).expect("the server starts again");
-    let kept = call(&server, "GET", &format!("/submissions/{finished}"), None);
+    let kept = get_path(&server, &format!("/submissions/{finished}"));
     assert_eq!(kept.status, 200, "{}", kept.text);
     assert_eq!(kept.json()["stdout"], "kept\n");
     let after = poll(&server, &waiting, "stdout,status");
@@ -674,14 +648,10 @@ fn judge0_callbacks_are_put_to_allowed_networks_only() {
     let Some(server) = TestServer::start(cfg) else {
         return;
     };
-    let created = call(
+    let token = created_token(
         &server,
-        "POST",
-        "/submissions",
-        Some(&json!({"source_code": "print('called')", "language_id": 71, "callback_url": url})),
+        json!({"source_code": "print('called')", "language_id": 71, "callback_url": url}),
     );
-    assert_eq!(created.status, 201, "{}", created.text);
-    let token = created.json()["token"].as_str().expect("token").to_string();
     let (head, body) = rx
         .recv_timeout(Duration::from_secs(60))
         .expect("a callback");
@@ -696,7 +666,7 @@ fn judge0_callbacks_are_put_to_allowed_networks_only() {
     drop(server);
 
     // Without the network allowed, loopback is refused (the SSRF rules of remote assets).
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
     let refused = run(
@@ -721,21 +691,14 @@ fn judge0_lists_and_deletes_for_its_authz_token_reads_forms_and_query_parameters
     let Some(server) = TestServer::start(cfg) else {
         return;
     };
-    let slow = call(
+    let token = created_token(
         &server,
-        "POST",
-        "/submissions",
-        Some(
-            &json!({"source_code": "import time\ntime.sleep(1.5)\nprint('slow')", "language_id": 71}),
-        ),
+        json!({"source_code": "import time\ntime.sleep(1.5)\nprint('slow')", "language_id": 71}),
     );
-    assert_eq!(slow.status, 201, "{}", slow.text);
-    let token = slow.json()["token"].as_str().expect("token").to_string();
-    let full = call(
+    let full = post_json(
         &server,
-        "POST",
         "/submissions",
-        Some(&json!({"source_code": "print(1)", "language_id": 71})),
+        json!({"source_code": "print(1)", "language_id": 71}),
     );
     assert_eq!(
         (full.status, full.json()),
@@ -782,7 +745,7 @@ fn judge0_lists_and_deletes_for_its_authz_token_reads_forms_and_query_parameters
     assert_eq!(deleted.status, 200, "{}", deleted.text);
     assert_eq!(deleted.json()["stdout"], "c2xvdwo=\n", "answered in base64");
     assert_eq!(
-        call(&server, "GET", &format!("/submissions/{token}"), None).status,
+        get_path(&server, &format!("/submissions/{token}")).status,
         404
     );
 

@@ -191,6 +191,14 @@ pub(crate) async fn eval(c: &Client, script: &str) -> Value {
         .unwrap_or_else(|e| panic!("{script}: {e}"))
 }
 
+/// The strings of `list`, a JSON array (what a script returned).
+pub(crate) fn strings(list: &Value) -> Vec<&str> {
+    let items = list
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"));
+    items.iter().filter_map(Value::as_str).collect()
+}
+
 /// The text of the element `css` selects.
 pub(crate) async fn text(c: &Client, css: &str) -> String {
     c.find(Locator::Css(css))

@@ -3,9 +3,9 @@
 //! badge at WCAG AA contrast, and a queue filter that offers every status of the contract.
 
 use crate::faces::{TOKEN, server_config};
-use crate::page::{SignedIn, click, eval, wait_for};
+use crate::page::{SignedIn, click, eval, strings, wait_for};
 use serde_json::{Value, json};
-use std::time::Duration;
+
 use verdict_contracts::JudgeStatus;
 
 /// WCAG's contrast ratio of two computed CSS colours (`rgb(...)`), in the page.
@@ -89,12 +89,7 @@ async fn the_page_is_readable_by_everyone() {
         "return [...document.querySelectorAll('#filter-status option')].map((o) => o.value);",
     )
     .await;
-    let offered: Vec<&str> = offered
-        .as_array()
-        .expect("options")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let offered = strings(&offered);
     for status in JudgeStatus::ALL {
         if status.is_in_progress() {
             continue;

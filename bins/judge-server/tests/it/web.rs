@@ -10,7 +10,7 @@ use crate::page::{
 };
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use verdict_judge_server::{ServerConfig, TokenConfig};
 use verdict_web::browser::{Browser, Locator};
 

@@ -1940,7 +1940,6 @@ fn the_readme_example_package_verifies_and_judges_a_new_file_case_by_case() {
 
 #[test]
 fn verify_shows_a_progress_bar_on_a_terminal_and_none_with_quiet_or_a_pipe() {
-    // util-linux's `script` gives the command a terminal; its output is what a person sees.
     let scratch = tempfile::tempdir().expect("temp dir");
     let command = |extra: &str| {
         format!(
@@ -1951,31 +1950,8 @@ fn verify_shows_a_progress_bar_on_a_terminal_and_none_with_quiet_or_a_pipe() {
             scratch.path().join("cache").display()
         )
     };
-    let on_terminal = |extra: &str| {
-        let output = Command::new("script")
-            .args(["-qefc", &command(extra), "/dev/null"])
-            .env_remove("NO_COLOR")
-            .output()
-            .expect("script runs");
-        assert!(output.status.success(), "{output:?}");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    };
-    // 5 references and 1 input validator.
-    let shown = on_terminal("");
-    assert!(
-        shown.contains("/6 ") && shown.contains(" eta "),
-        "done / total, rate and time left on the terminal: {shown:?}"
-    );
-    assert!(shown.contains("verified"), "the table follows: {shown:?}");
-    let quiet = on_terminal("--quiet");
-    assert!(!quiet.contains(" eta "), "--quiet: {quiet:?}");
-    let piped = Command::new("sh")
-        .args(["-c", &command("")])
-        .output()
-        .expect("judge package verify runs");
-    let stderr = String::from_utf8_lossy(&piped.stderr);
-    assert!(piped.status.success(), "{stderr}");
-    assert!(!stderr.contains(" eta "), "not a terminal: {stderr:?}");
+    // 5 references and 1 input validator, then the table.
+    crate::common::page::progress_only_on_a_terminal(command, 6, "verified");
 }
 
 #[test]

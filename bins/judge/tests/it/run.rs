@@ -181,16 +181,25 @@ fn run_table(file: &str, extra: &[&str]) -> std::process::Output {
     judge(&args, None)
 }
 
-#[test]
-fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
-    let path = format!(
+/// The bundled wrong-answer example's path.
+fn wrong_answer_example() -> String {
+    format!(
         "{}/../../examples/judge/wrong-answer.json",
         env!("CARGO_MANIFEST_DIR")
-    );
-    let output = run_table(&path, &[]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    )
+}
+
+/// [`run_table`], which must exit 0: the table it printed.
+fn table_of(file: &str, extra: &[&str]) -> String {
+    let output = run_table(file, extra);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
+    let stdout = table_of(&wrong_answer_example(), &[]);
     let lines: Vec<&str> = stdout.lines().collect();
     // One numbering for people, from 1: the first test is test 1, the second task task 2.
     assert_eq!(
@@ -227,19 +236,13 @@ fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
 /// by its number and its name, in the outcome and in its row.
 #[test]
 fn format_table_names_a_test_by_its_number_and_its_own_name() {
-    let path = format!(
-        "{}/../../examples/judge/wrong-answer.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut submission: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("example")).expect("JSON");
+    let example = std::fs::read_to_string(wrong_answer_example()).expect("example");
+    let mut submission: serde_json::Value = serde_json::from_str(&example).expect("JSON");
     submission["test_data"][0]["name"] = "secret/01-overflow".into();
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("named.json");
     std::fs::write(&file, submission.to_string()).expect("write");
-    let output = run_table(file.to_str().expect("utf-8 path"), &[]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let stdout = table_of(file.to_str().expect("utf-8 path"), &[]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines[0], "Wrong Answer on test 1 (secret/01-overflow) (task 2) · score 1/2 · 2 tasks",
@@ -253,13 +256,7 @@ fn format_table_names_a_test_by_its_number_and_its_own_name() {
 
 #[test]
 fn format_table_failures_only_leaves_out_the_tasks_that_passed() {
-    let path = format!(
-        "{}/../../examples/judge/wrong-answer.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let output = run_table(&path, &["--failures-only"]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let stdout = table_of(&wrong_answer_example(), &["--failures-only"]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines[0].starts_with("Wrong Answer on test 1"), "{stdout}");
     assert!(
@@ -280,10 +277,7 @@ fn format_table_failures_only_leaves_out_the_tasks_that_passed() {
 fn relative_work_and_cache_dirs_are_the_current_directorys() {
     // They once reached the box as relative paths: every test a System Error.
     let dir = tempfile::tempdir().expect("tempdir");
-    let example = format!(
-        "{}/../../examples/judge/wrong-answer.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let example = wrong_answer_example();
     let output = Command::new(env!("CARGO_BIN_EXE_judge"))
         .args([
             "run",
