@@ -93,6 +93,11 @@ impl Cluster {
         self.start_with(name, role, "")
     }
 
+    /// Starts the front ends `front-a` and `front-b` ([`Cluster::start`]).
+    pub fn two_front_ends(&self) -> [WorkerProcess; 2] {
+        ["front-a", "front-b"].map(|name| self.start(name, "frontend"))
+    }
+
     /// [`Cluster::start`] with `extra` TOML at the top of its configuration.
     pub fn start_with(&self, name: &str, role: &str, extra: &str) -> WorkerProcess {
         start_role_with(self.dir.path(), name, role, &self.amqp, true, extra)

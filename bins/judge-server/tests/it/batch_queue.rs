@@ -70,8 +70,7 @@ fn a_batch_spreads_over_two_workers_and_loses_nothing_when_a_worker_and_a_front_
     let Some(cluster) = Cluster::judging("batch-spread") else {
         return;
     };
-    let a = cluster.start("front-a", "frontend");
-    let b = cluster.start("front-b", "frontend");
+    let [a, b] = cluster.two_front_ends();
     let first = cluster.start("worker-1", "worker");
     let second = cluster.start("worker-2", "worker");
 
@@ -181,8 +180,7 @@ fn a_cancel_at_any_front_end_ends_the_batch_everywhere_and_reaches_the_workers()
     let Some(cluster) = Cluster::judging("batch-cancel") else {
         return;
     };
-    let a = cluster.start("front-a", "frontend");
-    let b = cluster.start("front-b", "frontend");
+    let [a, b] = cluster.two_front_ends();
     let worker = cluster.start("worker", "worker");
     // Slow enough that the cancel below comes while the first is judged, however loaded the
     // host.

@@ -330,6 +330,16 @@ fn restartable_config(dir: &std::path::Path, port: u16) -> std::path::PathBuf {
     path
 }
 
+/// A script: whether the note `#note` shows and says `says`, while the page keeps the `kept`
+/// rows `rows` selects.
+fn lost_keeping(note: &str, says: &str, rows: &str, kept: usize) -> String {
+    format!(
+        "const note = document.getElementById('{note}');
+         return !note.hidden && note.textContent.includes('{says}')
+             && document.querySelectorAll('{rows}').length === {kept};"
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
     if !crate::page::browser_or_skip() || crate::common::judge().is_none() {
@@ -372,15 +382,9 @@ async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
             .any(|l| l.contains(&format!("listening on http://127.0.0.1:{port}"))),
         "no address to open in the log: {log:#?}"
     );
-    wait_for(
-        c,
-        "const note = document.getElementById('connection');
-             return !note.hidden && note.textContent.includes('Connection lost, retrying')
-                 && document.querySelectorAll('tr.task-row').length === 7;",
-        20,
-        "the lost connection is not said, or the view was dropped",
-    )
-    .await;
+    let lost = lost_keeping("connection", "Connection lost, retrying", "tr.task-row", 7);
+    let what = "the lost connection is not said, or the view was dropped";
+    wait_for(c, &lost, 20, what).await;
     let shown = text(c, "main").await;
     assert!(
         !shown.contains("network error") && !shown.contains("TypeError"),
@@ -417,15 +421,13 @@ async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
     // The queue says the same, and keeps its list through a restart.
     open_the_queue_of_one(c).await;
     drop(server.kill9());
-    wait_for(
-        c,
-        "const note = document.getElementById('queue-connection');
-             return !note.hidden && note.textContent.includes('Connection lost')
-                 && document.querySelectorAll('#queue-table tbody tr').length === 1;",
-        15,
-        "the queue does not keep its list",
-    )
-    .await;
+    let lost = lost_keeping(
+        "queue-connection",
+        "Connection lost",
+        "#queue-table tbody tr",
+        1,
+    );
+    wait_for(c, &lost, 15, "the queue does not keep its list").await;
     let queue = text(c, "main").await;
     assert!(!queue.contains("TypeError"), "{queue}");
     browser.close().await.expect("close");

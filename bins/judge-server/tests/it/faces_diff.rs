@@ -60,31 +60,33 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
             })
             .collect()
     };
-    let line =
-        |n: &str, text: &str, kind: &str| (Some(n.to_owned()), text.to_owned(), kind.to_owned());
+    // Lines 1 to 3 the same, line 4 `fourth` and different, lines 5 and 6 after it.
+    let column = |fourth: &str| -> Vec<(Option<String>, String, String)> {
+        (1..=6)
+            .map(|n| {
+                let kind = match n {
+                    1..=3 => "ctx-same",
+                    4 => "diff-line",
+                    _ => "ctx-after",
+                };
+                let text = if n == 4 {
+                    fourth.to_owned()
+                } else {
+                    n.to_string()
+                };
+                (Some(n.to_string()), text, kind.to_owned())
+            })
+            .collect()
+    };
     assert_eq!(
         kinds(&columns[0]),
-        [
-            line("1", "1", "ctx-same"),
-            line("2", "2", "ctx-same"),
-            line("3", "3", "ctx-same"),
-            line("4", "4", "diff-line"),
-            line("5", "5", "ctx-after"),
-            line("6", "6", "ctx-after"),
-        ],
+        column("4"),
         "expected column: {columns}"
     );
     // The received output around the difference, after it too: the judge's report keeps it.
     assert_eq!(
         kinds(&columns[1]),
-        [
-            line("1", "1", "ctx-same"),
-            line("2", "2", "ctx-same"),
-            line("3", "3", "ctx-same"),
-            line("4", "7", "diff-line"),
-            line("5", "5", "ctx-after"),
-            line("6", "6", "ctx-after"),
-        ],
+        column("7"),
         "received column: {columns}"
     );
     // The difference is marked on both sides.

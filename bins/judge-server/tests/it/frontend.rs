@@ -30,8 +30,7 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     let Some(cluster) = Cluster::judging("frontends") else {
         return;
     };
-    let a = cluster.start("front-a", "frontend");
-    let b = cluster.start("front-b", "frontend");
+    let [a, b] = cluster.two_front_ends();
     let _worker = cluster.start("worker", "worker");
     let health = get(&format!("{}/v1/health", a.url), None).json();
     assert_eq!(health["role"], "frontend");

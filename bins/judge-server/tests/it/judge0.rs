@@ -71,6 +71,12 @@ fn judge0_server() -> Option<TestServer> {
     TestServer::start(judge0_config(Vec::new()))
 }
 
+/// [`run`] with no query parameters beyond `wait=true`.
+fn waited(server: &TestServer, body: Value) -> Value {
+    run(server, "", body)
+}
+
+/// Runs `body` with `wait=true` and `query`: the answer (201).
 fn run(server: &TestServer, query: &str, body: Value) -> Value {
     let answer = post_json(server, &format!("/submissions?wait=true{query}"), body);
     assert_eq!(answer.status, 201, "{}", answer.text);
@@ -152,9 +158,8 @@ fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0()
     let Some(server) = judge0_server() else {
         return;
     };
-    let cpp = run(
+    let cpp = waited(
         &server,
-        "",
         json!({"source_code": APLUSB_CPP, "language_id": 54, "stdin": "1 2", "expected_output": "3"}),
     );
     assert_eq!(status_id(&cpp), 3, "{cpp}");
@@ -190,9 +195,8 @@ fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0()
     assert!(cpp["stderr"].is_null() && cpp["compile_output"].is_null() && cpp["message"].is_null());
 
     // The SDK's id for C++ (52) runs the same compiler; trailing white space is not compared.
-    let same = run(
+    let same = waited(
         &server,
-        "",
         json!({"source_code": APLUSB_CPP, "language_id": 52, "stdin": "40 2\n", "expected_output": "42  \n\n\n"}),
     );
     assert_eq!(status_id(&same), 3, "{same}");
@@ -219,9 +223,8 @@ fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0()
     );
     assert!(python["finished_at"].is_string());
     assert!(python["wall_time"].is_string());
-    let leading = run(
+    let leading = waited(
         &server,
-        "",
         json!({"source_code": "print(' 1')", "language_id": 71, "expected_output": "1"}),
     );
     assert_eq!(
@@ -271,17 +274,15 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
         (66, "x = scanf('%d', 2);\nprintf('%d\\n', x(1) + x(2));\n"),
     ];
     for (id, source) in sources {
-        let answer = run(
+        let answer = waited(
             &server,
-            "",
             json!({"source_code": source, "language_id": id, "stdin": "40 2", "expected_output": "42"}),
         );
         assert_eq!(status_id(&answer), 3, "{id}: {answer}");
         assert_eq!(answer["stdout"], "42\n", "{id}: {answer}");
     }
-    let type_error = run(
+    let type_error = waited(
         &server,
-        "",
         json!({"source_code": "const n: number = 'forty-two';\nconsole.log(n);\n", "language_id": 74}),
     );
     assert_eq!(status_id(&type_error), 6, "{type_error}");
@@ -298,9 +299,8 @@ fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
     let Some(server) = judge0_server() else {
         return;
     };
-    let failed = run(
+    let failed = waited(
         &server,
-        "",
         json!({"source_code": "int main(){ return }", "language_id": 54}),
     );
     assert_eq!(status_id(&failed), 6, "{failed}");
@@ -313,9 +313,8 @@ fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
     );
     assert!(failed["stdout"].is_null() && failed["time"].is_null());
 
-    let tle = run(
+    let tle = waited(
         &server,
-        "",
         json!({"source_code": "while True: pass", "language_id": 71, "cpu_time_limit": 1,
                "cpu_extra_time": 0.5, "wall_time_limit": 5}),
     );
@@ -362,9 +361,8 @@ fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
         (nzec["stdout"].clone(), nzec["stderr"].clone()),
         (json!("out\n"), json!("err\n"))
     );
-    let flood = run(
+    let flood = waited(
         &server,
-        "",
         json!({"source_code": "import sys\nsys.stdout.write('x' * 4000000)", "language_id": 71,
                "max_file_size": 64}),
     );
@@ -427,18 +425,16 @@ fn judge0_base64_fields_arguments_options_files_and_runs() {
     );
 
     // Arguments split as bash splits them; compiler options; a zip of files; runs averaged.
-    let args = run(
+    let args = waited(
         &server,
-        "",
         json!({"source_code": "import sys\nprint(sys.argv[1:], open('data/in.txt').read())",
                "language_id": 71, "command_line_arguments": "a 'b c'",
                "additional_files": encoded_zip(), "number_of_runs": 3}),
     );
     assert_eq!(status_id(&args), 3, "{args}");
     assert_eq!(args["stdout"], "['a', 'b c'] 42\n\n");
-    let options = run(
+    let options = waited(
         &server,
-        "",
         json!({"source_code": "#include <cstdio>\nint main(){ printf(\"%d\\n\", X); }",
                "language_id": 54, "compiler_options": "-DX=7"}),
     );
@@ -593,9 +589,8 @@ fn judge0_tokens_outlive_a_restart_and_waiting_submissions_run_after_it() {
     let Some(server) = TestServer::start_keeping_data(cfg.clone()) else {
         return;
     };
-    let finished = run(
+    let finished = waited(
         &server,
-        "",
         json!({"source_code": "print('kept')", "language_id": 71}),
     );
     let finished = finished["token"].as_str().expect("token").to_string();
@@ -669,9 +664,8 @@ fn judge0_callbacks_are_put_to_allowed_networks_only() {
     let Some(server) = judge0_server() else {
         return;
     };
-    let refused = run(
+    let refused = waited(
         &server,
-        "",
         json!({"source_code": "print(1)", "language_id": 71, "callback_url": url}),
     );
     assert_eq!(status_id(&refused), 3);

@@ -79,12 +79,6 @@ pub(crate) async fn signed_in_browser(base: &str, token: &str) -> Browser {
 /// navigation.
 pub(crate) async fn sign_in(c: &Client, base: &str, token: &str) {
     c.goto(&format!("{base}/")).await.expect("open the page");
-    let field = c
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css("#token"))
-        .await
-        .expect("the page asks for a token");
     wait_for(
         c,
         "return getComputedStyle(document.getElementById('nav')).display === 'none';",
@@ -92,8 +86,7 @@ pub(crate) async fn sign_in(c: &Client, base: &str, token: &str) {
         "the navigation shows on the sign-in page",
     )
     .await;
-    field.send_keys(token).await.expect("type");
-    click(c, "#token-submit").await;
+    enter_token(c, token).await;
     wait_for(
         c,
         "return !!document.getElementById('submission');",
@@ -101,6 +94,19 @@ pub(crate) async fn sign_in(c: &Client, base: &str, token: &str) {
         "not signed in",
     )
     .await;
+}
+
+/// Types `token` into the sign-in form once it asks for one (at most 10 s) and sends it.
+pub(crate) async fn enter_token(c: &Client, token: &str) {
+    let field = c
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#token"))
+        .await
+        .expect("the page asks for a token");
+    field.clear().await.expect("clear");
+    field.send_keys(token).await.expect("type");
+    click(c, "#token-submit").await;
 }
 
 /// Pastes `submission` into the form (as a person pasting JSON) and sends it.

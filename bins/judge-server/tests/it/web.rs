@@ -5,8 +5,8 @@
 
 use crate::common::{TestServer, config, get, post};
 use crate::page::{
-    SignedIn, click, eval, open_the_queue_of_one, page_server, phone_screenshot, screenshot,
-    scroll_top, send_the_form, sign_in, text, text_containing, wait_for,
+    SignedIn, click, enter_token, eval, open_the_queue_of_one, page_server, phone_screenshot,
+    screenshot, scroll_top, send_the_form, sign_in, text, text_containing, wait_for,
 };
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -171,6 +171,13 @@ fn lab_task(id: &str) -> String {
     task.to_string()
 }
 
+/// Runs [`lab_task`] `id` with `token` on `server`: the answer (200).
+fn run_lab_task(server: &TestServer, token: &str, id: &str) -> Value {
+    let ran = post(&server.url("/v1/lab/runs"), Some(token), &lab_task(id));
+    assert_eq!(ran.status, 200, "{}", ran.text);
+    ran.json()
+}
+
 #[test]
 fn lab_runs_survive_a_restart_of_the_server() {
     let data = tempfile::tempdir().expect("temp dir");
@@ -181,13 +188,7 @@ fn lab_runs_survive_a_restart_of_the_server() {
     let Some(server) = TestServer::start_keeping_data(config()) else {
         return;
     };
-    let ran = post(
-        &server.url("/v1/lab/runs"),
-        Some(OJ),
-        &lab_task("durable-run"),
-    );
-    assert_eq!(ran.status, 200, "{}", ran.text);
-    let run = ran.json()["run"].clone();
+    let run = run_lab_task(&server, OJ, "durable-run")["run"].clone();
     let before = get(&server.url("/v1/lab/runs"), Some(OJ)).json();
     assert!(server.stop(Duration::from_secs(60)), "the server stops");
 
@@ -219,14 +220,7 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
     let c = browser.client();
     c.goto(&server.url("/")).await.expect("open the page");
     // The token, kept in the tab.
-    let token = c
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css("#token"))
-        .await
-        .expect("the page asks for a token");
-    token.send_keys("wrong-token").await.expect("type");
-    click(c, "#token-submit").await;
+    enter_token(c, "wrong-token").await;
     wait_for(
         c,
         "return document.getElementById('token-error').textContent.includes('refused');",
@@ -234,10 +228,7 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
         "a wrong token is not refused",
     )
     .await;
-    let token = c.find(Locator::Css("#token")).await.expect("token field");
-    token.clear().await.expect("clear");
-    token.send_keys(ADMIN).await.expect("type");
-    click(c, "#token-submit").await;
+    enter_token(c, ADMIN).await;
     // Start from the bundled example and submit.
     wait_for(
         c,
@@ -357,12 +348,7 @@ async fn the_lab_runs_page_picks_up_a_new_run_without_a_reload() {
     let Some(server) = page_server(server_config()) else {
         return;
     };
-    let first = post(
-        &server.url("/v1/lab/runs"),
-        Some(ADMIN),
-        &lab_task("first-run"),
-    );
-    assert_eq!(first.status, 200, "{}", first.text);
+    run_lab_task(&server, ADMIN, "first-run");
     let page = SignedIn::open(server, ADMIN).await;
     let (server, c) = (&page.server, page.client());
     click(c, "nav a[href=\"#/lab\"]").await;
@@ -375,12 +361,7 @@ async fn the_lab_runs_page_picks_up_a_new_run_without_a_reload() {
     .await;
     // A mark that a reload would wipe.
     eval(c, "window.notReloaded = true;").await;
-    let second = post(
-        &server.url("/v1/lab/runs"),
-        Some(ADMIN),
-        &lab_task("second-run"),
-    );
-    assert_eq!(second.status, 200, "{}", second.text);
+    run_lab_task(server, ADMIN, "second-run");
     wait_for(c, "return [...document.querySelectorAll('#lab button.run-open')].some(b => b.textContent === 'second-run');", 20, "the new run never appears").await;
     wait_for(c, "return window.notReloaded === true && document.getElementById('run-count').textContent.startsWith('2 of 2');", 1, "the page was reloaded or the count is stale").await;
     page.close().await;

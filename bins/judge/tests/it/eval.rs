@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
 use verdict_web::browser::{self, Locator};
 
 fn write_lines(path: &std::path::Path, records: &[Value]) {

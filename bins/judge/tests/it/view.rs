@@ -8,7 +8,6 @@ use serde_json::json;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::Duration;
 use verdict_web::browser::{Browser, Locator};
 
 fn fixtures() -> PathBuf {
@@ -118,15 +117,11 @@ async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
     type_into(c, "#run-filter", "scenario").await;
     assert_eq!(text(c, "#run-count").await, "1 of 4 runs");
     click(c, "button.run-open").await;
-    let detail = c
-        .find(Locator::Css("#run-detail"))
-        .await
-        .expect("the run opens");
-    let text = detail.text().await.expect("text");
-    assert!(text.contains("scenario-002"), "{text}");
+    let detail = text(c, "#run-detail").await;
+    assert!(detail.contains("scenario-002"), "{detail}");
     assert!(
-        text.contains("at step step-2"),
-        "the failed step is not named: {text}"
+        detail.contains("at step step-2"),
+        "the failed step is not named: {detail}"
     );
     // The trace: grouped by step, the failure coloured as an error.
     let failed = c
@@ -148,7 +143,7 @@ async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
         );
     }
     // The steps table shows step-2 failed and step-3 skipped.
-    let steps = detail.text().await.expect("text");
+    let steps = text(c, "#run-detail").await;
     assert!(steps.contains("failed") && steps.contains("skipped"));
     // Expanding an event's data.
     click(c, ".timeline details summary").await;
