@@ -156,14 +156,12 @@ fn a_sample_for_a_task_the_dataset_lacks_is_refused_before_anything_runs() {
         ("HumanEval/0", "    return 2 * x\n"),
         ("HumanEval/9", "    return 0\n"),
     ]);
-    let output = samples.eval(|command| command);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let (stderr, stdout) = crate::common::refused(samples.eval(|command| command));
     assert!(
         stderr.contains("samples.jsonl:2: task_id \"HumanEval/9\""),
         "{stderr}"
     );
-    assert!(output.stdout.is_empty());
+    assert!(stdout.is_empty());
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `judge lab` through the built binary: the example tasks against the example agent, JSON Lines
 //! outputs, `--resume`, and bad input.
 
+use crate::common::refused;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -25,14 +26,6 @@ fn judge_lab(args: &[&str], stdin: Option<&str>) -> Output {
         }
         None => cmd.output().expect("judge runs"),
     }
-}
-
-/// `judge lab` with `args` and `stdin`, which must refuse with exit 2: its stderr and stdout.
-fn lab_refused(args: &[&str], stdin: Option<&str>) -> (String, String) {
-    let out = judge_lab(args, stdin);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    (stderr, text(&out.stdout))
 }
 
 fn lines(path: &Path) -> Vec<Value> {
@@ -297,7 +290,10 @@ fn lab_writes_to_stdout_with_a_fallback_agent() {
 #[test]
 fn concurrency_zero_is_refused_naming_the_flag() {
     let task = r#"{"id":"t","name":"n","type":"echo","input":1,"metadata":{}}"#;
-    let (stderr, stdout) = lab_refused(&["-", "--agent", "cat", "--concurrency", "0"], Some(task));
+    let (stderr, stdout) = refused(judge_lab(
+        &["-", "--agent", "cat", "--concurrency", "0"],
+        Some(task),
+    ));
     assert!(stderr.contains("'--concurrency <CONCURRENCY>'"), "{stderr}");
     assert!(stdout.is_empty());
 }
@@ -306,7 +302,7 @@ fn concurrency_zero_is_refused_naming_the_flag() {
 fn duplicate_task_ids_are_refused_before_anything_runs() {
     let task = r#"{"id":"same","name":"n","type":"echo","input":1,"metadata":{}}"#;
     let twice = format!("{task}\n{task}\n");
-    let (stderr, stdout) = lab_refused(&["-", "--agent", "cat"], Some(&twice));
+    let (stderr, stdout) = refused(judge_lab(&["-", "--agent", "cat"], Some(&twice)));
     assert!(stderr.contains("duplicate task id \"same\""), "{stderr}");
     assert!(stdout.is_empty());
 }
@@ -314,13 +310,13 @@ fn duplicate_task_ids_are_refused_before_anything_runs() {
 #[test]
 fn lab_refuses_bad_tasks_naming_them() {
     let bad_json = "{\"id\":\"a\",\"name\":\"a\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}\n{\"id\": \"b\",\n";
-    let (stderr, _) = lab_refused(&["-", "--agent", "true"], Some(bad_json));
+    let (stderr, _) = refused(judge_lab(&["-", "--agent", "true"], Some(bad_json)));
     assert!(stderr.contains("invalid tasks in -:"), "{stderr}");
     assert!(stderr.contains("tasks[1] (line 2): not JSON"), "{stderr}");
 
     let no_runner =
         "{\"id\":\"task-7\",\"name\":\"a\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}\n";
-    let (stderr, _) = lab_refused(&["-"], Some(no_runner));
+    let (stderr, _) = refused(judge_lab(&["-"], Some(no_runner)));
     assert!(
         stderr.contains("tasks[0] (line 1, id \"task-7\"): type: no runner for type \"intent\""),
         "{stderr}"
@@ -328,7 +324,7 @@ fn lab_refuses_bad_tasks_naming_them() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 
     let missing = "[{\"id\":\"t\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}]";
-    let (stderr, _) = lab_refused(&["-", "--agent", "true"], Some(missing));
+    let (stderr, _) = refused(judge_lab(&["-", "--agent", "true"], Some(missing)));
     assert!(
         stderr.contains("tasks[0] (id \"t\"): invalid AtomicTask: missing field `name`"),
         "{stderr}"
@@ -401,7 +397,7 @@ fn writeln_skip(reason: &str) -> std::io::Result<()> {
 fn tasks_without_runners_are_refused_naming_the_flags_that_give_them() {
     // The README's line without its --lab-config: the error says how to give runners.
     let tasks = examples().join("tasks.jsonl");
-    let (stderr, _) = lab_refused(&[tasks.to_str().expect("utf-8 path")], None);
+    let (stderr, _) = refused(judge_lab(&[tasks.to_str().expect("utf-8 path")], None));
     assert!(stderr.contains("no runner for type"), "{stderr}");
     assert!(
         stderr.contains("--agent") && stderr.contains("--lab-config"),

@@ -35,8 +35,7 @@ fn view_refused<I: AsRef<OsStr>>(args: impl IntoIterator<Item = I>) -> String {
         .arg(&report)
         .output()
         .expect("judge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let (stderr, _) = crate::common::refused(output);
     assert!(!report.exists(), "an empty report was written");
     stderr
 }
@@ -101,9 +100,8 @@ fn view_writes_one_self_contained_file() {
 
 #[test]
 fn view_refuses_a_missing_file_with_its_name() {
-    let output = judge_view(["/nonexistent/runs.jsonl"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/runs.jsonl"));
+    let (stderr, _) = crate::common::refused(judge_view(["/nonexistent/runs.jsonl"]));
+    assert!(stderr.contains("/nonexistent/runs.jsonl"), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -203,6 +203,13 @@ pub fn a_plus_b_accepted(
     assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
 }
 
+/// Checks a command refused with exit 2 (bad usage or unreadable input): its stderr and stdout.
+pub fn refused(output: std::process::Output) -> (String, String) {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    (stderr, String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
 /// The status of each result of a report.
 pub fn statuses(report: &Value) -> Vec<String> {
     report["results"]
