@@ -323,6 +323,18 @@ pub fn a_plus_b(sub_id: &str, category: &str, source: &str) -> Value {
         .build()
 }
 
+/// A correct A+B in C++.
+pub const A_PLUS_B_CPP: &str =
+    "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
+
+/// One API key, `key`, for `category`: the keys of a compatible API.
+pub fn api_keys(key: &str, category: &str) -> Vec<verdict_judge_server::ApiKey> {
+    vec![verdict_judge_server::ApiKey {
+        key: key.into(),
+        category: category.into(),
+    }]
+}
+
 /// A correct A+B in C.
 pub use verdict_testkit::submission::A_PLUS_B_C as A_PLUS_B;
 

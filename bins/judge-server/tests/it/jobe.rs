@@ -3,9 +3,9 @@
 //! run first without its files, the files put on a 404 and the run sent again, `X-API-KEY`),
 //! and the outcomes, defaults and messages Jobe's own tests expect.
 
-use crate::common::{TestServer, client, config, reply};
+use crate::common::{TestServer, api_keys, client, config, reply};
 use serde_json::{Value, json};
-use verdict_judge_server::{ApiKey, JobeConfig, ServerConfig};
+use verdict_judge_server::{JobeConfig, ServerConfig};
 
 const KEY: &str = "moodle-key-0123456789";
 const API: &str = "/jobe/index.php/restapi";
@@ -14,10 +14,7 @@ fn jobe_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
         jobe: JobeConfig {
             enabled: true,
-            keys: vec![ApiKey {
-                key: KEY.into(),
-                category: "moodle".into(),
-            }],
+            keys: api_keys(KEY, "moodle"),
             networks,
             ..JobeConfig::default()
         },

@@ -5,11 +5,11 @@
 //! errors, keys, callbacks. (The `judge0` SDK from PyPI drives it in
 //! `clients/python/tests/test_judge0.py`.)
 
-use crate::common::{Reply, TestServer, client, config, reply};
+use crate::common::{A_PLUS_B_CPP, Reply, TestServer, api_keys, client, config, reply};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::{Duration, Instant};
-use verdict_judge_server::{ApiKey, Judge0Config, ServerConfig};
+use verdict_judge_server::{Judge0Config, ServerConfig};
 
 const KEY: &str = "judge0-key-0123456789";
 const ADMIN: &str = "judge0-admin-0123456789";
@@ -18,10 +18,7 @@ fn judge0_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
         judge0: Judge0Config {
             enabled: true,
-            keys: vec![ApiKey {
-                key: KEY.into(),
-                category: "course".into(),
-            }],
+            keys: api_keys(KEY, "course"),
             networks,
             ..Judge0Config::default()
         },
@@ -105,9 +102,6 @@ fn poll(server: &TestServer, token: &str, fields: &str) -> Value {
     }
 }
 
-const APLUSB_CPP: &str =
-    "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
-
 #[test]
 fn judge0_languages_statuses_about_and_config_answer_as_judge0() {
     let Some(server) = judge0_server() else {
@@ -160,7 +154,7 @@ fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0()
     };
     let cpp = waited(
         &server,
-        json!({"source_code": APLUSB_CPP, "language_id": 54, "stdin": "1 2", "expected_output": "3"}),
+        json!({"source_code": A_PLUS_B_CPP, "language_id": 54, "stdin": "1 2", "expected_output": "3"}),
     );
     assert_eq!(status_id(&cpp), 3, "{cpp}");
     assert_eq!(cpp["status"]["description"], "Accepted");
@@ -197,7 +191,7 @@ fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0()
     // The SDK's id for C++ (52) runs the same compiler; trailing white space is not compared.
     let same = waited(
         &server,
-        json!({"source_code": APLUSB_CPP, "language_id": 52, "stdin": "40 2\n", "expected_output": "42  \n\n\n"}),
+        json!({"source_code": A_PLUS_B_CPP, "language_id": 52, "stdin": "40 2\n", "expected_output": "42  \n\n\n"}),
     );
     assert_eq!(status_id(&same), 3, "{same}");
 
@@ -474,7 +468,7 @@ fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
         json!({"submissions": [
             {"source_code": "print(1)", "language_id": 71},
             {"source_code": "print(2)", "language_id": 999},
-            {"source_code": APLUSB_CPP, "language_id": 54, "stdin": "2 3"},
+            {"source_code": A_PLUS_B_CPP, "language_id": 54, "stdin": "2 3"},
         ]}),
     );
     assert_eq!(batch.status, 201, "{}", batch.text);

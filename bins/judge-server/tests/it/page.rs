@@ -79,6 +79,7 @@ pub(crate) async fn signed_in_browser(base: &str, token: &str) -> Browser {
 /// navigation.
 pub(crate) async fn sign_in(c: &Client, base: &str, token: &str) {
     c.goto(&format!("{base}/")).await.expect("open the page");
+    asks_for_a_token(c).await;
     wait_for(
         c,
         "return getComputedStyle(document.getElementById('nav')).display === 'none';",
@@ -96,14 +97,19 @@ pub(crate) async fn sign_in(c: &Client, base: &str, token: &str) {
     .await;
 }
 
-/// Types `token` into the sign-in form once it asks for one (at most 10 s) and sends it.
-pub(crate) async fn enter_token(c: &Client, token: &str) {
-    let field = c
-        .wait()
+/// Waits (at most 10 s) until the page asks for a token.
+async fn asks_for_a_token(c: &Client) {
+    c.wait()
         .at_most(Duration::from_secs(10))
         .for_element(Locator::Css("#token"))
         .await
         .expect("the page asks for a token");
+}
+
+/// Types `token` into the sign-in form once it asks for one and sends it.
+pub(crate) async fn enter_token(c: &Client, token: &str) {
+    asks_for_a_token(c).await;
+    let field = c.find(Locator::Css("#token")).await.expect("token field");
     field.clear().await.expect("clear");
     field.send_keys(token).await.expect("type");
     click(c, "#token-submit").await;
