@@ -133,14 +133,8 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     let judged = post(&format!("{}/v1/oracle", b.url), None, &suite.to_string());
     assert_eq!(judged.status, 200, "{}", judged.text);
     let report = judged.json();
-    let statuses: Vec<&str> = report["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .map(|r| r["status"].as_str().unwrap_or_default())
-        .collect();
     assert_eq!(
-        statuses,
+        statuses(&report),
         ["passed", "failed", "invalid_test_format"],
         "{report}"
     );
