@@ -362,11 +362,7 @@ fn a_time_limit_under_the_accepted_margin_is_a_warning_and_an_error_with_werror(
 /// validator keep testlib's conventions (`check input output answer`, exit 0 OK / 1 WA; the
 /// validator reads stdin, exit 0 valid) without testlib.h, which no registry here carries.
 fn polygon_package(dir: &Path) {
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |name: &str, text: &str| written::write(dir, name, text);
     let tests = [
         ("1 2", "3", "0", None),
         ("10 20", "30", "1", Some(20)),
@@ -885,11 +881,7 @@ fn bapctools_interactive_multipass_verifies_pass_by_pass() {
 /// `score.txt`). Two groups, n = 3 and n = 5, whose `accept_score` is their test's most (3, 5),
 /// so the full score is 8.
 fn validator_scored_package(dir: &Path) {
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |name: &str, text: &str| written::write(dir, name, text);
     write(
         "problem.yaml",
         "problem_format_version: 2023-07\ntype: scoring\nname: Distinct numbers\n\
@@ -996,11 +988,7 @@ fn a_scoring_package_whose_validator_writes_score_txt_verifies_by_those_scores()
 /// as Polygon packages do: the interactor writes the number of queries to `tout` for the
 /// checker.
 fn polygon_interactive_package(dir: &Path) {
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |name: &str, text: &str| written::write(dir, name, text);
     let hidden = [1, 777777, 1000000, 500000];
     let mut xml_tests = String::new();
     for (i, n) in hidden.iter().enumerate() {
