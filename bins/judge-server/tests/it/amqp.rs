@@ -207,9 +207,10 @@ pub fn metric(worker: &WorkerProcess, name: &str) -> u64 {
 pub fn poll_metric(server: &WorkerProcess, name: &str, done: impl Fn(u64) -> bool) -> u64 {
     poll_until(Duration::from_secs(180), Duration::from_millis(20), || {
         let value = metric(server, name);
-        match done(value) {
-            true => Ok(value),
-            false => Err(format!("timed out waiting for {name}: {value}")),
+        if done(value) {
+            Ok(value)
+        } else {
+            Err(format!("timed out waiting for {name}: {value}"))
         }
     })
 }

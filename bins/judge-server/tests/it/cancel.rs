@@ -21,21 +21,18 @@ fn one_worker(config: ServerConfig) -> Option<TestServer> {
     })
 }
 
-/// The metrics of `server` once `done` holds for them, polled every `every` for at most `limit`.
+/// Waits until `done` holds for the metrics of `server`, polled every `every` for at most
+/// `limit`.
 fn metrics_once(
     server: &TestServer,
     limit: Duration,
     every: Duration,
     done: impl Fn(&str) -> bool,
-) -> String {
+) {
     poll_until(limit, every, || {
         let metrics = get(&server.url("/metrics"), None).text;
-        if done(&metrics) {
-            Ok(metrics)
-        } else {
-            Err(metrics)
-        }
-    })
+        if done(&metrics) { Ok(()) } else { Err(metrics) }
+    });
 }
 
 /// Whether `metrics` count no task running (`verdict_running_tasks`).
@@ -63,7 +60,7 @@ fn oracle_server(request_timeout_ms: u64) -> Option<TestServer> {
     Some(server)
 }
 
-/// The suite `quick` passes in `reply`.
+/// Checks `reply` is [`quick_suite`]'s report, its one case passed.
 fn passed(reply: &Reply) {
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(reply.json()["summary"]["passed"], 1, "{}", reply.text);

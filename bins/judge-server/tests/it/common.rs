@@ -486,8 +486,8 @@ pub fn delete(url: &str, token: Option<&str>) -> Reply {
     reply(request.call())
 }
 
-/// The DELETE of a running submission at `url` answered the final report within 5 s, in which
-/// the judge stopped a running test; the report.
+/// DELETEs the running submission at `url`, which must answer its final report within 5 s, a
+/// report in which the judge stopped a running test: the report.
 pub fn cancelled_at_once(url: &str, token: Option<&str>) -> Value {
     let asked = std::time::Instant::now();
     let cancelled = delete(url, token);
@@ -537,9 +537,10 @@ pub fn stopped_running(report: &Value) -> usize {
 pub fn wait_compiled(url: &str, token: Option<&str>, limit: Duration) {
     poll_until(limit, Duration::from_millis(100), || {
         let report = get(url, token).json();
-        match report["results"][0]["status"] == "Accepted" {
-            true => Ok(()),
-            false => Err(report.to_string()),
+        if report["results"][0]["status"] == "Accepted" {
+            Ok(())
+        } else {
+            Err(report.to_string())
         }
     });
 }
@@ -549,12 +550,13 @@ pub fn wait_compiled(url: &str, token: Option<&str>, limit: Duration) {
 pub fn poll_get(url: &str, what: &str, limit: Duration, done: impl Fn(&Reply) -> bool) -> Reply {
     poll_until(limit, Duration::from_millis(20), || {
         let reply = get(url, None);
-        match done(&reply) {
-            true => Ok(reply),
-            false => Err(format!(
+        if done(&reply) {
+            Ok(reply)
+        } else {
+            Err(format!(
                 "timed out waiting for {what}: {} {}",
                 reply.status, reply.text
-            )),
+            ))
         }
     })
 }
