@@ -54,6 +54,11 @@ fn get_path(server: &TestServer, path: &str) -> Reply {
     call(server, "GET", path, None)
 }
 
+/// A submission of `source` in Judge0's language `language_id`.
+fn program(source: &str, language_id: u32) -> Value {
+    json!({"source_code": source, "language_id": language_id})
+}
+
 /// Creates a submission with `wait=false` (201): its token.
 fn created_token(server: &TestServer, body: Value) -> String {
     let created = post_json(server, "/submissions", body);
@@ -277,7 +282,7 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
     }
     let type_error = waited(
         &server,
-        json!({"source_code": "const n: number = 'forty-two';\nconsole.log(n);\n", "language_id": 74}),
+        program("const n: number = 'forty-two';\nconsole.log(n);\n", 74),
     );
     assert_eq!(status_id(&type_error), 6, "{type_error}");
     assert!(
@@ -293,10 +298,7 @@ fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
     let Some(server) = judge0_server() else {
         return;
     };
-    let failed = waited(
-        &server,
-        json!({"source_code": "int main(){ return }", "language_id": 54}),
-    );
+    let failed = waited(&server, program("int main(){ return }", 54));
     assert_eq!(status_id(&failed), 6, "{failed}");
     assert_eq!(failed["status"]["description"], "Compilation Error");
     assert!(
@@ -449,7 +451,7 @@ fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
     };
     let token = created_token(
         &server,
-        json!({"source_code": "import time\ntime.sleep(1)\nprint('late')", "language_id": 71}),
+        program("import time\ntime.sleep(1)\nprint('late')", 71),
     );
     let early = get_path(&server, &format!("/submissions/{token}")).json();
     assert!(
@@ -583,14 +585,11 @@ fn judge0_tokens_outlive_a_restart_and_waiting_submissions_run_after_it() {
     let Some(server) = TestServer::start_keeping_data(cfg.clone()) else {
         return;
     };
-    let finished = waited(
-        &server,
-        json!({"source_code": "print('kept')", "language_id": 71}),
-    );
+    let finished = waited(&server, program("print('kept')", 71));
     let finished = finished["token"].as_str().expect("token").to_string();
     let waiting = created_token(
         &server,
-        json!({"source_code": "import time\ntime.sleep(3)\nprint('after')", "language_id": 71}),
+        program("import time\ntime.sleep(3)\nprint('after')", 71),
     );
     std::thread::sleep(Duration::from_millis(300));
     assert!(server.stop(Duration::from_secs(60)), "the server stops");
@@ -681,13 +680,9 @@ fn judge0_lists_and_deletes_for_its_authz_token_reads_forms_and_query_parameters
     };
     let token = created_token(
         &server,
-        json!({"source_code": "import time\ntime.sleep(1.5)\nprint('slow')", "language_id": 71}),
+        program("import time\ntime.sleep(1.5)\nprint('slow')", 71),
     );
-    let full = post_json(
-        &server,
-        "/submissions",
-        json!({"source_code": "print(1)", "language_id": 71}),
-    );
+    let full = post_json(&server, "/submissions", program("print(1)", 71));
     assert_eq!(
         (full.status, full.json()),
         (503, json!({"error": "queue is full"}))
