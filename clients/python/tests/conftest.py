@@ -78,20 +78,31 @@ class Server:
         self.dir.cleanup()
 
 
-@pytest.fixture(scope="session")
-def server():
-    s = Server()
+def _serving(**options):
+    """A :class:`Server` with ``options`` for a fixture's session, stopped after it."""
+    s = Server(**options)
     yield s
     s.stop()
+
+
+def _compat_api(name, keys, field, secret, category, *settings):
+    """The TOML that turns on the compatible API ``name`` with ``settings`` (lines) and one
+    entry of its ``keys`` table binding ``secret`` (its ``field``) to ``category``."""
+    lines = [f"[{name}]", "enabled = true", *settings, f"[[{name}.{keys}]]",
+             f'{field} = "{secret}"', f'category = "{category}"']
+    return "".join(line + "\n" for line in lines)
+
+
+@pytest.fixture(scope="session")
+def server():
+    yield from _serving()
 
 
 @pytest.fixture(scope="session")
 def tight_server():
     """A server whose queue holds one job beside the two it runs: more concurrent oracle
     suites or batches are refused with 429 and Retry-After."""
-    s = Server(queue_capacity=1)
-    yield s
-    s.stop()
+    yield from _serving(queue_capacity=1)
 
 
 SANDBOX_FUSION_SECRET = "verl-secret-path-0123456789"
@@ -101,16 +112,8 @@ SANDBOX_FUSION_SECRET = "verl-secret-path-0123456789"
 def sandbox_fusion_server():
     """A server with SandboxFusion's routes on: at the root for loopback clients, and under
     the secret path ``/sf/<secret>`` (docs/compat.md)."""
-    s = Server(extra=(
-        "[sandbox_fusion]\n"
-        "enabled = true\n"
-        "max_wait_ms = 20000\n"
-        "[[sandbox_fusion.paths]]\n"
-        f'token = "{SANDBOX_FUSION_SECRET}"\n'
-        'category = "rl"\n'
-    ))
-    yield s
-    s.stop()
+    yield from _serving(extra=_compat_api("sandbox_fusion", "paths", "token",
+                                          SANDBOX_FUSION_SECRET, "rl", "max_wait_ms = 20000"))
 
 
 PISTON_KEY = "piston-client-key-0123456789"
@@ -120,15 +123,7 @@ PISTON_KEY = "piston-client-key-0123456789"
 def piston_server():
     """A server with Piston's API v2 on (docs/compat.md): loopback clients without a key, and
     one key (``Authorization``) for the category ``bots``."""
-    s = Server(extra=(
-        "[piston]\n"
-        "enabled = true\n"
-        "[[piston.keys]]\n"
-        f'key = "{PISTON_KEY}"\n'
-        'category = "bots"\n'
-    ))
-    yield s
-    s.stop()
+    yield from _serving(extra=_compat_api("piston", "keys", "key", PISTON_KEY, "bots"))
 
 
 
@@ -139,14 +134,7 @@ JUDGE0_KEY = "judge0-client-key-0123456789"
 def judge0_server():
     """A server with Judge0 CE's API on (docs/compat.md): callers need the key
     (``X-Auth-Token``, Judge0's AUTHN header), whatever their network."""
-    s = Server(extra=(
-        "[judge0]\n"
-        "enabled = true\n"
-        "networks = []\n"
-        "[[judge0.keys]]\n"
-        f'key = "{JUDGE0_KEY}"\n'
-        'category = "course"\n'
-    ))
+    s = Server(extra=_compat_api("judge0", "keys", "key", JUDGE0_KEY, "course", "networks = []"))
     # The server probes its toolchains' versions at start (a few seconds); the SDK's client
     # reads the languages with httpx's 5 s timeout, so the fixture waits for the probe.
     probe = urllib.request.Request(f"{s.url}/languages", headers={"X-Auth-Token": JUDGE0_KEY})

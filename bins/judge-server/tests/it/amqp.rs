@@ -27,7 +27,7 @@ pub fn node() -> Option<&'static RabbitNode> {
 }
 
 /// Names of this test's own (the node is shared).
-pub fn amqp(node: &RabbitNode, tag: &str) -> AmqpConfig {
+fn amqp(node: &RabbitNode, tag: &str) -> AmqpConfig {
     let mut config = AmqpConfig {
         uri: node.uri(),
         reconnect_min_ms: 50,
@@ -63,8 +63,45 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
-fn start_worker(dir: &Path, name: &str, amqp: &AmqpConfig) -> WorkerProcess {
-    start_role(dir, name, "worker", amqp, true)
+/// A test's own names on a broker and a dir for the homes of its `judge-server` processes.
+pub struct Cluster {
+    /// The broker's address and this test's names on it.
+    pub amqp: AmqpConfig,
+    /// Where its processes keep their configs, logs and work dirs.
+    pub dir: tempfile::TempDir,
+}
+
+impl Cluster {
+    /// This test's names (`tag`) on the shared broker, or `None` (with `skipped:` printed) where
+    /// RabbitMQ cannot run or the judge cannot sandbox.
+    pub fn judging(tag: &str) -> Option<Cluster> {
+        let node = node()?;
+        judge()?;
+        Some(Cluster::on(node, tag))
+    }
+
+    /// This test's names (`tag`) on `node`.
+    pub fn on(node: &RabbitNode, tag: &str) -> Cluster {
+        Cluster {
+            amqp: amqp(node, tag),
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Starts `judge-server` `name` in `role` and waits until it is connected ([`start_role`]).
+    pub fn start(&self, name: &str, role: &str) -> WorkerProcess {
+        self.start_with(name, role, "")
+    }
+
+    /// Starts the front ends `front-a` and `front-b` ([`Cluster::start`]).
+    pub fn two_front_ends(&self) -> [WorkerProcess; 2] {
+        ["front-a", "front-b"].map(|name| self.start(name, "frontend"))
+    }
+
+    /// [`Cluster::start`] with `extra` TOML at the top of its configuration.
+    pub fn start_with(&self, name: &str, role: &str, extra: &str) -> WorkerProcess {
+        start_role_with(self.dir.path(), name, role, &self.amqp, true, extra)
+    }
 }
 
 /// Starts `judge-server` in `role` on `amqp`'s broker; waits until it answers `/v1/health`, and
@@ -81,7 +118,7 @@ pub fn start_role(
 
 /// [`start_role`] with `extra` TOML at the top of its configuration (keys such as
 /// `store_timeout_ms`, then tables such as `[[tokens]]`).
-pub fn start_role_with(
+fn start_role_with(
     dir: &Path,
     name: &str,
     role: &str,
@@ -166,6 +203,19 @@ pub fn metric(worker: &WorkerProcess, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("{name} not in /metrics"))
 }
 
+/// Polls a counter of `server`'s `/metrics` until `done` holds for it (at most 180 s).
+pub fn poll_metric(server: &WorkerProcess, name: &str, done: impl Fn(u64) -> bool) -> u64 {
+    poll_until(Duration::from_secs(180), Duration::from_millis(20), || {
+        let value = metric(server, name);
+        if done(value) {
+            Ok(value)
+        } else {
+            Err(format!("timed out waiting for {name}: {value}"))
+        }
+    })
+}
+
+/// A runtime on this thread for the platform's async client.
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -175,15 +225,12 @@ pub fn runtime() -> tokio::runtime::Runtime {
 
 #[test]
 fn a_worker_killed_mid_judging_loses_nothing() {
-    let Some(node) = node() else { return };
-    if judge().is_none() {
+    let Some(cluster) = Cluster::judging("killed") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let amqp = amqp(node, "killed");
+    };
     let rt = runtime();
-    let mut first = Some(start_worker(dir.path(), "first", &amqp));
-    let mut platform = rt.block_on(Platform::connect(&amqp)).unwrap();
+    let mut first = Some(cluster.start("first", "worker"));
+    let mut platform = rt.block_on(Platform::connect(&cluster.amqp)).unwrap();
     let submission = a_plus_b("doomed", "oj", &sleepy_a_plus_b(2)).to_string();
     rt.block_on(platform.publish(&submission)).unwrap();
     // The compile task's report: the first worker is judging the tests now.
@@ -197,7 +244,7 @@ fn a_worker_killed_mid_judging_loses_nothing() {
     let mut killed = first.take().unwrap();
     killed.child.kill().unwrap();
     killed.child.wait().unwrap();
-    let second = start_worker(dir.path(), "second", &amqp);
+    let second = cluster.start("second", "worker");
     let final_report = loop {
         let (report, _) = rt
             .block_on(platform.next_report(Duration::from_secs(120)))
@@ -222,14 +269,11 @@ fn a_worker_killed_mid_judging_loses_nothing() {
 
 #[test]
 fn a_worker_reports_an_invalid_request_and_judges_a_valid_one() {
-    let Some(node) = node() else { return };
-    if judge().is_none() {
+    let Some(cluster) = Cluster::judging("worker-role") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let amqp = amqp(node, "worker-role");
+    };
     let rt = runtime();
-    let worker = start_worker(dir.path(), "only", &amqp);
+    let worker = cluster.start("only", "worker");
     let health = get(&format!("{}/v1/health", worker.url), None).json();
     assert_eq!(health["role"], "worker");
     assert_eq!(health["status"], "ok");
@@ -237,7 +281,7 @@ fn a_worker_reports_an_invalid_request_and_judges_a_valid_one() {
     let document = verdict_judge_server::openapi_document();
     assert_matches_document(&document, "Health", &health);
     assert_eq!(health["accepting"], true);
-    let mut platform = rt.block_on(Platform::connect(&amqp)).unwrap();
+    let mut platform = rt.block_on(Platform::connect(&cluster.amqp)).unwrap();
     rt.block_on(platform.publish("{\"sub_id\": \"broken\"}"))
         .unwrap();
     rt.block_on(platform.publish(&a_plus_b("fine", "oj", A_PLUS_B).to_string()))

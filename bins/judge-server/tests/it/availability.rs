@@ -5,6 +5,7 @@ use crate::common::{A_PLUS_B, TestServer, a_plus_b, config, get, post};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Whether the server closed `stream` within `limit` (a read that ends or fails), as opposed
@@ -32,6 +33,13 @@ fn closed_within(stream: &mut TcpStream, limit: Duration) -> bool {
     }
 }
 
+/// `n` connections to `server`.
+fn connections(server: &TestServer, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|_| TcpStream::connect(server.addr).expect("connect"))
+        .collect()
+}
+
 #[test]
 fn slow_and_idle_connections_are_closed_and_cannot_lock_out_other_clients() {
     let Some(server) = TestServer::start(verdict_judge_server::ServerConfig {
@@ -43,12 +51,8 @@ fn slow_and_idle_connections_are_closed_and_cannot_lock_out_other_clients() {
     };
     // Every connection slot taken: two that say nothing, two that send a header byte at a
     // time and never finish it.
-    let mut idle: Vec<TcpStream> = (0..2)
-        .map(|_| TcpStream::connect(server.addr).expect("connect"))
-        .collect();
-    let mut slow: Vec<TcpStream> = (0..2)
-        .map(|_| TcpStream::connect(server.addr).expect("connect"))
-        .collect();
+    let mut idle = connections(&server, 2);
+    let mut slow = connections(&server, 2);
     for s in &mut slow {
         s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
             .expect("a first header line");
@@ -297,28 +301,56 @@ fn quietly(program: &str, args: &[&str], last: &std::path::Path) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// POSTs `body` to `url` (a client giving up after 15 s), which must answer 503 with
+/// `Retry-After` within 6 s, as a store on a frozen data disk does at `store_timeout_ms`; when
+/// it was asked.
+pub(crate) fn refused_at_store_timeout(url: &str, body: &str) -> Instant {
+    let asked = Instant::now();
+    let reply = crate::common::reply(
+        crate::common::client_waiting(Duration::from_secs(15))
+            .post(url)
+            .header("Content-Type", "application/json")
+            .send(body),
+    );
+    let took = asked.elapsed();
+    assert_eq!(reply.status, 503, "after {took:?}: {}", reply.text);
+    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
+    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    asked
+}
+
 /// The tests that fill a disk run one at a time: the submission store's test was seen to stay
 /// at 503 after its disk was freed while another filled its own (left for the store's owner).
-pub(crate) static FULL_DISKS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static FULL_DISKS: Mutex<()> = Mutex::new(());
+
+/// A server whose data dir is on a fresh 8 MB tmpfs, with the disk tests' turn
+/// ([`FULL_DISKS`]) held; `None` where no tmpfs can be mounted or the judge cannot run here.
+fn server_on_a_small_disk() -> Option<(MutexGuard<'static, ()>, TestDisk, TestServer)> {
+    let turn = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
+    let disk = TestDisk::tmpfs("8m")?;
+    let server = TestServer::start_keeping_data(verdict_judge_server::ServerConfig {
+        data_dir: disk.path().join("data"),
+        ..config()
+    })?;
+    Some((turn, disk, server))
+}
+
+/// Fills `disk` to its last byte with a file `filler`, kept open.
+fn fill_to_the_last_byte(disk: &TestDisk) -> std::fs::File {
+    let mut filler = std::fs::File::create(disk.path().join("filler")).expect("filler");
+    while filler.write_all(&[0u8; 1 << 16]).is_ok() {}
+    while filler.write_all(&[0u8; 512]).is_ok() {}
+    filler
+}
 
 #[test]
 fn a_full_data_disk_is_503_with_retry_after_never_500() {
-    let _one_at_a_time = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(disk) = TestDisk::tmpfs("8m") else {
-        return;
-    };
-    let Some(server) = TestServer::start_keeping_data(verdict_judge_server::ServerConfig {
-        data_dir: disk.path().join("data"),
-        ..config()
-    }) else {
+    let Some((_one_at_a_time, disk, server)) = server_on_a_small_disk() else {
         return;
     };
     // Served: the server opened its data dir (the address is known before that).
     assert_eq!(get(&server.url("/v1/health"), None).status, 200);
-    // Fill the disk to its last byte.
-    let mut filler = std::fs::File::create(disk.path().join("filler")).expect("filler");
-    while filler.write_all(&[0u8; 1 << 16]).is_ok() {}
-    while filler.write_all(&[0u8; 512]).is_ok() {}
+    let filler = fill_to_the_last_byte(&disk);
     let body = a_plus_b("full-1", "oj", A_PLUS_B).to_string();
     let reply = post(&server.url("/v1/submissions"), None, &body);
     assert_eq!(reply.status, 503, "{}", reply.text);
@@ -336,14 +368,7 @@ fn a_full_data_disk_is_503_with_retry_after_never_500() {
 
 #[test]
 fn a_full_or_read_only_data_disk_refuses_a_batch_with_503_never_500() {
-    let _one_at_a_time = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(disk) = TestDisk::tmpfs("8m") else {
-        return;
-    };
-    let Some(server) = TestServer::start_keeping_data(verdict_judge_server::ServerConfig {
-        data_dir: disk.path().join("data"),
-        ..config()
-    }) else {
+    let Some((_one_at_a_time, disk, server)) = server_on_a_small_disk() else {
         return;
     };
     let batch = |id: &str| {
@@ -371,10 +396,7 @@ fn a_full_or_read_only_data_disk_refuses_a_batch_with_503_never_500() {
     };
     // Served: the server opened its data dir (the address is known before that).
     assert_eq!(get(&server.url("/v1/health"), None).status, 200);
-    // Full to its last byte.
-    let mut filler = std::fs::File::create(disk.path().join("filler")).expect("filler");
-    while filler.write_all(&[0u8; 1 << 16]).is_ok() {}
-    while filler.write_all(&[0u8; 512]).is_ok() {}
+    let filler = fill_to_the_last_byte(&disk);
     refused(batch("full-1"));
     drop(filler);
     std::fs::remove_file(disk.path().join("filler")).expect("free the disk");
@@ -455,9 +477,7 @@ fn one_client_address_cannot_hold_every_connection() {
     }) else {
         return;
     };
-    let mut idle: Vec<TcpStream> = (0..3)
-        .map(|_| TcpStream::connect(server.addr).expect("connect"))
-        .collect();
+    let mut idle = connections(&server, 3);
     let start = Instant::now();
     let mut fourth = TcpStream::connect(server.addr).expect("connect");
     let refused = read_all_within(&mut fourth, Duration::from_secs(3));
@@ -523,17 +543,7 @@ fn a_frozen_data_disk_is_503_at_store_timeout_and_its_late_commit_is_taken_back(
     // Frozen, and thawed whatever happens (before the server stops: declared after it).
     let thaw = Frozen::freeze(disk);
     let body = a_plus_b("frozen-1", "oj", A_PLUS_B).to_string();
-    let asked = Instant::now();
-    let reply = crate::common::reply(
-        crate::common::client_waiting(Duration::from_secs(15))
-            .post(server.url("/v1/submissions"))
-            .header("Content-Type", "application/json")
-            .send(&body),
-    );
-    let took = asked.elapsed();
-    assert_eq!(reply.status, 503, "after {took:?}: {}", reply.text);
-    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
-    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    let asked = refused_at_store_timeout(&server.url("/v1/submissions"), &body);
     // Health: the store's operation waits past store_timeout_ms.
     let health = loop {
         let health = get(&server.url("/v1/health"), None).json();

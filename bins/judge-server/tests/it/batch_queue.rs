@@ -3,7 +3,7 @@
 //! with SIGKILL mid-batch loses nothing; a cancel ends the batch everywhere and reaches the
 //! workers; a batch accepted before the broker restarts is judged after it.
 
-use crate::amqp::{WorkerProcess, amqp, metric, node, start_role};
+use crate::amqp::{Cluster, metric, node, poll_metric};
 use crate::common::*;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -42,41 +42,12 @@ fn submit(base: &str, key: &str, body: &str) -> Reply {
     )
 }
 
-/// Polls `GET url` until `done` holds for its JSON (at most 180 s).
+/// Polls `GET url` until it answers 200 and `done` holds for its JSON (at most 180 s).
 fn poll_json(url: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        let reply = get(url, None);
-        if reply.status == 200 {
-            let value = reply.json();
-            if done(&value) {
-                return value;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}: {} {}",
-            reply.status,
-            reply.text
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Polls a counter of `server`'s `/metrics` until `done` holds for it.
-fn poll_metric(server: &WorkerProcess, name: &str, done: impl Fn(u64) -> bool) -> u64 {
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        let value = metric(server, name);
-        if done(value) {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {name}: {value}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll_get(url, what, Duration::from_secs(180), |r| {
+        r.status == 200 && done(&r.json())
+    })
+    .json()
 }
 
 fn results_by_id(status: &Value) -> Vec<(String, Value)> {
@@ -96,16 +67,12 @@ fn is_state(state: &'static str) -> impl Fn(&Value) -> bool {
 
 #[test]
 fn a_batch_spreads_over_two_workers_and_loses_nothing_when_a_worker_and_a_front_end_die() {
-    let Some(node) = node() else { return };
-    if judge().is_none() {
+    let Some(cluster) = Cluster::judging("batch-spread") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let amqp = amqp(node, "batch-spread");
-    let a = start_role(dir.path(), "front-a", "frontend", &amqp, true);
-    let b = start_role(dir.path(), "front-b", "frontend", &amqp, true);
-    let first = start_role(dir.path(), "worker-1", "worker", &amqp, true);
-    let second = start_role(dir.path(), "worker-2", "worker", &amqp, true);
+    };
+    let [a, b] = cluster.two_front_ends();
+    let first = cluster.start("worker-1", "worker");
+    let second = cluster.start("worker-2", "worker");
 
     // Ten distinct right candidates, two copies of the first (one unit for the three), two
     // wrong ones.
@@ -198,7 +165,7 @@ fn a_batch_spreads_over_two_workers_and_loses_nothing_when_a_worker_and_a_front_
 
     // The front end that accepted it comes back on its data_dir: the results published while
     // it was down waited in its queue.
-    let a = start_role(dir.path(), "front-a", "frontend", &amqp, true);
+    let a = cluster.start("front-a", "frontend");
     let at_a = poll_json(
         &format!("{}/v1/batches/spread", a.url),
         "the batch to finish at A",
@@ -210,15 +177,11 @@ fn a_batch_spreads_over_two_workers_and_loses_nothing_when_a_worker_and_a_front_
 
 #[test]
 fn a_cancel_at_any_front_end_ends_the_batch_everywhere_and_reaches_the_workers() {
-    let Some(node) = node() else { return };
-    if judge().is_none() {
+    let Some(cluster) = Cluster::judging("batch-cancel") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let amqp = amqp(node, "batch-cancel");
-    let a = start_role(dir.path(), "front-a", "frontend", &amqp, true);
-    let b = start_role(dir.path(), "front-b", "frontend", &amqp, true);
-    let worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    };
+    let [a, b] = cluster.two_front_ends();
+    let worker = cluster.start("worker", "worker");
     // Slow enough that the cancel below comes while the first is judged, however loaded the
     // host.
     let candidates: Vec<(String, String)> = (0..6)
@@ -284,9 +247,8 @@ fn a_batch_accepted_before_the_broker_restarts_is_judged_after_it() {
         return;
     }
     let mut own = RabbitNode::start().expect("a broker of this test's own");
-    let amqp = amqp(&own, "batch-restart");
-    let dir = tempfile::tempdir().unwrap();
-    let front = start_role(dir.path(), "front", "frontend", &amqp, true);
+    let cluster = Cluster::on(&own, "batch-restart");
+    let front = cluster.start("front", "frontend");
     let candidates: Vec<(String, String)> = (0..3)
         .map(|n| (format!("c-{n}"), slow_right(n, 0.0)))
         .collect();
@@ -300,7 +262,7 @@ fn a_batch_accepted_before_the_broker_restarts_is_judged_after_it() {
         "the front end to reconnect",
         |h| h["broker"]["connected"] == true,
     );
-    let _worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    let _worker = cluster.start("worker", "worker");
     let done = poll_json(
         &format!("{}/v1/batches/kept", front.url),
         "the batch to finish",
@@ -326,14 +288,11 @@ fn a_batch_accepted_before_the_broker_restarts_is_judged_after_it() {
 
 #[test]
 fn an_oracle_suite_whose_client_went_away_is_cancelled_on_the_workers() {
-    let Some(node) = node() else { return };
-    if judge().is_none() {
+    let Some(cluster) = Cluster::judging("suite-gone") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let amqp = amqp(node, "suite-gone");
-    let front = start_role(dir.path(), "front", "frontend", &amqp, true);
-    let worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    };
+    let front = cluster.start("front", "frontend");
+    let worker = cluster.start("worker", "worker");
     let endless = endless_suite();
     let impatient = client_waiting(Duration::from_secs(3));
     let sent = impatient
@@ -357,14 +316,11 @@ fn an_oracle_suite_whose_client_went_away_is_cancelled_on_the_workers() {
 
 #[test]
 fn a_dataset_batch_is_checked_at_the_front_end_and_judged_on_the_workers() {
-    let Some(node) = node() else { return };
-    if judge().is_none() {
+    let Some(cluster) = Cluster::judging("dataset-batch") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let amqp = amqp(node, "dataset-batch");
-    let front = start_role(dir.path(), "front", "frontend", &amqp, true);
-    let _worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    };
+    let front = cluster.start("front", "frontend");
+    let _worker = cluster.start("worker", "worker");
     let record = json!({
         "task_id": "HumanEval/add", "entry_point": "add",
         "prompt": "def add(a, b):\n    \"\"\"Return a + b.\"\"\"\n",

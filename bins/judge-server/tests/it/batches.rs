@@ -400,28 +400,17 @@ fn read_sse_timed(url: &str) -> (Option<String>, Vec<TimedEvent>) {
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let reader = std::io::BufReader::new(response.into_body().into_reader());
     let mut events = Vec::new();
-    let (mut event, mut data) = (String::new(), String::new());
-    for line in std::io::BufRead::lines(reader) {
-        let line = line.expect("a line of the stream before it ends");
-        if line.is_empty() {
-            if !data.is_empty() {
-                events.push(TimedEvent {
-                    event: std::mem::take(&mut event),
-                    data: serde_json::from_str(&data)
-                        .unwrap_or_else(|e| panic!("data: not JSON ({e}): {data}")),
-                    at: std::time::Instant::now(),
-                });
-            }
-            data.clear();
-            event.clear();
-        } else if let Some(rest) = line.strip_prefix("event:") {
-            event = rest.trim().to_owned();
-        } else if let Some(rest) = line.strip_prefix("data:") {
-            data.push_str(rest.trim_start());
-        }
-    }
+    crate::common::for_each_sse(
+        std::io::BufReader::new(response.into_body().into_reader()),
+        |event, data| {
+            events.push(TimedEvent {
+                event,
+                data,
+                at: std::time::Instant::now(),
+            })
+        },
+    );
     (content_type, events)
 }
 

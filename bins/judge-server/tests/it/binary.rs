@@ -9,28 +9,32 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_judge-server"))
 }
 
-#[test]
-fn a_bad_config_is_refused_naming_the_key() {
+/// `judge-server --config <config> --check-config` of the TOML `config`.
+fn check_config(config: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("server.toml");
-    std::fs::write(&path, "listen = \"127.0.0.1:0\"\nqueue_capacityy = 3\n").unwrap();
-    let out = bin()
+    std::fs::write(&path, config).unwrap();
+    bin()
         .arg("--config")
         .arg(&path)
         .arg("--check-config")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// [`check_config`], which must refuse `config` with exit 2: its stderr.
+fn config_refused(config: &str) -> String {
+    let out = check_config(config);
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_bad_config_is_refused_naming_the_key() {
+    let stderr = config_refused("listen = \"127.0.0.1:0\"\nqueue_capacityy = 3\n");
     assert!(stderr.contains("queue_capacityy"), "{stderr}");
 
-    std::fs::write(&path, "listen = \"127.0.0.1:0\"\n[quotas]\noj = 2\n").unwrap();
-    let out = bin()
-        .arg("--config")
-        .arg(&path)
-        .arg("--check-config")
-        .output()
-        .unwrap();
+    let out = check_config("listen = \"127.0.0.1:0\"\n[quotas]\noj = 2\n");
     assert!(
         out.status.success(),
         "{}",
@@ -41,21 +45,10 @@ fn a_bad_config_is_refused_naming_the_key() {
 #[test]
 fn a_local_root_that_does_not_exist_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("server.toml");
     let missing = dir.path().join("no-such-testdata");
-    std::fs::write(
-        &path,
-        format!("listen = \"127.0.0.1:0\"\n[judge]\nlocal_roots = [{missing:?}]\n"),
-    )
-    .unwrap();
-    let out = bin()
-        .arg("--config")
-        .arg(&path)
-        .arg("--check-config")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = config_refused(&format!(
+        "listen = \"127.0.0.1:0\"\n[judge]\nlocal_roots = [{missing:?}]\n"
+    ));
     assert!(
         stderr.contains("judge.local_roots[0]") && stderr.contains(&*missing.to_string_lossy()),
         "{stderr}"

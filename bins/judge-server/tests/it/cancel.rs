@@ -4,48 +4,81 @@
 //! judging real programs.
 
 use crate::common::{
-    A_PLUS_B, TestServer, a_plus_b, client, client_waiting, config, endless_suite, gauge, get,
-    judged_at_once, post, quick_suite, read_events, reply, statuses,
+    A_PLUS_B, Reply, TestServer, a_plus_b, cancelled_at_once, cancelled_results, client_waiting,
+    config, delete, endless_suite, gauge, get, judged_at_once, long_spin, poll_until, post,
+    quick_suite, read_events, statuses, wait_compiled,
 };
 use serde_json::json;
 use std::time::{Duration, Instant};
+use verdict_judge_server::{ServerConfig, TokenConfig};
 
-/// DELETE `url` with a bearer token.
-fn delete(url: &str, token: &str) -> crate::common::Reply {
-    reply(
-        client()
-            .delete(url)
-            .header("Authorization", format!("Bearer {token}"))
-            .call(),
-    )
+/// A server of one worker with `config`'s other settings and a judge of its own (the tests
+/// read its run slots).
+fn one_worker(config: ServerConfig) -> Option<TestServer> {
+    TestServer::start_with_own_judge(ServerConfig {
+        workers: 1,
+        ..config
+    })
 }
 
-/// A C program that spins until its time limit.
-const SPIN: &str = "int main(){volatile unsigned long n=0;for(;;)n++;}\n";
+/// Waits until `done` holds for the metrics of `server`, polled every `every` for at most
+/// `limit`.
+fn metrics_once(
+    server: &TestServer,
+    limit: Duration,
+    every: Duration,
+    done: impl Fn(&str) -> bool,
+) {
+    poll_until(limit, every, || {
+        let metrics = get(&server.url("/metrics"), None).text;
+        if done(&metrics) { Ok(()) } else { Err(metrics) }
+    });
+}
 
-/// A compile task and `tests` tests of `SPIN`, each with a 2 s time limit: minutes of work.
-fn long_spin(sub_id: &str, tests: usize) -> serde_json::Value {
-    let mut submission = a_plus_b(sub_id, "oj", SPIN);
-    let test = submission["judge_tasks"][1].clone();
-    let tasks = submission["judge_tasks"].as_array_mut().expect("tasks");
-    tasks.truncate(1);
-    tasks.extend((0..tests).map(|_| test.clone()));
-    submission
+/// Whether `metrics` count no task running (`verdict_running_tasks`).
+fn none_running(metrics: &str) -> bool {
+    gauge(metrics, "verdict_running_tasks") == Some(0.0)
+}
+
+/// A one-worker server with `request_timeout_ms` that judged [`quick_suite`] first, or `None`
+/// (with `skipped:` printed) when python3 is not usable by the oracle here.
+#[allow(clippy::print_stdout)]
+fn oracle_server(request_timeout_ms: u64) -> Option<TestServer> {
+    let server = one_worker(ServerConfig {
+        request_timeout_ms,
+        ..config()
+    })?;
+    let first = post(&server.url("/v1/oracle"), None, &quick_suite());
+    if first.status == 422 && first.text.contains("python3") {
+        println!(
+            "skipped: python3 is not usable by the oracle here: {}",
+            first.text
+        );
+        return None;
+    }
+    passed(&first);
+    Some(server)
+}
+
+/// Checks `reply` is [`quick_suite`]'s report, its one case passed.
+fn passed(reply: &Reply) {
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(reply.json()["summary"]["passed"], 1, "{}", reply.text);
 }
 
 #[test]
 fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a_restart() {
     let data = tempfile::tempdir().expect("temp dir");
-    let config = verdict_judge_server::ServerConfig {
+    let config = ServerConfig {
         workers: 1,
         data_dir: data.path().to_owned(),
         tokens: vec![
-            verdict_judge_server::TokenConfig {
+            TokenConfig {
                 token: "oj-t".into(),
                 category: Some("oj".into()),
                 ..Default::default()
             },
-            verdict_judge_server::TokenConfig {
+            TokenConfig {
                 token: "other-t".into(),
                 category: Some("other".into()),
                 ..Default::default()
@@ -56,41 +89,28 @@ fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a
     let Some(server) = TestServer::start_keeping_data(config.clone()) else {
         return;
     };
-    let body = long_spin("spin", 30).to_string();
+    let body = long_spin("spin", 30, 2_000).to_string();
     let accepted = post(&server.url("/v1/submissions"), Some("oj-t"), &body);
     assert_eq!(accepted.status, 202, "{}", accepted.text);
     // Wait until it is judging its tests (the compile done).
-    let start = Instant::now();
-    loop {
-        let report = get(&server.url("/v1/submissions/spin"), Some("oj-t")).json();
-        if report["results"][0]["status"] == "Accepted" {
-            break;
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "{report}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_compiled(
+        &server.url("/v1/submissions/spin"),
+        Some("oj-t"),
+        Duration::from_secs(60),
+    );
     // Another tenant cannot see it, so cannot cancel it.
     assert_eq!(
-        delete(&server.url("/v1/submissions/spin"), "other-t").status,
+        delete(&server.url("/v1/submissions/spin"), Some("other-t")).status,
         404
     );
-    let cancelled = delete(&server.url("/v1/submissions/spin"), "oj-t");
+    let cancelled = delete(&server.url("/v1/submissions/spin"), Some("oj-t"));
     assert_eq!(cancelled.status, 200, "{}", cancelled.text);
     assert_eq!(cancelled.header("verdict-complete"), Some("true"));
     assert_eq!(cancelled.header("verdict-state"), Some("finished"));
     let report = cancelled.json();
     let results = report["results"].as_array().expect("results");
-    let not_run = results
-        .iter()
-        .filter(|r| {
-            r["status"] == "System Error"
-                && r["error_log"]
-                    .as_str()
-                    .is_some_and(|l| l.starts_with("cancelled"))
-        })
-        .count();
     // 30 tests of 2 s on a pool of a few: most never ran.
-    assert!(not_run >= 20, "{report}");
+    assert!(cancelled_results(&report, 0) >= 20, "{report}");
     assert!(
         results[1..]
             .iter()
@@ -120,7 +140,7 @@ fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a
     );
     assert_eq!(read.json(), report);
     // A finished one is answered as it is.
-    let again = delete(&server.url("/v1/submissions/spin"), "oj-t");
+    let again = delete(&server.url("/v1/submissions/spin"), Some("oj-t"));
     assert_eq!(again.status, 200);
     assert_eq!(again.json(), report);
 }
@@ -131,65 +151,39 @@ fn a_cancelled_submission_stops_frees_its_worker_and_is_not_judged_again_after_a
 /// 10 s and answered a report not yet final, and the tests held their permits for 20 s.
 #[test]
 fn a_cancel_kills_the_running_tasks_boxes_at_once_and_frees_their_permits() {
-    let Some(server) = TestServer::start_with_own_judge(verdict_judge_server::ServerConfig {
-        workers: 1,
-        ..config()
-    }) else {
+    let Some(server) = one_worker(config()) else {
         return;
     };
-    let mut body = long_spin("spin-long", 4);
-    for task in body["judge_tasks"].as_array_mut().expect("tasks")[1..].iter_mut() {
-        task["time_limit"] = json!(20_000);
-    }
+    let body = long_spin("spin-long", 4, 20_000);
     let accepted = post(&server.url("/v1/submissions"), None, &body.to_string());
     assert_eq!(accepted.status, 202, "{}", accepted.text);
     // Wait until its tests run (the compile done, a run permit taken).
-    let start = Instant::now();
-    loop {
-        let metrics = get(&server.url("/metrics"), None).text;
-        if gauge(&metrics, "verdict_running_tasks").is_some_and(|n| n > 0.0) {
-            let report = get(&server.url("/v1/submissions/spin-long"), None).json();
-            if report["results"][0]["status"] == "Accepted" {
-                break;
-            }
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "{metrics}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let asked = Instant::now();
-    let cancelled = delete_unauthenticated(&server.url("/v1/submissions/spin-long"));
-    let took = asked.elapsed();
-    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
-    assert_eq!(
-        cancelled.header("verdict-complete"),
-        Some("true"),
-        "the report after {took:?}: {}",
-        cancelled.text
+    metrics_once(
+        &server,
+        Duration::from_secs(60),
+        Duration::from_millis(100),
+        |metrics| {
+            gauge(metrics, "verdict_running_tasks").is_some_and(|n| n > 0.0)
+                && get(&server.url("/v1/submissions/spin-long"), None).json()["results"][0]["status"]
+                    == "Accepted"
+        },
     );
-    assert!(took < Duration::from_secs(5), "the cancel took {took:?}");
-    let report = cancelled.json();
-    let results = report["results"].as_array().expect("results");
-    let stopped = results[1..]
-        .iter()
-        .filter(|r| r["error_log"] == verdict_scheduler::CANCELLED_RUNNING)
-        .count();
-    assert!(stopped >= 1, "{report}");
+    std::thread::sleep(Duration::from_millis(500));
+    let report = cancelled_at_once(&server.url("/v1/submissions/spin-long"), None);
     assert!(
-        results[1..].iter().all(|r| r["status"] == "System Error"),
+        report["results"].as_array().expect("results")[1..]
+            .iter()
+            .all(|r| r["status"] == "System Error"),
         "{report}"
     );
     // The permits are back (the gauge is read as the tasks' ends are counted: at most a
     // moment after the report).
-    let asked = Instant::now();
-    loop {
-        let metrics = get(&server.url("/metrics"), None).text;
-        if gauge(&metrics, "verdict_running_tasks") == Some(0.0) {
-            break;
-        }
-        assert!(asked.elapsed() < Duration::from_secs(2), "{metrics}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    metrics_once(
+        &server,
+        Duration::from_secs(2),
+        Duration::from_millis(50),
+        none_running,
+    );
     // The only worker is free: a new submission is judged at once.
     judged_at_once(&server.url("/v1/judge"), None, Duration::from_secs(15));
 }
@@ -201,38 +195,24 @@ fn a_cancel_kills_the_running_tasks_boxes_at_once_and_frees_their_permits() {
 /// judge's permits until its tests' limits.
 #[test]
 fn a_lab_run_whose_request_timed_out_stops_its_boxes_and_frees_their_permits() {
-    let Some(server) = TestServer::start_with_own_judge(verdict_judge_server::ServerConfig {
-        workers: 1,
+    let Some(server) = one_worker(ServerConfig {
         request_timeout_ms: 6_000,
         ..config()
     }) else {
         return;
     };
-    let mut submission = long_spin("lab-spin", 4);
-    for task in submission["judge_tasks"].as_array_mut().expect("tasks")[1..].iter_mut() {
-        task["time_limit"] = json!(20_000);
-    }
     let task = json!({"id": "lab-spin", "name": "spin", "type": "programming",
-        "metadata": {}, "input": submission});
+        "metadata": {}, "input": long_spin("lab-spin", 4, 20_000)});
     let timed_out = post(&server.url("/v1/lab/runs"), None, &task.to_string());
     assert_eq!(timed_out.status, 504, "{}", timed_out.text);
-    let start = Instant::now();
-    loop {
-        let metrics = get(&server.url("/metrics"), None).text;
-        if gauge(&metrics, "verdict_running_tasks") == Some(0.0)
-            && gauge(&metrics, "verdict_started_tasks") == Some(0.0)
-        {
-            break;
-        }
-        // (Before the fix they held them ~15 s more: 20 s tests started a few s before the
-        // 504; 10 s leaves room for a loaded host.)
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the lab run's tasks still hold their permits {:?} after the 504: {metrics}",
-            start.elapsed()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    // The lab run's tasks give their permits back. (Before the fix they held them ~15 s more:
+    // 20 s tests started a few s before the 504; 10 s leaves room for a loaded host.)
+    metrics_once(
+        &server,
+        Duration::from_secs(10),
+        Duration::from_millis(100),
+        |metrics| none_running(metrics) && gauge(metrics, "verdict_started_tasks") == Some(0.0),
+    );
     let started = Instant::now();
     let judged = post(
         &server.url("/v1/judge"),
@@ -259,31 +239,13 @@ fn a_lab_run_whose_request_timed_out_stops_its_boxes_and_frees_their_permits() {
     );
 }
 
-/// DELETE `url` without a token.
-fn delete_unauthenticated(url: &str) -> crate::common::Reply {
-    reply(client().delete(url).call())
-}
-
 #[test]
 fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request() {
-    let Some(server) = TestServer::start_with_own_judge(verdict_judge_server::ServerConfig {
-        workers: 1,
-        request_timeout_ms: 8_000,
-        ..config()
-    }) else {
+    let Some(server) = oracle_server(8_000) else {
         return;
     };
     // 90 s of work, far over the request's 8 s.
     let (endless, quick) = (endless_suite(), quick_suite());
-    let first = post(&server.url("/v1/oracle"), None, &quick);
-    if first.status == 422 && first.text.contains("python3") {
-        println!(
-            "skipped: python3 is not usable by the oracle here: {}",
-            first.text
-        );
-        return;
-    }
-    assert_eq!(first.status, 200, "{}", first.text);
     // As many endless suites at once as the batches' queue starts jobs (workers = 1: its
     // floor, BATCH_WORKERS): every slot is taken, and every request ends in 504.
     std::thread::scope(|scope| {
@@ -301,7 +263,7 @@ fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request()
     loop {
         let next = post(&server.url("/v1/oracle"), None, &quick);
         if next.status == 200 {
-            assert_eq!(next.json()["summary"]["passed"], 1, "{}", next.text);
+            passed(&next);
             break;
         }
         assert_eq!(next.status, 504, "{}", next.text);
@@ -315,24 +277,11 @@ fn an_oracle_suite_whose_request_timed_out_frees_its_slot_for_the_next_request()
 
 #[test]
 fn an_oracle_suite_whose_client_went_away_frees_its_slot_at_once() {
-    let Some(server) = TestServer::start_with_own_judge(verdict_judge_server::ServerConfig {
-        workers: 1,
-        request_timeout_ms: 120_000,
-        ..config()
-    }) else {
+    let Some(server) = oracle_server(120_000) else {
         return;
     };
     // 90 s of work, within the request's 120 s.
     let (endless, quick) = (endless_suite(), quick_suite());
-    let first = post(&server.url("/v1/oracle"), None, &quick);
-    if first.status == 422 && first.text.contains("python3") {
-        println!(
-            "skipped: python3 is not usable by the oracle here: {}",
-            first.text
-        );
-        return;
-    }
-    assert_eq!(first.status, 200, "{}", first.text);
     // Clients that give up after 2 s and close their connections, as many as the batches'
     // queue starts jobs: every slot is taken by a suite nobody waits for.
     let impatient = client_waiting(Duration::from_secs(2));
@@ -355,9 +304,7 @@ fn an_oracle_suite_whose_client_went_away_frees_its_slot_at_once() {
     // Their suites end with their connections: the next suite runs at once (before the fix it
     // waited behind the others' 90 s).
     let start = Instant::now();
-    let next = post(&server.url("/v1/oracle"), None, &quick);
-    assert_eq!(next.status, 200, "{}", next.text);
-    assert_eq!(next.json()["summary"]["passed"], 1, "{}", next.text);
+    passed(&post(&server.url("/v1/oracle"), None, &quick));
     assert!(
         start.elapsed() < Duration::from_secs(30),
         "the slots were held {:?} after their clients left",

@@ -205,6 +205,12 @@ impl Reply {
         serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
     }
 
+    /// Checks this answer is `status`, an error naming `field` (`error.field`).
+    pub fn assert_refused(&self, status: u16, field: &str) {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(self.json()["error"]["field"], field, "{}", self.text);
+    }
+
     /// A header's value.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -276,17 +282,25 @@ pub fn read_events(url: &str, token: Option<&str>) -> (u16, Vec<SseEvent>) {
     if status != 200 {
         return (status, Vec::new());
     }
-    let reader = BufReader::new(response.into_body().into_reader());
     let mut events = Vec::new();
+    for_each_sse(
+        BufReader::new(response.into_body().into_reader()),
+        |event, data| events.push(SseEvent { event, data }),
+    );
+    (status, events)
+}
+
+/// Reads Server-Sent Events from `reader` to the stream's end, giving each event's name and
+/// JSON data to `each` as it arrives; comments (keep-alives) are skipped.
+pub fn for_each_sse(reader: impl BufRead, mut each: impl FnMut(String, Value)) {
     let (mut event, mut data) = (String::new(), String::new());
     for line in reader.lines() {
-        let line = line.expect("a line of the stream");
+        let line = line.expect("a line of the stream before it ends");
         if line.is_empty() {
             if !data.is_empty() {
-                events.push(SseEvent {
-                    event: std::mem::take(&mut event),
-                    data: serde_json::from_str(&data).expect("JSON data"),
-                });
+                let value = serde_json::from_str(&data)
+                    .unwrap_or_else(|e| panic!("data: not JSON ({e}): {data}"));
+                each(std::mem::take(&mut event), value);
             }
             data.clear();
             event.clear();
@@ -296,7 +310,6 @@ pub fn read_events(url: &str, token: Option<&str>) -> (u16, Vec<SseEvent>) {
             data.push_str(rest.trim_start());
         }
     }
-    (status, events)
 }
 
 /// The A+B problem's submission in C, with a compile task and two standard tests.
@@ -308,6 +321,18 @@ pub fn a_plus_b(sub_id: &str, category: &str, source: &str) -> Value {
         .limit("memory_limit", 65536)
         .limit("proc_limit", 4)
         .build()
+}
+
+/// A correct A+B in C++.
+pub const A_PLUS_B_CPP: &str =
+    "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
+
+/// One API key, `key`, for `category`: the keys of a compatible API.
+pub fn api_keys(key: &str, category: &str) -> Vec<verdict_judge_server::ApiKey> {
+    vec![verdict_judge_server::ApiKey {
+        key: key.into(),
+        category: category.into(),
+    }]
 }
 
 /// A correct A+B in C.
@@ -435,4 +460,124 @@ pub fn gauge(metrics: &str, name: &str) -> Option<f64> {
     metrics
         .lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+/// A C program that spins until its time limit.
+pub const SPIN: &str = "int main(){volatile unsigned long n=0;for(;;)n++;}\n";
+
+/// A+B's submission (category `oj`) of a compile task and `tests` tests of [`SPIN`] on the first
+/// test's data, each limited to `time_limit_ms`: work that lasts until it is stopped.
+pub fn long_spin(sub_id: &str, tests: usize, time_limit_ms: u64) -> Value {
+    let mut submission = a_plus_b(sub_id, "oj", SPIN);
+    let mut test = submission["judge_tasks"][1].clone();
+    test["time_limit"] = json!(time_limit_ms);
+    let tasks = submission["judge_tasks"].as_array_mut().expect("tasks");
+    tasks.truncate(1);
+    tasks.extend((0..tests).map(|_| test.clone()));
+    submission
+}
+
+/// DELETE `url`, with a bearer token if one is given.
+pub fn delete(url: &str, token: Option<&str>) -> Reply {
+    let mut request = client().delete(url);
+    if let Some(token) = token {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    reply(request.call())
+}
+
+/// DELETEs the running submission at `url`, which must answer its final report within 5 s, a
+/// report in which the judge stopped a running test: the report.
+pub fn cancelled_at_once(url: &str, token: Option<&str>) -> Value {
+    let asked = std::time::Instant::now();
+    let cancelled = delete(url, token);
+    let took = asked.elapsed();
+    assert_eq!(cancelled.status, 200, "{}", cancelled.text);
+    assert_eq!(
+        cancelled.header("verdict-complete"),
+        Some("true"),
+        "the report after {took:?}: {}",
+        cancelled.text
+    );
+    assert!(took < Duration::from_secs(5), "the cancel took {took:?}");
+    let report = cancelled.json();
+    assert!(stopped_running(&report) >= 1, "{report}");
+    report
+}
+
+/// Whether every result from `from` on is `System Error` with a `cancelled: ...` log.
+pub fn all_cancelled(report: &Value, from: usize) -> bool {
+    cancelled_results(report, from) == report["results"].as_array().expect("results").len() - from
+}
+
+/// How many results from `from` on are `System Error` with a `cancelled: ...` log.
+pub fn cancelled_results(report: &Value, from: usize) -> usize {
+    report["results"].as_array().expect("results")[from..]
+        .iter()
+        .filter(|r| {
+            r["status"] == "System Error"
+                && r["error_log"]
+                    .as_str()
+                    .is_some_and(|l| l.starts_with("cancelled: "))
+        })
+        .count()
+}
+
+/// How many results from the first test on the judge stopped while they ran (a cancel's own
+/// log, [`verdict_scheduler::CANCELLED_RUNNING`]).
+pub fn stopped_running(report: &Value) -> usize {
+    report["results"].as_array().expect("results")[1..]
+        .iter()
+        .filter(|r| r["error_log"] == verdict_scheduler::CANCELLED_RUNNING)
+        .count()
+}
+
+/// Waits (at most `limit`) until the submission at `url` has its first task, the compile,
+/// Accepted: its tests are being judged.
+pub fn wait_compiled(url: &str, token: Option<&str>, limit: Duration) {
+    poll_until(limit, Duration::from_millis(100), || {
+        let report = get(url, token).json();
+        if report["results"][0]["status"] == "Accepted" {
+            Ok(())
+        } else {
+            Err(report.to_string())
+        }
+    });
+}
+
+/// Polls `GET url` every 20 ms until `done` holds for the reply, failing after `limit` naming
+/// `what` it waited for.
+pub fn poll_get(url: &str, what: &str, limit: Duration, done: impl Fn(&Reply) -> bool) -> Reply {
+    poll_until(limit, Duration::from_millis(20), || {
+        let reply = get(url, None);
+        if done(&reply) {
+            Ok(reply)
+        } else {
+            Err(format!(
+                "timed out waiting for {what}: {} {}",
+                reply.status, reply.text
+            ))
+        }
+    })
+}
+
+/// Polls `check` every `every` until it gives a value, failing with what it said last after
+/// `limit`.
+pub fn poll_until<T>(
+    limit: Duration,
+    every: Duration,
+    mut check: impl FnMut() -> Result<T, String>,
+) -> T {
+    let start = std::time::Instant::now();
+    loop {
+        match check() {
+            Ok(value) => return value,
+            Err(last) => assert!(
+                start.elapsed() < limit,
+                "after {:?}: {last}",
+                start.elapsed()
+            ),
+        }
+        std::thread::sleep(every);
+    }
 }

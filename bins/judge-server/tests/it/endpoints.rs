@@ -169,14 +169,12 @@ fn submissions_are_queued_then_read() {
     assert_eq!(statuses(&report), ["Accepted", "Accepted", "Accepted"]);
 
     let garbled = get(&server.url("/v1/submissions/%FF%FE"), None);
-    assert_eq!(garbled.status, 400, "{}", garbled.text);
-    assert_eq!(garbled.json()["error"]["field"], "sub_id");
+    garbled.assert_refused(400, "sub_id");
     let bad_query = get(
         &server.url("/v1/submissions/queued-1?category=a&category=b"),
         None,
     );
-    assert_eq!(bad_query.status, 400, "{}", bad_query.text);
-    assert_eq!(bad_query.json()["error"]["field"], "category");
+    bad_query.assert_refused(400, "category");
     let unknown = get(&server.url("/v1/submissions/nope"), None);
     assert_eq!(unknown.status, 404);
     assert!(
@@ -217,19 +215,13 @@ fn invalid_requests_name_the_field() {
     let mut typo = a_plus_b("bad-2", "oj", A_PLUS_B);
     typo["judge_tasks"][0]["check_script"] = json!("compil");
     let reply = post(&server.url("/v1/judge"), None, &typo.to_string());
-    assert_eq!(reply.status, 422);
-    assert_eq!(
-        reply.json()["error"]["field"],
-        "judge_tasks[0].check_script"
-    );
+    reply.assert_refused(422, "judge_tasks[0].check_script");
 
     let reply = post(&server.url("/v1/judge"), None, "{not json");
-    assert_eq!(reply.status, 400);
-    assert_eq!(reply.json()["error"]["field"], "body");
+    reply.assert_refused(400, "body");
 
     let reply = post(&server.url("/v1/judge"), None, "[1, 2]");
-    assert_eq!(reply.status, 422);
-    assert_eq!(reply.json()["error"]["field"], "request");
+    reply.assert_refused(422, "request");
 
     let reply = post(
         &server.url("/v1/oracle"),
@@ -240,20 +232,17 @@ fn invalid_requests_name_the_field() {
     assert!(reply.json()["error"]["field"].is_string(), "{}", reply.text);
 
     let reply = post(&server.url("/v1/lab/runs"), None, "{oops");
-    assert_eq!(reply.status, 400, "{}", reply.text);
-    assert_eq!(reply.json()["error"]["field"], "body");
+    reply.assert_refused(400, "body");
     let reply = post(
         &server.url("/v1/lab/runs"),
         None,
         r#"{"name": "no id", "type": "x"}"#,
     );
-    assert_eq!(reply.status, 422, "{}", reply.text);
-    assert_eq!(reply.json()["error"]["field"], "id", "{}", reply.text);
+    reply.assert_refused(422, "id");
     let no_runner =
         json!({"id": "t1", "name": "n", "type": "intent", "input": "hi", "metadata": {}});
     let reply = post(&server.url("/v1/lab/runs"), None, &no_runner.to_string());
-    assert_eq!(reply.status, 422, "{}", reply.text);
-    assert_eq!(reply.json()["error"]["field"], "type", "{}", reply.text);
+    reply.assert_refused(422, "type");
     // A scenario step's problem names the field from the task's top (the lab's check is typed,
     // not a message split at its first ": ").
     let bad_step = json!({"id": "s", "name": "n", "description": "d",
@@ -261,13 +250,7 @@ fn invalid_requests_name_the_field() {
                    "extensions": {"evaluators": ["nope"]}}],
         "metadata": {}});
     let reply = post(&server.url("/v1/lab/runs"), None, &bad_step.to_string());
-    assert_eq!(reply.status, 422, "{}", reply.text);
-    assert_eq!(
-        reply.json()["error"]["field"],
-        "steps[0].extensions.evaluators",
-        "{}",
-        reply.text
-    );
+    reply.assert_refused(422, "steps[0].extensions.evaluators");
 }
 
 #[test]

@@ -3,12 +3,17 @@
 //! on top, a 200-test submission that stays usable (details under their row, rows updated one by
 //! one, charts folded, a failures-only filter), and a server killed and restarted mid-stream.
 
-use crate::common::{ServerProcess, TestServer, a_plus_b, get, post, sleepy_a_plus_b};
-use crate::web::{browser_or_skip, click, example, phone_screenshot, screenshot_path, text, until};
+use crate::common::{ServerProcess, a_plus_b, cancelled_results, get, post, sleepy_a_plus_b};
+use crate::page::{
+    SignedIn, click, eval, judge_through_the_page, open_the_queue_of_one, page_server,
+    phone_screenshot, screenshot, scroll_top, signed_in_browser, strings, submit_through_the_page,
+    text, text_containing, until_finished, wait_for,
+};
+use crate::web::example;
 use serde_json::{Value, json};
-use std::time::Duration;
+
 use verdict_judge_server::{ServerConfig, TokenConfig};
-use verdict_web::browser::{Browser, Client, Locator};
+use verdict_web::browser::{Client, Locator};
 
 pub(crate) const TOKEN: &str = "faces-token";
 
@@ -22,92 +27,24 @@ pub(crate) fn server_config() -> ServerConfig {
     }
 }
 
-/// Opens `base`, signs in with `token` and waits for the submit form.
-pub(crate) async fn sign_in(c: &Client, base: &str, token: &str) {
-    c.goto(&format!("{base}/")).await.expect("open the page");
-    let field = c
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css("#token"))
-        .await
-        .expect("the page asks for a token");
-    assert!(
-        until(
-            c,
-            "return getComputedStyle(document.getElementById('nav')).display === 'none';",
-            Duration::from_secs(5)
-        )
-        .await,
-        "the navigation shows on the sign-in page"
-    );
-    field.send_keys(token).await.expect("type");
-    click(c, "#token-submit").await;
-    assert!(
-        until(
-            c,
-            "return !!document.getElementById('submission');",
-            Duration::from_secs(10)
-        )
-        .await,
-        "not signed in"
-    );
-}
-
-/// Pastes `submission` into the form (as a person pasting JSON) and sends it.
-pub(crate) async fn submit_through_the_page(c: &Client, submission: &str) {
-    c.execute(
-        "document.getElementById('submission').value = arguments[0];",
-        vec![Value::String(submission.to_owned())],
-    )
-    .await
-    .expect("paste");
-    click(c, "#submit").await;
-    assert!(
-        until(
-            c,
-            "return !!document.querySelector('#tasks');",
-            Duration::from_secs(30)
-        )
-        .await,
-        "the submission view does not open: {}",
-        text(c, "main").await
-    );
-}
-
-/// Waits until every task row shows a final status and the view is no longer live.
-pub(crate) async fn until_finished(c: &Client, tasks: usize, limit: Duration) {
-    let script = format!(
-        "const rows = [...document.querySelectorAll('tr.task-row')];
-         return rows.length === {tasks} && rows.every(r => !['Pending', 'Running', 'Compiling'].includes(r.dataset.status))
-             && document.getElementById('live').hidden;"
-    );
-    assert!(
-        until(c, &script, limit).await,
-        "not every task finished: {}",
-        text(c, "main").await
-    );
-}
-
 /// The open task's own limits (compile, static) as the page lists them: [name, value] pairs.
-pub(crate) async fn own_limits(c: &Client) -> Value {
-    c.execute(
+async fn own_limits(c: &Client) -> Value {
+    eval(
+        c,
         "return [...document.querySelectorAll('#task-detail .limits-own dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent]);",
-        vec![],
     )
     .await
-    .expect("limits")
 }
 
 /// Task `i`'s run time and memory cells (measured / limit).
-pub(crate) async fn row_cells(c: &Client, i: usize) -> Value {
-    c.execute(
+async fn row_cells(c: &Client, i: usize) -> Value {
+    eval(
+        c,
         &format!(
             "return [...document.querySelector('tr[data-task=\"{i}\"]').cells].slice(4, 6).map(td => td.textContent);"
         ),
-        vec![],
     )
     .await
-    .expect("cells")
 }
 
 /// A bundled example with a fresh sub_id, as the page's "load an example" gives it.
@@ -117,31 +54,16 @@ fn fresh(name: &str, sub_id: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(page) = SignedIn::start(server_config(), TOKEN).await else {
         return;
     };
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    let base = server.url("");
-    sign_in(c, &base, TOKEN).await;
+    let (browser, c, base) = (&page.browser, page.client(), page.url(""));
 
     // A wrong answer: the outcome names it and opens it; the difference is marked, placed by
     // line, column and token, the test's input shown.
-    submit_through_the_page(c, &fresh("wrong-answer", "faces-wa")).await;
-    until_finished(c, 2, Duration::from_secs(120)).await;
-    let verdict = text(c, "#verdict").await;
-    assert!(
-        verdict.contains("Wrong Answer on test 1"),
-        "the outcome is not on top: {verdict}"
-    );
-    let detail = text(c, "#task-detail").await;
-    assert!(
-        detail.contains("Task 2"),
-        "the failed task is not opened: {detail}"
-    );
+    judge_through_the_page(c, &fresh("wrong-answer", "faces-wa"), 2, 120).await;
+    text_containing(c, "#verdict", "Wrong Answer on test 1").await;
+    let detail = text_containing(c, "#task-detail", "Task 2").await;
     assert!(
         detail.contains("line 1, column 1, token 1"),
         "no place: {detail}"
@@ -150,23 +72,16 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
     assert_eq!(text(c, ".diff-got mark.diff-mark").await, "-");
     assert_eq!(text(c, ".test-input pre").await, "1 2");
     // The detail sits in the row right under its task's.
-    let under = c
-        .execute(
-            "const d = document.getElementById('task-detail').closest('tr');
-             return d.previousElementSibling.dataset.task;",
-            vec![],
-        )
-        .await
-        .expect("detail row");
+    let under = eval(
+        c,
+        "const d = document.getElementById('task-detail').closest('tr');
+         return d.previousElementSibling.dataset.task;",
+    )
+    .await;
     assert_eq!(under, json!("1"));
-    c.execute("window.scrollTo(0, 0);", vec![])
-        .await
-        .expect("scroll");
-    browser
-        .screenshot(&screenshot_path("page-outcome.png"))
-        .await
-        .expect("screenshot");
-    phone_screenshot(&browser, "page-outcome-phone.png", true).await;
+    scroll_top(c).await;
+    screenshot(browser, "page-outcome.png").await;
+    phone_screenshot(browser, "page-outcome-phone.png", true).await;
     // The compile task ran under the compiler's limits, the judge's `[compile]` (this judge's
     // are the defaults), said with their values; it measured nothing: "–".
     let compile_limits = verdict_scheduler::JudgeConfig::default().compile;
@@ -206,8 +121,7 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
 
     // Static analysis, camelCase as the contract has it: places and counts, never "undefined".
     c.goto(&format!("{base}/#/submit")).await.expect("submit");
-    submit_through_the_page(c, &fresh("static-findings", "faces-static")).await;
-    until_finished(c, 2, Duration::from_secs(180)).await;
+    judge_through_the_page(c, &fresh("static-findings", "faces-static"), 2, 180).await;
     click(c, "tr[data-task=\"1\"] button.task-open").await;
     let report = text(c, "#task-detail .static-report").await;
     assert!(!report.contains("undefined"), "{report}");
@@ -215,13 +129,11 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
         report.contains("of 2 files with violations") || report.contains("of 1 files"),
         "{report}"
     );
-    let places = c
-        .execute(
-            "return [...document.querySelectorAll('#task-detail .static-report td.mono')].map(td => td.textContent);",
-            vec![],
-        )
-        .await
-        .expect("places");
+    let places = eval(
+        c,
+        "return [...document.querySelectorAll('#task-detail .static-report td.mono')].map(td => td.textContent);",
+    )
+    .await;
     let places = places.as_array().expect("a list");
     assert!(!places.is_empty(), "no findings listed: {report}");
     for place in places {
@@ -251,11 +163,8 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
             && cells[1].as_str().is_some_and(|t| t.ends_with(" / 2.0 GiB")),
         "the static row: {cells}"
     );
-    browser
-        .screenshot(&screenshot_path("page-static.png"))
-        .await
-        .expect("screenshot");
-    phone_screenshot(&browser, "page-static-phone.png", false).await;
+    screenshot(browser, "page-static.png").await;
+    phone_screenshot(browser, "page-static-phone.png", false).await;
 
     // Google Test and valgrind: their reports as tables.
     for (name, tasks, task, heading) in [
@@ -263,8 +172,7 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
         ("memory-leaking", 3, 2, "Memory check"),
     ] {
         c.goto(&format!("{base}/#/submit")).await.expect("submit");
-        submit_through_the_page(c, &fresh(name, &format!("faces-{name}"))).await;
-        until_finished(c, tasks, Duration::from_secs(180)).await;
+        judge_through_the_page(c, &fresh(name, &format!("faces-{name}")), tasks, 180).await;
         click(c, &format!("tr[data-task=\"{task}\"] button.task-open")).await;
         let detail = text(c, "#task-detail").await;
         assert!(detail.contains(heading), "{name}: {detail}");
@@ -279,18 +187,16 @@ async fn every_task_kind_shows_its_details_and_the_outcome_on_top() {
 
     // A compile error: the outcome says so, the compiler's output is shown.
     c.goto(&format!("{base}/#/submit")).await.expect("submit");
-    submit_through_the_page(c, &fresh("compilation-error", "faces-ce")).await;
-    until_finished(c, 2, Duration::from_secs(120)).await;
-    assert!(text(c, "#verdict").await.contains("Compilation Error"));
-    let detail = text(c, "#task-detail").await;
-    assert!(detail.contains("Compiler output"), "{detail}");
+    judge_through_the_page(c, &fresh("compilation-error", "faces-ce"), 2, 120).await;
+    text_containing(c, "#verdict", "Compilation Error").await;
+    text_containing(c, "#task-detail", "Compiler output").await;
     // The conditions read as words, not enum names.
-    let page = text(c, "main").await;
+    let shown = text(c, "main").await;
     assert!(
-        !page.contains("ACCEPTED") && !page.contains("NOT_TIME_LIMIT"),
-        "{page}"
+        !shown.contains("ACCEPTED") && !shown.contains("NOT_TIME_LIMIT"),
+        "{shown}"
     );
-    browser.close().await.expect("close");
+    page.close().await;
 }
 
 /// An A+B in C that waits 50 ms (wall time) before answering, so that a page watching a
@@ -320,91 +226,64 @@ pub(crate) fn many_tests(sub_id: &str, n: usize, wrong: &[usize]) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_200_test_submission_opens_details_in_view_and_updates_row_by_row() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(ServerConfig {
+    let config = ServerConfig {
         max_body_kb: 1024,
         ..server_config()
-    }) else {
+    };
+    let Some(page) = SignedIn::start(config, TOKEN).await else {
         return;
     };
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    sign_in(c, &server.url(""), TOKEN).await;
+    let (browser, c) = (&page.browser, page.client());
     let wrong = [57, 140, 199];
     submit_through_the_page(c, &many_tests("faces-200", 200, &wrong)).await;
     // Keep the table and the compile task's row once it is final: updates must not redraw them.
-    assert!(
-        until(
-            c,
-            "const row = document.querySelector('tr[data-task=\"0\"]');
+    wait_for(c, "const row = document.querySelector('tr[data-task=\"0\"]');
              if (!row || row.dataset.status !== 'Accepted') return false;
              window.keptTable = document.getElementById('tasks');
              window.keptRow = row;
              window.keptStatus = row.dataset.status;
-             return document.querySelectorAll('tr.task-row[data-status=\"Pending\"], tr.task-row[data-status=\"Running\"]').length > 20;",
-            Duration::from_secs(120)
-        )
-        .await,
-        "the compile task did not finish while many tests were left"
-    );
-    until_finished(c, 201, Duration::from_secs(300)).await;
-    let kept = c
-        .execute(
-            "return [window.keptTable === document.getElementById('tasks'),
+             return document.querySelectorAll('tr.task-row[data-status=\"Pending\"], tr.task-row[data-status=\"Running\"]').length > 20;", 120, "the compile task did not finish while many tests were left").await;
+    until_finished(c, 201, 300).await;
+    let kept = eval(
+        c,
+        "return [window.keptTable === document.getElementById('tasks'),
                      window.keptRow === document.querySelector('tr[data-task=\"0\"]')];",
-            vec![],
-        )
-        .await
-        .expect("identity");
+    )
+    .await;
     assert_eq!(
         kept,
         json!([true, true]),
         "an update redrew the table or an unchanged row"
     );
     // The outcome: the first wrong test, opened.
-    assert!(
-        text(c, "#verdict")
-            .await
-            .contains("Wrong Answer on test 58"),
-        "{}",
-        text(c, "#verdict").await
-    );
+    text_containing(c, "#verdict", "Wrong Answer on test 58").await;
     // Charts of 200 tests are folded (figures are drawn after a burst of updates settles).
-    assert!(
-        until(
-            c,
-            "return document.querySelectorAll('details.fold').length === 2;",
-            Duration::from_secs(10)
-        )
-        .await,
-        "the charts were never drawn"
-    );
-    let folded = c
-        .execute(
-            "return [...document.querySelectorAll('details.fold')].map(d => d.open);",
-            vec![],
-        )
-        .await
-        .expect("folds");
+    wait_for(
+        c,
+        "return document.querySelectorAll('details.fold').length === 2;",
+        10,
+        "the charts were never drawn",
+    )
+    .await;
+    let folded = eval(
+        c,
+        "return [...document.querySelectorAll('details.fold')].map(d => d.open);",
+    )
+    .await;
     assert_eq!(folded, json!([false, false]), "the charts are not folded");
     // A test far down the table opens its details in the viewport.
-    c.execute(
+    eval(
+        c,
         "document.querySelector('tr[data-task=\"150\"]').scrollIntoView({block: 'center'});",
-        vec![],
     )
-    .await
-    .expect("scroll");
+    .await;
     click(c, "tr[data-task=\"150\"] button.task-open").await;
-    let place = c
-        .execute(
-            "const r = document.getElementById('task-detail').getBoundingClientRect();
+    let place = eval(
+        c,
+        "const r = document.getElementById('task-detail').getBoundingClientRect();
              return [r.top, r.bottom, window.innerHeight];",
-            vec![],
-        )
-        .await
-        .expect("rect");
+    )
+    .await;
     let (top, height) = (
         place[0].as_f64().unwrap_or(-1.0),
         place[2].as_f64().unwrap_or(0.0),
@@ -413,51 +292,25 @@ async fn a_200_test_submission_opens_details_in_view_and_updates_row_by_row() {
         top >= 0.0 && top < height,
         "the detail opens out of view: {place}"
     );
-    browser
-        .screenshot(&screenshot_path("page-200-tests.png"))
-        .await
-        .expect("screenshot");
+    screenshot(browser, "page-200-tests.png").await;
     // Failures only, and the first failure.
     click(c, "#failures-only").await;
-    let shown = c
-        .execute(
-            "return [...document.querySelectorAll('tr.task-row')].filter(r => r.offsetParent !== null).map(r => r.dataset.task);",
-            vec![],
-        )
-        .await
-        .expect("visible rows");
+    let shown = eval(c, "return [...document.querySelectorAll('tr.task-row')].filter(r => r.offsetParent !== null).map(r => r.dataset.task);").await;
     // The open task (#150) stays visible with the failures.
     assert_eq!(shown, json!(["58", "141", "150", "200"]), "{shown}");
     click(c, "#first-failure").await;
-    assert!(
-        until(
-            c,
-            "const d = document.getElementById('task-detail'); const r = d && d.getBoundingClientRect();
-             return !!d && d.closest('tr').previousElementSibling.dataset.task === '58' && r.top >= 0 && r.top < innerHeight;",
-            Duration::from_secs(5)
-        )
-        .await,
-        "the first failure does not open in view"
-    );
+    wait_for(c, "const d = document.getElementById('task-detail'); const r = d && d.getBoundingClientRect();
+             return !!d && d.closest('tr').previousElementSibling.dataset.task === '58' && r.top >= 0 && r.top < innerHeight;", 5, "the first failure does not open in view").await;
     // Phone width: the status column stays on screen.
     browser.resize(390, 844).await.expect("phone");
-    let status_right = c
-        .execute(
-            "return document.querySelector('tr[data-task=\"58\"] .status-cell').getBoundingClientRect().right;",
-            vec![],
-        )
-        .await
-        .expect("status cell");
+    let status_right = eval(c, "return document.querySelector('tr[data-task=\"58\"] .status-cell').getBoundingClientRect().right;").await;
     assert!(
         status_right.as_f64().unwrap_or(1e9) <= 390.0,
         "the status is off screen at 390 px: {status_right}"
     );
     assert!(!browser.overflows().await.expect("measure"));
-    browser
-        .screenshot(&screenshot_path("page-200-tests-phone.png"))
-        .await
-        .expect("screenshot");
-    browser.close().await.expect("close");
+    screenshot(browser, "page-200-tests-phone.png").await;
+    page.close().await;
 }
 
 /// A server config on a fixed port (so a restarted server is the same origin) and data dir.
@@ -477,9 +330,19 @@ fn restartable_config(dir: &std::path::Path, port: u16) -> std::path::PathBuf {
     path
 }
 
+/// A script: whether the note `#note` shows and says `says`, while the page keeps the `kept`
+/// rows `rows` selects.
+fn lost_keeping(note: &str, says: &str, rows: &str, kept: usize) -> String {
+    format!(
+        "const note = document.getElementById('{note}');
+         return !note.hidden && note.textContent.includes('{says}')
+             && document.querySelectorAll('{rows}').length === {kept};"
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
-    if !browser_or_skip() || crate::common::judge().is_none() {
+    if !crate::page::browser_or_skip() || crate::common::judge().is_none() {
         return;
     }
     let dir = tempfile::tempdir().expect("dir");
@@ -492,117 +355,79 @@ async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
     // Six tests of a second each, one at a time: the server dies in the middle.
     let mut submission: Value =
         serde_json::from_str(&many_tests("faces-restart", 6, &[])).expect("JSON");
-    submission["submission"]["source_files"][0]["text"] = json!(crate::common::sleepy_a_plus_b(1));
+    submission["submission"]["source_files"][0]["text"] = json!(sleepy_a_plus_b(1));
     let accepted = post(
         &server.url("/v1/submissions"),
         Some(TOKEN),
         &submission.to_string(),
     );
     assert_eq!(accepted.status, 202, "{}", accepted.text);
-    let browser = Browser::start(1280, 800).await.expect("browser");
+    let browser = signed_in_browser(&server.base, TOKEN).await;
     let c = browser.client();
-    sign_in(c, &server.base, TOKEN).await;
     c.goto(&server.url("/#/s/faces-restart"))
         .await
         .expect("open");
-    assert!(
-        until(
-            c,
-            "const rows = [...document.querySelectorAll('tr.task-row')];
+    wait_for(
+        c,
+        "const rows = [...document.querySelectorAll('tr.task-row')];
              return rows.filter(r => r.dataset.status === 'Accepted').length >= 2
                  && rows.some(r => ['Pending', 'Running'].includes(r.dataset.status));",
-            Duration::from_secs(120)
-        )
-        .await,
-        "the submission did not get going: {}",
-        text(c, "main").await
-    );
+        120,
+        "the submission did not get going",
+    )
+    .await;
     let log = server.kill9();
     assert!(
         log.iter()
             .any(|l| l.contains(&format!("listening on http://127.0.0.1:{port}"))),
         "no address to open in the log: {log:#?}"
     );
-    assert!(
-        until(
-            c,
-            "const note = document.getElementById('connection');
-             return !note.hidden && note.textContent.includes('Connection lost, retrying')
-                 && document.querySelectorAll('tr.task-row').length === 7;",
-            Duration::from_secs(20)
-        )
-        .await,
-        "the lost connection is not said, or the view was dropped: {}",
-        text(c, "main").await
-    );
+    let lost = lost_keeping("connection", "Connection lost, retrying", "tr.task-row", 7);
+    let what = "the lost connection is not said, or the view was dropped";
+    wait_for(c, &lost, 20, what).await;
     let shown = text(c, "main").await;
     assert!(
         !shown.contains("network error") && !shown.contains("TypeError"),
         "{shown}"
     );
     // A task not finished has measured and scored nothing: "–", never "0 ms", "0 KiB", "0/1".
-    let unfinished = c
-        .execute(
-            "return [...document.querySelectorAll('tr.task-row')]
+    let unfinished = eval(
+        c,
+        "return [...document.querySelectorAll('tr.task-row')]
                  .filter(r => ['Pending', 'Running'].includes(r.dataset.status))
                  .map(r => [...r.cells].slice(3, 6).map(td => td.textContent));",
-            vec![],
-        )
-        .await
-        .expect("unfinished rows");
+    )
+    .await;
     for cells in unfinished.as_array().expect("rows") {
-        let cells: Vec<&str> = cells
-            .as_array()
-            .expect("cells")
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let cells = strings(cells);
         assert!(
             cells.len() == 3 && cells.iter().all(|c| c.starts_with('–')),
             "an unfinished task shows numbers: {cells:?}"
         );
     }
-    browser
-        .screenshot(&screenshot_path("page-connection-lost.png"))
-        .await
-        .expect("screenshot");
+    screenshot(&browser, "page-connection-lost.png").await;
     phone_screenshot(&browser, "page-connection-lost-phone.png", true).await;
     // The same server again: the page reads the snapshot, follows the stream to the end.
     let server = ServerProcess::start(&config);
-    until_finished(c, 7, Duration::from_secs(180)).await;
-    assert!(text(c, "#verdict").await.contains("Accepted"));
-    assert!(
-        until(
-            c,
-            "return document.getElementById('connection').hidden;",
-            Duration::from_secs(10)
-        )
-        .await,
-        "the connection note stays"
-    );
+    until_finished(c, 7, 180).await;
+    text_containing(c, "#verdict", "Accepted").await;
+    wait_for(
+        c,
+        "return document.getElementById('connection').hidden;",
+        10,
+        "the connection note stays",
+    )
+    .await;
     // The queue says the same, and keeps its list through a restart.
-    click(c, "nav a[href=\"#/queue\"]").await;
-    assert!(
-        until(
-            c,
-            "return document.querySelectorAll('#queue-table tbody tr').length === 1;",
-            Duration::from_secs(10)
-        )
-        .await
-    );
+    open_the_queue_of_one(c).await;
     drop(server.kill9());
-    assert!(
-        until(
-            c,
-            "const note = document.getElementById('queue-connection');
-             return !note.hidden && note.textContent.includes('Connection lost')
-                 && document.querySelectorAll('#queue-table tbody tr').length === 1;",
-            Duration::from_secs(15)
-        )
-        .await,
-        "the queue does not keep its list: {}",
-        text(c, "main").await
+    let lost = lost_keeping(
+        "queue-connection",
+        "Connection lost",
+        "#queue-table tbody tr",
+        1,
     );
+    wait_for(c, &lost, 15, "the queue does not keep its list").await;
     let queue = text(c, "main").await;
     assert!(!queue.contains("TypeError"), "{queue}");
     browser.close().await.expect("close");
@@ -610,10 +435,7 @@ async fn the_page_keeps_its_view_and_reconnects_when_the_server_restarts() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_submission_sent_over_the_api_shows_whole_in_a_fresh_browser() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(server) = page_server(server_config()) else {
         return;
     };
     let sent = post(
@@ -623,29 +445,19 @@ async fn a_submission_sent_over_the_api_shows_whole_in_a_fresh_browser() {
     );
     assert_eq!(sent.status, 202, "{}", sent.text);
     // The plan over HTTP: the tasks and the inputs, kept for every viewer.
-    let plan = crate::common::get(&server.url("/v1/submissions/faces-api/plan"), Some(TOKEN));
+    let plan = get(&server.url("/v1/submissions/faces-api/plan"), Some(TOKEN));
     assert_eq!(plan.status, 200, "{}", plan.text);
     let plan = plan.json();
     assert_eq!(plan["judge_tasks"][1]["time_limit"], 1000);
     assert_eq!(plan["test_inputs"][0][0]["text"], "1 2\n");
     crate::common::assert_matches_openapi(&server, "SubmissionPlan", &plan);
     // A browser that never saw it.
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    sign_in(c, &server.url(""), TOKEN).await;
+    let page = SignedIn::open(server, TOKEN).await;
+    let (server, c) = (&page.server, page.client());
     c.goto(&server.url("/#/s/faces-api")).await.expect("open");
-    until_finished(c, 5, Duration::from_secs(120)).await;
-    assert!(
-        until(
-            c,
-            "return [...document.querySelectorAll('tr.task-row td:nth-child(3)')].map(td => td.textContent).join(',') === 'compile,test 1,test 2,test 1,test 2'
-                && !!document.querySelector('svg.graph');",
-            Duration::from_secs(10)
-        )
-        .await,
-        "the kinds or the graph are missing: {}",
-        text(c, "#tasks").await
-    );
+    until_finished(c, 5, 120).await;
+    wait_for(c, "return [...document.querySelectorAll('tr.task-row td:nth-child(3)')].map(td => td.textContent).join(',') === 'compile,test 1,test 2,test 1,test 2'
+                && !!document.querySelector('svg.graph');", 10, "the kinds or the graph are missing").await;
     let detail = text(c, "#task-detail").await;
     assert!(
         detail.contains("time limit")
@@ -655,27 +467,21 @@ async fn a_submission_sent_over_the_api_shows_whole_in_a_fresh_browser() {
     );
     assert_eq!(text(c, ".test-input pre").await, "1 2");
     // The plan lasts as long as the report: after the run it is still there.
-    let plan = crate::common::get(&server.url("/v1/submissions/faces-api/plan"), Some(TOKEN));
+    let plan = get(&server.url("/v1/submissions/faces-api/plan"), Some(TOKEN));
     assert_eq!(plan.status, 200, "{}", plan.text);
     assert_eq!(
-        crate::common::get(&server.url("/v1/submissions/nope/plan"), Some(TOKEN)).status,
+        get(&server.url("/v1/submissions/nope/plan"), Some(TOKEN)).status,
         404
     );
-    browser.close().await.expect("close");
+    page.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_from_the_page_reads_cancelled_on_the_page_the_queue_and_the_metrics() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(page) = SignedIn::start(server_config(), TOKEN).await else {
         return;
     };
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    let base = server.url("");
-    sign_in(c, &base, TOKEN).await;
+    let (server, c, base) = (&page.server, page.client(), page.url(""));
     // Two tests of a program that sleeps a minute, each with a 30 s limit: still running when
     // the person cancels it.
     let mut submission = a_plus_b("faces-cancel", "faces", &sleepy_a_plus_b(60));
@@ -688,47 +494,24 @@ async fn a_cancel_from_the_page_reads_cancelled_on_the_page_the_queue_and_the_me
         task["time_limit"] = json!(30_000);
     }
     submit_through_the_page(c, &submission.to_string()).await;
-    assert!(
-        until(
-            c,
-            "const b = document.getElementById('cancel-submission'); return !!b && !b.hidden \
-             && [...document.querySelectorAll('tr.task-row')].some(r => r.dataset.status === 'Running');",
-            Duration::from_secs(60)
-        )
-        .await,
-        "no Cancel button while it runs: {}",
-        text(c, "main").await
-    );
+    wait_for(c, "const b = document.getElementById('cancel-submission'); return !!b && !b.hidden \
+             && [...document.querySelectorAll('tr.task-row')].some(r => r.dataset.status === 'Running');", 60, "no Cancel button while it runs").await;
     click(c, "#cancel-submission").await;
-    assert!(
-        until(
-            c,
-            "return document.getElementById('verdict').textContent.startsWith('Cancelled');",
-            Duration::from_secs(30)
-        )
-        .await,
-        "the outcome does not say cancelled: {}",
-        text(c, "#verdict").await
-    );
+    wait_for(
+        c,
+        "return document.getElementById('verdict').textContent.startsWith('Cancelled');",
+        30,
+        "the outcome does not say cancelled",
+    )
+    .await;
     // The wire keeps the contract's status: System Error, its log `cancelled: ...`.
     let report = get(
         &server.url("/v1/submissions/faces-cancel?category=faces"),
         Some(TOKEN),
     )
     .json();
-    let results = report["results"].as_array().expect("results");
-    let cancelled = results
-        .iter()
-        .filter(|r| {
-            r["status"] == "System Error"
-                && r["error_log"]
-                    .as_str()
-                    .is_some_and(|l| l.starts_with("cancelled:"))
-        })
-        .count();
-    assert_eq!(cancelled, 2, "{report:#}");
-    let verdict = text(c, "#verdict").await;
-    assert!(verdict.contains("2 of 3 tasks"), "{verdict}");
+    assert_eq!(cancelled_results(&report, 0), 2, "{report:#}");
+    text_containing(c, "#verdict", "2 of 3 tasks").await;
     let rows = text(c, "#tasks").await;
     assert!(
         rows.contains("Cancelled") && !rows.contains("System Error"),
@@ -756,15 +539,6 @@ async fn a_cancel_from_the_page_reads_cancelled_on_the_page_the_queue_and_the_me
     );
     // The queue says it too, and filters by it.
     c.goto(&format!("{base}/#/queue")).await.expect("queue");
-    assert!(
-        until(
-            c,
-            "const t = document.getElementById('queue-table'); return !!t && t.textContent.includes('cancelled ×2');",
-            Duration::from_secs(10)
-        )
-        .await,
-        "the queue does not say cancelled: {}",
-        text(c, "main").await
-    );
-    browser.close().await.expect("close");
+    wait_for(c, "const t = document.getElementById('queue-table'); return !!t && t.textContent.includes('cancelled ×2');", 10, "the queue does not say cancelled").await;
+    page.close().await;
 }

@@ -3,12 +3,13 @@
 //! sides, with the test's input; to the tab that sent it and to a fresh browser alike (the
 //! judge's report carries both sides' lines, `JudgeTaskResult.diff`).
 
-use crate::common::{TestServer, a_plus_b, post};
-use crate::faces::{TOKEN, server_config, sign_in, submit_through_the_page, until_finished};
-use crate::web::{browser_or_skip, screenshot_path, text, until};
+use crate::common::{a_plus_b, post};
+use crate::faces::{TOKEN, server_config};
+use crate::page::{
+    SignedIn, eval, judge_through_the_page, page_server, screenshot, text, text_containing,
+    until_finished, wait_for,
+};
 use serde_json::{Value, json};
-use std::time::Duration;
-use verdict_web::browser::Browser;
 
 /// Prints 1..n, one per line, but 7 on line 4.
 const COUNT_WRONG_AT_4: &str = "#include <stdio.h>\nint main(){int n;if(scanf(\"%d\",&n)!=1)return 1;for(int i=1;i<=n;i++)printf(\"%d\\n\",i==4?7:i);return 0;}\n";
@@ -26,32 +27,20 @@ fn counting(sub_id: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_difference() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(page) = SignedIn::start(server_config(), TOKEN).await else {
         return;
     };
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    sign_in(c, &server.url(""), TOKEN).await;
-    submit_through_the_page(c, &counting("faces-context")).await;
-    until_finished(c, 2, Duration::from_secs(120)).await;
-    let detail = text(c, "#task-detail").await;
-    assert!(
-        detail.contains("line 4, column 1, token 1"),
-        "no place: {detail}"
-    );
+    let c = page.client();
+    judge_through_the_page(c, &counting("faces-context"), 2, 120).await;
+    text_containing(c, "#task-detail", "line 4, column 1, token 1").await;
     // Each column: its lines (number, text, what kind of line).
-    let columns = c
-        .execute(
-            "const col = (css) => [...document.querySelectorAll(css + ' .diff-lines > *')].map((e) =>
+    let columns = eval(
+        c,
+        "const col = (css) => [...document.querySelectorAll(css + ' .diff-lines > *')].map((e) =>
                  [e.dataset.ln || null, e.textContent, e.className]);
              return [col('.diff-context .diff-expected'), col('.diff-context .diff-got')];",
-            vec![],
-        )
-        .await
-        .expect("columns");
+    )
+    .await;
     let kinds = |column: &Value| -> Vec<(Option<String>, String, String)> {
         column
             .as_array()
@@ -71,31 +60,33 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
             })
             .collect()
     };
-    let line =
-        |n: &str, text: &str, kind: &str| (Some(n.to_owned()), text.to_owned(), kind.to_owned());
+    // Lines 1 to 3 the same, line 4 `fourth` and different, lines 5 and 6 after it.
+    let column = |fourth: &str| -> Vec<(Option<String>, String, String)> {
+        (1..=6)
+            .map(|n| {
+                let kind = match n {
+                    1..=3 => "ctx-same",
+                    4 => "diff-line",
+                    _ => "ctx-after",
+                };
+                let text = if n == 4 {
+                    fourth.to_owned()
+                } else {
+                    n.to_string()
+                };
+                (Some(n.to_string()), text, kind.to_owned())
+            })
+            .collect()
+    };
     assert_eq!(
         kinds(&columns[0]),
-        [
-            line("1", "1", "ctx-same"),
-            line("2", "2", "ctx-same"),
-            line("3", "3", "ctx-same"),
-            line("4", "4", "diff-line"),
-            line("5", "5", "ctx-after"),
-            line("6", "6", "ctx-after"),
-        ],
+        column("4"),
         "expected column: {columns}"
     );
     // The received output around the difference, after it too: the judge's report keeps it.
     assert_eq!(
         kinds(&columns[1]),
-        [
-            line("1", "1", "ctx-same"),
-            line("2", "2", "ctx-same"),
-            line("3", "3", "ctx-same"),
-            line("4", "7", "diff-line"),
-            line("5", "5", "ctx-after"),
-            line("6", "6", "ctx-after"),
-        ],
+        column("7"),
         "received column: {columns}"
     );
     // The difference is marked on both sides.
@@ -105,14 +96,8 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
     );
     assert_eq!(text(c, ".diff-context .diff-got mark.diff-mark").await, "7");
     // Side by side, the differing lines level with each other.
-    let level = c
-        .execute(
-            "const [a, b] = [...document.querySelectorAll('.diff-context pre.diff-line')].map((e) => e.getBoundingClientRect());
-             return a.right <= b.left && Math.abs(a.top - b.top) < 1;",
-            vec![],
-        )
-        .await
-        .expect("measure");
+    let level = eval(c, "const [a, b] = [...document.querySelectorAll('.diff-context pre.diff-line')].map((e) => e.getBoundingClientRect());
+             return a.right <= b.left && Math.abs(a.top - b.top) < 1;").await;
     assert_eq!(
         level,
         json!(true),
@@ -121,37 +106,22 @@ async fn a_wrong_answer_shows_expected_and_received_side_by_side_around_the_diff
     // With the test's input.
     assert_eq!(text(c, ".test-input pre").await, "6");
     let show_detail = "document.getElementById('task-detail').scrollIntoView();";
-    c.execute(show_detail, vec![]).await.expect("scroll");
-    browser
-        .screenshot(&screenshot_path("page-diff-context.png"))
-        .await
-        .expect("screenshot");
+    eval(c, show_detail).await;
+    screenshot(&page.browser, "page-diff-context.png").await;
     // At phone width the columns stack and nothing overflows the page.
-    browser.resize(390, 844).await.expect("phone width");
+    page.browser.resize(390, 844).await.expect("phone width");
+    wait_for(c, "const [a, b] = [...document.querySelectorAll('.diff-context pre.diff-line')].map((e) => e.getBoundingClientRect()); return b.top > a.bottom;", 5, "the columns do not stack at phone width").await;
     assert!(
-        until(
-            c,
-            "const [a, b] = [...document.querySelectorAll('.diff-context pre.diff-line')].map((e) => e.getBoundingClientRect()); return b.top > a.bottom;",
-            Duration::from_secs(5)
-        )
-        .await,
-        "the columns do not stack at phone width"
-    );
-    assert!(
-        !browser.overflows().await.expect("measure"),
+        !page.browser.overflows().await.expect("measure"),
         "overflow at 390 px"
     );
-    c.execute(
+    eval(
+        c,
         "document.querySelector('.diff-context').scrollIntoView();",
-        vec![],
     )
-    .await
-    .expect("scroll");
-    browser
-        .screenshot(&screenshot_path("page-diff-context-phone.png"))
-        .await
-        .expect("screenshot");
-    browser.close().await.expect("close");
+    .await;
+    screenshot(&page.browser, "page-diff-context-phone.png").await;
+    page.close().await;
 }
 
 /// Prints `i i*i` for i in 1..=n, with 17 for 4's square.
@@ -160,10 +130,7 @@ const SQUARES_WRONG_AT_4: &str = "#include <stdio.h>\nint main(){int n;if(scanf(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_answer_sent_over_the_api_shows_both_sides_around_the_difference_in_a_fresh_browser()
  {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(server) = page_server(server_config()) else {
         return;
     };
     let mut submission = a_plus_b("faces-api-diff", "faces", SQUARES_WRONG_AT_4);
@@ -181,37 +148,23 @@ async fn a_wrong_answer_sent_over_the_api_shows_both_sides_around_the_difference
     );
     assert_eq!(sent.status, 202, "{}", sent.text);
     // A browser that never saw the Submission: what it shows comes from the server.
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    sign_in(c, &server.url(""), TOKEN).await;
+    let page = SignedIn::open(server, TOKEN).await;
+    let (server, c) = (&page.server, page.client());
     c.goto(&server.url("/#/s/faces-api-diff?category=faces"))
         .await
         .expect("open");
-    until_finished(c, 2, Duration::from_secs(120)).await;
-    assert!(
-        until(
-            c,
-            "return !!document.querySelector('#task-detail .diff-context');",
-            Duration::from_secs(10)
-        )
-        .await,
-        "no side-by-side context: {}",
-        text(c, "#task-detail").await
-    );
-    let detail = text(c, "#task-detail").await;
-    assert!(
-        detail.contains("line 4, column 4, token 2"),
-        "no place: {detail}"
-    );
-    let columns = c
-        .execute(
-            "const col = (css) => [...document.querySelectorAll(css + ' .diff-lines > [data-ln]')].map((e) =>
+    until_finished(c, 2, 120).await;
+    wait_for(
+        c,
+        "return !!document.querySelector('#task-detail .diff-context');",
+        10,
+        "no side-by-side context",
+    )
+    .await;
+    text_containing(c, "#task-detail", "line 4, column 4, token 2").await;
+    let columns = eval(c, "const col = (css) => [...document.querySelectorAll(css + ' .diff-lines > [data-ln]')].map((e) =>
                  [e.dataset.ln, e.textContent]);
-             return [col('.diff-context .diff-expected'), col('.diff-context .diff-got')];",
-            vec![],
-        )
-        .await
-        .expect("columns");
+             return [col('.diff-context .diff-expected'), col('.diff-context .diff-got')];").await;
     let side = |wrong: &str| {
         let mut lines: Vec<Value> = (1..=7)
             .map(|i| json!([i.to_string(), format!("{i} {}", i * i)]))
@@ -223,12 +176,11 @@ async fn a_wrong_answer_sent_over_the_api_shows_both_sides_around_the_difference
     assert_eq!(columns[1], side("4·17"), "received column: {columns}");
     // Both files go on past the lines shown, and say so.
     assert_eq!(
-        c.execute(
-            "return document.querySelectorAll('.diff-context .ctx-more').length;",
-            vec![]
+        eval(
+            c,
+            "return document.querySelectorAll('.diff-context .ctx-more').length;"
         )
-        .await
-        .expect("more"),
+        .await,
         json!(2)
     );
     // The differing token's first differing character, marked on both sides.
@@ -251,5 +203,5 @@ async fn a_wrong_answer_sent_over_the_api_shows_both_sides_around_the_difference
     assert_eq!(diff["received"]["more"], true);
     assert!(!diff.to_string().contains("/tmp"), "{diff}");
     assert_eq!(report["results"][0].get("diff"), None);
-    browser.close().await.expect("close");
+    page.close().await;
 }

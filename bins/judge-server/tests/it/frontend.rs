@@ -3,27 +3,14 @@
 //! front end (or platform) sent it; a front end without its broker says so and refuses with 503
 //! until the broker is back.
 
-use crate::amqp::{WorkerProcess, amqp, metric, node, runtime, start_role, start_role_with};
+use crate::amqp::{Cluster, WorkerProcess, metric, node, runtime, start_role};
 use crate::common::*;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use verdict_queue::testing::{Platform, RabbitNode};
 
 /// Polls `GET url` until `done` holds for the reply (at most 120 s).
 fn poll(url: &str, what: &str, done: impl Fn(&Reply) -> bool) -> Reply {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let reply = get(url, None);
-        if done(&reply) {
-            return reply;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}: {} {}",
-            reply.status,
-            reply.text
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll_get(url, what, Duration::from_secs(120), done)
 }
 
 fn state(reply: &Reply) -> Option<&str> {
@@ -40,15 +27,11 @@ fn finished(server: &WorkerProcess, sub_id: &str) -> Reply {
 
 #[test]
 fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
-    let Some(node) = node() else { return };
-    if judge().is_none() {
+    let Some(cluster) = Cluster::judging("frontends") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let amqp = amqp(node, "frontends");
-    let a = start_role(dir.path(), "front-a", "frontend", &amqp, true);
-    let b = start_role(dir.path(), "front-b", "frontend", &amqp, true);
-    let _worker = start_role(dir.path(), "worker", "worker", &amqp, true);
+    };
+    let [a, b] = cluster.two_front_ends();
+    let _worker = cluster.start("worker", "worker");
     let health = get(&format!("{}/v1/health", a.url), None).json();
     assert_eq!(health["role"], "frontend");
     assert_eq!(health["status"], "ok");
@@ -91,12 +74,12 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     b.child.kill().unwrap();
     b.child.wait().unwrap();
     let rt = runtime();
-    let platform = rt.block_on(Platform::connect(&amqp)).unwrap();
+    let platform = rt.block_on(Platform::connect(&cluster.amqp)).unwrap();
     let wrong = A_PLUS_B.replace("a+b", "a-b");
     rt.block_on(platform.publish(&a_plus_b("direct", "oj", &wrong).to_string()))
         .unwrap();
     finished(&a, "direct");
-    let b = start_role(dir.path(), "front-b", "frontend", &amqp, true);
+    let b = cluster.start("front-b", "frontend");
     for server in [&a, &b] {
         let reply = finished(server, "direct");
         assert_eq!(
@@ -150,14 +133,8 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     let judged = post(&format!("{}/v1/oracle", b.url), None, &suite.to_string());
     assert_eq!(judged.status, 200, "{}", judged.text);
     let report = judged.json();
-    let statuses: Vec<&str> = report["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .map(|r| r["status"].as_str().unwrap_or_default())
-        .collect();
     assert_eq!(
-        statuses,
+        statuses(&report),
         ["passed", "failed", "invalid_test_format"],
         "{report}"
     );
@@ -171,13 +148,7 @@ fn any_front_end_serves_any_submission_from_the_reports_it_consumes() {
     let mut misnamed = suite.clone();
     misnamed["source_files"][0]["name"] = serde_json::json!("solution.js");
     let refused = post(&format!("{}/v1/oracle", a.url), None, &misnamed.to_string());
-    assert_eq!(refused.status, 422, "{}", refused.text);
-    assert_eq!(
-        refused.json()["error"]["field"],
-        "source_files[0].name",
-        "{}",
-        refused.text
-    );
+    refused.assert_refused(422, "source_files[0].name");
 }
 
 #[test]
@@ -186,10 +157,15 @@ fn a_front_end_without_its_broker_says_so_refuses_with_503_and_recovers() {
         return;
     }
     let mut own = RabbitNode::start().expect("a broker of this test's own");
-    let amqp = amqp(&own, "down");
+    let cluster = Cluster::on(&own, "down");
     own.stop();
-    let dir = tempfile::tempdir().unwrap();
-    let front = start_role(dir.path(), "front", "frontend", &amqp, false);
+    let front = start_role(
+        cluster.dir.path(),
+        "front",
+        "frontend",
+        &cluster.amqp,
+        false,
+    );
     let health = poll(
         &format!("{}/v1/health", front.url),
         "the first connection attempt to fail",
@@ -222,7 +198,7 @@ fn a_front_end_without_its_broker_says_so_refuses_with_503_and_recovers() {
         "the front end to reconnect",
         |r| r.text.contains("\"status\":\"ok\""),
     );
-    let other = start_role(dir.path(), "other", "frontend", &amqp, true);
+    let other = cluster.start("other", "frontend");
     let accepted = post(&format!("{}/v1/submissions", front.url), None, &submission);
     assert_eq!(accepted.status, 202, "{}", accepted.text);
     assert_eq!(
@@ -247,38 +223,21 @@ fn a_front_end_without_its_broker_says_so_refuses_with_503_and_recovers() {
 /// as long as the disk did (to `request_timeout_ms`, then 504).
 #[test]
 fn a_front_ends_accept_on_a_frozen_data_disk_is_503_at_store_timeout_and_taken_back() {
-    use crate::availability::{FULL_DISKS, Frozen, TestDisk};
+    use crate::availability::{FULL_DISKS, Frozen, TestDisk, refused_at_store_timeout};
     let Some(node) = node() else { return };
     let _one_at_a_time = FULL_DISKS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(disk) = TestDisk::ext4_loop() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let cluster = Cluster::on(node, "frozen");
     // Only the data dir on the frozen disk: the front end's log and work dir stay writable.
-    std::fs::create_dir_all(dir.path().join("front")).unwrap();
-    std::os::unix::fs::symlink(disk.path(), dir.path().join("front/verdict-data")).unwrap();
-    let amqp = amqp(node, "frozen");
-    let front = start_role_with(
-        dir.path(),
-        "front",
-        "frontend",
-        &amqp,
-        true,
-        "store_timeout_ms = 1500",
-    );
+    let home = cluster.dir.path().join("front");
+    std::fs::create_dir_all(&home).unwrap();
+    std::os::unix::fs::symlink(disk.path(), home.join("verdict-data")).unwrap();
+    let front = cluster.start_with("front", "frontend", "store_timeout_ms = 1500");
     let thaw = Frozen::freeze(disk.path());
     let body = a_plus_b("frozen-front", "oj", A_PLUS_B).to_string();
-    let asked = Instant::now();
-    let reply = reply(
-        client_waiting(Duration::from_secs(15))
-            .post(format!("{}/v1/submissions", front.url))
-            .header("Content-Type", "application/json")
-            .send(&body),
-    );
-    let took = asked.elapsed();
-    assert_eq!(reply.status, 503, "after {took:?}: {}", reply.text);
-    assert!(reply.header("retry-after").is_some(), "{:?}", reply.headers);
-    assert!(took < Duration::from_secs(6), "answered after {took:?}");
+    refused_at_store_timeout(&format!("{}/v1/submissions", front.url), &body);
     drop(thaw);
     let url = format!("{}/v1/submissions/frozen-front?category=oj", front.url);
     poll(&url, "the late commit to be taken back", |r| {

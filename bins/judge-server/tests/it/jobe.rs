@@ -3,9 +3,9 @@
 //! run first without its files, the files put on a 404 and the run sent again, `X-API-KEY`),
 //! and the outcomes, defaults and messages Jobe's own tests expect.
 
-use crate::common::{TestServer, client, config, reply};
+use crate::common::{TestServer, api_keys, client, config, reply};
 use serde_json::{Value, json};
-use verdict_judge_server::{ApiKey, JobeConfig, ServerConfig};
+use verdict_judge_server::{JobeConfig, ServerConfig};
 
 const KEY: &str = "moodle-key-0123456789";
 const API: &str = "/jobe/index.php/restapi";
@@ -14,10 +14,7 @@ fn jobe_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
         jobe: JobeConfig {
             enabled: true,
-            keys: vec![ApiKey {
-                key: KEY.into(),
-                category: "moodle".into(),
-            }],
+            keys: api_keys(KEY, "moodle"),
             networks,
             ..JobeConfig::default()
         },
@@ -164,45 +161,45 @@ fn jobe_outcomes_are_jobes_for_compile_errors_runtime_errors_and_limits() {
     let Some(server) = TestServer::start(jobe_config(Vec::new())) else {
         return;
     };
+    let source = |language: &str, code: &str| json!({"language_id": language, "sourcecode": code});
+    let limited = |code: &str, cputime: u32| json!({"language_id": "c", "sourcecode": code, "parameters": {"cputime": cputime}});
+    // (the run, its outcome)
     let cases = [
+        (source("python3", "print(\"Hello world!\"\n"), 11),
+        (source("python3", "data = [1, 2]\nprint(data[2])\n"), 12),
         (
-            json!({"language_id": "python3", "sourcecode": "print(\"Hello world!\"\n"}),
-            11,
-        ),
-        (
-            json!({"language_id": "python3", "sourcecode": "data = [1, 2]\nprint(data[2])\n"}),
-            12,
-        ),
-        (
-            json!({"language_id": "python3", "sourcecode": "import sys\nprint('x')\nsys.exit(4)\n"}),
+            source("python3", "import sys\nprint('x')\nsys.exit(4)\n"),
             15,
         ),
+        (source("nodejs", "s = 'Hello world!\nconsole.log(s)\n"), 12),
         (
-            json!({"language_id": "nodejs", "sourcecode": "s = 'Hello world!\nconsole.log(s)\n"}),
-            12,
-        ),
-        (
-            json!({"language_id": "c", "sourcecode": "#include <stdio.h>\nint main() {\n    printf(\"Hello\\n\")\n}\n"}),
+            source(
+                "c",
+                "#include <stdio.h>\nint main() {\n    printf(\"Hello\\n\")\n}\n",
+            ),
             11,
         ),
+        (source("c", "int main() { int unused; return 0; }\n"), 11),
         (
-            json!({"language_id": "c", "sourcecode": "int main() { int unused; return 0; }\n"}),
-            11,
-        ),
-        (
-            json!({"language_id": "c", "sourcecode": "#include <stdio.h>\nint main() { char *s = NULL; printf(\"%c\", *s); }\n"}),
+            source(
+                "c",
+                "#include <stdio.h>\nint main() { char *s = NULL; printf(\"%c\", *s); }\n",
+            ),
             12,
         ),
+        (limited("int main() { while(1) {}; }\n", 1), 13),
         (
-            json!({"language_id": "c", "sourcecode": "int main() { while(1) {}; }\n", "parameters": {"cputime": 1}}),
+            limited(
+                "#include <stdio.h>\nint main() { while(1) { printf(\"Hello\"); }; }\n",
+                2,
+            ),
             13,
         ),
         (
-            json!({"language_id": "c", "sourcecode": "#include <stdio.h>\nint main() { while(1) { printf(\"Hello\"); }; }\n", "parameters": {"cputime": 2}}),
-            13,
-        ),
-        (
-            json!({"language_id": "cpp", "sourcecode": "#include <iostream>\nint main() { std::cout << \"hi\\n\"; }\n"}),
+            source(
+                "cpp",
+                "#include <iostream>\nint main() { std::cout << \"hi\\n\"; }\n",
+            ),
             15,
         ),
     ];

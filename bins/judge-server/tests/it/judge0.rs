@@ -5,11 +5,11 @@
 //! errors, keys, callbacks. (The `judge0` SDK from PyPI drives it in
 //! `clients/python/tests/test_judge0.py`.)
 
-use crate::common::{Reply, TestServer, client, config, reply};
+use crate::common::{A_PLUS_B_CPP, Reply, TestServer, api_keys, client, config, reply};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::{Duration, Instant};
-use verdict_judge_server::{ApiKey, Judge0Config, ServerConfig};
+use verdict_judge_server::{Judge0Config, ServerConfig};
 
 const KEY: &str = "judge0-key-0123456789";
 const ADMIN: &str = "judge0-admin-0123456789";
@@ -18,10 +18,7 @@ fn judge0_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
         judge0: Judge0Config {
             enabled: true,
-            keys: vec![ApiKey {
-                key: KEY.into(),
-                category: "course".into(),
-            }],
+            keys: api_keys(KEY, "course"),
             networks,
             ..Judge0Config::default()
         },
@@ -47,13 +44,43 @@ fn call(server: &TestServer, method: &str, path: &str, body: Option<&Value>) -> 
 }
 
 /// `POST /submissions?wait=true` and the answer's JSON (201 checked).
+/// POST `body` to `path` with the key.
+fn post_json(server: &TestServer, path: &str, body: Value) -> Reply {
+    call(server, "POST", path, Some(&body))
+}
+
+/// GET `path` with the key.
+fn get_path(server: &TestServer, path: &str) -> Reply {
+    call(server, "GET", path, None)
+}
+
+/// A submission of `source` in Judge0's language `language_id`.
+fn program(source: &str, language_id: u32) -> Value {
+    json!({"source_code": source, "language_id": language_id})
+}
+
+/// Creates a submission with `wait=false` (201): its token.
+fn created_token(server: &TestServer, body: Value) -> String {
+    let created = post_json(server, "/submissions", body);
+    assert_eq!(created.status, 201, "{}", created.text);
+    let token = created.json()["token"].as_str().expect("token").to_string();
+    assert_eq!(created.json(), json!({"token": token}), "only the token");
+    token
+}
+
+/// A server with Judge0's API on, its callbacks allowed to no network.
+fn judge0_server() -> Option<TestServer> {
+    TestServer::start(judge0_config(Vec::new()))
+}
+
+/// [`run`] with no query parameters beyond `wait=true`.
+fn waited(server: &TestServer, body: Value) -> Value {
+    run(server, "", body)
+}
+
+/// Runs `body` with `wait=true` and `query`: the answer (201).
 fn run(server: &TestServer, query: &str, body: Value) -> Value {
-    let answer = call(
-        server,
-        "POST",
-        &format!("/submissions?wait=true{query}"),
-        Some(&body),
-    );
+    let answer = post_json(server, &format!("/submissions?wait=true{query}"), body);
     assert_eq!(answer.status, 201, "{}", answer.text);
     answer.json()
 }
@@ -66,12 +93,7 @@ fn status_id(answer: &Value) -> u64 {
 fn poll(server: &TestServer, token: &str, fields: &str) -> Value {
     let started = Instant::now();
     loop {
-        let answer = call(
-            server,
-            "GET",
-            &format!("/submissions/{token}?fields={fields}"),
-            None,
-        );
+        let answer = get_path(server, &format!("/submissions/{token}?fields={fields}"));
         assert_eq!(answer.status, 200, "{}", answer.text);
         let answer = answer.json();
         if !matches!(status_id(&answer), 1 | 2) {
@@ -85,15 +107,12 @@ fn poll(server: &TestServer, token: &str, fields: &str) -> Value {
     }
 }
 
-const APLUSB_CPP: &str =
-    "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
-
 #[test]
 fn judge0_languages_statuses_about_and_config_answer_as_judge0() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let languages = call(&server, "GET", "/languages", None);
+    let languages = get_path(&server, "/languages");
     assert_eq!(languages.status, 200, "{}", languages.text);
     let languages = languages.json();
     let ids: Vec<u64> = languages
@@ -105,7 +124,7 @@ fn judge0_languages_statuses_about_and_config_answer_as_judge0() {
     for id in [52, 54, 71] {
         assert!(ids.contains(&id), "{id} in {languages}");
     }
-    let python = call(&server, "GET", "/languages/71", None).json();
+    let python = get_path(&server, "/languages/71").json();
     assert!(
         python["name"]
             .as_str()
@@ -114,37 +133,33 @@ fn judge0_languages_statuses_about_and_config_answer_as_judge0() {
     );
     assert_eq!(python["source_file"], "script.py");
     assert!(python["compile_cmd"].is_null());
-    assert_eq!(call(&server, "GET", "/languages/999", None).status, 404);
-    let all = call(&server, "GET", "/languages/all", None).json();
+    assert_eq!(get_path(&server, "/languages/999").status, 404);
+    let all = get_path(&server, "/languages/all").json();
     assert_eq!(all[0]["is_archived"], false);
 
-    let statuses = call(&server, "GET", "/statuses", None).json();
+    let statuses = get_path(&server, "/statuses").json();
     assert_eq!(statuses.as_array().map(Vec::len), Some(14));
     assert_eq!(
         statuses[10],
         json!({"id": 11, "description": "Runtime Error (NZEC)"})
     );
-    assert_eq!(
-        call(&server, "GET", "/about", None).json()["version"],
-        "1.13.1"
-    );
-    let config = call(&server, "GET", "/config_info", None).json();
+    assert_eq!(get_path(&server, "/about").json()["version"], "1.13.1");
+    let config = get_path(&server, "/config_info").json();
     assert_eq!(config["cpu_time_limit"], 5.0);
     assert_eq!(config["max_submission_batch_size"], 20);
     assert_eq!(config["allow_enable_network"], false);
-    let workers = call(&server, "GET", "/workers", None).json();
+    let workers = get_path(&server, "/workers").json();
     assert_eq!(workers[0]["queue"], "1.13.1");
 }
 
 #[test]
 fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let cpp = run(
+    let cpp = waited(
         &server,
-        "",
-        json!({"source_code": APLUSB_CPP, "language_id": 54, "stdin": "1 2", "expected_output": "3"}),
+        json!({"source_code": A_PLUS_B_CPP, "language_id": 54, "stdin": "1 2", "expected_output": "3"}),
     );
     assert_eq!(status_id(&cpp), 3, "{cpp}");
     assert_eq!(cpp["status"]["description"], "Accepted");
@@ -179,10 +194,9 @@ fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0()
     assert!(cpp["stderr"].is_null() && cpp["compile_output"].is_null() && cpp["message"].is_null());
 
     // The SDK's id for C++ (52) runs the same compiler; trailing white space is not compared.
-    let same = run(
+    let same = waited(
         &server,
-        "",
-        json!({"source_code": APLUSB_CPP, "language_id": 52, "stdin": "40 2\n", "expected_output": "42  \n\n\n"}),
+        json!({"source_code": A_PLUS_B_CPP, "language_id": 52, "stdin": "40 2\n", "expected_output": "42  \n\n\n"}),
     );
     assert_eq!(status_id(&same), 3, "{same}");
 
@@ -208,9 +222,8 @@ fn judge0_runs_cpp_and_python_with_wait_and_compares_expected_output_as_judge0()
     );
     assert!(python["finished_at"].is_string());
     assert!(python["wall_time"].is_string());
-    let leading = run(
+    let leading = waited(
         &server,
-        "",
         json!({"source_code": "print(' 1')", "language_id": 71, "expected_output": "1"}),
     );
     assert_eq!(
@@ -230,7 +243,7 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
     if !crate::common::toolchains_installed(&languages) {
         return;
     }
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
     for (id, name, source_file, compiled) in [
@@ -238,7 +251,7 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
         (74, "TypeScript (", "script.ts", true),
         (66, "Octave (", "script.m", false),
     ] {
-        let language = call(&server, "GET", &format!("/languages/{id}"), None).json();
+        let language = get_path(&server, &format!("/languages/{id}")).json();
         assert!(
             language["name"]
                 .as_str()
@@ -260,18 +273,16 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
         (66, "x = scanf('%d', 2);\nprintf('%d\\n', x(1) + x(2));\n"),
     ];
     for (id, source) in sources {
-        let answer = run(
+        let answer = waited(
             &server,
-            "",
             json!({"source_code": source, "language_id": id, "stdin": "40 2", "expected_output": "42"}),
         );
         assert_eq!(status_id(&answer), 3, "{id}: {answer}");
         assert_eq!(answer["stdout"], "42\n", "{id}: {answer}");
     }
-    let type_error = run(
+    let type_error = waited(
         &server,
-        "",
-        json!({"source_code": "const n: number = 'forty-two';\nconsole.log(n);\n", "language_id": 74}),
+        program("const n: number = 'forty-two';\nconsole.log(n);\n", 74),
     );
     assert_eq!(status_id(&type_error), 6, "{type_error}");
     assert!(
@@ -284,14 +295,10 @@ fn judge0_runs_php_typescript_and_octave_by_judge0s_ids() {
 
 #[test]
 fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let failed = run(
-        &server,
-        "",
-        json!({"source_code": "int main(){ return }", "language_id": 54}),
-    );
+    let failed = waited(&server, program("int main(){ return }", 54));
     assert_eq!(status_id(&failed), 6, "{failed}");
     assert_eq!(failed["status"]["description"], "Compilation Error");
     assert!(
@@ -302,9 +309,8 @@ fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
     );
     assert!(failed["stdout"].is_null() && failed["time"].is_null());
 
-    let tle = run(
+    let tle = waited(
         &server,
-        "",
         json!({"source_code": "while True: pass", "language_id": 71, "cpu_time_limit": 1,
                "cpu_extra_time": 0.5, "wall_time_limit": 5}),
     );
@@ -351,9 +357,8 @@ fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
         (nzec["stdout"].clone(), nzec["stderr"].clone()),
         (json!("out\n"), json!("err\n"))
     );
-    let flood = run(
+    let flood = waited(
         &server,
-        "",
         json!({"source_code": "import sys\nsys.stdout.write('x' * 4000000)", "language_id": 71,
                "max_file_size": 64}),
     );
@@ -362,7 +367,7 @@ fn judge0_statuses_for_compile_errors_time_limits_signals_and_exit_codes() {
 
 #[test]
 fn judge0_base64_fields_arguments_options_files_and_runs() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
     // base64 in and out, as Ruby's encode64 writes it; raw bytes that are not UTF-8.
@@ -393,48 +398,39 @@ fn judge0_base64_fields_arguments_options_files_and_runs() {
     assert_eq!(status_id(&answer), 3, "{answer}");
     assert_eq!(answer["stdout"], "aGn/\n");
     let token = answer["token"].as_str().expect("token").to_string();
-    let raw = call(&server, "GET", &format!("/submissions/{token}"), None);
+    let raw = get_path(&server, &format!("/submissions/{token}"));
     assert_eq!(raw.status, 400, "{}", raw.text);
     assert!(
         raw.json()["error"]
             .as_str()
             .is_some_and(|e| e.contains("base64_encoded=true"))
     );
-    let fields = call(
+    let fields = get_path(
         &server,
-        "GET",
         &format!("/submissions/{token}?base64_encoded=true&fields=stdout,status_id,language_id"),
-        None,
     )
     .json();
     assert_eq!(
         fields,
         json!({"language_id": 71, "stdout": "aGn/\n", "status_id": 3})
     );
-    let bad = call(
-        &server,
-        "GET",
-        &format!("/submissions/{token}?fields=stdout,nope"),
-        None,
-    );
+    let bad = get_path(&server, &format!("/submissions/{token}?fields=stdout,nope"));
     assert_eq!(
         (bad.status, bad.json()),
         (400, json!({"error": "invalid fields: [nope]"}))
     );
 
     // Arguments split as bash splits them; compiler options; a zip of files; runs averaged.
-    let args = run(
+    let args = waited(
         &server,
-        "",
         json!({"source_code": "import sys\nprint(sys.argv[1:], open('data/in.txt').read())",
                "language_id": 71, "command_line_arguments": "a 'b c'",
                "additional_files": encoded_zip(), "number_of_runs": 3}),
     );
     assert_eq!(status_id(&args), 3, "{args}");
     assert_eq!(args["stdout"], "['a', 'b c'] 42\n\n");
-    let options = run(
+    let options = waited(
         &server,
-        "",
         json!({"source_code": "#include <cstdio>\nint main(){ printf(\"%d\\n\", X); }",
                "language_id": 54, "compiler_options": "-DX=7"}),
     );
@@ -450,21 +446,14 @@ fn encoded_zip() -> String {
 
 #[test]
 fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let created = call(
+    let token = created_token(
         &server,
-        "POST",
-        "/submissions",
-        Some(
-            &json!({"source_code": "import time\ntime.sleep(1)\nprint('late')", "language_id": 71}),
-        ),
+        program("import time\ntime.sleep(1)\nprint('late')", 71),
     );
-    assert_eq!(created.status, 201, "{}", created.text);
-    let token = created.json()["token"].as_str().expect("token").to_string();
-    assert_eq!(created.json(), json!({"token": token}));
-    let early = call(&server, "GET", &format!("/submissions/{token}"), None).json();
+    let early = get_path(&server, &format!("/submissions/{token}")).json();
     assert!(
         matches!(status_id(&early), 1 | 2),
         "waiting or running first: {early}"
@@ -475,15 +464,14 @@ fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
         (3, json!("late\n"))
     );
 
-    let batch = call(
+    let batch = post_json(
         &server,
-        "POST",
         "/submissions/batch",
-        Some(&json!({"submissions": [
+        json!({"submissions": [
             {"source_code": "print(1)", "language_id": 71},
             {"source_code": "print(2)", "language_id": 999},
-            {"source_code": APLUSB_CPP, "language_id": 54, "stdin": "2 3"},
-        ]})),
+            {"source_code": A_PLUS_B_CPP, "language_id": 54, "stdin": "2 3"},
+        ]}),
     );
     assert_eq!(batch.status, 201, "{}", batch.text);
     let batch = batch.json();
@@ -499,26 +487,19 @@ fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
     for token in [tokens[0], tokens[2]] {
         poll(&server, token, "status");
     }
-    let shown = call(
+    let shown = get_path(
         &server,
-        "GET",
         &format!(
             "/submissions/batch?tokens={}&fields=token,stdout,status_id",
             tokens.join(",")
         ),
-        None,
     );
     assert_eq!(shown.status, 200, "{}", shown.text);
     let shown = shown.json();
     assert_eq!(shown["submissions"][0]["stdout"], "1\n");
     assert!(shown["submissions"][1].is_null());
     assert_eq!(shown["submissions"][2]["stdout"], "5\n");
-    let empty = call(
-        &server,
-        "POST",
-        "/submissions/batch",
-        Some(&json!({"submissions": []})),
-    );
+    let empty = post_json(&server, "/submissions/batch", json!({"submissions": []}));
     assert_eq!(
         (empty.status, empty.json()),
         (
@@ -526,28 +507,24 @@ fn judge0_batches_and_wait_false_submissions_are_polled_by_token() {
             json!({"error": "there should be at least one submission in a batch"})
         )
     );
-    let all_bad = call(
+    let all_bad = post_json(
         &server,
-        "POST",
         "/submissions/batch",
-        Some(&json!({"submissions": [{"language_id": 71}]})),
+        json!({"submissions": [{"language_id": 71}]}),
     );
     assert_eq!(all_bad.status, 422, "{}", all_bad.text);
 }
 
 #[test]
 fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_without_a_key() {
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let bad = call(
+    let bad = post_json(
         &server,
-        "POST",
         "/submissions?wait=true",
-        Some(
-            &json!({"source_code": "print(1)", "language_id": 999, "cpu_time_limit": 100,
+        json!({"source_code": "print(1)", "language_id": 999, "cpu_time_limit": 100,
                      "memory_limit": 10, "enable_network": true}),
-        ),
     );
     assert_eq!(bad.status, 422, "{}", bad.text);
     assert_eq!(
@@ -559,12 +536,7 @@ fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_withou
             "memory_limit": ["must be greater than or equal to 2048"],
         })
     );
-    let blank = call(
-        &server,
-        "POST",
-        "/submissions",
-        Some(&json!({"language_id": 71})),
-    );
+    let blank = post_json(&server, "/submissions", json!({"language_id": 71}));
     assert_eq!(
         (blank.status, blank.json()),
         (422, json!({"source_code": ["can't be blank"]}))
@@ -577,13 +549,13 @@ fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_withou
             .send("{not json"),
     );
     assert_eq!(garbage.status, 400, "{}", garbage.text);
-    let missing = call(&server, "GET", "/submissions/no-such-token", None);
+    let missing = get_path(&server, "/submissions/no-such-token");
     assert_eq!(missing.status, 404, "{}", missing.text);
     assert!(missing.json()["error"].is_string());
     // Listing and deleting need Judge0's AUTHZ token, and none is configured: 403.
     let delete = call(&server, "DELETE", "/submissions/no-such-token", None);
     assert_eq!(delete.status, 403, "{}", delete.text);
-    assert_eq!(call(&server, "GET", "/submissions", None).status, 403);
+    assert_eq!(get_path(&server, "/submissions").status, 403);
 
     // No key from outside the networks, or a wrong one: 401.
     let anonymous = reply(client().get(server.url("/languages")).call());
@@ -613,27 +585,17 @@ fn judge0_tokens_outlive_a_restart_and_waiting_submissions_run_after_it() {
     let Some(server) = TestServer::start_keeping_data(cfg.clone()) else {
         return;
     };
-    let finished = run(
-        &server,
-        "",
-        json!({"source_code": "print('kept')", "language_id": 71}),
-    );
+    let finished = waited(&server, program("print('kept')", 71));
     let finished = finished["token"].as_str().expect("token").to_string();
-    let waiting = call(
+    let waiting = created_token(
         &server,
-        "POST",
-        "/submissions",
-        Some(
-            &json!({"source_code": "import time\ntime.sleep(3)\nprint('after')", "language_id": 71}),
-        ),
+        program("import time\ntime.sleep(3)\nprint('after')", 71),
     );
-    assert_eq!(waiting.status, 201, "{}", waiting.text);
-    let waiting = waiting.json()["token"].as_str().expect("token").to_string();
     std::thread::sleep(Duration::from_millis(300));
     assert!(server.stop(Duration::from_secs(60)), "the server stops");
 
     let server = TestServer::start_keeping_data(cfg).expect("the server starts again");
-    let kept = call(&server, "GET", &format!("/submissions/{finished}"), None);
+    let kept = get_path(&server, &format!("/submissions/{finished}"));
     assert_eq!(kept.status, 200, "{}", kept.text);
     assert_eq!(kept.json()["stdout"], "kept\n");
     let after = poll(&server, &waiting, "stdout,status");
@@ -674,14 +636,10 @@ fn judge0_callbacks_are_put_to_allowed_networks_only() {
     let Some(server) = TestServer::start(cfg) else {
         return;
     };
-    let created = call(
+    let token = created_token(
         &server,
-        "POST",
-        "/submissions",
-        Some(&json!({"source_code": "print('called')", "language_id": 71, "callback_url": url})),
+        json!({"source_code": "print('called')", "language_id": 71, "callback_url": url}),
     );
-    assert_eq!(created.status, 201, "{}", created.text);
-    let token = created.json()["token"].as_str().expect("token").to_string();
     let (head, body) = rx
         .recv_timeout(Duration::from_secs(60))
         .expect("a callback");
@@ -696,12 +654,11 @@ fn judge0_callbacks_are_put_to_allowed_networks_only() {
     drop(server);
 
     // Without the network allowed, loopback is refused (the SSRF rules of remote assets).
-    let Some(server) = TestServer::start(judge0_config(Vec::new())) else {
+    let Some(server) = judge0_server() else {
         return;
     };
-    let refused = run(
+    let refused = waited(
         &server,
-        "",
         json!({"source_code": "print(1)", "language_id": 71, "callback_url": url}),
     );
     assert_eq!(status_id(&refused), 3);
@@ -721,22 +678,11 @@ fn judge0_lists_and_deletes_for_its_authz_token_reads_forms_and_query_parameters
     let Some(server) = TestServer::start(cfg) else {
         return;
     };
-    let slow = call(
+    let token = created_token(
         &server,
-        "POST",
-        "/submissions",
-        Some(
-            &json!({"source_code": "import time\ntime.sleep(1.5)\nprint('slow')", "language_id": 71}),
-        ),
+        program("import time\ntime.sleep(1.5)\nprint('slow')", 71),
     );
-    assert_eq!(slow.status, 201, "{}", slow.text);
-    let token = slow.json()["token"].as_str().expect("token").to_string();
-    let full = call(
-        &server,
-        "POST",
-        "/submissions",
-        Some(&json!({"source_code": "print(1)", "language_id": 71})),
-    );
+    let full = post_json(&server, "/submissions", program("print(1)", 71));
     assert_eq!(
         (full.status, full.json()),
         (503, json!({"error": "queue is full"}))
@@ -782,7 +728,7 @@ fn judge0_lists_and_deletes_for_its_authz_token_reads_forms_and_query_parameters
     assert_eq!(deleted.status, 200, "{}", deleted.text);
     assert_eq!(deleted.json()["stdout"], "c2xvdwo=\n", "answered in base64");
     assert_eq!(
-        call(&server, "GET", &format!("/submissions/{token}"), None).status,
+        get_path(&server, &format!("/submissions/{token}")).status,
         404
     );
 

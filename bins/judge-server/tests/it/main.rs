@@ -24,6 +24,7 @@ mod jobe;
 mod judge0;
 mod memory;
 mod metrics;
+mod page;
 mod piston;
 mod readable;
 mod sandbox_fusion;

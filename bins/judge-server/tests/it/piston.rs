@@ -3,9 +3,9 @@
 //! stages and statuses, its 400 messages, keys and networks. (Real Piston clients from PyPI
 //! drive it in `clients/python/tests/test_piston.py`.)
 
-use crate::common::{TestServer, client, config, reply};
+use crate::common::{A_PLUS_B_CPP, TestServer, api_keys, client, config, reply};
 use serde_json::{Value, json};
-use verdict_judge_server::{ApiKey, PistonConfig, ServerConfig};
+use verdict_judge_server::{PistonConfig, ServerConfig};
 
 const KEY: &str = "piston-key-0123456789";
 
@@ -13,10 +13,7 @@ fn piston_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
         piston: PistonConfig {
             enabled: true,
-            keys: vec![ApiKey {
-                key: KEY.into(),
-                category: "bots".into(),
-            }],
+            keys: api_keys(KEY, "bots"),
             networks,
             ..PistonConfig::default()
         },
@@ -33,9 +30,6 @@ fn execute(server: &TestServer, key: Option<&str>, body: &Value) -> crate::commo
     }
     reply(request.send(body.to_string()))
 }
-
-const APLUSB_CPP: &str =
-    "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
 
 #[test]
 fn piston_runtimes_and_execute_answer_as_piston_with_one_compile_across_calls() {
@@ -68,7 +62,7 @@ fn piston_runtimes_and_execute_answer_as_piston_with_one_compile_across_calls() 
         let answer = execute(
             &server,
             None,
-            &json!({"language": "cpp", "version": "*", "files": [{"name": "main.cpp", "content": APLUSB_CPP}],
+            &json!({"language": "cpp", "version": "*", "files": [{"name": "main.cpp", "content": A_PLUS_B_CPP}],
                     "stdin": stdin, "args": [], "compile_timeout": 10000, "run_timeout": 3000,
                     "compile_memory_limit": -1, "run_memory_limit": -1}),
         );

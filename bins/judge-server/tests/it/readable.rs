@@ -2,13 +2,11 @@
 //! the sign-in page, no focus ring drawn around the whole `main`, a focus ring and the green
 //! badge at WCAG AA contrast, and a queue filter that offers every status of the contract.
 
-use crate::common::TestServer;
-use crate::faces::{TOKEN, server_config, sign_in};
-use crate::web::{browser_or_skip, click, until};
+use crate::faces::{TOKEN, server_config};
+use crate::page::{SignedIn, click, eval, strings, wait_for};
 use serde_json::{Value, json};
-use std::time::Duration;
+
 use verdict_contracts::JudgeStatus;
-use verdict_web::browser::Browser;
 
 /// WCAG's contrast ratio of two computed CSS colours (`rgb(...)`), in the page.
 const CONTRAST: &str = "
@@ -35,19 +33,12 @@ const BACKGROUND: &str = "
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_is_readable_by_everyone() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    // (Signing in checks that the sign-in page shows no navigation.)
+    let Some(page) = SignedIn::start(server_config(), TOKEN).await else {
         return;
     };
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    // (sign_in checks that the sign-in page shows no navigation.)
-    sign_in(c, &server.url(""), TOKEN).await;
-    let measured = c
-        .execute(
-            &format!(
+    let c = page.client();
+    let measure = format!(
                 "{CONTRAST}{BACKGROUND}
                  const main = document.querySelector('main');
                  main.focus();
@@ -63,11 +54,8 @@ async fn the_page_is_readable_by_everyone() {
                  const badgeContrast = ratio(b.color, background(badge));
                  badge.remove();
                  return [mainRing, fieldRing, badgeContrast];"
-            ),
-            vec![],
-        )
-        .await
-        .expect("measure");
+    );
+    let measured = eval(c, &measure).await;
     assert_eq!(
         measured[0],
         json!(false),
@@ -89,28 +77,19 @@ async fn the_page_is_readable_by_everyone() {
     );
     // The queue's status filter offers every final status of the contract.
     click(c, "nav a[href=\"#/queue\"]").await;
-    assert!(
-        until(
-            c,
-            "return !!document.getElementById('filter-status');",
-            Duration::from_secs(10)
-        )
-        .await,
-        "no queue"
-    );
-    let offered: Value = c
-        .execute(
-            "return [...document.querySelectorAll('#filter-status option')].map((o) => o.value);",
-            vec![],
-        )
-        .await
-        .expect("options");
-    let offered: Vec<&str> = offered
-        .as_array()
-        .expect("options")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    wait_for(
+        c,
+        "return !!document.getElementById('filter-status');",
+        10,
+        "no queue",
+    )
+    .await;
+    let offered: Value = eval(
+        c,
+        "return [...document.querySelectorAll('#filter-status option')].map((o) => o.value);",
+    )
+    .await;
+    let offered = strings(&offered);
     for status in JudgeStatus::ALL {
         if status.is_in_progress() {
             continue;
@@ -124,5 +103,5 @@ async fn the_page_is_readable_by_everyone() {
     for state in ["queued", "running", "finished"] {
         assert!(offered.contains(&state), "{offered:?}");
     }
-    browser.close().await.expect("close");
+    page.close().await;
 }

@@ -2,7 +2,7 @@
 //! `sandbox-fusion` package call it, compiled once across calls, FastAPI's 422, the secret
 //! path and the network gate. (The real Python clients drive it in `clients/python/tests`.)
 
-use crate::common::{TestServer, client, config, get, reply};
+use crate::common::{A_PLUS_B_CPP, TestServer, client, config, get, reply};
 use serde_json::{Value, json};
 use verdict_judge_server::{PathToken, SandboxFusionConfig};
 
@@ -32,9 +32,6 @@ fn run_code(server: &TestServer, path: &str, body: &Value) -> crate::common::Rep
     )
 }
 
-const APLUSB_CPP: &str =
-    "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
-
 #[test]
 fn run_code_compiles_identical_sources_once_and_answers_as_sandboxfusion() {
     let Some(server) = TestServer::start(sf_config(vec!["127.0.0.0/8".into()])) else {
@@ -43,7 +40,7 @@ fn run_code_compiles_identical_sources_once_and_answers_as_sandboxfusion() {
     let path = format!("/sf/{SECRET}/run_code");
     let mut reused = Vec::new();
     for (stdin, sum) in [("1 2\n", "3\n"), ("40 2\n", "42\n")] {
-        let body = json!({"code": APLUSB_CPP, "language": "cpp", "stdin": stdin,
+        let body = json!({"code": A_PLUS_B_CPP, "language": "cpp", "stdin": stdin,
                           "compile_timeout": 10, "run_timeout": 10, "files": {}, "fetch_files": []});
         let answer = run_code(&server, &path, &body);
         assert_eq!(answer.status, 200, "{}", answer.text);

@@ -28,8 +28,7 @@ fn tokens_are_required_and_bound_to_their_category() {
     let body = a_plus_b("auth-1", "oj", A_PLUS_B).to_string();
 
     let reply = post(&server.url("/v1/judge"), None, &body);
-    assert_eq!(reply.status, 401);
-    assert_eq!(reply.json()["error"]["field"], "Authorization");
+    reply.assert_refused(401, "Authorization");
     assert!(
         reply
             .header("www-authenticate")
@@ -53,8 +52,7 @@ fn tokens_are_required_and_bound_to_their_category() {
     // A category token submits only as its own category.
     let other = a_plus_b("auth-2", "other", A_PLUS_B).to_string();
     let reply = post(&server.url("/v1/submissions"), Some("oj-token"), &other);
-    assert_eq!(reply.status, 403, "{}", reply.text);
-    assert_eq!(reply.json()["error"]["field"], "category");
+    reply.assert_refused(403, "category");
 
     let reply = post(&server.url("/v1/submissions"), Some("oj-token"), &body);
     assert_eq!(reply.status, 202, "{}", reply.text);
@@ -150,8 +148,7 @@ fn bodies_are_not_read_before_the_token_is_checked() {
     let reply = post(&server.url("/v1/judge"), None, &big);
     assert_eq!(reply.status, 401, "{}", reply.text);
     let reply = post(&server.url("/v1/judge"), Some("admin-token"), &big);
-    assert_eq!(reply.status, 413, "{}", reply.text);
-    assert_eq!(reply.json()["error"]["field"], "body");
+    reply.assert_refused(413, "body");
 }
 
 #[test]

@@ -70,16 +70,16 @@ fn two_categories_cannot_see_or_clobber_each_others_submissions() {
     );
     assert_eq!(status, 404);
     // An id only alpha used is "not found" for beta, queued or finished.
+    let status_for_beta = || {
+        let beta = get(
+            &server.url("/v1/submissions/alpha-only"),
+            Some("beta-token"),
+        );
+        beta.status
+    };
     let only = submit("alpha-token", "alpha-only", "alpha", A_PLUS_B);
     assert_eq!(only.status, 202);
-    assert_eq!(
-        get(
-            &server.url("/v1/submissions/alpha-only"),
-            Some("beta-token")
-        )
-        .status,
-        404
-    );
+    assert_eq!(status_for_beta(), 404);
 
     let alpha_report = wait_finished(&server, "/v1/submissions/shared-1", "alpha-token");
     assert_eq!(alpha_report["category"], "alpha");
@@ -93,14 +93,7 @@ fn two_categories_cannot_see_or_clobber_each_others_submissions() {
         ["Accepted", "Wrong Answer", "Wrong Answer"]
     );
     wait_finished(&server, "/v1/submissions/alpha-only", "alpha-token");
-    assert_eq!(
-        get(
-            &server.url("/v1/submissions/alpha-only"),
-            Some("beta-token")
-        )
-        .status,
-        404
-    );
+    assert_eq!(status_for_beta(), 404);
 
     // beta judges its shared-1 again: alpha's finished report stays as it was.
     let again = post(
@@ -152,8 +145,7 @@ fn a_category_token_runs_only_sandboxed_lab_runners_and_judges_only_as_itself() 
         Some("alpha-token"),
         &echo.to_string(),
     );
-    assert_eq!(refused.status, 403, "{}", refused.text);
-    assert_eq!(refused.json()["error"]["field"], "type");
+    refused.assert_refused(403, "type");
     let admin = post(
         &server.url("/v1/lab/runs"),
         Some("admin-token"),
@@ -172,8 +164,7 @@ fn a_category_token_runs_only_sandboxed_lab_runners_and_judges_only_as_itself() 
         Some("alpha-token"),
         &judged("beta"),
     );
-    assert_eq!(other.status, 403, "{}", other.text);
-    assert_eq!(other.json()["error"]["field"], "input.category");
+    other.assert_refused(403, "input.category");
     let own = post(
         &server.url("/v1/lab/runs"),
         Some("alpha-token"),
@@ -195,8 +186,7 @@ fn a_category_token_runs_only_sandboxed_lab_runners_and_judges_only_as_itself() 
         Some("alpha-token"),
         &scenario.to_string(),
     );
-    assert_eq!(mapped.status, 403, "{}", mapped.text);
-    assert_eq!(mapped.json()["error"]["field"], "input_map.b");
+    mapped.assert_refused(403, "input_map.b");
 }
 
 /// `/metrics` for a category token holds its own category's series only: not

@@ -4,11 +4,15 @@
 //! the lab runs. Plus the page's routes and list endpoints over plain HTTP.
 
 use crate::common::{TestServer, config, get, post};
+use crate::page::{
+    SignedIn, click, enter_token, eval, open_the_queue_of_one, page_server, phone_screenshot,
+    screenshot, scroll_top, send_the_form, sign_in, text, text_containing, wait_for,
+};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use verdict_judge_server::{ServerConfig, TokenConfig};
-use verdict_web::browser::{self, Browser, Client, Locator};
+use verdict_web::browser::{Browser, Locator};
 
 const ADMIN: &str = "web-admin-token";
 const OJ: &str = "web-oj-token";
@@ -167,6 +171,13 @@ fn lab_task(id: &str) -> String {
     task.to_string()
 }
 
+/// Runs [`lab_task`] `id` with `token` on `server`: the answer (200).
+fn run_lab_task(server: &TestServer, token: &str, id: &str) -> Value {
+    let ran = post(&server.url("/v1/lab/runs"), Some(token), &lab_task(id));
+    assert_eq!(ran.status, 200, "{}", ran.text);
+    ran.json()
+}
+
 #[test]
 fn lab_runs_survive_a_restart_of_the_server() {
     let data = tempfile::tempdir().expect("temp dir");
@@ -177,13 +188,7 @@ fn lab_runs_survive_a_restart_of_the_server() {
     let Some(server) = TestServer::start_keeping_data(config()) else {
         return;
     };
-    let ran = post(
-        &server.url("/v1/lab/runs"),
-        Some(OJ),
-        &lab_task("durable-run"),
-    );
-    assert_eq!(ran.status, 200, "{}", ran.text);
-    let run = ran.json()["run"].clone();
+    let run = run_lab_task(&server, OJ, "durable-run")["run"].clone();
     let before = get(&server.url("/v1/lab/runs"), Some(OJ)).json();
     assert!(server.stop(Duration::from_secs(60)), "the server stops");
 
@@ -206,126 +211,32 @@ fn lab_runs_survive_a_restart_of_the_server() {
 
 // ---- in the browser ----------------------------------------------------------------------
 
-/// Skips (or fails in CI) when Chromium is not installed.
-#[allow(clippy::print_stdout)]
-pub(crate) fn browser_or_skip() -> bool {
-    match browser::unavailable() {
-        None => true,
-        Some(reason) if std::env::var_os("CI").is_some() => panic!("{reason}"),
-        Some(reason) => {
-            println!("skipped: {reason}");
-            false
-        }
-    }
-}
-
-/// Where screenshots go: `VERDICT_SCREENSHOTS` (e.g. docs/img), else the target's tmp dir.
-pub(crate) fn screenshot_path(name: &str) -> PathBuf {
-    std::env::var_os("VERDICT_SCREENSHOTS")
-        .map_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")), PathBuf::from)
-        .join(name)
-}
-
-/// The same screen at phone width (390x844): nothing overflows, a screenshot `name` is taken,
-/// then the window is 1280x800 again. `top` scrolls to the top first.
-pub(crate) async fn phone_screenshot(browser: &Browser, name: &str, top: bool) {
-    browser.resize(390, 844).await.expect("phone width");
-    let c = browser.client();
-    if top {
-        c.execute("window.scrollTo(0, 0);", vec![])
-            .await
-            .expect("scroll");
-    }
-    assert!(
-        !browser.overflows().await.expect("measure"),
-        "{name}: the page overflows at 390 px"
-    );
-    browser
-        .screenshot(&screenshot_path(name))
-        .await
-        .expect("screenshot");
-    browser.resize(1280, 800).await.expect("desktop");
-}
-
-/// Polls `script` (returning a boolean) until it is true, at most `limit`.
-pub(crate) async fn until(c: &Client, script: &str, limit: Duration) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if c.execute(script, vec![])
-            .await
-            .ok()
-            .and_then(|v| v.as_bool())
-            == Some(true)
-        {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    false
-}
-
-pub(crate) async fn text(c: &Client, css: &str) -> String {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .text()
-        .await
-        .expect("text")
-}
-
-pub(crate) async fn click(c: &Client, css: &str) {
-    c.find(Locator::Css(css))
-        .await
-        .unwrap_or_else(|e| panic!("{css}: {e}"))
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("click {css}: {e}"));
-}
-
-pub(crate) async fn scroll_top(c: &Client) {
-    c.execute("window.scrollTo(0, 0);", vec![])
-        .await
-        .expect("scroll");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(server) = page_server(server_config()) else {
         return;
     };
     let browser = Browser::start(1280, 800).await.expect("browser");
     let c = browser.client();
     c.goto(&server.url("/")).await.expect("open the page");
     // The token, kept in the tab.
-    let token = c
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css("#token"))
-        .await
-        .expect("the page asks for a token");
-    token.send_keys("wrong-token").await.expect("type");
-    click(c, "#token-submit").await;
-    assert!(
-        until(
-            c,
-            "return document.getElementById('token-error').textContent.includes('refused');",
-            Duration::from_secs(10)
-        )
-        .await,
-        "a wrong token is not refused"
-    );
-    let token = c.find(Locator::Css("#token")).await.expect("token field");
-    token.clear().await.expect("clear");
-    token.send_keys(ADMIN).await.expect("type");
-    click(c, "#token-submit").await;
+    enter_token(c, "wrong-token").await;
+    wait_for(
+        c,
+        "return document.getElementById('token-error').textContent.includes('refused');",
+        10,
+        "a wrong token is not refused",
+    )
+    .await;
+    enter_token(c, ADMIN).await;
     // Start from the bundled example and submit.
-    assert!(
-        until(c, "return !!document.querySelector('#example option[value=\"dependency-not-satisfied\"]');", Duration::from_secs(10)).await,
-        "the examples are not offered"
-    );
+    wait_for(
+        c,
+        "return !!document.querySelector('#example option[value=\"dependency-not-satisfied\"]');",
+        10,
+        "the examples are not offered",
+    )
+    .await;
     click(c, "#example option[value=\"dependency-not-satisfied\"]").await;
     let body = c.find(Locator::Css("#submission")).await.expect("textarea");
     assert!(
@@ -335,35 +246,15 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
             .unwrap_or_default()
             .contains("\"judge_tasks\"")
     );
-    browser
-        .screenshot(&screenshot_path("page-submit.png"))
-        .await
-        .expect("screenshot");
+    screenshot(&browser, "page-submit.png").await;
     phone_screenshot(&browser, "page-submit-phone.png", true).await;
-    click(c, "#submit").await;
+    send_the_form(c).await;
     // Watch every task reach its final status.
-    assert!(
-        until(
-            c,
-            "return !!document.querySelector('#tasks');",
-            Duration::from_secs(20)
-        )
-        .await,
-        "the submission view does not open: {}",
-        text(c, "main").await
-    );
     let finished = "const rows = [...document.querySelectorAll('tr.task-row')];
         return rows.length === 5 && rows.every(r => !['Pending', 'Running', 'Compiling'].includes(r.dataset.status))
             && !document.querySelector('.live');";
-    assert!(
-        until(c, finished, Duration::from_secs(120)).await,
-        "not every task finished: {}",
-        text(c, "#tasks").await
-    );
-    let statuses = c
-        .execute("return [...document.querySelectorAll('tr.task-row')].map(r => [r.dataset.status, r.querySelector('.status-cell').textContent]);", vec![])
-        .await
-        .expect("statuses");
+    wait_for(c, finished, 120, "not every task finished").await;
+    let statuses = eval(c, "return [...document.querySelectorAll('tr.task-row')].map(r => [r.dataset.status, r.querySelector('.status-cell').textContent]);").await;
     let expected = [
         "Accepted",
         "Wrong Answer",
@@ -381,16 +272,13 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
             "{statuses}"
         );
     }
-    assert!(text(c, "#sub-progress").await.contains("5 of 5"));
+    text_containing(c, "#sub-progress", "5 of 5").await;
     assert!(
         !browser.overflows().await.expect("measure"),
         "the submission overflows at 1280 px"
     );
     scroll_top(c).await;
-    browser
-        .screenshot(&screenshot_path("page-submission.png"))
-        .await
-        .expect("screenshot");
+    screenshot(&browser, "page-submission.png").await;
     // Open the wrong answer: expected beside got.
     click(c, "tr[data-task=\"1\"] button.task-open").await;
     let detail = text(c, "#task-detail").await;
@@ -404,16 +292,12 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
         detail.contains("time limit") && detail.contains("1 s"),
         "no limits: {detail}"
     );
-    c.execute(
+    eval(
+        c,
         "document.getElementById('task-detail').scrollIntoView();",
-        vec![],
     )
-    .await
-    .expect("scroll");
-    browser
-        .screenshot(&screenshot_path("page-wrong-answer.png"))
-        .await
-        .expect("screenshot");
+    .await;
+    screenshot(&browser, "page-wrong-answer.png").await;
     // A skipped task says which task it waited for.
     click(c, "tr[data-task=\"2\"] button.task-open").await;
     let note = text(c, "#task-detail .dep-note").await;
@@ -434,110 +318,53 @@ async fn a_person_submits_an_example_and_reads_the_wrong_answer() {
         "the submission overflows at phone width"
     );
     scroll_top(c).await;
-    browser
-        .screenshot(&screenshot_path("page-submission-phone.png"))
-        .await
-        .expect("screenshot");
+    screenshot(&browser, "page-submission-phone.png").await;
     browser.resize(1280, 800).await.expect("desktop");
     // The queue: the submission, filters, the metrics.
-    click(c, "nav a[href=\"#/queue\"]").await;
-    assert!(
-        until(
-            c,
-            "return document.querySelectorAll('#queue-table tbody tr').length === 1;",
-            Duration::from_secs(10)
-        )
-        .await,
-        "the queue does not list the submission"
-    );
-    assert!(
-        text(c, "#queue-table")
-            .await
-            .contains("dependency-not-satisfied-")
-    );
+    open_the_queue_of_one(c).await;
+    text_containing(c, "#queue-table", "dependency-not-satisfied-").await;
     let filter = c
         .find(Locator::Css("#filter-category"))
         .await
         .expect("filter");
     filter.send_keys("nope").await.expect("type");
-    assert!(
-        until(c, "return document.getElementById('queue-table').textContent.includes('No submissions match');", Duration::from_secs(10)).await,
-        "the category filter does not filter"
-    );
+    wait_for(c, "return document.getElementById('queue-table').textContent.includes('No submissions match');", 10, "the category filter does not filter").await;
     filter.clear().await.expect("clear");
     filter.send_keys("examples").await.expect("type");
-    assert!(
-        until(c, "return document.querySelectorAll('#queue-table tbody tr').length === 1 && document.querySelectorAll('#metrics svg').length >= 8;", Duration::from_secs(15)).await,
-        "the queue or its metrics do not show"
-    );
+    wait_for(c, "return document.querySelectorAll('#queue-table tbody tr').length === 1 && document.querySelectorAll('#metrics svg').length >= 8;", 15, "the queue or its metrics do not show").await;
     // Let the metrics gather a few samples for the picture.
     tokio::time::sleep(Duration::from_secs(7)).await;
     assert!(
         !browser.overflows().await.expect("measure"),
         "the queue overflows at 1280 px"
     );
-    browser
-        .screenshot(&screenshot_path("page-queue.png"))
-        .await
-        .expect("screenshot");
+    screenshot(&browser, "page-queue.png").await;
     phone_screenshot(&browser, "page-queue-phone.png", true).await;
     browser.close().await.expect("close");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lab_runs_page_picks_up_a_new_run_without_a_reload() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(server) = page_server(server_config()) else {
         return;
     };
-    let first = post(
-        &server.url("/v1/lab/runs"),
-        Some(ADMIN),
-        &lab_task("first-run"),
-    );
-    assert_eq!(first.status, 200, "{}", first.text);
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    crate::faces::sign_in(c, &server.url(""), ADMIN).await;
+    run_lab_task(&server, ADMIN, "first-run");
+    let page = SignedIn::open(server, ADMIN).await;
+    let (server, c) = (&page.server, page.client());
     click(c, "nav a[href=\"#/lab\"]").await;
-    assert!(
-        until(
-            c,
-            "return document.querySelectorAll('#lab button.run-open').length === 1;",
-            Duration::from_secs(10)
-        )
-        .await,
-        "the lab page does not list the first run: {}",
-        text(c, "main").await
-    );
+    wait_for(
+        c,
+        "return document.querySelectorAll('#lab button.run-open').length === 1;",
+        10,
+        "the lab page does not list the first run",
+    )
+    .await;
     // A mark that a reload would wipe.
-    c.execute("window.notReloaded = true;", vec![])
-        .await
-        .expect("mark");
-    let second = post(
-        &server.url("/v1/lab/runs"),
-        Some(ADMIN),
-        &lab_task("second-run"),
-    );
-    assert_eq!(second.status, 200, "{}", second.text);
-    assert!(
-        until(
-            c,
-            "return [...document.querySelectorAll('#lab button.run-open')].some(b => b.textContent === 'second-run');",
-            Duration::from_secs(20)
-        )
-        .await,
-        "the new run never appears: {}",
-        text(c, "#lab").await
-    );
-    assert!(
-        until(c, "return window.notReloaded === true && document.getElementById('run-count').textContent.startsWith('2 of 2');", Duration::from_secs(1)).await,
-        "the page was reloaded or the count is stale: {}",
-        text(c, "#run-count").await
-    );
-    browser.close().await.expect("close");
+    eval(c, "window.notReloaded = true;").await;
+    run_lab_task(server, ADMIN, "second-run");
+    wait_for(c, "return [...document.querySelectorAll('#lab button.run-open')].some(b => b.textContent === 'second-run');", 20, "the new run never appears").await;
+    wait_for(c, "return window.notReloaded === true && document.getElementById('run-count').textContent.startsWith('2 of 2');", 1, "the page was reloaded or the count is stale").await;
+    page.close().await;
 }
 
 /// A token bound to no category opens, from the queue, each of two submissions that share a
@@ -545,10 +372,7 @@ async fn the_lab_runs_page_picks_up_a_new_run_without_a_reload() {
 /// the server answers 409, as the sub_id is ambiguous).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn queue_links_name_the_category_so_a_shared_sub_id_opens_each_one() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(server) = page_server(server_config()) else {
         return;
     };
     for (example_name, category) in [("aplusb-c", "alpha"), ("compilation-error", "beta")] {
@@ -559,86 +383,48 @@ async fn queue_links_name_the_category_so_a_shared_sub_id_opens_each_one() {
         );
         assert_eq!(reply.status, 200, "{}", reply.text);
     }
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    crate::faces::sign_in(c, &server.url(""), ADMIN).await;
+    let page = SignedIn::open(server, ADMIN).await;
+    let (server, c) = (&page.server, page.client());
     for (category, outcome) in [("beta", "Compilation Error"), ("alpha", "Accepted")] {
         c.goto(&server.url("/#/queue")).await.expect("queue");
         let link = format!("a[href=\"#/s/shared?category={category}\"]");
-        assert!(
-            until(
-                c,
-                &format!("return !!document.querySelector('{link}');"),
-                Duration::from_secs(20)
-            )
-            .await,
-            "the queue has no link naming {category}: {}",
-            text(c, "main").await
-        );
+        wait_for(
+            c,
+            &format!("return !!document.querySelector('{link}');"),
+            20,
+            &format!("the queue has no link naming {category}"),
+        )
+        .await;
         click(c, &link).await;
-        assert!(
-            until(
-                c,
-                &format!(
+        wait_for(c, &format!(
                     "const v = document.getElementById('verdict'); return !!v && v.textContent.includes('{outcome}');"
-                ),
-                Duration::from_secs(20)
-            )
-            .await,
-            "{category}'s submission does not open: {}",
-            text(c, "main").await
-        );
+                ), 20, &format!("{category}'s submission does not open")).await;
     }
-    browser.close().await.expect("close");
+    page.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_category_tokens_metrics_panel_says_why_it_holds_only_its_category() {
-    if !browser_or_skip() {
-        return;
-    }
-    let Some(server) = TestServer::start(server_config()) else {
+    let Some(server) = page_server(server_config()) else {
         return;
     };
     let body = example("wrong-answer", "metrics-oj", "oj");
     assert_eq!(post(&server.url("/v1/judge"), Some(OJ), &body).status, 200);
-    let browser = Browser::start(1280, 800).await.expect("browser");
-    let c = browser.client();
-    let base = server.url("");
-    crate::faces::sign_in(c, &base, OJ).await;
+    let page = SignedIn::open(server, OJ).await;
+    let (c, base) = (page.client(), page.url(""));
     c.goto(&format!("{base}/#/queue")).await.expect("queue");
-    assert!(
-        until(
-            c,
-            "const n = document.getElementById('metrics-scope'); const own = document.getElementById('metrics-own');
-             return !!n && !!own && own.textContent.includes('finished1');",
-            Duration::from_secs(15)
-        )
-        .await,
-        "no word on why the metrics are empty: {}",
-        text(c, "main").await
-    );
+    wait_for(c, "const n = document.getElementById('metrics-scope'); const own = document.getElementById('metrics-own');
+             return !!n && !!own && own.textContent.includes('finished1');", 15, "no word on why the metrics are empty").await;
     let note = text(c, "#metrics-scope").await;
     assert!(
         note.contains("bound to a category") && note.contains("operator"),
         "{note}"
     );
     // An operator's token draws the server's metrics, with no such note.
-    c.execute("sessionStorage.clear();", vec![])
-        .await
-        .expect("sign out");
+    eval(c, "sessionStorage.clear();").await;
     c.goto("about:blank").await.expect("leave");
-    crate::faces::sign_in(c, &base, ADMIN).await;
+    sign_in(c, &base, ADMIN).await;
     c.goto(&format!("{base}/#/queue")).await.expect("queue");
-    assert!(
-        until(
-            c,
-            "return document.querySelectorAll('#metrics svg').length >= 8 && !document.getElementById('metrics-scope');",
-            Duration::from_secs(15)
-        )
-        .await,
-        "the operator's metrics do not show: {}",
-        text(c, "main").await
-    );
-    browser.close().await.expect("close");
+    wait_for(c, "return document.querySelectorAll('#metrics svg').length >= 8 && !document.getElementById('metrics-scope');", 15, "the operator's metrics do not show").await;
+    page.close().await;
 }

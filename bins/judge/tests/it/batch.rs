@@ -2,6 +2,7 @@
 //! candidate and the summary last with pass@k, identical candidates judged once, exit 0 when
 //! every candidate passed, 1 when some did not, 2 for an invalid batch naming its field.
 
+use crate::common::refused;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -220,22 +221,20 @@ fn a_programming_batch_gives_partial_credit_and_exit_0_only_when_every_candidate
 fn an_invalid_batch_is_refused_with_exit_2_naming_each_field_before_anything_runs() {
     let dir = tempfile::tempdir().expect("temp dir");
     let right = "a, b = map(int, input().split())\nprint(a + b)\n";
-    let refused = |batch: Value| {
-        let output = judge_batch(dir.path(), &batch.to_string());
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert_eq!(output.status.code(), Some(2), "{stderr}");
-        assert!(output.stdout.is_empty(), "nothing was judged");
+    let refusal = |batch: Value| {
+        let (stderr, stdout) = refused(judge_batch(dir.path(), &batch.to_string()));
+        assert!(stdout.is_empty(), "nothing was judged");
         stderr
     };
     // The contract's rules, every problem named.
-    let stderr = refused(a_plus_b_python(json!([
+    let stderr = refusal(a_plus_b_python(json!([
         {"id": "s0", "language": "python3", "code": right},
         {"id": "s0", "language": "python3", "code": right},
         {"id": "s2", "language": "python3",
          "source_files": [{"type": "text", "name": "../up.py", "text": right}]}
     ])));
     assert!(stderr.contains("candidates[1].id"), "{stderr}");
-    let stderr = refused(a_plus_b_python(json!([
+    let stderr = refusal(a_plus_b_python(json!([
         {"id": "s2", "language": "python3",
          "source_files": [{"type": "text", "name": "../up.py", "text": right}]},
         {"id": "s3", "code": right}
@@ -243,19 +242,19 @@ fn an_invalid_batch_is_refused_with_exit_2_naming_each_field_before_anything_run
     assert!(stderr.contains("candidates[0].source_files[0]"), "{stderr}");
     assert!(stderr.contains("candidates[1].language"), "{stderr}");
     // A value of the wrong type: named by its path, not as "the batch".
-    let stderr = refused(a_plus_b_python(json!([
+    let stderr = refusal(a_plus_b_python(json!([
         {"id": "s0", "language": "python3", "code": right},
         {"id": "s1", "language": "python3", "code": ["print(1)"]}
     ])));
     assert!(stderr.contains("candidates[1].code"), "{stderr}");
     let mut batch = a_plus_b_python(json!([{"id": "s0", "language": "python3", "code": right}]));
     batch["problem"]["judge_tasks"][1]["time_limit"] = json!("2s");
-    let stderr = refused(batch);
+    let stderr = refusal(batch);
     assert!(
         stderr.contains("problem.judge_tasks[1].time_limit"),
         "{stderr}"
     );
-    let stderr = refused(
+    let stderr = refusal(
         json!({"problem": {"kind": "suite"}, "candidates": [], "options": {"pass_at_k": [0]}}),
     );
     assert!(stderr.contains("problem."), "{stderr}");
@@ -298,9 +297,7 @@ fn a_dataset_batch_streams_each_completion_judged_as_judge_eval_judges_its_recor
 
     let unreadable = json!({"problem": {"kind": "dataset", "format": "mbpp", "record": {"task_id": 1}},
                             "candidates": [{"id": "a", "code": "x"}]});
-    let output = judge_batch(dir.path(), &unreadable.to_string());
-    assert_eq!(output.status.code(), Some(2), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (stderr, _) = refused(judge_batch(dir.path(), &unreadable.to_string()));
     assert!(stderr.contains("problem.record.test_list"), "{stderr}");
 }
 
@@ -332,9 +329,7 @@ fn a_cache_dir_the_judge_cannot_use_stops_it_at_start_naming_the_dir_and_its_fla
         .expect("stdin")
         .write_all(batch.to_string().as_bytes())
         .expect("write the batch");
-    let output = child.wait_with_output().expect("judge batch ends");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let (stderr, stdout) = refused(child.wait_with_output().expect("judge batch ends"));
     assert!(
         stderr.contains(&format!(
             "cannot use the cache directory {}",
@@ -342,7 +337,7 @@ fn a_cache_dir_the_judge_cannot_use_stops_it_at_start_naming_the_dir_and_its_fla
         )) && stderr.contains("--cache-dir"),
         "{stderr}"
     );
-    assert!(output.stdout.is_empty());
+    assert!(stdout.is_empty());
 }
 
 #[test]

@@ -2,19 +2,22 @@
 //! summary on stderr, the HTML report (read in headless Chromium), and exit 2 for a sample
 //! naming an unknown task.
 
+use crate::common::page::{
+    appears, browser_or_skip, eval, fits_desktop_and_phone, open_file, progress_only_on_a_terminal,
+    screenshot, select, text, type_into,
+};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::Command;
-use std::time::Duration;
-use verdict_web::browser::{self, Browser, Locator};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use verdict_web::browser::{self, Locator};
 
 fn write_lines(path: &std::path::Path, records: &[Value]) {
     let text: Vec<String> = records.iter().map(Value::to_string).collect();
     std::fs::write(path, text.join("\n") + "\n").expect("write");
 }
 
-fn humaneval(dir: &std::path::Path) -> std::path::PathBuf {
+fn humaneval(dir: &Path) -> PathBuf {
     let path = dir.join("HumanEval.jsonl");
     let record = |id: &str, name: &str, test: &str| {
         json!({
@@ -39,39 +42,81 @@ fn humaneval(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
+/// A work dir holding [`humaneval`]'s two problems and samples for them.
+struct Samples {
+    dir: tempfile::TempDir,
+    dataset: PathBuf,
+    samples: PathBuf,
+}
+
+impl Samples {
+    /// `samples` (`(task_id, completion)`) in a fresh dir beside the dataset.
+    fn new(samples: &[(&str, &str)]) -> Samples {
+        let records: Vec<Value> = samples
+            .iter()
+            .map(|(task, completion)| json!({"task_id": task, "completion": completion}))
+            .collect();
+        Samples::of_records(&records)
+    }
+
+    /// The sample records `records` in a fresh dir beside the dataset.
+    fn of_records(records: &[Value]) -> Samples {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let dataset = humaneval(dir.path());
+        let path = dir.path().join("samples.jsonl");
+        write_lines(&path, records);
+        Samples {
+            dir,
+            dataset,
+            samples: path,
+        }
+    }
+
+    /// `judge eval <dataset> --samples <samples>` and what `more` adds to the command.
+    fn eval(&self, more: impl FnOnce(&mut Command) -> &mut Command) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_judge"));
+        command
+            .arg("eval")
+            .arg(&self.dataset)
+            .arg("--samples")
+            .arg(&self.samples);
+        more(&mut command).output().expect("judge eval runs")
+    }
+
+    /// `judge eval` with a 1 s timeout, pass@k for each of `ks` and the HTML report
+    /// `report.html` in the dir: it exits 0; its result lines, its stderr and the report.
+    fn eval_with_report(&self, ks: &[&str]) -> (Vec<Value>, String, PathBuf) {
+        let html = self.dir.path().join("report.html");
+        let output = self.eval(|command| {
+            command.args(["--timeout-ms", "1000"]);
+            for k in ks {
+                command.args(["--k", k]);
+            }
+            command
+                .arg("--html")
+                .arg(&html)
+                .arg("--work-dir")
+                .arg(self.dir.path())
+        });
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let lines = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect();
+        (lines, stderr, html)
+    }
+}
+
 #[test]
 fn eval_writes_a_result_per_sample_in_order_with_pass_at_k_and_a_report() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let dataset = humaneval(dir.path());
-    let samples = dir.path().join("samples.jsonl");
-    write_lines(
-        &samples,
-        &[
-            json!({"task_id": "HumanEval/0", "completion": "    return 2 * x\n", "model": "m"}),
-            json!({"task_id": "HumanEval/1", "completion": "    while True:\n        pass\n"}),
-            json!({"task_id": "HumanEval/0", "completion": "    return x\n"}),
-            json!({"task_id": "HumanEval/1", "completion": "    return x + 1\n"}),
-        ],
-    );
-    let html = dir.path().join("report.html");
-    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .arg("eval")
-        .arg(&dataset)
-        .arg("--samples")
-        .arg(&samples)
-        .args(["--timeout-ms", "1000", "--k", "1", "--k", "2", "--k", "3"])
-        .arg("--html")
-        .arg(&html)
-        .arg("--work-dir")
-        .arg(dir.path())
-        .output()
-        .expect("judge eval runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect();
+    let samples = Samples::of_records(&[
+        json!({"task_id": "HumanEval/0", "completion": "    return 2 * x\n", "model": "m"}),
+        json!({"task_id": "HumanEval/1", "completion": "    while True:\n        pass\n"}),
+        json!({"task_id": "HumanEval/0", "completion": "    return x\n"}),
+        json!({"task_id": "HumanEval/1", "completion": "    return x + 1\n"}),
+    ]);
+    let (lines, stderr, html) = samples.eval_with_report(&["1", "2", "3"]);
     let got: Vec<(&str, bool, &str)> = lines
         .iter()
         .map(|l| {
@@ -107,99 +152,36 @@ fn eval_writes_a_result_per_sample_in_order_with_pass_at_k_and_a_report() {
 
 #[test]
 fn a_sample_for_a_task_the_dataset_lacks_is_refused_before_anything_runs() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let dataset = humaneval(dir.path());
-    let samples = dir.path().join("samples.jsonl");
-    write_lines(
-        &samples,
-        &[
-            json!({"task_id": "HumanEval/0", "completion": "    return 2 * x\n"}),
-            json!({"task_id": "HumanEval/9", "completion": "    return 0\n"}),
-        ],
-    );
-    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .arg("eval")
-        .arg(&dataset)
-        .arg("--samples")
-        .arg(&samples)
-        .output()
-        .expect("judge eval runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let samples = Samples::new(&[
+        ("HumanEval/0", "    return 2 * x\n"),
+        ("HumanEval/9", "    return 0\n"),
+    ]);
+    let (stderr, stdout) = crate::common::refused(samples.eval(|command| command));
     assert!(
         stderr.contains("samples.jsonl:2: task_id \"HumanEval/9\""),
         "{stderr}"
     );
-    assert!(output.stdout.is_empty());
+    assert!(stdout.is_empty());
 }
 
 #[test]
 fn eval_shows_a_progress_bar_on_a_terminal_and_none_with_quiet_or_a_pipe() {
-    // util-linux's `script` gives the command a terminal; its output is what a person sees.
-    let dir = tempfile::tempdir().expect("temp dir");
-    let dataset = humaneval(dir.path());
-    let samples = dir.path().join("samples.jsonl");
-    write_lines(
-        &samples,
-        &[
-            json!({"task_id": "HumanEval/0", "completion": "    return 2 * x\n"}),
-            json!({"task_id": "HumanEval/1", "completion": "    return x + 1\n"}),
-        ],
-    );
+    let samples = Samples::new(&[
+        ("HumanEval/0", "    return 2 * x\n"),
+        ("HumanEval/1", "    return x + 1\n"),
+    ]);
     let command = |extra: &str| {
         format!(
             "'{}' eval '{}' --samples '{}' -o '{}' --work-dir '{}' {extra}",
             env!("CARGO_BIN_EXE_judge"),
-            dataset.display(),
-            samples.display(),
-            dir.path().join("out.jsonl").display(),
-            dir.path().join("work").display()
+            samples.dataset.display(),
+            samples.samples.display(),
+            samples.dir.path().join("out.jsonl").display(),
+            samples.dir.path().join("work").display()
         )
     };
-    let on_terminal = |extra: &str| {
-        let output = Command::new("script")
-            .args(["-qefc", &command(extra), "/dev/null"])
-            .env_remove("NO_COLOR")
-            .output()
-            .expect("script runs");
-        assert!(output.status.success(), "{output:?}");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    };
-    let shown = on_terminal("");
-    assert!(
-        shown.contains("/2 ") && shown.contains(" eta "),
-        "done / total, rate and time left on the terminal: {shown:?}"
-    );
-    assert!(shown.contains("pass@1"), "the summary follows: {shown:?}");
-    let quiet = on_terminal("--quiet");
-    assert!(!quiet.contains(" eta "), "--quiet: {quiet:?}");
-    let piped = Command::new("sh")
-        .args(["-c", &command("")])
-        .output()
-        .expect("judge eval runs");
-    let stderr = String::from_utf8_lossy(&piped.stderr);
-    assert!(piped.status.success(), "{stderr}");
-    assert!(!stderr.contains(" eta "), "not a terminal: {stderr:?}");
-}
-
-/// Skips (or fails in CI) when Chromium is not installed.
-#[allow(clippy::print_stderr)]
-fn browser_or_skip() -> bool {
-    match browser::unavailable() {
-        None => true,
-        Some(reason) if std::env::var_os("CI").is_some() => panic!("{reason}"),
-        Some(reason) => {
-            eprintln!("skipped: {reason}");
-            false
-        }
-    }
-}
-
-/// Where screenshots go: `VERDICT_SCREENSHOTS` (e.g. docs/img), else the target's tmp dir.
-fn screenshot_path(name: &str) -> PathBuf {
-    std::env::var_os("VERDICT_SCREENSHOTS")
-        .map_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")), PathBuf::from)
-        .join(name)
+    // Two samples, then the summary.
+    progress_only_on_a_terminal(command, 2, "pass@1");
 }
 
 /// The `data-status` of the sample rows a person sees.
@@ -227,40 +209,16 @@ async fn eval_report_shows_the_results_counts_and_pass_at_k_and_filters_timeouts
     if !browser_or_skip() {
         return;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let dataset = humaneval(dir.path());
-    let samples = dir.path().join("samples.jsonl");
-    write_lines(
-        &samples,
-        &[
-            json!({"task_id": "HumanEval/0", "completion": "    return 2 * x\n"}),
-            json!({"task_id": "HumanEval/0", "completion": "    return x\n"}),
-            json!({"task_id": "HumanEval/0", "completion": "    raise ValueError('no')\n"}),
-            json!({"task_id": "HumanEval/1", "completion": "    while True:\n        pass\n"}),
-            json!({"task_id": "HumanEval/1", "completion": "    return x + 1\n"}),
-            json!({"task_id": "HumanEval/1", "completion": "    return x - 1\n"}),
-        ],
-    );
-    let html = dir.path().join("report.html");
-    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .arg("eval")
-        .arg(&dataset)
-        .arg("--samples")
-        .arg(&samples)
-        .args(["--timeout-ms", "1000", "--k", "1", "--k", "2", "--k", "5"])
-        .arg("--html")
-        .arg(&html)
-        .arg("--work-dir")
-        .arg(dir.path())
-        .output()
-        .expect("judge eval runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let samples = Samples::new(&[
+        ("HumanEval/0", "    return 2 * x\n"),
+        ("HumanEval/0", "    return x\n"),
+        ("HumanEval/0", "    raise ValueError('no')\n"),
+        ("HumanEval/1", "    while True:\n        pass\n"),
+        ("HumanEval/1", "    return x + 1\n"),
+        ("HumanEval/1", "    return x - 1\n"),
+    ]);
     // The truth: the results file.
-    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON line"))
-        .collect();
+    let (lines, _, html) = samples.eval_with_report(&["1", "2", "5"]);
     assert_eq!(lines.len(), 6);
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for line in &lines {
@@ -275,11 +233,8 @@ async fn eval_report_shows_the_results_counts_and_pass_at_k_and_filters_timeouts
     assert_eq!(counts.get("passed"), Some(&2), "{lines:#?}");
     assert_eq!(asserting, 2, "{lines:#?}");
 
-    let browser = Browser::start(1280, 800).await.expect("browser");
+    let browser = open_file(&html).await;
     let c = browser.client();
-    c.goto(&format!("file://{}", html.display()))
-        .await
-        .expect("open the file");
     // The counts per result, as the results file has them (zero where it has none).
     for status in [
         "passed",
@@ -301,73 +256,35 @@ async fn eval_report_shows_the_results_counts_and_pass_at_k_and_filters_timeouts
     }
     // pass@k at the top: two problems, 1 of 3 right each; n = 6, c = 2; pass@5 undefined.
     let words = |s: String| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let pass = words(
-        c.find(Locator::Css("#pass-at-k"))
-            .await
-            .expect("pass@k table")
-            .text()
-            .await
-            .expect("text"),
-    );
+    let pass = words(text(c, "#pass-at-k").await);
     assert!(pass.contains("pass@1 0.3333 6 2"), "{pass}");
     assert!(pass.contains("pass@2 0.6667 6 2"), "{pass}");
     assert!(
         pass.contains("2 problems have fewer than 5 samples"),
         "{pass}"
     );
-    let problems = words(
-        c.find(Locator::Css("#samples"))
-            .await
-            .expect("samples")
-            .text()
-            .await
-            .expect("text"),
-    );
+    let problems = words(text(c, "#samples").await);
     assert!(
         problems.contains("HumanEval/0 n 3 · c 1 · pass@1 0.3333"),
         "{problems}"
     );
     assert_eq!(visible_rows(c).await.len(), 6);
     // Filter for timeouts: exactly the timed-out samples remain.
-    c.find(Locator::Css("#result-filter"))
-        .await
-        .expect("result filter")
-        .select_by_value("timeout")
-        .await
-        .expect("choose timeout");
+    select(c, "#result-filter", "timeout").await;
     let rows = visible_rows(c).await;
     assert_eq!(rows.len(), counts["timeout"], "{rows:?}");
     assert!(
         rows.iter()
             .all(|(s, text)| s == "timeout" && text.contains("timed out"))
     );
-    let count = c.find(Locator::Css("#sample-count")).await.expect("count");
-    assert_eq!(count.text().await.expect("text"), "1 of 6 samples");
-    browser
-        .screenshot(&screenshot_path("eval-report-timeouts.png"))
-        .await
-        .expect("screenshot");
+    assert_eq!(text(c, "#sample-count").await, "1 of 6 samples");
+    screenshot(&browser, "eval-report-timeouts.png").await;
     // Filter by text in the message.
-    c.find(Locator::Css("#result-filter"))
-        .await
-        .expect("result filter")
-        .select_by_value("")
-        .await
-        .expect("choose all");
-    c.find(Locator::Css("#text-filter"))
-        .await
-        .expect("text filter")
-        .send_keys("AssertionError")
-        .await
-        .expect("type");
-    let rows = c
-        .wait()
-        .at_most(Duration::from_secs(5))
-        .for_element(Locator::Css("#sample-count"))
-        .await
-        .expect("count");
+    select(c, "#result-filter", "").await;
+    type_into(c, "#text-filter", "AssertionError").await;
+    appears(c, "#sample-count", 5).await;
     assert_eq!(
-        rows.text().await.expect("text"),
+        text(c, "#sample-count").await,
         format!("{asserting} of 6 samples")
     );
     let rows = visible_rows(c).await;
@@ -376,29 +293,16 @@ async fn eval_report_shows_the_results_counts_and_pass_at_k_and_filters_timeouts
         rows.iter().all(|(_, text)| text.contains("AssertionError")),
         "{rows:?}"
     );
-    assert!(
-        !browser.overflows().await.expect("measure"),
-        "overflows at 1280 px"
-    );
-    browser.resize(390, 844).await.expect("phone width");
-    assert!(
-        !browser.overflows().await.expect("measure"),
-        "overflows at phone width"
-    );
+    fits_desktop_and_phone(&browser).await;
     // Nothing needs a sideways scroll to be read at phone width, not even inside a table.
-    let clipped = c
-        .execute(
-            "return Array.from(document.querySelectorAll('.scroll'))\
-               .filter(e => e.scrollWidth > e.clientWidth + 1)\
-               .map(e => e.firstElementChild.id);",
-            vec![],
-        )
-        .await
-        .expect("measure the tables");
+    let clipped = eval(
+        c,
+        "return Array.from(document.querySelectorAll('.scroll'))\
+           .filter(e => e.scrollWidth > e.clientWidth + 1)\
+           .map(e => e.firstElementChild.id);",
+    )
+    .await;
     assert_eq!(clipped, json!([]), "tables wider than a phone");
-    browser
-        .screenshot(&screenshot_path("eval-report-phone.png"))
-        .await
-        .expect("screenshot");
+    screenshot(&browser, "eval-report-phone.png").await;
     browser.close().await.expect("close");
 }

@@ -1,6 +1,7 @@
 //! `judge lab` through the built binary: the example tasks against the example agent, JSON Lines
 //! outputs, `--resume`, and bad input.
 
+use crate::common::refused;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -289,37 +290,33 @@ fn lab_writes_to_stdout_with_a_fallback_agent() {
 #[test]
 fn concurrency_zero_is_refused_naming_the_flag() {
     let task = r#"{"id":"t","name":"n","type":"echo","input":1,"metadata":{}}"#;
-    let out = judge_lab(&["-", "--agent", "cat", "--concurrency", "0"], Some(task));
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (stderr, stdout) = refused(judge_lab(
+        &["-", "--agent", "cat", "--concurrency", "0"],
+        Some(task),
+    ));
     assert!(stderr.contains("'--concurrency <CONCURRENCY>'"), "{stderr}");
-    assert!(out.stdout.is_empty());
+    assert!(stdout.is_empty());
 }
 
 #[test]
 fn duplicate_task_ids_are_refused_before_anything_runs() {
     let task = r#"{"id":"same","name":"n","type":"echo","input":1,"metadata":{}}"#;
-    let out = judge_lab(&["-", "--agent", "cat"], Some(&format!("{task}\n{task}\n")));
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let twice = format!("{task}\n{task}\n");
+    let (stderr, stdout) = refused(judge_lab(&["-", "--agent", "cat"], Some(&twice)));
     assert!(stderr.contains("duplicate task id \"same\""), "{stderr}");
-    assert!(out.stdout.is_empty());
+    assert!(stdout.is_empty());
 }
 
 #[test]
 fn lab_refuses_bad_tasks_naming_them() {
     let bad_json = "{\"id\":\"a\",\"name\":\"a\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}\n{\"id\": \"b\",\n";
-    let out = judge_lab(&["-", "--agent", "true"], Some(bad_json));
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
+    let (stderr, _) = refused(judge_lab(&["-", "--agent", "true"], Some(bad_json)));
     assert!(stderr.contains("invalid tasks in -:"), "{stderr}");
     assert!(stderr.contains("tasks[1] (line 2): not JSON"), "{stderr}");
 
     let no_runner =
         "{\"id\":\"task-7\",\"name\":\"a\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}\n";
-    let out = judge_lab(&["-"], Some(no_runner));
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
+    let (stderr, _) = refused(judge_lab(&["-"], Some(no_runner)));
     assert!(
         stderr.contains("tasks[0] (line 1, id \"task-7\"): type: no runner for type \"intent\""),
         "{stderr}"
@@ -327,12 +324,10 @@ fn lab_refuses_bad_tasks_naming_them() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 
     let missing = "[{\"id\":\"t\",\"type\":\"intent\",\"input\":1,\"metadata\":{}}]";
-    let out = judge_lab(&["-", "--agent", "true"], Some(missing));
-    assert_eq!(out.status.code(), Some(2));
+    let (stderr, _) = refused(judge_lab(&["-", "--agent", "true"], Some(missing)));
     assert!(
-        text(&out.stderr).contains("tasks[0] (id \"t\"): invalid AtomicTask: missing field `name`"),
-        "{}",
-        text(&out.stderr)
+        stderr.contains("tasks[0] (id \"t\"): invalid AtomicTask: missing field `name`"),
+        "{stderr}"
     );
 }
 
@@ -402,9 +397,7 @@ fn writeln_skip(reason: &str) -> std::io::Result<()> {
 fn tasks_without_runners_are_refused_naming_the_flags_that_give_them() {
     // The README's line without its --lab-config: the error says how to give runners.
     let tasks = examples().join("tasks.jsonl");
-    let output = judge_lab(&[tasks.to_str().expect("utf-8 path")], None);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let (stderr, _) = refused(judge_lab(&[tasks.to_str().expect("utf-8 path")], None));
     assert!(stderr.contains("no runner for type"), "{stderr}");
     assert!(
         stderr.contains("--agent") && stderr.contains("--lab-config"),

@@ -10,8 +10,8 @@
 //! on their profiles.
 
 use crate::common::{
-    SourceFile, TestLimits, a_plus_b_data, error_log, judge_run, language_examples, sources_in,
-    statuses, submission,
+    SourceFile, TestLimits, a_plus_b_accepted, a_plus_b_data, error_log, judge_run,
+    language_examples, sources_in, statuses, submission,
 };
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -415,7 +415,6 @@ fn a_language_whose_toolchain_is_missing_is_a_system_error_naming_the_package() 
 
 #[test]
 fn entry_points_name_the_java_class_and_the_python_script() {
-    let data = &a_plus_b_data()[..1];
     if toolchain_ready(Language::Java).is_ok() {
         // No entry_point: the first file is the main class, its path giving the package.
         let main = SourceFile::new(
@@ -426,14 +425,7 @@ fn entry_points_name_the_java_class_and_the_python_script() {
             "cn/org/vmatrix/Adder.java",
             "package cn.org.vmatrix;\n\nclass Adder {\n    static long add(long a, long b) { return a + b; }\n}\n",
         );
-        let report = judge_run(&submission(
-            "java",
-            "entry-java-package",
-            &[main, adder],
-            data,
-            TestLimits::default(),
-        ));
-        assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
+        a_plus_b_accepted("java", "entry-java-package", &[main, adder], None);
     }
     if toolchain_ready(Language::Python3).is_ok() {
         // entry_point names the script; the other file is a module beside it.
@@ -442,16 +434,13 @@ fn entry_points_name_the_java_class_and_the_python_script() {
             "solution.py",
             "from adder import add\n\na, b = map(int, input().split())\nprint(add(a, b))\n",
         );
-        let mut sub = submission(
+        let files = [helper, main];
+        a_plus_b_accepted(
             "python3",
             "entry-python-script",
-            &[helper, main],
-            data,
-            TestLimits::default(),
+            &files,
+            Some("solution.py"),
         );
-        sub["submission"]["entry_point"] = "solution.py".into();
-        let report = judge_run(&sub);
-        assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
     }
 }
 
@@ -462,7 +451,6 @@ fn kotlin_entry_point_names_the_class_to_run() {
     if toolchain_ready(Language::Kotlin).is_err() {
         return;
     }
-    let data = &a_plus_b_data()[..1];
     let decoy = SourceFile::new(
         "main.kt",
         "fun main() {\n    println(\"not this one\")\n}\n",
@@ -471,16 +459,12 @@ fn kotlin_entry_point_names_the_class_to_run() {
         "second.kt",
         "fun main() {\n    val (a, b) = readLine()!!.trim().split(Regex(\"\\\\s+\")).map { it.toLong() }\n    println(a + b)\n}\n",
     );
-    let mut sub = submission(
+    a_plus_b_accepted(
         "kotlin",
         "entry-kotlin-class",
         &[decoy, second],
-        data,
-        TestLimits::default(),
+        Some("SecondKt"),
     );
-    sub["submission"]["entry_point"] = "SecondKt".into();
-    let report = judge_run(&sub);
-    assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
 }
 
 /// Debian's kotlinc is 1.3: a program calling `readln()` (Kotlin 1.6+) does not compile, and

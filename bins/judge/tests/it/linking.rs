@@ -20,12 +20,16 @@ fn judge_dynamic_section() -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// [`judge_dynamic_section`] on a GNU/Linux host where `holds` (else `None`: nothing to check).
+fn dynamic_section_where(holds: impl FnOnce() -> bool) -> Option<String> {
+    (cfg!(all(target_os = "linux", target_env = "gnu")) && holds()).then(judge_dynamic_section)
+}
+
 #[test]
 fn judge_does_not_load_libgcc_s_where_libgcc_eh_is_at_hand() {
-    if !cfg!(all(target_os = "linux", target_env = "gnu")) || !has_libgcc_eh() {
+    let Some(dynamic) = dynamic_section_where(has_libgcc_eh) else {
         return;
-    }
-    let dynamic = judge_dynamic_section();
+    };
     assert!(dynamic.contains("(NEEDED)"), "{dynamic}");
     assert!(!dynamic.contains("libgcc_s"), "{dynamic}");
 }
@@ -39,10 +43,9 @@ fn toolchain_packs_relative_relocs() -> bool {
 
 #[test]
 fn judge_packs_its_relative_relocations_where_the_toolchain_can() {
-    if !cfg!(all(target_os = "linux", target_env = "gnu")) || !toolchain_packs_relative_relocs() {
+    let Some(dynamic) = dynamic_section_where(toolchain_packs_relative_relocs) else {
         return;
-    }
-    let dynamic = judge_dynamic_section();
+    };
     assert!(dynamic.contains("(RELR)"), "{dynamic}");
     // Still position-independent: loaded at a random address.
     assert!(dynamic.contains("PIE"), "{dynamic}");

@@ -34,14 +34,8 @@ fn a_function_suite_whose_interpreter_dies_goes_on_in_another_run() {
     assert_eq!(output.status.code(), Some(1), "some cases fail: {stderr}");
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|e| panic!("stdout is JSON ({e}); stderr: {stderr}"));
-    let statuses: Vec<&str> = report["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .map(|r| r["status"].as_str().unwrap_or_default())
-        .collect();
     assert_eq!(
-        statuses,
+        crate::common::statuses(&report),
         ["passed", "error", "passed", "failed"],
         "{report:#}"
     );

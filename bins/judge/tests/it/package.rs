@@ -3,6 +3,7 @@
 //! the verdicts their directories claim, the input validators accept every input, the
 //! time-limit margins hold), and a package changed to disagree exits 1 naming what disagrees.
 
+use crate::common::refused;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -361,11 +362,7 @@ fn a_time_limit_under_the_accepted_margin_is_a_warning_and_an_error_with_werror(
 /// validator keep testlib's conventions (`check input output answer`, exit 0 OK / 1 WA; the
 /// validator reads stdin, exit 0 valid) without testlib.h, which no registry here carries.
 fn polygon_package(dir: &Path) {
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |name: &str, text: &str| written::write(dir, name, text);
     let tests = [
         ("1 2", "3", "0", None),
         ("10 20", "30", "1", Some(20)),
@@ -495,9 +492,7 @@ fn a_polygon_package_without_its_answer_files_is_refused_naming_the_missing_one(
     let dir = scratch.path().join("polygon-aplusb");
     polygon_package(&dir);
     std::fs::remove_file(dir.join("tests/02.a")).expect("remove an answer");
-    let out = verify(&dir, false);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (stderr, _) = refused(verify(&dir, false));
     assert!(
         stderr.contains("tests/02.a") && stderr.contains("the answer of test 2"),
         "{stderr}"
@@ -795,9 +790,10 @@ fn bapctools_testseed_verifies_with_each_cases_own_input_validator_args() {
 /// list no secret data (`multipass`: `secret: data: []`) still verifies.
 #[test]
 fn a_package_whose_secret_data_is_still_to_be_generated_is_refused() {
-    let out = verify(&fetch::bapctools_problems().join("generatorcount"), true);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (stderr, _) = refused(verify(
+        &fetch::bapctools_problems().join("generatorcount"),
+        true,
+    ));
     assert!(
         stderr.contains("generators/generators.yaml: data: not supported")
             && stderr.contains("bt generate"),
@@ -885,11 +881,7 @@ fn bapctools_interactive_multipass_verifies_pass_by_pass() {
 /// `score.txt`). Two groups, n = 3 and n = 5, whose `accept_score` is their test's most (3, 5),
 /// so the full score is 8.
 fn validator_scored_package(dir: &Path) {
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |name: &str, text: &str| written::write(dir, name, text);
     write(
         "problem.yaml",
         "problem_format_version: 2023-07\ntype: scoring\nname: Distinct numbers\n\
@@ -996,11 +988,7 @@ fn a_scoring_package_whose_validator_writes_score_txt_verifies_by_those_scores()
 /// as Polygon packages do: the interactor writes the number of queries to `tout` for the
 /// checker.
 fn polygon_interactive_package(dir: &Path) {
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |name: &str, text: &str| written::write(dir, name, text);
     let hidden = [1, 777777, 1000000, 500000];
     let mut xml_tests = String::new();
     for (i, n) in hidden.iter().enumerate() {
@@ -1940,7 +1928,6 @@ fn the_readme_example_package_verifies_and_judges_a_new_file_case_by_case() {
 
 #[test]
 fn verify_shows_a_progress_bar_on_a_terminal_and_none_with_quiet_or_a_pipe() {
-    // util-linux's `script` gives the command a terminal; its output is what a person sees.
     let scratch = tempfile::tempdir().expect("temp dir");
     let command = |extra: &str| {
         format!(
@@ -1951,31 +1938,8 @@ fn verify_shows_a_progress_bar_on_a_terminal_and_none_with_quiet_or_a_pipe() {
             scratch.path().join("cache").display()
         )
     };
-    let on_terminal = |extra: &str| {
-        let output = Command::new("script")
-            .args(["-qefc", &command(extra), "/dev/null"])
-            .env_remove("NO_COLOR")
-            .output()
-            .expect("script runs");
-        assert!(output.status.success(), "{output:?}");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    };
-    // 5 references and 1 input validator.
-    let shown = on_terminal("");
-    assert!(
-        shown.contains("/6 ") && shown.contains(" eta "),
-        "done / total, rate and time left on the terminal: {shown:?}"
-    );
-    assert!(shown.contains("verified"), "the table follows: {shown:?}");
-    let quiet = on_terminal("--quiet");
-    assert!(!quiet.contains(" eta "), "--quiet: {quiet:?}");
-    let piped = Command::new("sh")
-        .args(["-c", &command("")])
-        .output()
-        .expect("judge package verify runs");
-    let stderr = String::from_utf8_lossy(&piped.stderr);
-    assert!(piped.status.success(), "{stderr}");
-    assert!(!stderr.contains(" eta "), "not a terminal: {stderr:?}");
+    // 5 references and 1 input validator, then the table.
+    crate::common::page::progress_only_on_a_terminal(command, 6, "verified");
 }
 
 #[test]

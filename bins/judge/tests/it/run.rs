@@ -1,5 +1,6 @@
 //! `judge run` and `judge languages` as a user calls them: exit codes, stdout, stderr.
 
+use crate::common::refused;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -34,10 +35,7 @@ fn stdout_json(output: &Output) -> serde_json::Value {
 
 #[test]
 fn an_invalid_request_is_a_report_with_a_message_and_exit_0() {
-    let path = format!(
-        "{}/../../examples/judge/invalid-testcase-id.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = judge_example("invalid-testcase-id");
     let output = judge(&["run", &path], None);
     assert_eq!(
         output.status.code(),
@@ -75,17 +73,15 @@ fn a_field_of_the_wrong_kind_is_named_in_the_message() {
 
 #[test]
 fn text_that_is_not_json_exits_2_with_a_reason_on_stderr() {
-    let output = judge(&["run", "-"], Some("this is not json"));
-    assert_eq!(output.status.code(), Some(2));
-    assert!(output.stdout.is_empty(), "stdout carries data only");
-    assert!(String::from_utf8_lossy(&output.stderr).contains("not JSON"));
+    let (stderr, stdout) = refused(judge(&["run", "-"], Some("this is not json")));
+    assert!(stdout.is_empty(), "stdout carries data only");
+    assert!(stderr.contains("not JSON"), "{stderr}");
 }
 
 #[test]
 fn a_missing_file_exits_2() {
-    let output = judge(&["run", "/nonexistent/submission.json"], None);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/submission.json"));
+    let (stderr, _) = refused(judge(&["run", "/nonexistent/submission.json"], None));
+    assert!(stderr.contains("/nonexistent/submission.json"), "{stderr}");
 }
 
 #[test]
@@ -93,34 +89,20 @@ fn an_unknown_config_key_is_named() {
     let dir = tempfile::tempdir().expect("temp dir");
     let config = dir.path().join("verdict.toml");
     std::fs::write(&config, "paralelism = 2\n").expect("write config");
-    let path = format!(
-        "{}/../../examples/judge/aplusb-c.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let output = judge(
-        &[
-            "run",
-            &path,
-            "--config",
-            config.to_str().expect("utf-8 path"),
-        ],
-        None,
-    );
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("paralelism"));
+    let path = judge_example("aplusb-c");
+    let config = config.to_str().expect("utf-8 path");
+    let (stderr, _) = refused(judge(&["run", &path, "--config", config], None));
+    assert!(stderr.contains("paralelism"), "{stderr}");
 }
 
 #[test]
 fn a_local_root_that_does_not_exist_is_refused_at_start_naming_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let missing = dir.path().join("no-such-testdata");
-    let path = format!(
-        "{}/../../examples/judge/aplusb-c.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = judge_example("aplusb-c");
     let work = dir.path().join("work");
     let cache = dir.path().join("cache");
-    let output = judge(
+    let (stderr, stdout) = refused(judge(
         &[
             "run",
             &path,
@@ -132,15 +114,13 @@ fn a_local_root_that_does_not_exist_is_refused_at_start_naming_it() {
             missing.to_str().expect("utf-8 path"),
         ],
         None,
-    );
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    ));
     assert!(
         stderr.contains(&format!("local_roots[0]: {}", missing.display())),
         "{stderr}"
     );
     assert!(
-        output.stdout.is_empty(),
+        stdout.is_empty(),
         "no report for a judge that could not start"
     );
 }
@@ -181,16 +161,33 @@ fn run_table(file: &str, extra: &[&str]) -> std::process::Output {
     judge(&args, None)
 }
 
-#[test]
-fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
-    let path = format!(
-        "{}/../../examples/judge/wrong-answer.json",
+/// The path of the bundled example `name` (`examples/judge/<name>.json`).
+fn judge_example(name: &str) -> String {
+    format!(
+        "{}/../../examples/judge/{name}.json",
         env!("CARGO_MANIFEST_DIR")
-    );
-    let output = run_table(&path, &[]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    )
+}
+
+/// [`run_table`], which must exit 0: the table it printed.
+fn table_of(file: &str, extra: &[&str]) -> String {
+    let output = run_table(file, extra);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Checks `line` of the table `table` is task `task`'s row and says each of `words`.
+fn row_says(table: &str, line: &str, task: usize, words: &[&str]) {
+    assert!(
+        line.starts_with(&format!("{task} ")) && words.iter().all(|w| line.contains(w)),
+        "task {task} {words:?}: {table}"
+    );
+}
+
+#[test]
+fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
+    let stdout = table_of(&judge_example("wrong-answer"), &[]);
     let lines: Vec<&str> = stdout.lines().collect();
     // One numbering for people, from 1: the first test is test 1, the second task task 2.
     assert_eq!(
@@ -201,18 +198,10 @@ fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
         lines[1].starts_with("task") && lines[1].contains("status"),
         "{stdout}"
     );
-    assert!(
-        lines[2].starts_with("1 ") && lines[2].contains("Accepted") && lines[2].contains("compile"),
-        "{stdout}"
-    );
+    row_says(&stdout, lines[2], 1, &["Accepted", "compile"]);
     // The compile task measured nothing: "-", not "0 ms".
     assert!(lines[2].trim_end().ends_with('-'), "{stdout}");
-    assert!(
-        lines[3].starts_with("2 ")
-            && lines[3].contains("Wrong Answer")
-            && lines[3].contains("test 1"),
-        "{stdout}"
-    );
+    row_says(&stdout, lines[3], 2, &["Wrong Answer", "test 1"]);
     assert!(
         lines[4].trim_start().starts_with("wrong answer at line 1"),
         "{stdout}"
@@ -227,49 +216,31 @@ fn format_table_puts_the_outcome_on_top_and_a_line_per_task() {
 /// by its number and its name, in the outcome and in its row.
 #[test]
 fn format_table_names_a_test_by_its_number_and_its_own_name() {
-    let path = format!(
-        "{}/../../examples/judge/wrong-answer.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut submission: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("example")).expect("JSON");
+    let example = std::fs::read_to_string(judge_example("wrong-answer")).expect("example");
+    let mut submission: serde_json::Value = serde_json::from_str(&example).expect("JSON");
     submission["test_data"][0]["name"] = "secret/01-overflow".into();
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("named.json");
     std::fs::write(&file, submission.to_string()).expect("write");
-    let output = run_table(file.to_str().expect("utf-8 path"), &[]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let stdout = table_of(file.to_str().expect("utf-8 path"), &[]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines[0], "Wrong Answer on test 1 (secret/01-overflow) (task 2) · score 1/2 · 2 tasks",
         "{stdout}"
     );
-    assert!(
-        lines[3].starts_with("2 ") && lines[3].contains("test 1 (secret/01-overflow)"),
-        "{stdout}"
-    );
+    row_says(&stdout, lines[3], 2, &["test 1 (secret/01-overflow)"]);
 }
 
 #[test]
 fn format_table_failures_only_leaves_out_the_tasks_that_passed() {
-    let path = format!(
-        "{}/../../examples/judge/wrong-answer.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let output = run_table(&path, &["--failures-only"]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let stdout = table_of(&judge_example("wrong-answer"), &["--failures-only"]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines[0].starts_with("Wrong Answer on test 1"), "{stdout}");
     assert!(
         !stdout.contains("compile"),
         "the accepted compile task shows: {stdout}"
     );
-    assert!(
-        lines[2].starts_with("2 ") && lines[2].contains("Wrong Answer"),
-        "{stdout}"
-    );
+    row_says(&stdout, lines[2], 2, &["Wrong Answer"]);
     assert!(
         stdout.contains("(tasks accepted or skipped, not shown with --failures-only: 1)"),
         "{stdout}"
@@ -280,10 +251,7 @@ fn format_table_failures_only_leaves_out_the_tasks_that_passed() {
 fn relative_work_and_cache_dirs_are_the_current_directorys() {
     // They once reached the box as relative paths: every test a System Error.
     let dir = tempfile::tempdir().expect("tempdir");
-    let example = format!(
-        "{}/../../examples/judge/wrong-answer.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let example = judge_example("wrong-answer");
     let output = Command::new(env!("CARGO_BIN_EXE_judge"))
         .args([
             "run",

@@ -1,12 +1,43 @@
 //! `judge view`: the lab report file, as written and as a person sees it in headless Chromium.
 
+use crate::common::page::{
+    appears, browser_or_skip, click, eval, fits_desktop_and_phone, fits_phone, open_file,
+    screenshot, text, type_into,
+};
+use serde_json::json;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
-use verdict_web::browser::{self, Browser, Locator};
+use std::process::{Command, Output};
+use verdict_web::browser::{Browser, Locator};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/view")
+}
+
+/// `judge view` with `args`.
+fn judge_view<I: AsRef<OsStr>>(args: impl IntoIterator<Item = I>) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_judge"))
+        .arg("view")
+        .args(args)
+        .output()
+        .expect("judge runs")
+}
+
+/// `judge view` of `args` writing `report.html` in a fresh dir: it exits 2 and writes no
+/// report; its stderr.
+fn view_refused<I: AsRef<OsStr>>(args: impl IntoIterator<Item = I>) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.html");
+    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .arg("view")
+        .args(args)
+        .arg("-o")
+        .arg(&report)
+        .output()
+        .expect("judge runs");
+    let (stderr, _) = crate::common::refused(output);
+    assert!(!report.exists(), "an empty report was written");
+    stderr
 }
 
 /// Writes the report of the fixture runs (plus a line cut short) and returns its path.
@@ -16,15 +47,14 @@ fn write_report(dir: &Path) -> PathBuf {
     text.push_str("\n{\"id\": \"cut-sh");
     std::fs::write(&runs, text).expect("write runs");
     let out = dir.join("report.html");
-    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .arg("view")
-        .arg(&runs)
-        .arg("--scores")
-        .arg(fixtures().join("scores.jsonl"))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("judge runs");
+    let scores = fixtures().join("scores.jsonl");
+    let output = judge_view([
+        runs.as_os_str(),
+        "--scores".as_ref(),
+        scores.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "judge view failed: {stderr}");
     assert!(
@@ -32,6 +62,16 @@ fn write_report(dir: &Path) -> PathBuf {
         "the cut line is not reported: {stderr}"
     );
     out
+}
+
+/// The report of the fixture runs in a headless Chromium, and the dir it is written in; `None`
+/// (with `skipped:`) without Chromium.
+async fn report_in_a_browser() -> Option<(Browser, tempfile::TempDir)> {
+    if !browser_or_skip() {
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    Some((open_file(&write_report(dir.path())).await, dir))
 }
 
 #[test]
@@ -60,71 +100,26 @@ fn view_writes_one_self_contained_file() {
 
 #[test]
 fn view_refuses_a_missing_file_with_its_name() {
-    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .args(["view", "/nonexistent/runs.jsonl"])
-        .output()
-        .expect("judge runs");
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/runs.jsonl"));
-}
-
-/// Skips (or fails in CI) when Chromium is not installed.
-#[allow(clippy::print_stderr)]
-fn browser_or_skip() -> bool {
-    match browser::unavailable() {
-        None => true,
-        Some(reason) if std::env::var_os("CI").is_some() => panic!("{reason}"),
-        Some(reason) => {
-            eprintln!("skipped: {reason}");
-            false
-        }
-    }
-}
-
-/// Where screenshots go: `VERDICT_SCREENSHOTS` (e.g. docs/img), else the target's tmp dir.
-fn screenshot_path(name: &str) -> PathBuf {
-    std::env::var_os("VERDICT_SCREENSHOTS")
-        .map_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")), PathBuf::from)
-        .join(name)
+    let (stderr, _) = crate::common::refused(judge_view(["/nonexistent/runs.jsonl"]));
+    assert!(stderr.contains("/nonexistent/runs.jsonl"), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
-    if !browser_or_skip() {
+    let Some((browser, _dir)) = report_in_a_browser().await else {
         return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let report = write_report(dir.path());
-    let browser = Browser::start(1280, 800).await.expect("browser");
+    };
     let c = browser.client();
-    c.goto(&format!("file://{}", report.display()))
-        .await
-        .expect("open the file");
     // As a person: filter the runs, open the scenario.
-    let filter = c
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css("#run-filter"))
-        .await
-        .expect("the runs table renders");
-    filter.send_keys("scenario").await.expect("type");
-    let count = c.find(Locator::Css("#run-count")).await.expect("count");
-    assert_eq!(count.text().await.expect("text"), "1 of 4 runs");
-    c.find(Locator::Css("button.run-open"))
-        .await
-        .expect("the scenario's row")
-        .click()
-        .await
-        .expect("open the run");
-    let detail = c
-        .find(Locator::Css("#run-detail"))
-        .await
-        .expect("the run opens");
-    let text = detail.text().await.expect("text");
-    assert!(text.contains("scenario-002"), "{text}");
+    appears(c, "#run-filter", 10).await;
+    type_into(c, "#run-filter", "scenario").await;
+    assert_eq!(text(c, "#run-count").await, "1 of 4 runs");
+    click(c, "button.run-open").await;
+    let detail = text(c, "#run-detail").await;
+    assert!(detail.contains("scenario-002"), "{detail}");
     assert!(
-        text.contains("at step step-2"),
-        "the failed step is not named: {text}"
+        detail.contains("at step step-2"),
+        "the failed step is not named: {detail}"
     );
     // The trace: grouped by step, the failure coloured as an error.
     let failed = c
@@ -132,13 +127,7 @@ async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
         .await
         .expect("error events");
     assert!(!failed.is_empty(), "no error-level event in the timeline");
-    let events = c
-        .find(Locator::Css(".timeline"))
-        .await
-        .expect("timeline")
-        .text()
-        .await
-        .expect("text");
+    let events = text(c, ".timeline").await;
     for wanted in [
         "step_started",
         "input_mapped",
@@ -152,30 +141,15 @@ async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
         );
     }
     // The steps table shows step-2 failed and step-3 skipped.
-    let steps = detail.text().await.expect("text");
+    let steps = text(c, "#run-detail").await;
     assert!(steps.contains("failed") && steps.contains("skipped"));
     // Expanding an event's data.
-    let first = c
-        .find(Locator::Css(".timeline details summary"))
-        .await
-        .expect("an event with data");
-    first.click().await.expect("expand");
+    click(c, ".timeline details summary").await;
     // The data is built when the toggle event arrives: wait for it.
-    let data = c
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css(".timeline details[open] pre"))
-        .await
-        .expect("the data shows");
-    assert!(data.text().await.expect("text").contains('{'));
+    appears(c, ".timeline details[open] pre", 10).await;
+    assert!(text(c, ".timeline details[open] pre").await.contains('{'));
     // Aggregates with a chart.
-    let aggregates = c
-        .find(Locator::Css("#aggregates"))
-        .await
-        .expect("aggregates")
-        .text()
-        .await
-        .expect("text");
+    let aggregates = text(c, "#aggregates").await;
     assert!(aggregates.contains("subset_match") && aggregates.contains("std. error"));
     assert!(
         !c.find_all(Locator::Css("#aggregates svg"))
@@ -183,106 +157,46 @@ async fn lab_report_shows_the_scenario_trace_and_its_failed_step() {
             .expect("svg")
             .is_empty()
     );
-    assert!(
-        !browser.overflows().await.expect("measure"),
-        "overflows at 1280 px"
-    );
-    c.execute("window.scrollTo(0, 0);", vec![])
-        .await
-        .expect("scroll");
-    browser
-        .screenshot(&screenshot_path("lab-report.png"))
-        .await
-        .expect("screenshot");
-    c.execute(
-        "document.querySelector('.timeline').scrollIntoView();",
-        vec![],
-    )
-    .await
-    .expect("scroll");
-    browser
-        .screenshot(&screenshot_path("lab-report-trace.png"))
-        .await
-        .expect("screenshot");
-    browser.resize(390, 844).await.expect("phone width");
-    assert!(
-        !browser.overflows().await.expect("measure"),
-        "overflows at phone width"
-    );
-    browser
-        .screenshot(&screenshot_path("lab-report-phone.png"))
-        .await
-        .expect("screenshot");
+    eval(c, "window.scrollTo(0, 0);").await;
+    screenshot(&browser, "lab-report.png").await;
+    eval(c, "document.querySelector('.timeline').scrollIntoView();").await;
+    screenshot(&browser, "lab-report-trace.png").await;
+    fits_desktop_and_phone(&browser).await;
+    screenshot(&browser, "lab-report-phone.png").await;
     browser.close().await.expect("close");
 }
 
 #[test]
 fn view_refuses_its_two_files_swapped() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .arg("view")
-        .arg(fixtures().join("scores.jsonl"))
-        .arg("--scores")
-        .arg(fixtures().join("runs.jsonl"))
-        .arg("-o")
-        .arg(dir.path().join("report.html"))
-        .output()
-        .expect("judge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let stderr = view_refused([
+        fixtures().join("scores.jsonl").as_os_str(),
+        "--scores".as_ref(),
+        fixtures().join("runs.jsonl").as_os_str(),
+    ]);
     assert!(
         stderr.contains("holds RunRecords") || stderr.contains("holds ScoreRecords"),
         "{stderr}"
     );
     assert!(stderr.contains("--scores"), "{stderr}");
-    assert!(
-        !dir.path().join("report.html").exists(),
-        "an empty report was written"
-    );
 }
 
 #[test]
 fn view_refuses_a_file_that_holds_no_run_records() {
-    let dir = tempfile::tempdir().expect("tempdir");
     let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lab/tasks.jsonl");
-    let output = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .arg("view")
-        .arg(&tasks)
-        .arg("-o")
-        .arg(dir.path().join("report.html"))
-        .output()
-        .expect("judge runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let stderr = view_refused([&tasks]);
     assert!(stderr.contains("holds no RunRecord"), "{stderr}");
-    assert!(
-        !dir.path().join("report.html").exists(),
-        "an empty report was written"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lab_report_charts_keep_their_size_and_runs_read_right() {
-    if !browser_or_skip() {
+    let Some((browser, _dir)) = report_in_a_browser().await else {
         return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let report = write_report(dir.path());
-    let browser = Browser::start(1280, 800).await.expect("browser");
+    };
     let c = browser.client();
-    c.goto(&format!("file://{}", report.display()))
-        .await
-        .expect("open the file");
-    c.wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css("#aggregates svg.bars"))
-        .await
-        .expect("the aggregates render");
+    appears(c, "#aggregates svg.bars", 10).await;
     // Every chart at its own size (not stretched), its title whole, no value crossed by an
     // error bar, no small mean shown as "0".
-    let problems = c
-        .execute(
-            r#"const problems = [];
+    let problems = eval(c, r#"const problems = [];
             for (const svg of document.querySelectorAll('#aggregates svg.bars')) {
               const name = svg.getAttribute('aria-label');
               const box = svg.viewBox.baseVal;
@@ -300,42 +214,18 @@ async fn lab_report_charts_keep_their_size_and_runs_read_right() {
                 }
               }
             }
-            return problems;"#,
-            vec![],
-        )
-        .await
-        .expect("measure the charts");
-    assert_eq!(problems, serde_json::json!([]), "{problems}");
-    let cost = c
-        .execute(
-            "return [...document.querySelectorAll('#aggregates svg.bars')].find(s => s.getAttribute('aria-label').startsWith('cost')).querySelector('.bar-value').textContent;",
-            vec![],
-        )
-        .await
-        .expect("cost chart");
-    assert_eq!(cost, serde_json::json!("0.0001"));
-    c.execute(
-        "document.getElementById('aggregates').scrollIntoView();",
-        vec![],
-    )
-    .await
-    .expect("scroll");
-    browser
-        .screenshot(&screenshot_path("lab-report-aggregates.png"))
-        .await
-        .expect("screenshot");
+            return problems;"#).await;
+    assert_eq!(problems, json!([]), "{problems}");
+    let cost = eval(c, "return [...document.querySelectorAll('#aggregates svg.bars')].find(s => s.getAttribute('aria-label').startsWith('cost')).querySelector('.bar-value').textContent;").await;
+    assert_eq!(cost, json!("0.0001"));
+    eval(c, "document.getElementById('aggregates').scrollIntoView();").await;
+    screenshot(&browser, "lab-report-aggregates.png").await;
     // A link per run; a completed run whose every score failed says so; a boolean's badge has
     // one mark.
-    let rows = c
-        .execute(
-            r#"return [...document.querySelectorAll('table.sortable tbody tr')].map(tr => [
+    let rows = eval(c, r#"return [...document.querySelectorAll('table.sortable tbody tr')].map(tr => [
                  tr.querySelector('button.run-open').textContent,
                  tr.querySelector('a.run-link') ? tr.querySelector('a.run-link').getAttribute('href') : null,
-                 tr.textContent.includes('every score failed')]);"#,
-            vec![],
-        )
-        .await
-        .expect("rows");
+                 tr.textContent.includes('every score failed')]);"#).await;
     for row in rows.as_array().expect("rows") {
         let task = row[0].as_str().unwrap_or_default();
         assert!(
@@ -348,20 +238,13 @@ async fn lab_report_charts_keep_their_size_and_runs_read_right() {
             "{task}: {row}"
         );
     }
-    c.find(Locator::Css("a.run-link"))
-        .await
-        .expect("a link")
-        .click()
-        .await
-        .expect("follow it");
-    let badges = c
-        .execute(
-            r#"return [...document.querySelectorAll('#run-detail .badge')].map(b =>
-                 (getComputedStyle(b, '::before').content.replace(/"/g, '') + ' ' + b.textContent));"#,
-            vec![],
-        )
-        .await
-        .expect("badges");
+    click(c, "a.run-link").await;
+    let badges = eval(
+        c,
+        r#"return [...document.querySelectorAll('#run-detail .badge')].map(b =>
+             (getComputedStyle(b, '::before').content.replace(/"/g, '') + ' ' + b.textContent));"#,
+    )
+    .await;
     for badge in badges.as_array().expect("badges") {
         let badge = badge.as_str().unwrap_or_default();
         assert!(
@@ -369,10 +252,6 @@ async fn lab_report_charts_keep_their_size_and_runs_read_right() {
             "{badge}"
         );
     }
-    browser.resize(390, 844).await.expect("phone width");
-    assert!(
-        !browser.overflows().await.expect("measure"),
-        "overflows at phone width"
-    );
+    fits_phone(&browser).await;
     browser.close().await.expect("close");
 }

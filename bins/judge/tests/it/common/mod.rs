@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+pub mod page;
+
 /// The repository's root.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -181,6 +183,31 @@ pub fn judge_run(submission: &Value) -> Value {
             String::from_utf8_lossy(&output.stdout)
         )
     })
+}
+
+/// Judges `files` in `language` (`sub_id`) on the first A+B test with the default limits, the
+/// program started from `entry_point` when one is given, and checks the compile and the test
+/// are Accepted.
+pub fn a_plus_b_accepted(
+    language: &str,
+    sub_id: &str,
+    files: &[SourceFile],
+    entry_point: Option<&str>,
+) {
+    let data = &a_plus_b_data()[..1];
+    let mut sub = submission(language, sub_id, files, data, TestLimits::default());
+    if let Some(entry_point) = entry_point {
+        sub["submission"]["entry_point"] = entry_point.into();
+    }
+    let report = judge_run(&sub);
+    assert_eq!(statuses(&report), ["Accepted", "Accepted"], "{report}");
+}
+
+/// Checks a command refused with exit 2 (bad usage or unreadable input): its stderr and stdout.
+pub fn refused(output: std::process::Output) -> (String, String) {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    (stderr, String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 /// The status of each result of a report.
