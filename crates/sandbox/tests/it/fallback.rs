@@ -57,16 +57,7 @@ fn fallback_contains_a_fork_bomb_and_kills_daemons() {
     spec.limits.wall_time_ms = Some(500);
     let o = run(sb, &spec);
     assert!(o.limit_hit.is_some(), "{o:?}");
-    let o = run(sb, &b.spec(&prog("daemon"), &[]));
-    assert_eq!(o.exit, ExitKind::Exited(0));
-    assert!(b.path().join("alive").exists(), "the daemon never started");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let _ = std::fs::remove_file(b.path().join("alive"));
-    std::thread::sleep(std::time::Duration::from_millis(1200));
-    assert!(
-        !b.path().join("alive").exists(),
-        "the daemon is still running"
-    );
+    crate::assert_the_daemon_dies_with_its_box(sb, &b);
 }
 
 #[test]

@@ -207,16 +207,7 @@ fn writing_outside_the_box_fails_and_inside_works() {
 fn a_setsid_daemon_that_outlives_its_parent_is_killed() {
     let Some(sb) = sandbox() else { return };
     let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("daemon"), &[]));
-    assert_eq!(o.exit, ExitKind::Exited(0));
-    assert!(b.path().join("alive").exists(), "the daemon never started");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let _ = std::fs::remove_file(b.path().join("alive"));
-    std::thread::sleep(std::time::Duration::from_millis(1200));
-    assert!(
-        !b.path().join("alive").exists(),
-        "the daemon is still writing"
-    );
+    crate::assert_the_daemon_dies_with_its_box(sb, &b);
     assert!(no_box_processes_left(sb));
 }
 

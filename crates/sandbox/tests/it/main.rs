@@ -32,7 +32,7 @@ extern "C" fn enter_user_namespace() {
 #[used]
 #[unsafe(link_section = ".init_array")]
 static ENTER_USER_NAMESPACE: extern "C" fn() = enter_user_namespace;
-use verdict_sandbox::{Sandbox, SandboxConfig, SandboxOutcome, SandboxSpec, StdioSpec};
+use verdict_sandbox::{ExitKind, Sandbox, SandboxConfig, SandboxOutcome, SandboxSpec, StdioSpec};
 
 /// The shared full-isolation sandbox, or the reason there is none.
 pub fn sandbox() -> Option<&'static Sandbox> {
@@ -149,4 +149,19 @@ pub fn run(sb: &Sandbox, spec: &SandboxSpec) -> SandboxOutcome {
     let o = sb.run(spec).expect("sandbox run");
     println!("{o:?}");
     o
+}
+
+/// Runs the `daemon` fixture in `b` and checks that the daemon it leaves behind (it keeps
+/// rewriting `alive` in the box) is killed with the box.
+pub fn assert_the_daemon_dies_with_its_box(sb: &Sandbox, b: &TestBox) {
+    let o = run(sb, &b.spec(&fixtures::prog("daemon"), &[]));
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert!(b.path().join("alive").exists(), "the daemon never started");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let _ = std::fs::remove_file(b.path().join("alive"));
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(
+        !b.path().join("alive").exists(),
+        "the daemon is still writing"
+    );
 }
