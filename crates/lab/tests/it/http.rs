@@ -9,6 +9,17 @@ use std::sync::Arc;
 use verdict_contracts::{RunStatus, ScoreValue};
 use verdict_lab::{HttpRunner, Lab, Registry};
 
+/// A lab whose `intent` tasks go to the agent at `url` through the `http` runner.
+fn intent_lab(url: &str) -> Lab {
+    let mut registry = Registry::new();
+    registry.register_runner_for(
+        "intent",
+        Arc::new(HttpRunner::new("intent", url).unwrap()),
+        Value::Null,
+    );
+    Lab::new(registry)
+}
+
 /// Serves `responses` (status, body) to one request each on 127.0.0.1; returns the URL and the
 /// request bodies received.
 fn serve(responses: Vec<(u16, &'static str)>) -> (String, std::thread::JoinHandle<Vec<String>>) {
@@ -53,13 +64,7 @@ fn http_runner_posts_the_task_and_reads_the_output() {
         (500, r#"{"error":"model down"}"#),
         (200, "not json"),
     ]);
-    let mut registry = Registry::new();
-    registry.register_runner_for(
-        "intent",
-        Arc::new(HttpRunner::new("intent", &url).unwrap()),
-        Value::Null,
-    );
-    let lab = Lab::new(registry);
+    let lab = intent_lab(&url);
     let tasks = seed_tasks();
     let out = run(&lab, &tasks[0]);
     assert_eq!(out.run.status, RunStatus::Completed, "{:#?}", out.run);
@@ -129,13 +134,7 @@ fn http_runner_never_follows_its_agent_to_another_host() {
             );
         }
     });
-    let mut registry = Registry::new();
-    registry.register_runner_for(
-        "intent",
-        Arc::new(HttpRunner::new("intent", &url).unwrap()),
-        Value::Null,
-    );
-    let lab = Lab::new(registry);
+    let lab = intent_lab(&url);
     let out = run(&lab, &seed_tasks()[0]);
     assert_eq!(out.run.status, RunStatus::Failed);
     let record = serde_json::to_string(&out.run).unwrap();

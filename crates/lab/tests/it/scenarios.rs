@@ -1,18 +1,15 @@
 //! Scenarios: the seed's booking scenario, a failing step, input maps (missing values, invalid
 //! maps refused before anything runs, scenario input and array indices).
 
-use crate::common::{engine_events, lab, run, runtime, score, seed_tasks, task};
+use crate::common::{completed_seed_run, engine_events, lab, run, runtime, score, task};
 use serde_json::{Value, json};
-use verdict_contracts::{RunStatus, ScoreTarget, ScoreValue, StepStatus};
+use verdict_contracts::{RunError, RunRecord, RunStatus, ScoreTarget, ScoreValue, StepStatus};
 use verdict_lab::{LabTask, parse_tasks};
 
 #[test]
 fn seed_booking_scenario_injects_step_outputs() {
-    let tasks = seed_tasks();
-    let scenario = &tasks[1];
-    let out = run(&lab(), scenario);
+    let (_, out) = completed_seed_run(1);
     let r = &out.run;
-    assert_eq!(r.status, RunStatus::Completed, "{r:#?}");
     assert_eq!(serde_json::to_value(r.task_type).unwrap(), "scenario");
     let steps = r.steps.as_ref().unwrap();
     assert_eq!(steps.len(), 3);
@@ -116,17 +113,20 @@ fn booking(step2_message: &str, map2_from: &str) -> LabTask {
     }))
 }
 
+/// Checks that `r` failed at step 2 with `message`; its error.
+fn failed_at_step_2<'a>(r: &'a RunRecord, message: &str) -> &'a RunError {
+    assert_eq!(r.status, RunStatus::Failed);
+    let error = r.error.as_ref().unwrap();
+    assert_eq!(error.step.as_deref(), Some("step-2"));
+    assert_eq!(error.message, message);
+    error
+}
+
 #[test]
 fn failing_step_fails_the_run_and_skips_the_rest() {
     let out = run(&lab(), &booking("__fail__", "step:step-1.output.intent"));
     let r = &out.run;
-    assert_eq!(r.status, RunStatus::Failed);
-    let error = r.error.as_ref().unwrap();
-    assert_eq!(error.step.as_deref(), Some("step-2"));
-    assert_eq!(
-        error.message,
-        "agent exited with code 2: agent: asked to fail"
-    );
+    let error = failed_at_step_2(r, "agent exited with code 2: agent: asked to fail");
     assert!(error.stack.as_deref().unwrap().contains("asked to fail"));
     assert!(r.output.is_none());
     let steps = r.steps.as_ref().unwrap();
@@ -171,12 +171,9 @@ fn failing_step_fails_the_run_and_skips_the_rest() {
 fn missing_mapped_value_fails_its_step() {
     let out = run(&lab(), &booking("hi", "step:step-1.output.slots.city"));
     let r = &out.run;
-    assert_eq!(r.status, RunStatus::Failed);
-    let error = r.error.as_ref().unwrap();
-    assert_eq!(error.step.as_deref(), Some("step-2"));
-    assert_eq!(
-        error.message,
-        "input_map: step:step-1.output.slots.city -> input.intent: no value in the output of step \"step-1\""
+    failed_at_step_2(
+        r,
+        "input_map: step:step-1.output.slots.city -> input.intent: no value in the output of step \"step-1\"",
     );
     assert_eq!(r.steps.as_ref().unwrap()[2].status, StepStatus::Skipped);
 }

@@ -12,6 +12,22 @@ fn judge_json(request: &Value) -> Option<JudgeReport> {
     Some(judge_request(judge()?, request))
 }
 
+/// Checks that the compile and the A+B tests were accepted and the wrong test (`1 1` -> `3`)
+/// was Wrong Answer; `context` heads the message.
+fn assert_only_the_wrong_test_fails(report: &JudgeReport, context: &str) {
+    let (got, logs) = statuses(report);
+    assert_eq!(
+        got,
+        [
+            JudgeStatus::Accepted,
+            JudgeStatus::Accepted,
+            JudgeStatus::Accepted,
+            JudgeStatus::WrongAnswer
+        ],
+        "{context}: {logs:?}"
+    );
+}
+
 /// Makes `request`'s test tasks judged by its own `compare` program instead of a built-in
 /// script.
 fn judge_by_compare_program(request: &mut Value, compare: Value) {
@@ -138,17 +154,7 @@ fn a_python_checker_ending_with_exit_or_quit_judges_by_its_code() {
         let Some(report) = judge_json(&request) else {
             return;
         };
-        let (got, logs) = statuses(&report);
-        assert_eq!(
-            got,
-            [
-                JudgeStatus::Accepted,
-                JudgeStatus::Accepted,
-                JudgeStatus::Accepted,
-                JudgeStatus::WrongAnswer
-            ],
-            "{protocol}: {logs:?}"
-        );
+        assert_only_the_wrong_test_fails(&report, protocol);
     }
 }
 
@@ -185,17 +191,7 @@ fn a_make_comparator_shipping_validate_h_is_called_with_the_judge_system_protoco
     let Some(report) = judge_json(&request) else {
         return;
     };
-    let (got, logs) = statuses(&report);
-    assert_eq!(
-        got,
-        [
-            JudgeStatus::Accepted,
-            JudgeStatus::Accepted,
-            JudgeStatus::Accepted,
-            JudgeStatus::WrongAnswer
-        ],
-        "{logs:?}"
-    );
+    assert_only_the_wrong_test_fails(&report, "judge-system");
     // Said to be a Kattis validator, it is called as one (and this one refuses the call).
     request["compare_protocol"] = json!("kattis");
     request["sub_id"] = json!("make-compare-validate-h-kattis");
