@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 use verdict_contracts::JudgeStatus;
 use verdict_testkit::{judge_request, judge_with, statuses};
 
-
 /// A submission of one C++ test of `source` under a `time_limit_ms` CPU limit.
 fn one_test(sub_id: &str, source: &str, time_limit_ms: u64) -> Value {
     json!({"sub_type": "programming", "category": "starved", "prob_id": "loop",

@@ -51,6 +51,13 @@ fn run(suite: &TestSuite) -> Option<OracleReport> {
     run_with(suite, &OracleOptions::default())
 }
 
+/// Runs `suite` as [`run`] does and checks its cases' statuses are `want`.
+fn run_expecting(suite: &TestSuite, want: &[&str]) -> Option<OracleReport> {
+    let report = run(suite)?;
+    assert_eq!(statuses(&report), want, "{report:#?}");
+    Some(report)
+}
+
 fn function_suite(
     language: &str,
     file: &str,
@@ -182,15 +189,15 @@ def f(kind, value=None):
             {"name": "wrong value", "input": ["echo", {"a": [1, 2]}], "expected": {"a": [1, 3]}},
             {"name": "none", "input": ["nothing"], "expected": null},
         ]));
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
+        let Some(report) = run_expecting(
+            &suite,
+            &[
                 "passed", "passed", "passed", "passed", "failed", "passed", "failed", "passed",
-                "failed", "passed"
+                "failed", "passed",
             ],
-            "{report:#?}"
-        );
+        ) else {
+            return;
+        };
         assert_eq!(report.results[4].got, Some(json!(true)));
         assert_eq!(
             message(&report, 8),
@@ -211,14 +218,14 @@ def f(kind, value=None):
             {"name": "after death", "input": ["echo", 3], "expected": 3},
             {"name": "not JSON", "input": ["set"], "expected": [1, 2]},
         ]));
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
-                "error", "timeout", "passed", "timeout", "passed", "error", "passed", "error"
+        let Some(report) = run_expecting(
+            &suite,
+            &[
+                "error", "timeout", "passed", "timeout", "passed", "error", "passed", "error",
             ],
-            "{report:#?}"
-        );
+        ) else {
+            return;
+        };
         assert_eq!(
             message(&report, 0),
             "ValueError: bad value 5 (at solution.py:12 in f)"
@@ -245,17 +252,18 @@ def f(kind, value=None):
             {"name": "too few args", "input": [], "expected": null},
             {"name": "fine", "input": ["echo", "ok"], "expected": "ok"},
         ]));
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
+        let Some(report) = run_expecting(
+            &suite,
+            &[
                 "invalid_test_format",
                 "invalid_test_format",
                 "invalid_test_format",
                 "invalid_test_format",
-                "passed"
-            ]
-        );
+                "passed",
+            ],
+        ) else {
+            return;
+        };
         assert_eq!(
             message(&report, 0),
             "invalid_test_format: function input must be args list"
@@ -304,8 +312,9 @@ def f(kind, value=None):
             "f",
             json!([{"name": "a", "input": [1], "expected": 1}, {"name": "b", "input": 2, "expected": 2}]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(statuses(&report), ["error", "invalid_test_format"]);
+        let Some(report) = run_expecting(&suite, &["error", "invalid_test_format"]) else {
+            return;
+        };
         assert!(
             message(&report, 0).contains("ModuleNotFoundError"),
             "{}",
@@ -365,11 +374,10 @@ def f(kind, value=None):
                 {"name": "none", "input": [], "expected": null},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            ["passed", "passed", "invalid_test_format"]
-        );
+        let Some(report) = run_expecting(&suite, &["passed", "passed", "invalid_test_format"])
+        else {
+            return;
+        };
         assert_eq!(
             message(&report, 2),
             "invalid_test_format: function f takes at least 1 positional args, input has 0"
@@ -385,8 +393,9 @@ def f(kind, value=None):
             json!([{"name": "双倍", "input": [21], "expected": 42}]),
         );
         let start = std::time::Instant::now();
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(statuses(&report), ["passed"], "{report:#?}");
+        let Some(report) = run_expecting(&suite, &["passed"]) else {
+            return;
+        };
         assert!(
             start.elapsed().as_secs() < 10,
             "the harness waited for the deliverable's thread"
@@ -439,10 +448,9 @@ module.exports = { f };
                 {"name": "undefined is null", "input": ["other", null], "expected": null},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
+        let Some(report) = run_expecting(
+            &suite,
+            &[
                 "passed",
                 "error",
                 "timeout",
@@ -453,10 +461,11 @@ module.exports = { f };
                 "error",
                 "passed",
                 "invalid_test_format",
-                "passed"
+                "passed",
             ],
-            "{report:#?}"
-        );
+        ) else {
+            return;
+        };
         assert_eq!(message(&report, 1), "TypeError: bad 1 (at solution.js:8)");
         assert!(
             message(&report, 7).contains("exited with code 9"),
@@ -484,12 +493,10 @@ module.exports = { f };
                 {"name": "too few", "input": ["echo"], "expected": null},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            ["passed", "passed", "invalid_test_format"],
-            "{report:#?}"
-        );
+        let Some(report) = run_expecting(&suite, &["passed", "passed", "invalid_test_format"])
+        else {
+            return;
+        };
         assert_eq!(
             message(&report, 2),
             "invalid_test_format: function f takes 2 positional args, input has 1"
@@ -509,12 +516,10 @@ module.exports = { f };
                 {"name": "three", "input": [1, 2, 3], "expected": null},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            ["passed", "passed", "invalid_test_format"],
-            "{report:#?}"
-        );
+        let Some(report) = run_expecting(&suite, &["passed", "passed", "invalid_test_format"])
+        else {
+            return;
+        };
         assert_eq!(
             message(&report, 2),
             "invalid_test_format: function add takes 1 to 2 positional args, input has 3"
@@ -533,8 +538,9 @@ module.exports = { f };
             "test_cases": [{"name": "esm", "input": [1], "expected": 101}],
         }))
         .expect("a valid suite");
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(statuses(&report), ["passed"], "{report:#?}");
+        let Some(report) = run_expecting(&suite, &["passed"]) else {
+            return;
+        };
     }
     #[test]
     fn a_case_blocked_in_native_code_is_stopped() {
@@ -550,12 +556,9 @@ module.exports = { f };
             ]),
         );
         let start = std::time::Instant::now();
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            ["passed", "timeout", "passed"],
-            "{report:#?}"
-        );
+        let Some(report) = run_expecting(&suite, &["passed", "timeout", "passed"]) else {
+            return;
+        };
         assert!(start.elapsed().as_secs() < 15, "{:?}", start.elapsed());
     }
 }
@@ -617,8 +620,9 @@ mod process {
                  "expected": {"files": {"other.txt": "X\n"}}},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(statuses(&report), ["passed", "failed"], "{report:#?}");
+        let Some(report) = run_expecting(&suite, &["passed", "failed"]) else {
+            return;
+        };
         assert_eq!(message(&report, 1), "file other.txt was not produced");
         assert_eq!(
             report.results[1].got.as_ref().unwrap()["files"]["结果.txt"],
@@ -643,20 +647,20 @@ mod process {
                 {"name": "unknown expected", "input": {}, "expected": {"stdout_contains": "x"}},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
+        let Some(report) = run_expecting(
+            &suite,
+            &[
                 "passed",
                 "failed",
                 "error",
                 "timeout",
                 "invalid_test_format",
                 "invalid_test_format",
-                "invalid_test_format"
+                "invalid_test_format",
             ],
-            "{report:#?}"
-        );
+        ) else {
+            return;
+        };
         assert!(
             message(&report, 2).contains("RuntimeError: boom"),
             "{}",
@@ -678,17 +682,17 @@ mod process {
                 {"name": "none", "input": {"argv": []}, "expected": {"stdout": "\n"}},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
+        let Some(report) = run_expecting(
+            &suite,
+            &[
                 "invalid_test_format",
                 "invalid_test_format",
                 "passed",
-                "passed"
+                "passed",
             ],
-            "{report:#?}"
-        );
+        ) else {
+            return;
+        };
         assert_eq!(
             message(&report, 0),
             "invalid_test_format: cli input must include argv"

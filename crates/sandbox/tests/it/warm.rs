@@ -88,7 +88,9 @@ fn python() -> bool {
 
 #[test]
 fn a_warm_run_sees_what_a_cold_run_of_the_same_script_sees() {
-    let Some(sb) = one_slot("verdict-sandbox-tests-warm-same") else { return };
+    let Some(sb) = one_slot("verdict-sandbox-tests-warm-same") else {
+        return;
+    };
     let code = r#"
 import os, sys
 open("written.txt", "w").write("w")
@@ -117,7 +119,9 @@ sys.exit(3)
 /// has it as a cold run does, imported once by the template, not by the run.
 #[test]
 fn a_warm_run_has_the_site_module_imported_once_and_ends_by_exit_as_a_cold_run() {
-    let Some(sb) = one_slot("verdict-sandbox-tests-warm-site") else { return };
+    let Some(sb) = one_slot("verdict-sandbox-tests-warm-site") else {
+        return;
+    };
     let code = r#"
 import sys
 print("site" in sys.modules, callable(quit), sys.flags.no_user_site, sys.flags.dont_write_bytecode)
@@ -133,7 +137,9 @@ exit(3)
 
 #[test]
 fn nothing_passes_from_one_warm_run_to_the_next_nor_reaches_the_template() {
-    let Some(sb) = one_slot("verdict-sandbox-tests-warm-leaks") else { return };
+    let Some(sb) = one_slot("verdict-sandbox-tests-warm-leaks") else {
+        return;
+    };
     // The first run leaves a /tmp file, a SysV segment and a daemon, and turns on its parent
     // (the template, pid 1 here): kill, ptrace by /proc, a new namespace, a mount.
     let leave = r#"
@@ -184,7 +190,9 @@ print("tmp", os.listdir("/tmp"), "shm", libc.shmget(0x5eed, 4096, 0o666) >= 0, "
 
 #[test]
 fn a_warm_run_is_held_to_its_limits_and_the_template_serves_the_next() {
-    let Some(sb) = one_slot("verdict-sandbox-tests-warm-limits") else { return };
+    let Some(sb) = one_slot("verdict-sandbox-tests-warm-limits") else {
+        return;
+    };
     let b = script_box();
     let mut looping = spec(&b, "while True:\n    pass\n");
     looping.limits.cpu_time_ms = Some(300);
@@ -193,7 +201,11 @@ fn a_warm_run_is_held_to_its_limits_and_the_template_serves_the_next() {
     assert_eq!(o.limit_hit, Some(LimitHit::CpuTime), "{o:?}");
     assert!(o.cpu_time_ms >= 300, "{o:?}");
 
-    let (_, o) = run_script(&sb, "x = bytearray(512 * 1024 * 1024)\nprint(len(x))\n", true);
+    let (_, o) = run_script(
+        &sb,
+        "x = bytearray(512 * 1024 * 1024)\nprint(len(x))\n",
+        true,
+    );
     assert_eq!(o.limit_hit, Some(LimitHit::Memory), "{o:?}");
 
     // The template survived both: the next run is served.

@@ -74,7 +74,13 @@ pub struct BesideCompare<'a> {
 /// Judges a submission whose task 0 compiles the program (checked Accepted) and task 1 runs it
 /// on one test beside the problem's `compare` program; returns task 1's result.
 pub fn judge_beside_compare(judge: &Judge, parts: BesideCompare<'_>) -> JudgeTaskResult {
-    let BesideCompare { fields, test, data: [input, output], program, compare } = parts;
+    let BesideCompare {
+        fields,
+        test,
+        data: [input, output],
+        program,
+        compare,
+    } = parts;
     let mut task = json!({"check_script": "standard", "compare_script": "", "testcase_id": 0,
         "depends_on": 0, "depends_cond": "ACCEPTED",
         "memory_limit": 65536, "file_limit": 1024, "proc_limit": 8});

@@ -23,7 +23,6 @@ fn aplusb(sub_id: &str, proc_limit: i64) -> Value {
         .build()
 }
 
-
 /// A tmpfs of `size_mb` MiB mounted on a fresh directory, unmounted on drop; `None` (with
 /// `skipped:` printed) where this process cannot mount, a failure under
 /// `VERDICT_REQUIRE_SANDBOX=1`.

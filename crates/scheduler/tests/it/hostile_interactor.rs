@@ -9,8 +9,7 @@
 //! a wall clock of 6 s (the program's 5 s + 1 s), 1 MiB of output, 16 processes.
 
 use crate::common::{
-    BesideCompare, assert_idle_at_wall_limit, c, judge_beside_compare, judge_with, python,
-    searcher,
+    BesideCompare, assert_idle_at_wall_limit, c, judge_beside_compare, judge_with, python, searcher,
 };
 use serde_json::{Value, json};
 use std::sync::OnceLock;
@@ -122,7 +121,8 @@ fn judge_in_dialects(
         .into_iter()
         .map(|protocol| {
             let name = format!("{name}-{protocol}");
-            let (r, _) = judge_expecting(&name, program.clone(), interactor.clone(), protocol, want)?;
+            let (r, _) =
+                judge_expecting(&name, program.clone(), interactor.clone(), protocol, want)?;
             Some((protocol, r))
         })
         .collect()
@@ -172,9 +172,12 @@ fn an_interactor_fork_bomb_is_held_by_its_own_process_limit_and_is_a_compare_err
     // its CPU time and wall clock stop it. The correct program waited for a greeting that never
     // came: the interactor's failure, Compare Error, not the program's Time Limit Exceeded.
     let bomb = interactor("for (;;) fork();");
-    let Some(results) =
-        judge_in_dialects("fork-bomb", &c(&searcher("", "")), &bomb, JudgeStatus::CompareError)
-    else {
+    let Some(results) = judge_in_dialects(
+        "fork-bomb",
+        &c(&searcher("", "")),
+        &bomb,
+        JudgeStatus::CompareError,
+    ) else {
         return;
     };
     for (protocol, r) in results {
@@ -189,9 +192,12 @@ fn an_interactor_that_never_reads_stalls_the_exchange_and_is_a_compare_error() {
     // stdin): the correct program waits for an answer to its first guess until its wall limit;
     // the interactor is stopped at its own. Rule 3': Compare Error.
     let deaf = interactor(r#"printf("start\n"); fflush(stdout); for (;;) sleep(100);"#);
-    let Some(results) =
-        judge_in_dialects("deaf", &c(&searcher("", "")), &deaf, JudgeStatus::CompareError)
-    else {
+    let Some(results) = judge_in_dialects(
+        "deaf",
+        &c(&searcher("", "")),
+        &deaf,
+        JudgeStatus::CompareError,
+    ) else {
         return;
     };
     for (_, r) in results {
@@ -234,9 +240,13 @@ fn an_interactor_that_stalls_without_a_word_is_stopped_at_its_wall_limit_and_is_
             "idle-{protocol}-{}",
             idle["language"].as_str().unwrap_or("")
         );
-        let Some((r, took)) =
-            judge_expecting(&name, c(&searcher("", "")), idle, protocol, JudgeStatus::CompareError)
-        else {
+        let Some((r, took)) = judge_expecting(
+            &name,
+            c(&searcher("", "")),
+            idle,
+            protocol,
+            JudgeStatus::CompareError,
+        ) else {
             return;
         };
         assert!(
@@ -320,7 +330,12 @@ fn an_interactor_that_exits_before_the_program_without_a_verdict_is_a_compare_er
                     if (scanf(\"%31s\", r) != 1) return 0; return 0; }\n";
     let search = searcher("", "");
     let cases = [
-        ("kattis-0", interactor("return 0;"), "kattis", search.as_str()),
+        (
+            "kattis-0",
+            interactor("return 0;"),
+            "kattis",
+            search.as_str(),
+        ),
         (
             "kattis-1-tolerant",
             interactor("return 1;"),
@@ -339,7 +354,12 @@ fn an_interactor_that_exits_before_the_program_without_a_verdict_is_a_compare_er
             "testlib",
             tolerant,
         ),
-        ("testlib-abort", interactor("abort();"), "testlib", search.as_str()),
+        (
+            "testlib-abort",
+            interactor("abort();"),
+            "testlib",
+            search.as_str(),
+        ),
         (
             "kattis-python",
             python("import sys\nsys.exit(0)\n"),
@@ -349,8 +369,14 @@ fn an_interactor_that_exits_before_the_program_without_a_verdict_is_a_compare_er
     ];
     for (name, broken, protocol, program) in cases {
         let name = format!("early-{name}");
-        if judge_expecting(&name, c(program), broken, protocol, JudgeStatus::CompareError)
-            .is_none()
+        if judge_expecting(
+            &name,
+            c(program),
+            broken,
+            protocol,
+            JudgeStatus::CompareError,
+        )
+        .is_none()
         {
             return;
         }

@@ -170,7 +170,12 @@ fn a_crash_under_valgrind_keeps_its_report() {
 
 #[test]
 fn the_time_limit_is_scaled_under_valgrind() {
-    let Some(r) = judged("memory-time-limit", 1, JudgeStatus::TimeLimitExceeded, "0/1") else {
+    let Some(r) = judged(
+        "memory-time-limit",
+        1,
+        JudgeStatus::TimeLimitExceeded,
+        "0/1",
+    ) else {
         return;
     };
     // time_limit 100 ms x valgrind_time_factor 10; memory_limit + 256 MB.
