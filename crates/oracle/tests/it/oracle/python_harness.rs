@@ -276,7 +276,7 @@ fn a_coding_cookie_or_a_bom_decodes_as_the_import_system_does() {
         json!([{"name": "bom", "input": [], "expected": ["é", 1]}]),
     );
     for suite in [latin1, bom] {
-        let Some(report) = run_expecting(&suite, &["passed"]) else {
+        let Some(report) = run_expecting(&suite, "passed") else {
             return;
         };
     }
@@ -328,8 +328,7 @@ def helper():
             {"name": "raises", "input": ["raise"], "expected": null},
         ]),
     );
-    let Some(report) = run_expecting(&suite, &["passed", "passed", "passed", "passed", "error"])
-    else {
+    let Some(report) = run_expecting(&suite, "passed passed passed passed error") else {
         return;
     };
     assert_eq!(
