@@ -229,7 +229,11 @@ fn samples_card(h: &mut String, report: &EvalReport) {
     h.push_str("<div class=\"toolbar\" role=\"search\">\n<label>Result <select id=\"result-filter\"><option value=\"\">all</option>");
     for c in &report.counts {
         let (status, label) = (escape(&c.status), escape(status_label(&c.status)));
-        let _ = write!(h, "<option value=\"{status}\">{label} ({})</option>", c.count);
+        let _ = write!(
+            h,
+            "<option value=\"{status}\">{label} ({})</option>",
+            c.count
+        );
     }
     h.push_str("</select></label>\n<label>Text <input type=\"search\" id=\"text-filter\" placeholder=\"AssertionError, a task id…\" aria-describedby=\"text-filter-help\"></label>\n");
     h.push_str("<span id=\"text-filter-help\" class=\"muted\">matches the result, the failing tests' names and messages, and the task id</span>\n");
