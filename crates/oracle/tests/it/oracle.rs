@@ -393,9 +393,9 @@ def f(kind, value=None):
             json!([{"name": "双倍", "input": [21], "expected": 42}]),
         );
         let start = std::time::Instant::now();
-        let Some(report) = run_expecting(&suite, "passed") else {
+        if run_expecting(&suite, "passed").is_none() {
             return;
-        };
+        }
         assert!(
             start.elapsed().as_secs() < 10,
             "the harness waited for the deliverable's thread"
@@ -524,9 +524,7 @@ module.exports = { f };
             "test_cases": [{"name": "esm", "input": [1], "expected": 101}],
         }))
         .expect("a valid suite");
-        let Some(report) = run_expecting(&suite, "passed") else {
-            return;
-        };
+        run_expecting(&suite, "passed");
     }
     #[test]
     fn a_case_blocked_in_native_code_is_stopped() {
@@ -542,9 +540,9 @@ module.exports = { f };
             ]),
         );
         let start = std::time::Instant::now();
-        let Some(report) = run_expecting(&suite, "passed timeout passed") else {
+        if run_expecting(&suite, "passed timeout passed").is_none() {
             return;
-        };
+        }
         assert!(start.elapsed().as_secs() < 15, "{:?}", start.elapsed());
     }
 }

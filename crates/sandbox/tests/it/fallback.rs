@@ -1,5 +1,6 @@
 //! The rlimit-only fallback: works, limits what it can, and says so in every outcome.
 
+use crate::Limit::*;
 use crate::fixtures::prog;
 use crate::{TestBox, run, slack_ms};
 use std::path::PathBuf;
@@ -52,10 +53,7 @@ fn without_cgroups_the_sandbox_falls_back_and_says_so() {
 fn fallback_contains_a_fork_bomb_and_kills_daemons() {
     let Some(sb) = fallback() else { return };
     let b = TestBox::new();
-    let mut spec = b.spec(&prog("forkbomb"), &[]);
-    spec.limits.processes = Some(16);
-    spec.limits.wall_time_ms = Some(500);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(sb, "forkbomb", &[], &[Processes(16), WallTimeMs(500)]);
     assert!(o.limit_hit.is_some(), "{o:?}");
     crate::assert_the_daemon_dies_with_its_box(sb, &b);
 }

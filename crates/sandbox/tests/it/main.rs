@@ -32,7 +32,9 @@ extern "C" fn enter_user_namespace() {
 #[used]
 #[unsafe(link_section = ".init_array")]
 static ENTER_USER_NAMESPACE: extern "C" fn() = enter_user_namespace;
-use verdict_sandbox::{ExitKind, Sandbox, SandboxConfig, SandboxOutcome, SandboxSpec, StdioSpec};
+use verdict_sandbox::{
+    ExitKind, Sandbox, SandboxConfig, SandboxLimits, SandboxOutcome, SandboxSpec, StdioSpec,
+};
 
 /// The shared full-isolation sandbox, or the reason there is none.
 pub fn sandbox() -> Option<&'static Sandbox> {
@@ -142,6 +144,59 @@ impl TestBox {
         )
         .into_owned()
     }
+}
+
+/// One limit of a test's run, as [`TestBox::run_fixture`] takes them (a field of
+/// `SandboxLimits` each).
+#[derive(Debug, Clone, Copy)]
+pub enum Limit {
+    /// `cpu_time_ms`.
+    CpuTimeMs(u64),
+    /// `wall_time_ms`.
+    WallTimeMs(u64),
+    /// `memory_kb`.
+    MemoryKb(u64),
+    /// `output_bytes`.
+    OutputBytes(u64),
+    /// `processes`.
+    Processes(u32),
+}
+
+impl Limit {
+    /// Sets each of `limits` on `on`.
+    pub fn set_all(limits: &[Limit], on: &mut SandboxLimits) {
+        for limit in limits {
+            match *limit {
+                Limit::CpuTimeMs(ms) => on.cpu_time_ms = Some(ms),
+                Limit::WallTimeMs(ms) => on.wall_time_ms = Some(ms),
+                Limit::MemoryKb(kb) => on.memory_kb = Some(kb),
+                Limit::OutputBytes(bytes) => on.output_bytes = Some(bytes),
+                Limit::Processes(n) => on.processes = Some(n),
+            }
+        }
+    }
+}
+
+impl TestBox {
+    /// Runs the fixture program `name` with `args` in this box under `limits` (the spec's
+    /// defaults for the others), as [`run`] does.
+    pub fn run_fixture(
+        &self,
+        sb: &Sandbox,
+        name: &str,
+        args: &[&str],
+        limits: &[Limit],
+    ) -> SandboxOutcome {
+        let mut spec = self.spec(&fixtures::prog(name), args);
+        Limit::set_all(limits, &mut spec.limits);
+        run(sb, &spec)
+    }
+}
+
+/// The shared sandbox and a fresh box for one test, or `None` (the test skipped) as
+/// [`sandbox`] says.
+pub fn sandbox_and_box() -> Option<(&'static Sandbox, TestBox)> {
+    Some((sandbox()?, TestBox::new()))
 }
 
 /// Runs a spec and prints the outcome (visible with --nocapture).

@@ -2,7 +2,7 @@
 //! from one run to the next, and a killed or vanished zygote must not stop the slot.
 
 use crate::fixtures::{self, prog};
-use crate::{TestBox, run, sandbox};
+use crate::{TestBox, run, sandbox, sandbox_and_box};
 use std::time::Duration;
 use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxConfig};
 
@@ -231,8 +231,9 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
 #[test]
 fn an_empty_output_file_is_not_truncated_and_a_full_one_is() {
     use std::time::{Duration, SystemTime};
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = sandbox_and_box() else {
+        return;
+    };
     let outside = tempfile::tempdir().expect("tempdir");
     let past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
     for (stdout, empty) in [

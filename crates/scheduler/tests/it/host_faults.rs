@@ -3,7 +3,7 @@
 //! what the kernel can give. Real disks (tmpfs mounts made full or read-only), real programs.
 
 use crate::common::{judge_request, judge_with, statuses};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use verdict_contracts::JudgeStatus;

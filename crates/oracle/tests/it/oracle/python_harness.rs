@@ -276,9 +276,7 @@ fn a_coding_cookie_or_a_bom_decodes_as_the_import_system_does() {
         json!([{"name": "bom", "input": [], "expected": ["é", 1]}]),
     );
     for suite in [latin1, bom] {
-        let Some(report) = run_expecting(&suite, "passed") else {
-            return;
-        };
+        run_expecting(&suite, "passed");
     }
 }
 
