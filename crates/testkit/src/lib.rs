@@ -6,10 +6,11 @@
 //! are the judges the test binaries share or make, set up under that rule. One definition of
 //! each, instead of a copy per test binary. [`submission::SubmissionJson`] builds the judge
 //! requests the tests and benches send; [`server::InProcessServer`] starts the judge-server
-//! they talk to.
+//! they talk to; [`loopback::LoopbackServer`] stands for a remote service.
 
 #![allow(clippy::print_stdout)]
 
+pub mod loopback;
 pub mod server;
 pub mod submission;
 
