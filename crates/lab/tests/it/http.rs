@@ -120,9 +120,5 @@ fn http_runner_never_follows_its_agent_to_another_host() {
         message.contains("refused: host 127.0.0.1 is not in allow_hosts"),
         "{message}"
     );
-    assert_eq!(
-        secret.hits(),
-        0,
-        "the internal service was reached"
-    );
+    assert_eq!(secret.hits(), 0, "the internal service was reached");
 }

@@ -1,10 +1,10 @@
 //! The per-problem cache: content changed without a newer `updated_at` is not served stale
 //!, and local test data costs no second copy.
 
-use crate::common::{judge, judge_with, runtime};
+use crate::common::{judge, judge_request, judge_with};
 use serde_json::{Value, json};
 use std::path::Path;
-use verdict_contracts::{JudgeStatus, parse_submission};
+use verdict_contracts::JudgeStatus;
 use verdict_scheduler::JudgeConfig;
 
 const APLUSB: &str = "a, b = map(int, input().split())\nprint(a + b)\n";
@@ -29,10 +29,7 @@ fn test_task(random: bool) -> Value {
 
 /// Judges `submission` and returns the status of its second task.
 fn status_of_the_test(submission: Value) -> Option<JudgeStatus> {
-    let judge = judge()?;
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    let report = runtime().block_on(judge.judge(submission));
-    Some(report.results[1].status)
+    Some(judge_request(judge()?, &submission).results[1].status)
 }
 
 #[test]
@@ -123,8 +120,7 @@ fn local_test_data_costs_no_second_copy_in_the_cache() {
             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]
         }],
         "submission": program(APLUSB)});
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    let report = runtime().block_on(judge.judge(submission));
+    let report = judge_request(&judge, &submission);
     assert_eq!(
         report.results[1].status,
         JudgeStatus::Accepted,
@@ -173,8 +169,7 @@ fn a_datum_is_cached_as_one_directory_with_its_inputs_and_outputs_apart() {
                         {"type": "text", "name": "same.txt", "text": "output"}]
         }],
         "submission": program(APLUSB)});
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    let report = runtime().block_on(judge.judge(submission));
+    let report = judge_request(&judge, &submission);
     // The program leaves the input `same.txt` as it was placed; the expected one differs.
     let test = &report.results[1];
     assert_eq!(test.status, JudgeStatus::WrongAnswer, "{report:?}");

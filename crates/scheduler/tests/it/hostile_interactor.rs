@@ -39,6 +39,11 @@ fn hostile_judge() -> Option<&'static Judge> {
         .map(|(judge, _)| judge)
 }
 
+/// A correct program: the binary search of [`searcher`].
+fn correct_program() -> Value {
+    c(&searcher("", ""))
+}
+
 /// An interactor in C: `body` runs in `main` with `msg` open on the Kattis feedback file
 /// (`argv[3]/judgemessage.txt`; a testlib interactor's `argv[3]` is the answer file, so it
 /// writes its messages to stderr instead).
@@ -174,7 +179,7 @@ fn an_interactor_fork_bomb_is_held_by_its_own_process_limit_and_is_a_compare_err
     let bomb = interactor("for (;;) fork();");
     let Some(results) = judge_in_dialects(
         "fork-bomb",
-        &c(&searcher("", "")),
+        &correct_program(),
         &bomb,
         JudgeStatus::CompareError,
     ) else {
@@ -192,12 +197,9 @@ fn an_interactor_that_never_reads_stalls_the_exchange_and_is_a_compare_error() {
     // stdin): the correct program waits for an answer to its first guess until its wall limit;
     // the interactor is stopped at its own. Rule 3': Compare Error.
     let deaf = interactor(r#"printf("start\n"); fflush(stdout); for (;;) sleep(100);"#);
-    let Some(results) = judge_in_dialects(
-        "deaf",
-        &c(&searcher("", "")),
-        &deaf,
-        JudgeStatus::CompareError,
-    ) else {
+    let Some(results) =
+        judge_in_dialects("deaf", &correct_program(), &deaf, JudgeStatus::CompareError)
+    else {
         return;
     };
     for (_, r) in results {
@@ -242,7 +244,7 @@ fn an_interactor_that_stalls_without_a_word_is_stopped_at_its_wall_limit_and_is_
         );
         let Some((r, took)) = judge_expecting(
             &name,
-            c(&searcher("", "")),
+            correct_program(),
             idle,
             protocol,
             JudgeStatus::CompareError,
@@ -275,7 +277,7 @@ fn a_huge_judge_message_is_cut_by_the_interactors_output_limit_or_read_capped() 
     for (protocol, target) in [("kattis", "msg"), ("testlib", "stderr")] {
         let Some((r, _)) = judge_expecting(
             &format!("huge-message-{protocol}"),
-            c(&searcher("", "")),
+            correct_program(),
             huge(target),
             protocol,
             JudgeStatus::CompareError,
@@ -305,7 +307,7 @@ fn a_huge_judge_message_is_cut_by_the_interactors_output_limit_or_read_capped() 
     for (protocol, target, code) in [("kattis", "msg", 43), ("testlib", "stderr", 1)] {
         let Some((r, _)) = judge_expecting(
             &format!("big-message-{protocol}"),
-            c(&searcher("", "")),
+            correct_program(),
             big(target, code),
             protocol,
             JudgeStatus::WrongAnswer,

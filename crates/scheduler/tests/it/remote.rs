@@ -85,11 +85,7 @@ fn a_remote_asset_inside_the_judge_network_never_reaches_a_report() {
             result.error_log
         );
     }
-    assert_eq!(
-        secret.hits(),
-        0,
-        "the internal server was reached"
-    );
+    assert_eq!(secret.hits(), 0, "the internal server was reached");
 }
 
 #[test]
