@@ -40,9 +40,8 @@ fn without_cgroups_the_sandbox_falls_back_and_says_so() {
         Err(verdict_sandbox::SandboxError::IsolationUnavailable(_))
     ));
     let b = TestBox::new();
-    std::fs::write(b.path().join("in.txt"), "20 22\n").expect("write");
     let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("20 22\n");
     let o = run(sb, &spec);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     assert_eq!(o.isolation, want);

@@ -2,15 +2,13 @@
 
 use crate::Limit::*;
 use crate::fixtures::prog;
-use crate::{TestBox, run, sandbox, sandbox_and_box};
+use crate::{TestBox, boxed, run, sandbox};
 use std::path::{Path, PathBuf};
 use verdict_sandbox::{ExitKind, LimitHit, SandboxSpec, StdioSpec};
 
 #[test]
 fn fork_bomb_under_a_process_limit_is_contained_and_killed() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = b.run_fixture(
         sb,
         "forkbomb",
@@ -23,9 +21,7 @@ fn fork_bomb_under_a_process_limit_is_contained_and_killed() {
 
 #[test]
 fn a_file_stopped_at_the_output_cap_is_an_output_limit_even_if_sigxfsz_is_ignored() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     // It ignores SIGXFSZ, its write at the cap fails with EFBIG, it says so and exits 0.
     let o = b.run_fixture(sb, "efbig", &["2147483648"], &[OutputBytes(1 << 20)]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
@@ -43,9 +39,7 @@ fn a_file_stopped_at_the_output_cap_is_an_output_limit_even_if_sigxfsz_is_ignore
 
 #[test]
 fn a_file_placed_before_the_run_in_its_clock_tick_is_not_output() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     // A binary placed by the caller in the tick the run starts in carries the run's start
     // time; a time in the future stands for that tick here, deterministically.
     let placed = b.path().join("big.bin");
@@ -69,9 +63,7 @@ fn a_file_placed_before_the_run_in_its_clock_tick_is_not_output() {
 
 #[test]
 fn writing_past_the_output_limit_is_an_output_limit() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = b.run_fixture(sb, "writer", &["1000000"], &[OutputBytes(100_000)]);
     assert_eq!(o.limit_hit, Some(LimitHit::Output), "{o:?}");
     assert!(o.output_bytes <= 100_001, "{}", o.output_bytes);
@@ -87,9 +79,7 @@ fn writing_past_the_output_limit_is_an_output_limit() {
 
 #[test]
 fn personality_read_implies_exec_is_refused_and_harmless_personas_allowed() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     // READ_IMPLIES_EXEC would make every readable mapping executable.
     let o = run(sb, &b.spec(&prog("persona"), &["0x400000"]));
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
@@ -148,9 +138,7 @@ fn host_secrets_and_other_boxes_are_unreadable() {
 
 #[test]
 fn the_supervisors_command_line_and_other_processes_are_invisible() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     // pid 1 of the box is the zygote, a fork of this process: its command line (which may
     // carry a token) must not be readable, nor may any process of another uid be listed.
     let o = run(sb, &b.spec(Path::new("/bin/cat"), &["/proc/1/cmdline"]));
@@ -169,9 +157,7 @@ fn the_supervisors_command_line_and_other_processes_are_invisible() {
 
 #[test]
 fn writing_outside_the_box_fails_and_inside_works() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     for path in [
         "/etc/verdict-pwned",
         "/usr/verdict-pwned",
@@ -202,9 +188,7 @@ fn writing_outside_the_box_fails_and_inside_works() {
 
 #[test]
 fn a_setsid_daemon_that_outlives_its_parent_is_killed() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     crate::assert_the_daemon_dies_with_its_box(sb, &b);
     assert!(no_box_processes_left(sb));
 }
@@ -233,9 +217,7 @@ fn kill_minus_one_leaves_the_host_untouched() {
 
 #[test]
 fn io_uring_keyctl_unshare_vsock_and_ptrace_are_refused() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = run(sb, &b.spec(&prog("syscalls"), &[]));
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     let out = b.stdout();
@@ -249,9 +231,7 @@ fn io_uring_keyctl_unshare_vsock_and_ptrace_are_refused() {
 
 #[test]
 fn closing_stdout_is_harmless() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = run(sb, &b.spec(&prog("closeout"), &[]));
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert_eq!(o.limit_hit, None);
@@ -259,9 +239,7 @@ fn closing_stdout_is_harmless() {
 
 #[test]
 fn a_huge_argv_and_env_get_through() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let big = "a".repeat(100_000);
     let args: Vec<&str> = std::iter::repeat_n(big.as_str(), 10).collect();
     let mut spec = b.spec(&prog("argsize"), &args);
@@ -284,9 +262,7 @@ fn a_huge_argv_and_env_get_through() {
 
 #[test]
 fn a_symlink_planted_as_an_output_name_is_not_followed_by_the_host() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = run(sb, &b.spec(&prog("planter"), &[]));
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert!(
@@ -347,9 +323,7 @@ pub fn no_box_processes_left(sb: &verdict_sandbox::Sandbox) -> bool {
 
 #[test]
 fn an_existing_output_file_is_emptied_and_a_hard_linked_one_replaced() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let mut spec: SandboxSpec = b.spec(&prog("writer"), &["3"]);
     spec.stdout = StdioSpec::File(PathBuf::from("answer.txt"));
     // A longer regular file there: the program's output replaces it entirely.
@@ -427,9 +401,7 @@ fn never_used(dir: &Path) -> bool {
 
 #[test]
 fn after_runs_no_cgroup_of_this_process_is_left() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     run(sb, &b.spec(&prog("exitcode"), &["0"]));
     // Used cgroups are removed in the background; the pool keeps at most 2 fresh ones ready
     // per hierarchy. Concurrent tests may hold a cgroup right now: wait for them to finish.
@@ -479,13 +451,7 @@ fn a_dropped_sandbox_leaves_no_cgroup() {
     if sandbox().is_none() {
         return;
     }
-    let config = verdict_sandbox::SandboxConfig {
-        require_isolation: true,
-        uid_base: 62_100,
-        max_boxes: 2,
-        cgroup_name: "verdict-sandbox-tests-drop".into(),
-        ..verdict_sandbox::SandboxConfig::default()
-    };
+    let config = crate::isolated_config("verdict-sandbox-tests-drop", 62_100, 2);
     let sb = verdict_sandbox::Sandbox::new(config.clone()).expect("sandbox");
     let b = TestBox::new();
     for _ in 0..3 {

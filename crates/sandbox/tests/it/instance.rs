@@ -1,26 +1,20 @@
 //! Host state belongs to one instance (design #23): another sandbox, in another pid namespace,
 //! never removes what a live one holds, and removes what a dead one left.
 
-use crate::sandbox;
+use crate::{TestBox, isolated_config, run_state_dir, sandbox};
 use std::fs;
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use verdict_sandbox::{ExitKind, Sandbox, SandboxConfig, SandboxSpec};
+use verdict_sandbox::{ExitKind, Sandbox, SandboxConfig};
 
 /// Set in the second instance this file's first test starts in another pid namespace.
 const SECOND: &str = "VERDICT_TEST_SECOND_INSTANCE";
 
 fn config(name: &str, uid_base: u32) -> SandboxConfig {
-    SandboxConfig {
-        require_isolation: true,
-        uid_base,
-        max_boxes: 2,
-        cgroup_name: name.into(),
-        ..SandboxConfig::default()
-    }
+    isolated_config(name, uid_base, 2)
 }
 
 /// The directories run cgroups are made in (each v1 controller's, or the v2 one).
@@ -48,31 +42,16 @@ fn busy_cgroups(cfg: &SandboxConfig, instance: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-fn box_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("verdict-box-")
-        .tempdir()
-        .expect("tempdir")
-}
-
-fn spec(dir: &Path, program: &str, args: &[&str]) -> SandboxSpec {
-    SandboxSpec {
-        program: program.into(),
-        args: args.iter().map(Into::into).collect(),
-        box_dir: dir.to_owned(),
-        stdout: verdict_sandbox::StdioSpec::File("out.txt".into()),
-        ..SandboxSpec::default()
-    }
-}
-
 #[test]
 fn a_second_instance_in_another_pid_namespace_keeps_the_first_ones_runs() {
     let cfg = config("verdict-sandbox-tests-instance", 62_300);
     if std::env::var_os(SECOND).is_some() {
         // The second instance: starting sweeps what dead instances left; then one run.
         let sb = Sandbox::new(cfg).expect("second sandbox");
-        let b = box_dir();
-        let o = sb.run(&spec(b.path(), "id", &["-u"])).expect("second run");
+        let b = TestBox::new();
+        let o = sb
+            .run(&b.spec(Path::new("id"), &["-u"]))
+            .expect("second run");
         let out = fs::read_to_string(b.path().join("out.txt")).expect("out");
         println!("second: {o:?} uid={}", out.trim());
         return;
@@ -82,9 +61,9 @@ fn a_second_instance_in_another_pid_namespace_keeps_the_first_ones_runs() {
     }
     let first = Sandbox::new(cfg.clone()).expect("first sandbox");
     let name = first.instance().name().to_string();
-    let b = box_dir();
+    let b = TestBox::new();
     std::thread::scope(|s| {
-        let running = s.spawn(|| first.run(&spec(b.path(), "sleep", &["2"])));
+        let running = s.spawn(|| first.run(&b.spec(Path::new("sleep"), &["2"])));
         // Wait until the program is in its cgroup.
         for _ in 0..500 {
             if !busy_cgroups(&cfg, &name).is_empty() {
@@ -125,7 +104,7 @@ fn a_second_instance_in_another_pid_namespace_keeps_the_first_ones_runs() {
     });
     // Its cgroups made ahead of time are intact too.
     let o = first
-        .run(&spec(b.path(), "true", &[]))
+        .run(&b.spec(Path::new("true"), &[]))
         .expect("a later run");
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
 }
@@ -261,15 +240,23 @@ pub(crate) fn wait_free(lock: &Path) {
     }
 }
 
+/// Starts an instance of `cfg` and checks that it neither took over `name`, `what`'s, nor left
+/// `leftovers` of it; the new instance's sandbox.
+fn assert_swept(cfg: &SandboxConfig, name: &str, leftovers: &[&Path], what: &str) -> Sandbox {
+    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
+    assert_ne!(sb.instance().name(), name, "{what} was taken over");
+    for path in leftovers {
+        assert!(!path.exists(), "{what}'s {} was kept", path.display());
+    }
+    sb
+}
+
 #[test]
 fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
     if sandbox().is_none() {
         return;
     }
-    let state = tempfile::Builder::new()
-        .prefix("verdict-instance-test-")
-        .tempdir_in("/run")
-        .expect("state dir");
+    let state = run_state_dir("instance");
     let cfg = SandboxConfig {
         one_shot: true,
         state_dir: state.path().to_owned(),
@@ -312,17 +299,12 @@ fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
     // One left dirty (its owner died after taking it over) is swept, never taken over.
     wait_free(&lock);
     fs::write(&lock, b"d").expect("mark dirty");
-    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
-    assert_ne!(
-        sb.instance().name(),
-        first,
-        "a dirty instance was taken over"
-    );
-    assert!(
-        !lock.exists() && !owned.exists(),
-        "the dirty instance was not swept"
-    );
-    drop(sb);
+    drop(assert_swept(
+        &cfg,
+        &first,
+        &[&lock, &owned],
+        "a dirty instance",
+    ));
 
     // A dead instance that left something (its .owned lists a work root) is swept, never
     // taken over, whatever else is free.
@@ -340,16 +322,7 @@ fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
     // Its owner is dead once nothing holds its lock: a zygote another test's sandbox forked
     // while `held` was open holds an inherited copy until it has closed what it inherited.
     wait_free(&crashed_lock);
-    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
-    assert_ne!(
-        sb.instance().name(),
-        name,
-        "a crashed instance's name was taken over"
-    );
-    assert!(
-        !crashed_lock.exists() && !work.exists(),
-        "{name}'s leftovers kept"
-    );
+    let sb = assert_swept(&cfg, &name, &[&crashed_lock, &work], "a crashed instance");
     for cg in &cgroups {
         assert!(!cg.exists(), "{} left", cg.display());
     }

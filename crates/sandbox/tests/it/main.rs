@@ -118,15 +118,13 @@ impl TestBox {
 
     /// A spec running `program` with stdout/stderr to `out.txt`/`err.txt` in the box.
     pub fn spec(&self, program: &Path, args: &[&str]) -> SandboxSpec {
-        SandboxSpec {
-            program: program.to_owned(),
-            args: args.iter().map(Into::into).collect(),
-            box_dir: self.path().to_owned(),
-            stdout: StdioSpec::File(PathBuf::from("out.txt")),
-            stderr: StdioSpec::File(PathBuf::from("err.txt")),
-            read_only_mounts: vec![fixtures::dir().to_owned()],
-            ..SandboxSpec::default()
-        }
+        box_spec(self.path(), program, args)
+    }
+
+    /// Writes `text` to `in.txt` in the box: the standard input to give a run.
+    pub fn stdin_file(&self, text: &str) -> StdioSpec {
+        std::fs::write(self.path().join("in.txt"), text).expect("write in.txt");
+        StdioSpec::File(PathBuf::from("in.txt"))
     }
 
     pub fn stdout(&self) -> String {
@@ -195,8 +193,43 @@ impl TestBox {
 
 /// The shared sandbox and a fresh box for one test, or `None` (the test skipped) as
 /// [`sandbox`] says.
-pub fn sandbox_and_box() -> Option<(&'static Sandbox, TestBox)> {
+pub fn boxed() -> Option<(&'static Sandbox, TestBox)> {
     Some((sandbox()?, TestBox::new()))
+}
+
+/// A full-isolation sandbox's config: `max_boxes` uid slots from `uid_base` and a cgroup of its
+/// own, `cgroup_name` (so that each test sees only its own runs).
+pub fn isolated_config(cgroup_name: &str, uid_base: u32, max_boxes: u32) -> SandboxConfig {
+    SandboxConfig {
+        require_isolation: true,
+        uid_base,
+        max_boxes,
+        cgroup_name: cgroup_name.into(),
+        ..SandboxConfig::default()
+    }
+}
+
+/// A state directory under `/run` (removed on drop) for a sandbox of one test's own, named
+/// after `test`.
+pub fn run_state_dir(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("verdict-{test}-test-"))
+        .tempdir_in("/run")
+        .expect("state dir")
+}
+
+/// A spec running `program` in the box `dir`, with stdout/stderr to `out.txt`/`err.txt` there
+/// and the fixtures mounted read-only.
+pub fn box_spec(dir: &Path, program: &Path, args: &[&str]) -> SandboxSpec {
+    SandboxSpec {
+        program: program.to_owned(),
+        args: args.iter().map(Into::into).collect(),
+        box_dir: dir.to_owned(),
+        stdout: StdioSpec::File(PathBuf::from("out.txt")),
+        stderr: StdioSpec::File(PathBuf::from("err.txt")),
+        read_only_mounts: vec![fixtures::dir().to_owned()],
+        ..SandboxSpec::default()
+    }
 }
 
 /// Runs a spec and prints the outcome (visible with --nocapture).

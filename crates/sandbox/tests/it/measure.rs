@@ -2,18 +2,15 @@
 
 use crate::Limit::*;
 use crate::fixtures::prog;
-use crate::{TestBox, run, sandbox, sandbox_and_box, slack_ms, slowdown};
+use crate::{TestBox, boxed, run, sandbox, slack_ms, slowdown};
 use std::path::PathBuf;
 use verdict_sandbox::{ExitKind, LimitHit, StdioSpec};
 
 #[test]
 fn aplusb_reads_stdin_and_writes_stdout() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
-    std::fs::write(b.path().join("in.txt"), "2 40\n").expect("write");
+    let Some((sb, b)) = boxed() else { return };
     let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("2 40\n");
     let o = run(sb, &spec);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     assert_eq!(o.limit_hit, None);
@@ -23,9 +20,7 @@ fn aplusb_reads_stdin_and_writes_stdout() {
 
 #[test]
 fn cpu_busy_loop_of_500_ms_reports_500_ms_within_5_percent() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = run(sb, &b.spec(&prog("busy"), &["500"]));
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert!(
@@ -38,9 +33,7 @@ fn cpu_busy_loop_of_500_ms_reports_500_ms_within_5_percent() {
 
 #[test]
 fn cpu_limit_is_enforced_within_25_ms() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     // The CPU limit, not the wall limit it implies (1.6 s), which a starved guest can reach
     // first.
     let o = b.run_fixture(sb, "busy", &[], &[CpuTimeMs(300), WallTimeMs(10_000)]);
@@ -56,9 +49,7 @@ fn cpu_limit_is_enforced_within_25_ms() {
 
 #[test]
 fn sleeping_forever_is_stopped_by_the_wall_limit() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = b.run_fixture(sb, "sleeper", &[], &[CpuTimeMs(1000), WallTimeMs(300)]);
     assert_eq!(o.limit_hit, Some(LimitHit::WallTime));
     assert!(
@@ -71,9 +62,7 @@ fn sleeping_forever_is_stopped_by_the_wall_limit() {
 
 #[test]
 fn touching_64_mib_reports_64_mib_within_5_percent() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = b.run_fixture(sb, "touch", &["64"], &[MemoryKb(256 * 1024)]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     let want = 64 * 1024;
@@ -87,9 +76,7 @@ fn touching_64_mib_reports_64_mib_within_5_percent() {
 
 #[test]
 fn allocating_256_mib_under_64_mib_is_a_memory_limit_with_oom_evidence() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     // A tiny output cap: on a tmpfs box dir (the cgroup-v2 guest's /tmp) the cgroup's hard limit
     // is the memory limit plus the output cap (design #24), so the kernel's OOM killer still
     // acts at the limit; the supervisor's own-memory check may win that race by a page.
@@ -117,9 +104,7 @@ fn on_tmpfs(dir: &std::path::Path) -> bool {
 
 #[test]
 fn exit_codes_and_signals_are_reported() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = run(sb, &b.spec(&prog("exitcode"), &["7"]));
     assert_eq!(o.exit, ExitKind::Exited(7));
     assert_eq!(o.limit_hit, None);
@@ -132,9 +117,7 @@ fn exit_codes_and_signals_are_reported() {
 
 #[test]
 fn the_program_runs_unprivileged_in_its_own_namespaces() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = run(sb, &b.spec(&prog("whoami"), &[]));
     assert_eq!(o.exit, ExitKind::Exited(0));
     let out = b.stdout();
@@ -156,9 +139,7 @@ fn the_program_runs_unprivileged_in_its_own_namespaces() {
 
 #[test]
 fn the_environment_is_cleared_and_extended() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let mut spec = b.spec(&prog("argsize"), &[]);
     spec.env.push(("EXTRA".into(), "1".into()));
     // SAFETY-free: only reads the environment of this test process.
@@ -177,9 +158,7 @@ fn the_environment_is_cleared_and_extended() {
 
 #[test]
 fn threads_count_against_the_process_limit() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let o = b.run_fixture(sb, "threads", &["20"], &[Processes(8)]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert_eq!(b.stdout().trim(), "7");
@@ -188,17 +167,14 @@ fn threads_count_against_the_process_limit() {
 
 #[test]
 fn python_and_node_run_from_the_toolchain_dirs() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     std::fs::write(
         b.path().join("main.py"),
         "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n",
     )
     .expect("write");
-    std::fs::write(b.path().join("in.txt"), "1 2 3\n").expect("write");
     let mut spec = b.spec(std::path::Path::new("python3"), &["main.py"]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("1 2 3\n");
     spec.limits.memory_kb = Some(256 * 1024);
     spec.limits.processes = Some(16);
     let o = run(sb, &spec);
@@ -259,9 +235,7 @@ fn concurrent_runs_get_their_own_uid_and_cgroup() {
 
 #[test]
 fn a_missing_program_is_a_typed_error() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let e = sb
         .run(&b.spec(std::path::Path::new("/nonexistent/prog"), &[]))
         .unwrap_err();
@@ -283,9 +257,7 @@ fn a_missing_program_is_a_typed_error() {
 
 #[test]
 fn mounting_tmp_itself_is_refused_naming_the_box_s_own_tmp() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let mut spec = b.spec(&prog("aplusb"), &[]);
     spec.read_only_mounts.push(PathBuf::from("/tmp"));
     let e = sb.run(&spec).unwrap_err().to_string();
@@ -294,9 +266,7 @@ fn mounting_tmp_itself_is_refused_naming_the_box_s_own_tmp() {
 
 #[test]
 fn dev_null_zero_and_urandom_open_in_the_box() {
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     for dev in ["/dev/null", "/dev/zero", "/dev/urandom"] {
         let o = b.run_fixture(sb, "writefile", &[dev], &[WallTimeMs(2000)]);
         assert_eq!(o.exit, ExitKind::Exited(0), "{dev}: {}", b.stderr());

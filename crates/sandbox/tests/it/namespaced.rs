@@ -78,14 +78,12 @@ fn the_hostile_suite_holds_for_an_ordinary_user_without_a_cgroup() {
 mod inside {
     use crate::Limit::*;
     use crate::fixtures::prog;
-    use crate::{run, sandbox_and_box};
+    use crate::{boxed, run};
     use verdict_sandbox::{ExitKind, LimitHit};
 
     #[test]
     fn a_fork_bomb_never_takes_more_than_its_process_limit() {
-        let Some((sb, b)) = sandbox_and_box() else {
-            return;
-        };
+        let Some((sb, b)) = boxed() else { return };
         let o = b.run_fixture(sb, "forkbomb", &[], &[Processes(16), WallTimeMs(1000)]);
         assert!(o.limit_hit.is_some(), "{o:?}");
         // The host's process count never moved by more than the box's limit and this suite's
@@ -97,9 +95,7 @@ mod inside {
 
     #[test]
     fn cpu_is_measured_from_the_whole_box_and_limited_by_rlimit_cpu() {
-        let Some((sb, b)) = sandbox_and_box() else {
-            return;
-        };
+        let Some((sb, b)) = boxed() else { return };
         let o = run(sb, &b.spec(&prog("busy"), &["300"]));
         assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
         assert!(

@@ -3,7 +3,7 @@
 
 use crate::fixtures::prog;
 use crate::instance::wait_free;
-use crate::{TestBox, run, sandbox, slack_ms};
+use crate::{TestBox, isolated_config, run, run_state_dir, sandbox, slack_ms};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -45,12 +45,8 @@ fn assert_no_zygote_left(what: &str) {
 fn one_shot(uid_base: u32, max_boxes: u32, cgroup_name: &str) -> Option<Sandbox> {
     sandbox();
     match Sandbox::new(SandboxConfig {
-        require_isolation: true,
         one_shot: true,
-        uid_base,
-        max_boxes,
-        cgroup_name: cgroup_name.into(),
-        ..SandboxConfig::default()
+        ..isolated_config(cgroup_name, uid_base, max_boxes)
     }) {
         Ok(sb) => Some(sb),
         Err(e) if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() != Ok("1") => {
@@ -97,9 +93,8 @@ fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
 
     // More runs work, each with a zygote of its own, let go when it answers.
     let b = TestBox::new();
-    std::fs::write(b.path().join("in.txt"), "2 40\n").expect("write");
     let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("2 40\n");
     let o = run(&sb, &spec);
     assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None));
     assert_eq!(b.stdout(), "42\n");
@@ -152,13 +147,9 @@ fn a_slot_namespace_that_cannot_be_pinned_is_made_for_the_run_alone() {
     let state = tempfile::tempdir().expect("state dir");
     std::fs::write(state.path().join("netns"), "").expect("netns file");
     let sb = Sandbox::new(SandboxConfig {
-        require_isolation: true,
         one_shot: true,
-        uid_base: 62_340,
-        max_boxes: 1,
-        cgroup_name: "verdict-sandbox-tests-oneshot-nopin".into(),
         state_dir: state.path().to_owned(),
-        ..SandboxConfig::default()
+        ..isolated_config("verdict-sandbox-tests-oneshot-nopin", 62_340, 1)
     })
     .expect("sandbox");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -216,8 +207,7 @@ fn a_refused_one_shot_run_leaves_no_cgroup() {
     let err = sb.run(&spec).expect_err("a missing stdin is refused");
     assert!(err.to_string().contains("no-such-input.txt"), "{err}");
     assert_none_left(&instance, name, "the refused run");
-    std::fs::write(b.path().join("in.txt"), "40 2\n").expect("write");
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("40 2\n");
     let o = run(&sb, &spec);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     assert_eq!(b.stdout(), "42\n");
@@ -262,19 +252,12 @@ fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
     if sandbox().is_none() {
         return;
     }
-    let state = tempfile::Builder::new()
-        .prefix("verdict-oneshot-test-")
-        .tempdir_in("/run")
-        .expect("state dir");
+    let state = run_state_dir("oneshot");
     let name = "verdict-sandbox-tests-oneshot-kept";
     let cfg = SandboxConfig {
-        require_isolation: true,
         one_shot: true,
-        uid_base: 62_360,
-        max_boxes: 1,
-        cgroup_name: name.into(),
         state_dir: state.path().to_owned(),
-        ..SandboxConfig::default()
+        ..isolated_config(name, 62_360, 1)
     };
     let lock = |instance: &str| state.path().join(format!("instances/{instance}.lock"));
 
@@ -314,9 +297,8 @@ fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
     let sb = Sandbox::new(cfg.clone()).expect("sandbox");
     assert_eq!(sb.instance().name(), instance, "not taken over");
     let b = TestBox::new();
-    std::fs::write(b.path().join("in.txt"), "40 2\n").expect("write");
     let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("40 2\n");
     spec.limits.processes = Some(8);
     let o = run(&sb, &spec);
     assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None), "{o:?}");

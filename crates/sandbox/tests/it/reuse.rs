@@ -2,7 +2,7 @@
 //! from one run to the next, and a killed or vanished zygote must not stop the slot.
 
 use crate::fixtures::{self, prog};
-use crate::{TestBox, run, sandbox, sandbox_and_box};
+use crate::{TestBox, boxed, isolated_config, run, sandbox};
 use std::time::Duration;
 use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxConfig};
 
@@ -18,16 +18,7 @@ fn two_slots(uid_base: u32, name: &str) -> Option<Sandbox> {
 
 fn slots(max_boxes: u32, uid_base: u32, name: &str) -> Option<Sandbox> {
     sandbox()?;
-    Some(
-        Sandbox::new(SandboxConfig {
-            require_isolation: true,
-            uid_base,
-            max_boxes,
-            cgroup_name: name.into(),
-            ..SandboxConfig::default()
-        })
-        .expect("sandbox"),
-    )
+    Some(Sandbox::new(isolated_config(name, uid_base, max_boxes)).expect("sandbox"))
 }
 
 /// Children of this test's thread (its sandboxes' zygotes; each test runs on its own thread).
@@ -231,9 +222,7 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
 #[test]
 fn an_empty_output_file_is_not_truncated_and_a_full_one_is() {
     use std::time::{Duration, SystemTime};
-    let Some((sb, b)) = sandbox_and_box() else {
-        return;
-    };
+    let Some((sb, b)) = boxed() else { return };
     let outside = tempfile::tempdir().expect("tempdir");
     let past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
     for (stdout, empty) in [

@@ -1,7 +1,7 @@
 //! The skeleton's mark: a sandbox takes the skeleton an earlier one checked without checking
 //! it again, and any change to it since is found and repaired.
 
-use crate::sandbox;
+use crate::{isolated_config, run_state_dir, sandbox};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::time::Duration;
@@ -33,17 +33,10 @@ fn a_skeleton_changed_after_its_mark_is_checked_and_repaired() {
     if sandbox().is_none() {
         return;
     }
-    let state = tempfile::Builder::new()
-        .prefix("verdict-skeleton-test-")
-        .tempdir_in("/run")
-        .expect("state dir");
+    let state = run_state_dir("skeleton");
     let cfg = SandboxConfig {
-        require_isolation: true,
-        uid_base: 62_340,
-        max_boxes: 1,
-        cgroup_name: "verdict-sandbox-tests-skeleton".into(),
         state_dir: state.path().to_owned(),
-        ..SandboxConfig::default()
+        ..isolated_config("verdict-sandbox-tests-skeleton", 62_340, 1)
     };
     let root = state.path().join("root");
     let dev = root.join("dev");

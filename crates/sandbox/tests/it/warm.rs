@@ -14,14 +14,7 @@ const PYTHON: &str = "/usr/bin/python3";
 /// (the test skipped) without a sandbox or without python3.
 fn one_slot(name: &str) -> Option<Sandbox> {
     sandbox()?;
-    let sb = Sandbox::new(SandboxConfig {
-        require_isolation: true,
-        uid_base: 62_600,
-        max_boxes: 1,
-        cgroup_name: name.into(),
-        ..SandboxConfig::default()
-    })
-    .expect("sandbox");
+    let sb = Sandbox::new(crate::isolated_config(name, 62_600, 1)).expect("sandbox");
     // As root (this host, the cgroup-v2 guest's root runs) runs are served warm; rootless they
     // run cold, and every check below holds the same.
     let rootless =
