@@ -40,10 +40,7 @@ fn without_cgroups_the_sandbox_falls_back_and_says_so() {
         Err(verdict_sandbox::SandboxError::IsolationUnavailable(_))
     ));
     let b = TestBox::new();
-    let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = b.stdin_file("20 22\n");
-    let o = run(sb, &spec);
-    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    let o = b.run_aplusb(sb, "20 22\n");
     assert_eq!(o.isolation, want);
     assert_eq!(b.stdout(), "42\n");
 }
@@ -61,11 +58,6 @@ fn fallback_contains_a_fork_bomb_and_kills_daemons() {
 fn fallback_measures_cpu_from_rusage() {
     let Some(sb) = fallback() else { return };
     let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("busy"), &["300"]));
-    assert_eq!(o.exit, ExitKind::Exited(0));
-    assert!(
-        (280..=330 + slack_ms()).contains(&o.cpu_time_ms),
-        "{}",
-        o.cpu_time_ms
-    );
+    let o = b.run_fixture(sb, "busy", &["300"], &[]);
+    crate::assert_cpu_time_within(&o, 280..=330);
 }

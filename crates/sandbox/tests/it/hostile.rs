@@ -81,10 +81,10 @@ fn writing_past_the_output_limit_is_an_output_limit() {
 fn personality_read_implies_exec_is_refused_and_harmless_personas_allowed() {
     let Some((sb, b)) = boxed() else { return };
     // READ_IMPLIES_EXEC would make every readable mapping executable.
-    let o = run(sb, &b.spec(&prog("persona"), &["0x400000"]));
+    let o = b.run_fixture(sb, "persona", &["0x400000"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(b.stdout().trim(), "refused");
-    let o = run(sb, &b.spec(&prog("persona"), &["0xffffffff"]));
+    let o = b.run_fixture(sb, "persona", &["0xffffffff"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(b.stdout().trim(), "allowed");
 }
@@ -95,10 +95,10 @@ fn tcp_to_loopback_and_to_a_public_address_fails() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port().to_string();
     let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+    let o = b.run_fixture(sb, "tcp", &["127.0.0.1", &port], &[]);
     assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
     assert!(!b.stdout().contains("connected"));
-    let o = run(sb, &b.spec(&prog("tcp"), &["1.1.1.1", "80"]));
+    let o = b.run_fixture(sb, "tcp", &["1.1.1.1", "80"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(1));
     assert!(b.stderr().contains("unreachable"), "{}", b.stderr());
 }
@@ -119,10 +119,7 @@ fn host_secrets_and_other_boxes_are_unreadable() {
         Path::new("/proc/1/environ"),
         Path::new("/sys/kernel/notes"),
     ] {
-        let o = run(
-            sb,
-            &b.spec(&prog("catfile"), &[path.to_str().expect("utf8")]),
-        );
+        let o = b.run_fixture(sb, "catfile", &[path.to_str().expect("utf8")], &[]);
         assert_eq!(
             o.exit,
             ExitKind::Exited(1),
@@ -132,7 +129,7 @@ fn host_secrets_and_other_boxes_are_unreadable() {
         );
     }
     // The toolchain is readable.
-    let o = run(sb, &b.spec(&prog("catfile"), &["/etc/hostname"]));
+    let o = b.run_fixture(sb, "catfile", &["/etc/hostname"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
 }
 
@@ -165,24 +162,21 @@ fn writing_outside_the_box_fails_and_inside_works() {
         "/proc/verdict",
         "/dev/verdict",
     ] {
-        let o = run(sb, &b.spec(&prog("writefile"), &[path]));
+        let o = b.run_fixture(sb, "writefile", &[path], &[]);
         assert_eq!(o.exit, ExitKind::Exited(1), "{path} was writable");
         assert!(!Path::new(path).exists());
     }
     let fixtures = crate::fixtures::dir().join("pwned");
-    let o = run(
-        sb,
-        &b.spec(&prog("writefile"), &[fixtures.to_str().expect("utf8")]),
-    );
+    let o = b.run_fixture(sb, "writefile", &[fixtures.to_str().expect("utf8")], &[]);
     assert_eq!(
         o.exit,
         ExitKind::Exited(1),
         "a read-only mount was writable"
     );
-    let o = run(sb, &b.spec(&prog("writefile"), &["made-here.txt"]));
+    let o = b.run_fixture(sb, "writefile", &["made-here.txt"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     assert!(b.path().join("made-here.txt").exists());
-    let o = run(sb, &b.spec(&prog("writefile"), &["/tmp/scratch"]));
+    let o = b.run_fixture(sb, "writefile", &["/tmp/scratch"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
 }
 
@@ -201,7 +195,7 @@ fn kill_minus_one_leaves_the_host_untouched() {
         .spawn()
         .expect("spawn");
     let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("killall"), &[]));
+    let o = b.run_fixture(sb, "killall", &[], &[]);
     // The program kills at most itself (pid 1 of the box is its init).
     assert!(
         matches!(o.exit, ExitKind::Exited(0) | ExitKind::Signaled(9)),
@@ -218,7 +212,7 @@ fn kill_minus_one_leaves_the_host_untouched() {
 #[test]
 fn io_uring_keyctl_unshare_vsock_and_ptrace_are_refused() {
     let Some((sb, b)) = boxed() else { return };
-    let o = run(sb, &b.spec(&prog("syscalls"), &[]));
+    let o = b.run_fixture(sb, "syscalls", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     let out = b.stdout();
     for call in ["io_uring_setup", "keyctl", "unshare", "vsock", "ptrace"] {
@@ -232,7 +226,7 @@ fn io_uring_keyctl_unshare_vsock_and_ptrace_are_refused() {
 #[test]
 fn closing_stdout_is_harmless() {
     let Some((sb, b)) = boxed() else { return };
-    let o = run(sb, &b.spec(&prog("closeout"), &[]));
+    let o = b.run_fixture(sb, "closeout", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert_eq!(o.limit_hit, None);
 }
@@ -263,7 +257,7 @@ fn a_huge_argv_and_env_get_through() {
 #[test]
 fn a_symlink_planted_as_an_output_name_is_not_followed_by_the_host() {
     let Some((sb, b)) = boxed() else { return };
-    let o = run(sb, &b.spec(&prog("planter"), &[]));
+    let o = b.run_fixture(sb, "planter", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert!(
         b.path()
@@ -286,7 +280,7 @@ fn a_symlink_planted_as_an_output_name_is_not_followed_by_the_host() {
         b"xxxxxxxxxx"
     );
     // Removing the box does not follow planted links either.
-    let o = run(sb, &b.spec(&prog("planter"), &[]));
+    let o = b.run_fixture(sb, "planter", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     let copy = b.path().to_owned();
     verdict_sandbox::remove_box_dir(&copy).expect("remove");
@@ -402,7 +396,7 @@ fn never_used(dir: &Path) -> bool {
 #[test]
 fn after_runs_no_cgroup_of_this_process_is_left() {
     let Some((sb, b)) = boxed() else { return };
-    run(sb, &b.spec(&prog("exitcode"), &["0"]));
+    b.run_fixture(sb, "exitcode", &["0"], &[]);
     // Used cgroups are removed in the background; the pool keeps at most 2 fresh ones ready
     // per hierarchy. Concurrent tests may hold a cgroup right now: wait for them to finish.
     let mut left = Vec::new();
@@ -455,7 +449,7 @@ fn a_dropped_sandbox_leaves_no_cgroup() {
     let sb = verdict_sandbox::Sandbox::new(config.clone()).expect("sandbox");
     let b = TestBox::new();
     for _ in 0..3 {
-        let o = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
+        let o = b.run_fixture(&sb, "exitcode", &["0"], &[]);
         assert_eq!(o.exit, ExitKind::Exited(0));
     }
     let instance = sb.instance().name().to_string();

@@ -191,6 +191,29 @@ impl TestBox {
     }
 }
 
+impl TestBox {
+    /// Runs the `aplusb` fixture in this box on `input` and checks that it exited 0.
+    pub fn run_aplusb(&self, sb: &Sandbox, input: &str) -> SandboxOutcome {
+        let mut spec = self.spec(&fixtures::prog("aplusb"), &[]);
+        spec.stdin = self.stdin_file(input);
+        let o = run(sb, &spec);
+        assert_eq!(o.exit, ExitKind::Exited(0), "{}", self.stderr());
+        o
+    }
+}
+
+/// Checks that `o` exited 0 having used CPU time within `range` (ms; [`slack_ms`] more allowed
+/// above it).
+pub fn assert_cpu_time_within(o: &SandboxOutcome, range: std::ops::RangeInclusive<u64>) {
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    let range = *range.start()..=*range.end() + slack_ms();
+    assert!(
+        range.contains(&o.cpu_time_ms),
+        "cpu {} ms: {o:?}",
+        o.cpu_time_ms
+    );
+}
+
 /// The shared sandbox and a fresh box for one test, or `None` (the test skipped) as
 /// [`sandbox`] says.
 pub fn boxed() -> Option<(&'static Sandbox, TestBox)> {

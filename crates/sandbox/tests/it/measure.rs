@@ -9,10 +9,7 @@ use verdict_sandbox::{ExitKind, LimitHit, StdioSpec};
 #[test]
 fn aplusb_reads_stdin_and_writes_stdout() {
     let Some((sb, b)) = boxed() else { return };
-    let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = b.stdin_file("2 40\n");
-    let o = run(sb, &spec);
-    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    let o = b.run_aplusb(sb, "2 40\n");
     assert_eq!(o.limit_hit, None);
     assert_eq!(b.stdout(), "42\n");
     assert_eq!(o.output_bytes, 3);
@@ -21,13 +18,8 @@ fn aplusb_reads_stdin_and_writes_stdout() {
 #[test]
 fn cpu_busy_loop_of_500_ms_reports_500_ms_within_5_percent() {
     let Some((sb, b)) = boxed() else { return };
-    let o = run(sb, &b.spec(&prog("busy"), &["500"]));
-    assert_eq!(o.exit, ExitKind::Exited(0));
-    assert!(
-        (475..=525 + slack_ms()).contains(&o.cpu_time_ms),
-        "cpu {} ms",
-        o.cpu_time_ms
-    );
+    let o = b.run_fixture(sb, "busy", &["500"], &[]);
+    crate::assert_cpu_time_within(&o, 475..=525);
     assert_eq!(o.limit_hit, None);
 }
 
@@ -105,12 +97,12 @@ fn on_tmpfs(dir: &std::path::Path) -> bool {
 #[test]
 fn exit_codes_and_signals_are_reported() {
     let Some((sb, b)) = boxed() else { return };
-    let o = run(sb, &b.spec(&prog("exitcode"), &["7"]));
+    let o = b.run_fixture(sb, "exitcode", &["7"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(7));
     assert_eq!(o.limit_hit, None);
-    let o = run(sb, &b.spec(&prog("exitcode"), &["sig", "11"]));
+    let o = b.run_fixture(sb, "exitcode", &["sig", "11"], &[]);
     assert_eq!(o.exit, ExitKind::Signaled(libc::SIGSEGV));
-    let o = run(sb, &b.spec(&prog("exitcode"), &["sig", "6"]));
+    let o = b.run_fixture(sb, "exitcode", &["sig", "6"], &[]);
     assert_eq!(o.exit, ExitKind::Signaled(libc::SIGABRT));
     assert_eq!(o.limit_hit, None);
 }
@@ -118,7 +110,7 @@ fn exit_codes_and_signals_are_reported() {
 #[test]
 fn the_program_runs_unprivileged_in_its_own_namespaces() {
     let Some((sb, b)) = boxed() else { return };
-    let o = run(sb, &b.spec(&prog("whoami"), &[]));
+    let o = b.run_fixture(sb, "whoami", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     let out = b.stdout();
     let uid: u32 = out

@@ -69,7 +69,7 @@ fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
 
     // Its first run is served by the zygote started with the sandbox.
     let b = TestBox::new();
-    let o = run(&sb, &b.spec(&prog("whoami"), &[]));
+    let o = b.run_fixture(&sb, "whoami", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     let out = b.stdout();
     assert!(out.contains("pid=2 "), "{out}");
@@ -84,9 +84,9 @@ fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
     let port = listener.local_addr().expect("addr").port().to_string();
     for _ in 0..2 {
         let b = TestBox::new();
-        let o = run(&sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+        let o = b.run_fixture(&sb, "tcp", &["127.0.0.1", &port], &[]);
         assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
-        let o = run(&sb, &b.spec(&prog("tcp"), &["1.1.1.1", "80"]));
+        let o = b.run_fixture(&sb, "tcp", &["1.1.1.1", "80"], &[]);
         assert_eq!(o.exit, ExitKind::Exited(1));
         assert!(b.stderr().contains("unreachable"), "{}", b.stderr());
     }
@@ -155,7 +155,7 @@ fn a_slot_namespace_that_cannot_be_pinned_is_made_for_the_run_alone() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port().to_string();
     let b = TestBox::new();
-    let o = run(&sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+    let o = b.run_fixture(&sb, "tcp", &["127.0.0.1", &port], &[]);
     assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
     assert!(b.stderr().contains("connect"), "{}", b.stderr());
     drop(sb);
@@ -266,7 +266,7 @@ fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
     let instance = sb.instance().name().to_owned();
     let v1 = sb.isolation() == IsolationLevel::FullCgroupV1;
     let b = TestBox::new();
-    let o = run(&sb, &b.spec(&prog("busy"), &["200"]));
+    let o = b.run_fixture(&sb, "busy", &["200"], &[]);
     assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None));
     // The counters' granularity in an emulated cgroup-v2 guest read 198 ms here once: what
     // matters is that they hold far more than the next run's own (< 100 ms, below).

@@ -139,7 +139,7 @@ fn warm_starts_each_slots_zygote_once_and_runs_use_them() {
     assert_eq!(sb.warm(5).expect("warm"), 2, "one zygote per slot, no more");
     assert_eq!(sb.warm(2).expect("warm again"), 0, "the zygotes are kept");
     let b = TestBox::new();
-    let out = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
+    let out = b.run_fixture(&sb, "exitcode", &["0"], &[]);
     assert_eq!(out.exit, ExitKind::Exited(0), "{out:?}");
     assert_eq!(
         sb.warm(2).expect("warm after a run"),
@@ -154,11 +154,11 @@ fn a_slots_kept_cpu_counter_reports_only_each_runs_own_cpu() {
         return;
     };
     let b = TestBox::new();
-    let o = run(&sb, &b.spec(&prog("busy"), &["300"]));
+    let o = b.run_fixture(&sb, "busy", &["300"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert!(o.cpu_time_ms >= 290, "{o:?}");
     // The same slot's next run, in the same cpuacct cgroup (v1): its own CPU only.
-    let o = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
+    let o = b.run_fixture(&sb, "exitcode", &["0"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert!(
         o.cpu_time_ms < 100,
@@ -203,7 +203,7 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
     };
     let b = TestBox::new();
     let look = |sb: &Sandbox| {
-        let o = run(sb, &b.spec(&prog("numbers"), &["look"]));
+        let o = b.run_fixture(sb, "numbers", &["look"], &[]);
         assert_eq!(o.exit, ExitKind::Exited(0), "{o:?} {}", b.stderr());
         b.stdout().trim().to_string()
     };
@@ -211,7 +211,7 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
     // A run that leaves /tmp and the IPC namespace looking untouched (an unnamed O_TMPFILE
     // changes neither the directory's times nor statfs; a removed segment is in no count)
     // still moved their counters on: the next run must get a fresh /tmp and IPC namespace.
-    let o = run(&sb, &b.spec(&prog("numbers"), &["hide"]));
+    let o = b.run_fixture(&sb, "numbers", &["hide"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(look(&sb), first, "an earlier run shows in the numbers");
 }
@@ -273,7 +273,7 @@ fn a_program_starts_with_every_signal_at_its_default() {
     };
     for round in 0..2 {
         let b = TestBox::new();
-        let o = run(&sb, &b.spec(&prog("dispositions"), &[]));
+        let o = b.run_fixture(&sb, "dispositions", &[], &[]);
         assert_eq!(
             o.exit,
             ExitKind::Exited(0),
