@@ -46,12 +46,8 @@ fn cppcheck_findings() {
         ]
     );
     let report = report_of(v, 2, "cppcheck 2.10", 1_562_168_756);
-    let counts: Vec<(u32, u8)> = report
-        .summary
-        .number_of_violations_with_priority
-        .iter()
-        .map(|c| (c.number, c.priority))
-        .collect();
+    let by_priority = &report.summary.number_of_violations_with_priority;
+    let counts: Vec<(u32, u8)> = by_priority.iter().map(|c| (c.number, c.priority)).collect();
     assert_eq!(counts, [(4, 1), (2, 2), (7, 3)]);
     assert_eq!(report.summary.number_of_files, 2);
     assert_eq!(report.summary.number_of_files_with_violations, 2);
