@@ -113,6 +113,10 @@ fn kattis(name: &str, program: &str) -> Option<JudgeTaskResult> {
     judge_game(name, program, KATTIS_INTERACTOR, None, &[])
 }
 
+fn testlib(name: &str, program: &str) -> Option<JudgeTaskResult> {
+    judge_game(name, program, TESTLIB_INTERACTOR, Some("testlib"), &[])
+}
+
 #[test]
 fn a_binary_search_is_accepted_with_a_transcript_of_the_exchange() {
     let Some(r) = kattis("ac", &searcher("", "")) else {
@@ -398,13 +402,7 @@ fn an_interactor_cannot_see_the_programs_files() {
 
 #[test]
 fn a_testlib_interactor_gives_full_and_partial_marks() {
-    let Some(r) = judge_game(
-        "testlib-ac",
-        &searcher("", ""),
-        TESTLIB_INTERACTOR,
-        Some("testlib"),
-        &[],
-    ) else {
+    let Some(r) = testlib("testlib-ac", &searcher("", "")) else {
         return;
     };
     // 20 guesses for 777777 by binary search over a million: half marks.
@@ -414,13 +412,6 @@ fn a_testlib_interactor_gives_full_and_partial_marks() {
         "for (int g = 777770;; g++) { printf(\"%d\\n\", g); fflush(stdout); \
          if (scanf(\"%31s\", r) != 1 || r[0] == 'c') break; }",
     );
-    let r = judge_game(
-        "testlib-fast",
-        &linear,
-        TESTLIB_INTERACTOR,
-        Some("testlib"),
-        &[],
-    )
-    .unwrap();
+    let r = testlib("testlib-fast", &linear).unwrap();
     assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
 }
