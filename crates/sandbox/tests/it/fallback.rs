@@ -1,11 +1,10 @@
 //! The rlimit-only fallback: works, limits what it can, and says so in every outcome.
 
 use crate::Limit::*;
-use crate::fixtures::prog;
-use crate::{TestBox, run, slack_ms};
+use crate::TestBox;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use verdict_sandbox::{ExitKind, IsolationLevel, Sandbox, SandboxConfig, StdioSpec};
+use verdict_sandbox::{IsolationLevel, Sandbox, SandboxConfig};
 
 fn fallback() -> Option<&'static Sandbox> {
     crate::sandbox()?;

@@ -1,14 +1,14 @@
 //! Host state belongs to one instance (design #23): another sandbox, in another pid namespace,
 //! never removes what a live one holds, and removes what a dead one left.
 
-use crate::{TestBox, isolated_config, run_state_dir, sandbox};
+use crate::{isolated_config, run_state_dir, sandbox};
 use std::fs;
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use verdict_sandbox::{ExitKind, Sandbox, SandboxConfig};
+use verdict_sandbox::{ExitKind, Sandbox, SandboxConfig, SandboxSpec};
 
 /// Set in the second instance this file's first test starts in another pid namespace.
 const SECOND: &str = "VERDICT_TEST_SECOND_INSTANCE";
@@ -42,16 +42,33 @@ fn busy_cgroups(cfg: &SandboxConfig, instance: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+fn box_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("verdict-box-")
+        .tempdir()
+        .expect("tempdir")
+}
+
+/// A spec of `program` with only its stdout in the box: no fixtures, which the second
+/// instance would build first (and find the first instance's run over).
+fn spec(dir: &Path, program: &str, args: &[&str]) -> SandboxSpec {
+    SandboxSpec {
+        program: program.into(),
+        args: args.iter().map(Into::into).collect(),
+        box_dir: dir.to_owned(),
+        stdout: verdict_sandbox::StdioSpec::File("out.txt".into()),
+        ..SandboxSpec::default()
+    }
+}
+
 #[test]
 fn a_second_instance_in_another_pid_namespace_keeps_the_first_ones_runs() {
     let cfg = config("verdict-sandbox-tests-instance", 62_300);
     if std::env::var_os(SECOND).is_some() {
         // The second instance: starting sweeps what dead instances left; then one run.
         let sb = Sandbox::new(cfg).expect("second sandbox");
-        let b = TestBox::new();
-        let o = sb
-            .run(&b.spec(Path::new("id"), &["-u"]))
-            .expect("second run");
+        let b = box_dir();
+        let o = sb.run(&spec(b.path(), "id", &["-u"])).expect("second run");
         let out = fs::read_to_string(b.path().join("out.txt")).expect("out");
         println!("second: {o:?} uid={}", out.trim());
         return;
@@ -61,9 +78,9 @@ fn a_second_instance_in_another_pid_namespace_keeps_the_first_ones_runs() {
     }
     let first = Sandbox::new(cfg.clone()).expect("first sandbox");
     let name = first.instance().name().to_string();
-    let b = TestBox::new();
+    let b = box_dir();
     std::thread::scope(|s| {
-        let running = s.spawn(|| first.run(&b.spec(Path::new("sleep"), &["2"])));
+        let running = s.spawn(|| first.run(&spec(b.path(), "sleep", &["2"])));
         // Wait until the program is in its cgroup.
         for _ in 0..500 {
             if !busy_cgroups(&cfg, &name).is_empty() {
@@ -104,7 +121,7 @@ fn a_second_instance_in_another_pid_namespace_keeps_the_first_ones_runs() {
     });
     // Its cgroups made ahead of time are intact too.
     let o = first
-        .run(&b.spec(Path::new("true"), &[]))
+        .run(&spec(b.path(), "true", &[]))
         .expect("a later run");
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
 }

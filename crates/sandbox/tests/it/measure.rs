@@ -4,7 +4,7 @@ use crate::Limit::*;
 use crate::fixtures::prog;
 use crate::{TestBox, boxed, run, sandbox, slack_ms, slowdown};
 use std::path::PathBuf;
-use verdict_sandbox::{ExitKind, LimitHit, StdioSpec};
+use verdict_sandbox::{ExitKind, LimitHit};
 
 #[test]
 fn aplusb_reads_stdin_and_writes_stdout() {

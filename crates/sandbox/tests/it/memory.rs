@@ -4,8 +4,8 @@
 
 use crate::fixtures::prog;
 use crate::{box_spec, run, sandbox};
-use std::path::{Path, PathBuf};
-use verdict_sandbox::{ExitKind, LimitHit, StdioSpec};
+use std::path::PathBuf;
+use verdict_sandbox::{ExitKind, LimitHit};
 
 const MIB: u64 = 1 << 20;
 

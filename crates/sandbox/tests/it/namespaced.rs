@@ -77,8 +77,8 @@ fn the_hostile_suite_holds_for_an_ordinary_user_without_a_cgroup() {
 /// (where [`sandbox`] is the `rootless-namespaces` one, its level checked there).
 mod inside {
     use crate::Limit::*;
-    use crate::fixtures::prog;
-    use crate::{boxed, run};
+
+    use crate::boxed;
     use verdict_sandbox::{ExitKind, LimitHit};
 
     #[test]

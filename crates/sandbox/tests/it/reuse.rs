@@ -4,7 +4,7 @@
 use crate::fixtures::{self, prog};
 use crate::{TestBox, boxed, isolated_config, run, sandbox};
 use std::time::Duration;
-use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxConfig};
+use verdict_sandbox::{ExitKind, LimitHit, Sandbox};
 
 /// A sandbox of its own with one slot, so that every run of a test goes through one zygote.
 fn one_slot(uid_base: u32, name: &str) -> Option<Sandbox> {

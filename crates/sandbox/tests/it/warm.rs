@@ -4,9 +4,7 @@
 
 use crate::{TestBox, sandbox};
 use std::path::Path;
-use verdict_sandbox::{
-    ExitKind, LimitHit, Sandbox, SandboxConfig, SandboxOutcome, SandboxSpec, WarmPython,
-};
+use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxOutcome, SandboxSpec, WarmPython};
 
 const PYTHON: &str = "/usr/bin/python3";
 
