@@ -29,8 +29,8 @@ fn assert_only_the_wrong_test_fails(report: &JudgeReport, context: &str) {
 }
 
 /// Makes `request`'s test tasks judged by its own `compare` program instead of a built-in
-/// script.
-fn judge_by_compare_program(request: &mut Value, compare: Value) {
+/// script, called with `protocol` when given.
+fn judge_by_compare_program(request: &mut Value, compare: Value, protocol: Option<&str>) {
     for task in request["judge_tasks"]
         .as_array_mut()
         .expect("tasks")
@@ -40,6 +40,9 @@ fn judge_by_compare_program(request: &mut Value, compare: Value) {
         task["compare_script"] = json!("");
     }
     request["compare"] = compare;
+    if let Some(protocol) = protocol {
+        request["compare_protocol"] = json!(protocol);
+    }
 }
 
 /// Every task's status, and the logs of those not accepted (for the assertion's message).
@@ -149,8 +152,7 @@ fn a_python_checker_ending_with_exit_or_quit_judges_by_its_code() {
             .tests(A_PLUS_B_TESTS)
             .test("1 1\n", "3\n")
             .build();
-        judge_by_compare_program(&mut request, python_compare(checker));
-        request["compare_protocol"] = json!(protocol);
+        judge_by_compare_program(&mut request, python_compare(checker), Some(protocol));
         let Some(report) = judge_json(&request) else {
             return;
         };
@@ -187,7 +189,7 @@ fn a_make_comparator_shipping_validate_h_is_called_with_the_judge_system_protoco
     let make = json!({"type": "source_code", "language": "make",
         "source_files": [text("Makefile", makefile), text("compare.c", compare),
                          text("validate.h", header)]});
-    judge_by_compare_program(&mut request, make);
+    judge_by_compare_program(&mut request, make, None);
     let Some(report) = judge_json(&request) else {
         return;
     };
@@ -212,8 +214,7 @@ fn a_crashing_checker_says_why_with_the_end_of_its_stderr() {
         let mut request = SubmissionJson::a_plus_b(format!("crashing-checker-{protocol}"))
             .test("1 2\n", "3\n")
             .build();
-        judge_by_compare_program(&mut request, python_compare(checker));
-        request["compare_protocol"] = json!(protocol);
+        judge_by_compare_program(&mut request, python_compare(checker), Some(protocol));
         let Some(report) = judge_json(&request) else {
             return;
         };
