@@ -27,6 +27,15 @@ fn test_task(random: bool) -> Value {
         "file_limit": 1024, "proc_limit": 5})
 }
 
+/// A+B as `sub_id` of `prob_id`, always of the same `updated_at`: a compile, then one test
+/// (`random` or not); its test data is the caller's.
+fn aplusb_at_one_time(prob_id: &str, sub_id: &str, random: bool) -> Value {
+    json!({"sub_type": "programming", "category": "cache", "prob_id": prob_id,
+        "sub_id": sub_id, "updated_at": 7,
+        "judge_tasks": [compile_task(), test_task(random)],
+        "submission": program(APLUSB)})
+}
+
 /// Judges `submission` and returns the status of its second task.
 fn status_of_the_test(submission: Value) -> Option<JudgeStatus> {
     Some(judge_request(judge()?, &submission).results[1].status)
@@ -35,14 +44,12 @@ fn status_of_the_test(submission: Value) -> Option<JudgeStatus> {
 #[test]
 fn inline_test_data_changed_without_a_newer_updated_at_is_not_served_stale() {
     let with_answer = |sub_id: &str, answer: &str| {
-        json!({"sub_type": "programming", "category": "cache", "prob_id": "stale-data",
-            "sub_id": sub_id, "updated_at": 7,
-            "judge_tasks": [compile_task(), test_task(false)],
-            "test_data": [{
-                "inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-                "outputs": [{"type": "text", "name": "testdata.out", "text": answer}]
-            }],
-            "submission": program(APLUSB)})
+        let mut request = aplusb_at_one_time("stale-data", sub_id, false);
+        request["test_data"] = json!([{
+            "inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
+            "outputs": [{"type": "text", "name": "testdata.out", "text": answer}]
+        }]);
+        request
     };
     let Some(first) = status_of_the_test(with_answer("stale-data-1", "3\n")) else {
         return;
@@ -59,13 +66,11 @@ fn inline_test_data_changed_without_a_newer_updated_at_is_not_served_stale() {
 #[test]
 fn a_standard_program_changed_without_a_newer_updated_at_is_not_served_stale() {
     let with_standard = |sub_id: &str, standard: &str| {
-        json!({"sub_type": "programming", "category": "cache", "prob_id": "stale-standard",
-            "sub_id": sub_id, "updated_at": 7,
-            "judge_tasks": [compile_task(), test_task(true)],
-            "test_data": [],
-            "submission": program(APLUSB),
-            "standard": program(standard),
-            "random": program("print(1, 2)\n")})
+        let mut request = aplusb_at_one_time("stale-standard", sub_id, true);
+        request["test_data"] = json!([]);
+        request["standard"] = program(standard);
+        request["random"] = program("print(1, 2)\n");
+        request
     };
     let Some(first) = status_of_the_test(with_standard("stale-standard-1", APLUSB)) else {
         return;
