@@ -172,8 +172,8 @@ fn a_flood_is_wrong_as_the_interactor_said_first_and_the_program_is_cut_off() {
 }
 
 /// A program that sends 100 wrong guesses at once and then spins, run beside `interactor`
-/// (of `protocol`, or detected): Wrong Answer, killed as soon as the interactor rejected it, not at its 2 s
-/// limit.
+/// (of `protocol`, or detected): Wrong Answer, killed as soon as the interactor rejected it,
+/// not at its 2 s limit.
 fn assert_killed_once_rejected(name: &str, interactor: &str, protocol: Option<&str>) {
     let body = "signal(SIGPIPE, SIG_IGN); for (int i = 0; i < 100; i++) printf(\"1\\n\"); \
                 fflush(stdout); for (volatile unsigned long x = 0;; x++) {}";
