@@ -142,6 +142,29 @@ impl TestBox {
         )
         .into_owned()
     }
+
+    /// Runs the fixture program `name` with `args` in this box under `limits` (the spec's
+    /// defaults for the others), as [`run`] does.
+    pub fn run_fixture(
+        &self,
+        sb: &Sandbox,
+        name: &str,
+        args: &[&str],
+        limits: &[Limit],
+    ) -> SandboxOutcome {
+        let mut spec = self.spec(&fixtures::prog(name), args);
+        Limit::set_all(limits, &mut spec.limits);
+        run(sb, &spec)
+    }
+
+    /// Runs the `aplusb` fixture in this box on `input` and checks that it exited 0.
+    pub fn run_aplusb(&self, sb: &Sandbox, input: &str) -> SandboxOutcome {
+        let mut spec = self.spec(&fixtures::prog("aplusb"), &[]);
+        spec.stdin = self.stdin_file(input);
+        let o = run(sb, &spec);
+        assert_eq!(o.exit, ExitKind::Exited(0), "{}", self.stderr());
+        o
+    }
 }
 
 /// One limit of a test's run, as [`TestBox::run_fixture`] takes them (a field of
@@ -172,33 +195,6 @@ impl Limit {
                 Limit::Processes(n) => on.processes = Some(n),
             }
         }
-    }
-}
-
-impl TestBox {
-    /// Runs the fixture program `name` with `args` in this box under `limits` (the spec's
-    /// defaults for the others), as [`run`] does.
-    pub fn run_fixture(
-        &self,
-        sb: &Sandbox,
-        name: &str,
-        args: &[&str],
-        limits: &[Limit],
-    ) -> SandboxOutcome {
-        let mut spec = self.spec(&fixtures::prog(name), args);
-        Limit::set_all(limits, &mut spec.limits);
-        run(sb, &spec)
-    }
-}
-
-impl TestBox {
-    /// Runs the `aplusb` fixture in this box on `input` and checks that it exited 0.
-    pub fn run_aplusb(&self, sb: &Sandbox, input: &str) -> SandboxOutcome {
-        let mut spec = self.spec(&fixtures::prog("aplusb"), &[]);
-        spec.stdin = self.stdin_file(input);
-        let o = run(sb, &spec);
-        assert_eq!(o.exit, ExitKind::Exited(0), "{}", self.stderr());
-        o
     }
 }
 
@@ -265,7 +261,7 @@ pub fn run(sb: &Sandbox, spec: &SandboxSpec) -> SandboxOutcome {
 /// Runs the `daemon` fixture in `b` and checks that the daemon it leaves behind (it keeps
 /// rewriting `alive` in the box) is killed with the box.
 pub fn assert_the_daemon_dies_with_its_box(sb: &Sandbox, b: &TestBox) {
-    let o = run(sb, &b.spec(&fixtures::prog("daemon"), &[]));
+    let o = b.run_fixture(sb, "daemon", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert!(b.path().join("alive").exists(), "the daemon never started");
     std::thread::sleep(std::time::Duration::from_millis(1500));
