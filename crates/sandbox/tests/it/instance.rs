@@ -1,7 +1,7 @@
 //! Host state belongs to one instance (design #23): another sandbox, in another pid namespace,
 //! never removes what a live one holds, and removes what a dead one left.
 
-use crate::{isolated_config, run_state_dir, sandbox};
+use crate::{isolated_config, sandbox, with_run_state};
 use std::fs;
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -270,14 +270,12 @@ fn assert_swept(cfg: &SandboxConfig, name: &str, leftovers: &[&Path], what: &str
 
 #[test]
 fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
-    if sandbox().is_none() {
-        return;
-    }
-    let state = run_state_dir("instance");
-    let cfg = SandboxConfig {
+    let one_shot = SandboxConfig {
         one_shot: true,
-        state_dir: state.path().to_owned(),
         ..config("verdict-sandbox-tests-adopt", 62_350)
+    };
+    let Some((state, cfg)) = with_run_state("instance", one_shot) else {
+        return;
     };
     let registry = state.path().join("instances");
     // A one-shot instance that ends cleanly leaves its lock file, and nothing else.

@@ -228,13 +228,23 @@ pub fn isolated_config(cgroup_name: &str, uid_base: u32, max_boxes: u32) -> Sand
     }
 }
 
-/// A state directory under `/run` (removed on drop) for a sandbox of one test's own, named
-/// after `test`.
-pub fn run_state_dir(test: &str) -> tempfile::TempDir {
-    tempfile::Builder::new()
+/// For a test of a sandbox of its own: `config` keeping its state in a fresh directory under
+/// `/run` named after `test` (removed when that is dropped), or `None` (the test skipped) as
+/// [`sandbox`] says.
+pub fn with_run_state(
+    test: &str,
+    config: SandboxConfig,
+) -> Option<(tempfile::TempDir, SandboxConfig)> {
+    sandbox()?;
+    let state = tempfile::Builder::new()
         .prefix(&format!("verdict-{test}-test-"))
         .tempdir_in("/run")
-        .expect("state dir")
+        .expect("state dir");
+    let config = SandboxConfig {
+        state_dir: state.path().to_owned(),
+        ..config
+    };
+    Some((state, config))
 }
 
 /// A spec running `program` in the box `dir`, with stdout/stderr to `out.txt`/`err.txt` there

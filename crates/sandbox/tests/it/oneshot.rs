@@ -3,7 +3,7 @@
 
 use crate::fixtures::prog;
 use crate::instance::wait_free;
-use crate::{TestBox, isolated_config, run, run_state_dir, sandbox, slack_ms};
+use crate::{TestBox, isolated_config, run, sandbox, slack_ms, with_run_state};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -249,15 +249,13 @@ fn assert_only_counters_left(instance: &str, cgroup_name: &str, v1: bool) {
 /// time and process-limit hits. An instance that does not take it over removes them.
 #[test]
 fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
-    if sandbox().is_none() {
-        return;
-    }
-    let state = run_state_dir("oneshot");
     let name = "verdict-sandbox-tests-oneshot-kept";
-    let cfg = SandboxConfig {
+    let one_shot = SandboxConfig {
         one_shot: true,
-        state_dir: state.path().to_owned(),
         ..isolated_config(name, 62_360, 1)
+    };
+    let Some((state, cfg)) = with_run_state("oneshot", one_shot) else {
+        return;
     };
     let lock = |instance: &str| state.path().join(format!("instances/{instance}.lock"));
 
