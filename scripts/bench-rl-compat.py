@@ -72,6 +72,8 @@ import zipfile
 
 import requests
 
+from judge_server_process import JudgeServerProcess
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 VERL_MEMBER = "verl/utils/reward_score/sandbox_fusion/utils.py"
 SECTION = "## Speed: verl's calls against SandboxFusion"
@@ -169,66 +171,23 @@ def vm_hwm_kb(pid):
     return 0
 
 
-class Verdict:
+class Verdict(JudgeServerProcess):
     """judge-server with SandboxFusion's routes on, fresh data, work and cache dirs."""
 
     name = "verdict"
 
     def __init__(self, binary, max_wait_ms, per_address=None):
-        self.dir = tempfile.TemporaryDirectory(prefix="verdict-rl-compat-")
-        root = pathlib.Path(self.dir.name)
-        config = root / "server.toml"
-        config.write_text(
-            'listen = "127.0.0.1:0"\n'
-            "workers = 2\n"
-            + (f"max_connections_per_address = {per_address}\n" if per_address else "")
-            + f"data_dir = {json.dumps(str(root / 'data'))}\n"
-            "[judge]\n"
-            f"work_dir = {json.dumps(str(root / 'work'))}\n"
-            f"cache_dir = {json.dumps(str(root / 'cache'))}\n"
-            "[sandbox_fusion]\n"
+        super().__init__(
+            binary, "verdict-rl-compat-",
+            head="workers = 2\n"
+            + (f"max_connections_per_address = {per_address}\n" if per_address else ""),
+            tail="[sandbox_fusion]\n"
             "enabled = true\n"
             'networks = ["127.0.0.0/8"]\n'
             f"max_wait_ms = {max_wait_ms}\n")
-        self.process = subprocess.Popen([binary, "--config", str(config)],
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE,
-                                        env={**os.environ, "RUST_LOG": "warn,judge_server=info"})
-        self.log = []
-        found = threading.Event()
-        self.address = None
-
-        def read():
-            for raw in self.process.stderr:
-                line = raw.decode("utf-8", "replace")
-                if len(self.log) < 400:
-                    self.log.append(line)
-                try:
-                    fields = json.loads(line).get("fields", {})
-                except ValueError:
-                    continue
-                if "address" in fields and self.address is None:
-                    self.address = fields["address"]
-                    found.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        if not found.wait(60):
-            self.stop()
-            raise RuntimeError("judge-server logged no address:\n" + "".join(self.log[-20:]))
-        self.url = f"http://{self.address}"
 
     def peak_rss_mb(self):
         return vm_hwm_kb(self.process.pid) / 1024
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.dir.cleanup()
 
 
 class SandboxFusion:

@@ -29,10 +29,7 @@ import json
 import os
 import pathlib
 import random
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -40,6 +37,8 @@ from concurrent.futures import ThreadPoolExecutor, wait
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "clients" / "python"))
 from verdict_client import Client, RetryPolicy, VerdictError  # noqa: E402
+
+from judge_server_process import JudgeServerProcess  # noqa: E402
 
 TOKEN = "bench-token"
 PROBLEMS = 5
@@ -80,63 +79,15 @@ def suite(p, code):
             "source_files": [{"type": "text", "name": "solution.py", "text": code}]}
 
 
-class Server:
+class Server(JudgeServerProcess):
     """A judge-server on a free port with its own data, work and cache dirs."""
 
     def __init__(self, binary, queue_capacity):
-        self.dir = tempfile.TemporaryDirectory(prefix="verdict-bench-")
-        root = pathlib.Path(self.dir.name)
-        config = root / "server.toml"
-        config.write_text(
-            'listen = "127.0.0.1:0"\n'
-            f"queue_capacity = {queue_capacity}\n"
-            f"data_dir = {json.dumps(str(root / 'data'))}\n"
-            "[judge]\n"
-            f"work_dir = {json.dumps(str(root / 'work'))}\n"
-            f"cache_dir = {json.dumps(str(root / 'cache'))}\n"
-            "[[tokens]]\n"
-            f'token = "{TOKEN}"\n')
-        self.process = subprocess.Popen([binary, "--config", str(config)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        env={**os.environ, "RUST_LOG": "warn,judge_server=info"})
-        found = threading.Event()
-        self.address = None
-        self.log = []
-
-        def read():
-            for raw in self.process.stderr:
-                line = raw.decode("utf-8", "replace")
-                if len(self.log) < 200:
-                    self.log.append(line)
-                try:
-                    fields = json.loads(line).get("fields", {})
-                except ValueError:
-                    continue
-                if "address" in fields and self.address is None:
-                    self.address = fields["address"]
-                    found.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        if not found.wait(60):
-            self.stop()
-            sys.exit("judge-server logged no address:\n" + "".join(self.log))
-        self.url = f"http://{self.address}"
+        super().__init__(binary, "verdict-bench-", head=f"queue_capacity = {queue_capacity}\n",
+                         tail=f'[[tokens]]\ntoken = "{TOKEN}"\n', kept_log_lines=200)
 
     def rss_kb(self, field):
-        for line in pathlib.Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-        return 0
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.dir.cleanup()
+        return self.status_kb(field)
 
 
 def percentile(values, q):

@@ -383,18 +383,7 @@ mod tests {
 
     /// The straightforward linear filter, as a reference for the search tree.
     fn linear_reference() -> Vec<Insn> {
-        let eperm = RET_ERRNO | libc::EPERM as u32;
-        let mut p = vec![
-            stmt(BPF_LD_W_ABS, OFF_ARCH),
-            jump(BPF_JEQ_K, AUDIT_ARCH, 1, 0),
-            stmt(BPF_RET_K, RET_KILL_PROCESS),
-            stmt(BPF_LD_W_ABS, OFF_NR),
-        ];
-        #[cfg(target_arch = "x86_64")]
-        p.extend([
-            jump(BPF_JGE_K, X32_SYSCALL_BIT, 0, 1),
-            stmt(BPF_RET_K, eperm),
-        ]);
+        let mut p = prologue();
         for nr in denied_syscalls() {
             p.extend(leaf(nr as u32, Action::Eperm));
         }

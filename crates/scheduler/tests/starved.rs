@@ -7,18 +7,8 @@
 #![allow(clippy::print_stdout)]
 
 use serde_json::{Value, json};
-use verdict_contracts::{JudgeReport, JudgeStatus, parse_submission};
-use verdict_scheduler::Judge;
-use verdict_testkit::{judge_with, runtime};
-
-fn judge_one(judge: &Judge, submission: Value) -> JudgeReport {
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    runtime().block_on(judge.judge(submission))
-}
-
-fn statuses(report: &JudgeReport) -> Vec<JudgeStatus> {
-    report.results.iter().map(|r| r.status).collect()
-}
+use verdict_contracts::JudgeStatus;
+use verdict_testkit::{judge_request, judge_with, statuses};
 
 /// A submission of one C++ test of `source` under a `time_limit_ms` CPU limit.
 fn one_test(sub_id: &str, source: &str, time_limit_ms: u64) -> Value {
@@ -93,7 +83,7 @@ fn a_run_the_host_starves_of_cpu_is_never_the_programs_time_limit_exceeded() {
     let sleeping = "#include <unistd.h>\nint main(){ sleep(30); }\n";
     // Alone, a loop is stopped by its CPU limit and a sleeper by its wall clock: both TLE.
     for (id, source) in [("loop-alone", looping), ("sleep-alone", sleeping)] {
-        let report = judge_one(&judge, one_test(id, source, 200));
+        let report = judge_request(&judge, &one_test(id, source, 200));
         assert_eq!(
             statuses(&report),
             [JudgeStatus::Accepted, JudgeStatus::TimeLimitExceeded],
@@ -105,7 +95,7 @@ fn a_run_the_host_starves_of_cpu_is_never_the_programs_time_limit_exceeded() {
     };
     // Beside the hogs the loop's wall clock runs out with its CPU time far under the limit,
     // twice: the host's failure. The sleeper waited for no CPU: still its own TLE.
-    let report = judge_one(&judge, one_test("loop-starved", looping, 200));
+    let report = judge_request(&judge, &one_test("loop-starved", looping, 200));
     assert_eq!(
         statuses(&report),
         [JudgeStatus::Accepted, JudgeStatus::SystemError],
@@ -117,7 +107,7 @@ fn a_run_the_host_starves_of_cpu_is_never_the_programs_time_limit_exceeded() {
             .contains("the host was too busy"),
         "{report:?}"
     );
-    let report = judge_one(&judge, one_test("sleep-starved", sleeping, 200));
+    let report = judge_request(&judge, &one_test("sleep-starved", sleeping, 200));
     assert_eq!(
         statuses(&report),
         [JudgeStatus::Accepted, JudgeStatus::TimeLimitExceeded],

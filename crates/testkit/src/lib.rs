@@ -6,16 +6,18 @@
 //! are the judges the test binaries share or make, set up under that rule. One definition of
 //! each, instead of a copy per test binary. [`submission::SubmissionJson`] builds the judge
 //! requests the tests and benches send; [`server::InProcessServer`] starts the judge-server
-//! they talk to.
+//! they talk to; [`loopback::LoopbackServer`] stands for a remote service.
 
 #![allow(clippy::print_stdout)]
 
+pub mod loopback;
 pub mod server;
 pub mod submission;
 
 use std::fmt::Display;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use verdict_contracts::{JudgeReport, JudgeStatus, parse_submission};
 use verdict_scheduler::{Judge, JudgeConfig};
 
 /// Whether this run requires the sandbox (and the services the tests start):
@@ -73,4 +75,16 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .enable_all()
         .build()
         .expect("tokio runtime")
+}
+
+/// Judges `request`, a judge request as JSON that must be valid, on `judge` (in a runtime of
+/// its own).
+pub fn judge_request(judge: &Judge, request: &serde_json::Value) -> JudgeReport {
+    let submission = parse_submission(&request.to_string()).expect("a valid submission");
+    runtime().block_on(judge.judge(submission))
+}
+
+/// Each task's status, in task order.
+pub fn statuses(report: &JudgeReport) -> Vec<JudgeStatus> {
+    report.results.iter().map(|r| r.status).collect()
 }

@@ -228,12 +228,11 @@ fn samples_card(h: &mut String, report: &EvalReport) {
     h.push_str("<section class=\"card\" aria-labelledby=\"samples-title\">\n<h2 id=\"samples-title\">Problems and their samples</h2>\n");
     h.push_str("<div class=\"toolbar\" role=\"search\">\n<label>Result <select id=\"result-filter\"><option value=\"\">all</option>");
     for c in &report.counts {
+        let (status, label) = (escape(&c.status), escape(status_label(&c.status)));
         let _ = write!(
             h,
-            "<option value=\"{s}\">{l} ({n})</option>",
-            s = escape(&c.status),
-            l = escape(status_label(&c.status)),
-            n = c.count
+            "<option value=\"{status}\">{label} ({})</option>",
+            c.count
         );
     }
     h.push_str("</select></label>\n<label>Text <input type=\"search\" id=\"text-filter\" placeholder=\"AssertionError, a task id…\" aria-describedby=\"text-filter-help\"></label>\n");

@@ -320,9 +320,9 @@ mod tests {
         assert!(shell_words("  ").is_empty());
     }
 
-    fn record(expected: Option<&[u8]>) -> Record {
-        let value = serde_json::json!({"source_code": "x", "language_id": 71});
-        let languages = vec![Judge0Language {
+    /// Judge0's Python 3 (id 71).
+    fn python() -> Judge0Language {
+        Judge0Language {
             id: 71,
             name: "Python".into(),
             is_archived: false,
@@ -330,7 +330,12 @@ mod tests {
             compile_cmd: None,
             run_cmd: "python3".into(),
             verdict: verdict_contracts::Language::Python3,
-        }];
+        }
+    }
+
+    fn record(expected: Option<&[u8]>) -> Record {
+        let value = serde_json::json!({"source_code": "x", "language_id": 71});
+        let languages = vec![python()];
         let mut record = super::super::parse_submission(
             &value,
             false,
@@ -373,15 +378,7 @@ mod tests {
         record.wall_time_limit = 4.0;
         record.max_file_size = 0;
         record.command_line_arguments = Some("a 'b c'; rm -rf /".into());
-        let language = Judge0Language {
-            id: 71,
-            name: "Python".into(),
-            is_archived: false,
-            source_file: "script.py".into(),
-            compile_cmd: None,
-            run_cmd: "python3".into(),
-            verdict: verdict_contracts::Language::Python3,
-        };
+        let language = python();
         let limits = super::super::Judge0Limits::default();
         let program = program_request(&record, &language, &limits, "course");
         assert_eq!(program.sources[0].0, "script.py");

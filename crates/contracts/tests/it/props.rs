@@ -604,13 +604,32 @@ where
     Ok(())
 }
 
+/// A property test per `name: strategy` that the strategy's values round-trip
+/// ([`assert_round_trip`]).
+macro_rules! round_trips {
+    ($($name:ident: $strategy:expr;)*) => {
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(128))]
+            $(
+                #[test]
+                fn $name(value in $strategy) {
+                    assert_round_trip(&value)?;
+                }
+            )*
+        }
+    };
+}
+
+round_trips! {
+    submissions_round_trip: submission();
+    judge_reports_round_trip: judge_report();
+    score_records_round_trip: score_record();
+    run_records_round_trip: run_record();
+    atomic_tasks_round_trip: atomic_task();
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
-
-    #[test]
-    fn submissions_round_trip(s in submission()) {
-        assert_round_trip(&s)?;
-    }
 
     #[test]
     fn parsing_any_request_never_panics(s in submission()) {
@@ -624,26 +643,6 @@ proptest! {
             }
             Err(other) => prop_assert!(false, "{other}"),
         }
-    }
-
-    #[test]
-    fn judge_reports_round_trip(r in judge_report()) {
-        assert_round_trip(&r)?;
-    }
-
-    #[test]
-    fn score_records_round_trip(r in score_record()) {
-        assert_round_trip(&r)?;
-    }
-
-    #[test]
-    fn run_records_round_trip(r in run_record()) {
-        assert_round_trip(&r)?;
-    }
-
-    #[test]
-    fn atomic_tasks_round_trip(t in atomic_task()) {
-        assert_round_trip(&t)?;
     }
 
     #[test]

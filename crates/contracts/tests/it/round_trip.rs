@@ -23,28 +23,31 @@ fn round_trip<T: DeserializeOwned + Serialize>(name: &str) -> T {
     typed
 }
 
+/// The fixture `name` read as a task's report.
+fn task_report(name: &str) -> TaskReport {
+    serde_json::from_value(fixtures::json(name)).unwrap()
+}
+
 #[test]
 fn seed_gtest_report_round_trips() {
-    let report: GoogleTestReport = round_trip("seed/gtest_report.json");
+    let name = "seed/gtest_report.json";
+    let report: GoogleTestReport = round_trip(name);
     assert_eq!(report.total_cases, 20);
     assert_eq!(report.report[1].param.as_deref(), Some("0"));
-    let as_task: TaskReport =
-        serde_json::from_value(fixtures::json("seed/gtest_report.json")).unwrap();
-    assert!(matches!(as_task, TaskReport::GoogleTest(_)));
+    assert!(matches!(task_report(name), TaskReport::GoogleTest(_)));
 }
 
 #[test]
 fn seed_static_report_round_trips() {
-    let report: StaticReport = round_trip("seed/static_report.json");
+    let name = "seed/static_report.json";
+    let report: StaticReport = round_trip(name);
     assert_eq!(report.violation.len(), 10);
     assert_eq!(
         report.summary.number_of_violations_with_priority[1].number,
         10
     );
     assert!(report.clang_static_analyzer.is_empty());
-    let as_task: TaskReport =
-        serde_json::from_value(fixtures::json("seed/static_report.json")).unwrap();
-    assert!(matches!(as_task, TaskReport::Static(_)));
+    assert!(matches!(task_report(name), TaskReport::Static(_)));
 }
 
 #[test]

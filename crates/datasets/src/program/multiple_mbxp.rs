@@ -27,22 +27,16 @@ pub fn assemble_multiple(
         }
         Language::Js => {
             // eval_javascript.py: `node`; exit status 0 is OK.
-            let program = format!(
-                "const verdict_nonce__ = require(\"fs\").readFileSync(0, \"utf8\");\n{}{completion}\n{}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n",
-                test.prompt, test.tests
-            );
-            let mut assembled = one("main.js", program, Rule::Nonce);
-            assembled.entry_point = Some("main.js".into());
-            Ok(assembled)
+            Ok(JS.around(&format!("{}{completion}\n{}", test.prompt, test.tests)))
         }
         Language::Java => {
             // eval_java.py: `javac`, then `java -ea -cp .:javatuples.jar Problem`.
             let program = format!("{}{completion}\n{}", test.prompt, test.tests);
-            let mut assembled = one("Problem.java", program, Rule::Nonce);
-            assembled
-                .files
-                .push(("VerdictMain.java".into(), java_main("Problem", true)));
-            assembled.entry_point = Some("VerdictMain".into());
+            let mut assembled = with_verdict_main(
+                ("Problem.java", program),
+                Rule::Nonce,
+                ("VerdictMain.java", java_main("Problem", true)),
+            );
             assembled.java_classpath = Some(JAVATUPLES.into());
             assembled
                 .compile_extra
@@ -79,61 +73,41 @@ pub fn assemble_multiple(
         }
         Language::Bash => {
             // eval_sh.py: `bash`; the tests end with `run_test` under `set -e`.
-            let program = format!(
-                "read -r verdict_nonce__\n{}{completion}\n{}\nprintf '\\n%s\\n' \"$verdict_nonce__\"\n",
-                test.prompt, test.tests
-            );
-            let mut assembled = one("main.sh", program, Rule::Nonce);
-            assembled.entry_point = Some("main.sh".into());
-            Ok(assembled)
+            Ok(BASH.around(&format!("{}{completion}\n{}", test.prompt, test.tests)))
         }
         Language::Perl => {
             // eval_pl.py: `perl`; the tests `die` on a wrong answer (Test::Deep's eq_deeply).
-            let program = format!(
-                "my $verdict_nonce__ = <STDIN>;\n{}{completion}\n{}\nprint \"\\n$verdict_nonce__\";\n",
-                test.prompt, test.tests
-            );
-            let mut assembled = one("main.pl", program, Rule::Nonce);
-            assembled.entry_point = Some("main.pl".into());
-            Ok(assembled)
+            Ok(PERL.around(&format!("{}{completion}\n{}", test.prompt, test.tests)))
         }
         Language::Ruby => {
             // eval_ruby.py: `ruby`; the tests are a test-unit case, which test-unit runs after
             // the program's last line: verdict runs it there instead, and echoes the nonce
             // only when test-unit reports every test passed.
-            let program = format!(
-                "verdict_nonce__ = $stdin.gets\n{}{completion}\n{}\n{RUBY_TEST_UNIT_RUN}",
-                test.prompt, test.tests
-            );
-            let mut assembled = one("main.rb", program, Rule::Nonce);
-            assembled.entry_point = Some("main.rb".into());
-            Ok(assembled)
+            let ruby = NonceScript {
+                echo: RUBY_TEST_UNIT_RUN,
+                ..RUBY
+            };
+            Ok(ruby.around(&format!("{}{completion}\n{}\n", test.prompt, test.tests)))
         }
         Language::Lua => {
             // eval_lua.py: `lua`; the tests end with `os.exit(lu.LuaUnit.run())`, run with
             // verdict's luaunit beside the program.
             let tests = replace_once(&test.tests, LUAUNIT_EXIT, LUAUNIT_RUN)?;
-            let program = format!(
-                "local verdict_nonce__ = io.read(\"l\")\n{}{completion}\n{tests}",
-                test.prompt
-            );
-            let mut assembled = one("main.lua", program, Rule::Nonce);
+            let mut assembled = LUA.around(&format!("{}{completion}\n{tests}", test.prompt));
             assembled
                 .files
                 .push(("luaunit.lua".into(), LUAUNIT.to_string()));
-            assembled.entry_point = Some("main.lua".into());
             Ok(assembled)
         }
         Language::Scala => {
             // eval_scala.py: `scalac`, then `scala Problem`; OK is exit status 0 and nothing
             // on stderr. Its tests are `def main` of `assert`s in `object Problem`.
             let program = format!("{}{completion}\n{}", test.prompt, test.tests);
-            let mut assembled = one("Problem.scala", program, Rule::NonceNoStderr);
-            assembled
-                .files
-                .push(("VerdictMain.scala".into(), scala_main("Problem")));
-            assembled.entry_point = Some("VerdictMain".into());
-            Ok(assembled)
+            Ok(with_verdict_main(
+                ("Problem.scala", program),
+                Rule::NonceNoStderr,
+                ("VerdictMain.scala", scala_main("Problem")),
+            ))
         }
         Language::Kotlin => {
             // eval_kt.py: `kotlinc -include-runtime`, then `java -ea -jar`; the tests are a
@@ -171,13 +145,7 @@ pub fn assemble_multiple(
             // eval_matlab.py: `octave -q -f -W -H --no-gui` on the program with `test();`
             // written at its end (Octave takes functions anywhere in a script). The nonce is
             // read first, at the script's top level, which the functions do not see.
-            let program = format!(
-                "verdict_nonce__ = fgetl(stdin);\n{}{completion}\n{}\ntest();\nprintf(\"\\n%s\\n\", verdict_nonce__);\n",
-                test.prompt, test.tests
-            );
-            let mut assembled = one("main.m", program, Rule::Nonce);
-            assembled.entry_point = Some("main.m".into());
-            Ok(assembled)
+            Ok(OCTAVE.around(&format!("{}{completion}\n{}", test.prompt, test.tests)))
         }
         other => Err(Unassembled::Infra(format!(
             "MultiPL-E's {other} programs are not judged here yet (docs/datasets.md, \"MultiPL-E\")"
@@ -197,12 +165,11 @@ pub fn assemble_mbxp(
         Language::Java => {
             // `javac`, then `java -cp . Main`: the test holds `class Main`.
             let program = format!("{}{completion}{}", test.prompt, test.test);
-            let mut assembled = one("Main.java", program, Rule::Nonce);
-            assembled
-                .files
-                .push(("VerdictMain.java".into(), java_main("Main", false)));
-            assembled.entry_point = Some("VerdictMain".into());
-            Ok(assembled)
+            Ok(with_verdict_main(
+                ("Main.java", program),
+                Rule::Nonce,
+                ("VerdictMain.java", java_main("Main", false)),
+            ))
         }
         Language::Cpp => {
             // `g++` (its default standard), then the binary.
@@ -210,15 +177,7 @@ pub fn assemble_mbxp(
             let program = format!("{}{completion}{tests}", test.prompt);
             Ok(one("main.cpp", program, Rule::Nonce))
         }
-        Language::Js => {
-            let program = format!(
-                "const verdict_nonce__ = require(\"fs\").readFileSync(0, \"utf8\");\n{}{completion}{}\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n",
-                test.prompt, test.test
-            );
-            let mut assembled = one("main.js", program, Rule::Nonce);
-            assembled.entry_point = Some("main.js".into());
-            Ok(assembled)
-        }
+        Language::Js => Ok(JS.around(&format!("{}{completion}{}", test.prompt, test.test))),
         Language::Go => {
             // `go run`: the test's `func main()` is called by verdict's.
             let tests = replace_once(&test.test, "func main()", "func verdict_test_main()")?;
@@ -231,23 +190,11 @@ pub fn assemble_mbxp(
         }
         Language::Ruby => {
             // `ruby`: the test is top-level code that raises on a wrong answer.
-            let program = format!(
-                "verdict_nonce__ = $stdin.gets\n{}{completion}{}\nprint \"\\n#{{verdict_nonce__}}\"\n",
-                test.prompt, test.test
-            );
-            let mut assembled = one("main.rb", program, Rule::Nonce);
-            assembled.entry_point = Some("main.rb".into());
-            Ok(assembled)
+            Ok(RUBY.around(&format!("{}{completion}{}", test.prompt, test.test)))
         }
         Language::Perl => {
             // `perl`: the test is top-level code that `die`s on a wrong answer (Data::Compare).
-            let program = format!(
-                "my $verdict_nonce__ = <STDIN>;\n{}{completion}{}\nprint \"\\n$verdict_nonce__\";\n",
-                test.prompt, test.test
-            );
-            let mut assembled = one("main.pl", program, Rule::Nonce);
-            assembled.entry_point = Some("main.pl".into());
-            Ok(assembled)
+            Ok(PERL.around(&format!("{}{completion}{}", test.prompt, test.test)))
         }
         Language::Kotlin => {
             // `kotlinc -include-runtime`, then `java -jar`: the test is a `fun main` of checks.
@@ -258,12 +205,11 @@ pub fn assemble_mbxp(
         Language::Scala => {
             // `scalac`, then `scala -cp . Main`: `object Main extends App`, the test its body.
             let program = format!("{}{completion}{}", test.prompt, test.test);
-            let mut assembled = one("Main.scala", program, Rule::Nonce);
-            assembled
-                .files
-                .push(("VerdictMain.scala".into(), scala_main("Main")));
-            assembled.entry_point = Some("VerdictMain".into());
-            Ok(assembled)
+            Ok(with_verdict_main(
+                ("Main.scala", program),
+                Rule::Nonce,
+                ("VerdictMain.scala", scala_main("Main")),
+            ))
         }
         Language::Php => {
             // `php`: the test is top-level code that throws on a wrong answer.
@@ -292,11 +238,88 @@ pub fn assemble_mbxp(
     }
 }
 
+/// An interpreted program of one file with verdict's nonce harness around its body: the nonce
+/// read first, echoed after the last line (only when the tests passed).
+struct NonceScript<'a> {
+    /// The program's file, which the profile runs.
+    file: &'a str,
+    /// The lines before the body: the nonce read.
+    read: &'a str,
+    /// What follows the body: the nonce echoed.
+    echo: &'a str,
+}
+
+impl NonceScript<'_> {
+    /// The program of `body` in its harness, judged by the nonce.
+    fn around(&self, body: &str) -> Assembled {
+        let program = format!("{}{body}{}", self.read, self.echo);
+        let mut assembled = Assembled::single(self.file, program, Rule::Nonce);
+        assembled.entry_point = Some(self.file.into());
+        assembled
+    }
+}
+
+/// `node`: the nonce read whole from stdin.
+const JS: NonceScript = NonceScript {
+    file: "main.js",
+    read: "const verdict_nonce__ = require(\"fs\").readFileSync(0, \"utf8\");\n",
+    echo: "\n;process.stdout.write(\"\\n\" + verdict_nonce__);\n",
+};
+
+/// `bash`.
+const BASH: NonceScript = NonceScript {
+    file: "main.sh",
+    read: "read -r verdict_nonce__\n",
+    echo: "\nprintf '\\n%s\\n' \"$verdict_nonce__\"\n",
+};
+
+/// `perl`.
+const PERL: NonceScript = NonceScript {
+    file: "main.pl",
+    read: "my $verdict_nonce__ = <STDIN>;\n",
+    echo: "\nprint \"\\n$verdict_nonce__\";\n",
+};
+
+/// `ruby` (MultiPL-E's echoes through test-unit's run instead).
+const RUBY: NonceScript = NonceScript {
+    file: "main.rb",
+    read: "verdict_nonce__ = $stdin.gets\n",
+    echo: "\nprint \"\\n#{verdict_nonce__}\"\n",
+};
+
+/// `lua`: the echo is in the tests' end (luaunit's run).
+const LUA: NonceScript = NonceScript {
+    file: "main.lua",
+    read: "local verdict_nonce__ = io.read(\"l\")\n",
+    echo: "",
+};
+
+/// `octave`: `test();` written at the end, the nonce read at the script's top level, which
+/// the functions do not see.
+const OCTAVE: NonceScript = NonceScript {
+    file: "main.m",
+    read: "verdict_nonce__ = fgetl(stdin);\n",
+    echo: "\ntest();\nprintf(\"\\n%s\\n\", verdict_nonce__);\n",
+};
+
+/// A JVM program (`file`, `program`) judged by `rule`, run through verdict's harness class
+/// `VerdictMain` (`harness`: file and source), which calls its main between the nonce and its
+/// echo.
+fn with_verdict_main(
+    (file, program): (&str, String),
+    rule: Rule,
+    harness: (&str, String),
+) -> Assembled {
+    let mut assembled = Assembled::single(file, program, rule);
+    assembled.files.push((harness.0.into(), harness.1));
+    assembled.entry_point = Some("VerdictMain".into());
+    assembled
+}
+
 /// Go's harness for a program with a `main` of checks (MBXP): the nonce, the test's main, the
 /// nonce echoed.
 const GO_RUN_MAIN: &str = "package main\n\nimport (\n\t\"bufio\"\n\t\"os\"\n)\n\nfunc main() {\n\tnonce, _ := bufio.NewReader(os.Stdin).ReadString('\\n')\n\tverdict_test_main()\n\tos.Stdout.WriteString(\"\\n\" + nonce)\n}\n";
 
-/// `text` with its one `from` made `to`, or why the test is not of that shape.
 /// A PHP program: `prompt` (which opens with `<?php`), then `rest`, with the nonce read right
 /// after the opening tag and echoed after the last line.
 fn php_program(prompt: &str, rest: &str) -> Result<Assembled, Unassembled> {
@@ -343,6 +366,7 @@ fn npm_import(source: &str) -> Option<&str> {
 const NODE_MODULES_DECLARED: &str =
     "declare module \"assert\";\ndeclare module \"node:assert\";\ndeclare module \"fs\";\n";
 
+/// `text` with its one `from` made `to`, or why the test is not of that shape.
 fn replace_once(text: &str, from: &str, to: &str) -> Result<String, Unassembled> {
     if text.matches(from).count() != 1 {
         return Err(Unassembled::Invalid(InvalidCase::new(

@@ -7,7 +7,7 @@
 //! text, or base64 of zlib of a pickle of the JSON text made here by CPython, the inverse of
 //! LiveCodeBench's own loader).
 
-use crate::judge_env;
+use crate::{assert_failed_at, judge_env};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
@@ -336,20 +336,10 @@ fn livecodebench_stdin_problems_with_public_and_compressed_private_tests_are_jud
     );
     assert!(!results[1].passed);
     assert_eq!(results[1].tests_passed, 2, "{results:#?}");
-    assert!(
-        results[1]
-            .result
-            .starts_with("failed: private_test_cases[1]: wrong answer"),
-        "{results:#?}"
-    );
+    assert_failed_at(&results[1], "private_test_cases[1]: wrong answer");
     assert_eq!(results[2].result, "timed out");
     assert_eq!(results[2].status, SampleStatus::Timeout);
     assert!(results[3].passed, "{results:#?}");
     assert_eq!(results[3].tests_total, 3);
-    assert!(
-        results[4]
-            .result
-            .starts_with("failed: public_test_cases[0]: wrong answer"),
-        "{results:#?}"
-    );
+    assert_failed_at(&results[4], "public_test_cases[0]: wrong answer");
 }

@@ -1,7 +1,7 @@
 //! Function tests (LiveCodeBench functional, APPS `fn_name`): the return value is compared
 //! outside the box, so what the candidate writes or how it exits cannot make it pass.
 
-use crate::{judge, problem};
+use crate::{assert_failed_at, judge, problem};
 use serde_json::json;
 use verdict_contracts::oracle::OracleCaseStatus;
 use verdict_datasets::SampleStatus;
@@ -37,13 +37,7 @@ fn a_right_solution_passes_every_test_and_a_wrong_one_fails_with_the_test_named(
     assert_eq!(results[0].tests_passed, 3);
     assert!(!results[1].passed);
     assert_eq!(results[1].tests_passed, 2);
-    assert!(
-        results[1]
-            .result
-            .starts_with("failed: public_test_cases[1]"),
-        "{}",
-        results[1].result
-    );
+    assert_failed_at(&results[1], "public_test_cases[1]");
 }
 
 #[test]

@@ -46,25 +46,36 @@ fn assert_only_canonical_passes(results: &[SampleResult], statuses: &[SampleStat
     assert_eq!(results.len(), statuses.len() + 1);
 }
 
+/// Judges the canonical solution of `prefix` and `others` (each one's `{canonical}` replaced
+/// by it), checking that only the canonical one passes and the others end with `statuses`; the
+/// results, or `None` (skipped) without a sandbox.
+fn judge_expecting(
+    prefix: &str,
+    others: &[&str],
+    statuses: &[SampleStatus],
+) -> Option<Vec<SampleResult>> {
+    let results = judge_language(prefix, others)?;
+    assert_only_canonical_passes(&results, statuses);
+    Some(results)
+}
+
 const FORGED: &str = "verdict-passed-00000000000000000000000000000000";
 
 #[test]
 fn humaneval_x_cpp_canonical_passes_and_exit_forgery_wrong_loop_and_compile_errors_fail() {
     let forged = format!("    printf(\"\\n{FORGED}\\n\"); exit(0);\n{{canonical}}");
-    let Some(results) = judge_language(
-        "CPP/",
-        &[
-            "    return false;\n}\n",
-            "    exit(0);\n{canonical}",
-            &forged,
-            "    while (true) {}\n{canonical}",
-            "    return undefined_thing;\n}\n",
-        ],
-    ) else {
+    use SampleStatus::*;
+    let others = [
+        "    return false;\n}\n",
+        "    exit(0);\n{canonical}",
+        &forged,
+        "    while (true) {}\n{canonical}",
+        "    return undefined_thing;\n}\n",
+    ];
+    let Some(results) = judge_expecting("CPP/", &others, &[Failed, Failed, Failed, Timeout, Error])
+    else {
         return;
     };
-    use SampleStatus::*;
-    assert_only_canonical_passes(&results, &[Failed, Failed, Failed, Timeout, Error]);
     assert!(
         results[5].result.contains("compile error"),
         "{:#?}",
@@ -74,19 +85,14 @@ fn humaneval_x_cpp_canonical_passes_and_exit_forgery_wrong_loop_and_compile_erro
 
 #[test]
 fn humaneval_x_go_runs_go_test_with_testify_and_a_forged_pass_line_fails() {
-    let Some(results) = judge_language(
-        "Go/",
-        &[
-            "    return false\n}\n",
-            "    os.Exit(0)\n{canonical}",
-            "    fmt.Println(\"PASS\")\n    fmt.Println(\"ok\")\n    return false\n}\n",
-            "    for {\n    }\n}\n",
-        ],
-    ) else {
-        return;
-    };
     use SampleStatus::*;
-    assert_only_canonical_passes(&results, &[Failed, Error, Failed, Timeout]);
+    let others = [
+        "    return false\n}\n",
+        "    os.Exit(0)\n{canonical}",
+        "    fmt.Println(\"PASS\")\n    fmt.Println(\"ok\")\n    return false\n}\n",
+        "    for {\n    }\n}\n",
+    ];
+    judge_expecting("Go/", &others, &[Failed, Error, Failed, Timeout]);
 }
 
 #[test]
@@ -94,69 +100,49 @@ fn humaneval_x_java_main_runs_the_solution_and_system_exit_fails() {
     let forged = format!(
         "        System.out.println(\"\\n{FORGED}\");\n        System.exit(0);\n{{canonical}}"
     );
-    let Some(results) = judge_language(
-        "Java/",
-        &[
-            "        return false;\n    }\n}",
-            "        System.exit(0);\n{canonical}",
-            &forged,
-            "        while (true) {}\n    }\n}",
-        ],
-    ) else {
-        return;
-    };
     use SampleStatus::*;
-    assert_only_canonical_passes(&results, &[Failed, Failed, Failed, Timeout]);
+    let others = [
+        "        return false;\n    }\n}",
+        "        System.exit(0);\n{canonical}",
+        &forged,
+        "        while (true) {}\n    }\n}",
+    ];
+    judge_expecting("Java/", &others, &[Failed, Failed, Failed, Timeout]);
 }
 
 #[test]
 fn humaneval_x_js_console_assert_failures_and_process_exit_fail() {
-    let Some(results) = judge_language(
-        "JavaScript/",
-        &[
-            "  return false\n}\n",
-            "  process.exit(0)\n{canonical}",
-            "  console.log('ok')\n{canonical}",
-            "  while (true) {}\n}\n",
-        ],
-    ) else {
-        return;
-    };
     use SampleStatus::*;
-    assert_only_canonical_passes(&results, &[Failed, Failed, Failed, Timeout]);
+    let others = [
+        "  return false\n}\n",
+        "  process.exit(0)\n{canonical}",
+        "  console.log('ok')\n{canonical}",
+        "  while (true) {}\n}\n",
+    ];
+    judge_expecting("JavaScript/", &others, &[Failed, Failed, Failed, Timeout]);
 }
 
 #[test]
 fn humaneval_x_rust_test_module_runs_as_cargo_test_and_process_exit_fails() {
     let forged = "    println!(\"test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\");\n    std::process::exit(0);\n}\n";
-    let Some(results) = judge_language(
-        "Rust/",
-        &[
-            "\n    return false;\n}\n",
-            "\n    std::process::exit(0);\n{canonical}",
-            forged,
-            "\n    loop {}\n}\n",
-            "\n    return undefined_thing;\n}\n",
-        ],
-    ) else {
-        return;
-    };
     use SampleStatus::*;
-    assert_only_canonical_passes(&results, &[Failed, Failed, Failed, Timeout, Error]);
+    let others = [
+        "\n    return false;\n}\n",
+        "\n    std::process::exit(0);\n{canonical}",
+        forged,
+        "\n    loop {}\n}\n",
+        "\n    return undefined_thing;\n}\n",
+    ];
+    judge_expecting("Rust/", &others, &[Failed, Failed, Failed, Timeout, Error]);
 }
 
 #[test]
 fn humaneval_x_python_runs_codegeexs_program_as_an_assertion_script() {
-    let Some(results) = judge_language(
-        "Python/",
-        &[
-            "    return False\n",
-            "    import os; os._exit(0)\n",
-            "    while True:\n        pass\n",
-        ],
-    ) else {
-        return;
-    };
     use SampleStatus::*;
-    assert_only_canonical_passes(&results, &[Failed, Error, Timeout]);
+    let others = [
+        "    return False\n",
+        "    import os; os._exit(0)\n",
+        "    while True:\n        pass\n",
+    ];
+    judge_expecting("Python/", &others, &[Failed, Error, Timeout]);
 }

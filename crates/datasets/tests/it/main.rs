@@ -83,3 +83,9 @@ pub fn judge(problem: &Problem, samples: &[Value], timeout_ms: u64) -> Option<Ve
     let programs: Vec<String> = samples.iter().map(|s| s.program(problem)).collect();
     Some(runtime.block_on(evaluate(judge, problem, &programs, &options)))
 }
+
+/// Checks that `result` failed, its result line starting with `failed: <at>`.
+pub fn assert_failed_at(result: &SampleResult, at: &str) {
+    let want = format!("failed: {at}");
+    assert!(result.result.starts_with(&want), "{result:#?}");
+}

@@ -76,79 +76,49 @@ fn statuses(results: &[SampleResult]) -> Vec<SampleStatus> {
 
 use SampleStatus::{Failed, Passed, Timeout};
 
-/// Judges `completions` (right, wrong, exit with status 0, loop, forged success line) of the
-/// published `record`: only the right one passes.
-fn right_wrong_exit_loop_forged(record: &str, completions: [&str; 5]) {
-    let record = published(record);
-    let task_id = record["task_id"].as_str().expect("task_id").to_string();
-    let Some(results) = judge(&problem(&record), &samples(&task_id, &completions), 3000) else {
+/// Judges `completions` of `record` and checks their statuses are `want`. A run without
+/// Data::Compare (Debian's libdata-compare-perl, MBXP's Perl) must instead name it in an infra
+/// error, never give a score.
+fn assert_judged(record: &Value, completions: &[&str], want: &[SampleStatus]) {
+    let task_id = record["task_id"].as_str().expect("task_id");
+    let Some(results) = judge(&problem(record), &samples(task_id, completions), 3000) else {
         return;
     };
     if let Some(infra) = results.iter().find_map(|r| r.infra_error.as_ref()) {
-        // Data::Compare (Debian's libdata-compare-perl, MBXP's Perl) missing: named, never a
-        // score.
         assert!(infra.message.contains("libdata-compare-perl"), "{infra:?}");
         return;
     }
-    assert_eq!(
-        statuses(&results),
-        [Passed, Failed, Failed, Timeout, Failed],
-        "{results:#?}"
-    );
+    assert_eq!(statuses(&results), want, "{results:#?}");
+}
+
+/// Judges `completions` (right, wrong, exit with status 0, loop, forged success line) of the
+/// published `record`: only the right one passes.
+fn right_wrong_exit_loop_forged(record: &str, completions: [&str; 5]) {
+    let want = [Passed, Failed, Failed, Timeout, Failed];
+    assert_judged(&published(record), &completions, &want);
 }
 
 #[test]
 fn mbxp_go_runs_the_tests_main_and_a_wrong_answer_or_a_loop_fails() {
     let record = mbgp_5();
     let canonical = record["canonical_solution"].as_str().expect("canonical");
-    let Some(results) = judge(
-        &problem(&record),
-        &samples("MBGP/5", &[canonical, "\treturn 3\n}", "\tfor {\n\t}\n}"]),
-        3000,
-    ) else {
-        return;
-    };
-    assert_eq!(
-        statuses(&results),
-        [Passed, Failed, Timeout],
-        "{results:#?}"
-    );
+    let completions = [canonical, "\treturn 3\n}", "\tfor {\n\t}\n}"];
+    assert_judged(&record, &completions, &[Passed, Failed, Timeout]);
 }
 
 #[test]
 fn mbxp_java_calls_main_and_system_exit_fails() {
     let right = "        if (n < 2) return true;\n        for (int i = 2; i * i <= n; i++) if (n % i == 0) return true;\n        return false;\n    }\n}\n";
-    let Some(results) = judge(
-        &problem(&mbjp_3()),
-        &samples(
-            "MBJP/3",
-            &[
-                right,
-                "        return false;\n    }\n}\n",
-                "        System.exit(0); return true;\n    }\n}\n",
-            ],
-        ),
-        3000,
-    ) else {
-        return;
-    };
-    assert_eq!(statuses(&results), [Passed, Failed, Failed], "{results:#?}");
+    let wrong = "        return false;\n    }\n}\n";
+    let exit = "        System.exit(0); return true;\n    }\n}\n";
+    assert_judged(&mbjp_3(), &[right, wrong, exit], &[Passed, Failed, Failed]);
 }
 
 #[test]
 fn mbxp_cpp_main_with_arguments_is_called_and_exit_zero_fails() {
     let right = "    if (n < 2) return true;\n    for (int i = 2; i * i <= n; i++) if (n % i == 0) return true;\n    return false;\n}\n";
-    let Some(results) = judge(
-        &problem(&mbcpp_3()),
-        &samples(
-            "MBCPP/3",
-            &[right, "    return false;\n}\n", "    exit(0);\n}\n"],
-        ),
-        3000,
-    ) else {
-        return;
-    };
-    assert_eq!(statuses(&results), [Passed, Failed, Failed], "{results:#?}");
+    let completions = [right, "    return false;\n}\n", "    exit(0);\n}\n"];
+    assert_judged(&mbcpp_3(), &completions, &[Passed, Failed, Failed]);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Stdin/stdout tests (CodeContests, APPS, LiveCodeBench stdin): stdout is compared outside the
 //! box by LiveCodeBench's rule.
 
-use crate::{judge, problem};
+use crate::{assert_failed_at, judge, problem};
 use serde_json::json;
 use verdict_datasets::SampleStatus;
 
@@ -51,13 +51,7 @@ fn right_wrong_crashing_and_looping_programs() {
     );
     assert_eq!(results[0].tests_passed, 3);
     assert_eq!(results[1].tests_passed, 0);
-    assert!(
-        results[1]
-            .result
-            .starts_with("failed: public_tests[0]: wrong answer: line 1"),
-        "{}",
-        results[1].result
-    );
+    assert_failed_at(&results[1], "public_tests[0]: wrong answer: line 1");
     // The dataset's own limit (1 s), not the 5 s default, stops the loop.
     assert!(
         results[3].tests[0].time_ms < 4000,

@@ -223,6 +223,36 @@ fn subset_walk(
     }
 }
 
+impl SubsetEvaluator {
+    /// The run's two scores: whether every expected field matched, and the share that did.
+    fn scores(
+        &self,
+        run: &RunRecord,
+        matched: bool,
+        accuracy: f64,
+        evidence: Evidence,
+    ) -> Vec<ScoreRecord> {
+        vec![
+            score_record(
+                &run.id,
+                self.id(),
+                "subset_match",
+                matched,
+                ScoreTarget::Final,
+                Some(evidence.clone()),
+            ),
+            score_record(
+                &run.id,
+                self.id(),
+                "field_accuracy",
+                accuracy,
+                ScoreTarget::Final,
+                Some(evidence),
+            ),
+        ]
+    }
+}
+
 #[async_trait]
 impl Evaluator for SubsetEvaluator {
     fn id(&self) -> &str {
@@ -247,24 +277,7 @@ impl Evaluator for SubsetEvaluator {
                     explanation: Some(failed_explanation(run)),
                     ..Evidence::default()
                 };
-                return Ok(vec![
-                    score_record(
-                        &run.id,
-                        self.id(),
-                        "subset_match",
-                        false,
-                        ScoreTarget::Final,
-                        Some(evidence.clone()),
-                    ),
-                    score_record(
-                        &run.id,
-                        self.id(),
-                        "field_accuracy",
-                        0.0,
-                        ScoreTarget::Final,
-                        Some(evidence),
-                    ),
-                ]);
+                return Ok(self.scores(run, false, 0.0, evidence));
             }
         };
         let mut checks = Vec::new();
@@ -307,23 +320,6 @@ impl Evaluator for SubsetEvaluator {
         } else {
             passed as f64 / total as f64
         };
-        Ok(vec![
-            score_record(
-                &run.id,
-                self.id(),
-                "subset_match",
-                all,
-                ScoreTarget::Final,
-                Some(evidence.clone()),
-            ),
-            score_record(
-                &run.id,
-                self.id(),
-                "field_accuracy",
-                accuracy,
-                ScoreTarget::Final,
-                Some(evidence),
-            ),
-        ])
+        Ok(self.scores(run, all, accuracy, evidence))
     }
 }

@@ -1,7 +1,9 @@
 //! The example agent through the `command` runner: the seed's intent task, an agent that times
 //! out, prints garbage or crashes, a type no runner takes, and a `LabConfig` of types.
 
-use crate::common::{agent, atomic, error_message, lab, repo_root, run, score, seed_tasks, task};
+use crate::common::{
+    agent, atomic, completed_seed_run, error_message, lab, repo_root, run, score, task,
+};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use verdict_contracts::{RunStatus, ScoreValue};
@@ -9,11 +11,8 @@ use verdict_lab::{Lab, LabConfig, Registry, task_hash};
 
 #[test]
 fn seed_intent_task_runs_through_the_command_runner() {
-    let tasks = seed_tasks();
-    let intent = &tasks[0];
-    let out = run(&lab(), intent);
+    let (intent, out) = completed_seed_run(0);
     let r = &out.run;
-    assert_eq!(r.status, RunStatus::Completed, "{r:#?}");
     assert_eq!(r.task_id, "task-001");
     assert_eq!(
         r.output,
@@ -46,7 +45,7 @@ fn seed_intent_task_runs_through_the_command_runner() {
         r.provenance.verdict_version(),
         Some(env!("CARGO_PKG_VERSION"))
     );
-    assert_eq!(r.provenance.task_hash(), Some(task_hash(intent).as_str()));
+    assert_eq!(r.provenance.task_hash(), Some(task_hash(&intent).as_str()));
     assert_eq!(r.provenance.config["timeoutMs"], 5000);
 
     // expected.confidence 0.9 is a minimum (extensions.subset): 0.95 passes.

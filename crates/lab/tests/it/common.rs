@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use std::sync::Arc;
-use verdict_contracts::{RunRecord, ScoreRecord};
+use verdict_contracts::{RunRecord, RunStatus, ScoreRecord};
 use verdict_lab::{CommandRunner, Lab, LabOutcome, LabTask, Registry, parse_tasks};
 
 pub use verdict_testkit::{judge, repo_root, runtime};
@@ -29,6 +29,14 @@ pub fn seed_tasks() -> Vec<LabTask> {
         .into_iter()
         .map(|e| e.task)
         .collect()
+}
+
+/// Runs seed task `index` on [`lab`] and checks that the run completed; the task and outcome.
+pub fn completed_seed_run(index: usize) -> (LabTask, LabOutcome) {
+    let task = seed_tasks().swap_remove(index);
+    let out = run(&lab(), &task);
+    assert_eq!(out.run.status, RunStatus::Completed, "{:#?}", out.run);
+    (task, out)
 }
 
 pub fn task(value: Value) -> LabTask {

@@ -8,6 +8,18 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use verdict_contracts::{RunStatus, ScoreValue};
 use verdict_lab::{HttpRunner, Lab, Registry};
+use verdict_testkit::loopback::{Answer, LoopbackServer};
+
+/// A lab whose `intent` tasks go to the agent at `url` through the `http` runner.
+fn intent_lab(url: &str) -> Lab {
+    let mut registry = Registry::new();
+    registry.register_runner_for(
+        "intent",
+        Arc::new(HttpRunner::new("intent", url).unwrap()),
+        Value::Null,
+    );
+    Lab::new(registry)
+}
 
 /// Serves `responses` (status, body) to one request each on 127.0.0.1; returns the URL and the
 /// request bodies received.
@@ -53,13 +65,7 @@ fn http_runner_posts_the_task_and_reads_the_output() {
         (500, r#"{"error":"model down"}"#),
         (200, "not json"),
     ]);
-    let mut registry = Registry::new();
-    registry.register_runner_for(
-        "intent",
-        Arc::new(HttpRunner::new("intent", &url).unwrap()),
-        Value::Null,
-    );
-    let lab = Lab::new(registry);
+    let lab = intent_lab(&url);
     let tasks = seed_tasks();
     let out = run(&lab, &tasks[0]);
     assert_eq!(out.run.status, RunStatus::Completed, "{:#?}", out.run);
@@ -98,44 +104,13 @@ fn http_runner_posts_the_task_and_reads_the_output() {
 
 #[test]
 fn http_runner_never_follows_its_agent_to_another_host() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     const SECRET: &str = r#"{"secret":"INTERNAL-SECRET-LAB"}"#;
     // An internal service holding a secret, and an agent that redirects there.
-    let secret = TcpListener::bind("127.0.0.1:0").unwrap();
-    let secret_port = secret.local_addr().unwrap().port();
-    let hits = Arc::new(AtomicUsize::new(0));
-    let counter = hits.clone();
-    std::thread::spawn(move || {
-        for stream in secret.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            counter.fetch_add(1, Ordering::SeqCst);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{SECRET}",
-                SECRET.len()
-            );
-        }
-    });
-    let agent = TcpListener::bind("127.0.0.2:0").unwrap();
-    let url = format!("http://{}/agent", agent.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in agent.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = [0u8; 8192];
-            let _ = std::io::Read::read(&mut stream, &mut request);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 302 Found\r\nlocation: http://127.0.0.1:{secret_port}/\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-            );
-        }
-    });
-    let mut registry = Registry::new();
-    registry.register_runner_for(
-        "intent",
-        Arc::new(HttpRunner::new("intent", &url).unwrap()),
-        Value::Null,
-    );
-    let lab = Lab::new(registry);
+    let secret = LoopbackServer::start("127.0.0.1", Answer::Body(SECRET.into()));
+    let redirect = format!("http://127.0.0.1:{}/", secret.addr.port());
+    let agent = LoopbackServer::start("127.0.0.2", Answer::Redirect(redirect));
+    let url = format!("http://{}/agent", agent.addr);
+    let lab = intent_lab(&url);
     let out = run(&lab, &seed_tasks()[0]);
     assert_eq!(out.run.status, RunStatus::Failed);
     let record = serde_json::to_string(&out.run).unwrap();
@@ -145,9 +120,5 @@ fn http_runner_never_follows_its_agent_to_another_host() {
         message.contains("refused: host 127.0.0.1 is not in allow_hosts"),
         "{message}"
     );
-    assert_eq!(
-        hits.load(Ordering::SeqCst),
-        0,
-        "the internal service was reached"
-    );
+    assert_eq!(secret.hits(), 0, "the internal service was reached");
 }

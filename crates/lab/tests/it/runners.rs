@@ -7,41 +7,36 @@ use std::sync::Arc;
 use verdict_contracts::{AtomicTask, RunRecord, RunStatus, ScoreValue};
 use verdict_lab::{Lab, LabError, Registry, RunBuilder, Runner};
 
-/// A runner of one's own that panics.
-struct Panicky;
-
-#[async_trait::async_trait]
-impl Runner for Panicky {
-    fn id(&self) -> &str {
-        "panicky"
-    }
-    fn task_type(&self) -> &str {
-        "boom"
-    }
-    fn version(&self) -> &str {
-        "1"
-    }
-    async fn execute(&self, _task: &AtomicTask, _config: &Value) -> Result<RunRecord, LabError> {
-        panic!("boom")
-    }
+/// A runner of one's own that never gives a run back.
+enum Misbehaving {
+    /// `panicky`, of type `boom`: panics.
+    Panics,
+    /// `hangs`, of type `hang`: never ends.
+    Hangs,
 }
 
-/// A runner of one's own that never ends.
-struct Hangs;
-
 #[async_trait::async_trait]
-impl Runner for Hangs {
+impl Runner for Misbehaving {
     fn id(&self) -> &str {
-        "hangs"
+        match self {
+            Misbehaving::Panics => "panicky",
+            Misbehaving::Hangs => "hangs",
+        }
     }
     fn task_type(&self) -> &str {
-        "hang"
+        match self {
+            Misbehaving::Panics => "boom",
+            Misbehaving::Hangs => "hang",
+        }
     }
     fn version(&self) -> &str {
         "1"
     }
     async fn execute(&self, _task: &AtomicTask, _config: &Value) -> Result<RunRecord, LabError> {
-        std::future::pending().await
+        match self {
+            Misbehaving::Panics => panic!("boom"),
+            Misbehaving::Hangs => std::future::pending().await,
+        }
     }
 }
 
@@ -78,7 +73,7 @@ impl Runner for Upper {
 #[test]
 fn custom_runners_plug_in_and_a_panic_fails_only_its_run() {
     let mut registry = Registry::new();
-    registry.register_runner(Arc::new(Panicky));
+    registry.register_runner(Arc::new(Misbehaving::Panics));
     registry.register_runner_for("upper", Arc::new(Upper), json!({"mode": "ascii"}));
     let lab = Lab::new(registry);
     let out = run(&lab, &atomic("p", "boom", json!(1), None));
@@ -109,7 +104,7 @@ fn custom_runners_plug_in_and_a_panic_fails_only_its_run() {
     );
 
     let mut registry = Registry::new();
-    registry.register_runner(Arc::new(Hangs));
+    registry.register_runner(Arc::new(Misbehaving::Hangs));
     let lab = Lab::new(registry).with_timeout_grace(std::time::Duration::from_millis(100));
     let out = run(&lab, &atomic("h", "hang", json!(1), Some(100)));
     assert_eq!(out.run.status, RunStatus::Failed);

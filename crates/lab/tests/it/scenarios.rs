@@ -1,18 +1,15 @@
 //! Scenarios: the seed's booking scenario, a failing step, input maps (missing values, invalid
 //! maps refused before anything runs, scenario input and array indices).
 
-use crate::common::{engine_events, lab, run, runtime, score, seed_tasks, task};
+use crate::common::{completed_seed_run, engine_events, lab, run, runtime, score, task};
 use serde_json::{Value, json};
-use verdict_contracts::{RunStatus, ScoreTarget, ScoreValue, StepStatus};
+use verdict_contracts::{RunError, RunRecord, RunStatus, ScoreTarget, ScoreValue, StepStatus};
 use verdict_lab::{LabTask, parse_tasks};
 
 #[test]
 fn seed_booking_scenario_injects_step_outputs() {
-    let tasks = seed_tasks();
-    let scenario = &tasks[1];
-    let out = run(&lab(), scenario);
+    let (_, out) = completed_seed_run(1);
     let r = &out.run;
-    assert_eq!(r.status, RunStatus::Completed, "{r:#?}");
     assert_eq!(serde_json::to_value(r.task_type).unwrap(), "scenario");
     let steps = r.steps.as_ref().unwrap();
     assert_eq!(steps.len(), 3);
@@ -47,19 +44,9 @@ fn seed_booking_scenario_injects_step_outputs() {
     );
     assert_eq!(mapped[1]["value"], conversation);
     assert_eq!(
-        engine_events(r),
-        [
-            "started",
-            "step_started@step-1",
-            "step_completed@step-1",
-            "step_started@step-2",
-            "input_mapped@step-2",
-            "step_completed@step-2",
-            "step_started@step-3",
-            "input_mapped@step-3",
-            "step_completed@step-3",
-            "completed",
-        ]
+        engine_events(r).join(" "),
+        "started step_started@step-1 step_completed@step-1 step_started@step-2 input_mapped@step-2 \
+         step_completed@step-2 step_started@step-3 input_mapped@step-3 step_completed@step-3 completed"
     );
     // The agent's own events are in the trace, attributed to their step.
     assert!(
@@ -116,17 +103,20 @@ fn booking(step2_message: &str, map2_from: &str) -> LabTask {
     }))
 }
 
+/// Checks that `r` failed at step 2 with `message`; its error.
+fn failed_at_step_2<'a>(r: &'a RunRecord, message: &str) -> &'a RunError {
+    assert_eq!(r.status, RunStatus::Failed);
+    let error = r.error.as_ref().unwrap();
+    assert_eq!(error.step.as_deref(), Some("step-2"));
+    assert_eq!(error.message, message);
+    error
+}
+
 #[test]
 fn failing_step_fails_the_run_and_skips_the_rest() {
     let out = run(&lab(), &booking("__fail__", "step:step-1.output.intent"));
     let r = &out.run;
-    assert_eq!(r.status, RunStatus::Failed);
-    let error = r.error.as_ref().unwrap();
-    assert_eq!(error.step.as_deref(), Some("step-2"));
-    assert_eq!(
-        error.message,
-        "agent exited with code 2: agent: asked to fail"
-    );
+    let error = failed_at_step_2(r, "agent exited with code 2: agent: asked to fail");
     assert!(error.stack.as_deref().unwrap().contains("asked to fail"));
     assert!(r.output.is_none());
     let steps = r.steps.as_ref().unwrap();
@@ -142,17 +132,9 @@ fn failing_step_fails_the_run_and_skips_the_rest() {
     assert_eq!(steps[1].error.as_deref(), Some(error.message.as_str()));
     assert_eq!(steps[2].latency, 0.0);
     assert_eq!(
-        engine_events(r),
-        [
-            "started",
-            "step_started@step-1",
-            "step_completed@step-1",
-            "step_started@step-2",
-            "input_mapped@step-2",
-            "step_failed@step-2",
-            "step_skipped@step-3",
-            "failed",
-        ]
+        engine_events(r).join(" "),
+        "started step_started@step-1 step_completed@step-1 step_started@step-2 \
+         input_mapped@step-2 step_failed@step-2 step_skipped@step-3 failed"
     );
     let last = r.trace.last().unwrap();
     assert_eq!(last.data.as_ref().unwrap()["step"], "step-2");
@@ -171,12 +153,9 @@ fn failing_step_fails_the_run_and_skips_the_rest() {
 fn missing_mapped_value_fails_its_step() {
     let out = run(&lab(), &booking("hi", "step:step-1.output.slots.city"));
     let r = &out.run;
-    assert_eq!(r.status, RunStatus::Failed);
-    let error = r.error.as_ref().unwrap();
-    assert_eq!(error.step.as_deref(), Some("step-2"));
-    assert_eq!(
-        error.message,
-        "input_map: step:step-1.output.slots.city -> input.intent: no value in the output of step \"step-1\""
+    failed_at_step_2(
+        r,
+        "input_map: step:step-1.output.slots.city -> input.intent: no value in the output of step \"step-1\"",
     );
     assert_eq!(r.steps.as_ref().unwrap()[2].status, StepStatus::Skipped);
 }

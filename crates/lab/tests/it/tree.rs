@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use verdict_contracts::{AtomicTask, RunStatus};
-use verdict_lab::{CommandRunner, Lab, LabTask, Registry, Runner};
+use verdict_lab::{CommandRunner, Lab, LabOutcome, LabTask, Registry, Runner};
 
 /// `sh -c SCRIPT agent PIDFILE`: `$1` in the script is where the grandchild writes its pid.
 fn sh_agent(script: &str, pid_file: &Path) -> CommandRunner {
@@ -30,6 +30,9 @@ const GRANDCHILD: &str = r#"cat >/dev/null
 $LAUNCH sh -c 'echo $$ > "$1.tmp" && mv "$1.tmp" "$1" && exec sleep 300' grandchild "$1" >/dev/null 2>&1 &
 while [ ! -s "$1" ]; do sleep 0.02; done
 "#;
+
+/// What an agent that ends well prints.
+const OK: &str = "echo '{\"ok\": true}'\n";
 
 fn atomic(id: &str, timeout_ms: u64) -> AtomicTask {
     serde_json::from_value(json!({
@@ -82,31 +85,36 @@ fn pid_file(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("grandchild.pid")
 }
 
-#[test]
-fn timed_out_agent_grandchildren_are_killed() {
+/// Runs task `id` (limited to `timeout_ms`) on an agent that starts the grandchild, `$LAUNCH`
+/// set to `launch` when given, and then runs `then`; the outcome and the grandchild's pid.
+fn run_tree(id: &str, timeout_ms: u64, launch: Option<&str>, then: &str) -> (LabOutcome, u32) {
     let dir = tempfile::tempdir().unwrap();
     let pids = pid_file(&dir);
-    let script = format!("{GRANDCHILD}sleep 300\n");
-    let lab = lab(sh_agent(&script, &pids));
-    let out = runtime().block_on(lab.run(&LabTask::Atomic(atomic("slow", 1500))));
+    let mut agent = sh_agent(&format!("{GRANDCHILD}{then}"), &pids);
+    if let Some(launch) = launch {
+        agent = agent.env("LAUNCH", launch);
+    }
+    let out = runtime().block_on(lab(agent).run(&LabTask::Atomic(atomic(id, timeout_ms))));
+    (out, read_pid(&pids))
+}
+
+#[test]
+fn timed_out_agent_grandchildren_are_killed() {
+    let (out, pid) = run_tree("slow", 1500, None, "sleep 300\n");
     assert_eq!(out.run.status, RunStatus::Failed);
     assert_eq!(
         out.run.error.as_ref().unwrap().message,
         "agent timed out after 1500 ms"
     );
-    assert_gone(read_pid(&pids), "the grandchild of a timed-out agent");
+    assert_gone(pid, "the grandchild of a timed-out agent");
 }
 
 #[test]
 fn finished_agent_leaves_no_process_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    let pids = pid_file(&dir);
-    let script = format!("{GRANDCHILD}echo '{{\"ok\": true}}'\n");
-    let lab = lab(sh_agent(&script, &pids));
-    let out = runtime().block_on(lab.run(&LabTask::Atomic(atomic("done", 20_000))));
+    let (out, pid) = run_tree("done", 20_000, None, OK);
     assert_eq!(out.run.status, RunStatus::Completed, "{:?}", out.run.error);
     assert_eq!(out.run.output, Some(json!({"ok": true})));
-    assert_gone(read_pid(&pids), "the grandchild of an agent that exited");
+    assert_gone(pid, "the grandchild of an agent that exited");
 }
 
 #[test]
@@ -134,14 +142,9 @@ fn dropped_run_kills_the_agent_tree() {
 
 #[test]
 fn setsid_daemon_of_an_agent_is_killed_by_its_tag() {
-    let dir = tempfile::tempdir().unwrap();
-    let pids = pid_file(&dir);
     // `setsid` puts the grandchild in a session and a process group of its own: killpg of the
     // agent's group does not reach it; the tag it inherited does.
-    let script = format!("{GRANDCHILD}echo '{{\"ok\": true}}'\n");
-    let lab = lab(sh_agent(&script, &pids).env("LAUNCH", "setsid"));
-    let out = runtime().block_on(lab.run(&LabTask::Atomic(atomic("daemon", 20_000))));
+    let (out, pid) = run_tree("daemon", 20_000, Some("setsid"), OK);
     assert_eq!(out.run.status, RunStatus::Completed, "{:?}", out.run.error);
-    let pid = read_pid(&pids);
     assert_gone(pid, "a setsid daemon started by an agent");
 }

@@ -51,6 +51,23 @@ fn run(suite: &TestSuite) -> Option<OracleReport> {
     run_with(suite, &OracleOptions::default())
 }
 
+/// Runs `suite` as [`run`] does and checks its cases' statuses are `want` (space-separated).
+fn run_expecting(suite: &TestSuite, want: &str) -> Option<OracleReport> {
+    run_expecting_with(suite, &OracleOptions::default(), want)
+}
+
+/// Runs `suite` under `options` and checks its cases' statuses are `want` (space-separated).
+fn run_expecting_with(
+    suite: &TestSuite,
+    options: &OracleOptions,
+    want: &str,
+) -> Option<OracleReport> {
+    let report = run_with(suite, options)?;
+    let want: Vec<&str> = want.split_whitespace().collect();
+    assert_eq!(statuses(&report), want, "{report:#?}");
+    Some(report)
+}
+
 fn function_suite(
     language: &str,
     file: &str,
@@ -84,6 +101,22 @@ fn statuses(report: &OracleReport) -> Vec<&'static str> {
 
 fn message(report: &OracleReport, i: usize) -> &str {
     report.results[i].message.as_deref().unwrap_or("")
+}
+
+/// Runs `suite`, whose first two cases pass and whose third gives a function the wrong
+/// arguments, and checks the third is refused with `function <why>`.
+fn assert_third_case_refused(suite: &TestSuite, why: &str) {
+    if let Some(report) = run_expecting(suite, "passed passed invalid_test_format") {
+        let want = format!("invalid_test_format: function {why}");
+        assert_eq!(message(&report, 2), want);
+    }
+}
+
+/// Checks the messages of the first cases of `report`, in order.
+fn assert_messages(report: &OracleReport, want: &[&str]) {
+    for (i, want) in want.iter().enumerate() {
+        assert_eq!(message(report, i), *want, "case {i}");
+    }
 }
 
 mod python_harness;
@@ -182,15 +215,12 @@ def f(kind, value=None):
             {"name": "wrong value", "input": ["echo", {"a": [1, 2]}], "expected": {"a": [1, 3]}},
             {"name": "none", "input": ["nothing"], "expected": null},
         ]));
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
-                "passed", "passed", "passed", "passed", "failed", "passed", "failed", "passed",
-                "failed", "passed"
-            ],
-            "{report:#?}"
-        );
+        let Some(report) = run_expecting(
+            &suite,
+            "passed passed passed passed failed passed failed passed failed passed",
+        ) else {
+            return;
+        };
         assert_eq!(report.results[4].got, Some(json!(true)));
         assert_eq!(
             message(&report, 8),
@@ -211,14 +241,12 @@ def f(kind, value=None):
             {"name": "after death", "input": ["echo", 3], "expected": 3},
             {"name": "not JSON", "input": ["set"], "expected": [1, 2]},
         ]));
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
-                "error", "timeout", "passed", "timeout", "passed", "error", "passed", "error"
-            ],
-            "{report:#?}"
-        );
+        let Some(report) = run_expecting(
+            &suite,
+            "error timeout passed timeout passed error passed error",
+        ) else {
+            return;
+        };
         assert_eq!(
             message(&report, 0),
             "ValueError: bad value 5 (at solution.py:12 in f)"
@@ -245,32 +273,22 @@ def f(kind, value=None):
             {"name": "too few args", "input": [], "expected": null},
             {"name": "fine", "input": ["echo", "ok"], "expected": "ok"},
         ]));
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
-                "invalid_test_format",
-                "invalid_test_format",
-                "invalid_test_format",
-                "invalid_test_format",
-                "passed"
-            ]
-        );
-        assert_eq!(
-            message(&report, 0),
-            "invalid_test_format: function input must be args list"
-        );
-        assert_eq!(
-            message(&report, 1),
-            "invalid_test_format: function input must be args list"
-        );
-        assert_eq!(
-            message(&report, 2),
-            "invalid_test_format: function f takes 1 to 2 positional args, input has 3"
-        );
-        assert_eq!(
-            message(&report, 3),
-            "invalid_test_format: function f takes 1 to 2 positional args, input has 0"
+        let Some(report) = run_expecting(
+            &suite,
+            "invalid_test_format invalid_test_format invalid_test_format invalid_test_format passed",
+        ) else {
+            return;
+        };
+        let not_a_list = "invalid_test_format: function input must be args list";
+        let arity = "invalid_test_format: function f takes 1 to 2 positional args, input has";
+        assert_messages(
+            &report,
+            &[
+                not_a_list,
+                not_a_list,
+                &format!("{arity} 3"),
+                &format!("{arity} 0"),
+            ],
         );
         assert_eq!(report.summary.invalid_test_format, 4);
     }
@@ -304,8 +322,9 @@ def f(kind, value=None):
             "f",
             json!([{"name": "a", "input": [1], "expected": 1}, {"name": "b", "input": 2, "expected": 2}]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(statuses(&report), ["error", "invalid_test_format"]);
+        let Some(report) = run_expecting(&suite, "error invalid_test_format") else {
+            return;
+        };
         assert!(
             message(&report, 0).contains("ModuleNotFoundError"),
             "{}",
@@ -367,15 +386,7 @@ def f(kind, value=None):
                 {"name": "none", "input": [], "expected": null},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            ["passed", "passed", "invalid_test_format"]
-        );
-        assert_eq!(
-            message(&report, 2),
-            "invalid_test_format: function f takes at least 1 positional args, input has 0"
-        );
+        assert_third_case_refused(&suite, "f takes at least 1 positional args, input has 0");
     }
     #[test]
     fn unicode_function_names_and_lingering_threads() {
@@ -387,8 +398,9 @@ def f(kind, value=None):
             json!([{"name": "双倍", "input": [21], "expected": 42}]),
         );
         let start = std::time::Instant::now();
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(statuses(&report), ["passed"], "{report:#?}");
+        if run_expecting(&suite, "passed").is_none() {
+            return;
+        }
         assert!(
             start.elapsed().as_secs() < 10,
             "the harness waited for the deliverable's thread"
@@ -441,24 +453,12 @@ module.exports = { f };
                 {"name": "undefined is null", "input": ["other", null], "expected": null},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
-                "passed",
-                "error",
-                "timeout",
-                "passed",
-                "passed",
-                "timeout",
-                "error",
-                "error",
-                "passed",
-                "invalid_test_format",
-                "passed"
-            ],
-            "{report:#?}"
-        );
+        let Some(report) = run_expecting(
+            &suite,
+            "passed error timeout passed passed timeout error error passed invalid_test_format passed",
+        ) else {
+            return;
+        };
         assert_eq!(message(&report, 1), "TypeError: bad 1 (at solution.js:8)");
         assert!(
             message(&report, 7).contains("exited with code 9"),
@@ -486,16 +486,7 @@ module.exports = { f };
                 {"name": "too few", "input": ["echo"], "expected": null},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            ["passed", "passed", "invalid_test_format"],
-            "{report:#?}"
-        );
-        assert_eq!(
-            message(&report, 2),
-            "invalid_test_format: function f takes 2 positional args, input has 1"
-        );
+        assert_third_case_refused(&suite, "f takes 2 positional args, input has 1");
     }
 
     #[test]
@@ -511,16 +502,7 @@ module.exports = { f };
                 {"name": "three", "input": [1, 2, 3], "expected": null},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            ["passed", "passed", "invalid_test_format"],
-            "{report:#?}"
-        );
-        assert_eq!(
-            message(&report, 2),
-            "invalid_test_format: function add takes 1 to 2 positional args, input has 3"
-        );
+        assert_third_case_refused(&suite, "add takes 1 to 2 positional args, input has 3");
     }
     #[test]
     fn an_es_module_export_is_found() {
@@ -535,8 +517,7 @@ module.exports = { f };
             "test_cases": [{"name": "esm", "input": [1], "expected": 101}],
         }))
         .expect("a valid suite");
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(statuses(&report), ["passed"], "{report:#?}");
+        run_expecting(&suite, "passed");
     }
     #[test]
     fn a_case_blocked_in_native_code_is_stopped() {
@@ -552,12 +533,9 @@ module.exports = { f };
             ]),
         );
         let start = std::time::Instant::now();
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            ["passed", "timeout", "passed"],
-            "{report:#?}"
-        );
+        if run_expecting(&suite, "passed timeout passed").is_none() {
+            return;
+        }
         assert!(start.elapsed().as_secs() < 15, "{:?}", start.elapsed());
     }
 }
@@ -619,8 +597,9 @@ mod process {
                  "expected": {"files": {"other.txt": "X\n"}}},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(statuses(&report), ["passed", "failed"], "{report:#?}");
+        let Some(report) = run_expecting(&suite, "passed failed") else {
+            return;
+        };
         assert_eq!(message(&report, 1), "file other.txt was not produced");
         assert_eq!(
             report.results[1].got.as_ref().unwrap()["files"]["结果.txt"],
@@ -645,20 +624,12 @@ mod process {
                 {"name": "unknown expected", "input": {}, "expected": {"stdout_contains": "x"}},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
-                "passed",
-                "failed",
-                "error",
-                "timeout",
-                "invalid_test_format",
-                "invalid_test_format",
-                "invalid_test_format"
-            ],
-            "{report:#?}"
-        );
+        let Some(report) = run_expecting(
+            &suite,
+            "passed failed error timeout invalid_test_format invalid_test_format invalid_test_format",
+        ) else {
+            return;
+        };
         assert!(
             message(&report, 2).contains("RuntimeError: boom"),
             "{}",
@@ -680,25 +651,14 @@ mod process {
                 {"name": "none", "input": {"argv": []}, "expected": {"stdout": "\n"}},
             ]),
         );
-        let Some(report) = run(&suite) else { return };
-        assert_eq!(
-            statuses(&report),
-            [
-                "invalid_test_format",
-                "invalid_test_format",
-                "passed",
-                "passed"
-            ],
-            "{report:#?}"
-        );
-        assert_eq!(
-            message(&report, 0),
-            "invalid_test_format: cli input must include argv"
-        );
-        assert_eq!(
-            message(&report, 1),
-            "invalid_test_format: cli input must include argv"
-        );
+        let Some(report) = run_expecting(
+            &suite,
+            "invalid_test_format invalid_test_format passed passed",
+        ) else {
+            return;
+        };
+        let no_argv = "invalid_test_format: cli input must include argv";
+        assert_messages(&report, &[no_argv, no_argv]);
     }
 }
 

@@ -136,6 +136,25 @@ pub async fn reports_until_final(platform: &mut Platform, sub_id: &str) -> Vec<J
     }
 }
 
+/// Publishes a one-task submission `sub_id` and checks its final report accepts the task.
+pub async fn assert_one_task_accepted(platform: &mut Platform, sub_id: &str) {
+    publish(platform, &submission_json(sub_id, 1)).await;
+    let finals = reports_until_final(platform, sub_id).await;
+    assert_eq!(
+        finals.last().unwrap().results[0].status,
+        JudgeStatus::Accepted
+    );
+}
+
+/// Checks that `report` refused its submission without judging it, its message saying `why`.
+pub fn assert_refused(report: &JudgeReport, why: &str) {
+    assert!(report.results.is_empty());
+    assert!(
+        report.message.as_deref().is_some_and(|m| m.contains(why)),
+        "{report:?}"
+    );
+}
+
 /// Waits until `check` holds (at most 60 s).
 pub async fn eventually(what: &str, check: impl Fn() -> bool) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);

@@ -3,7 +3,6 @@
 use crate::common::*;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use verdict_contracts::JudgeStatus;
 use verdict_queue::{Link, QueueMetrics, Worker};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -42,23 +41,13 @@ async fn a_worker_survives_a_broker_down_at_start_and_a_restart() {
         eventually("the worker connects", move || link.is_up()).await;
     }
     let mut platform = connect_platform(&config).await;
-    publish(&platform, &submission_json("before-restart", 1)).await;
-    let finals = reports_until_final(&mut platform, "before-restart").await;
-    assert_eq!(
-        finals.last().unwrap().results[0].status,
-        JudgeStatus::Accepted
-    );
+    assert_one_task_accepted(&mut platform, "before-restart").await;
 
     // The broker restarts under a connected worker: it reconnects to the durable queues.
     drop(platform);
     tokio::task::block_in_place(|| node.restart()).unwrap();
     let mut platform = connect_platform(&config).await;
-    publish(&platform, &submission_json("after-restart", 1)).await;
-    let finals = reports_until_final(&mut platform, "after-restart").await;
-    assert_eq!(
-        finals.last().unwrap().results[0].status,
-        JudgeStatus::Accepted
-    );
+    assert_one_task_accepted(&mut platform, "after-restart").await;
     assert!(link.is_up());
     assert!(count(&metrics.connections) >= 2);
     shutdown.cancel();

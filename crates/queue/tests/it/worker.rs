@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use verdict_contracts::JudgeStatus;
+use verdict_queue::testing::Platform;
 use verdict_queue::{Link, QueueMetrics, Worker};
 
 struct Running {
@@ -15,11 +16,12 @@ struct Running {
     task: tokio::task::JoinHandle<()>,
 }
 
-async fn start_worker(
-    config: &verdict_queue::AmqpConfig,
-    prefetch: usize,
-    step_ms: u64,
-) -> Running {
+/// A worker on the shared node's queues tagged `tag` (taking `prefetch` submissions at once,
+/// each task `step_ms` long) once it is connected, and a platform connected beside it; `None`
+/// (skipped) without a broker.
+async fn start_worker(tag: &str, prefetch: usize, step_ms: u64) -> Option<(Running, Platform)> {
+    let node = node()?;
+    let config = config(&node.uri(), tag);
     let metrics = arc(QueueMetrics::default());
     let link = arc(Link::default());
     let judge = arc(Steps {
@@ -37,21 +39,29 @@ async fn start_worker(
     let task = tokio::spawn(worker.run(shutdown.clone()));
     let up = link.clone();
     eventually("the worker connects", move || up.is_up()).await;
-    Running {
+    let running = Running {
         metrics,
         link,
         judge,
         shutdown,
         task,
+    };
+    Some((running, connect_platform(&config).await))
+}
+
+impl Running {
+    /// Shuts the worker down and waits for it to end.
+    async fn stop(&mut self) {
+        self.shutdown.cancel();
+        (&mut self.task).await.unwrap();
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_platform_gets_a_report_after_every_task_and_the_complete_one_once() {
-    let Some(node) = node() else { return };
-    let config = config(&node.uri(), "progress");
-    let worker = start_worker(&config, 2, 20).await;
-    let mut platform = connect_platform(&config).await;
+    let Some((mut worker, mut platform)) = start_worker("progress", 2, 20).await else {
+        return;
+    };
     publish(&platform, &submission_json("s1", 3)).await;
     let mut reports = Vec::new();
     for _ in 0..3 {
@@ -75,47 +85,26 @@ async fn a_platform_gets_a_report_after_every_task_and_the_complete_one_once() {
     eventually("the request is acked", move || count(&metrics.acks) == 1).await;
     assert_eq!(count(&worker.metrics.reports_published), 3);
     assert_eq!(count(&worker.metrics.redeliveries), 0);
-    worker.shutdown.cancel();
-    worker.task.await.unwrap();
+    worker.stop().await;
     assert!(!worker.link.is_up());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invalid_message_is_reported_and_acked_not_redelivered() {
-    let Some(node) = node() else { return };
-    let config = config(&node.uri(), "invalid");
-    let worker = start_worker(&config, 1, 1).await;
-    let mut platform = connect_platform(&config).await;
+    let Some((mut worker, mut platform)) = start_worker("invalid", 1, 1).await else {
+        return;
+    };
     publish(&platform, "this is not JSON").await;
     let (report, _) = next_report(&mut platform).await;
-    assert!(report.results.is_empty());
-    assert!(
-        report
-            .message
-            .as_deref()
-            .is_some_and(|m| m.contains("not JSON")),
-        "{report:?}"
-    );
+    assert_refused(&report, "not JSON");
     let mut broken: serde_json::Value = serde_json::from_str(&submission_json("bad-1", 2)).unwrap();
     broken["judge_tasks"][1]["testcase_id"] = 7.into();
     publish(&platform, &broken.to_string()).await;
     let (report, key) = next_report(&mut platform).await;
     assert_eq!((report.sub_id.as_str(), key.as_str()), ("bad-1", "oj"));
-    assert!(report.results.is_empty());
-    assert!(
-        report
-            .message
-            .as_deref()
-            .is_some_and(|m| m.contains("judge_tasks[1].testcase_id")),
-        "{report:?}"
-    );
+    assert_refused(&report, "judge_tasks[1].testcase_id");
     // A valid one behind them is judged: the invalid ones did not block the queue.
-    publish(&platform, &submission_json("after", 1)).await;
-    let finals = reports_until_final(&mut platform, "after").await;
-    assert_eq!(
-        finals.last().unwrap().results[0].status,
-        JudgeStatus::Accepted
-    );
+    assert_one_task_accepted(&mut platform, "after").await;
     let metrics = worker.metrics.clone();
     eventually("three acks", move || count(&metrics.acks) == 3).await;
     assert_eq!(count(&worker.metrics.invalid), 2);
@@ -127,16 +116,14 @@ async fn an_invalid_message_is_reported_and_acked_not_redelivered() {
             .load(std::sync::atomic::Ordering::SeqCst),
         1
     );
-    worker.shutdown.cancel();
-    worker.task.await.unwrap();
+    worker.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prefetch_bounds_the_submissions_judged_at_once() {
-    let Some(node) = node() else { return };
-    let config = config(&node.uri(), "prefetch");
-    let worker = start_worker(&config, 2, 1000).await;
-    let mut platform = connect_platform(&config).await;
+    let Some((mut worker, mut platform)) = start_worker("prefetch", 2, 1000).await else {
+        return;
+    };
     for i in 0..5 {
         publish(&platform, &submission_json(&format!("p{i}"), 1)).await;
     }
@@ -153,6 +140,5 @@ async fn prefetch_bounds_the_submissions_judged_at_once() {
         }
     }
     assert_eq!(count(&worker.metrics.deliveries), 5);
-    worker.shutdown.cancel();
-    worker.task.await.unwrap();
+    worker.stop().await;
 }

@@ -1,4 +1,4 @@
-use crate::{box_dir, fixture};
+use crate::{assert_contains, box_dir, fixture};
 use verdict_reports::{
     GoogleTestReport, GtestSource, gtest_report_from_run, gtest_score, parse_gtest_stdout,
     parse_gtest_xml, parse_gtest_xml_in_box,
@@ -19,6 +19,11 @@ fn owned(v: &[(&str, &str, Option<&str>)]) -> Vec<(String, String, Option<String
     v.iter()
         .map(|(s, c, p)| ((*s).to_owned(), (*c).to_owned(), p.map(str::to_owned)))
         .collect()
+}
+
+/// The message of the suites' failing `EXPECT_EQ(adder(1, 2), 3)` at `line`.
+fn adder_1_2_is_not_3(line: &str) -> String {
+    format!("{line}\nExpected equality of these values:\n  adder(1, 2)\n    Which is: 2\n  3")
 }
 
 #[test]
@@ -47,20 +52,14 @@ fn partial_suite_counts_disabled_and_skipped_tests() {
     );
     assert_eq!(
         r.report[0].message,
-        "gtest_partial.cpp:8\nExpected equality of these values:\n  adder(1, 2)\n    Which is: 2\n  3"
+        adder_1_2_is_not_3("gtest_partial.cpp:8")
     );
     assert_eq!(
         r.report[3].message,
         "gtest_partial.cpp:32\nExpected equality of these values:\n  adder(param, 1)\n    Which is: 0\n  param + 1\n    Which is: 1"
     );
     // Two failed assertions in one test: both messages, escapes undone.
-    assert!(
-        r.report[1]
-            .message
-            .contains("first\n\ngtest_partial.cpp:14\n"),
-        "{}",
-        r.report[1].message
-    );
+    assert_contains(&r.report[1].message, "first\n\ngtest_partial.cpp:14\n");
     assert!(r.report[1].message.ends_with("second <&> \"quoted\""));
     insta::assert_json_snapshot!("gtest_partial", r);
 }
@@ -113,10 +112,7 @@ fn crashed_binary_leaves_no_xml_and_the_console_gives_a_partial_report() {
             ("CrashTest", "segfault", None)
         ])
     );
-    assert_eq!(
-        r.report[0].message,
-        "gtest_crash.cpp:9\nExpected equality of these values:\n  adder(1, 2)\n    Which is: 2\n  3"
-    );
+    assert_eq!(r.report[0].message, adder_1_2_is_not_3("gtest_crash.cpp:9"));
     assert_eq!(
         r.report[1].message,
         "the test binary died during this test; 1 test(s) after it did not run"

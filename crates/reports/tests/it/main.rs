@@ -27,3 +27,8 @@ pub fn fixture(name: &str) -> String {
         Err(e) => panic!("cannot read fixture {}: {e}", path.display()),
     }
 }
+
+/// Checks that `text` contains `part`.
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} not in {text:?}");
+}

@@ -1,13 +1,27 @@
 use crate::{box_dir, fixture};
 use verdict_reports::{
-    CPPCHECK_URL, StaticTool, Violation, build_static_report, parse_clang_tidy, parse_cppcheck_xml,
-    static_score,
+    CPPCHECK_URL, StaticReport, StaticTool, Violation, build_static_report, parse_clang_tidy,
+    parse_cppcheck_xml, static_score,
 };
 
 fn summary(v: &[Violation]) -> Vec<(&str, u32, &str, u8)> {
     v.iter()
         .map(|v| (v.path.as_str(), v.start_line, v.rule.as_str(), v.priority))
         .collect()
+}
+
+/// The report of `violations` in `files` files by the tools of `version`, made at `timestamp`.
+fn report_of(
+    violations: Vec<Violation>,
+    files: u32,
+    version: &str,
+    timestamp: i64,
+) -> StaticReport {
+    let tool = StaticTool {
+        url: CPPCHECK_URL.into(),
+        version: version.into(),
+    };
+    build_static_report(violations, files, &tool, timestamp)
 }
 
 #[test]
@@ -31,17 +45,9 @@ fn cppcheck_findings() {
             ("static_bad.cpp", 32, "nullPointer", 1),
         ]
     );
-    let tool = StaticTool {
-        url: CPPCHECK_URL.into(),
-        version: "cppcheck 2.10".into(),
-    };
-    let report = build_static_report(v, 2, &tool, 1_562_168_756);
-    let counts: Vec<(u32, u8)> = report
-        .summary
-        .number_of_violations_with_priority
-        .iter()
-        .map(|c| (c.number, c.priority))
-        .collect();
+    let report = report_of(v, 2, "cppcheck 2.10", 1_562_168_756);
+    let by_priority = &report.summary.number_of_violations_with_priority;
+    let counts: Vec<(u32, u8)> = by_priority.iter().map(|c| (c.number, c.priority)).collect();
     assert_eq!(counts, [(4, 1), (2, 2), (7, 3)]);
     assert_eq!(report.summary.number_of_files, 2);
     assert_eq!(report.summary.number_of_files_with_violations, 2);
@@ -54,11 +60,7 @@ fn cppcheck_findings() {
 fn cppcheck_clean() {
     let v = parse_cppcheck_xml(&fixture("static/cppcheck_clean.xml"), box_dir()).unwrap();
     assert!(v.is_empty());
-    let tool = StaticTool {
-        url: CPPCHECK_URL.into(),
-        version: "cppcheck 2.10".into(),
-    };
-    let report = build_static_report(v, 1, &tool, 0);
+    let report = report_of(v, 1, "cppcheck 2.10", 0);
     assert_eq!(report.summary.number_of_files_with_violations, 0);
     assert_eq!(static_score(&report).to_string(), "1/1");
 }
@@ -140,11 +142,7 @@ fn findings_of_both_tools_merge_into_one_report() {
         &fixture("static/clang_tidy_bad.txt"),
         box_dir(),
     ));
-    let tool = StaticTool {
-        url: CPPCHECK_URL.into(),
-        version: "cppcheck 2.10, clang-tidy 14.0.6".into(),
-    };
-    let report = build_static_report(v, 2, &tool, 0);
+    let report = report_of(v, 2, "cppcheck 2.10, clang-tidy 14.0.6", 0);
     assert_eq!(report.violation.len(), 13 + 11);
     let json = serde_json::to_value(&report).unwrap();
     // The wire names of the contract's oclint example.

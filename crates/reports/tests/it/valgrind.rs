@@ -1,4 +1,4 @@
-use crate::{box_dir, fixture};
+use crate::{assert_contains, box_dir, fixture};
 use verdict_reports::{MemoryReport, ReportError, memory_score, parse_valgrind_xml};
 
 fn parse(name: &str) -> MemoryReport {
@@ -53,10 +53,9 @@ fn invalid_write_and_read() {
         r.errors[0].what.lines().next(),
         Some("Invalid write of size 4")
     );
-    assert!(
-        r.errors[0]
-            .what
-            .contains("0 bytes after a block of size 16 alloc'd")
+    assert_contains(
+        &r.errors[0].what,
+        "0 bytes after a block of size 16 alloc'd",
     );
     assert_eq!(r.errors[0].stack[0].line, Some(7));
     assert_eq!(r.errors[1].stack[0].line, Some(8));
@@ -108,12 +107,9 @@ fn program_killed_by_sigsegv_under_valgrind_still_has_a_complete_report() {
     // valgrind closes the document (with a <fatal_signal> element) before re-raising.
     assert_eq!(kinds(&r), ["InvalidRead"]);
     assert_eq!(r.error_count, 1);
-    assert!(
-        r.errors[0]
-            .what
-            .contains("Address 0x0 is not stack'd, malloc'd or (recently) free'd"),
-        "{}",
-        r.errors[0].what
+    assert_contains(
+        &r.errors[0].what,
+        "Address 0x0 is not stack'd, malloc'd or (recently) free'd",
     );
     assert_eq!(r.errors[0].stack[0].line, Some(7));
 }

@@ -1,10 +1,10 @@
 //! The rlimit-only fallback: works, limits what it can, and says so in every outcome.
 
-use crate::fixtures::prog;
-use crate::{TestBox, run, slack_ms};
+use crate::Limit::*;
+use crate::TestBox;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use verdict_sandbox::{ExitKind, IsolationLevel, Sandbox, SandboxConfig, StdioSpec};
+use verdict_sandbox::{IsolationLevel, Sandbox, SandboxConfig};
 
 fn fallback() -> Option<&'static Sandbox> {
     crate::sandbox()?;
@@ -39,11 +39,7 @@ fn without_cgroups_the_sandbox_falls_back_and_says_so() {
         Err(verdict_sandbox::SandboxError::IsolationUnavailable(_))
     ));
     let b = TestBox::new();
-    std::fs::write(b.path().join("in.txt"), "20 22\n").expect("write");
-    let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
-    let o = run(sb, &spec);
-    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    let o = b.run_aplusb(sb, "20 22\n");
     assert_eq!(o.isolation, want);
     assert_eq!(b.stdout(), "42\n");
 }
@@ -52,32 +48,15 @@ fn without_cgroups_the_sandbox_falls_back_and_says_so() {
 fn fallback_contains_a_fork_bomb_and_kills_daemons() {
     let Some(sb) = fallback() else { return };
     let b = TestBox::new();
-    let mut spec = b.spec(&prog("forkbomb"), &[]);
-    spec.limits.processes = Some(16);
-    spec.limits.wall_time_ms = Some(500);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(sb, "forkbomb", &[], &[Processes(16), WallTimeMs(500)]);
     assert!(o.limit_hit.is_some(), "{o:?}");
-    let o = run(sb, &b.spec(&prog("daemon"), &[]));
-    assert_eq!(o.exit, ExitKind::Exited(0));
-    assert!(b.path().join("alive").exists(), "the daemon never started");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let _ = std::fs::remove_file(b.path().join("alive"));
-    std::thread::sleep(std::time::Duration::from_millis(1200));
-    assert!(
-        !b.path().join("alive").exists(),
-        "the daemon is still running"
-    );
+    crate::assert_the_daemon_dies_with_its_box(sb, &b);
 }
 
 #[test]
 fn fallback_measures_cpu_from_rusage() {
     let Some(sb) = fallback() else { return };
     let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("busy"), &["300"]));
-    assert_eq!(o.exit, ExitKind::Exited(0));
-    assert!(
-        (280..=330 + slack_ms()).contains(&o.cpu_time_ms),
-        "{}",
-        o.cpu_time_ms
-    );
+    let o = b.run_fixture(sb, "busy", &["300"], &[]);
+    crate::assert_cpu_time_within(&o, 280..=330);
 }

@@ -1,31 +1,29 @@
 //! Hostile programs: each must fail to harm the host or other boxes, and be reported for what it did.
 
+use crate::Limit::*;
 use crate::fixtures::prog;
-use crate::{TestBox, run, sandbox};
+use crate::{TestBox, boxed, run, sandbox};
 use std::path::{Path, PathBuf};
 use verdict_sandbox::{ExitKind, LimitHit, SandboxSpec, StdioSpec};
 
 #[test]
 fn fork_bomb_under_a_process_limit_is_contained_and_killed() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let mut spec = b.spec(&prog("forkbomb"), &[]);
-    spec.limits.processes = Some(16);
-    spec.limits.cpu_time_ms = Some(500);
-    spec.limits.wall_time_ms = Some(1000);
-    let o = run(sb, &spec);
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(
+        sb,
+        "forkbomb",
+        &[],
+        &[Processes(16), CpuTimeMs(500), WallTimeMs(1000)],
+    );
     assert!(o.limit_hit.is_some(), "{o:?}");
     assert!(no_box_processes_left(sb), "fork bomb processes survived");
 }
 
 #[test]
 fn a_file_stopped_at_the_output_cap_is_an_output_limit_even_if_sigxfsz_is_ignored() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     // It ignores SIGXFSZ, its write at the cap fails with EFBIG, it says so and exits 0.
-    let mut spec = b.spec(&prog("efbig"), &["2147483648"]);
-    spec.limits.output_bytes = Some(1 << 20);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(sb, "efbig", &["2147483648"], &[OutputBytes(1 << 20)]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(b.stdout(), "write failed: File too large\n");
     assert_eq!(o.limit_hit, Some(LimitHit::Output), "{o:?}");
@@ -34,17 +32,14 @@ fn a_file_stopped_at_the_output_cap_is_an_output_limit_even_if_sigxfsz_is_ignore
         "{o:?}"
     );
     // A file of exactly the cap is fine.
-    let mut spec = b.spec(&prog("efbig"), &["1048576"]);
-    spec.limits.output_bytes = Some(1 << 20);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(sb, "efbig", &["1048576"], &[OutputBytes(1 << 20)]);
     assert_eq!(b.stdout(), "done\n");
     assert_eq!(o.limit_hit, None, "{o:?}");
 }
 
 #[test]
 fn a_file_placed_before_the_run_in_its_clock_tick_is_not_output() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     // A binary placed by the caller in the tick the run starts in carries the run's start
     // time; a time in the future stands for that tick here, deterministically.
     let placed = b.path().join("big.bin");
@@ -58,25 +53,18 @@ fn a_file_placed_before_the_run_in_its_clock_tick_is_not_output() {
         .open(&placed)
         .and_then(|f| f.set_modified(future))
         .expect("set the time");
-    let mut spec = b.spec(&prog("exitcode"), &["0"]);
-    spec.limits.output_bytes = Some(1024);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(sb, "exitcode", &["0"], &[OutputBytes(1024)]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(o.limit_hit, None, "{o:?}");
     // The same file rewritten by the program past the cap is still its output.
-    let mut spec = b.spec(&prog("efbig"), &["4096"]);
-    spec.limits.output_bytes = Some(1024);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(sb, "efbig", &["4096"], &[OutputBytes(1024)]);
     assert_eq!(o.limit_hit, Some(LimitHit::Output), "{o:?}");
 }
 
 #[test]
 fn writing_past_the_output_limit_is_an_output_limit() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let mut spec = b.spec(&prog("writer"), &["1000000"]);
-    spec.limits.output_bytes = Some(100_000);
-    let o = run(sb, &spec);
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "writer", &["1000000"], &[OutputBytes(100_000)]);
     assert_eq!(o.limit_hit, Some(LimitHit::Output), "{o:?}");
     assert!(o.output_bytes <= 100_001, "{}", o.output_bytes);
     let len = std::fs::metadata(b.path().join("out.txt"))
@@ -84,22 +72,19 @@ fn writing_past_the_output_limit_is_an_output_limit() {
         .len();
     assert!(len <= 100_001);
     // Exactly at the limit is fine.
-    let mut spec = b.spec(&prog("writer"), &["100000"]);
-    spec.limits.output_bytes = Some(100_000);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(sb, "writer", &["100000"], &[OutputBytes(100_000)]);
     assert_eq!(o.limit_hit, None, "{o:?}");
     assert_eq!(o.exit, ExitKind::Exited(0));
 }
 
 #[test]
 fn personality_read_implies_exec_is_refused_and_harmless_personas_allowed() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     // READ_IMPLIES_EXEC would make every readable mapping executable.
-    let o = run(sb, &b.spec(&prog("persona"), &["0x400000"]));
+    let o = b.run_fixture(sb, "persona", &["0x400000"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(b.stdout().trim(), "refused");
-    let o = run(sb, &b.spec(&prog("persona"), &["0xffffffff"]));
+    let o = b.run_fixture(sb, "persona", &["0xffffffff"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(b.stdout().trim(), "allowed");
 }
@@ -110,10 +95,10 @@ fn tcp_to_loopback_and_to_a_public_address_fails() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port().to_string();
     let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+    let o = b.run_fixture(sb, "tcp", &["127.0.0.1", &port], &[]);
     assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
     assert!(!b.stdout().contains("connected"));
-    let o = run(sb, &b.spec(&prog("tcp"), &["1.1.1.1", "80"]));
+    let o = b.run_fixture(sb, "tcp", &["1.1.1.1", "80"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(1));
     assert!(b.stderr().contains("unreachable"), "{}", b.stderr());
 }
@@ -134,10 +119,7 @@ fn host_secrets_and_other_boxes_are_unreadable() {
         Path::new("/proc/1/environ"),
         Path::new("/sys/kernel/notes"),
     ] {
-        let o = run(
-            sb,
-            &b.spec(&prog("catfile"), &[path.to_str().expect("utf8")]),
-        );
+        let o = b.run_fixture(sb, "catfile", &[path.to_str().expect("utf8")], &[]);
         assert_eq!(
             o.exit,
             ExitKind::Exited(1),
@@ -147,14 +129,13 @@ fn host_secrets_and_other_boxes_are_unreadable() {
         );
     }
     // The toolchain is readable.
-    let o = run(sb, &b.spec(&prog("catfile"), &["/etc/hostname"]));
+    let o = b.run_fixture(sb, "catfile", &["/etc/hostname"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
 }
 
 #[test]
 fn the_supervisors_command_line_and_other_processes_are_invisible() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     // pid 1 of the box is the zygote, a fork of this process: its command line (which may
     // carry a token) must not be readable, nor may any process of another uid be listed.
     let o = run(sb, &b.spec(Path::new("/bin/cat"), &["/proc/1/cmdline"]));
@@ -173,8 +154,7 @@ fn the_supervisors_command_line_and_other_processes_are_invisible() {
 
 #[test]
 fn writing_outside_the_box_fails_and_inside_works() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     for path in [
         "/etc/verdict-pwned",
         "/usr/verdict-pwned",
@@ -182,41 +162,28 @@ fn writing_outside_the_box_fails_and_inside_works() {
         "/proc/verdict",
         "/dev/verdict",
     ] {
-        let o = run(sb, &b.spec(&prog("writefile"), &[path]));
+        let o = b.run_fixture(sb, "writefile", &[path], &[]);
         assert_eq!(o.exit, ExitKind::Exited(1), "{path} was writable");
         assert!(!Path::new(path).exists());
     }
     let fixtures = crate::fixtures::dir().join("pwned");
-    let o = run(
-        sb,
-        &b.spec(&prog("writefile"), &[fixtures.to_str().expect("utf8")]),
-    );
+    let o = b.run_fixture(sb, "writefile", &[fixtures.to_str().expect("utf8")], &[]);
     assert_eq!(
         o.exit,
         ExitKind::Exited(1),
         "a read-only mount was writable"
     );
-    let o = run(sb, &b.spec(&prog("writefile"), &["made-here.txt"]));
+    let o = b.run_fixture(sb, "writefile", &["made-here.txt"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     assert!(b.path().join("made-here.txt").exists());
-    let o = run(sb, &b.spec(&prog("writefile"), &["/tmp/scratch"]));
+    let o = b.run_fixture(sb, "writefile", &["/tmp/scratch"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
 }
 
 #[test]
 fn a_setsid_daemon_that_outlives_its_parent_is_killed() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("daemon"), &[]));
-    assert_eq!(o.exit, ExitKind::Exited(0));
-    assert!(b.path().join("alive").exists(), "the daemon never started");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let _ = std::fs::remove_file(b.path().join("alive"));
-    std::thread::sleep(std::time::Duration::from_millis(1200));
-    assert!(
-        !b.path().join("alive").exists(),
-        "the daemon is still writing"
-    );
+    let Some((sb, b)) = boxed() else { return };
+    crate::assert_the_daemon_dies_with_its_box(sb, &b);
     assert!(no_box_processes_left(sb));
 }
 
@@ -228,7 +195,7 @@ fn kill_minus_one_leaves_the_host_untouched() {
         .spawn()
         .expect("spawn");
     let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("killall"), &[]));
+    let o = b.run_fixture(sb, "killall", &[], &[]);
     // The program kills at most itself (pid 1 of the box is its init).
     assert!(
         matches!(o.exit, ExitKind::Exited(0) | ExitKind::Signaled(9)),
@@ -244,9 +211,8 @@ fn kill_minus_one_leaves_the_host_untouched() {
 
 #[test]
 fn io_uring_keyctl_unshare_vsock_and_ptrace_are_refused() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("syscalls"), &[]));
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "syscalls", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     let out = b.stdout();
     for call in ["io_uring_setup", "keyctl", "unshare", "vsock", "ptrace"] {
@@ -259,17 +225,15 @@ fn io_uring_keyctl_unshare_vsock_and_ptrace_are_refused() {
 
 #[test]
 fn closing_stdout_is_harmless() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("closeout"), &[]));
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "closeout", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert_eq!(o.limit_hit, None);
 }
 
 #[test]
 fn a_huge_argv_and_env_get_through() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let big = "a".repeat(100_000);
     let args: Vec<&str> = std::iter::repeat_n(big.as_str(), 10).collect();
     let mut spec = b.spec(&prog("argsize"), &args);
@@ -292,9 +256,8 @@ fn a_huge_argv_and_env_get_through() {
 
 #[test]
 fn a_symlink_planted_as_an_output_name_is_not_followed_by_the_host() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("planter"), &[]));
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "planter", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert!(
         b.path()
@@ -317,7 +280,7 @@ fn a_symlink_planted_as_an_output_name_is_not_followed_by_the_host() {
         b"xxxxxxxxxx"
     );
     // Removing the box does not follow planted links either.
-    let o = run(sb, &b.spec(&prog("planter"), &[]));
+    let o = b.run_fixture(sb, "planter", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     let copy = b.path().to_owned();
     verdict_sandbox::remove_box_dir(&copy).expect("remove");
@@ -354,8 +317,7 @@ pub fn no_box_processes_left(sb: &verdict_sandbox::Sandbox) -> bool {
 
 #[test]
 fn an_existing_output_file_is_emptied_and_a_hard_linked_one_replaced() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let mut spec: SandboxSpec = b.spec(&prog("writer"), &["3"]);
     spec.stdout = StdioSpec::File(PathBuf::from("answer.txt"));
     // A longer regular file there: the program's output replaces it entirely.
@@ -433,9 +395,8 @@ fn never_used(dir: &Path) -> bool {
 
 #[test]
 fn after_runs_no_cgroup_of_this_process_is_left() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    run(sb, &b.spec(&prog("exitcode"), &["0"]));
+    let Some((sb, b)) = boxed() else { return };
+    b.run_fixture(sb, "exitcode", &["0"], &[]);
     // Used cgroups are removed in the background; the pool keeps at most 2 fresh ones ready
     // per hierarchy. Concurrent tests may hold a cgroup right now: wait for them to finish.
     let mut left = Vec::new();
@@ -484,17 +445,11 @@ fn a_dropped_sandbox_leaves_no_cgroup() {
     if sandbox().is_none() {
         return;
     }
-    let config = verdict_sandbox::SandboxConfig {
-        require_isolation: true,
-        uid_base: 62_100,
-        max_boxes: 2,
-        cgroup_name: "verdict-sandbox-tests-drop".into(),
-        ..verdict_sandbox::SandboxConfig::default()
-    };
+    let config = crate::isolated_config("verdict-sandbox-tests-drop", 62_100, 2);
     let sb = verdict_sandbox::Sandbox::new(config.clone()).expect("sandbox");
     let b = TestBox::new();
     for _ in 0..3 {
-        let o = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
+        let o = b.run_fixture(&sb, "exitcode", &["0"], &[]);
         assert_eq!(o.exit, ExitKind::Exited(0));
     }
     let instance = sb.instance().name().to_string();

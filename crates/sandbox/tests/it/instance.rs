@@ -1,7 +1,7 @@
 //! Host state belongs to one instance (design #23): another sandbox, in another pid namespace,
 //! never removes what a live one holds, and removes what a dead one left.
 
-use crate::sandbox;
+use crate::{isolated_config, sandbox, with_run_state};
 use std::fs;
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -14,13 +14,7 @@ use verdict_sandbox::{ExitKind, Sandbox, SandboxConfig, SandboxSpec};
 const SECOND: &str = "VERDICT_TEST_SECOND_INSTANCE";
 
 fn config(name: &str, uid_base: u32) -> SandboxConfig {
-    SandboxConfig {
-        require_isolation: true,
-        uid_base,
-        max_boxes: 2,
-        cgroup_name: name.into(),
-        ..SandboxConfig::default()
-    }
+    isolated_config(name, uid_base, 2)
 }
 
 /// The directories run cgroups are made in (each v1 controller's, or the v2 one).
@@ -55,6 +49,8 @@ fn box_dir() -> tempfile::TempDir {
         .expect("tempdir")
 }
 
+/// A spec of `program` with only its stdout in the box: no fixtures, which the second
+/// instance would build first (and find the first instance's run over).
 fn spec(dir: &Path, program: &str, args: &[&str]) -> SandboxSpec {
     SandboxSpec {
         program: program.into(),
@@ -261,19 +257,25 @@ pub(crate) fn wait_free(lock: &Path) {
     }
 }
 
+/// Starts an instance of `cfg` and checks that it neither took over `name`, `what`'s, nor left
+/// `leftovers` of it; the new instance's sandbox.
+fn assert_swept(cfg: &SandboxConfig, name: &str, leftovers: &[&Path], what: &str) -> Sandbox {
+    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
+    assert_ne!(sb.instance().name(), name, "{what} was taken over");
+    for path in leftovers {
+        assert!(!path.exists(), "{what}'s {} was kept", path.display());
+    }
+    sb
+}
+
 #[test]
 fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
-    if sandbox().is_none() {
-        return;
-    }
-    let state = tempfile::Builder::new()
-        .prefix("verdict-instance-test-")
-        .tempdir_in("/run")
-        .expect("state dir");
-    let cfg = SandboxConfig {
+    let one_shot = SandboxConfig {
         one_shot: true,
-        state_dir: state.path().to_owned(),
         ..config("verdict-sandbox-tests-adopt", 62_350)
+    };
+    let Some((state, cfg)) = with_run_state("instance", one_shot) else {
+        return;
     };
     let registry = state.path().join("instances");
     // A one-shot instance that ends cleanly leaves its lock file, and nothing else.
@@ -312,17 +314,12 @@ fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
     // One left dirty (its owner died after taking it over) is swept, never taken over.
     wait_free(&lock);
     fs::write(&lock, b"d").expect("mark dirty");
-    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
-    assert_ne!(
-        sb.instance().name(),
-        first,
-        "a dirty instance was taken over"
-    );
-    assert!(
-        !lock.exists() && !owned.exists(),
-        "the dirty instance was not swept"
-    );
-    drop(sb);
+    drop(assert_swept(
+        &cfg,
+        &first,
+        &[&lock, &owned],
+        "a dirty instance",
+    ));
 
     // A dead instance that left something (its .owned lists a work root) is swept, never
     // taken over, whatever else is free.
@@ -340,16 +337,7 @@ fn a_one_shot_instance_takes_over_a_clean_ones_lock_and_never_a_crashed_ones() {
     // Its owner is dead once nothing holds its lock: a zygote another test's sandbox forked
     // while `held` was open holds an inherited copy until it has closed what it inherited.
     wait_free(&crashed_lock);
-    let sb = Sandbox::new(cfg.clone()).expect("sandbox");
-    assert_ne!(
-        sb.instance().name(),
-        name,
-        "a crashed instance's name was taken over"
-    );
-    assert!(
-        !crashed_lock.exists() && !work.exists(),
-        "{name}'s leftovers kept"
-    );
+    let sb = assert_swept(&cfg, &name, &[&crashed_lock, &work], "a crashed instance");
     for cg in &cgroups {
         assert!(!cg.exists(), "{} left", cg.display());
     }

@@ -32,7 +32,9 @@ extern "C" fn enter_user_namespace() {
 #[used]
 #[unsafe(link_section = ".init_array")]
 static ENTER_USER_NAMESPACE: extern "C" fn() = enter_user_namespace;
-use verdict_sandbox::{Sandbox, SandboxConfig, SandboxOutcome, SandboxSpec, StdioSpec};
+use verdict_sandbox::{
+    ExitKind, Sandbox, SandboxConfig, SandboxLimits, SandboxOutcome, SandboxSpec, StdioSpec,
+};
 
 /// The shared full-isolation sandbox, or the reason there is none.
 pub fn sandbox() -> Option<&'static Sandbox> {
@@ -116,15 +118,13 @@ impl TestBox {
 
     /// A spec running `program` with stdout/stderr to `out.txt`/`err.txt` in the box.
     pub fn spec(&self, program: &Path, args: &[&str]) -> SandboxSpec {
-        SandboxSpec {
-            program: program.to_owned(),
-            args: args.iter().map(Into::into).collect(),
-            box_dir: self.path().to_owned(),
-            stdout: StdioSpec::File(PathBuf::from("out.txt")),
-            stderr: StdioSpec::File(PathBuf::from("err.txt")),
-            read_only_mounts: vec![fixtures::dir().to_owned()],
-            ..SandboxSpec::default()
-        }
+        box_spec(self.path(), program, args)
+    }
+
+    /// Writes `text` to `in.txt` in the box: the standard input to give a run.
+    pub fn stdin_file(&self, text: &str) -> StdioSpec {
+        std::fs::write(self.path().join("in.txt"), text).expect("write in.txt");
+        StdioSpec::File(PathBuf::from("in.txt"))
     }
 
     pub fn stdout(&self) -> String {
@@ -142,6 +142,123 @@ impl TestBox {
         )
         .into_owned()
     }
+
+    /// Runs the fixture program `name` with `args` in this box under `limits` (the spec's
+    /// defaults for the others), as [`run`] does.
+    pub fn run_fixture(
+        &self,
+        sb: &Sandbox,
+        name: &str,
+        args: &[&str],
+        limits: &[Limit],
+    ) -> SandboxOutcome {
+        let mut spec = self.spec(&fixtures::prog(name), args);
+        Limit::set_all(limits, &mut spec.limits);
+        run(sb, &spec)
+    }
+
+    /// Runs the `aplusb` fixture in this box on `input` and checks that it exited 0.
+    pub fn run_aplusb(&self, sb: &Sandbox, input: &str) -> SandboxOutcome {
+        let mut spec = self.spec(&fixtures::prog("aplusb"), &[]);
+        spec.stdin = self.stdin_file(input);
+        let o = run(sb, &spec);
+        assert_eq!(o.exit, ExitKind::Exited(0), "{}", self.stderr());
+        o
+    }
+}
+
+/// One limit of a test's run, as [`TestBox::run_fixture`] takes them (a field of
+/// `SandboxLimits` each).
+#[derive(Debug, Clone, Copy)]
+pub enum Limit {
+    /// `cpu_time_ms`.
+    CpuTimeMs(u64),
+    /// `wall_time_ms`.
+    WallTimeMs(u64),
+    /// `memory_kb`.
+    MemoryKb(u64),
+    /// `output_bytes`.
+    OutputBytes(u64),
+    /// `processes`.
+    Processes(u32),
+}
+
+impl Limit {
+    /// Sets each of `limits` on `on`.
+    pub fn set_all(limits: &[Limit], on: &mut SandboxLimits) {
+        for limit in limits {
+            match *limit {
+                Limit::CpuTimeMs(ms) => on.cpu_time_ms = Some(ms),
+                Limit::WallTimeMs(ms) => on.wall_time_ms = Some(ms),
+                Limit::MemoryKb(kb) => on.memory_kb = Some(kb),
+                Limit::OutputBytes(bytes) => on.output_bytes = Some(bytes),
+                Limit::Processes(n) => on.processes = Some(n),
+            }
+        }
+    }
+}
+
+/// Checks that `o` exited 0 having used CPU time within `range` (ms; [`slack_ms`] more allowed
+/// above it).
+pub fn assert_cpu_time_within(o: &SandboxOutcome, range: std::ops::RangeInclusive<u64>) {
+    assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
+    let range = *range.start()..=*range.end() + slack_ms();
+    assert!(
+        range.contains(&o.cpu_time_ms),
+        "cpu {} ms: {o:?}",
+        o.cpu_time_ms
+    );
+}
+
+/// The shared sandbox and a fresh box for one test, or `None` (the test skipped) as
+/// [`sandbox`] says.
+pub fn boxed() -> Option<(&'static Sandbox, TestBox)> {
+    Some((sandbox()?, TestBox::new()))
+}
+
+/// A full-isolation sandbox's config: `max_boxes` uid slots from `uid_base` and a cgroup of its
+/// own, `cgroup_name` (so that each test sees only its own runs).
+pub fn isolated_config(cgroup_name: &str, uid_base: u32, max_boxes: u32) -> SandboxConfig {
+    SandboxConfig {
+        require_isolation: true,
+        uid_base,
+        max_boxes,
+        cgroup_name: cgroup_name.into(),
+        ..SandboxConfig::default()
+    }
+}
+
+/// For a test of a sandbox of its own: `config` keeping its state in a fresh directory under
+/// `/run` named after `test` (removed when that is dropped), or `None` (the test skipped) as
+/// [`sandbox`] says.
+pub fn with_run_state(
+    test: &str,
+    config: SandboxConfig,
+) -> Option<(tempfile::TempDir, SandboxConfig)> {
+    sandbox()?;
+    let state = tempfile::Builder::new()
+        .prefix(&format!("verdict-{test}-test-"))
+        .tempdir_in("/run")
+        .expect("state dir");
+    let config = SandboxConfig {
+        state_dir: state.path().to_owned(),
+        ..config
+    };
+    Some((state, config))
+}
+
+/// A spec running `program` in the box `dir`, with stdout/stderr to `out.txt`/`err.txt` there
+/// and the fixtures mounted read-only.
+pub fn box_spec(dir: &Path, program: &Path, args: &[&str]) -> SandboxSpec {
+    SandboxSpec {
+        program: program.to_owned(),
+        args: args.iter().map(Into::into).collect(),
+        box_dir: dir.to_owned(),
+        stdout: StdioSpec::File(PathBuf::from("out.txt")),
+        stderr: StdioSpec::File(PathBuf::from("err.txt")),
+        read_only_mounts: vec![fixtures::dir().to_owned()],
+        ..SandboxSpec::default()
+    }
 }
 
 /// Runs a spec and prints the outcome (visible with --nocapture).
@@ -149,4 +266,19 @@ pub fn run(sb: &Sandbox, spec: &SandboxSpec) -> SandboxOutcome {
     let o = sb.run(spec).expect("sandbox run");
     println!("{o:?}");
     o
+}
+
+/// Runs the `daemon` fixture in `b` and checks that the daemon it leaves behind (it keeps
+/// rewriting `alive` in the box) is killed with the box.
+pub fn assert_the_daemon_dies_with_its_box(sb: &Sandbox, b: &TestBox) {
+    let o = b.run_fixture(sb, "daemon", &[], &[]);
+    assert_eq!(o.exit, ExitKind::Exited(0));
+    assert!(b.path().join("alive").exists(), "the daemon never started");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let _ = std::fs::remove_file(b.path().join("alive"));
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(
+        !b.path().join("alive").exists(),
+        "the daemon is still writing"
+    );
 }

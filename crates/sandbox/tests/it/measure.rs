@@ -1,19 +1,15 @@
 //! Measurement accuracy and basic behaviour.
 
+use crate::Limit::*;
 use crate::fixtures::prog;
-use crate::{TestBox, run, sandbox, slack_ms, slowdown};
+use crate::{TestBox, boxed, run, sandbox, slack_ms, slowdown};
 use std::path::PathBuf;
-use verdict_sandbox::{ExitKind, LimitHit, StdioSpec};
+use verdict_sandbox::{ExitKind, LimitHit};
 
 #[test]
 fn aplusb_reads_stdin_and_writes_stdout() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    std::fs::write(b.path().join("in.txt"), "2 40\n").expect("write");
-    let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
-    let o = run(sb, &spec);
-    assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_aplusb(sb, "2 40\n");
     assert_eq!(o.limit_hit, None);
     assert_eq!(b.stdout(), "42\n");
     assert_eq!(o.output_bytes, 3);
@@ -21,28 +17,18 @@ fn aplusb_reads_stdin_and_writes_stdout() {
 
 #[test]
 fn cpu_busy_loop_of_500_ms_reports_500_ms_within_5_percent() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("busy"), &["500"]));
-    assert_eq!(o.exit, ExitKind::Exited(0));
-    assert!(
-        (475..=525 + slack_ms()).contains(&o.cpu_time_ms),
-        "cpu {} ms",
-        o.cpu_time_ms
-    );
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "busy", &["500"], &[]);
+    crate::assert_cpu_time_within(&o, 475..=525);
     assert_eq!(o.limit_hit, None);
 }
 
 #[test]
 fn cpu_limit_is_enforced_within_25_ms() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let mut spec = b.spec(&prog("busy"), &[]);
-    spec.limits.cpu_time_ms = Some(300);
+    let Some((sb, b)) = boxed() else { return };
     // The CPU limit, not the wall limit it implies (1.6 s), which a starved guest can reach
     // first.
-    spec.limits.wall_time_ms = Some(10_000);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(sb, "busy", &[], &[CpuTimeMs(300), WallTimeMs(10_000)]);
     assert_eq!(o.limit_hit, Some(LimitHit::CpuTime), "{o:?}");
     assert_eq!(o.exit, ExitKind::Signaled(libc::SIGKILL));
     assert!(
@@ -55,12 +41,8 @@ fn cpu_limit_is_enforced_within_25_ms() {
 
 #[test]
 fn sleeping_forever_is_stopped_by_the_wall_limit() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let mut spec = b.spec(&prog("sleeper"), &[]);
-    spec.limits.cpu_time_ms = Some(1000);
-    spec.limits.wall_time_ms = Some(300);
-    let o = run(sb, &spec);
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "sleeper", &[], &[CpuTimeMs(1000), WallTimeMs(300)]);
     assert_eq!(o.limit_hit, Some(LimitHit::WallTime));
     assert!(
         (300..=325 + slack_ms()).contains(&o.wall_time_ms),
@@ -72,11 +54,8 @@ fn sleeping_forever_is_stopped_by_the_wall_limit() {
 
 #[test]
 fn touching_64_mib_reports_64_mib_within_5_percent() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let mut spec = b.spec(&prog("touch"), &["64"]);
-    spec.limits.memory_kb = Some(256 * 1024);
-    let o = run(sb, &spec);
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "touch", &["64"], &[MemoryKb(256 * 1024)]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     let want = 64 * 1024;
     assert!(
@@ -89,15 +68,16 @@ fn touching_64_mib_reports_64_mib_within_5_percent() {
 
 #[test]
 fn allocating_256_mib_under_64_mib_is_a_memory_limit_with_oom_evidence() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let mut spec = b.spec(&prog("touch"), &["256"]);
-    spec.limits.memory_kb = Some(64 * 1024);
+    let Some((sb, b)) = boxed() else { return };
     // A tiny output cap: on a tmpfs box dir (the cgroup-v2 guest's /tmp) the cgroup's hard limit
     // is the memory limit plus the output cap (design #24), so the kernel's OOM killer still
     // acts at the limit; the supervisor's own-memory check may win that race by a page.
-    spec.limits.output_bytes = Some(4096);
-    let o = run(sb, &spec);
+    let o = b.run_fixture(
+        sb,
+        "touch",
+        &["256"],
+        &[MemoryKb(64 * 1024), OutputBytes(4096)],
+    );
     assert_eq!(o.limit_hit, Some(LimitHit::Memory), "{o:?}");
     let evidence = o.evidence.as_deref().unwrap_or("");
     assert!(
@@ -116,23 +96,21 @@ fn on_tmpfs(dir: &std::path::Path) -> bool {
 
 #[test]
 fn exit_codes_and_signals_are_reported() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("exitcode"), &["7"]));
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "exitcode", &["7"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(7));
     assert_eq!(o.limit_hit, None);
-    let o = run(sb, &b.spec(&prog("exitcode"), &["sig", "11"]));
+    let o = b.run_fixture(sb, "exitcode", &["sig", "11"], &[]);
     assert_eq!(o.exit, ExitKind::Signaled(libc::SIGSEGV));
-    let o = run(sb, &b.spec(&prog("exitcode"), &["sig", "6"]));
+    let o = b.run_fixture(sb, "exitcode", &["sig", "6"], &[]);
     assert_eq!(o.exit, ExitKind::Signaled(libc::SIGABRT));
     assert_eq!(o.limit_hit, None);
 }
 
 #[test]
 fn the_program_runs_unprivileged_in_its_own_namespaces() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let o = run(sb, &b.spec(&prog("whoami"), &[]));
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "whoami", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     let out = b.stdout();
     let uid: u32 = out
@@ -153,8 +131,7 @@ fn the_program_runs_unprivileged_in_its_own_namespaces() {
 
 #[test]
 fn the_environment_is_cleared_and_extended() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let mut spec = b.spec(&prog("argsize"), &[]);
     spec.env.push(("EXTRA".into(), "1".into()));
     // SAFETY-free: only reads the environment of this test process.
@@ -173,11 +150,8 @@ fn the_environment_is_cleared_and_extended() {
 
 #[test]
 fn threads_count_against_the_process_limit() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
-    let mut spec = b.spec(&prog("threads"), &["20"]);
-    spec.limits.processes = Some(8);
-    let o = run(sb, &spec);
+    let Some((sb, b)) = boxed() else { return };
+    let o = b.run_fixture(sb, "threads", &["20"], &[Processes(8)]);
     assert_eq!(o.exit, ExitKind::Exited(0));
     assert_eq!(b.stdout().trim(), "7");
     assert_eq!(o.limit_hit, Some(LimitHit::Processes));
@@ -185,16 +159,14 @@ fn threads_count_against_the_process_limit() {
 
 #[test]
 fn python_and_node_run_from_the_toolchain_dirs() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     std::fs::write(
         b.path().join("main.py"),
         "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n",
     )
     .expect("write");
-    std::fs::write(b.path().join("in.txt"), "1 2 3\n").expect("write");
     let mut spec = b.spec(std::path::Path::new("python3"), &["main.py"]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("1 2 3\n");
     spec.limits.memory_kb = Some(256 * 1024);
     spec.limits.processes = Some(16);
     let o = run(sb, &spec);
@@ -255,8 +227,7 @@ fn concurrent_runs_get_their_own_uid_and_cgroup() {
 
 #[test]
 fn a_missing_program_is_a_typed_error() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let e = sb
         .run(&b.spec(std::path::Path::new("/nonexistent/prog"), &[]))
         .unwrap_err();
@@ -278,8 +249,7 @@ fn a_missing_program_is_a_typed_error() {
 
 #[test]
 fn mounting_tmp_itself_is_refused_naming_the_box_s_own_tmp() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let mut spec = b.spec(&prog("aplusb"), &[]);
     spec.read_only_mounts.push(PathBuf::from("/tmp"));
     let e = sb.run(&spec).unwrap_err().to_string();
@@ -288,12 +258,9 @@ fn mounting_tmp_itself_is_refused_naming_the_box_s_own_tmp() {
 
 #[test]
 fn dev_null_zero_and_urandom_open_in_the_box() {
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     for dev in ["/dev/null", "/dev/zero", "/dev/urandom"] {
-        let mut spec = b.spec(&prog("writefile"), &[dev]);
-        spec.limits.wall_time_ms = Some(2000);
-        let o = run(sb, &spec);
+        let o = b.run_fixture(sb, "writefile", &[dev], &[WallTimeMs(2000)]);
         assert_eq!(o.exit, ExitKind::Exited(0), "{dev}: {}", b.stderr());
     }
 }

@@ -3,9 +3,9 @@
 //! own memory passes the limit is still a memory limit, with evidence.
 
 use crate::fixtures::prog;
-use crate::{run, sandbox};
-use std::path::{Path, PathBuf};
-use verdict_sandbox::{ExitKind, LimitHit, SandboxSpec, StdioSpec};
+use crate::{box_spec, run, sandbox};
+use std::path::PathBuf;
+use verdict_sandbox::{ExitKind, LimitHit};
 
 const MIB: u64 = 1 << 20;
 
@@ -60,18 +60,6 @@ fn disk_box() -> tempfile::TempDir {
         .expect("tempdir")
 }
 
-fn spec(dir: &Path, program: &Path, args: &[&str]) -> SandboxSpec {
-    SandboxSpec {
-        program: program.to_owned(),
-        args: args.iter().map(Into::into).collect(),
-        box_dir: dir.to_owned(),
-        stdout: StdioSpec::File(PathBuf::from("out.txt")),
-        stderr: StdioSpec::File(PathBuf::from("err.txt")),
-        read_only_mounts: vec![crate::fixtures::dir().to_owned()],
-        ..SandboxSpec::default()
-    }
-}
-
 /// Runs `program args` under a 64 MiB memory limit and a 200 MiB output limit in a disk box
 /// and in a tmpfs box; returns each outcome with its box's stdout.
 fn on_disk_and_tmpfs(
@@ -87,7 +75,7 @@ fn on_disk_and_tmpfs(
     std::fs::create_dir(&dir).expect("box dir");
     let mut outcomes = Vec::new();
     for (kind, dir) in [("disk", disk.path()), ("tmpfs", dir.as_path())] {
-        let mut s = spec(dir, &prog(program), args);
+        let mut s = box_spec(dir, &prog(program), args);
         s.limits.memory_kb = Some(64 * 1024);
         s.limits.output_bytes = Some(200 * MIB);
         let o = run(sb, &s);

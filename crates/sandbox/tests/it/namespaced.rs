@@ -76,42 +76,32 @@ fn the_hostile_suite_holds_for_an_ordinary_user_without_a_cgroup() {
 /// Limits that hold under every level, run in this suite's own run and again in the copy above
 /// (where [`sandbox`] is the `rootless-namespaces` one, its level checked there).
 mod inside {
-    use crate::fixtures::prog;
-    use crate::{TestBox, run, sandbox};
+    use crate::Limit::*;
+
+    use crate::boxed;
     use verdict_sandbox::{ExitKind, LimitHit};
 
     #[test]
     fn a_fork_bomb_never_takes_more_than_its_process_limit() {
-        let Some(sb) = sandbox() else { return };
-        let b = TestBox::new();
-        let mut spec = b.spec(&prog("forkbomb"), &[]);
-        spec.limits.processes = Some(16);
-        spec.limits.wall_time_ms = Some(1000);
-        let o = run(sb, &spec);
+        let Some((sb, b)) = boxed() else { return };
+        let o = b.run_fixture(sb, "forkbomb", &[], &[Processes(16), WallTimeMs(1000)]);
         assert!(o.limit_hit.is_some(), "{o:?}");
         // The host's process count never moved by more than the box's limit and this suite's
         // other tests: a fork bomb without a limit fills pid_max (32768 here) in well under
         // the second it runs.
-        let o = run(sb, &b.spec(&prog("aplusb"), &[]));
+        let o = b.run_fixture(sb, "aplusb", &[], &[]);
         assert_eq!(o.exit, ExitKind::Exited(3), "{o:?}");
     }
 
     #[test]
     fn cpu_is_measured_from_the_whole_box_and_limited_by_rlimit_cpu() {
-        let Some(sb) = sandbox() else { return };
-        let b = TestBox::new();
-        let o = run(sb, &b.spec(&prog("busy"), &["300"]));
-        assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
-        assert!(
-            (280..=400 + crate::slack_ms()).contains(&o.cpu_time_ms),
-            "{o:?}"
-        );
+        let Some((sb, b)) = boxed() else { return };
+        let o = b.run_fixture(sb, "busy", &["300"], &[]);
+        crate::assert_cpu_time_within(&o, 280..=400);
         // Killed at its wall limit: its CPU time still counted (the init reaps the box). It
         // spins to 200 ms of CPU and then waits, so what it used does not depend on how
         // loaded the host is.
-        let mut spec = b.spec(&prog("busy"), &["200", "hold"]);
-        spec.limits.wall_time_ms = Some(3000);
-        let o = run(sb, &spec);
+        let o = b.run_fixture(sb, "busy", &["200", "hold"], &[WallTimeMs(3000)]);
         assert_eq!(o.limit_hit, Some(LimitHit::WallTime), "{o:?}");
         // (A starved emulated guest reached its wall limit at 195 ms once: lost time would
         // read near 0.)
@@ -120,10 +110,7 @@ mod inside {
             "the killed box's CPU time was lost: {o:?}"
         );
         // A CPU limit is RLIMIT_CPU's, in whole seconds above it (docs/sandbox.md).
-        let mut spec = b.spec(&prog("busy"), &[]);
-        spec.limits.cpu_time_ms = Some(300);
-        spec.limits.wall_time_ms = Some(10_000);
-        let o = run(sb, &spec);
+        let o = b.run_fixture(sb, "busy", &[], &[CpuTimeMs(300), WallTimeMs(10_000)]);
         assert_eq!(o.limit_hit, Some(LimitHit::CpuTime), "{o:?}");
         assert_eq!(o.isolation, sb.isolation());
     }

@@ -3,7 +3,7 @@
 
 use crate::fixtures::prog;
 use crate::instance::wait_free;
-use crate::{TestBox, run, sandbox, slack_ms};
+use crate::{TestBox, isolated_config, run, sandbox, slack_ms, with_run_state};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -45,12 +45,8 @@ fn assert_no_zygote_left(what: &str) {
 fn one_shot(uid_base: u32, max_boxes: u32, cgroup_name: &str) -> Option<Sandbox> {
     sandbox();
     match Sandbox::new(SandboxConfig {
-        require_isolation: true,
         one_shot: true,
-        uid_base,
-        max_boxes,
-        cgroup_name: cgroup_name.into(),
-        ..SandboxConfig::default()
+        ..isolated_config(cgroup_name, uid_base, max_boxes)
     }) {
         Ok(sb) => Some(sb),
         Err(e) if std::env::var("VERDICT_REQUIRE_SANDBOX").as_deref() != Ok("1") => {
@@ -73,7 +69,7 @@ fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
 
     // Its first run is served by the zygote started with the sandbox.
     let b = TestBox::new();
-    let o = run(&sb, &b.spec(&prog("whoami"), &[]));
+    let o = b.run_fixture(&sb, "whoami", &[], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     let out = b.stdout();
     assert!(out.contains("pid=2 "), "{out}");
@@ -88,18 +84,17 @@ fn a_one_shot_sandbox_isolates_limits_and_measures_as_a_reused_one() {
     let port = listener.local_addr().expect("addr").port().to_string();
     for _ in 0..2 {
         let b = TestBox::new();
-        let o = run(&sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+        let o = b.run_fixture(&sb, "tcp", &["127.0.0.1", &port], &[]);
         assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
-        let o = run(&sb, &b.spec(&prog("tcp"), &["1.1.1.1", "80"]));
+        let o = b.run_fixture(&sb, "tcp", &["1.1.1.1", "80"], &[]);
         assert_eq!(o.exit, ExitKind::Exited(1));
         assert!(b.stderr().contains("unreachable"), "{}", b.stderr());
     }
 
     // More runs work, each with a zygote of its own, let go when it answers.
     let b = TestBox::new();
-    std::fs::write(b.path().join("in.txt"), "2 40\n").expect("write");
     let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("2 40\n");
     let o = run(&sb, &spec);
     assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None));
     assert_eq!(b.stdout(), "42\n");
@@ -152,19 +147,15 @@ fn a_slot_namespace_that_cannot_be_pinned_is_made_for_the_run_alone() {
     let state = tempfile::tempdir().expect("state dir");
     std::fs::write(state.path().join("netns"), "").expect("netns file");
     let sb = Sandbox::new(SandboxConfig {
-        require_isolation: true,
         one_shot: true,
-        uid_base: 62_340,
-        max_boxes: 1,
-        cgroup_name: "verdict-sandbox-tests-oneshot-nopin".into(),
         state_dir: state.path().to_owned(),
-        ..SandboxConfig::default()
+        ..isolated_config("verdict-sandbox-tests-oneshot-nopin", 62_340, 1)
     })
     .expect("sandbox");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port().to_string();
     let b = TestBox::new();
-    let o = run(&sb, &b.spec(&prog("tcp"), &["127.0.0.1", &port]));
+    let o = b.run_fixture(&sb, "tcp", &["127.0.0.1", &port], &[]);
     assert_eq!(o.exit, ExitKind::Exited(1), "{}", b.stdout());
     assert!(b.stderr().contains("connect"), "{}", b.stderr());
     drop(sb);
@@ -216,8 +207,7 @@ fn a_refused_one_shot_run_leaves_no_cgroup() {
     let err = sb.run(&spec).expect_err("a missing stdin is refused");
     assert!(err.to_string().contains("no-such-input.txt"), "{err}");
     assert_none_left(&instance, name, "the refused run");
-    std::fs::write(b.path().join("in.txt"), "40 2\n").expect("write");
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("40 2\n");
     let o = run(&sb, &spec);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     assert_eq!(b.stdout(), "42\n");
@@ -259,22 +249,13 @@ fn assert_only_counters_left(instance: &str, cgroup_name: &str, v1: bool) {
 /// time and process-limit hits. An instance that does not take it over removes them.
 #[test]
 fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
-    if sandbox().is_none() {
-        return;
-    }
-    let state = tempfile::Builder::new()
-        .prefix("verdict-oneshot-test-")
-        .tempdir_in("/run")
-        .expect("state dir");
     let name = "verdict-sandbox-tests-oneshot-kept";
-    let cfg = SandboxConfig {
-        require_isolation: true,
+    let one_shot = SandboxConfig {
         one_shot: true,
-        uid_base: 62_360,
-        max_boxes: 1,
-        cgroup_name: name.into(),
-        state_dir: state.path().to_owned(),
-        ..SandboxConfig::default()
+        ..isolated_config(name, 62_360, 1)
+    };
+    let Some((state, cfg)) = with_run_state("oneshot", one_shot) else {
+        return;
     };
     let lock = |instance: &str| state.path().join(format!("instances/{instance}.lock"));
 
@@ -283,7 +264,7 @@ fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
     let instance = sb.instance().name().to_owned();
     let v1 = sb.isolation() == IsolationLevel::FullCgroupV1;
     let b = TestBox::new();
-    let o = run(&sb, &b.spec(&prog("busy"), &["200"]));
+    let o = b.run_fixture(&sb, "busy", &["200"], &[]);
     assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None));
     // The counters' granularity in an emulated cgroup-v2 guest read 198 ms here once: what
     // matters is that they hold far more than the next run's own (< 100 ms, below).
@@ -314,9 +295,8 @@ fn counters_a_one_shot_process_leaves_count_only_the_next_ones_run() {
     let sb = Sandbox::new(cfg.clone()).expect("sandbox");
     assert_eq!(sb.instance().name(), instance, "not taken over");
     let b = TestBox::new();
-    std::fs::write(b.path().join("in.txt"), "40 2\n").expect("write");
     let mut spec = b.spec(&prog("aplusb"), &[]);
-    spec.stdin = StdioSpec::File(PathBuf::from("in.txt"));
+    spec.stdin = b.stdin_file("40 2\n");
     spec.limits.processes = Some(8);
     let o = run(&sb, &spec);
     assert_eq!((o.exit, o.limit_hit), (ExitKind::Exited(0), None), "{o:?}");

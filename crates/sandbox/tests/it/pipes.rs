@@ -1,9 +1,10 @@
 //! Pipe ends as standard streams (`StdioSpec::Pipe`): the box holds the only copies on its side.
 
-use crate::{TestBox, sandbox};
+use crate::Limit::{self, CpuTimeMs, WallTimeMs};
+use crate::boxed;
 use std::io::{Read, Write};
 use std::path::Path;
-use verdict_sandbox::{ExitKind, SandboxLimits, StdioSpec, pipe};
+use verdict_sandbox::{ExitKind, StdioSpec, pipe};
 
 /// The program closes its stdout and then waits for end of file on its stdin: the host must
 /// see its stdout close while it still runs, which only happens when no one but the box holds
@@ -11,10 +12,7 @@ use verdict_sandbox::{ExitKind, SandboxLimits, StdioSpec, pipe};
 /// host waits for an end of file that comes only when the wall limit kills the box.
 #[test]
 fn a_pipe_closed_by_the_program_reaches_the_host_while_the_program_runs() {
-    let Some(sb) = sandbox() else {
-        return;
-    };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let (stdin_r, stdin_w) = pipe().expect("pipe");
     let (stdout_r, stdout_w) = pipe().expect("pipe");
     let mut spec = b.spec(
@@ -23,11 +21,7 @@ fn a_pipe_closed_by_the_program_reaches_the_host_while_the_program_runs() {
     );
     spec.stdin = StdioSpec::Pipe(stdin_r);
     spec.stdout = StdioSpec::Pipe(stdout_w);
-    spec.limits = SandboxLimits {
-        cpu_time_ms: Some(5000),
-        wall_time_ms: Some(5000),
-        ..SandboxLimits::default()
-    };
+    Limit::set_all(&[CpuTimeMs(5000), WallTimeMs(5000)], &mut spec.limits);
     // The host keeps no copy of the box's ends: the spec holds them until the run takes them.
     let host_out = std_file(stdout_r);
     let mut host_in = std_file(stdin_w);
@@ -58,20 +52,13 @@ fn std_file(end: verdict_sandbox::PipeEnd) -> std::fs::File {
 /// instead of at its 10 s wall limit.
 #[test]
 fn closing_the_stop_pipe_kills_the_box_at_once_with_no_limit_named() {
-    let Some(sb) = sandbox() else {
-        return;
-    };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let (stdout_r, stdout_w) = pipe().expect("pipe");
     let (stop_r, stop_w) = pipe().expect("pipe");
     let mut spec = b.spec(Path::new("sh"), &["-c", "echo ready; exec sleep 60"]);
     spec.stdout = StdioSpec::Pipe(stdout_w);
     spec.stop = Some(stop_r);
-    spec.limits = SandboxLimits {
-        cpu_time_ms: Some(10_000),
-        wall_time_ms: Some(10_000),
-        ..SandboxLimits::default()
-    };
+    Limit::set_all(&[CpuTimeMs(10_000), WallTimeMs(10_000)], &mut spec.limits);
     let mut host_out = std_file(stdout_r);
     let stop_w = std_file(stop_w);
     std::thread::scope(|s| {
@@ -97,18 +84,11 @@ fn closing_the_stop_pipe_kills_the_box_at_once_with_no_limit_named() {
 /// Without it a cancelled submission's running box held its slot until its own limit.
 #[test]
 fn a_cancel_kills_the_running_box_at_once_and_every_later_one() {
-    let Some(sb) = sandbox() else {
-        return;
-    };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let (stdout_r, stdout_w) = pipe().expect("pipe");
     let mut spec = b.spec(Path::new("sh"), &["-c", "echo ready; while :; do :; done"]);
     spec.stdout = StdioSpec::Pipe(stdout_w);
-    spec.limits = SandboxLimits {
-        cpu_time_ms: Some(10_000),
-        wall_time_ms: Some(10_000),
-        ..SandboxLimits::default()
-    };
+    Limit::set_all(&[CpuTimeMs(10_000), WallTimeMs(10_000)], &mut spec.limits);
     let cancel = verdict_sandbox::Cancel::new();
     let mut host_out = std_file(stdout_r);
     std::thread::scope(|s| {

@@ -2,9 +2,9 @@
 //! from one run to the next, and a killed or vanished zygote must not stop the slot.
 
 use crate::fixtures::{self, prog};
-use crate::{TestBox, run, sandbox};
+use crate::{TestBox, boxed, isolated_config, run, sandbox};
 use std::time::Duration;
-use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxConfig};
+use verdict_sandbox::{ExitKind, LimitHit, Sandbox};
 
 /// A sandbox of its own with one slot, so that every run of a test goes through one zygote.
 fn one_slot(uid_base: u32, name: &str) -> Option<Sandbox> {
@@ -18,16 +18,7 @@ fn two_slots(uid_base: u32, name: &str) -> Option<Sandbox> {
 
 fn slots(max_boxes: u32, uid_base: u32, name: &str) -> Option<Sandbox> {
     sandbox()?;
-    Some(
-        Sandbox::new(SandboxConfig {
-            require_isolation: true,
-            uid_base,
-            max_boxes,
-            cgroup_name: name.into(),
-            ..SandboxConfig::default()
-        })
-        .expect("sandbox"),
-    )
+    Some(Sandbox::new(isolated_config(name, uid_base, max_boxes)).expect("sandbox"))
 }
 
 /// Children of this test's thread (its sandboxes' zygotes; each test runs on its own thread).
@@ -148,7 +139,7 @@ fn warm_starts_each_slots_zygote_once_and_runs_use_them() {
     assert_eq!(sb.warm(5).expect("warm"), 2, "one zygote per slot, no more");
     assert_eq!(sb.warm(2).expect("warm again"), 0, "the zygotes are kept");
     let b = TestBox::new();
-    let out = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
+    let out = b.run_fixture(&sb, "exitcode", &["0"], &[]);
     assert_eq!(out.exit, ExitKind::Exited(0), "{out:?}");
     assert_eq!(
         sb.warm(2).expect("warm after a run"),
@@ -163,11 +154,11 @@ fn a_slots_kept_cpu_counter_reports_only_each_runs_own_cpu() {
         return;
     };
     let b = TestBox::new();
-    let o = run(&sb, &b.spec(&prog("busy"), &["300"]));
+    let o = b.run_fixture(&sb, "busy", &["300"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert!(o.cpu_time_ms >= 290, "{o:?}");
     // The same slot's next run, in the same cpuacct cgroup (v1): its own CPU only.
-    let o = run(&sb, &b.spec(&prog("exitcode"), &["0"]));
+    let o = b.run_fixture(&sb, "exitcode", &["0"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert!(
         o.cpu_time_ms < 100,
@@ -212,7 +203,7 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
     };
     let b = TestBox::new();
     let look = |sb: &Sandbox| {
-        let o = run(sb, &b.spec(&prog("numbers"), &["look"]));
+        let o = b.run_fixture(sb, "numbers", &["look"], &[]);
         assert_eq!(o.exit, ExitKind::Exited(0), "{o:?} {}", b.stderr());
         b.stdout().trim().to_string()
     };
@@ -220,7 +211,7 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
     // A run that leaves /tmp and the IPC namespace looking untouched (an unnamed O_TMPFILE
     // changes neither the directory's times nor statfs; a removed segment is in no count)
     // still moved their counters on: the next run must get a fresh /tmp and IPC namespace.
-    let o = run(&sb, &b.spec(&prog("numbers"), &["hide"]));
+    let o = b.run_fixture(&sb, "numbers", &["hide"], &[]);
     assert_eq!(o.exit, ExitKind::Exited(0), "{o:?}");
     assert_eq!(look(&sb), first, "an earlier run shows in the numbers");
 }
@@ -231,8 +222,7 @@ fn earlier_runs_of_a_slot_show_in_no_tmp_inode_or_sysv_id_number() {
 #[test]
 fn an_empty_output_file_is_not_truncated_and_a_full_one_is() {
     use std::time::{Duration, SystemTime};
-    let Some(sb) = sandbox() else { return };
-    let b = TestBox::new();
+    let Some((sb, b)) = boxed() else { return };
     let outside = tempfile::tempdir().expect("tempdir");
     let past = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
     for (stdout, empty) in [
@@ -283,7 +273,7 @@ fn a_program_starts_with_every_signal_at_its_default() {
     };
     for round in 0..2 {
         let b = TestBox::new();
-        let o = run(&sb, &b.spec(&prog("dispositions"), &[]));
+        let o = b.run_fixture(&sb, "dispositions", &[], &[]);
         assert_eq!(
             o.exit,
             ExitKind::Exited(0),

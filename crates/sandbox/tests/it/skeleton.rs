@@ -1,7 +1,7 @@
 //! The skeleton's mark: a sandbox takes the skeleton an earlier one checked without checking
 //! it again, and any change to it since is found and repaired.
 
-use crate::sandbox;
+use crate::{isolated_config, with_run_state};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::time::Duration;
@@ -30,20 +30,9 @@ fn null_is_null(dev: &Path) -> bool {
 
 #[test]
 fn a_skeleton_changed_after_its_mark_is_checked_and_repaired() {
-    if sandbox().is_none() {
+    let config = isolated_config("verdict-sandbox-tests-skeleton", 62_340, 1);
+    let Some((state, cfg)) = with_run_state("skeleton", config) else {
         return;
-    }
-    let state = tempfile::Builder::new()
-        .prefix("verdict-skeleton-test-")
-        .tempdir_in("/run")
-        .expect("state dir");
-    let cfg = SandboxConfig {
-        require_isolation: true,
-        uid_base: 62_340,
-        max_boxes: 1,
-        cgroup_name: "verdict-sandbox-tests-skeleton".into(),
-        state_dir: state.path().to_owned(),
-        ..SandboxConfig::default()
     };
     let root = state.path().join("root");
     let dev = root.join("dev");

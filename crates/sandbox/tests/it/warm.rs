@@ -4,23 +4,15 @@
 
 use crate::{TestBox, sandbox};
 use std::path::Path;
-use verdict_sandbox::{
-    ExitKind, LimitHit, Sandbox, SandboxConfig, SandboxOutcome, SandboxSpec, WarmPython,
-};
+use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxOutcome, SandboxSpec, WarmPython};
 
 const PYTHON: &str = "/usr/bin/python3";
 
-/// A sandbox of its own with one slot: every run of a test goes through one template.
+/// A sandbox of its own with one slot: every run of a test goes through one template; `None`
+/// (the test skipped) without a sandbox or without python3.
 fn one_slot(name: &str) -> Option<Sandbox> {
     sandbox()?;
-    let sb = Sandbox::new(SandboxConfig {
-        require_isolation: true,
-        uid_base: 62_600,
-        max_boxes: 1,
-        cgroup_name: name.into(),
-        ..SandboxConfig::default()
-    })
-    .expect("sandbox");
+    let sb = Sandbox::new(crate::isolated_config(name, 62_600, 1)).expect("sandbox");
     // As root (this host, the cgroup-v2 guest's root runs) runs are served warm; rootless they
     // run cold, and every check below holds the same.
     let rootless =
@@ -30,7 +22,7 @@ fn one_slot(name: &str) -> Option<Sandbox> {
         !rootless,
         "who serves warm runs"
     );
-    Some(sb)
+    python().then_some(sb)
 }
 
 /// The interpreter's flags: as the oracle runs python3 (the site module, no user site, no
@@ -61,12 +53,23 @@ fn spec(b: &TestBox, code: &str) -> SandboxSpec {
     spec
 }
 
-fn run_warm(sb: &Sandbox, b: &TestBox, code: &str) -> SandboxOutcome {
+/// A fresh box with the script in place.
+fn script_box() -> TestBox {
+    let b = TestBox::new();
     std::fs::create_dir_all(b.path().join(".verdict")).expect("mkdir");
     std::fs::write(b.path().join(".verdict/run.py"), warm().script).expect("script");
-    let o = sb.run_warm(&warm(), &spec(b, code)).expect("a warm run");
+    b
+}
+
+/// Runs `code` in a fresh box with the script in place, warm or cold.
+fn run_script(sb: &Sandbox, code: &str, warm_run: bool) -> (TestBox, SandboxOutcome) {
+    let b = script_box();
+    let o = match warm_run {
+        true => sb.run_warm(&warm(), &spec(&b, code)).expect("a warm run"),
+        false => sb.run(&spec(&b, code)).expect("a cold run"),
+    };
     println!("{o:?}\n{}", b.stderr());
-    o
+    (b, o)
 }
 
 /// Whether python3 is there (the language suite requires it where it must be).
@@ -79,9 +82,6 @@ fn a_warm_run_sees_what_a_cold_run_of_the_same_script_sees() {
     let Some(sb) = one_slot("verdict-sandbox-tests-warm-same") else {
         return;
     };
-    if !python() {
-        return;
-    }
     let code = r#"
 import os, sys
 open("written.txt", "w").write("w")
@@ -92,13 +92,7 @@ sys.exit(3)
 "#;
     let mut seen = Vec::new();
     for warm_run in [false, true] {
-        let b = TestBox::new();
-        std::fs::create_dir_all(b.path().join(".verdict")).expect("mkdir");
-        std::fs::write(b.path().join(".verdict/run.py"), warm().script).expect("script");
-        let o = match warm_run {
-            true => sb.run_warm(&warm(), &spec(&b, code)).expect("warm"),
-            false => sb.run(&spec(&b, code)).expect("cold"),
-        };
+        let (b, o) = run_script(&sb, code, warm_run);
         assert_eq!(o.exit, ExitKind::Exited(3), "{o:?}: {}", b.stderr());
         assert_eq!(o.limit_hit, None);
         assert!(b.path().join("written.txt").exists());
@@ -119,9 +113,6 @@ fn a_warm_run_has_the_site_module_imported_once_and_ends_by_exit_as_a_cold_run()
     let Some(sb) = one_slot("verdict-sandbox-tests-warm-site") else {
         return;
     };
-    if !python() {
-        return;
-    }
     let code = r#"
 import sys
 print("site" in sys.modules, callable(quit), sys.flags.no_user_site, sys.flags.dont_write_bytecode)
@@ -129,13 +120,7 @@ sys.stdout.flush()
 exit(3)
 "#;
     for warm_run in [false, true] {
-        let b = TestBox::new();
-        std::fs::create_dir_all(b.path().join(".verdict")).expect("mkdir");
-        std::fs::write(b.path().join(".verdict/run.py"), warm().script).expect("script");
-        let o = match warm_run {
-            true => sb.run_warm(&warm(), &spec(&b, code)).expect("warm"),
-            false => sb.run(&spec(&b, code)).expect("cold"),
-        };
+        let (b, o) = run_script(&sb, code, warm_run);
         assert_eq!(o.exit, ExitKind::Exited(3), "{o:?}: {}", b.stderr());
         assert_eq!(b.stdout(), "True True 1 1\n", "warm: {warm_run}");
     }
@@ -146,9 +131,6 @@ fn nothing_passes_from_one_warm_run_to_the_next_nor_reaches_the_template() {
     let Some(sb) = one_slot("verdict-sandbox-tests-warm-leaks") else {
         return;
     };
-    if !python() {
-        return;
-    }
     // The first run leaves a /tmp file, a SysV segment and a daemon, and turns on its parent
     // (the template, pid 1 here): kill, ptrace by /proc, a new namespace, a mount.
     let leave = r#"
@@ -173,8 +155,7 @@ print("mem", tried(lambda: open("/proc/%d/mem" % os.getppid(), "rb").read(1)))
 print("unshare", libc.unshare(0x20000) == 0)
 print("mount", libc.mount(b"none", b"/box", b"tmpfs", 0, None) == 0)
 "#;
-    let first = TestBox::new();
-    let o = run_warm(&sb, &first, leave);
+    let (first, o) = run_script(&sb, leave, true);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", first.stderr());
     let out = first.stdout();
     assert!(out.contains("shm True"), "{out}");
@@ -189,8 +170,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 procs = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
 print("tmp", os.listdir("/tmp"), "shm", libc.shmget(0x5eed, 4096, 0o666) >= 0, "procs", procs)
 "#;
-    let second = TestBox::new();
-    let o = run_warm(&sb, &second, look);
+    let (second, o) = run_script(&sb, look, true);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", second.stderr());
     assert_eq!(
         second.stdout().trim(),
@@ -204,12 +184,7 @@ fn a_warm_run_is_held_to_its_limits_and_the_template_serves_the_next() {
     let Some(sb) = one_slot("verdict-sandbox-tests-warm-limits") else {
         return;
     };
-    if !python() {
-        return;
-    }
-    let b = TestBox::new();
-    std::fs::create_dir_all(b.path().join(".verdict")).expect("mkdir");
-    std::fs::write(b.path().join(".verdict/run.py"), warm().script).expect("script");
+    let b = script_box();
     let mut looping = spec(&b, "while True:\n    pass\n");
     looping.limits.cpu_time_ms = Some(300);
     looping.limits.wall_time_ms = Some(3_000 + crate::slack_ms());
@@ -217,13 +192,15 @@ fn a_warm_run_is_held_to_its_limits_and_the_template_serves_the_next() {
     assert_eq!(o.limit_hit, Some(LimitHit::CpuTime), "{o:?}");
     assert!(o.cpu_time_ms >= 300, "{o:?}");
 
-    let b = TestBox::new();
-    let o = run_warm(&sb, &b, "x = bytearray(512 * 1024 * 1024)\nprint(len(x))\n");
+    let (_, o) = run_script(
+        &sb,
+        "x = bytearray(512 * 1024 * 1024)\nprint(len(x))\n",
+        true,
+    );
     assert_eq!(o.limit_hit, Some(LimitHit::Memory), "{o:?}");
 
     // The template survived both: the next run is served.
-    let b = TestBox::new();
-    let o = run_warm(&sb, &b, "print('next')\n");
+    let (b, o) = run_script(&sb, "print('next')\n", true);
     assert_eq!(o.exit, ExitKind::Exited(0), "{}", b.stderr());
     assert_eq!(b.stdout().trim(), "next");
 }

@@ -642,48 +642,49 @@ fn a_read_only_work_disk_makes_programming_candidates_retryable_infra_errors_not
 
 #[test]
 fn a_value_of_the_wrong_type_is_refused_naming_its_path() {
-    let field_of = |batch: Value| {
-        let errors = parse_batch(&batch.to_string()).expect_err("refused");
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        errors[0].field.clone()
-    };
     let suite = add_suite(1, json!({}));
-    assert_eq!(
-        field_of(json!({"problem": suite, "candidates": [
-            {"id": "a", "code": "x"}, {"id": "b", "code": ["print(1)"]}]})),
-        "candidates[1].code"
-    );
-    assert_eq!(
-        field_of(json!({"problem": suite, "candidates": [], "options": {"pass_at_k": ["1"]}})),
-        "options.pass_at_k[0]"
-    );
     let mut bad = suite.clone();
     bad["test_cases"][0]["name"] = json!(7);
-    assert_eq!(
-        field_of(json!({"problem": bad, "candidates": []})),
-        "problem.test_cases[0].name"
-    );
     let mut program = a_plus_b(1, Value::Null);
     program["judge_tasks"][1]["time_limit"] = json!("2s");
-    assert_eq!(
-        field_of(json!({"problem": program, "candidates": []})),
-        "problem.judge_tasks[1].time_limit"
-    );
-    assert_eq!(
-        field_of(
-            json!({"problem": suite, "candidates": [{"id": "b", "language": 3, "code": "x"}]})
-        ),
-        "candidates[0].language"
-    );
     let mut missing = suite.clone();
     if let Some(o) = missing.as_object_mut() {
         o.remove("entry_point");
     }
-    assert_eq!(
-        field_of(json!({"problem": missing, "candidates": []})),
-        "problem.entry_point"
-    );
-    assert_eq!(field_of(json!([1])), "batch");
+    let code = json!([{"id": "a", "code": "x"}, {"id": "b", "code": ["print(1)"]}]);
+    let language = json!([{"id": "b", "language": 3, "code": "x"}]);
+    let refused = [
+        (
+            json!({"problem": suite, "candidates": code}),
+            "candidates[1].code",
+        ),
+        (
+            json!({"problem": suite, "candidates": [], "options": {"pass_at_k": ["1"]}}),
+            "options.pass_at_k[0]",
+        ),
+        (
+            json!({"problem": bad, "candidates": []}),
+            "problem.test_cases[0].name",
+        ),
+        (
+            json!({"problem": program, "candidates": []}),
+            "problem.judge_tasks[1].time_limit",
+        ),
+        (
+            json!({"problem": suite, "candidates": language}),
+            "candidates[0].language",
+        ),
+        (
+            json!({"problem": missing, "candidates": []}),
+            "problem.entry_point",
+        ),
+        (json!([1]), "batch"),
+    ];
+    for (batch, field) in refused {
+        let errors = parse_batch(&batch.to_string()).expect_err("refused");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].field, field, "{batch}");
+    }
     let not_json = parse_batch("{oops").expect_err("refused");
     assert_eq!(not_json[0].field, "batch (JSON)");
 }

@@ -1,10 +1,10 @@
 //! The per-problem cache: content changed without a newer `updated_at` is not served stale
 //!, and local test data costs no second copy.
 
-use crate::common::{judge, judge_with, runtime};
+use crate::common::{judge, judge_request, judge_with};
 use serde_json::{Value, json};
 use std::path::Path;
-use verdict_contracts::{JudgeStatus, parse_submission};
+use verdict_contracts::JudgeStatus;
 use verdict_scheduler::JudgeConfig;
 
 const APLUSB: &str = "a, b = map(int, input().split())\nprint(a + b)\n";
@@ -27,25 +27,29 @@ fn test_task(random: bool) -> Value {
         "file_limit": 1024, "proc_limit": 5})
 }
 
+/// A+B as `sub_id` of `prob_id`, always of the same `updated_at`: a compile, then one test
+/// (`random` or not); its test data is the caller's.
+fn aplusb_at_one_time(prob_id: &str, sub_id: &str, random: bool) -> Value {
+    json!({"sub_type": "programming", "category": "cache", "prob_id": prob_id,
+        "sub_id": sub_id, "updated_at": 7,
+        "judge_tasks": [compile_task(), test_task(random)],
+        "submission": program(APLUSB)})
+}
+
 /// Judges `submission` and returns the status of its second task.
 fn status_of_the_test(submission: Value) -> Option<JudgeStatus> {
-    let judge = judge()?;
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    let report = runtime().block_on(judge.judge(submission));
-    Some(report.results[1].status)
+    Some(judge_request(judge()?, &submission).results[1].status)
 }
 
 #[test]
 fn inline_test_data_changed_without_a_newer_updated_at_is_not_served_stale() {
     let with_answer = |sub_id: &str, answer: &str| {
-        json!({"sub_type": "programming", "category": "cache", "prob_id": "stale-data",
-            "sub_id": sub_id, "updated_at": 7,
-            "judge_tasks": [compile_task(), test_task(false)],
-            "test_data": [{
-                "inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-                "outputs": [{"type": "text", "name": "testdata.out", "text": answer}]
-            }],
-            "submission": program(APLUSB)})
+        let mut request = aplusb_at_one_time("stale-data", sub_id, false);
+        request["test_data"] = json!([{
+            "inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
+            "outputs": [{"type": "text", "name": "testdata.out", "text": answer}]
+        }]);
+        request
     };
     let Some(first) = status_of_the_test(with_answer("stale-data-1", "3\n")) else {
         return;
@@ -62,13 +66,11 @@ fn inline_test_data_changed_without_a_newer_updated_at_is_not_served_stale() {
 #[test]
 fn a_standard_program_changed_without_a_newer_updated_at_is_not_served_stale() {
     let with_standard = |sub_id: &str, standard: &str| {
-        json!({"sub_type": "programming", "category": "cache", "prob_id": "stale-standard",
-            "sub_id": sub_id, "updated_at": 7,
-            "judge_tasks": [compile_task(), test_task(true)],
-            "test_data": [],
-            "submission": program(APLUSB),
-            "standard": program(standard),
-            "random": program("print(1, 2)\n")})
+        let mut request = aplusb_at_one_time("stale-standard", sub_id, true);
+        request["test_data"] = json!([]);
+        request["standard"] = program(standard);
+        request["random"] = program("print(1, 2)\n");
+        request
     };
     let Some(first) = status_of_the_test(with_standard("stale-standard-1", APLUSB)) else {
         return;
@@ -123,8 +125,7 @@ fn local_test_data_costs_no_second_copy_in_the_cache() {
             "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]
         }],
         "submission": program(APLUSB)});
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    let report = runtime().block_on(judge.judge(submission));
+    let report = judge_request(&judge, &submission);
     assert_eq!(
         report.results[1].status,
         JudgeStatus::Accepted,
@@ -173,8 +174,7 @@ fn a_datum_is_cached_as_one_directory_with_its_inputs_and_outputs_apart() {
                         {"type": "text", "name": "same.txt", "text": "output"}]
         }],
         "submission": program(APLUSB)});
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    let report = runtime().block_on(judge.judge(submission));
+    let report = judge_request(&judge, &submission);
     // The program leaves the input `same.txt` as it was placed; the expected one differs.
     let test = &report.results[1];
     assert_eq!(test.status, JudgeStatus::WrongAnswer, "{report:?}");

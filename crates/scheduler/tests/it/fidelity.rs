@@ -2,16 +2,47 @@
 //! the real sandbox. A language or library that is not installed here is reported as
 //! `skipped: ...` (as the language suite does), never as passed.
 
-use crate::common::{judge, runtime};
+use crate::common::{judge, judge_request};
 use serde_json::{Value, json};
-use verdict_contracts::{JudgeReport, JudgeStatus, parse_submission};
+use verdict_contracts::{JudgeReport, JudgeStatus};
 use verdict_testkit::submission::{A_PLUS_B_TESTS, SubmissionJson};
 
 /// Judges `request` (JSON) with the shared judge.
 fn judge_json(request: &Value) -> Option<JudgeReport> {
-    let judge = judge()?;
-    let submission = parse_submission(&request.to_string()).expect("a valid submission");
-    Some(runtime().block_on(judge.judge(submission)))
+    Some(judge_request(judge()?, request))
+}
+
+/// Checks that the compile and the A+B tests were accepted and the wrong test (`1 1` -> `3`)
+/// was Wrong Answer; `context` heads the message.
+fn assert_only_the_wrong_test_fails(report: &JudgeReport, context: &str) {
+    let (got, logs) = statuses(report);
+    assert_eq!(
+        got,
+        [
+            JudgeStatus::Accepted,
+            JudgeStatus::Accepted,
+            JudgeStatus::Accepted,
+            JudgeStatus::WrongAnswer
+        ],
+        "{context}: {logs:?}"
+    );
+}
+
+/// Makes `request`'s test tasks judged by its own `compare` program instead of a built-in
+/// script, called with `protocol` when given.
+fn judge_by_compare_program(request: &mut Value, compare: Value, protocol: Option<&str>) {
+    for task in request["judge_tasks"]
+        .as_array_mut()
+        .expect("tasks")
+        .iter_mut()
+        .skip(1)
+    {
+        task["compare_script"] = json!("");
+    }
+    request["compare"] = compare;
+    if let Some(protocol) = protocol {
+        request["compare_protocol"] = json!(protocol);
+    }
 }
 
 /// Every task's status, and the logs of those not accepted (for the assertion's message).
@@ -121,30 +152,11 @@ fn a_python_checker_ending_with_exit_or_quit_judges_by_its_code() {
             .tests(A_PLUS_B_TESTS)
             .test("1 1\n", "3\n")
             .build();
-        for task in request["judge_tasks"]
-            .as_array_mut()
-            .expect("tasks")
-            .iter_mut()
-            .skip(1)
-        {
-            task["compare_script"] = json!("");
-        }
-        request["compare"] = python_compare(checker);
-        request["compare_protocol"] = json!(protocol);
+        judge_by_compare_program(&mut request, python_compare(checker), Some(protocol));
         let Some(report) = judge_json(&request) else {
             return;
         };
-        let (got, logs) = statuses(&report);
-        assert_eq!(
-            got,
-            [
-                JudgeStatus::Accepted,
-                JudgeStatus::Accepted,
-                JudgeStatus::Accepted,
-                JudgeStatus::WrongAnswer
-            ],
-            "{protocol}: {logs:?}"
-        );
+        assert_only_the_wrong_test_fails(&report, protocol);
     }
 }
 
@@ -174,31 +186,14 @@ fn a_make_comparator_shipping_validate_h_is_called_with_the_judge_system_protoco
         .tests(A_PLUS_B_TESTS)
         .test("1 1\n", "3\n")
         .build();
-    for task in request["judge_tasks"]
-        .as_array_mut()
-        .expect("tasks")
-        .iter_mut()
-        .skip(1)
-    {
-        task["compare_script"] = json!("");
-    }
-    request["compare"] = json!({"type": "source_code", "language": "make",
+    let make = json!({"type": "source_code", "language": "make",
         "source_files": [text("Makefile", makefile), text("compare.c", compare),
                          text("validate.h", header)]});
+    judge_by_compare_program(&mut request, make, None);
     let Some(report) = judge_json(&request) else {
         return;
     };
-    let (got, logs) = statuses(&report);
-    assert_eq!(
-        got,
-        [
-            JudgeStatus::Accepted,
-            JudgeStatus::Accepted,
-            JudgeStatus::Accepted,
-            JudgeStatus::WrongAnswer
-        ],
-        "{logs:?}"
-    );
+    assert_only_the_wrong_test_fails(&report, "judge-system");
     // Said to be a Kattis validator, it is called as one (and this one refuses the call).
     request["compare_protocol"] = json!("kattis");
     request["sub_id"] = json!("make-compare-validate-h-kattis");
@@ -219,16 +214,7 @@ fn a_crashing_checker_says_why_with_the_end_of_its_stderr() {
         let mut request = SubmissionJson::a_plus_b(format!("crashing-checker-{protocol}"))
             .test("1 2\n", "3\n")
             .build();
-        for task in request["judge_tasks"]
-            .as_array_mut()
-            .expect("tasks")
-            .iter_mut()
-            .skip(1)
-        {
-            task["compare_script"] = json!("");
-        }
-        request["compare"] = python_compare(checker);
-        request["compare_protocol"] = json!(protocol);
+        judge_by_compare_program(&mut request, python_compare(checker), Some(protocol));
         let Some(report) = judge_json(&request) else {
             return;
         };

@@ -2,41 +2,25 @@
 //! work disk, a work dir removed from under the judge, a read-only disk, a `proc_limit` above
 //! what the kernel can give. Real disks (tmpfs mounts made full or read-only), real programs.
 
-use crate::common::{judge_with, runtime};
-use serde_json::{Value, json};
+use crate::common::{judge_request, judge_with, statuses};
+use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use verdict_contracts::{JudgeReport, JudgeStatus, parse_submission};
-use verdict_scheduler::Judge;
+use verdict_contracts::JudgeStatus;
+use verdict_testkit::submission::SubmissionJson;
 
 const APLUSB_CPP: &str =
     "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
 
 fn aplusb(sub_id: &str, proc_limit: i64) -> Value {
-    json!({"sub_type": "programming", "category": "host-faults", "prob_id": "aplusb",
-        "sub_id": sub_id, "updated_at": 1,
-        "judge_tasks": [
-            {"check_script": "compile", "run_script": null, "compare_script": null,
-             "is_random": false, "testcase_id": -1, "depends_on": -1, "depends_cond": null,
-             "time_limit": 20000},
-            {"check_script": "standard", "run_script": "standard", "compare_script": "diff-all",
-             "is_random": false, "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "memory_limit": 262144, "time_limit": 2000, "file_limit": 1024,
-             "proc_limit": proc_limit}],
-        "test_data": [{
-            "inputs": [{"type": "text", "name": "testdata.in", "text": "1 2\n"}],
-            "outputs": [{"type": "text", "name": "testdata.out", "text": "3\n"}]}],
-        "submission": {"type": "source_code", "language": "cpp", "assist_files": [],
-            "source_files": [{"type": "text", "name": "main.cpp", "text": APLUSB_CPP}]}})
-}
-
-fn judge_one(judge: &Judge, submission: Value) -> JudgeReport {
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    runtime().block_on(judge.judge(submission))
-}
-
-fn statuses(report: &JudgeReport) -> Vec<JudgeStatus> {
-    report.results.iter().map(|r| r.status).collect()
+    SubmissionJson::a_plus_b(sub_id)
+        .category("host-faults")
+        .program("cpp", "main.cpp", APLUSB_CPP)
+        .test("1 2\n", "3\n")
+        .limit("memory_limit", 262_144)
+        .limit("file_limit", 1024)
+        .limit("proc_limit", proc_limit)
+        .build()
 }
 
 /// A tmpfs of `size_mb` MiB mounted on a fresh directory, unmounted on drop; `None` (with
@@ -122,7 +106,7 @@ fn a_full_work_disk_is_a_system_error_never_a_compilation_error() {
     };
     // A few KiB: the sources fit, the compiler's temporaries and the linker's output do not.
     let filler = disk.fill(16 << 10);
-    let report = judge_one(&judge, aplusb("full-disk-1", 8));
+    let report = judge_request(&judge, &aplusb("full-disk-1", 8));
     assert_eq!(
         statuses(&report),
         [
@@ -135,7 +119,7 @@ fn a_full_work_disk_is_a_system_error_never_a_compilation_error() {
     assert!(log.contains("work disk is full"), "{log}");
     assert!(log.contains("retry"), "the client is told to retry: {log}");
     std::fs::remove_file(filler).expect("free the disk");
-    let report = judge_one(&judge, aplusb("full-disk-2", 8));
+    let report = judge_request(&judge, &aplusb("full-disk-2", 8));
     assert_eq!(
         statuses(&report),
         [JudgeStatus::Accepted, JudgeStatus::Accepted],
@@ -150,14 +134,14 @@ fn a_removed_work_dir_is_made_again_and_counted() {
     };
     let work_dir = dirs.path().join("work");
     std::fs::remove_dir_all(&work_dir).expect("remove the work dir");
-    let report = judge_one(&judge, aplusb("removed-work-1", 8));
+    let report = judge_request(&judge, &aplusb("removed-work-1", 8));
     assert_eq!(
         statuses(&report),
         [JudgeStatus::Accepted, JudgeStatus::Accepted],
         "{report:#?}"
     );
     assert_eq!(judge.host_faults().work_dir_recreated, 1);
-    let report = judge_one(&judge, aplusb("removed-work-2", 8));
+    let report = judge_request(&judge, &aplusb("removed-work-2", 8));
     assert_eq!(
         statuses(&report),
         [JudgeStatus::Accepted, JudgeStatus::Accepted]
@@ -182,7 +166,7 @@ fn a_read_only_work_disk_is_a_system_error_naming_no_host_path() {
         return;
     };
     disk.set_read_only(true);
-    let report = judge_one(&judge, aplusb("read-only-1", 8));
+    let report = judge_request(&judge, &aplusb("read-only-1", 8));
     disk.set_read_only(false);
     assert_eq!(
         statuses(&report),
@@ -211,7 +195,7 @@ fn a_proc_limit_above_the_kernels_pid_max_is_clamped_not_a_system_error() {
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(1 << 22);
     // Above pid_max and above the 2^22 the kernel's pids.max takes at most.
-    let report = judge_one(&judge, aplusb("pid-max-1", (pid_max + 1).max(1 << 23)));
+    let report = judge_request(&judge, &aplusb("pid-max-1", (pid_max + 1).max(1 << 23)));
     assert_eq!(
         statuses(&report),
         [JudgeStatus::Accepted, JudgeStatus::Accepted],

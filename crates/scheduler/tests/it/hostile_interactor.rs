@@ -8,11 +8,13 @@
 //! The judge here has tight `[generator]` limits (the interactor's): 2 s of CPU (the task's),
 //! a wall clock of 6 s (the program's 5 s + 1 s), 1 MiB of output, 16 processes.
 
-use crate::common::{judge_with, runtime};
+use crate::common::{
+    BesideCompare, assert_idle_at_wall_limit, c, judge_beside_compare, judge_with, python, searcher,
+};
 use serde_json::{Value, json};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-use verdict_contracts::{JudgeStatus, JudgeTaskResult, parse_submission};
+use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 use verdict_scheduler::{GeneratorConfig, Judge, JudgeConfig};
 
 /// The most a hostile test may take, compiles included: the program's wall limit (5 s), the
@@ -37,36 +39,10 @@ fn hostile_judge() -> Option<&'static Judge> {
         .map(|(judge, _)| judge)
 }
 
-fn c(text: &str) -> Value {
-    json!({"type": "source_code", "language": "c",
-        "source_files": [{"type": "text", "name": "main.c", "text": text}]})
+/// A correct program: the binary search of [`searcher`].
+fn correct_program() -> Value {
+    c(&searcher("", ""))
 }
-
-fn python(text: &str) -> Value {
-    json!({"type": "source_code", "language": "python3",
-        "source_files": [{"type": "text", "name": "main.py", "text": text}]})
-}
-
-/// A correct binary search for the hidden number: reads the greeting, guesses, stops at
-/// "correct" (or at end of file: exit 4).
-const SEARCHER: &str = r#"
-#include <stdio.h>
-#include <string.h>
-int main(void) {
-    char r[32];
-    if (scanf("%31s", r) != 1) return 3;
-    int lo = 1, hi = 1000000;
-    while (lo <= hi) {
-        int m = lo + (hi - lo) / 2;
-        printf("%d\n", m);
-        fflush(stdout);
-        if (scanf("%31s", r) != 1) return 4;
-        if (!strcmp(r, "correct")) break;
-        if (!strcmp(r, "higher")) lo = m + 1; else hi = m - 1;
-    }
-    return 0;
-}
-"#;
 
 /// An interactor in C: `body` runs in `main` with `msg` open on the Kattis feedback file
 /// (`argv[3]/judgemessage.txt`; a testlib interactor's `argv[3]` is the answer file, so it
@@ -101,33 +77,19 @@ fn judge(
     protocol: &str,
 ) -> Option<(JudgeTaskResult, Duration)> {
     let judge = hostile_judge()?;
-    let submission = json!({
-        "sub_type": "programming", "category": "interactive", "prob_id": format!("hostile-{name}"),
-        "sub_id": format!("hostile-{name}"), "updated_at": 1,
-        "judge_tasks": [
-            {"check_script": "compile", "depends_on": -1, "time_limit": 20000},
-            {"check_script": "standard", "run_script": "interactive", "compare_script": "",
-             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "time_limit": 2000, "memory_limit": 65536, "file_limit": 1024, "proc_limit": 8}
-        ],
-        "test_data": [{"inputs": [{"type": "text", "name": "testdata.in", "text": "777777\n"}],
-                       "outputs": [{"type": "text", "name": "testdata.out", "text": "777777\n"}]}],
-        "submission": program,
-        "compare": interactor,
-        "compare_protocol": protocol,
-    });
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
     let start = Instant::now();
-    let report = runtime().block_on(judge.judge(submission));
-    let took = start.elapsed();
-    assert_eq!(report.results.len(), 2, "{report:?}");
-    assert_eq!(
-        report.results[0].status,
-        JudgeStatus::Accepted,
-        "{}",
-        report.results[0].error_log
+    let result = judge_beside_compare(
+        judge,
+        BesideCompare {
+            fields: json!({"category": "interactive", "prob_id": format!("hostile-{name}"),
+                "sub_id": format!("hostile-{name}"), "compare_protocol": protocol}),
+            test: json!({"run_script": "interactive", "time_limit": 2000}),
+            data: ["777777\n", "777777\n"],
+            program,
+            compare: interactor,
+        },
     );
-    let result = report.results[1].clone();
+    let took = start.elapsed();
     assert!(
         took < BOUND,
         "{name}: took {took:?}: {:?} {}",
@@ -135,6 +97,40 @@ fn judge(
         result.error_log
     );
     Some((result, took))
+}
+
+/// Judges `program` beside `interactor` as [`judge`] does (the case named `name`) and checks
+/// its status is `want`; the result, or `None` (skipped) without a sandbox.
+fn judge_expecting(
+    name: &str,
+    program: Value,
+    interactor: Value,
+    protocol: &str,
+    want: JudgeStatus,
+) -> Option<(JudgeTaskResult, Duration)> {
+    let (r, took) = judge(name, program, interactor, protocol)?;
+    let log: String = r.error_log.chars().take(2000).collect();
+    assert_eq!(r.status, want, "{name}: {log}");
+    Some((r, took))
+}
+
+/// [`judge_expecting`] in each of the [`DIALECTS`], as `name-<dialect>`; each dialect's
+/// result, or `None` (skipped) without a sandbox.
+fn judge_in_dialects(
+    name: &str,
+    program: &Value,
+    interactor: &Value,
+    want: JudgeStatus,
+) -> Option<Vec<(&'static str, JudgeTaskResult)>> {
+    DIALECTS
+        .into_iter()
+        .map(|protocol| {
+            let name = format!("{name}-{protocol}");
+            let (r, _) =
+                judge_expecting(&name, program.clone(), interactor.clone(), protocol, want)?;
+            Some((protocol, r))
+        })
+        .collect()
 }
 
 const DIALECTS: [&str; 2] = ["kattis", "testlib"];
@@ -149,27 +145,16 @@ fn an_interactor_flooding_a_program_that_sleeps_is_held_by_the_pipe_and_the_prog
     // interactor's output (SIGPIPE). The program's idleness is its own: Time Limit Exceeded,
     // as for any program that does not read what it is sent.
     let sleeper = "#include <unistd.h>\nint main(void) { for (;;) sleep(100); }\n";
-    for protocol in DIALECTS {
-        let Some((r, _)) = judge(
-            &format!("flood-sleeper-{protocol}"),
-            c(sleeper),
-            interactor(FLOOD),
-            protocol,
-        ) else {
-            return;
-        };
-        assert_eq!(
-            r.status,
-            JudgeStatus::TimeLimitExceeded,
-            "{protocol}: {}",
-            r.error_log
-        );
-        assert!(r.error_log.contains("wall time"), "{}", r.error_log);
-        assert!(
-            r.run_time < 200,
-            "{protocol}: an idle program's CPU: {}",
-            r.run_time
-        );
+    let Some(results) = judge_in_dialects(
+        "flood-sleeper",
+        &c(sleeper),
+        &interactor(FLOOD),
+        JudgeStatus::TimeLimitExceeded,
+    ) else {
+        return;
+    };
+    for (_, r) in results {
+        assert_idle_at_wall_limit(&r);
     }
 }
 
@@ -178,22 +163,12 @@ fn an_interactor_flooding_a_program_that_leaves_is_cut_off_and_the_program_wrong
     // The program exits at once without reading (no answer given): the interactor, writing
     // to a program that left, dies of SIGPIPE; that is not its failure (rule 4): Wrong Answer.
     let leaver = python("print(1)\n");
-    for protocol in DIALECTS {
-        let Some((r, _)) = judge(
-            &format!("flood-leaver-{protocol}"),
-            leaver.clone(),
-            interactor(FLOOD),
-            protocol,
-        ) else {
-            return;
-        };
-        assert_eq!(
-            r.status,
-            JudgeStatus::WrongAnswer,
-            "{protocol}: {}",
-            r.error_log
-        );
-    }
+    judge_in_dialects(
+        "flood-leaver",
+        &leaver,
+        &interactor(FLOOD),
+        JudgeStatus::WrongAnswer,
+    );
 }
 
 #[test]
@@ -202,21 +177,15 @@ fn an_interactor_fork_bomb_is_held_by_its_own_process_limit_and_is_a_compare_err
     // its CPU time and wall clock stop it. The correct program waited for a greeting that never
     // came: the interactor's failure, Compare Error, not the program's Time Limit Exceeded.
     let bomb = interactor("for (;;) fork();");
-    for protocol in DIALECTS {
-        let Some((r, _)) = judge(
-            &format!("fork-bomb-{protocol}"),
-            c(SEARCHER),
-            bomb.clone(),
-            protocol,
-        ) else {
-            return;
-        };
-        assert_eq!(
-            r.status,
-            JudgeStatus::CompareError,
-            "{protocol}: {}",
-            r.error_log
-        );
+    let Some(results) = judge_in_dialects(
+        "fork-bomb",
+        &correct_program(),
+        &bomb,
+        JudgeStatus::CompareError,
+    ) else {
+        return;
+    };
+    for (protocol, r) in results {
         assert!(r.error_log.contains("exceeded its"), "{}", r.error_log);
         assert!(r.run_time < 200, "{protocol}: program CPU {}", r.run_time);
     }
@@ -228,21 +197,12 @@ fn an_interactor_that_never_reads_stalls_the_exchange_and_is_a_compare_error() {
     // stdin): the correct program waits for an answer to its first guess until its wall limit;
     // the interactor is stopped at its own. Rule 3': Compare Error.
     let deaf = interactor(r#"printf("start\n"); fflush(stdout); for (;;) sleep(100);"#);
-    for protocol in DIALECTS {
-        let Some((r, _)) = judge(
-            &format!("deaf-{protocol}"),
-            c(SEARCHER),
-            deaf.clone(),
-            protocol,
-        ) else {
-            return;
-        };
-        assert_eq!(
-            r.status,
-            JudgeStatus::CompareError,
-            "{protocol}: {}",
-            r.error_log
-        );
+    let Some(results) =
+        judge_in_dialects("deaf", &correct_program(), &deaf, JudgeStatus::CompareError)
+    else {
+        return;
+    };
+    for (_, r) in results {
         assert!(
             r.error_log.contains("program -> interactor  \"500000\\n\""),
             "the guess was sent: {}",
@@ -259,10 +219,13 @@ fn a_program_flooding_an_interactor_that_never_reads_is_not_blamed_for_blocking(
     // less than its limit) nor Time Limit.
     let deaf = interactor(r#"printf("start\n"); fflush(stdout); for (;;) pause();"#);
     let flood = "#include <stdio.h>\nint main(void) { for (;;) printf(\"1\\n\"); }\n";
-    let Some((r, _)) = judge("deaf-flooded", c(flood), deaf, "kattis") else {
-        return;
-    };
-    assert_eq!(r.status, JudgeStatus::CompareError, "{}", r.error_log);
+    judge_expecting(
+        "deaf-flooded",
+        c(flood),
+        deaf,
+        "kattis",
+        JudgeStatus::CompareError,
+    );
 }
 
 #[test]
@@ -275,23 +238,19 @@ fn an_interactor_that_stalls_without_a_word_is_stopped_at_its_wall_limit_and_is_
         ("testlib", idle),
         ("kattis", python_idle),
     ] {
-        let Some((r, took)) = judge(
-            &format!(
-                "idle-{protocol}-{}",
-                idle["language"].as_str().unwrap_or("")
-            ),
-            c(SEARCHER),
+        let name = format!(
+            "idle-{protocol}-{}",
+            idle["language"].as_str().unwrap_or("")
+        );
+        let Some((r, took)) = judge_expecting(
+            &name,
+            correct_program(),
             idle,
             protocol,
+            JudgeStatus::CompareError,
         ) else {
             return;
         };
-        assert_eq!(
-            r.status,
-            JudgeStatus::CompareError,
-            "{protocol}: {}",
-            r.error_log
-        );
         assert!(
             r.error_log.contains("exceeded its WallTime limit"),
             "{protocol}: {}",
@@ -316,20 +275,15 @@ fn a_huge_judge_message_is_cut_by_the_interactors_output_limit_or_read_capped() 
         ))
     };
     for (protocol, target) in [("kattis", "msg"), ("testlib", "stderr")] {
-        let Some((r, _)) = judge(
+        let Some((r, _)) = judge_expecting(
             &format!("huge-message-{protocol}"),
-            c(SEARCHER),
+            correct_program(),
             huge(target),
             protocol,
+            JudgeStatus::CompareError,
         ) else {
             return;
         };
-        assert_eq!(
-            r.status,
-            JudgeStatus::CompareError,
-            "{protocol}: {}",
-            &r.error_log[..r.error_log.len().min(2000)]
-        );
         assert!(
             r.error_log.len() < 80 * 1024,
             "{protocol}: error_log of {} bytes",
@@ -351,20 +305,15 @@ fn a_huge_judge_message_is_cut_by_the_interactors_output_limit_or_read_capped() 
         ))
     };
     for (protocol, target, code) in [("kattis", "msg", 43), ("testlib", "stderr", 1)] {
-        let Some((r, _)) = judge(
+        let Some((r, _)) = judge_expecting(
             &format!("big-message-{protocol}"),
-            c(SEARCHER),
+            correct_program(),
             big(target, code),
             protocol,
+            JudgeStatus::WrongAnswer,
         ) else {
             return;
         };
-        assert_eq!(
-            r.status,
-            JudgeStatus::WrongAnswer,
-            "{protocol}: {}",
-            &r.error_log[..r.error_log.len().min(2000)]
-        );
         assert!(
             r.error_log.contains("mmmm") && r.error_log.len() < 80 * 1024,
             "{protocol}: error_log of {} bytes",
@@ -381,8 +330,14 @@ fn an_interactor_that_exits_before_the_program_without_a_verdict_is_a_compare_er
     // never the program's fault.
     let tolerant = "#include <stdio.h>\nint main(void) { char r[32]; \
                     if (scanf(\"%31s\", r) != 1) return 0; return 0; }\n";
+    let search = searcher("", "");
     let cases = [
-        ("kattis-0", interactor("return 0;"), "kattis", SEARCHER),
+        (
+            "kattis-0",
+            interactor("return 0;"),
+            "kattis",
+            search.as_str(),
+        ),
         (
             "kattis-1-tolerant",
             interactor("return 1;"),
@@ -393,7 +348,7 @@ fn an_interactor_that_exits_before_the_program_without_a_verdict_is_a_compare_er
             "testlib-3",
             interactor(r#"fputs("FAIL broken", stderr); return 3;"#),
             "testlib",
-            SEARCHER,
+            search.as_str(),
         ),
         (
             "testlib-5-tolerant",
@@ -401,23 +356,31 @@ fn an_interactor_that_exits_before_the_program_without_a_verdict_is_a_compare_er
             "testlib",
             tolerant,
         ),
-        ("testlib-abort", interactor("abort();"), "testlib", SEARCHER),
+        (
+            "testlib-abort",
+            interactor("abort();"),
+            "testlib",
+            search.as_str(),
+        ),
         (
             "kattis-python",
             python("import sys\nsys.exit(0)\n"),
             "kattis",
-            SEARCHER,
+            search.as_str(),
         ),
     ];
     for (name, broken, protocol, program) in cases {
-        let Some((r, _)) = judge(&format!("early-{name}"), c(program), broken, protocol) else {
-            return;
-        };
-        assert_eq!(
-            r.status,
+        let name = format!("early-{name}");
+        if judge_expecting(
+            &name,
+            c(program),
+            broken,
+            protocol,
             JudgeStatus::CompareError,
-            "{name}: {}",
-            r.error_log
-        );
+        )
+        .is_none()
+        {
+            return;
+        }
     }
 }

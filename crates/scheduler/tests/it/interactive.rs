@@ -1,9 +1,12 @@
 //! Interactive tests end to end (docs/interactive.md): a guessing game judged with
 //! real programs and interactors in the real sandbox, one test per race rule.
 
-use crate::common::{judge, runtime};
-use serde_json::{Value, json};
-use verdict_contracts::{JudgeStatus, JudgeTaskResult, parse_submission};
+use crate::common::{
+    BesideCompare, after_start_free, assert_idle_at_wall_limit, c, judge, judge_beside_compare,
+    searcher,
+};
+use serde_json::json;
+use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 
 /// A Kattis-protocol interactor: the hidden number is the input's, at most 30 guesses;
 /// `burn` (a validator flag) makes it spend ~0.15 s of CPU first.
@@ -69,68 +72,13 @@ int main(int argc, char **argv) {
 }
 "#;
 
-/// Binary search; `after` runs once the number is found, `setup` before the first read.
-fn searcher(setup: &str, after: &str) -> String {
-    format!(
-        r#"
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-int main(void) {{
-    char r[32];
-    {setup}
-    if (scanf("%31s", r) != 1) return 3;
-    int lo = 1, hi = 1000000;
-    while (lo <= hi) {{
-        int m = lo + (hi - lo) / 2;
-        printf("%d\n", m);
-        fflush(stdout);
-        if (scanf("%31s", r) != 1) return 4;
-        if (!strcmp(r, "correct")) break;
-        if (!strcmp(r, "higher")) lo = m + 1; else hi = m - 1;
-    }}
-    {after}
-    return 0;
-}}
-"#
-    )
-}
-
 /// A program that reads the greeting and then does `body`.
 fn after_start(body: &str) -> String {
-    format!(
-        r#"
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-int main(void) {{
-    char r[32];
+    after_start_free(&format!(
+        r#"char r[32];
     if (scanf("%31s", r) != 1) return 3;
-    {body}
-    return 0;
-}}
-"#
-    )
-}
-
-/// A program that does `body` (no greeting read first).
-fn after_start_free(body: &str) -> String {
-    format!(
-        r#"
-#include <stdio.h>
-int main(void) {{
-    {body}
-    return 0;
-}}
-"#
-    )
-}
-
-fn c(text: &str) -> Value {
-    json!({"type": "source_code", "language": "c",
-        "source_files": [{"type": "text", "name": "main.c", "text": text}]})
+    {body}"#
+    ))
 }
 
 /// Judges `program` against `interactor` on hidden number 777777 and returns the
@@ -142,39 +90,31 @@ fn judge_game(
     protocol: Option<&str>,
     flags: &[&str],
 ) -> Option<JudgeTaskResult> {
-    let judge = judge()?;
-    let mut submission = json!({
-        "sub_type": "programming", "category": "interactive", "prob_id": format!("guess-{}", protocol.unwrap_or("detected")),
-        "sub_id": format!("interactive-{name}"), "updated_at": 1,
-        "judge_tasks": [
-            {"check_script": "compile", "depends_on": -1, "time_limit": 20000},
-            {"check_script": "standard", "run_script": "interactive", "compare_script": "",
-             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "time_limit": 2000, "memory_limit": 65536, "file_limit": 1024, "proc_limit": 8,
-             "validator_flags": flags}
-        ],
-        "test_data": [{"inputs": [{"type": "text", "name": "testdata.in", "text": "777777\n"}],
-                       "outputs": [{"type": "text", "name": "testdata.out", "text": "777777\n"}]}],
-        "submission": c(program),
-        "compare": c(interactor),
-    });
+    let mut fields = json!({"category": "interactive",
+        "prob_id": format!("guess-{}", protocol.unwrap_or("detected")),
+        "sub_id": format!("interactive-{name}")});
     if let Some(p) = protocol {
-        submission["compare_protocol"] = json!(p);
+        fields["compare_protocol"] = json!(p);
     }
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    let report = runtime().block_on(judge.judge(submission));
-    assert_eq!(report.results.len(), 2, "{report:?}");
-    assert_eq!(
-        report.results[0].status,
-        JudgeStatus::Accepted,
-        "{}",
-        report.results[0].error_log
-    );
-    Some(report.results[1].clone())
+    let test = json!({"run_script": "interactive", "time_limit": 2000, "validator_flags": flags});
+    Some(judge_beside_compare(
+        judge()?,
+        BesideCompare {
+            fields,
+            test,
+            data: ["777777\n", "777777\n"],
+            program: c(program),
+            compare: c(interactor),
+        },
+    ))
 }
 
 fn kattis(name: &str, program: &str) -> Option<JudgeTaskResult> {
     judge_game(name, program, KATTIS_INTERACTOR, None, &[])
+}
+
+fn testlib(name: &str, program: &str) -> Option<JudgeTaskResult> {
+    judge_game(name, program, TESTLIB_INTERACTOR, Some("testlib"), &[])
 }
 
 #[test]
@@ -219,13 +159,7 @@ fn a_program_waiting_for_an_interactor_that_waits_for_it_is_idle_time_limit() {
     ) else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
-    assert!(r.error_log.contains("wall time"), "{}", r.error_log);
-    assert!(
-        r.run_time < 200,
-        "an idle program's CPU time: {}",
-        r.run_time
-    );
+    assert_idle_at_wall_limit(&r);
 }
 
 #[test]
@@ -237,15 +171,16 @@ fn a_flood_is_wrong_as_the_interactor_said_first_and_the_program_is_cut_off() {
     assert!(r.error_log.contains("too many guesses"), "{}", r.error_log);
 }
 
-#[test]
-fn the_interactors_wrong_answer_first_wins_over_a_program_that_then_burns_its_time() {
+/// A program that sends 100 wrong guesses at once and then spins, run beside `interactor`
+/// (of `protocol`, or detected): Wrong Answer, killed as soon as the interactor rejected it,
+/// not at its 2 s limit.
+fn assert_killed_once_rejected(name: &str, interactor: &str, protocol: Option<&str>) {
     let body = "signal(SIGPIPE, SIG_IGN); for (int i = 0; i < 100; i++) printf(\"1\\n\"); \
                 fflush(stdout); for (volatile unsigned long x = 0;; x++) {}";
-    let Some(r) = kattis("wa-then-spin", &after_start(body)) else {
+    let Some(r) = judge_game(name, &after_start(body), interactor, protocol, &[]) else {
         return;
     };
     assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
-    // Killed as soon as the interactor rejected it, not at its 2 s limit.
     assert!(
         r.run_time < 1000,
         "ran {} ms after the rejection",
@@ -254,24 +189,13 @@ fn the_interactors_wrong_answer_first_wins_over_a_program_that_then_burns_its_ti
 }
 
 #[test]
+fn the_interactors_wrong_answer_first_wins_over_a_program_that_then_burns_its_time() {
+    assert_killed_once_rejected("wa-then-spin", KATTIS_INTERACTOR, None);
+}
+
+#[test]
 fn a_program_still_running_after_a_testlib_interactor_rejected_it_is_killed_at_once() {
-    let body = "signal(SIGPIPE, SIG_IGN); for (int i = 0; i < 100; i++) printf(\"1\\n\"); \
-                fflush(stdout); for (volatile unsigned long x = 0;; x++) {}";
-    let Some(r) = judge_game(
-        "testlib-wa-then-spin",
-        &after_start(body),
-        TESTLIB_INTERACTOR,
-        Some("testlib"),
-        &[],
-    ) else {
-        return;
-    };
-    assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
-    assert!(
-        r.run_time < 1000,
-        "ran {} ms after the rejection",
-        r.run_time
-    );
+    assert_killed_once_rejected("testlib-wa-then-spin", TESTLIB_INTERACTOR, Some("testlib"));
 }
 
 #[test]
@@ -478,13 +402,7 @@ fn an_interactor_cannot_see_the_programs_files() {
 
 #[test]
 fn a_testlib_interactor_gives_full_and_partial_marks() {
-    let Some(r) = judge_game(
-        "testlib-ac",
-        &searcher("", ""),
-        TESTLIB_INTERACTOR,
-        Some("testlib"),
-        &[],
-    ) else {
+    let Some(r) = testlib("testlib-ac", &searcher("", "")) else {
         return;
     };
     // 20 guesses for 777777 by binary search over a million: half marks.
@@ -494,13 +412,6 @@ fn a_testlib_interactor_gives_full_and_partial_marks() {
         "for (int g = 777770;; g++) { printf(\"%d\\n\", g); fflush(stdout); \
          if (scanf(\"%31s\", r) != 1 || r[0] == 'c') break; }",
     );
-    let r = judge_game(
-        "testlib-fast",
-        &linear,
-        TESTLIB_INTERACTOR,
-        Some("testlib"),
-        &[],
-    )
-    .unwrap();
+    let r = testlib("testlib-fast", &linear).unwrap();
     assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
 }

@@ -1,9 +1,9 @@
 //! Multi-pass tests end to end (docs/interactive.md "Multi-pass tests"): a countdown
 //! judged pass by pass with a real Kattis validator in the real sandbox, plain and interactive.
 
-use crate::common::{judge, runtime};
-use serde_json::{Value, json};
-use verdict_contracts::{JudgeStatus, JudgeTaskResult, parse_submission};
+use crate::common::{BesideCompare, c, judge, judge_beside_compare};
+use serde_json::json;
+use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 
 /// A Kattis validator of a countdown: the pass's input is `n`, the program must answer
 /// `n - 1`; at 0 it accepts, else it writes `nextpass.in` with the answer. It counts its passes
@@ -63,11 +63,6 @@ int main(void) {{
     )
 }
 
-fn c(text: &str) -> Value {
-    json!({"type": "source_code", "language": "c",
-        "source_files": [{"type": "text", "name": "main.c", "text": text}]})
-}
-
 /// Judges `program` on input 3 with at most `passes` passes and returns the test's result.
 fn judge_countdown(
     name: &str,
@@ -76,33 +71,20 @@ fn judge_countdown(
     passes: i64,
     flags: &[&str],
 ) -> Option<JudgeTaskResult> {
-    let judge = judge()?;
-    let submission = json!({
-        "sub_type": "programming", "category": "multipass", "prob_id": "countdown",
-        "sub_id": format!("multipass-{name}"), "updated_at": 1,
-        "judge_tasks": [
-            {"check_script": "compile", "depends_on": -1, "time_limit": 20000},
-            {"check_script": "standard", "run_script": run_script, "compare_script": "",
-             "testcase_id": 0, "depends_on": 0, "depends_cond": "ACCEPTED",
-             "time_limit": 1000, "memory_limit": 65536, "file_limit": 1024, "proc_limit": 8,
-             "validator_flags": flags, "passes": passes}
-        ],
-        "test_data": [{"inputs": [{"type": "text", "name": "testdata.in", "text": "3\n"}],
-                       "outputs": [{"type": "text", "name": "testdata.out", "text": ""}]}],
-        "submission": c(program),
-        "compare": c(VALIDATOR),
-        "compare_protocol": "kattis",
-    });
-    let submission = parse_submission(&submission.to_string()).expect("valid submission");
-    let report = runtime().block_on(judge.judge(submission));
-    assert_eq!(report.results.len(), 2, "{report:?}");
-    assert_eq!(
-        report.results[0].status,
-        JudgeStatus::Accepted,
-        "{}",
-        report.results[0].error_log
-    );
-    Some(report.results[1].clone())
+    let fields = json!({"category": "multipass", "prob_id": "countdown",
+        "sub_id": format!("multipass-{name}"), "compare_protocol": "kattis"});
+    let test = json!({"run_script": run_script, "time_limit": 1000,
+        "validator_flags": flags, "passes": passes});
+    Some(judge_beside_compare(
+        judge()?,
+        BesideCompare {
+            fields,
+            test,
+            data: ["3\n", ""],
+            program: c(program),
+            compare: c(VALIDATOR),
+        },
+    ))
 }
 
 #[test]

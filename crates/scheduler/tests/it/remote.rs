@@ -3,34 +3,15 @@
 
 use crate::common::{judge_with, runtime};
 use serde_json::json;
-use std::io::{Read, Write};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use verdict_contracts::{JudgeReport, JudgeStatus, parse_submission};
 use verdict_scheduler::{JudgeConfig, RemoteConfig};
+use verdict_testkit::loopback::{Answer, LoopbackServer};
 
 const SECRET: &str = "INTERNAL-SECRET-19";
 
-/// A loopback server answering every request with the secret; returns its port and hit count.
-fn secret_server() -> (u16, Arc<AtomicUsize>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let hits = Arc::new(AtomicUsize::new(0));
-    let counter = hits.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            counter.fetch_add(1, Ordering::SeqCst);
-            let mut request = [0u8; 4096];
-            let _ = stream.read(&mut request);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{SECRET}",
-                SECRET.len()
-            );
-        }
-    });
-    (port, hits)
+/// A loopback server answering every request with the secret.
+fn secret_server() -> LoopbackServer {
+    LoopbackServer::start("127.0.0.1", Answer::Body(SECRET.into()))
 }
 
 /// A python3 a+b submission whose expected outputs are remote assets at `urls`.
@@ -72,7 +53,8 @@ fn judge_remote(remote: RemoteConfig, sub_id: &str, urls: &[String]) -> Option<J
 
 #[test]
 fn a_remote_asset_inside_the_judge_network_never_reaches_a_report() {
-    let (port, hits) = secret_server();
+    let secret = secret_server();
+    let port = secret.addr.port();
     let urls: Vec<String> = [
         "127.0.0.1",
         "0x7f000001",
@@ -103,16 +85,13 @@ fn a_remote_asset_inside_the_judge_network_never_reaches_a_report() {
             result.error_log
         );
     }
-    assert_eq!(
-        hits.load(Ordering::SeqCst),
-        0,
-        "the internal server was reached"
-    );
+    assert_eq!(secret.hits(), 0, "the internal server was reached");
 }
 
 #[test]
 fn an_allowed_internal_host_is_fetched() {
-    let (port, hits) = secret_server();
+    let secret = secret_server();
+    let port = secret.addr.port();
     let remote = RemoteConfig {
         allow_hosts: vec!["127.0.0.1".into()],
         ..RemoteConfig::default()
@@ -127,5 +106,5 @@ fn an_allowed_internal_host_is_fetched() {
         JudgeStatus::WrongAnswer,
         "{report:?}"
     );
-    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    assert_eq!(secret.hits(), 1);
 }

@@ -13,6 +13,24 @@ fn result(name: &str, task: usize) -> Option<&'static JudgeTaskResult> {
     Some(&crate::examples::reports()?[name].results[task])
 }
 
+/// The result of task `task` of example `name`, checked to have `status` and `score`.
+fn judged(
+    name: &str,
+    task: usize,
+    status: JudgeStatus,
+    score: &str,
+) -> Option<&'static JudgeTaskResult> {
+    let r = result(name, task)?;
+    assert_eq!(r.status, status, "{}", r.error_log);
+    assert_eq!(r.score.to_string(), score);
+    Some(r)
+}
+
+/// A gtest report's counts: total, passed, failed, disabled.
+fn counts(g: &GoogleTestReport) -> (u32, u32, u32, u32) {
+    (g.total_cases, g.pass_cases, g.error_cases, g.disabled_cases)
+}
+
 fn memory(r: &JudgeTaskResult) -> &MemoryReport {
     match &r.report {
         Some(TaskReport::Memory(m)) => m,
@@ -41,11 +59,9 @@ fn wire(r: &JudgeTaskResult) -> serde_json::Value {
 
 #[test]
 fn a_clean_program_passes_its_memory_test() {
-    let Some(r) = result("memory-clean", 2) else {
+    let Some(r) = judged("memory-clean", 2, JudgeStatus::Accepted, "1/1") else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "1/1");
     assert_eq!(r.error_log, "no memory errors (input: test datum 0)");
     let report = memory(r);
     assert!(report.tool.starts_with("valgrind-3."), "{}", report.tool);
@@ -57,11 +73,9 @@ fn a_clean_program_passes_its_memory_test() {
 
 #[test]
 fn each_leak_costs_ten_percent() {
-    let Some(r) = result("memory-leaking", 2) else {
+    let Some(r) = judged("memory-leaking", 2, JudgeStatus::PartialCorrect, "8/10") else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "8/10");
     assert_eq!(
         r.error_log,
         "2 memory errors: Leak_DefinitelyLost x2 (input: test datum 0)"
@@ -122,11 +136,9 @@ fn memory_tests_use_random_data_of_the_parent_or_their_own() {
 
 #[test]
 fn a_crash_under_valgrind_keeps_its_report() {
-    let Some(r) = result("memory-crash", 1) else {
+    let Some(r) = judged("memory-crash", 1, JudgeStatus::SegmentationFault, "0/1") else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::SegmentationFault, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "0/1");
     assert!(
         r.error_log.starts_with(
             "under valgrind: killed by signal SIGSEGV\n2 memory errors: InvalidWrite x2"
@@ -158,11 +170,14 @@ fn a_crash_under_valgrind_keeps_its_report() {
 
 #[test]
 fn the_time_limit_is_scaled_under_valgrind() {
-    let Some(r) = result("memory-time-limit", 1) else {
+    let Some(r) = judged(
+        "memory-time-limit",
+        1,
+        JudgeStatus::TimeLimitExceeded,
+        "0/1",
+    ) else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "0/1");
     // time_limit 100 ms x valgrind_time_factor 10; memory_limit + 256 MB.
     let (ending, limits) = r.error_log.split_once('\n').expect("two parts");
     assert_eq!(
@@ -183,39 +198,29 @@ fn the_time_limit_is_scaled_under_valgrind() {
 
 #[test]
 fn a_passing_gtest_suite_is_accepted_with_passed_over_total() {
-    let Some(r) = result("gtest-all-pass", 1) else {
+    let Some(r) = judged("gtest-all-pass", 1, JudgeStatus::Accepted, "8/8") else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "8/8");
     assert_eq!(
         r.error_log,
         "8 of 8 test cases passed (0 failed, 0 disabled)"
     );
     let g = gtest(r);
-    assert_eq!(
-        (g.total_cases, g.pass_cases, g.error_cases, g.disabled_cases),
-        (8, 8, 0, 0)
-    );
+    assert_eq!(counts(g), (8, 8, 0, 0));
     assert!(g.report.is_empty());
 }
 
 #[test]
 fn a_partly_passing_gtest_suite_counts_disabled_tests_in_the_total() {
-    let Some(r) = result("gtest-partial", 1) else {
+    let Some(r) = judged("gtest-partial", 1, JudgeStatus::PartialCorrect, "4/9") else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "4/9");
     assert_eq!(
         r.error_log,
         "4 of 9 test cases passed (4 failed, 1 disabled)"
     );
     let g = gtest(r);
-    assert_eq!(
-        (g.total_cases, g.pass_cases, g.error_cases, g.disabled_cases),
-        (9, 4, 4, 1)
-    );
+    assert_eq!(counts(g), (9, 4, 4, 1));
     let plain = &g.report[0];
     assert_eq!(
         (plain.suite.as_str(), plain.case.as_str()),
@@ -250,19 +255,14 @@ fn run_args_reach_the_test_binary() {
     assert_eq!(r.score.to_string(), "5/9", "{}", r.error_log);
     assert_eq!(r.status, JudgeStatus::PartialCorrect);
     let g = gtest(r);
-    assert_eq!(
-        (g.total_cases, g.pass_cases, g.error_cases, g.disabled_cases),
-        (9, 5, 4, 0)
-    );
+    assert_eq!(counts(g), (9, 5, 4, 0));
 }
 
 #[test]
 fn a_crashing_test_binary_reports_the_cases_it_finished() {
-    let Some(r) = result("gtest-crash", 1) else {
+    let Some(r) = judged("gtest-crash", 1, JudgeStatus::PartialCorrect, "2/4") else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "2/4");
     assert_eq!(
         r.error_log,
         "2 of 4 test cases passed (2 failed, 0 disabled)\n\

@@ -129,17 +129,13 @@ pub fn compile(
     open_up_dirs(build_dir)?;
     let vars = source_vars(source, &profile);
     let Some(template) = profile.compile_template() else {
-        seal_tree(build_dir)?;
         let build = Build {
             dir: build_dir.to_owned(),
             language,
             profile,
             vars,
         };
-        return Ok(CompileOutcome::Built {
-            build,
-            log: String::new(),
-        });
+        return built(build, String::new());
     };
     let argv = vars.expand(template);
     // The compiler's output goes beside the box, never into it (the compiler could plant links
@@ -153,11 +149,7 @@ pub fn compile(
     let spec = SandboxSpec {
         program: PathBuf::from(&argv[0]),
         args: argv[1..].iter().map(Into::into).collect(),
-        env: profile
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
+        env: profile.env.clone().into_iter().collect(),
         box_dir: build_dir.to_owned(),
         stdin: StdioSpec::Null,
         stdout: StdioSpec::File(out_path.clone()),
@@ -255,14 +247,18 @@ pub fn compile(
             log: log.trim_start().to_owned(),
         });
     }
-    // Later runs share this build through hard links: no box may change it.
-    seal_tree(build_dir)?;
     let build = Build {
         dir: build_dir.to_owned(),
         language,
         profile,
         vars,
     };
+    built(build, log)
+}
+
+/// `build`, sealed: later runs share it through hard links, so no box may change it.
+fn built(build: Build, log: String) -> Result<CompileOutcome, ScriptError> {
+    seal_tree(&build.dir)?;
     Ok(CompileOutcome::Built { build, log })
 }
 
