@@ -6,6 +6,9 @@
 use crate::error::ConfigError;
 use serde::Deserialize;
 use std::net::IpAddr;
+/// An address range an operator lets in (`addr/prefix`): verdict-fetch's, which remote assets'
+/// allow-lists use too.
+pub use verdict_fetch::Network;
 
 /// One key of an API section: the secret a client sends in that API's header.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -52,7 +55,7 @@ impl Gate {
             keys: keys.to_vec(),
             networks: networks
                 .iter()
-                .filter_map(|n| Network::parse(n).ok())
+                .filter_map(|n| n.parse::<Network>().ok())
                 .collect(),
             network_category: network_category.to_string(),
         }
@@ -94,7 +97,9 @@ pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 pub fn check(section: &str, keys: &[ApiKey], networks: &[String]) -> Result<(), ConfigError> {
     let error = |key: String, message: String| ConfigError::Value { key, message };
     for (i, network) in networks.iter().enumerate() {
-        Network::parse(network).map_err(|m| error(format!("{section}.networks[{i}]"), m))?;
+        network
+            .parse::<Network>()
+            .map_err(|m| error(format!("{section}.networks[{i}]"), m))?;
     }
     for (i, key) in keys.iter().enumerate() {
         if key.key.len() < 16 || key.key.chars().any(|c| c.is_whitespace() || c.is_control()) {
@@ -105,61 +110,6 @@ pub fn check(section: &str, keys: &[ApiKey], networks: &[String]) -> Result<(), 
         }
     }
     Ok(())
-}
-
-/// An address range: an address and a prefix length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Network {
-    addr: IpAddr,
-    prefix: u8,
-}
-
-impl Network {
-    /// `addr/prefix` (or a bare address: that one host).
-    pub fn parse(text: &str) -> Result<Network, String> {
-        let (addr, prefix) = match text.split_once('/') {
-            Some((a, p)) => (a, Some(p)),
-            None => (text, None),
-        };
-        let addr: IpAddr = addr
-            .trim()
-            .parse()
-            .map_err(|e| format!("{text:?} is not an address/prefix: {e}"))?;
-        let max = if addr.is_ipv4() { 32 } else { 128 };
-        let prefix = match prefix {
-            None => max,
-            Some(p) => p
-                .trim()
-                .parse::<u8>()
-                .ok()
-                .filter(|p| *p <= max)
-                .ok_or_else(|| format!("{text:?}: the prefix must be 0..={max}"))?,
-        };
-        Ok(Network { addr, prefix })
-    }
-
-    /// Whether `ip` is in this range (an IPv4-mapped IPv6 address as its IPv4 one).
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-            v4 => v4,
-        };
-        match (self.addr, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                let mask = u32::MAX
-                    .checked_shl(32 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u32::from(net) & mask == u32::from(ip) & mask
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                let mask = u128::MAX
-                    .checked_shl(128 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u128::from(net) & mask == u128::from(ip) & mask
-            }
-            _ => false,
-        }
-    }
 }
 
 /// The client's address, set on each request by the connection that carried it.
@@ -197,16 +147,16 @@ mod tests {
 
     #[test]
     fn networks_hold_their_addresses_and_nothing_else() {
-        let loopback = Network::parse("127.0.0.0/8").expect("parsed");
+        let loopback = "127.0.0.0/8".parse::<Network>().expect("parsed");
         assert!(loopback.contains("127.1.2.3".parse().expect("ip")));
         assert!(loopback.contains("::ffff:127.0.0.1".parse().expect("ip")));
         assert!(!loopback.contains("10.0.0.1".parse().expect("ip")));
-        let v6 = Network::parse("::1/128").expect("parsed");
+        let v6 = "::1/128".parse::<Network>().expect("parsed");
         assert!(v6.contains("::1".parse().expect("ip")));
         assert!(!v6.contains("::2".parse().expect("ip")));
-        let any = Network::parse("0.0.0.0/0").expect("parsed");
+        let any = "0.0.0.0/0".parse::<Network>().expect("parsed");
         assert!(any.contains("8.8.8.8".parse().expect("ip")));
-        assert!(Network::parse("10.0.0.0/33").is_err());
-        assert!(Network::parse("nope").is_err());
+        assert!("10.0.0.0/33".parse::<Network>().is_err());
+        assert!("nope".parse::<Network>().is_err());
     }
 }

@@ -80,7 +80,8 @@ impl SandboxFusionConfig {
     pub fn check(&self) -> Result<(), ConfigError> {
         let error = |key: String, message: String| ConfigError::Value { key, message };
         for (i, network) in self.networks.iter().enumerate() {
-            Network::parse(network)
+            network
+                .parse::<Network>()
                 .map_err(|m| error(format!("sandbox_fusion.networks[{i}]"), m))?;
         }
         for (i, path) in self.paths.iter().enumerate() {
@@ -161,7 +162,7 @@ impl SandboxFusion {
             networks: config
                 .networks
                 .iter()
-                .filter_map(|n| Network::parse(n).ok())
+                .filter_map(|n| n.parse::<Network>().ok())
                 .collect(),
             config: config.clone(),
         })
