@@ -205,19 +205,19 @@ async fn submit(sf: &SandboxFusion, body: &[u8]) -> Response {
             ..BatchOptions::default()
         },
     };
-    if let Err(errors) = sf.datasets.check(&batch) {
-        return unprocessable(errors.iter().map(submit_detail).collect());
-    }
-    let program = match verdict_datasets::batch::read_problem(&request.problem) {
-        Ok(problem) => verdict_datasets::batch::program_of(&request.completion, &problem),
-        Err(error) => return unprocessable(vec![submit_detail(&error)]),
+    let batch = match sf.datasets.validate(batch) {
+        Ok(batch) => batch,
+        Err(errors) => return unprocessable(errors.iter().map(submit_detail).collect()),
     };
-    match sf.datasets.run(batch, None, BatchCancel::new()).await {
-        Ok(report) => match report.results.first() {
-            Some(result) => axum::Json(eval_result(&request, &program, result)).into_response(),
-            None => busy(Duration::from_secs(1), "the submission was not judged"),
-        },
-        Err(errors) => unprocessable(errors.iter().map(submit_detail).collect()),
+    let program = match batch.dataset_problem() {
+        Some(problem) => verdict_datasets::batch::program_of(&request.completion, problem),
+        // A dataset problem by construction: its record was read when it was checked.
+        None => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    };
+    let report = sf.datasets.run_valid(batch, None, BatchCancel::new()).await;
+    match report.results.first() {
+        Some(result) => axum::Json(eval_result(&request, &program, result)).into_response(),
+        None => busy(Duration::from_secs(1), "the submission was not judged"),
     }
 }
 

@@ -26,7 +26,7 @@ use verdict_contracts::batch::{
 use verdict_contracts::judge::Language;
 use verdict_contracts::oracle::{OracleCaseResult, OracleCaseStatus};
 use verdict_oracle::OracleOptions;
-use verdict_scheduler::{BatchCancel, BatchJudge};
+use verdict_scheduler::{BatchCancel, BatchJudge, ValidBatch};
 
 /// The format name of verl's ground truth (`{"inputs", "outputs", "fn_name"?}`), read as
 /// APPS's `input_output`.
@@ -55,14 +55,13 @@ impl DatasetBatchJudge {
         &self.inner
     }
 
-    /// Checks a batch as [`DatasetBatchJudge::run`] will, without running anything: every problem with
-    /// it, each naming its field.
-    pub fn check(&self, batch: &BatchRequest) -> Result<(), Vec<FieldError>> {
-        check_batch(batch, self.inner.oracle())
+    /// Checks a batch once and keeps it as a [`JudgeableBatch`] (a dataset problem with its
+    /// record read), which [`DatasetBatchJudge::run_valid`] judges without checking again.
+    pub fn validate(&self, batch: BatchRequest) -> Result<JudgeableBatch, Vec<FieldError>> {
+        JudgeableBatch::check(batch, self.inner.oracle())
     }
 
-    /// Judges a batch (see [`BatchJudge::run`]): each candidate's result on `events` as it
-    /// finishes, then the summary; all of them returned in the request's order. `Err` when the
+    /// Checks a batch, then judges it ([`DatasetBatchJudge::run_valid`]). `Err` when the
     /// batch is invalid (nothing ran).
     pub async fn run(
         &self,
@@ -70,12 +69,23 @@ impl DatasetBatchJudge {
         events: Option<mpsc::UnboundedSender<BatchEvent>>,
         cancel: BatchCancel,
     ) -> Result<BatchReport, Vec<FieldError>> {
-        let BatchProblem::Dataset(dataset) = &batch.problem else {
-            return self.inner.run(batch, events, cancel).await;
+        let batch = self.validate(batch)?;
+        Ok(self.run_valid(batch, events, cancel).await)
+    }
+
+    /// Judges a checked batch (see [`BatchJudge::run_valid`]): each candidate's result on
+    /// `events` as it finishes, then the summary; all of them returned in the request's order.
+    pub async fn run_valid(
+        &self,
+        batch: JudgeableBatch,
+        events: Option<mpsc::UnboundedSender<BatchEvent>>,
+        cancel: BatchCancel,
+    ) -> BatchReport {
+        let (batch, problem) = match batch.0 {
+            Checked::Scheduled(batch) => return self.inner.run_valid(batch, events, cancel).await,
+            Checked::Dataset(dataset) => (dataset.request, dataset.problem),
         };
         let started = Instant::now();
-        self.check(&batch)?;
-        let problem = read_problem(dataset).map_err(|e| vec![e])?;
         let programs: Vec<String> = batch
             .candidates
             .iter()
@@ -144,7 +154,66 @@ impl DatasetBatchJudge {
         if let Some(events) = &events {
             let _ = events.send(BatchEvent::Summary(summary.clone()));
         }
-        Ok(BatchReport { results, summary })
+        BatchReport { results, summary }
+    }
+}
+
+/// A batch of any kind that passed [`check_batch`]: made only by checking, so that
+/// [`DatasetBatchJudge::run_valid`] judges it without checking it again; a dataset problem
+/// keeps the record as its reader read it (docs/batches.md, "Checked once").
+#[derive(Debug, Clone)]
+pub struct JudgeableBatch(Checked);
+
+#[derive(Debug, Clone)]
+enum Checked {
+    /// A programming problem or a suite: the scheduler's.
+    Scheduled(ValidBatch),
+    /// A dataset problem, its record read.
+    Dataset(Box<DatasetBatch>),
+}
+
+#[derive(Debug, Clone)]
+struct DatasetBatch {
+    request: BatchRequest,
+    problem: Problem,
+}
+
+impl JudgeableBatch {
+    /// Checks `batch` as [`check_batch`] does and keeps it (with a dataset problem's record
+    /// read) when it passes.
+    pub fn check(batch: BatchRequest, oracle: &OracleOptions) -> Result<Self, Vec<FieldError>> {
+        let BatchProblem::Dataset(dataset) = &batch.problem else {
+            return ValidBatch::check(batch, oracle).map(|b| JudgeableBatch(Checked::Scheduled(b)));
+        };
+        let problem = dataset_problem(&batch, dataset)?;
+        Ok(JudgeableBatch(Checked::Dataset(Box::new(DatasetBatch {
+            request: batch,
+            problem,
+        }))))
+    }
+
+    /// The request.
+    pub fn request(&self) -> &BatchRequest {
+        match &self.0 {
+            Checked::Scheduled(batch) => batch.request(),
+            Checked::Dataset(dataset) => &dataset.request,
+        }
+    }
+
+    /// A dataset problem's record as its reader read it (`None` for other problems).
+    pub fn dataset_problem(&self) -> Option<&Problem> {
+        match &self.0 {
+            Checked::Scheduled(_) => None,
+            Checked::Dataset(dataset) => Some(&dataset.problem),
+        }
+    }
+
+    /// The request, given back.
+    pub fn into_request(self) -> BatchRequest {
+        match self.0 {
+            Checked::Scheduled(batch) => batch.into_request(),
+            Checked::Dataset(dataset) => dataset.request,
+        }
     }
 }
 
@@ -163,12 +232,22 @@ fn lost(tests: usize) -> Judged {
 /// reader reads it and its candidates as completions; other problems as
 /// [`verdict_scheduler::check_batch`] checks them. Every problem, each naming its field.
 pub fn check_batch(batch: &BatchRequest, oracle: &OracleOptions) -> Result<(), Vec<FieldError>> {
-    let BatchProblem::Dataset(dataset) = &batch.problem else {
-        return verdict_scheduler::check_batch(batch, oracle);
-    };
+    match &batch.problem {
+        BatchProblem::Dataset(dataset) => dataset_problem(batch, dataset).map(drop),
+        _ => verdict_scheduler::check_batch(batch, oracle),
+    }
+}
+
+/// Checks a batch whose problem is `dataset`: its record as its reader reads it (given back)
+/// and its candidates as completions. Every problem, each naming its field.
+fn dataset_problem(
+    batch: &BatchRequest,
+    dataset: &DatasetProblem,
+) -> Result<Problem, Vec<FieldError>> {
     let mut errors = batch.problems();
     let mut language = Language::Python3;
-    match read_problem(dataset) {
+    let read = read_problem(dataset);
+    match &read {
         Ok(problem) => {
             if let Tests::Program(program) = &problem.tests {
                 language = program.language;
@@ -180,7 +259,7 @@ pub fn check_batch(batch: &BatchRequest, oracle: &OracleOptions) -> Result<(), V
                 ));
             }
         }
-        Err(e) => errors.push(e),
+        Err(e) => errors.push(e.clone()),
     }
     for (i, c) in batch.candidates.iter().enumerate() {
         let at = format!("candidates[{i}]");
@@ -216,10 +295,9 @@ pub fn check_batch(batch: &BatchRequest, oracle: &OracleOptions) -> Result<(), V
             ));
         }
     }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
+    match read {
+        Ok(problem) if errors.is_empty() => Ok(problem),
+        _ => Err(errors),
     }
 }
 
@@ -496,5 +574,34 @@ mod tests {
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["candidates[1].language"], "{errors:?}");
         assert!(errors[0].message.contains("judged in cpp"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_checked_dataset_batch_keeps_its_record_read_and_is_refused_with_the_same_fields() {
+        let record = json!({"task_id": "HumanEval/0", "prompt": "def f():\n", "entry_point": "f",
+                            "test": "def check(c):\n    assert c() == 1\n"});
+        let batch = |language: &str| {
+            verdict_contracts::batch::parse_batch(
+                &json!({
+                    "problem": {"kind": "dataset", "record": record},
+                    "candidates": [{"id": "a", "code": "    return 1\n", "language": language}]
+                })
+                .to_string(),
+            )
+            .expect("parsed")
+        };
+        let oracle = OracleOptions::default();
+        let checked = JudgeableBatch::check(batch("python3"), &oracle).expect("valid");
+        let problem = checked.dataset_problem().expect("a dataset problem");
+        assert_eq!(problem.task_id, "HumanEval/0");
+        assert_eq!(checked.request().candidates[0].id, "a");
+        let refused = JudgeableBatch::check(batch("cpp"), &oracle).expect_err("refused");
+        let fields: Vec<&str> = refused.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["candidates[0].language"], "{refused:?}");
+        assert_eq!(
+            Some(refused),
+            check_batch(&batch("cpp"), &oracle).err(),
+            "checking and keeping refuse alike"
+        );
     }
 }

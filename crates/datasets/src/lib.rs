@@ -49,7 +49,7 @@ mod runs;
 pub mod samples;
 mod verification;
 
-pub use batch::DatasetBatchJudge;
+pub use batch::{DatasetBatchJudge, JudgeableBatch};
 pub use dataset::Dataset;
 pub use error::Error;
 pub use eval::{EvalOptions, evaluate, resolve_reference};

@@ -34,7 +34,9 @@ mod tasks;
 mod test_dirs;
 
 pub use assets::{AssetError, AssetFetcher, check_local_roots};
-pub use batch::{BatchCancel, BatchJudge, DEFAULT_RESULT_CACHE, check_batch, identical_groups};
+pub use batch::{
+    BatchCancel, BatchJudge, DEFAULT_RESULT_CACHE, ValidBatch, check_batch, identical_groups,
+};
 pub use cache::{CacheStats, ProblemCache, ProblemHandle};
 pub use conditions::dependency_holds;
 pub use config::{

@@ -118,6 +118,23 @@ fn an_accepted_batch_survives_a_restart() {
     );
 }
 
+#[test]
+fn a_kept_batch_that_no_longer_reads_ends_cancelled_at_start_instead_of_waiting_for_ever() {
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut cfg = config();
+    cfg.data_dir = data.path().to_owned();
+    let kept = data.path().join("batches");
+    std::fs::create_dir_all(&kept).expect("the batches' directory");
+    let saved = json!({"id": "k-old", "category": "default", "request": "{\"problem\": 7}"});
+    std::fs::write(kept.join("old.request.json"), saved.to_string()).expect("a kept batch");
+    let Some(server) = TestServer::start_keeping_data(cfg) else {
+        return;
+    };
+    let snapshot = get(&server.url("/v1/batches/k-old"), None);
+    assert_eq!(snapshot.status, 200, "{}", snapshot.text);
+    assert_eq!(snapshot.json()["state"], "cancelled", "{}", snapshot.text);
+}
+
 /// A suite whose function sleeps `ms` before it answers `n`.
 fn slow_suite(n: u32, ms: u32) -> String {
     json!({"deliverable_type": "function", "language": "python3", "entry_point": "f",

@@ -41,12 +41,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         oracle.default_timeout_ms = ms.max(1);
     }
     let batches = DatasetBatchJudge::new(BatchJudge::new(judge, oracle));
-    batches
-        .check(&batch)
+    let batch = batches
+        .validate(batch)
         .map_err(|errors| invalid(&args.file, &errors))?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let report = runtime.block_on(async {
-        let running = batches.run(batch, Some(tx), BatchCancel::new());
+        let running = batches.run_valid(batch, Some(tx), BatchCancel::new());
         let printing = async {
             let mut stdout = std::io::stdout().lock();
             while let Some(event) = rx.recv().await {
@@ -56,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         let (report, printed) = tokio::join!(running, printing);
         printed?;
-        report.map_err(|errors| invalid(&args.file, &errors))
+        anyhow::Ok(report)
     })?;
     let all_passed = report.summary.passed == report.summary.candidates;
     Ok(if all_passed {

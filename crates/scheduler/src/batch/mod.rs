@@ -89,24 +89,40 @@ impl BatchJudge {
         check_batch(batch, &self.oracle)
     }
 
-    /// Judges a batch: sends each candidate's result on `events` as it finishes (then the
-    /// summary) and returns them all in the request's order. `Err` when the batch is invalid
-    /// (nothing ran). After `cancel`, no candidate starts; running ones stop before their next
-    /// test and report an `infra_error`.
+    /// Checks a batch once and keeps it as a [`ValidBatch`], which
+    /// [`BatchJudge::run_valid`] judges without checking it again.
+    pub fn validate(&self, batch: BatchRequest) -> Result<ValidBatch, Vec<FieldError>> {
+        ValidBatch::check(batch, &self.oracle)
+    }
+
+    /// Checks a batch, then judges it ([`BatchJudge::run_valid`]). `Err` when the batch is
+    /// invalid (nothing ran).
     pub async fn run(
         &self,
         batch: BatchRequest,
         events: Option<mpsc::UnboundedSender<BatchEvent>>,
         cancel: BatchCancel,
     ) -> Result<BatchReport, Vec<FieldError>> {
+        let batch = self.validate(batch)?;
+        Ok(self.run_valid(batch, events, cancel).await)
+    }
+
+    /// Judges a checked batch: sends each candidate's result on `events` as it finishes (then
+    /// the summary) and returns them all in the request's order. After `cancel`, no candidate
+    /// starts; running ones stop before their next test and report an `infra_error`.
+    pub async fn run_valid(
+        &self,
+        batch: ValidBatch,
+        events: Option<mpsc::UnboundedSender<BatchEvent>>,
+        cancel: BatchCancel,
+    ) -> BatchReport {
         let started = Instant::now();
-        self.check(&batch)?;
         self.judge.warm_once();
         let BatchRequest {
             problem,
             candidates,
             options,
-        } = batch;
+        } = batch.into_request();
         let problem = Arc::new(capped(&problem, &options));
         let base = problem_hasher(&problem, &options);
         let mut groups: Vec<Group> = Vec::new();
@@ -187,7 +203,7 @@ impl BatchJudge {
         if let Some(events) = &events {
             let _ = events.send(BatchEvent::Summary(summary.clone()));
         }
-        Ok(BatchReport { results, summary })
+        BatchReport { results, summary }
     }
 
     /// Judges one Task Oracle suite whole, as `POST /v1/oracle` answers it (its own
@@ -319,6 +335,32 @@ impl BatchJudge {
             }
             infra @ Unit::Infra(_) => infra,
         })
+    }
+}
+
+/// A batch request that passed [`check_batch`]: made only by checking, so that
+/// [`BatchJudge::run_valid`] judges it without checking it again (docs/batches.md, "Checked
+/// once").
+#[derive(Debug, Clone)]
+pub struct ValidBatch {
+    request: BatchRequest,
+}
+
+impl ValidBatch {
+    /// Checks `batch` as [`check_batch`] does and keeps it when it passes.
+    pub fn check(batch: BatchRequest, oracle: &OracleOptions) -> Result<Self, Vec<FieldError>> {
+        check_batch(&batch, oracle)?;
+        Ok(ValidBatch { request: batch })
+    }
+
+    /// The request.
+    pub fn request(&self) -> &BatchRequest {
+        &self.request
+    }
+
+    /// The request, given back.
+    pub fn into_request(self) -> BatchRequest {
+        self.request
     }
 }
 

@@ -27,10 +27,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::{Notify, Semaphore, oneshot};
-use verdict_contracts::batch::{BatchReport, BatchRequest, BatchState, BatchSummary, parse_batch};
+use verdict_contracts::batch::{BatchReport, BatchState, BatchSummary, parse_batch};
 use verdict_contracts::oracle::{OracleReport, TestSuite};
 use verdict_contracts::{Caps, FieldError};
-use verdict_datasets::DatasetBatchJudge;
+use verdict_datasets::{DatasetBatchJudge, JudgeableBatch};
 use verdict_oracle::OracleError;
 use verdict_scheduler::BatchCancel;
 
@@ -180,12 +180,18 @@ impl Batches {
             batches
                 .lock_entries()
                 .insert(saved.id.clone(), entry.clone());
-            match (ended, parse_batch(&saved.request)) {
-                (Some((ended, at)), _) => entry.finish(ended.report, ended.state, at),
-                (None, Ok(request)) => batches.enqueue(entry, request),
-                (None, Err(errors)) => {
-                    tracing::warn!(id = %saved.id, "a kept batch no longer parses: {}", join(&errors));
-                }
+            // Read from disk: checked again, as the judge it meets now judges it.
+            let checked =
+                || parse_batch(&saved.request).and_then(|request| batches.judge.validate(request));
+            match ended {
+                Some((ended, at)) => entry.finish(ended.report, ended.state, at),
+                None => match checked() {
+                    Ok(batch) => batches.enqueue(entry, batch),
+                    Err(errors) => {
+                        tracing::error!(id = %saved.id, "a kept batch is no longer valid: {}", join(&errors));
+                        batches.end(&entry, empty_report(), BatchState::Cancelled);
+                    }
+                },
             }
         }
         tokio::spawn(batches.clone().dispatch());
@@ -215,7 +221,9 @@ impl Batches {
     /// Reads and checks a batch once, as this server judges it: its shape, the caps, then
     /// what the judge can run (every problem, each naming its field).
     pub fn check(&self, text: String) -> Result<CheckedBatch, BatchError> {
-        checked::check(text, &self.limits.caps, |request| self.judge.check(request))
+        checked::check(text, &self.limits.caps, |request| {
+            self.judge.validate(request)
+        })
     }
 
     /// Reads and checks one Task Oracle suite for [`Batches::suite`]: its shape and the caps
@@ -268,10 +276,10 @@ impl Batches {
         Ok((entry, true))
     }
 
-    fn enqueue(&self, entry: Arc<BatchEntry>, request: BatchRequest) {
+    fn enqueue(&self, entry: Arc<BatchEntry>, batch: JudgeableBatch) {
         let category = entry.category.clone();
         self.lock_queues()
-            .push(&category, Job::Batch(entry, Box::new(request)));
+            .push(&category, Job::Batch(entry, Box::new(batch)));
         self.wake.notify_one();
     }
 
@@ -357,7 +365,8 @@ impl Batches {
         let entry = self.get(id)?;
         entry.cancel.cancel();
         let queued = self.lock_queues().remove_batch(&entry.category, &entry.id);
-        if let Some(request) = queued {
+        if let Some(batch) = queued {
+            let request = batch.request();
             // None of its candidates ran: all of them are counted as cancelled.
             let report = BatchReport {
                 results: Vec::new(),
@@ -462,10 +471,10 @@ impl Batches {
         }
     }
 
-    async fn run(&self, entry: Arc<BatchEntry>, request: BatchRequest) {
+    async fn run(&self, entry: Arc<BatchEntry>, batch: JudgeableBatch) {
         entry.start();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let judging = self.judge.run(request, Some(tx), entry.cancel.clone());
+        let judging = self.judge.run_valid(batch, Some(tx), entry.cancel.clone());
         let streaming = async {
             while let Some(event) = rx.recv().await {
                 if let verdict_contracts::batch::BatchEvent::Candidate(result) = event {
@@ -479,18 +488,15 @@ impl Batches {
         } else {
             BatchState::Finished
         };
-        match report {
-            Ok(report) => self.end(&entry, report, state),
-            Err(errors) => {
-                // Checked when accepted: only a judge reconfigured across a restart gets here.
-                tracing::error!(id = %entry.id, "a kept batch is no longer valid: {}", join(&errors));
-                let report = BatchReport {
-                    results: Vec::new(),
-                    summary: BatchSummary::of(&[], 0, &[], 0),
-                };
-                self.end(&entry, report, BatchState::Cancelled);
-            }
-        }
+        self.end(&entry, report, state);
+    }
+}
+
+/// What a batch that can no longer be judged ends with: no results.
+fn empty_report() -> BatchReport {
+    BatchReport {
+        results: Vec::new(),
+        summary: BatchSummary::of(&[], 0, &[], 0),
     }
 }
 

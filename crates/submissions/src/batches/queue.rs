@@ -6,15 +6,15 @@ use super::entry::BatchEntry;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use tokio::sync::oneshot;
-use verdict_contracts::batch::BatchRequest;
 use verdict_contracts::oracle::{OracleReport, TestSuite};
+use verdict_datasets::JudgeableBatch;
 use verdict_oracle::OracleError;
 
 /// One job: a batch, or one suite whose caller waits for its report.
 #[derive(Debug)]
 pub(crate) enum Job {
     /// An accepted batch.
-    Batch(Arc<BatchEntry>, Box<BatchRequest>),
+    Batch(Arc<BatchEntry>, Box<JudgeableBatch>),
     /// A suite, the instant its request ends (no case starts after it) and where its report
     /// goes (closed when its caller went away).
     Suite(
@@ -85,7 +85,7 @@ impl Queues {
     }
 
     /// Takes the batch `id` of `category` out of the queue: its request, if it was there.
-    pub fn remove_batch(&mut self, category: &str, id: &str) -> Option<Box<BatchRequest>> {
+    pub fn remove_batch(&mut self, category: &str, id: &str) -> Option<Box<JudgeableBatch>> {
         let queue = self.waiting.get_mut(category)?;
         let at = queue
             .iter()
@@ -119,8 +119,9 @@ mod tests {
             .to_string(),
         )
         .unwrap();
+        let batch = JudgeableBatch::check(request, &Default::default()).unwrap();
         let entry = BatchEntry::new(id.into(), "c".into(), String::new());
-        Job::Batch(Arc::new(entry), Box::new(request))
+        Job::Batch(Arc::new(entry), Box::new(batch))
     }
 
     #[test]

@@ -17,7 +17,7 @@ use verdict_contracts::batch::{
     BatchReport, BatchRequest, BatchState, BatchSummary, CandidateResult, parse_batch,
 };
 use verdict_contracts::oracle::TestSuite;
-use verdict_datasets::batch::check_batch;
+use verdict_datasets::JudgeableBatch;
 use verdict_oracle::OracleOptions;
 use verdict_queue::FrontEnd;
 use verdict_queue::batch::{
@@ -281,7 +281,7 @@ impl Relay {
     /// what they can run (every problem, each naming its field).
     pub fn check(&self, text: String) -> Result<CheckedBatch, BatchError> {
         checked::check(text, &self.limits.caps, |request| {
-            check_batch(request, &self.oracle)
+            JudgeableBatch::check(request, &self.oracle)
         })
     }
 
@@ -305,7 +305,8 @@ impl Relay {
         category: String,
         batch: CheckedBatch,
     ) -> Result<(Arc<BatchEntry>, bool), BatchError> {
-        let (request, text) = batch.into_parts();
+        let (batch, text) = batch.into_parts();
+        let request = batch.into_request();
         let publisher = self
             .publisher
             .get()
