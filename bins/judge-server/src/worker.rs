@@ -120,9 +120,14 @@ impl UnitJudging for UnitJudge {
                     switch.cancel();
                 })
             };
-            let judged = AssertUnwindSafe(batches.run(request, None, switch))
-                .catch_unwind()
-                .await;
+            // A unit from the broker crossed a trust boundary: checked here, once.
+            let judged = match batches.validate(request) {
+                Ok(batch) => AssertUnwindSafe(batches.run_valid(batch, None, switch))
+                    .catch_unwind()
+                    .await
+                    .map(Ok),
+                Err(errors) => Ok(Err(errors)),
+            };
             relay.abort();
             let failed = |message: String| CandidateResult {
                 id: id.clone(),

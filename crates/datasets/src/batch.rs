@@ -61,18 +61,6 @@ impl DatasetBatchJudge {
         JudgeableBatch::check(batch, self.inner.oracle())
     }
 
-    /// Checks a batch, then judges it ([`DatasetBatchJudge::run_valid`]). `Err` when the
-    /// batch is invalid (nothing ran).
-    pub async fn run(
-        &self,
-        batch: BatchRequest,
-        events: Option<mpsc::UnboundedSender<BatchEvent>>,
-        cancel: BatchCancel,
-    ) -> Result<BatchReport, Vec<FieldError>> {
-        let batch = self.validate(batch)?;
-        Ok(self.run_valid(batch, events, cancel).await)
-    }
-
     /// Judges a checked batch (see [`BatchJudge::run_valid`]): each candidate's result on
     /// `events` as it finishes, then the summary; all of them returned in the request's order.
     pub async fn run_valid(

@@ -195,7 +195,12 @@ impl Batches {
             }
         }
         tokio::spawn(batches.clone().dispatch());
-        tokio::spawn(sweep_every(Arc::downgrade(&batches)));
+        let retention = batches.limits.retention;
+        tokio::spawn(sweep_every(
+            Arc::downgrade(&batches),
+            retention,
+            Batches::sweep,
+        ));
         Ok(batches)
     }
 
@@ -500,21 +505,20 @@ fn empty_report() -> BatchReport {
     }
 }
 
-/// Sweeps `batches` every retention time (1 to 60 s) while they exist.
-async fn sweep_every(batches: Weak<Batches>) {
-    let period = match batches.upgrade() {
-        Some(b) => b
-            .limits
-            .retention
-            .clamp(Duration::from_secs(1), Duration::from_secs(60)),
-        None => return,
-    };
+/// Calls `sweep` on what `owner` points to every `retention` (clamped to 1 to 60 s), on a
+/// blocking thread, while it exists: the sweeper of ended batches, standalone or relayed.
+pub(crate) async fn sweep_every<T: Send + Sync + 'static>(
+    owner: Weak<T>,
+    retention: Duration,
+    sweep: fn(&T),
+) {
+    let period = retention.clamp(Duration::from_secs(1), Duration::from_secs(60));
     loop {
         tokio::time::sleep(period).await;
-        let Some(batches) = batches.upgrade() else {
+        let Some(owner) = owner.upgrade() else {
             return;
         };
-        let _ = tokio::task::spawn_blocking(move || batches.sweep()).await;
+        let _ = tokio::task::spawn_blocking(move || sweep(&owner)).await;
     }
 }
 

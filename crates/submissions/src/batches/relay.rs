@@ -7,7 +7,7 @@
 //! (`batch.cancel`) ends the batch at every front end and reaches every worker.
 
 use super::disk::{self, Ended, Saved};
-use super::{BatchEntry, BatchError, BatchLimits, CheckedBatch, checked, hash, join};
+use super::{BatchEntry, BatchError, BatchLimits, CheckedBatch, checked, hash, join, sweep_every};
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -210,7 +210,8 @@ impl Relay {
             }
         }
         let relay = Arc::new(relay);
-        tokio::spawn(sweep_every(Arc::downgrade(&relay)));
+        let retention = relay.limits.retention;
+        tokio::spawn(sweep_every(Arc::downgrade(&relay), retention, Relay::sweep));
         Ok(relay)
     }
 
@@ -541,24 +542,6 @@ impl Relay {
     }
 }
 
-/// Sweeps `relay` every retention time (1 to 60 s) while it exists.
-async fn sweep_every(relay: std::sync::Weak<Relay>) {
-    let period = match relay.upgrade() {
-        Some(r) => r
-            .limits
-            .retention
-            .clamp(Duration::from_secs(1), Duration::from_secs(60)),
-        None => return,
-    };
-    loop {
-        tokio::time::sleep(period).await;
-        let Some(relay) = relay.upgrade() else {
-            return;
-        };
-        let _ = tokio::task::spawn_blocking(move || relay.sweep()).await;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -611,16 +594,9 @@ mod tests {
         })
     }
 
-    #[tokio::test]
-    async fn results_kept_before_a_restart_count_and_a_second_result_of_a_unit_is_ignored() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("batches");
-        let relay = Relay::open(
-            path.clone(),
-            OracleOptions::default(),
-            limits(Duration::MAX),
-        )
-        .unwrap();
+    /// A relay kept in `path` that took batch `b` (`REQUEST`) from the broker.
+    async fn accepted(path: &std::path::Path, retention: Duration) -> Arc<Relay> {
+        let relay = Relay::open(path.into(), OracleOptions::default(), limits(retention)).unwrap();
         relay
             .ingest(BatchMessage::Accepted(AcceptedMessage {
                 batch: "b".into(),
@@ -628,6 +604,14 @@ mod tests {
                 request: REQUEST.into(),
             }))
             .await;
+        relay
+    }
+
+    #[tokio::test]
+    async fn results_kept_before_a_restart_count_and_a_second_result_of_a_unit_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("batches");
+        let relay = accepted(&path, Duration::MAX).await;
         relay.ingest(BatchMessage::Result(result("x", true))).await;
         let entry = relay.get("b").unwrap();
         // x2 is x's copy: one unit, two results.
@@ -655,19 +639,7 @@ mod tests {
     async fn ended_batches_are_swept_from_memory_and_disk() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("batches");
-        let relay = Relay::open(
-            path.clone(),
-            OracleOptions::default(),
-            limits(Duration::ZERO),
-        )
-        .unwrap();
-        relay
-            .ingest(BatchMessage::Accepted(AcceptedMessage {
-                batch: "b".into(),
-                category: "c".into(),
-                request: REQUEST.into(),
-            }))
-            .await;
+        let relay = accepted(&path, Duration::ZERO).await;
         relay.sweep();
         assert!(relay.get("b").is_some(), "a running batch is never swept");
         relay
