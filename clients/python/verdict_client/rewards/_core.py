@@ -186,6 +186,32 @@ def _refused(error):
             "refused": {"field": error.field, "message": error.message}}
 
 
+def _results_by_id(status):
+    """A finished batch's results (its status body) by candidate id."""
+    return {r["id"]: r for r in status.get("results") or []}
+
+
+def _collect(results, event):
+    """Keeps a batch's ``candidate`` event in ``results`` (by id); True at its ``summary``."""
+    if event.get("event") == "candidate":
+        results[event["id"]] = event
+    return event.get("event") == "summary"
+
+
+# What reading a batch's result stream may raise besides VerdictError.
+_READ_FAILURES = (OSError, http.client.HTTPException, ValueError)
+
+
+def _read_failure(batch_id, error):
+    """The retryable VerdictError for ``error`` raised while reading batch ``batch_id``'s
+    results; a VerdictError that is not "unreachable" (the server refused) is raised again."""
+    if isinstance(error, VerdictError):
+        if not _unreachable(error):
+            raise error
+        return error
+    return VerdictError(0, f"reading batch {batch_id}: {error}", retryable=True)
+
+
 class _Job:
     """One batch: a problem and distinct completion texts, each with the input positions it
     stands for."""
@@ -316,6 +342,19 @@ class RewardJudge:
             return False
         raise error
 
+    def _resend(self, error, attempt):
+        """True when a batch's POST that got no answer may be sent again: it may have been
+        received, and sending it under the same Idempotency-Key is the same batch (judged
+        once)."""
+        return error.status == 0 and not error.retryable and attempt < self.retry.max_retries
+
+    def _reread_delay(self, error, attempt):
+        """The wait before reading a batch's results again after ``error`` (the ``attempt``-th);
+        raises ``error`` when the retries are spent."""
+        if attempt >= self.retry.max_retries:
+            raise error
+        return self.retry.delay(error, attempt)
+
     @staticmethod
     def _done(status):
         return isinstance(status, dict) and (status.get("summary") is not None
@@ -399,15 +438,13 @@ class RewardJudge:
                 status = self._client.create_batch(body, idempotency_key=key, wait=self.wait)
                 break
             except VerdictError as error:
-                # A POST that got no answer may have been received: sending it again under
-                # the same Idempotency-Key is the same batch (judged once).
-                if error.status == 0 and not error.retryable and attempt < self.retry.max_retries:
+                if self._resend(error, attempt):
                     self._sleep(error, attempt)
                     attempt += 1
                     continue
                 raise
         if self._done(status):
-            return {r["id"]: r for r in status.get("results") or []}
+            return _results_by_id(status)
         return self._follow(status["id"])
 
     def _follow(self, batch_id):
@@ -416,21 +453,13 @@ class RewardJudge:
             results = {}
             try:
                 for event in self._client.batch_results(batch_id):
-                    if event.get("event") == "candidate":
-                        results[event["id"]] = event
-                    elif event.get("event") == "summary":
+                    if _collect(results, event):
                         return results
                 error = VerdictError(0, f"the results of batch {batch_id} ended before its "
                                         "summary", retryable=True)
-            except VerdictError as e:
-                if not _unreachable(e):
-                    raise
-                error = e
-            except (OSError, http.client.HTTPException, ValueError) as e:
-                error = VerdictError(0, f"reading batch {batch_id}: {e}", retryable=True)
-            if attempt >= self.retry.max_retries:
-                raise error
-            self._sleep(error, attempt)
+            except (VerdictError, *_READ_FAILURES) as e:
+                error = _read_failure(batch_id, e)
+            time.sleep(self._reread_delay(error, attempt))
             attempt += 1
 
     # Asyncio ---------------------------------------------------------------------------------
@@ -480,13 +509,13 @@ class RewardJudge:
                 status = await client.create_batch(body, idempotency_key=key, wait=self.wait)
                 break
             except VerdictError as error:
-                if error.status == 0 and not error.retryable and attempt < self.retry.max_retries:
+                if self._resend(error, attempt):
                     await asyncio.sleep(self.retry.delay(error, attempt))
                     attempt += 1
                     continue
                 raise
         if self._done(status):
-            return {r["id"]: r for r in status.get("results") or []}
+            return _results_by_id(status)
         return await self._afollow(client, status["id"])
 
     async def _afollow(self, client, batch_id):
@@ -495,21 +524,13 @@ class RewardJudge:
             results = {}
             try:
                 async for event in client.batch_results(batch_id):
-                    if event.get("event") == "candidate":
-                        results[event["id"]] = event
-                    elif event.get("event") == "summary":
+                    if _collect(results, event):
                         return results
                 error = VerdictError(0, f"the results of batch {batch_id} ended before its "
                                         "summary", retryable=True)
-            except VerdictError as e:
-                if not _unreachable(e):
-                    raise
-                error = e
-            except (OSError, http.client.HTTPException, ValueError) as e:
-                error = VerdictError(0, f"reading batch {batch_id}: {e}", retryable=True)
-            if attempt >= self.retry.max_retries:
-                raise error
-            await asyncio.sleep(self.retry.delay(error, attempt))
+            except (VerdictError, *_READ_FAILURES) as e:
+                error = _read_failure(batch_id, e)
+            await asyncio.sleep(self._reread_delay(error, attempt))
             attempt += 1
 
 
