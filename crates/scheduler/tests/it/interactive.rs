@@ -7,42 +7,7 @@ use crate::common::{
 };
 use serde_json::json;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
-
-/// A Kattis-protocol interactor: the hidden number is the input's, at most 30 guesses;
-/// `burn` (a validator flag) makes it spend ~0.15 s of CPU first.
-const KATTIS_INTERACTOR: &str = r#"
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-static FILE *msg;
-static int flag(int argc, char **argv, const char *f) {
-    for (int i = 4; i < argc; i++) if (!strcmp(argv[i], f)) return 1;
-    return 0;
-}
-int main(int argc, char **argv) {
-    FILE *in = fopen(argv[1], "r");
-    int n;
-    if (!in || fscanf(in, "%d", &n) != 1) return 1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/judgemessage.txt", argv[3]);
-    msg = fopen(path, "w");
-    if (flag(argc, argv, "burn")) {
-        volatile unsigned long x = 0;
-        for (unsigned long i = 0; i < 150000000UL; i++) x += i;
-    }
-    printf("start\n");
-    fflush(stdout);
-    for (int q = 1; q <= 30; q++) {
-        int g;
-        if (scanf("%d", &g) != 1) { fprintf(msg, "no guess %d", q); return 43; }
-        if (g == n) { printf("correct\n"); fflush(stdout); fprintf(msg, "found in %d", q); return 42; }
-        printf(g < n ? "higher\n" : "lower\n");
-        fflush(stdout);
-    }
-    fprintf(msg, "too many guesses");
-    return 43;
-}
-"#;
+use verdict_testkit::programs::KATTIS_INTERACTOR;
 
 /// A testlib-dialect interactor (exit codes and `points` as testlib writes them): full marks
 /// within 10 guesses, half marks within 30.
