@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use verdict_judge_server::ServerConfig;
 use verdict_scheduler::Judge;
+use verdict_testkit::process::spawn_until_address;
 use verdict_testkit::server::InProcessServer;
 use verdict_testkit::submission::{A_PLUS_B_TESTS, SubmissionJson};
 
@@ -376,6 +377,9 @@ pub fn assert_matches_document(doc: &Value, name: &str, instance: &Value) {
     assert!(errors.is_empty(), "{name}: {errors:?}\n{instance}");
 }
 
+/// How long a started `judge-server` may take to log its address.
+const LOGS_ADDRESS_WITHIN: Duration = Duration::from_secs(60);
+
 /// A `judge-server` process started from the built binary; killed (SIGKILL) on drop.
 pub struct ServerProcess {
     /// The process.
@@ -400,37 +404,12 @@ impl ServerProcess {
 
     /// Starts `judge-server --config <config>` and waits until it logs its address.
     pub fn start(config: &std::path::Path) -> ServerProcess {
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(env!("CARGO_BIN_EXE_judge-server"))
-            .arg("--config")
-            .arg(config)
-            .env("RUST_LOG", "info")
-            .stderr(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("judge-server starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let log = std::thread::spawn(move || {
-            let mut lines = Vec::new();
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let value: Value = serde_json::from_str(&line).unwrap_or_default();
-                if let Some(address) = value["fields"]["address"].as_str() {
-                    let _ = tx.send(address.to_owned());
-                }
-                lines.push(line);
-            }
-            lines
-        });
-        let Ok(address) = rx.recv_timeout(Duration::from_secs(60)) else {
-            let _ = child.kill();
-            let lines = log.join().unwrap_or_default();
-            panic!("no address logged: {lines:#?}");
-        };
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_judge-server"));
+        let started = spawn_until_address(command.arg("--config").arg(config), LOGS_ADDRESS_WITHIN);
         ServerProcess {
-            child,
-            base: format!("http://{address}"),
-            log,
+            child: started.child,
+            base: format!("http://{}", started.address),
+            log: started.log,
         }
     }
 
@@ -439,7 +418,7 @@ impl ServerProcess {
         format!("{}{path}", self.base)
     }
 
-    /// SIGKILL, and its log.
+    /// SIGKILL (unless it has exited), and its log.
     pub fn kill9(mut self) -> Vec<String> {
         let _ = self.child.kill();
         let _ = self.child.wait();
