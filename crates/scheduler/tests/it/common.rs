@@ -69,11 +69,22 @@ pub fn judge_beside_compare(judge: &Judge, parts: BesideCompare<'_>) -> JudgeTas
     report.results[1].clone()
 }
 
+/// Checks that `r` has `status` (showing its error log when not) and `score`.
+pub fn assert_scored(r: &JudgeTaskResult, status: JudgeStatus, score: &str) {
+    assert_eq!(r.status, status, "{}", r.error_log);
+    assert_eq!(r.score.to_string(), score);
+}
+
+/// Checks that a result's error log `log` says `needle` (showing the log when it does not).
+pub fn assert_log_has(log: &str, needle: &str) {
+    assert!(log.contains(needle), "{log}");
+}
+
 /// Checks that `r` is a program stopped idle at its wall limit: Time Limit Exceeded by wall
 /// time, having used little CPU time of its own.
 pub fn assert_idle_at_wall_limit(r: &JudgeTaskResult) {
     assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
-    assert!(r.error_log.contains("wall time"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "wall time");
     assert!(
         r.run_time < 200,
         "an idle program's CPU time: {}",

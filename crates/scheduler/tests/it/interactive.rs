@@ -2,8 +2,8 @@
 //! real programs and interactors in the real sandbox, one test per race rule.
 
 use crate::common::{
-    BesideCompare, after_start_free, assert_idle_at_wall_limit, c, judge, judge_beside_compare,
-    searcher,
+    BesideCompare, after_start_free, assert_idle_at_wall_limit, assert_log_has, assert_scored, c,
+    judge, judge_beside_compare, searcher,
 };
 use serde_json::json;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
@@ -87,25 +87,11 @@ fn a_binary_search_is_accepted_with_a_transcript_of_the_exchange() {
     let Some(r) = kattis("ac", &searcher("", "")) else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "1/1");
-    assert!(r.error_log.contains("found in"), "{}", r.error_log);
-    assert!(
-        r.error_log.contains("interactor -> program  \"start\\n\""),
-        "{}",
-        r.error_log
-    );
-    assert!(
-        r.error_log.contains("program -> interactor  \"500000\\n\""),
-        "{}",
-        r.error_log
-    );
-    assert!(
-        r.error_log
-            .contains("interactor -> program  \"correct\\n\""),
-        "{}",
-        r.error_log
-    );
+    assert_scored(&r, JudgeStatus::Accepted, "1/1");
+    assert_log_has(&r.error_log, "found in");
+    assert_log_has(&r.error_log, "interactor -> program  \"start\\n\"");
+    assert_log_has(&r.error_log, "program -> interactor  \"500000\\n\"");
+    assert_log_has(&r.error_log, "interactor -> program  \"correct\\n\"");
 }
 
 #[test]
@@ -133,7 +119,7 @@ fn a_flood_is_wrong_as_the_interactor_said_first_and_the_program_is_cut_off() {
         return;
     };
     assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
-    assert!(r.error_log.contains("too many guesses"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "too many guesses");
 }
 
 /// A program that sends 100 wrong guesses at once and then spins, run beside `interactor`
@@ -346,7 +332,7 @@ fn an_interactor_cannot_see_the_programs_files() {
         return;
     };
     assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert!(r.error_log.contains("saw no secret"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "saw no secret");
     // It did look: its own box and /tmp at least.
     let looked: u64 = r
         .error_log
@@ -371,8 +357,7 @@ fn a_testlib_interactor_gives_full_and_partial_marks() {
         return;
     };
     // 20 guesses for 777777 by binary search over a million: half marks.
-    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "1/2");
+    assert_scored(&r, JudgeStatus::PartialCorrect, "1/2");
     let linear = after_start(
         "for (int g = 777770;; g++) { printf(\"%d\\n\", g); fflush(stdout); \
          if (scanf(\"%31s\", r) != 1 || r[0] == 'c') break; }",
