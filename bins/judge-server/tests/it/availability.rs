@@ -1,7 +1,7 @@
 //! Availability under hostile clients: bounded connections and header time, operator
 //! caps on what a request asks for. A real server on a real socket.
 
-use crate::common::{A_PLUS_B, TestServer, a_plus_b, config, get, post};
+use crate::common::{A_PLUS_B, TestServer, a_plus_b, config, get, poll_until, post};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -568,18 +568,14 @@ fn a_frozen_data_disk_is_503_at_store_timeout_and_its_late_commit_is_taken_back(
     );
     drop(thaw);
     // The late commit is taken back: nothing of frozen-1 stays, and sending it again is 202.
-    let thawed = Instant::now();
-    loop {
-        let status = get(&server.url("/v1/submissions/frozen-1"), None).status;
-        if status == 404 {
-            break;
-        }
-        assert!(
-            thawed.elapsed() < Duration::from_secs(20),
-            "frozen-1 is still there ({status}) after the thaw"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    poll_until(
+        Duration::from_secs(20),
+        Duration::from_millis(100),
+        || match get(&server.url("/v1/submissions/frozen-1"), None).status {
+            404 => Ok(()),
+            status => Err(format!("frozen-1 is still there ({status}) after the thaw")),
+        },
+    );
     let again = post(&server.url("/v1/submissions"), None, &body);
     assert_eq!(again.status, 202, "{}", again.text);
     let health = get(&server.url("/v1/health"), None).json();

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_judge-server"))
@@ -92,17 +92,10 @@ fn the_binary_serves_and_stops_on_sigterm() {
         .status()
         .unwrap();
     assert!(killed.success());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = server.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "exits after SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = poll_until(Duration::from_secs(20), Duration::from_millis(20), || {
+        let exited = server.child.try_wait().expect("the server's status");
+        exited.ok_or_else(|| "exits after SIGTERM".to_owned())
+    });
     assert!(status.success(), "{status:?}");
     let lines = server.kill9();
     assert!(

@@ -212,6 +212,12 @@ impl Reply {
         assert_eq!(self.json()["error"]["field"], field, "{}", self.text);
     }
 
+    /// Checks this answer is `status`, an error of the code `code` (`error.code`).
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(self.json()["error"]["code"], code, "{}", self.text);
+    }
+
     /// A header's value.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -522,6 +528,20 @@ pub fn wait_compiled(url: &str, token: Option<&str>, limit: Duration) {
             Err(report.to_string())
         }
     });
+}
+
+/// Polls `GET url` (with `token`) every `every` until what is there is finished (`200` with
+/// `verdict-state: finished`), failing after `limit`: the finished reply.
+pub fn wait_finished(url: &str, token: Option<&str>, limit: Duration, every: Duration) -> Reply {
+    poll_until(limit, every, || {
+        let reply = get(url, token);
+        if reply.status == 200 && reply.header("verdict-state") == Some("finished") {
+            Ok(reply)
+        } else {
+            let state = reply.header("verdict-state").unwrap_or("-");
+            Err(format!("{url} not finished: {} ({state})", reply.status))
+        }
+    })
 }
 
 /// Polls `GET url` every 20 ms until `done` holds for the reply, failing after `limit` naming

@@ -50,12 +50,10 @@ fn health_openapi_and_unknown_paths() {
         &get(&server.url("/v1/health"), None).json(),
     );
     let missing = get(&server.url("/v1/nothing"), None);
-    assert_eq!(missing.status, 404);
+    missing.assert_error(404, "not_found");
     assert_matches_openapi(&server, "Error", &missing.json());
-    assert_eq!(missing.json()["error"]["code"], "not_found");
     let wrong_method = get(&server.url("/v1/judge"), None);
-    assert_eq!(wrong_method.status, 405);
-    assert_eq!(wrong_method.json()["error"]["code"], "method_not_allowed");
+    wrong_method.assert_error(405, "method_not_allowed");
 }
 
 #[test]

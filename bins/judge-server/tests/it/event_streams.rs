@@ -2,7 +2,7 @@
 //! stream, and the streams open at once are capped per submission and per token. A real
 //! `judge-server` process, whose memory is read from `/proc`.
 
-use crate::common::{ServerProcess, get, judge, post, read_events};
+use crate::common::{ServerProcess, get, judge, poll_until, post, read_events, wait_finished};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -99,19 +99,12 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
         &long_submission("long", TESTS),
     );
     assert_eq!(accepted.status, 202, "{}", accepted.text);
-    let started = std::time::Instant::now();
-    loop {
-        let snapshot = get(&server.url("/v1/submissions/long"), Some("admin"));
-        if snapshot.status == 200 && snapshot.header("verdict-state") == Some("finished") {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(600),
-            "not judged in 10 minutes: {}",
-            snapshot.status
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    wait_finished(
+        &server.url("/v1/submissions/long"),
+        Some("admin"),
+        Duration::from_secs(600),
+        Duration::from_millis(500),
+    );
     let events = "/v1/submissions/long/events";
     // One reader reads it all: every task, then the report (and the entry is in memory).
     let (status, all) = read_events(&server.url(events), Some("admin"));
@@ -174,17 +167,13 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
 
     // Readers that go away give their places back.
     drop(stalled);
-    let start = Instant::now();
-    loop {
-        let (status, all) = read_events(&server.url(events), Some("other"));
-        if status == 200 {
-            assert_eq!(all.len(), TESTS + 2);
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the places of closed readers come back"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let all = poll_until(
+        Duration::from_secs(20),
+        Duration::from_millis(200),
+        || match read_events(&server.url(events), Some("other")) {
+            (200, all) => Ok(all),
+            (status, _) => Err(format!("the places of closed readers come back: {status}")),
+        },
+    );
+    assert_eq!(all.len(), TESTS + 2);
 }
