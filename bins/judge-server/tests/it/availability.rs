@@ -1,7 +1,9 @@
 //! Availability under hostile clients: bounded connections and header time, operator
 //! caps on what a request asks for. A real server on a real socket.
 
-use crate::common::{A_PLUS_B, TestServer, a_plus_b, config, get, poll_until, post};
+use crate::common::{
+    A_PLUS_B, TestServer, a_plus_b, config, get, poll_until, post, refused_by_both,
+};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -108,21 +110,13 @@ fn limits_over_the_operators_caps_are_refused_naming_the_field_and_the_cap() {
     };
     let mut weeks = a_plus_b("caps-1", "oj", A_PLUS_B);
     weeks["judge_tasks"][1]["time_limit"] = json!(1_000_000_000);
-    for path in ["/v1/submissions", "/v1/judge"] {
-        let reply = post(&server.url(path), None, &weeks.to_string());
-        assert_eq!(reply.status, 422, "{path}: {}", reply.text);
-        let body = reply.json();
-        assert_eq!(
-            body["error"]["field"], "judge_tasks[1].time_limit",
-            "{body}"
-        );
-        let message = body["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains("60000 ms (caps.time_limit_ms)"),
-            "the cap is named: {message}"
-        );
-        assert_eq!(body["results"], json!([]), "the contract's report");
-    }
+    // The cap is named.
+    refused_by_both(
+        &server,
+        &weeks,
+        "judge_tasks[1].time_limit",
+        "60000 ms (caps.time_limit_ms)",
+    );
     let suite = json!({"deliverable_type": "function", "language": "python3",
         "entry_point": "add", "timeout_ms": 1_000_000_000u64,
         "source_files": [{"type": "text", "name": "solution.py",

@@ -330,6 +330,27 @@ pub fn a_plus_b(sub_id: &str, category: &str, source: &str) -> Value {
         .build()
 }
 
+/// POSTs `submission` to `/v1/submissions` and to `/v1/judge`, which must both refuse it with
+/// 422 naming `field` and the contract's report (no results) whose message says `says`: the
+/// two refusals' bodies.
+pub fn refused_by_both(
+    server: &TestServer,
+    submission: &Value,
+    field: &str,
+    says: &str,
+) -> [Value; 2] {
+    ["/v1/submissions", "/v1/judge"].map(|path| {
+        let reply = post(&server.url(path), None, &submission.to_string());
+        assert_eq!(reply.status, 422, "{path}: {}", reply.text);
+        let body = reply.json();
+        assert_eq!(body["error"]["field"], field, "{body}");
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{path}: {body}");
+        assert_eq!(body["results"], json!([]), "the contract's report: {body}");
+        body
+    })
+}
+
 /// A correct A+B in C++.
 pub const A_PLUS_B_CPP: &str =
     "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
