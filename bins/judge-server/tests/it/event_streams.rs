@@ -6,7 +6,7 @@ use crate::common::{
     Reply, ServerProcess, get, judge, poll_until, post, read_events, wait_finished,
 };
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Checks `refused` is a stream refused with 429 naming the cap `cap`.
 fn assert_capped(refused: &Reply, cap: &str) {

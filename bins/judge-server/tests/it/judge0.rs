@@ -8,7 +8,7 @@
 use crate::common::{A_PLUS_B_CPP, Reply, TestServer, api_keys, client, config, poll_until, reply};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use verdict_judge_server::{Judge0Config, ServerConfig};
 
 const KEY: &str = "judge0-key-0123456789";

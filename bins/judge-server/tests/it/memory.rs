@@ -3,10 +3,10 @@
 //! is read from `/proc`.
 
 use crate::common::{
-    A_PLUS_B, ServerProcess, TestServer, a_plus_b, config, judge, poll_until, post,
+    A_PLUS_B, ServerProcess, TestServer, a_plus_b, config, get, judge, poll_until, post,
     sleepy_a_plus_b, wait_finished,
 };
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A+B in C whose first test's input carries `bytes` more of lines the program never reads.
 fn large_a_plus_b(sub_id: &str, bytes: usize) -> String {

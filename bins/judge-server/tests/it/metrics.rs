@@ -2,7 +2,7 @@
 //! for a sandbox slot is queued, not running.
 
 use crate::common::{ServerProcess, get, poll_until, post};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The value of an unlabelled sample `name` in a Prometheus text.
 fn sample(text: &str, name: &str) -> Option<i64> {
