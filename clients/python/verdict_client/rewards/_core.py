@@ -202,6 +202,12 @@ def _collect(results, event):
 _READ_FAILURES = (OSError, http.client.HTTPException, ValueError)
 
 
+def _ended_early(batch_id):
+    """The retryable VerdictError of batch ``batch_id``'s results ending before its summary."""
+    return VerdictError(0, f"the results of batch {batch_id} ended before its summary",
+                        retryable=True)
+
+
 def _read_failure(batch_id, error):
     """The retryable VerdictError for ``error`` raised while reading batch ``batch_id``'s
     results; a VerdictError that is not "unreachable" (the server refused) is raised again."""
@@ -221,6 +227,11 @@ class _Job:
         self.indices_of_problem = indices_of_problem
         self.codes = []
         self.positions = []
+
+
+def _start(job):
+    """A job's candidates still to send (all: their positions) and their results (none yet)."""
+    return list(range(len(job.codes))), [None] * len(job.codes)
 
 
 def _plan(codes, problems, max_batch):
@@ -342,6 +353,15 @@ class RewardJudge:
             return False
         raise error
 
+    def _settle(self, job, pending, results, answer):
+        """Takes a batch's ``answer`` (results by id, or its VerdictError) into ``results``:
+        True when the batch is to be sent again without a candidate the server refused (see
+        :meth:`_outcome`)."""
+        if isinstance(answer, VerdictError):
+            return self._outcome(job, pending, results, answer)
+        self._take(answer, job, pending, results)
+        return False
+
     def _resend(self, error, attempt):
         """True when a batch's POST that got no answer may be sent again: it may have been
         received, and sending it under the same Idempotency-Key is the same batch (judged
@@ -407,20 +427,19 @@ class RewardJudge:
         return [reward_of(r, self.mode) for r in self.judge(completions, problems)]
 
     def _run(self, job):
-        pending = list(range(len(job.codes)))
-        results = [None] * len(job.codes)
-        while pending:
-            body = self._body(job, pending)
-            try:
-                self._count(len(pending))
-                by_id = self._batch(body)
-            except VerdictError as error:
-                if self._outcome(job, pending, results, error):
-                    continue
-                return results
-            self._take(by_id, job, pending, results)
-            break
+        pending, results = _start(job)
+        while pending and self._settle(job, pending, results, self._attempt(job, pending)):
+            pass
         return results
+
+    def _attempt(self, job, pending):
+        """Sends ``pending`` as one batch: its results by id, or the VerdictError it ended in."""
+        body = self._body(job, pending)
+        self._count(len(pending))
+        try:
+            return self._batch(body)
+        except VerdictError as error:
+            return error
 
     def _sleep(self, error, attempt):
         delay = self.retry.delay(error, attempt)
@@ -455,8 +474,7 @@ class RewardJudge:
                 for event in self._client.batch_results(batch_id):
                     if _collect(results, event):
                         return results
-                error = VerdictError(0, f"the results of batch {batch_id} ended before its "
-                                        "summary", retryable=True)
+                error = _ended_early(batch_id)
             except (VerdictError, *_READ_FAILURES) as e:
                 error = _read_failure(batch_id, e)
             time.sleep(self._reread_delay(error, attempt))
@@ -486,20 +504,20 @@ class RewardJudge:
         return [reward_of(r, self.mode) for r in await self.ajudge(completions, problems)]
 
     async def _arun(self, client, job):
-        pending = list(range(len(job.codes)))
-        results = [None] * len(job.codes)
-        while pending:
-            body = self._body(job, pending)
-            try:
-                self._count(len(pending))
-                by_id = await self._abatch(client, body)
-            except VerdictError as error:
-                if self._outcome(job, pending, results, error):
-                    continue
-                return results
-            self._take(by_id, job, pending, results)
-            break
+        pending, results = _start(job)
+        while pending and self._settle(job, pending, results,
+                                       await self._aattempt(client, job, pending)):
+            pass
         return results
+
+    async def _aattempt(self, client, job, pending):
+        """:meth:`_attempt` as a coroutine."""
+        body = self._body(job, pending)
+        self._count(len(pending))
+        try:
+            return await self._abatch(client, body)
+        except VerdictError as error:
+            return error
 
     async def _abatch(self, client, body):
         key = self._batch_key(body)
@@ -526,8 +544,7 @@ class RewardJudge:
                 async for event in client.batch_results(batch_id):
                     if _collect(results, event):
                         return results
-                error = VerdictError(0, f"the results of batch {batch_id} ended before its "
-                                        "summary", retryable=True)
+                error = _ended_early(batch_id)
             except (VerdictError, *_READ_FAILURES) as e:
                 error = _read_failure(batch_id, e)
             await asyncio.sleep(self._reread_delay(error, attempt))
