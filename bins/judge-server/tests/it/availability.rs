@@ -2,7 +2,8 @@
 //! caps on what a request asks for. A real server on a real socket.
 
 use crate::common::{
-    A_PLUS_B, TestServer, a_plus_b, config, get, poll_until, post, refused_by_both,
+    A_PLUS_B, TestServer, a_plus_b, config, get, poll_until, post, quick_suite_json,
+    refused_by_both,
 };
 use serde_json::json;
 use std::io::{Read, Write};
@@ -117,11 +118,8 @@ fn limits_over_the_operators_caps_are_refused_naming_the_field_and_the_cap() {
         "judge_tasks[1].time_limit",
         "60000 ms (caps.time_limit_ms)",
     );
-    let suite = json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "add", "timeout_ms": 1_000_000_000u64,
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def add(a, b):\n    return a + b\n"}],
-        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]});
+    let mut suite = quick_suite_json();
+    suite["timeout_ms"] = json!(1_000_000_000u64);
     let reply = post(&server.url("/v1/oracle"), None, &suite.to_string());
     assert_eq!(reply.status, 422, "{}", reply.text);
     let body = reply.json();

@@ -181,12 +181,19 @@ pub fn endless_suite() -> String {
 
 /// A python function suite of one quick passing case.
 pub fn quick_suite() -> String {
+    quick_suite_json().to_string()
+}
+
+/// [`quick_suite`] as JSON.
+pub fn quick_suite_json() -> Value {
     json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "add",
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def add(a, b):\n    return a + b\n"}],
+        "entry_point": "add", "source_files": python_add_files(),
         "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]})
-    .to_string()
+}
+
+/// `solution.py` defining a right `add(a, b)`, as a deliverable's `source_files`.
+pub fn python_add_files() -> Value {
+    json!([{"type": "text", "name": "solution.py", "text": "def add(a, b):\n    return a + b\n"}])
 }
 
 /// A response read whole.

@@ -257,7 +257,7 @@ fn lab_runs_a_task() {
         "input": [1, 2], "expected": 3, "metadata": {},
         "extensions": {"deliverable": {
             "language": "python3", "entry_point": "add",
-            "source_files": [{"type": "text", "name": "solution.py", "text": "def add(a, b):\n    return a + b\n"}]
+            "source_files": python_add_files()
         }}
     });
     let reply = post(&server.url("/v1/lab/runs"), None, &task.to_string());
@@ -281,7 +281,7 @@ fn oracle_runs_a_suite() {
     };
     let suite = json!({
         "deliverable_type": "function", "language": "python3", "entry_point": "add",
-        "source_files": [{"type": "text", "name": "solution.py", "text": "def add(a, b):\n    return a + b\n"}],
+        "source_files": python_add_files(),
         "test_cases": [
             {"name": "small", "input": [1, 2], "expected": 3},
             {"name": "wrong", "input": [2, 2], "expected": 5}
