@@ -22,7 +22,7 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{agent_waiting, env_or};
+use support::env_or;
 use verdict_judge_server::ServerConfig;
 use verdict_testkit::server::InProcessServer;
 use verdict_testkit::submission::SubmissionJson;
@@ -94,7 +94,7 @@ fn main() {
             None => return,
         },
     };
-    let agent = agent_waiting(Duration::from_secs(120));
+    let agent = verdict_testkit::http::agent(Duration::from_secs(120));
     // Warm the problem cache and the page cache once, outside the measurement.
     let warm = agent
         .post(format!("{base}/v1/judge"))

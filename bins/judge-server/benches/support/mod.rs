@@ -27,18 +27,7 @@ pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 
 /// A blocking HTTP client that treats every status as a response.
 pub fn agent() -> ureq::Agent {
-    agent_waiting(Duration::from_secs(60))
-}
-
-/// [`agent`], giving up on a request after `limit`.
-pub fn agent_waiting(limit: Duration) -> ureq::Agent {
-    ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(limit))
-            .build(),
-    )
+    verdict_testkit::http::agent(Duration::from_secs(60))
 }
 
 /// The value of the unlabelled counter `name` in `base`'s `/metrics` (0 when it cannot be read).

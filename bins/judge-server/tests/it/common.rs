@@ -136,13 +136,7 @@ pub fn client() -> ureq::Agent {
 
 /// A client that gives up on a request after `limit` (and closes its connection).
 pub fn client_waiting(limit: Duration) -> ureq::Agent {
-    ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(limit))
-            .build(),
-    )
+    verdict_testkit::http::agent(limit)
 }
 
 /// Judges A+B in C (`sub_id` "quick", category `oj`) through `POST /v1/judge` at `judge_url`
