@@ -433,10 +433,7 @@ async fn stalled_reader(
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!(
-            "availability benchmark: run it with `cargo bench -p verdict-judge-server --bench availability`"
-        );
+    if !support::benching("availability", "availability") {
         return;
     }
     let clients: usize = env_or("AVAIL_CLIENTS", 4);

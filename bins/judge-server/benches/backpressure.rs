@@ -21,9 +21,8 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use support::{agent, env_or};
+use support::{agent, counter, env_or};
 use verdict_judge_server::ServerConfig;
-use verdict_scheduler::{Judge, JudgeConfig};
 use verdict_testkit::server::InProcessServer;
 use verdict_testkit::submission::SubmissionJson;
 
@@ -35,19 +34,6 @@ fn submission(sub_id: &str) -> String {
         .limit("memory_limit", 65536)
         .limit("proc_limit", 4)
         .text()
-}
-
-/// The value of a counter in `/metrics`.
-fn counter(base: &str, name: &str) -> u64 {
-    let text = agent()
-        .get(format!("{base}/metrics"))
-        .call()
-        .ok()
-        .and_then(|mut r| r.body_mut().read_to_string().ok())
-        .unwrap_or_default();
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
-        .unwrap_or(0)
 }
 
 fn health(base: &str) -> serde_json::Value {
@@ -133,10 +119,10 @@ fn phase(base: &str, clients: usize, seconds: u64, honour: bool, tag: &str) -> P
     {
         std::thread::sleep(Duration::from_millis(20));
     }
-    let before = counter(base, "verdict_submissions_finished_total");
+    let before = counter::<u64>(base, "verdict_submissions_finished_total");
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs(seconds));
-    let judged = counter(base, "verdict_submissions_finished_total") - before;
+    let judged = counter::<u64>(base, "verdict_submissions_finished_total") - before;
     let elapsed = t0.elapsed().as_secs_f64();
     stop.store(true, Ordering::Relaxed);
     for t in threads {
@@ -158,28 +144,15 @@ fn phase(base: &str, clients: usize, seconds: u64, honour: bool, tag: &str) -> P
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!(
-            "backpressure benchmark: run it with `cargo bench -p verdict-judge-server --bench backpressure`"
-        );
+    if !support::benching("backpressure", "backpressure") {
         return;
     }
     let clients: usize = env_or("BENCH_CLIENTS", 16);
     let seconds: u64 = env_or("BENCH_SECONDS", 20);
     let queue: usize = env_or("BENCH_QUEUE", 8);
     let dir = tempfile::tempdir().expect("temp dir");
-    let judge_config = JudgeConfig {
-        work_dir: dir.path().join("work"),
-        cache_dir: dir.path().join("cache"),
-        require_isolation: std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1"),
-        ..JudgeConfig::default()
-    };
-    let judge = match Judge::new(judge_config) {
-        Ok(judge) => judge,
-        Err(err) => {
-            println!("skipped: the judge cannot be set up here: {err}");
-            return;
-        }
+    let Some((judge, _judge_dir)) = verdict_testkit::judge_with(|config| config) else {
+        return;
     };
     let config = ServerConfig {
         queue_capacity: queue,

@@ -17,7 +17,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use support::{agent, env_or, start};
+use support::{agent, counter, env_or, start};
 use verdict_testkit::submission::SubmissionJson;
 
 /// A+B in C; every fourth sleeps 1 s (so some are running at the kill), every fifth is wrong.
@@ -90,10 +90,7 @@ fn sub_dirs(dir: &Path) -> usize {
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!(
-            "durability benchmark: run it with `cargo bench -p verdict-judge-server --bench durability`"
-        );
+    if !support::benching("durability", "durability") {
         return;
     }
     let total: usize = env_or("BENCH_SUBMISSIONS", 40);
@@ -170,17 +167,7 @@ fn main() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let all_done = t1.elapsed();
-    let metrics = agent()
-        .get(format!("{base}/metrics"))
-        .call()
-        .ok()
-        .and_then(|mut r| r.body_mut().read_to_string().ok())
-        .unwrap_or_default();
-    let judged_again: usize = metrics
-        .lines()
-        .find_map(|l| l.strip_prefix("verdict_submissions_finished_total "))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(0);
+    let judged_again: usize = counter(&base, "verdict_submissions_finished_total");
     std::thread::sleep(Duration::from_millis(500));
     let left = sub_dirs(&dir.path().join("work"));
     let _ = child.kill();

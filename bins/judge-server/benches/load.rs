@@ -24,7 +24,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::env_or;
 use verdict_judge_server::ServerConfig;
-use verdict_scheduler::{Judge, JudgeConfig};
 use verdict_testkit::server::InProcessServer;
 use verdict_testkit::submission::SubmissionJson;
 
@@ -40,27 +39,16 @@ fn submission(sub_id: &str, a: i64, b: i64) -> String {
         .text()
 }
 
-/// A server started in-process (the test kit's), stopped on drop before its dir goes.
+/// A server started in-process (the test kit's), stopped on drop before its dirs go.
 struct Local {
     _server: InProcessServer,
     _dir: tempfile::TempDir,
+    _judge_dir: tempfile::TempDir,
 }
 
 fn start_local() -> Option<(String, Local)> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let judge_config = JudgeConfig {
-        work_dir: dir.path().join("work"),
-        cache_dir: dir.path().join("cache"),
-        require_isolation: std::env::var("VERDICT_REQUIRE_SANDBOX").is_ok_and(|v| v == "1"),
-        ..JudgeConfig::default()
-    };
-    let judge = match Judge::new(judge_config) {
-        Ok(judge) => judge,
-        Err(err) => {
-            println!("skipped: the judge cannot be set up here: {err}");
-            return None;
-        }
-    };
+    let (judge, judge_dir) = verdict_testkit::judge_with(|config| config)?;
     let config = ServerConfig {
         queue_capacity: 1024,
         data_dir: dir.path().join("data"),
@@ -77,6 +65,7 @@ fn start_local() -> Option<(String, Local)> {
         Local {
             _server: server,
             _dir: dir,
+            _judge_dir: judge_dir,
         },
     ))
 }
@@ -92,8 +81,7 @@ struct Tally {
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!("load benchmark: run it with `cargo bench -p verdict-judge-server --bench load`");
+    if !support::benching("load", "load") {
         return;
     }
     let clients: usize = env_or("LOAD_CLIENTS", 8);
@@ -106,13 +94,7 @@ fn main() {
             None => return,
         },
     };
-    let agent = ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(Duration::from_secs(120)))
-            .build(),
-    );
+    let agent = verdict_testkit::http::agent(Duration::from_secs(120));
     // Warm the problem cache and the page cache once, outside the measurement.
     let warm = agent
         .post(format!("{base}/v1/judge"))

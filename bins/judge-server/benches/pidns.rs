@@ -111,10 +111,7 @@ fn judge_loop(judge: PathBuf, example: PathBuf, work: PathBuf, stop: Arc<AtomicB
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
-        println!(
-            "pid-namespace benchmark: run it with `cargo bench -p verdict-judge-server --bench pidns`"
-        );
+    if !support::benching("pid-namespace", "pidns") {
         return;
     }
     let Some(judge) = judge_bin() else {

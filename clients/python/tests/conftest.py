@@ -1,19 +1,18 @@
 """A real judge-server for the tests: started once per session from the built binary
 (``VERDICT_JUDGE_SERVER``, else ``target/debug/judge-server`` in the repository), on a free port
-it logs, with a token; stopped with SIGTERM at the end."""
+it logs, with a token; stopped with SIGTERM at the end (scripts/judge_server_process.py)."""
 
-import json
 import os
 import pathlib
-import signal
-import subprocess
-import tempfile
-import threading
+import sys
 import urllib.request
 
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "scripts"))
+from judge_server_process import JudgeServerProcess  # noqa: E402
+
 TOKEN = "client-test-token"
 
 
@@ -25,57 +24,17 @@ def _binary():
     return path
 
 
-class Server:
+class Server(JudgeServerProcess):
+    """The judge-server of scripts/judge_server_process.py with two workers, a queue of
+    ``queue_capacity`` and the test token, then the config lines ``extra``."""
+
     def __init__(self, queue_capacity=256, extra=""):
-        self.dir = tempfile.TemporaryDirectory(prefix="verdict-client-")
-        root = pathlib.Path(self.dir.name)
-        config = root / "server.toml"
-        config.write_text(
-            'listen = "127.0.0.1:0"\n'
-            "workers = 2\n"
-            f"queue_capacity = {queue_capacity}\n"
-            f"data_dir = {json.dumps(str(root / 'data'))}\n"
-            "[judge]\n"
-            f"work_dir = {json.dumps(str(root / 'work'))}\n"
-            f"cache_dir = {json.dumps(str(root / 'cache'))}\n"
-            "[[tokens]]\n"
-            f'token = "{TOKEN}"\n'
-            + extra
-        )
-        self.process = subprocess.Popen([_binary(), "--config", str(config)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        env={**os.environ, "RUST_LOG": "info"})
-        self.lines = []
-        found = threading.Event()
-        self.address = None
-
-        def read():
-            for raw in self.process.stderr:
-                line = raw.decode("utf-8", "replace")
-                self.lines.append(line)
-                try:
-                    fields = json.loads(line).get("fields", {})
-                except ValueError:
-                    continue
-                if "address" in fields and self.address is None:
-                    self.address = fields["address"]
-                    found.set()
-
-        threading.Thread(target=read, daemon=True).start()
-        if not found.wait(60):
-            self.stop()
-            pytest.fail("judge-server logged no address:\n" + "".join(self.lines))
-        self.url = f"http://{self.address}"
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.dir.cleanup()
+        try:
+            super().__init__(_binary(), "verdict-client-",
+                             head=f"workers = 2\nqueue_capacity = {queue_capacity}\n",
+                             tail=f'[[tokens]]\ntoken = "{TOKEN}"\n' + extra)
+        except RuntimeError as error:
+            pytest.fail(str(error))
 
 
 def _serving(**options):

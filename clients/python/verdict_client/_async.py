@@ -5,25 +5,14 @@ import asyncio
 
 from ._errors import VerdictError
 from ._http import open_request, read_json
-from ._retry import RetryPolicy
 from ._streams import ndjson_records, sse_events
-from ._sync import batch_path, query, submission_path, wait_ms
+from ._sync import ClientSettings, batch_path, query, submission_path, wait_ms
 
 
-class AsyncClient:
+class AsyncClient(ClientSettings):
     """The endpoints of :class:`verdict_client.Client`, as coroutines. At most
     ``max_concurrency`` requests are in flight; waits between retries (``Retry-After``
     honoured) hold no slot."""
-
-    def __init__(self, base_url, token=None, *, timeout=600.0, max_concurrency=16,
-                 retry=None, on_retry=None):
-        self.base_url = base_url
-        self.token = token
-        self.timeout = timeout
-        self.retry = retry or RetryPolicy()
-        self.on_retry = on_retry
-        self.max_concurrency = max(1, max_concurrency)
-        self._slots = None
 
     async def _open(self, method, path, body=None, headers=None):
         if self._slots is None:
@@ -35,12 +24,9 @@ class AsyncClient:
                     return await asyncio.to_thread(open_request, self.base_url, self.token, method,
                                                    path, body, self.timeout, headers)
                 except VerdictError as error:
-                    if not self.retry.should_retry(error, attempt):
-                        raise
-                    delay = self.retry.delay(error, attempt)
+                    delay = self._retry_delay(error, attempt)
                     last = error
-            if self.on_retry:
-                self.on_retry(last, delay)
+            self._waiting(last, delay)
             await asyncio.sleep(delay)
             attempt += 1
 

@@ -31,14 +31,9 @@ def batch_path(batch_id, tail=""):
     return "/v1/batches/" + urllib.parse.quote(batch_id, safe="") + tail
 
 
-class Client:
-    """A judge-server client for threads.
-
-    Every request holds one of ``max_concurrency`` slots (shared by every thread using this
-    client), is retried by ``retry`` (``Retry-After`` honoured) and raises
-    :class:`verdict_client.VerdictError` when the server refuses it. ``on_retry(error, delay)``
-    is called before each wait.
-    """
+class ClientSettings:
+    """What both clients keep: the server's URL, the token, the per-request timeout, the retry
+    policy with its ``on_retry`` callback, and the bound on requests in flight."""
 
     def __init__(self, base_url, token=None, *, timeout=600.0, max_concurrency=16,
                  retry=None, on_retry=None):
@@ -48,9 +43,38 @@ class Client:
         self.retry = retry or RetryPolicy()
         self.on_retry = on_retry
         self.max_concurrency = max(1, max_concurrency)
-        self._slots = threading.BoundedSemaphore(self.max_concurrency)
+        self._slots = self._new_slots()
+
+    def _new_slots(self):
+        """The semaphore that bounds requests in flight (None: made when first needed)."""
+        return None
+
+    def _retry_delay(self, error, attempt):
+        """The wait before retrying a request after ``error`` (its ``attempt``-th failure);
+        raises ``error`` when the policy retries it no more."""
+        if not self.retry.should_retry(error, attempt):
+            raise error
+        return self.retry.delay(error, attempt)
+
+    def _waiting(self, error, delay):
+        """Tells ``on_retry`` (if any) that the request waits ``delay`` after ``error``."""
+        if self.on_retry:
+            self.on_retry(error, delay)
+
+
+class Client(ClientSettings):
+    """A judge-server client for threads.
+
+    Every request holds one of ``max_concurrency`` slots (shared by every thread using this
+    client), is retried by ``retry`` (``Retry-After`` honoured) and raises
+    :class:`verdict_client.VerdictError` when the server refuses it. ``on_retry(error, delay)``
+    is called before each wait.
+    """
 
     # Transport -----------------------------------------------------------------------------
+
+    def _new_slots(self):
+        return threading.BoundedSemaphore(self.max_concurrency)
 
     def _open(self, method, path, body=None, headers=None):
         attempt = 0
@@ -60,12 +84,9 @@ class Client:
                     return open_request(self.base_url, self.token, method, path, body,
                                         self.timeout, headers)
                 except VerdictError as error:
-                    if not self.retry.should_retry(error, attempt):
-                        raise
-                    delay = self.retry.delay(error, attempt)
+                    delay = self._retry_delay(error, attempt)
                     last = error
-            if self.on_retry:
-                self.on_retry(last, delay)
+            self._waiting(last, delay)
             time.sleep(delay)
             attempt += 1
 

@@ -6,11 +6,16 @@
 //! are the judges the test binaries share or make, set up under that rule. One definition of
 //! each, instead of a copy per test binary. [`submission::SubmissionJson`] builds the judge
 //! requests the tests and benches send; [`server::InProcessServer`] starts the judge-server
-//! they talk to; [`loopback::LoopbackServer`] stands for a remote service.
+//! they talk to; [`loopback::LoopbackServer`] stands for a remote service; [`programs`] holds the
+//! interactive tests' guessing game; [`process::spawn_until_address`] starts a built server and
+//! [`http::agent`] is the client that talks to it.
 
 #![allow(clippy::print_stdout)]
 
+pub mod http;
 pub mod loopback;
+pub mod process;
+pub mod programs;
 pub mod server;
 pub mod submission;
 

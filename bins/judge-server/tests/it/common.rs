@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use verdict_judge_server::ServerConfig;
 use verdict_scheduler::Judge;
+use verdict_testkit::process::spawn_until_address;
 use verdict_testkit::server::InProcessServer;
 use verdict_testkit::submission::{A_PLUS_B_TESTS, SubmissionJson};
 
@@ -135,13 +136,7 @@ pub fn client() -> ureq::Agent {
 
 /// A client that gives up on a request after `limit` (and closes its connection).
 pub fn client_waiting(limit: Duration) -> ureq::Agent {
-    ureq::Agent::new_with_config(
-        ureq::config::Config::builder()
-            .http_status_as_error(false)
-            .proxy(None)
-            .timeout_global(Some(limit))
-            .build(),
-    )
+    verdict_testkit::http::agent(limit)
 }
 
 /// Judges A+B in C (`sub_id` "quick", category `oj`) through `POST /v1/judge` at `judge_url`
@@ -180,12 +175,19 @@ pub fn endless_suite() -> String {
 
 /// A python function suite of one quick passing case.
 pub fn quick_suite() -> String {
+    quick_suite_json().to_string()
+}
+
+/// [`quick_suite`] as JSON.
+pub fn quick_suite_json() -> Value {
     json!({"deliverable_type": "function", "language": "python3",
-        "entry_point": "add",
-        "source_files": [{"type": "text", "name": "solution.py",
-            "text": "def add(a, b):\n    return a + b\n"}],
+        "entry_point": "add", "source_files": python_add_files(),
         "test_cases": [{"name": "small", "input": [1, 2], "expected": 3}]})
-    .to_string()
+}
+
+/// `solution.py` defining a right `add(a, b)`, as a deliverable's `source_files`.
+pub fn python_add_files() -> Value {
+    json!([{"type": "text", "name": "solution.py", "text": "def add(a, b):\n    return a + b\n"}])
 }
 
 /// A response read whole.
@@ -209,6 +211,12 @@ impl Reply {
     pub fn assert_refused(&self, status: u16, field: &str) {
         assert_eq!(self.status, status, "{}", self.text);
         assert_eq!(self.json()["error"]["field"], field, "{}", self.text);
+    }
+
+    /// Checks this answer is `status`, an error of the code `code` (`error.code`).
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(self.json()["error"]["code"], code, "{}", self.text);
     }
 
     /// A header's value.
@@ -323,6 +331,27 @@ pub fn a_plus_b(sub_id: &str, category: &str, source: &str) -> Value {
         .build()
 }
 
+/// POSTs `submission` to `/v1/submissions` and to `/v1/judge`, which must both refuse it with
+/// 422 naming `field` and the contract's report (no results) whose message says `says`: the
+/// two refusals' bodies.
+pub fn refused_by_both(
+    server: &TestServer,
+    submission: &Value,
+    field: &str,
+    says: &str,
+) -> [Value; 2] {
+    ["/v1/submissions", "/v1/judge"].map(|path| {
+        let reply = post(&server.url(path), None, &submission.to_string());
+        assert_eq!(reply.status, 422, "{path}: {}", reply.text);
+        let body = reply.json();
+        assert_eq!(body["error"]["field"], field, "{body}");
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{path}: {body}");
+        assert_eq!(body["results"], json!([]), "the contract's report: {body}");
+        body
+    })
+}
+
 /// A correct A+B in C++.
 pub const A_PLUS_B_CPP: &str =
     "#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}\n";
@@ -376,6 +405,9 @@ pub fn assert_matches_document(doc: &Value, name: &str, instance: &Value) {
     assert!(errors.is_empty(), "{name}: {errors:?}\n{instance}");
 }
 
+/// How long a started `judge-server` may take to log its address.
+const LOGS_ADDRESS_WITHIN: Duration = Duration::from_secs(60);
+
 /// A `judge-server` process started from the built binary; killed (SIGKILL) on drop.
 pub struct ServerProcess {
     /// The process.
@@ -400,37 +432,12 @@ impl ServerProcess {
 
     /// Starts `judge-server --config <config>` and waits until it logs its address.
     pub fn start(config: &std::path::Path) -> ServerProcess {
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(env!("CARGO_BIN_EXE_judge-server"))
-            .arg("--config")
-            .arg(config)
-            .env("RUST_LOG", "info")
-            .stderr(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("judge-server starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        let log = std::thread::spawn(move || {
-            let mut lines = Vec::new();
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let value: Value = serde_json::from_str(&line).unwrap_or_default();
-                if let Some(address) = value["fields"]["address"].as_str() {
-                    let _ = tx.send(address.to_owned());
-                }
-                lines.push(line);
-            }
-            lines
-        });
-        let Ok(address) = rx.recv_timeout(Duration::from_secs(60)) else {
-            let _ = child.kill();
-            let lines = log.join().unwrap_or_default();
-            panic!("no address logged: {lines:#?}");
-        };
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_judge-server"));
+        let started = spawn_until_address(command.arg("--config").arg(config), LOGS_ADDRESS_WITHIN);
         ServerProcess {
-            child,
-            base: format!("http://{address}"),
-            log,
+            child: started.child,
+            base: format!("http://{}", started.address),
+            log: started.log,
         }
     }
 
@@ -439,7 +446,7 @@ impl ServerProcess {
         format!("{}{path}", self.base)
     }
 
-    /// SIGKILL, and its log.
+    /// SIGKILL (unless it has exited), and its log.
     pub fn kill9(mut self) -> Vec<String> {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -543,6 +550,20 @@ pub fn wait_compiled(url: &str, token: Option<&str>, limit: Duration) {
             Err(report.to_string())
         }
     });
+}
+
+/// Polls `GET url` (with `token`) every `every` until what is there is finished (`200` with
+/// `verdict-state: finished`), failing after `limit`: the finished reply.
+pub fn wait_finished(url: &str, token: Option<&str>, limit: Duration, every: Duration) -> Reply {
+    poll_until(limit, every, || {
+        let reply = get(url, token);
+        if reply.status == 200 && reply.header("verdict-state") == Some("finished") {
+            Ok(reply)
+        } else {
+            let state = reply.header("verdict-state").unwrap_or("-");
+            Err(format!("{url} not finished: {} ({state})", reply.status))
+        }
+    })
 }
 
 /// Polls `GET url` every 20 ms until `done` holds for the reply, failing after `limit` naming

@@ -92,8 +92,7 @@ fn kill_9_loses_no_accepted_submission() {
         assert_eq!(reply.status, 202, "{}", reply.text);
     }
     // Kill it once a few are finished: the others are running or queued.
-    let start = Instant::now();
-    let phases = loop {
+    let phases = poll_until(Duration::from_secs(120), Duration::from_millis(100), || {
         let mut phases: BTreeMap<String, usize> = BTreeMap::new();
         for (sub_id, category, _) in &subs {
             let reply = status_of(&server, sub_id, category);
@@ -103,11 +102,11 @@ fn kill_9_loses_no_accepted_submission() {
                 .or_default() += 1;
         }
         if phases.get("finished").copied().unwrap_or(0) >= 3 {
-            break phases;
+            Ok(phases)
+        } else {
+            Err(format!("{phases:?}"))
         }
-        assert!(start.elapsed() < Duration::from_secs(120), "{phases:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    });
     server.kill9();
     println!("killed with {phases:?}");
     assert!(
@@ -212,20 +211,16 @@ fn post_batch(server: &ServerProcess, key: &str, body: &str) -> Reply {
 
 /// Polls `GET /v1/batches/{id}` until it is `finished` (at most 180 s); the snapshot.
 fn finished_batch(server: &ServerProcess, id: &str) -> Value {
-    let start = Instant::now();
-    loop {
+    poll_until(Duration::from_secs(180), Duration::from_millis(100), || {
         let snapshot = get(&server.url(&format!("/v1/batches/{id}")), Some("t0k"));
         assert_eq!(snapshot.status, 200, "{id}: {}", snapshot.text);
         let snapshot = snapshot.json();
         if snapshot["state"] == "finished" {
-            return snapshot;
+            Ok(snapshot)
+        } else {
+            Err(format!("{id} never finished: {snapshot}"))
         }
-        assert!(
-            start.elapsed() < Duration::from_secs(180),
-            "{id} never finished: {snapshot}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    })
 }
 
 #[test]
@@ -240,17 +235,15 @@ fn a_batch_half_judged_when_the_server_is_killed_9_is_judged_after_the_restart_e
     let accepted = post_batch(&server, "half", &slow_batch("crash"));
     assert_eq!(accepted.status, 202, "{}", accepted.text);
     // Killed once a result was reported and before the last.
-    let start = Instant::now();
-    let before = loop {
+    let before = poll_until(Duration::from_secs(120), Duration::from_millis(50), || {
         let snapshot = get(&server.url("/v1/batches/half"), Some("t0k")).json();
         let results = snapshot["results"].as_array().cloned().unwrap_or_default();
-        if !results.is_empty() {
-            assert_eq!(snapshot["state"], "running", "killed mid-batch: {snapshot}");
-            break results;
+        if results.is_empty() {
+            return Err(snapshot.to_string());
         }
-        assert!(start.elapsed() < Duration::from_secs(120), "{snapshot}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+        assert_eq!(snapshot["state"], "running", "killed mid-batch: {snapshot}");
+        Ok(results)
+    });
     server.kill9();
     println!("killed with {} of 6 results", before.len());
     assert!(before.len() < 6, "{before:?}");

@@ -50,12 +50,10 @@ fn health_openapi_and_unknown_paths() {
         &get(&server.url("/v1/health"), None).json(),
     );
     let missing = get(&server.url("/v1/nothing"), None);
-    assert_eq!(missing.status, 404);
+    missing.assert_error(404, "not_found");
     assert_matches_openapi(&server, "Error", &missing.json());
-    assert_eq!(missing.json()["error"]["code"], "not_found");
     let wrong_method = get(&server.url("/v1/judge"), None);
-    assert_eq!(wrong_method.status, 405);
-    assert_eq!(wrong_method.json()["error"]["code"], "method_not_allowed");
+    wrong_method.assert_error(405, "method_not_allowed");
 }
 
 #[test]
@@ -192,13 +190,10 @@ fn invalid_requests_name_the_field() {
     };
     let mut bad = a_plus_b("bad-1", "oj", A_PLUS_B);
     bad["judge_tasks"][1]["testcase_id"] = json!(7);
-    for path in ["/v1/judge", "/v1/submissions"] {
-        let reply = post(&server.url(path), None, &bad.to_string());
-        assert_eq!(reply.status, 422, "{path}: {}", reply.text);
-        let body = reply.json();
-        // The contract's report: results [] and a message naming the field ...
+    let field = "judge_tasks[1].testcase_id";
+    // The contract's report: results [] and a message naming the field ...
+    for body in refused_by_both(&server, &bad, field, field) {
         assert_eq!(body["sub_id"], "bad-1");
-        assert_eq!(body["results"], json!([]));
         assert!(
             body["message"]
                 .as_str()
@@ -208,7 +203,6 @@ fn invalid_requests_name_the_field() {
         );
         // ... plus the error object every error has.
         assert_eq!(body["error"]["code"], "invalid_submission");
-        assert_eq!(body["error"]["field"], "judge_tasks[1].testcase_id");
         assert_matches_openapi(&server, "InvalidSubmission", &body);
     }
 
@@ -263,7 +257,7 @@ fn lab_runs_a_task() {
         "input": [1, 2], "expected": 3, "metadata": {},
         "extensions": {"deliverable": {
             "language": "python3", "entry_point": "add",
-            "source_files": [{"type": "text", "name": "solution.py", "text": "def add(a, b):\n    return a + b\n"}]
+            "source_files": python_add_files()
         }}
     });
     let reply = post(&server.url("/v1/lab/runs"), None, &task.to_string());
@@ -287,7 +281,7 @@ fn oracle_runs_a_suite() {
     };
     let suite = json!({
         "deliverable_type": "function", "language": "python3", "entry_point": "add",
-        "source_files": [{"type": "text", "name": "solution.py", "text": "def add(a, b):\n    return a + b\n"}],
+        "source_files": python_add_files(),
         "test_cases": [
             {"name": "small", "input": [1, 2], "expected": 3},
             {"name": "wrong", "input": [2, 2], "expected": 5}
@@ -340,19 +334,7 @@ fn sub_ids_that_cannot_be_read_back_are_refused_with_422() {
         ("..", "URL path segment"),
         ("a\nb", "control characters"),
     ] {
-        for path in ["/v1/submissions", "/v1/judge"] {
-            let body = a_plus_b(sub_id, "oj", A_PLUS_B).to_string();
-            let reply = post(&server.url(path), None, &body);
-            assert_eq!(reply.status, 422, "{sub_id:?}: {}", reply.text);
-            let json = reply.json();
-            assert_eq!(json["error"]["field"], "sub_id", "{json}");
-            assert!(json["message"].as_str().unwrap().contains(why), "{json}");
-            assert_eq!(
-                json["results"],
-                json!([]),
-                "the contract's invalid-request report"
-            );
-        }
+        refused_by_both(&server, &a_plus_b(sub_id, "oj", A_PLUS_B), "sub_id", why);
     }
     // The longest allowed id, and one that needs escaping, are accepted and read back.
     let longest = "y".repeat(verdict_judge_server::MAX_ID_BYTES);

@@ -2,9 +2,17 @@
 //! stream, and the streams open at once are capped per submission and per token. A real
 //! `judge-server` process, whose memory is read from `/proc`.
 
-use crate::common::{ServerProcess, get, judge, post, read_events};
+use crate::common::{
+    Reply, ServerProcess, get, judge, poll_until, post, read_events, wait_finished,
+};
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// Checks `refused` is a stream refused with 429 naming the cap `cap`.
+fn assert_capped(refused: &Reply, cap: &str) {
+    assert_eq!(refused.status, 429, "{}", refused.text);
+    assert!(refused.text.contains(cap), "{}", refused.text);
+}
 
 /// A submission of a compile task that fails and `tests` tests depending on it: a long stream
 /// (each test ends `Dependency Not Satisfied`) judged in a second.
@@ -99,19 +107,12 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
         &long_submission("long", TESTS),
     );
     assert_eq!(accepted.status, 202, "{}", accepted.text);
-    let started = std::time::Instant::now();
-    loop {
-        let snapshot = get(&server.url("/v1/submissions/long"), Some("admin"));
-        if snapshot.status == 200 && snapshot.header("verdict-state") == Some("finished") {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(600),
-            "not judged in 10 minutes: {}",
-            snapshot.status
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    wait_finished(
+        &server.url("/v1/submissions/long"),
+        Some("admin"),
+        Duration::from_secs(600),
+        Duration::from_millis(500),
+    );
     let events = "/v1/submissions/long/events";
     // One reader reads it all: every task, then the report (and the entry is in memory).
     let (status, all) = read_events(&server.url(events), Some("admin"));
@@ -135,12 +136,9 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
     );
 
     // The caps: one more on this submission is refused naming its cap, whoever asks ...
-    let refused = get(&server.url(events), Some("other"));
-    assert_eq!(refused.status, 429, "{}", refused.text);
-    assert!(
-        refused.text.contains("max_streams_per_submission"),
-        "{}",
-        refused.text
+    assert_capped(
+        &get(&server.url(events), Some("other")),
+        "max_streams_per_submission",
     );
     // ... and a token at its own cap is refused on any submission, another token is not.
     // (Its last 5 streams read a second long one: a stream that fits in the socket's and
@@ -158,12 +156,9 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
         assert!(status.ends_with("200"), "{status}");
     }
     let small_events = "/v1/submissions/small/events";
-    let refused = get(&server.url(small_events), Some("admin"));
-    assert_eq!(refused.status, 429, "{}", refused.text);
-    assert!(
-        refused.text.contains("max_streams_per_token"),
-        "{}",
-        refused.text
+    assert_capped(
+        &get(&server.url(small_events), Some("admin")),
+        "max_streams_per_token",
     );
     assert_eq!(
         read_events(&server.url(small_events), Some("other"))
@@ -174,17 +169,13 @@ fn stalled_event_readers_hold_no_copy_of_the_stream_and_are_capped() {
 
     // Readers that go away give their places back.
     drop(stalled);
-    let start = Instant::now();
-    loop {
-        let (status, all) = read_events(&server.url(events), Some("other"));
-        if status == 200 {
-            assert_eq!(all.len(), TESTS + 2);
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the places of closed readers come back"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let all = poll_until(
+        Duration::from_secs(20),
+        Duration::from_millis(200),
+        || match read_events(&server.url(events), Some("other")) {
+            (200, all) => Ok(all),
+            (status, _) => Err(format!("the places of closed readers come back: {status}")),
+        },
+    );
+    assert_eq!(all.len(), TESTS + 2);
 }

@@ -9,6 +9,7 @@ use crate::page::{SignedIn, click, eval, judge_through_the_page, text, text_cont
 use crate::web::example;
 use serde_json::{Value, json};
 
+use verdict_testkit::programs::{KATTIS_INTERACTOR, searcher};
 use verdict_web::browser::Client;
 
 /// The kind column of every task row.
@@ -85,56 +86,12 @@ async fn a_custom_comparators_partial_marks_show_as_its_own_verdict_and_feedback
     page.close().await;
 }
 
-/// A Kattis-protocol interactor: the hidden number is the input's, at most 30 guesses.
-const INTERACTOR: &str = r#"
-#include <stdio.h>
-int main(int argc, char **argv) {
-    FILE *in = fopen(argv[1], "r");
-    int n;
-    if (argc < 4 || !in || fscanf(in, "%d", &n) != 1) return 1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/judgemessage.txt", argv[3]);
-    FILE *msg = fopen(path, "w");
-    printf("start\n");
-    fflush(stdout);
-    for (int q = 1; q <= 30; q++) {
-        int g;
-        if (scanf("%d", &g) != 1) { fprintf(msg, "no guess %d", q); return 43; }
-        if (g == n) { printf("correct\n"); fflush(stdout); fprintf(msg, "found in %d", q); return 42; }
-        printf(g < n ? "higher\n" : "lower\n");
-        fflush(stdout);
-    }
-    fprintf(msg, "too many guesses");
-    return 43;
-}
-"#;
-
-/// Binary search over 1..1000000.
-const SEARCHER: &str = r#"
-#include <stdio.h>
-#include <string.h>
-int main(void) {
-    char r[32];
-    if (scanf("%31s", r) != 1) return 3;
-    int lo = 1, hi = 1000000;
-    while (lo <= hi) {
-        int m = lo + (hi - lo) / 2;
-        printf("%d\n", m);
-        fflush(stdout);
-        if (scanf("%31s", r) != 1) return 4;
-        if (!strcmp(r, "correct")) break;
-        if (!strcmp(r, "higher")) lo = m + 1; else hi = m - 1;
-    }
-    return 0;
-}
-"#;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interactive_test_has_its_own_label_and_shows_the_exchange() {
     let Some(page) = SignedIn::start(server_config(), TOKEN).await else {
         return;
     };
-    let mut submission = a_plus_b("faces-interactive", "faces", SEARCHER);
+    let mut submission = a_plus_b("faces-interactive", "faces", &searcher("", ""));
     submission["prob_id"] = json!("faces-guess");
     submission["judge_tasks"] = json!([
         {"check_script": "compile", "depends_on": -1, "time_limit": 20000},
@@ -147,7 +104,7 @@ async fn an_interactive_test_has_its_own_label_and_shows_the_exchange() {
         "outputs": [{"type": "text", "name": "testdata.out", "text": "777777\n"}],
     }]);
     submission["compare"] = json!({"type": "source_code", "language": "c",
-        "source_files": [{"type": "text", "name": "interactor.c", "text": INTERACTOR}]});
+        "source_files": [{"type": "text", "name": "interactor.c", "text": KATTIS_INTERACTOR}]});
     let c = page.client();
     judge_through_the_page(c, &submission.to_string(), 2, 180).await;
     assert_eq!(kinds(c).await, json!(["compile", "interactive test 1"]));

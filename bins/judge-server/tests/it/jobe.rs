@@ -277,24 +277,26 @@ fn jobe_runs_php_and_octave_as_jobes_own_test_suite_sends_them() {
         )
         .json()
     };
-    let functions = octave(
-        "_blah_ = 0;\nfunction sq = sqr(n)\n    sq = n * n;\nend\n\nfprintf('%d\\n%d\\n%d\\n', sqr(-3), sqr(11), sqr(0));\n",
-        "",
-    );
-    assert_eq!(
-        (functions["outcome"].clone(), functions["stdout"].clone()),
-        (json!(15), json!("9\n121\n0\n")),
-        "{functions}"
-    );
-    let stdin = octave(
-        "fprintf('%s\\n%s\\n', input('', 's'), input('', 's'));\n",
-        "Line1\nLine2\n",
-    );
-    assert_eq!(
-        (stdin["outcome"].clone(), stdin["stdout"].clone()),
-        (json!(15), json!("Line1\nLine2\n")),
-        "{stdin}"
-    );
+    // Functions in a script, and lines read from stdin: both run (outcome 15).
+    for (sourcecode, input, stdout) in [
+        (
+            "_blah_ = 0;\nfunction sq = sqr(n)\n    sq = n * n;\nend\n\nfprintf('%d\\n%d\\n%d\\n', sqr(-3), sqr(11), sqr(0));\n",
+            "",
+            "9\n121\n0\n",
+        ),
+        (
+            "fprintf('%s\\n%s\\n', input('', 's'), input('', 's'));\n",
+            "Line1\nLine2\n",
+            "Line1\nLine2\n",
+        ),
+    ] {
+        let ran = octave(sourcecode, input);
+        assert_eq!(
+            (ran["outcome"].clone(), ran["stdout"].clone()),
+            (json!(15), json!(stdout)),
+            "{ran}"
+        );
+    }
     let invalid = octave("s = \"hi there';\n", "");
     assert_eq!(invalid["outcome"], 12, "{invalid}");
 }

@@ -5,10 +5,10 @@
 //! errors, keys, callbacks. (The `judge0` SDK from PyPI drives it in
 //! `clients/python/tests/test_judge0.py`.)
 
-use crate::common::{A_PLUS_B_CPP, Reply, TestServer, api_keys, client, config, reply};
+use crate::common::{A_PLUS_B_CPP, Reply, TestServer, api_keys, client, config, poll_until, reply};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use verdict_judge_server::{Judge0Config, ServerConfig};
 
 const KEY: &str = "judge0-key-0123456789";
@@ -28,22 +28,34 @@ fn judge0_config(networks: Vec<String>) -> ServerConfig {
 }
 
 fn call(server: &TestServer, method: &str, path: &str, body: Option<&Value>) -> Reply {
-    let url = server.url(path);
-    let agent = client();
     match (method, body) {
-        ("POST", Some(body)) => reply(
-            agent
-                .post(&url)
-                .header("Content-Type", "application/json")
+        ("POST", Some(body)) => post_as(server, path, "application/json", &body.to_string()),
+        ("DELETE", _) => reply(
+            client()
+                .delete(server.url(path))
                 .header("X-Auth-Token", KEY)
-                .send(body.to_string()),
+                .call(),
         ),
-        ("DELETE", _) => reply(agent.delete(&url).header("X-Auth-Token", KEY).call()),
-        _ => reply(agent.get(&url).header("X-Auth-Token", KEY).call()),
+        _ => get_with(server, path, "X-Auth-Token", KEY),
     }
 }
 
-/// `POST /submissions?wait=true` and the answer's JSON (201 checked).
+/// POST `body`, of `content_type`, to `path` with the key.
+fn post_as(server: &TestServer, path: &str, content_type: &str, body: &str) -> Reply {
+    reply(
+        client()
+            .post(server.url(path))
+            .header("X-Auth-Token", KEY)
+            .header("Content-Type", content_type)
+            .send(body),
+    )
+}
+
+/// GET `path` with the header `name: value`.
+fn get_with(server: &TestServer, path: &str, name: &str, value: &str) -> Reply {
+    reply(client().get(server.url(path)).header(name, value).call())
+}
+
 /// POST `body` to `path` with the key.
 fn post_json(server: &TestServer, path: &str, body: Value) -> Reply {
     call(server, "POST", path, Some(&body))
@@ -91,20 +103,16 @@ fn status_id(answer: &Value) -> u64 {
 
 /// Polls `GET /submissions/{token}` until it is neither In Queue nor Processing.
 fn poll(server: &TestServer, token: &str, fields: &str) -> Value {
-    let started = Instant::now();
-    loop {
+    poll_until(Duration::from_secs(120), Duration::from_millis(100), || {
         let answer = get_path(server, &format!("/submissions/{token}?fields={fields}"));
         assert_eq!(answer.status, 200, "{}", answer.text);
         let answer = answer.json();
-        if !matches!(status_id(&answer), 1 | 2) {
-            return answer;
+        if matches!(status_id(&answer), 1 | 2) {
+            Err(format!("still {answer}"))
+        } else {
+            Ok(answer)
         }
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "still {answer}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    })
 }
 
 #[test]
@@ -541,13 +549,7 @@ fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_withou
         (blank.status, blank.json()),
         (422, json!({"source_code": ["can't be blank"]}))
     );
-    let garbage = reply(
-        client()
-            .post(server.url("/submissions"))
-            .header("X-Auth-Token", KEY)
-            .header("Content-Type", "application/json")
-            .send("{not json"),
-    );
+    let garbage = post_as(&server, "/submissions", "application/json", "{not json");
     assert_eq!(garbage.status, 400, "{}", garbage.text);
     let missing = get_path(&server, "/submissions/no-such-token");
     assert_eq!(missing.status, 404, "{}", missing.text);
@@ -560,12 +562,7 @@ fn judge0_refuses_bad_fields_with_422_unknown_tokens_with_404_and_callers_withou
     // No key from outside the networks, or a wrong one: 401.
     let anonymous = reply(client().get(server.url("/languages")).call());
     assert_eq!(anonymous.status, 401);
-    let wrong = reply(
-        client()
-            .get(server.url("/statuses"))
-            .header("X-Auth-Token", "wrong-key-0123456789")
-            .call(),
-    );
+    let wrong = get_with(&server, "/statuses", "X-Auth-Token", "wrong-key-0123456789");
     assert_eq!(wrong.status, 401);
     let by_query = reply(
         client()
@@ -732,12 +729,11 @@ fn judge0_lists_and_deletes_for_its_authz_token_reads_forms_and_query_parameters
         404
     );
 
-    let form = reply(
-        client()
-            .post(server.url("/submissions?wait=true"))
-            .header("X-Auth-Token", KEY)
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .send("language_id=71&source_code=print%28input%28%29%29&stdin=form"),
+    let form = post_as(
+        &server,
+        "/submissions?wait=true",
+        "application/x-www-form-urlencoded",
+        "language_id=71&source_code=print%28input%28%29%29&stdin=form",
     );
     assert_eq!(form.status, 201, "{}", form.text);
     assert_eq!(form.json()["stdout"], "form\n");
@@ -758,18 +754,8 @@ fn judge0_keys_come_in_the_configured_header_as_judge0s_authn_header() {
     let Some(server) = TestServer::start(cfg) else {
         return;
     };
-    let rapid = reply(
-        client()
-            .get(server.url("/statuses"))
-            .header("X-RapidAPI-Key", KEY)
-            .call(),
-    );
+    let rapid = get_with(&server, "/statuses", "X-RapidAPI-Key", KEY);
     assert_eq!(rapid.status, 200, "{}", rapid.text);
-    let other = reply(
-        client()
-            .get(server.url("/statuses"))
-            .header("X-Auth-Token", KEY)
-            .call(),
-    );
+    let other = get_with(&server, "/statuses", "X-Auth-Token", KEY);
     assert_eq!(other.status, 401);
 }

@@ -3,7 +3,8 @@
 //! is read from `/proc`.
 
 use crate::common::{
-    A_PLUS_B, ServerProcess, TestServer, a_plus_b, config, get, judge, post, sleepy_a_plus_b,
+    A_PLUS_B, ServerProcess, TestServer, a_plus_b, config, get, judge, poll_until, post,
+    sleepy_a_plus_b, wait_finished,
 };
 use std::time::{Duration, Instant};
 
@@ -13,23 +14,6 @@ fn large_a_plus_b(sub_id: &str, bytes: usize) -> String {
     let padding = format!("{}\n", "0".repeat(79)).repeat(bytes / 80);
     submission["test_data"][0]["inputs"][0]["text"] = format!("1 2\n{padding}").into();
     submission.to_string()
-}
-
-/// Waits until `sub_id` is finished.
-fn wait_finished(server: &ServerProcess, sub_id: &str) {
-    let started = Instant::now();
-    loop {
-        let reply = get(&server.url(&format!("/v1/submissions/{sub_id}")), None);
-        if reply.header("verdict-state") == Some("finished") {
-            return;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(300),
-            "{sub_id} not judged in 5 minutes: {}",
-            reply.status
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    }
 }
 
 #[test]
@@ -74,7 +58,12 @@ fn judged_large_submissions_give_their_memory_back() {
     }
     let queued_mib = server.rss_kib().saturating_sub(baseline) / 1024;
     for i in 0..LARGE {
-        wait_finished(&server, &format!("large-{i}"));
+        wait_finished(
+            &server.url(&format!("/v1/submissions/large-{i}")),
+            None,
+            Duration::from_secs(300),
+            Duration::from_millis(300),
+        );
     }
     let report = get(
         &server.url(&format!("/v1/submissions/large-{}", LARGE - 1)),
@@ -134,14 +123,12 @@ fn a_queue_past_its_byte_budget_is_refused_naming_the_budget() {
     // A small one still fits, and once the queue drains the large one is taken.
     let small = a_plus_b("small", "oj", A_PLUS_B).to_string();
     assert_eq!(post(&url, None, &small).status, 202);
-    let started = Instant::now();
-    loop {
+    poll_until(Duration::from_secs(60), Duration::from_millis(200), || {
         let again = post(&url, None, &body("big-2"));
         if again.status == 202 {
-            break;
+            return Ok(());
         }
         assert_eq!(again.status, 429, "{}", again.text);
-        assert!(started.elapsed() < Duration::from_secs(60), "never taken");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        Err("never taken".to_owned())
+    });
 }

@@ -33,16 +33,20 @@ fn check_stream(events: &[SseEvent], tasks: usize) -> serde_json::Value {
     last.data.clone()
 }
 
+/// A server (the tests' config) with A+B `sub_id`, sleeping a second, submitted to it (202).
+fn judging_a_sleepy_a_plus_b(sub_id: &str) -> Option<TestServer> {
+    let server = TestServer::start(config())?;
+    let body = a_plus_b(sub_id, "oj", &sleepy_a_plus_b(1)).to_string();
+    let accepted = post(&server.url("/v1/submissions"), None, &body);
+    assert_eq!(accepted.status, 202, "{}", accepted.text);
+    Some(server)
+}
+
 #[test]
 fn events_arrive_in_order_and_end_with_the_report() {
-    let Some(server) = TestServer::start(config()) else {
+    let Some(server) = judging_a_sleepy_a_plus_b("sse-1") else {
         return;
     };
-    let body = a_plus_b("sse-1", "oj", &sleepy_a_plus_b(1)).to_string();
-    assert_eq!(
-        post(&server.url("/v1/submissions"), None, &body).status,
-        202
-    );
     // Subscribed while it runs ...
     let (status, live) = read_events(&server.url("/v1/submissions/sse-1/events"), None);
     assert_eq!(status, 200);
@@ -110,14 +114,9 @@ fn concurrent_submissions_each_get_their_own_report() {
 
 #[test]
 fn shutdown_finishes_accepted_work_and_refuses_new_work() {
-    let Some(server) = TestServer::start(config()) else {
+    let Some(server) = judging_a_sleepy_a_plus_b("down-1") else {
         return;
     };
-    let body = a_plus_b("down-1", "oj", &sleepy_a_plus_b(1)).to_string();
-    assert_eq!(
-        post(&server.url("/v1/submissions"), None, &body).status,
-        202
-    );
     let events_url = server.url("/v1/submissions/down-1/events");
     let stream = std::thread::spawn(move || read_events(&events_url, None));
     std::thread::sleep(Duration::from_millis(100));

@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use verdict_judge_server::TokenConfig;
 
 fn tenants() -> verdict_judge_server::ServerConfig {
@@ -21,17 +21,16 @@ fn tenants() -> verdict_judge_server::ServerConfig {
     config
 }
 
-fn wait_finished(server: &TestServer, path: &str, token: &str) -> serde_json::Value {
-    let start = Instant::now();
-    loop {
-        let reply = get(&server.url(path), Some(token));
-        assert_eq!(reply.status, 200, "{path}: {}", reply.text);
-        if reply.header("verdict-state") == Some("finished") {
-            return reply.json();
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "{path} finishes");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// The report at `path` (read with `token`) once it is finished.
+fn finished_report(server: &TestServer, path: &str, token: &str) -> serde_json::Value {
+    let limit = Duration::from_secs(60);
+    wait_finished(
+        &server.url(path),
+        Some(token),
+        limit,
+        Duration::from_millis(50),
+    )
+    .json()
 }
 
 const WRONG: &str = "#include <stdio.h>\nint main(){printf(\"0\\n\");return 0;}\n";
@@ -81,18 +80,18 @@ fn two_categories_cannot_see_or_clobber_each_others_submissions() {
     assert_eq!(only.status, 202);
     assert_eq!(status_for_beta(), 404);
 
-    let alpha_report = wait_finished(&server, "/v1/submissions/shared-1", "alpha-token");
+    let alpha_report = finished_report(&server, "/v1/submissions/shared-1", "alpha-token");
     assert_eq!(alpha_report["category"], "alpha");
     assert_eq!(
         statuses(&alpha_report),
         ["Accepted", "Accepted", "Accepted"]
     );
-    let beta_report = wait_finished(&server, "/v1/submissions/shared-1", "beta-token");
+    let beta_report = finished_report(&server, "/v1/submissions/shared-1", "beta-token");
     assert_eq!(
         statuses(&beta_report),
         ["Accepted", "Wrong Answer", "Wrong Answer"]
     );
-    wait_finished(&server, "/v1/submissions/alpha-only", "alpha-token");
+    finished_report(&server, "/v1/submissions/alpha-only", "alpha-token");
     assert_eq!(status_for_beta(), 404);
 
     // beta judges its shared-1 again: alpha's finished report stays as it was.
@@ -204,7 +203,7 @@ fn a_category_token_reads_only_its_own_categorys_metrics() {
             &a_plus_b(&format!("{category}-m"), category, A_PLUS_B).to_string(),
         );
         assert_eq!(reply.status, 202, "{}", reply.text);
-        wait_finished(&server, &format!("/v1/submissions/{category}-m"), token);
+        finished_report(&server, &format!("/v1/submissions/{category}-m"), token);
     }
     let alpha = get(&server.url("/metrics"), Some("alpha-token"));
     assert_eq!(alpha.status, 200);

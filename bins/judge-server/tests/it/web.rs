@@ -76,8 +76,7 @@ fn the_page_is_served_with_a_strict_policy_and_no_token() {
             .is_some_and(|list| list.iter().any(|e| e["name"] == "wrong-answer"))
     );
     let missing = get(&server.url("/assets/nope.js"), None);
-    assert_eq!(missing.status, 404);
-    assert_eq!(missing.json()["error"]["code"], "not_found");
+    missing.assert_error(404, "not_found");
 }
 
 #[test]

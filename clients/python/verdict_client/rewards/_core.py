@@ -186,6 +186,38 @@ def _refused(error):
             "refused": {"field": error.field, "message": error.message}}
 
 
+def _results_by_id(status):
+    """A finished batch's results (its status body) by candidate id."""
+    return {r["id"]: r for r in status.get("results") or []}
+
+
+def _collect(results, event):
+    """Keeps a batch's ``candidate`` event in ``results`` (by id); True at its ``summary``."""
+    if event.get("event") == "candidate":
+        results[event["id"]] = event
+    return event.get("event") == "summary"
+
+
+# What reading a batch's result stream may raise besides VerdictError.
+_READ_FAILURES = (OSError, http.client.HTTPException, ValueError)
+
+
+def _ended_early(batch_id):
+    """The retryable VerdictError of batch ``batch_id``'s results ending before its summary."""
+    return VerdictError(0, f"the results of batch {batch_id} ended before its summary",
+                        retryable=True)
+
+
+def _read_failure(batch_id, error):
+    """The retryable VerdictError for ``error`` raised while reading batch ``batch_id``'s
+    results; a VerdictError that is not "unreachable" (the server refused) is raised again."""
+    if isinstance(error, VerdictError):
+        if not _unreachable(error):
+            raise error
+        return error
+    return VerdictError(0, f"reading batch {batch_id}: {error}", retryable=True)
+
+
 class _Job:
     """One batch: a problem and distinct completion texts, each with the input positions it
     stands for."""
@@ -195,6 +227,11 @@ class _Job:
         self.indices_of_problem = indices_of_problem
         self.codes = []
         self.positions = []
+
+
+def _start(job):
+    """A job's candidates still to send (all: their positions) and their results (none yet)."""
+    return list(range(len(job.codes))), [None] * len(job.codes)
 
 
 def _plan(codes, problems, max_batch):
@@ -316,6 +353,28 @@ class RewardJudge:
             return False
         raise error
 
+    def _settle(self, job, pending, results, answer):
+        """Takes a batch's ``answer`` (results by id, or its VerdictError) into ``results``:
+        True when the batch is to be sent again without a candidate the server refused (see
+        :meth:`_outcome`)."""
+        if isinstance(answer, VerdictError):
+            return self._outcome(job, pending, results, answer)
+        self._take(answer, job, pending, results)
+        return False
+
+    def _resend(self, error, attempt):
+        """True when a batch's POST that got no answer may be sent again: it may have been
+        received, and sending it under the same Idempotency-Key is the same batch (judged
+        once)."""
+        return error.status == 0 and not error.retryable and attempt < self.retry.max_retries
+
+    def _reread_delay(self, error, attempt):
+        """The wait before reading a batch's results again after ``error`` (the ``attempt``-th);
+        raises ``error`` when the retries are spent."""
+        if attempt >= self.retry.max_retries:
+            raise error
+        return self.retry.delay(error, attempt)
+
     @staticmethod
     def _done(status):
         return isinstance(status, dict) and (status.get("summary") is not None
@@ -368,20 +427,19 @@ class RewardJudge:
         return [reward_of(r, self.mode) for r in self.judge(completions, problems)]
 
     def _run(self, job):
-        pending = list(range(len(job.codes)))
-        results = [None] * len(job.codes)
-        while pending:
-            body = self._body(job, pending)
-            try:
-                self._count(len(pending))
-                by_id = self._batch(body)
-            except VerdictError as error:
-                if self._outcome(job, pending, results, error):
-                    continue
-                return results
-            self._take(by_id, job, pending, results)
-            break
+        pending, results = _start(job)
+        while pending and self._settle(job, pending, results, self._attempt(job, pending)):
+            pass
         return results
+
+    def _attempt(self, job, pending):
+        """Sends ``pending`` as one batch: its results by id, or the VerdictError it ended in."""
+        body = self._body(job, pending)
+        self._count(len(pending))
+        try:
+            return self._batch(body)
+        except VerdictError as error:
+            return error
 
     def _sleep(self, error, attempt):
         delay = self.retry.delay(error, attempt)
@@ -399,15 +457,13 @@ class RewardJudge:
                 status = self._client.create_batch(body, idempotency_key=key, wait=self.wait)
                 break
             except VerdictError as error:
-                # A POST that got no answer may have been received: sending it again under
-                # the same Idempotency-Key is the same batch (judged once).
-                if error.status == 0 and not error.retryable and attempt < self.retry.max_retries:
+                if self._resend(error, attempt):
                     self._sleep(error, attempt)
                     attempt += 1
                     continue
                 raise
         if self._done(status):
-            return {r["id"]: r for r in status.get("results") or []}
+            return _results_by_id(status)
         return self._follow(status["id"])
 
     def _follow(self, batch_id):
@@ -416,21 +472,12 @@ class RewardJudge:
             results = {}
             try:
                 for event in self._client.batch_results(batch_id):
-                    if event.get("event") == "candidate":
-                        results[event["id"]] = event
-                    elif event.get("event") == "summary":
+                    if _collect(results, event):
                         return results
-                error = VerdictError(0, f"the results of batch {batch_id} ended before its "
-                                        "summary", retryable=True)
-            except VerdictError as e:
-                if not _unreachable(e):
-                    raise
-                error = e
-            except (OSError, http.client.HTTPException, ValueError) as e:
-                error = VerdictError(0, f"reading batch {batch_id}: {e}", retryable=True)
-            if attempt >= self.retry.max_retries:
-                raise error
-            self._sleep(error, attempt)
+                error = _ended_early(batch_id)
+            except (VerdictError, *_READ_FAILURES) as e:
+                error = _read_failure(batch_id, e)
+            time.sleep(self._reread_delay(error, attempt))
             attempt += 1
 
     # Asyncio ---------------------------------------------------------------------------------
@@ -457,20 +504,20 @@ class RewardJudge:
         return [reward_of(r, self.mode) for r in await self.ajudge(completions, problems)]
 
     async def _arun(self, client, job):
-        pending = list(range(len(job.codes)))
-        results = [None] * len(job.codes)
-        while pending:
-            body = self._body(job, pending)
-            try:
-                self._count(len(pending))
-                by_id = await self._abatch(client, body)
-            except VerdictError as error:
-                if self._outcome(job, pending, results, error):
-                    continue
-                return results
-            self._take(by_id, job, pending, results)
-            break
+        pending, results = _start(job)
+        while pending and self._settle(job, pending, results,
+                                       await self._aattempt(client, job, pending)):
+            pass
         return results
+
+    async def _aattempt(self, client, job, pending):
+        """:meth:`_attempt` as a coroutine."""
+        body = self._body(job, pending)
+        self._count(len(pending))
+        try:
+            return await self._abatch(client, body)
+        except VerdictError as error:
+            return error
 
     async def _abatch(self, client, body):
         key = self._batch_key(body)
@@ -480,13 +527,13 @@ class RewardJudge:
                 status = await client.create_batch(body, idempotency_key=key, wait=self.wait)
                 break
             except VerdictError as error:
-                if error.status == 0 and not error.retryable and attempt < self.retry.max_retries:
+                if self._resend(error, attempt):
                     await asyncio.sleep(self.retry.delay(error, attempt))
                     attempt += 1
                     continue
                 raise
         if self._done(status):
-            return {r["id"]: r for r in status.get("results") or []}
+            return _results_by_id(status)
         return await self._afollow(client, status["id"])
 
     async def _afollow(self, client, batch_id):
@@ -495,21 +542,12 @@ class RewardJudge:
             results = {}
             try:
                 async for event in client.batch_results(batch_id):
-                    if event.get("event") == "candidate":
-                        results[event["id"]] = event
-                    elif event.get("event") == "summary":
+                    if _collect(results, event):
                         return results
-                error = VerdictError(0, f"the results of batch {batch_id} ended before its "
-                                        "summary", retryable=True)
-            except VerdictError as e:
-                if not _unreachable(e):
-                    raise
-                error = e
-            except (OSError, http.client.HTTPException, ValueError) as e:
-                error = VerdictError(0, f"reading batch {batch_id}: {e}", retryable=True)
-            if attempt >= self.retry.max_retries:
-                raise error
-            await asyncio.sleep(self.retry.delay(error, attempt))
+                error = _ended_early(batch_id)
+            except (VerdictError, *_READ_FAILURES) as e:
+                error = _read_failure(batch_id, e)
+            await asyncio.sleep(self._reread_delay(error, attempt))
             attempt += 1
 
 

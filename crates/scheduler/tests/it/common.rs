@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 use verdict_scheduler::Judge;
+pub use verdict_testkit::programs::{after_start_free, searcher};
 pub use verdict_testkit::{judge, judge_request, judge_with, repo_root, runtime, statuses};
 
 /// A C program of one file, `main.c`, as a submission's source.
@@ -16,44 +17,6 @@ pub fn c(text: &str) -> Value {
 pub fn python(text: &str) -> Value {
     json!({"type": "source_code", "language": "python3",
         "source_files": [{"type": "text", "name": "main.py", "text": text}]})
-}
-
-/// A C program that reads the greeting and binary searches for the hidden number (1 to a
-/// million) by the answers higher, lower and correct; `after` runs once the number is found
-/// (or at end of file: exit 4), `setup` before the first read.
-pub fn searcher(setup: &str, after: &str) -> String {
-    after_start_free(&format!(
-        r#"char r[32];
-    {setup}
-    if (scanf("%31s", r) != 1) return 3;
-    int lo = 1, hi = 1000000;
-    while (lo <= hi) {{
-        int m = lo + (hi - lo) / 2;
-        printf("%d\n", m);
-        fflush(stdout);
-        if (scanf("%31s", r) != 1) return 4;
-        if (!strcmp(r, "correct")) break;
-        if (!strcmp(r, "higher")) lo = m + 1; else hi = m - 1;
-    }}
-    {after}"#
-    ))
-}
-
-/// A C program that does `body`, with the headers the tests' programs use.
-pub fn after_start_free(body: &str) -> String {
-    format!(
-        r#"
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-int main(void) {{
-    {body}
-    return 0;
-}}
-"#
-    )
 }
 
 /// What a two-task submission judged beside a program of the problem's is made of.
@@ -106,11 +69,22 @@ pub fn judge_beside_compare(judge: &Judge, parts: BesideCompare<'_>) -> JudgeTas
     report.results[1].clone()
 }
 
+/// Checks that `r` has `status` (showing its error log when not) and `score`.
+pub fn assert_scored(r: &JudgeTaskResult, status: JudgeStatus, score: &str) {
+    assert_eq!(r.status, status, "{}", r.error_log);
+    assert_eq!(r.score.to_string(), score);
+}
+
+/// Checks that a result's error log `log` says `needle` (showing the log when it does not).
+pub fn assert_log_has(log: &str, needle: &str) {
+    assert!(log.contains(needle), "{log}");
+}
+
 /// Checks that `r` is a program stopped idle at its wall limit: Time Limit Exceeded by wall
 /// time, having used little CPU time of its own.
 pub fn assert_idle_at_wall_limit(r: &JudgeTaskResult) {
     assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
-    assert!(r.error_log.contains("wall time"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "wall time");
     assert!(
         r.run_time < 200,
         "an idle program's CPU time: {}",

@@ -9,7 +9,8 @@
 //! a wall clock of 6 s (the program's 5 s + 1 s), 1 MiB of output, 16 processes.
 
 use crate::common::{
-    BesideCompare, assert_idle_at_wall_limit, c, judge_beside_compare, judge_with, python, searcher,
+    BesideCompare, assert_idle_at_wall_limit, assert_log_has, c, judge_beside_compare, judge_with,
+    python, searcher,
 };
 use serde_json::{Value, json};
 use std::sync::OnceLock;
@@ -186,7 +187,7 @@ fn an_interactor_fork_bomb_is_held_by_its_own_process_limit_and_is_a_compare_err
         return;
     };
     for (protocol, r) in results {
-        assert!(r.error_log.contains("exceeded its"), "{}", r.error_log);
+        assert_log_has(&r.error_log, "exceeded its");
         assert!(r.run_time < 200, "{protocol}: program CPU {}", r.run_time);
     }
 }

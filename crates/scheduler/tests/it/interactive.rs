@@ -2,47 +2,12 @@
 //! real programs and interactors in the real sandbox, one test per race rule.
 
 use crate::common::{
-    BesideCompare, after_start_free, assert_idle_at_wall_limit, c, judge, judge_beside_compare,
-    searcher,
+    BesideCompare, after_start_free, assert_idle_at_wall_limit, assert_log_has, assert_scored, c,
+    judge, judge_beside_compare, searcher,
 };
 use serde_json::json;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
-
-/// A Kattis-protocol interactor: the hidden number is the input's, at most 30 guesses;
-/// `burn` (a validator flag) makes it spend ~0.15 s of CPU first.
-const KATTIS_INTERACTOR: &str = r#"
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-static FILE *msg;
-static int flag(int argc, char **argv, const char *f) {
-    for (int i = 4; i < argc; i++) if (!strcmp(argv[i], f)) return 1;
-    return 0;
-}
-int main(int argc, char **argv) {
-    FILE *in = fopen(argv[1], "r");
-    int n;
-    if (!in || fscanf(in, "%d", &n) != 1) return 1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/judgemessage.txt", argv[3]);
-    msg = fopen(path, "w");
-    if (flag(argc, argv, "burn")) {
-        volatile unsigned long x = 0;
-        for (unsigned long i = 0; i < 150000000UL; i++) x += i;
-    }
-    printf("start\n");
-    fflush(stdout);
-    for (int q = 1; q <= 30; q++) {
-        int g;
-        if (scanf("%d", &g) != 1) { fprintf(msg, "no guess %d", q); return 43; }
-        if (g == n) { printf("correct\n"); fflush(stdout); fprintf(msg, "found in %d", q); return 42; }
-        printf(g < n ? "higher\n" : "lower\n");
-        fflush(stdout);
-    }
-    fprintf(msg, "too many guesses");
-    return 43;
-}
-"#;
+use verdict_testkit::programs::KATTIS_INTERACTOR;
 
 /// A testlib-dialect interactor (exit codes and `points` as testlib writes them): full marks
 /// within 10 guesses, half marks within 30.
@@ -122,25 +87,11 @@ fn a_binary_search_is_accepted_with_a_transcript_of_the_exchange() {
     let Some(r) = kattis("ac", &searcher("", "")) else {
         return;
     };
-    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "1/1");
-    assert!(r.error_log.contains("found in"), "{}", r.error_log);
-    assert!(
-        r.error_log.contains("interactor -> program  \"start\\n\""),
-        "{}",
-        r.error_log
-    );
-    assert!(
-        r.error_log.contains("program -> interactor  \"500000\\n\""),
-        "{}",
-        r.error_log
-    );
-    assert!(
-        r.error_log
-            .contains("interactor -> program  \"correct\\n\""),
-        "{}",
-        r.error_log
-    );
+    assert_scored(&r, JudgeStatus::Accepted, "1/1");
+    assert_log_has(&r.error_log, "found in");
+    assert_log_has(&r.error_log, "interactor -> program  \"start\\n\"");
+    assert_log_has(&r.error_log, "program -> interactor  \"500000\\n\"");
+    assert_log_has(&r.error_log, "interactor -> program  \"correct\\n\"");
 }
 
 #[test]
@@ -168,7 +119,7 @@ fn a_flood_is_wrong_as_the_interactor_said_first_and_the_program_is_cut_off() {
         return;
     };
     assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
-    assert!(r.error_log.contains("too many guesses"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "too many guesses");
 }
 
 /// A program that sends 100 wrong guesses at once and then spins, run beside `interactor`
@@ -381,7 +332,7 @@ fn an_interactor_cannot_see_the_programs_files() {
         return;
     };
     assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert!(r.error_log.contains("saw no secret"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "saw no secret");
     // It did look: its own box and /tmp at least.
     let looked: u64 = r
         .error_log
@@ -406,8 +357,7 @@ fn a_testlib_interactor_gives_full_and_partial_marks() {
         return;
     };
     // 20 guesses for 777777 by binary search over a million: half marks.
-    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "1/2");
+    assert_scored(&r, JudgeStatus::PartialCorrect, "1/2");
     let linear = after_start(
         "for (int g = 777770;; g++) { printf(\"%d\\n\", g); fflush(stdout); \
          if (scanf(\"%31s\", r) != 1 || r[0] == 'c') break; }",

@@ -1,7 +1,7 @@
 //! Multi-pass tests end to end (docs/interactive.md "Multi-pass tests"): a countdown
 //! judged pass by pass with a real Kattis validator in the real sandbox, plain and interactive.
 
-use crate::common::{BesideCompare, c, judge, judge_beside_compare};
+use crate::common::{BesideCompare, assert_log_has, c, judge, judge_beside_compare};
 use serde_json::json;
 use verdict_contracts::{JudgeStatus, JudgeTaskResult};
 
@@ -95,12 +95,8 @@ fn a_multi_pass_test_runs_again_on_the_validators_next_input_with_its_feedback_k
     assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
     // Three passes (3 -> 2 -> 1 -> 0), counted by the validator in its kept feedback file,
     // its message appended to across them.
-    assert!(
-        r.error_log.contains("pass 1 ok; pass 2 ok; count 3"),
-        "{}",
-        r.error_log
-    );
-    assert!(r.error_log.contains("pass 3: Accepted"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "pass 1 ok; pass 2 ok; count 3");
+    assert_log_has(&r.error_log, "pass 3: Accepted");
 }
 
 #[test]
@@ -109,11 +105,9 @@ fn a_multi_pass_test_asking_for_more_passes_than_allowed_is_a_judge_error() {
         return;
     };
     assert_eq!(r.status, JudgeStatus::CompareError, "{}", r.error_log);
-    assert!(
-        r.error_log
-            .contains("pass 2: the validator asked for pass 3 of a test of at most 2"),
-        "{}",
-        r.error_log
+    assert_log_has(
+        &r.error_log,
+        "pass 2: the validator asked for pass 3 of a test of at most 2",
     );
 }
 
@@ -125,7 +119,7 @@ fn a_wrong_second_pass_is_wrong_answer_naming_the_pass() {
     };
     assert_eq!(r.status, JudgeStatus::WrongAnswer, "{}", r.error_log);
     assert!(r.error_log.starts_with("pass 2: "), "{}", r.error_log);
-    assert!(r.error_log.contains("pass 2: 5 after 2"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "pass 2: 5 after 2");
 }
 
 #[test]
@@ -152,11 +146,9 @@ fn a_next_input_written_by_a_rejecting_validator_is_a_judge_error() {
         return;
     };
     assert_eq!(r.status, JudgeStatus::CompareError, "{}", r.error_log);
-    assert!(
-        r.error_log
-            .contains("pass 1: the validator wrote nextpass.in and exited with 43"),
-        "{}",
-        r.error_log
+    assert_log_has(
+        &r.error_log,
+        "pass 1: the validator wrote nextpass.in and exited with 43",
     );
 }
 
@@ -167,7 +159,7 @@ fn an_interactive_multi_pass_test_runs_each_pass_beside_the_validator() {
         return;
     };
     assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert!(r.error_log.contains("count 3"), "{}", r.error_log);
+    assert_log_has(&r.error_log, "count 3");
     // Each pass's exchange: the validator sends the pass's input.
     assert!(
         r.error_log.contains("pass 2 transcript:")

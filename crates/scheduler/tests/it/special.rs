@@ -3,6 +3,7 @@
 //! (counts, scores, params, priorities, error_log wording). The statuses alone are checked
 //! by `examples.rs` with the other examples.
 
+use crate::common::assert_scored;
 use verdict_contracts::JudgeStatus;
 use verdict_contracts::{
     GoogleTestReport, JudgeTaskResult, MemoryReport, StaticReport, TaskReport,
@@ -21,8 +22,20 @@ fn judged(
     score: &str,
 ) -> Option<&'static JudgeTaskResult> {
     let r = result(name, task)?;
-    assert_eq!(r.status, status, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), score);
+    assert_scored(r, status, score);
+    Some(r)
+}
+
+/// [`judged`], also checked to say `log` in its error log.
+fn judged_saying(
+    name: &str,
+    task: usize,
+    status: JudgeStatus,
+    score: &str,
+    log: &str,
+) -> Option<&'static JudgeTaskResult> {
+    let r = judged(name, task, status, score)?;
+    assert_eq!(r.error_log, log);
     Some(r)
 }
 
@@ -59,10 +72,15 @@ fn wire(r: &JudgeTaskResult) -> serde_json::Value {
 
 #[test]
 fn a_clean_program_passes_its_memory_test() {
-    let Some(r) = judged("memory-clean", 2, JudgeStatus::Accepted, "1/1") else {
+    let Some(r) = judged_saying(
+        "memory-clean",
+        2,
+        JudgeStatus::Accepted,
+        "1/1",
+        "no memory errors (input: test datum 0)",
+    ) else {
         return;
     };
-    assert_eq!(r.error_log, "no memory errors (input: test datum 0)");
     let report = memory(r);
     assert!(report.tool.starts_with("valgrind-3."), "{}", report.tool);
     assert_eq!(report.error_count, 0);
@@ -73,13 +91,15 @@ fn a_clean_program_passes_its_memory_test() {
 
 #[test]
 fn each_leak_costs_ten_percent() {
-    let Some(r) = judged("memory-leaking", 2, JudgeStatus::PartialCorrect, "8/10") else {
+    let Some(r) = judged_saying(
+        "memory-leaking",
+        2,
+        JudgeStatus::PartialCorrect,
+        "8/10",
+        "2 memory errors: Leak_DefinitelyLost x2 (input: test datum 0)",
+    ) else {
         return;
     };
-    assert_eq!(
-        r.error_log,
-        "2 memory errors: Leak_DefinitelyLost x2 (input: test datum 0)"
-    );
     let report = memory(r);
     assert_eq!(report.error_count, 2);
     let mut leaks: Vec<(u64, u32)> = report
@@ -198,13 +218,15 @@ fn the_time_limit_is_scaled_under_valgrind() {
 
 #[test]
 fn a_passing_gtest_suite_is_accepted_with_passed_over_total() {
-    let Some(r) = judged("gtest-all-pass", 1, JudgeStatus::Accepted, "8/8") else {
+    let Some(r) = judged_saying(
+        "gtest-all-pass",
+        1,
+        JudgeStatus::Accepted,
+        "8/8",
+        "8 of 8 test cases passed (0 failed, 0 disabled)",
+    ) else {
         return;
     };
-    assert_eq!(
-        r.error_log,
-        "8 of 8 test cases passed (0 failed, 0 disabled)"
-    );
     let g = gtest(r);
     assert_eq!(counts(g), (8, 8, 0, 0));
     assert!(g.report.is_empty());
@@ -212,13 +234,15 @@ fn a_passing_gtest_suite_is_accepted_with_passed_over_total() {
 
 #[test]
 fn a_partly_passing_gtest_suite_counts_disabled_tests_in_the_total() {
-    let Some(r) = judged("gtest-partial", 1, JudgeStatus::PartialCorrect, "4/9") else {
+    let Some(r) = judged_saying(
+        "gtest-partial",
+        1,
+        JudgeStatus::PartialCorrect,
+        "4/9",
+        "4 of 9 test cases passed (4 failed, 1 disabled)",
+    ) else {
         return;
     };
-    assert_eq!(
-        r.error_log,
-        "4 of 9 test cases passed (4 failed, 1 disabled)"
-    );
     let g = gtest(r);
     assert_eq!(counts(g), (9, 4, 4, 1));
     let plain = &g.report[0];
@@ -283,8 +307,7 @@ fn a_test_file_with_its_own_main_reads_the_test_datum() {
         return;
     };
     // The first test compares with the 42 read from testdata.in by the test file's main.
-    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "2/2");
+    assert_scored(r, JudgeStatus::Accepted, "2/2");
     let g = gtest(r);
     assert_eq!((g.total_cases, g.pass_cases), (2, 2));
 }
@@ -330,8 +353,7 @@ fn ordinary_c_costs_nothing() {
         return;
     }
     // scanf into uninitialised variables, an adder(a, b), rand() and strcpy are no findings.
-    assert_eq!(r.status, JudgeStatus::Accepted, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "1/1");
+    assert_scored(r, JudgeStatus::Accepted, "1/1");
     let costly: Vec<_> = static_report(r)
         .violation
         .iter()
@@ -350,8 +372,7 @@ fn findings_cost_twenty_and_ten_percent_by_priority() {
     }
     let s = static_report(r);
     // One priority-1 finding (a garbage value used) and three priority-2 ones: 10 - 2 - 3.
-    assert_eq!(r.status, JudgeStatus::PartialCorrect, "{}", r.error_log);
-    assert_eq!(r.score.to_string(), "5/10");
+    assert_scored(r, JudgeStatus::PartialCorrect, "5/10");
     assert_eq!(
         r.error_log,
         format!(
