@@ -594,9 +594,9 @@ mod tests {
         Ok(())
     }
 
-    #[test]
-    fn a_reset_box_is_empty_root_owned_and_open_and_a_planted_symlink_is_not_followed() {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    /// A host directory holding `keep` ("host"), and a box (in a directory of its own) holding
+    /// nested files and symlinks to that directory and to `keep`, at its top and deeper.
+    fn box_with_links_out() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
         let outside = tempfile::tempdir().expect("tempdir");
         std::fs::write(outside.path().join("keep"), b"host").expect("write");
         let root = tempfile::tempdir().expect("tempdir");
@@ -605,6 +605,15 @@ mod tests {
         std::fs::write(box_dir.join("sub/deeper/f"), b"x").expect("write");
         std::fs::write(box_dir.join("left"), b"x").expect("write");
         symlink(outside.path(), box_dir.join("out")).expect("symlink");
+        symlink(outside.path(), box_dir.join("sub/out")).expect("symlink");
+        symlink(outside.path().join("keep"), box_dir.join("keep")).expect("symlink");
+        (outside, root, box_dir)
+    }
+
+    #[test]
+    fn a_reset_box_is_empty_root_owned_and_open_and_a_planted_symlink_is_not_followed() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let (outside, _root, box_dir) = box_with_links_out();
         std::fs::set_permissions(&box_dir, std::fs::Permissions::from_mode(0o2700)).expect("chmod");
         assert!(reset_box_dir(&box_dir).expect("reset"));
         assert_eq!(std::fs::read_dir(&box_dir).expect("read").count(), 0);
@@ -650,14 +659,7 @@ mod tests {
 
     #[test]
     fn remove_box_dir_does_not_follow_symlinks() {
-        let outside = tempfile::tempdir().expect("tempdir");
-        std::fs::write(outside.path().join("keep"), b"x").expect("write");
-        let parent = tempfile::tempdir().expect("tempdir");
-        let b = parent.path().join("box");
-        std::fs::create_dir_all(b.join("a/b")).expect("mkdir");
-        std::fs::write(b.join("a/b/f"), b"y").expect("write");
-        symlink(outside.path(), b.join("a/evil")).expect("symlink");
-        symlink(outside.path().join("keep"), b.join("evil2")).expect("symlink");
+        let (outside, _parent, b) = box_with_links_out();
         remove_box_dir(&b).expect("remove");
         assert!(!b.exists());
         assert!(outside.path().join("keep").exists());

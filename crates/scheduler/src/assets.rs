@@ -328,12 +328,17 @@ mod tests {
         let (asset, field) = (local(&link), "test_data[0].inputs[0]");
         let refusals = [
             fetcher.store(&asset, cache.path(), "", field).map(drop),
-            fetcher.stored_path(&asset, cache.path(), "", field).map(drop),
+            fetcher
+                .stored_path(&asset, cache.path(), "", field)
+                .map(drop),
         ];
         for refusal in refusals {
             let err = refusal.unwrap_err();
             let message = err.to_string();
-            assert!(message.contains("outside the configured local roots"), "{err}");
+            assert!(
+                message.contains("outside the configured local roots"),
+                "{err}"
+            );
         }
     }
 

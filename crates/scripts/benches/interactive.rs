@@ -13,9 +13,7 @@ use std::time::Instant;
 use verdict_contracts::Language;
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::interactive::{InteractiveRequest, run_interactive};
-use verdict_scripts::{
-    Build, LanguageProfile, RunLimits, RunRequest, TemplateVars, tool_build,
-};
+use verdict_scripts::{Build, LanguageProfile, RunLimits, RunRequest, TemplateVars, tool_build};
 
 /// Echoes every line until end of file.
 const ECHO: &str = r#"

@@ -39,7 +39,10 @@ pub(super) fn special_task(
     if let Some(refused) = c_or_cpp_only(run.source().language, kind.tests) {
         return Ok(refused);
     }
-    let build = match kind.build.built(JudgeStatus::CompilationError, Some(kind.what)) {
+    let build = match kind
+        .build
+        .built(JudgeStatus::CompilationError, Some(kind.what))
+    {
         Ok(build) => build,
         Err(result) => return Ok(*result),
     };

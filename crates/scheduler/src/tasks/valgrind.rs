@@ -27,16 +27,15 @@ pub(super) fn memory_task(
         dir: "valgrind",
     };
     let data = |run_dir: &Path| match data {
-        DataSource::Datum(datum) => Ok(Ok((
-            run.datum_files(datum)?,
-            format!("test datum {datum}"),
-        ))),
-        DataSource::Random(generator) => Ok(generate(run, &generator, run_dir)?.map(
-            |(test, origin)| {
+        DataSource::Datum(datum) => {
+            Ok(Ok((run.datum_files(datum)?, format!("test datum {datum}"))))
+        }
+        DataSource::Random(generator) => {
+            Ok(generate(run, &generator, run_dir)?.map(|(test, origin)| {
                 let note = format!("the random data of task {}, {origin}", generator.task);
                 (test, note)
-            },
-        )),
+            }))
+        }
         DataSource::Nothing => Ok(Ok((TestFiles::default(), "no input".to_owned()))),
     };
     special_task(run, index, kind, args, limits, data, memory_result)
