@@ -6,7 +6,7 @@
 //! /etc/passwd`), a `..` or a mount crossing makes the call fail instead of reaching the host.
 
 use crate::SandboxError;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::fs::File;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -249,66 +249,48 @@ fn remove_contents(dir: OwnedFd, path: &Path, dev: u64) -> Result<(), SandboxErr
     for (name, is_dir) in names {
         let child = path.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
         if is_dir {
-            // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
-            let fd = unsafe {
-                libc::openat(
-                    dfd,
-                    name.as_ptr(),
-                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                )
-            };
-            if fd >= 0 {
-                // SAFETY: fd is freshly opened and owned here.
-                let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-                let st =
-                    nix::sys::stat::fstat(&owned).map_err(|e| io_err("stat", &child, e.into()))?;
-                if st.st_dev as u64 != dev {
-                    return Err(SandboxError::BadPath {
-                        path: child,
-                        reason: "a mount point inside the box".into(),
-                    });
-                }
-                remove_contents(owned, &child, dev)?;
-            }
-            // SAFETY: name is NUL-terminated.
-            if unsafe { libc::unlinkat(dfd, name.as_ptr(), libc::AT_REMOVEDIR) } < 0 {
-                return Err(io_err(
-                    "remove dir",
-                    &child,
-                    std::io::Error::last_os_error(),
-                ));
-            }
-        } else {
-            // SAFETY: name is NUL-terminated; unlinkat removes a symlink itself, not its target.
-            if unsafe { libc::unlinkat(dfd, name.as_ptr(), 0) } < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.raw_os_error() == Some(libc::EISDIR) {
-                    // The type was unknown from readdir: retry as a directory.
-                    // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
-                    let fd = unsafe {
-                        libc::openat(
-                            dfd,
-                            name.as_ptr(),
-                            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                        )
-                    };
-                    if fd >= 0 {
-                        // SAFETY: fd is freshly opened and owned here.
-                        remove_contents(unsafe { OwnedFd::from_raw_fd(fd) }, &child, dev)?;
-                    }
-                    // SAFETY: name is NUL-terminated.
-                    if unsafe { libc::unlinkat(dfd, name.as_ptr(), libc::AT_REMOVEDIR) } < 0 {
-                        return Err(io_err(
-                            "remove dir",
-                            &child,
-                            std::io::Error::last_os_error(),
-                        ));
-                    }
-                } else {
-                    return Err(io_err("remove file", &child, e));
-                }
-            }
+            remove_dir_at(dfd, &name, &child, dev)?;
+            continue;
         }
+        // SAFETY: name is NUL-terminated; unlinkat removes a symlink itself, not its target.
+        if unsafe { libc::unlinkat(dfd, name.as_ptr(), 0) } < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EISDIR) {
+                return Err(io_err("remove file", &child, e));
+            }
+            // The type was unknown from readdir: a directory after all.
+            remove_dir_at(dfd, &name, &child, dev)?;
+        }
+    }
+    Ok(())
+}
+
+/// Empties and removes the directory `name` in `dfd` (`child` on the host), refusing one on
+/// another device (a mount point inside the box) and never following a symlink.
+fn remove_dir_at(dfd: RawFd, name: &CStr, child: &Path, dev: u64) -> Result<(), SandboxError> {
+    // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
+    let fd = unsafe {
+        libc::openat(
+            dfd,
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd >= 0 {
+        // SAFETY: fd is freshly opened and owned here.
+        let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+        let st = nix::sys::stat::fstat(&owned).map_err(|e| io_err("stat", child, e.into()))?;
+        if st.st_dev as u64 != dev {
+            return Err(SandboxError::BadPath {
+                path: child.to_owned(),
+                reason: "a mount point inside the box".into(),
+            });
+        }
+        remove_contents(owned, child, dev)?;
+    }
+    // SAFETY: name is NUL-terminated.
+    if unsafe { libc::unlinkat(dfd, name.as_ptr(), libc::AT_REMOVEDIR) } < 0 {
+        return Err(io_err("remove dir", child, std::io::Error::last_os_error()));
     }
     Ok(())
 }

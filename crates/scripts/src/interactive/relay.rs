@@ -238,7 +238,9 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
             if read {
                 let Some(from) = &lane.from else { continue };
                 match nix::unistd::read(from, &mut chunk) {
-                    Ok(0) => {
+                    Err(Errno::EAGAIN | Errno::EINTR) => {}
+                    // End of file or a failed read: the lane's writer is gone.
+                    Ok(0) | Err(_) => {
                         lane.from = None;
                         if i == PROGRAM_LANE && program_exited.is_some() {
                             program_eof_waits = true;
@@ -277,18 +279,6 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                         lane.buf.clear();
                         lane.buf.extend_from_slice(&chunk[..n]);
                         lane.pos = 0;
-                    }
-                    Err(Errno::EAGAIN | Errno::EINTR) => {}
-                    Err(_) => {
-                        lane.from = None;
-                        if i == PROGRAM_LANE && program_exited.is_some() {
-                            program_eof_waits = true;
-                            continue;
-                        }
-                        report.ended(lane.direction, false, start.elapsed());
-                        if !lane.pending() {
-                            lane.to = None;
-                        }
                     }
                 }
             } else {
