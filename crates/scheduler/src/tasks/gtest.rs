@@ -18,7 +18,7 @@ pub(super) fn gtest_task(
 ) -> Result<JudgeTaskResult, JudgeError> {
     let kind = SpecialKind {
         tests: "Google Test tasks",
-        build: run.gtest_build(),
+        build: SubmissionRun::gtest_build,
         what: "the sources with Google Test",
         dir: "gtest",
     };

@@ -10,11 +10,11 @@ use verdict_scripts::special::c_or_cpp_only;
 use verdict_scripts::{RunLimits, RunOutput, RunRequest, ScriptError, TestFiles};
 
 /// A kind of special test: what it is called, the build it runs and its directory's name.
-pub(super) struct SpecialKind<'a> {
+pub(super) struct SpecialKind {
     /// What its tests are called where another language is refused ("memory tests").
     pub tests: &'static str,
-    /// The build it runs.
-    pub build: &'a BuildResult,
+    /// The build it runs, fetched (and compiled on first use) only for C and C++.
+    pub build: fn(&SubmissionRun) -> &BuildResult,
     /// What a failed compile of that build is called ("the sources with Google Test").
     pub what: &'static str,
     /// The run directory's label after `task{index}-`.
@@ -30,7 +30,7 @@ pub(super) type SpecialData = Result<(TestFiles, String), JudgeTaskResult>;
 pub(super) fn special_task(
     run: &SubmissionRun,
     index: usize,
-    kind: SpecialKind<'_>,
+    kind: SpecialKind,
     args: &[String],
     limits: RunLimits,
     data: impl FnOnce(&Path) -> Result<SpecialData, JudgeError>,
@@ -39,10 +39,7 @@ pub(super) fn special_task(
     if let Some(refused) = c_or_cpp_only(run.source().language, kind.tests) {
         return Ok(refused);
     }
-    let build = match kind
-        .build
-        .built(JudgeStatus::CompilationError, Some(kind.what))
-    {
+    let build = match (kind.build)(run).built(JudgeStatus::CompilationError, Some(kind.what)) {
         Ok(build) => build,
         Err(result) => return Ok(*result),
     };

@@ -22,7 +22,7 @@ pub(super) fn memory_task(
 ) -> Result<JudgeTaskResult, JudgeError> {
     let kind = SpecialKind {
         tests: "memory tests",
-        build: run.valgrind_build(),
+        build: SubmissionRun::valgrind_build,
         what: "the program (debug build for valgrind)",
         dir: "valgrind",
     };
