@@ -17,6 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use verdict_sandbox::bench::{APLUSB_C, compile_static_c, runs_wanted};
 use verdict_sandbox::timings::monotonic_ns;
 
 #[path = "common/isolate.rs"]
@@ -32,22 +33,9 @@ const WALL_MS: u64 = 3000;
 const MEMORY_KB: u64 = 262_144;
 const PROCS: u32 = 8;
 
+/// The A+B compiled statically in `dir`.
 fn compile(dir: &Path) -> PathBuf {
-    let c = dir.join("aplusb.c");
-    std::fs::write(
-        &c,
-        "#include <stdio.h>\nint main(void){long long a,b;if(scanf(\"%lld %lld\",&a,&b)!=2)return 1;printf(\"%lld\\n\",a+b);return 0;}\n",
-    )
-    .expect("write source");
-    let out = dir.join("aplusb");
-    let ok = Command::new("gcc")
-        .args(["-O2", "-static", "-o"])
-        .arg(&out)
-        .arg(&c)
-        .status()
-        .expect("gcc");
-    assert!(ok.success(), "gcc aplusb");
-    out
+    compile_static_c(dir, "aplusb", APLUSB_C).expect("gcc aplusb")
 }
 
 /// Median of `samples` in ms.
@@ -158,11 +146,7 @@ fn breakdown(setup: &Setup) -> Vec<(String, u64)> {
 
 fn main() {
     verdict_sandbox::bench::rerun_without_cargo_library_path();
-    let runs: usize = std::env::var("VERDICT_BENCH_RUNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200)
-        .max(1);
+    let runs = runs_wanted(200).max(1);
     let tools = tempfile::tempdir().expect("tempdir");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(tools.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");

@@ -167,27 +167,22 @@ impl SchemaGenerator {
 }
 
 fn string(rng: &mut Rng, schema: &Value) -> String {
-    match schema.get("format").and_then(Value::as_str) {
-        Some("date-time") if !rng.one_in(5) => {
-            return rng
-                .pick(&[
-                    "2026-11-23T10:00:00Z",
-                    "2026-11-23T10:00:00.123+08:00",
-                    "1970-01-01T00:00:00Z",
-                    "9999-12-31T23:59:59Z",
-                ])
-                .to_string();
-        }
-        Some("uri") if !rng.one_in(5) => {
-            return rng
-                .pick(&[
-                    "http://127.0.0.1:1/x",
-                    "https://example.invalid/a",
-                    "file:///etc/passwd",
-                ])
-                .to_string();
-        }
-        _ => {}
+    let formatted: &[&str] = match schema.get("format").and_then(Value::as_str) {
+        Some("date-time") => &[
+            "2026-11-23T10:00:00Z",
+            "2026-11-23T10:00:00.123+08:00",
+            "1970-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+        ],
+        Some("uri") => &[
+            "http://127.0.0.1:1/x",
+            "https://example.invalid/a",
+            "file:///etc/passwd",
+        ],
+        _ => &[],
+    };
+    if !formatted.is_empty() && !rng.one_in(5) {
+        return rng.pick(formatted).to_string();
     }
     rng.pick(&[
         "",

@@ -47,6 +47,11 @@ fn files(dir: &str, suffixes: &[&str]) -> Vec<Vec<u8>> {
     out
 }
 
+/// A corpus of the texts `samples`, written here.
+fn seeds(samples: &[&str]) -> Vec<Vec<u8>> {
+    samples.iter().map(|s| s.as_bytes().to_vec()).collect()
+}
+
 fn text(input: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(input)
 }
@@ -95,16 +100,13 @@ fn run_records(input: &[u8]) {
 }
 
 fn data_path_corpus() -> Vec<Vec<u8>> {
-    [
+    seeds(&[
         "input.a[0]",
         "output.items[2].name",
         "expected",
         "input",
         "trace[0].data.x",
-    ]
-    .iter()
-    .map(|s| s.as_bytes().to_vec())
-    .collect()
+    ])
 }
 
 fn run_data_path(input: &[u8]) {
@@ -188,7 +190,7 @@ fn run_configs(input: &[u8]) {
 }
 
 fn feedback_corpus() -> Vec<Vec<u8>> {
-    [
+    seeds(&[
         "1 2",
         "3 3",
         "0 1",
@@ -196,10 +198,7 @@ fn feedback_corpus() -> Vec<Vec<u8>> {
         "points 1/3",
         "ok 3 lines",
         "wrong answer 1st lines differ",
-    ]
-    .iter()
-    .map(|s| s.as_bytes().to_vec())
-    .collect()
+    ])
 }
 
 fn run_feedback(input: &[u8]) {

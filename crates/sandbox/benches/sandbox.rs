@@ -5,32 +5,20 @@
 #![allow(clippy::print_stdout)]
 
 use std::path::Path;
-use std::process::Command;
 use verdict_sandbox::bench::{
-    benchmark, limit_overshoot, machine_cpu_per_run, side_by_side, tree_cpu_per_run,
+    APLUSB_C, benchmark, compile_static_c, limit_overshoot, machine_cpu_per_run, runs_wanted,
+    side_by_side, tree_cpu_per_run,
 };
 use verdict_sandbox::{Sandbox, SandboxConfig, SandboxSpec, StdioSpec};
 
-fn compile(dir: &Path, name: &str, src: &str) -> std::path::PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, src).expect("write source");
-    let out = dir.join(name);
-    let ok = Command::new("gcc")
-        .args(["-O2", "-static", "-o"])
-        .arg(&out)
-        .arg(&c)
-        .status()
-        .expect("gcc");
-    assert!(ok.success(), "gcc {name}");
-    out
+/// `source` compiled statically as `dir/name`.
+fn compile(dir: &Path, name: &str, source: &str) -> std::path::PathBuf {
+    compile_static_c(dir, name, source).expect("gcc")
 }
 
 fn main() {
     verdict_sandbox::bench::rerun_without_cargo_library_path();
-    let runs: usize = std::env::var("VERDICT_BENCH_RUNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1000);
+    let runs = runs_wanted(1000);
     let config = SandboxConfig {
         require_isolation: true,
         ..SandboxConfig::default()
@@ -45,11 +33,7 @@ fn main() {
     let tools = tempfile::tempdir().expect("tempdir");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(tools.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let aplusb = compile(
-        tools.path(),
-        "aplusb",
-        "#include <stdio.h>\nint main(void){long long a,b;if(scanf(\"%lld %lld\",&a,&b)!=2)return 1;printf(\"%lld\\n\",a+b);return 0;}\n",
-    );
+    let aplusb = compile(tools.path(), "aplusb", APLUSB_C);
     let busy = compile(
         tools.path(),
         "busy",

@@ -35,6 +35,33 @@ pub fn rerun_without_cargo_library_path() {
     }
 }
 
+/// How many runs of each kind `VERDICT_BENCH_RUNS` asks for, else `default`.
+pub fn runs_wanted(default: usize) -> usize {
+    std::env::var("VERDICT_BENCH_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The C source of the benchmarks' A+B: two numbers on stdin, their sum on stdout.
+pub const APLUSB_C: &str = "#include <stdio.h>\nint main(void){long long a,b;if(scanf(\"%lld %lld\",&a,&b)!=2)return 1;printf(\"%lld\\n\",a+b);return 0;}\n";
+
+/// Compiles the C `source` as `dir/name.c` with `gcc -O2 -static` into `dir/name`, returned.
+pub fn compile_static_c(dir: &Path, name: &str, source: &str) -> std::io::Result<PathBuf> {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source)?;
+    let out = dir.join(name);
+    let status = Command::new("gcc")
+        .args(["-O2", "-static", "-o"])
+        .arg(&out)
+        .arg(&c)
+        .status()?;
+    if !status.success() {
+        return Err(std::io::Error::other(format!("gcc {name}: {status}")));
+    }
+    Ok(out)
+}
+
 /// Median and 95th percentile of a series of wall times, in microseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Percentiles {

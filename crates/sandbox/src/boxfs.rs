@@ -6,7 +6,7 @@
 //! /etc/passwd`), a `..` or a mount crossing makes the call fail instead of reaching the host.
 
 use crate::SandboxError;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::fs::File;
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -249,66 +249,48 @@ fn remove_contents(dir: OwnedFd, path: &Path, dev: u64) -> Result<(), SandboxErr
     for (name, is_dir) in names {
         let child = path.join(std::ffi::OsStr::from_bytes(name.to_bytes()));
         if is_dir {
-            // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
-            let fd = unsafe {
-                libc::openat(
-                    dfd,
-                    name.as_ptr(),
-                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                )
-            };
-            if fd >= 0 {
-                // SAFETY: fd is freshly opened and owned here.
-                let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-                let st =
-                    nix::sys::stat::fstat(&owned).map_err(|e| io_err("stat", &child, e.into()))?;
-                if st.st_dev as u64 != dev {
-                    return Err(SandboxError::BadPath {
-                        path: child,
-                        reason: "a mount point inside the box".into(),
-                    });
-                }
-                remove_contents(owned, &child, dev)?;
-            }
-            // SAFETY: name is NUL-terminated.
-            if unsafe { libc::unlinkat(dfd, name.as_ptr(), libc::AT_REMOVEDIR) } < 0 {
-                return Err(io_err(
-                    "remove dir",
-                    &child,
-                    std::io::Error::last_os_error(),
-                ));
-            }
-        } else {
-            // SAFETY: name is NUL-terminated; unlinkat removes a symlink itself, not its target.
-            if unsafe { libc::unlinkat(dfd, name.as_ptr(), 0) } < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.raw_os_error() == Some(libc::EISDIR) {
-                    // The type was unknown from readdir: retry as a directory.
-                    // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
-                    let fd = unsafe {
-                        libc::openat(
-                            dfd,
-                            name.as_ptr(),
-                            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                        )
-                    };
-                    if fd >= 0 {
-                        // SAFETY: fd is freshly opened and owned here.
-                        remove_contents(unsafe { OwnedFd::from_raw_fd(fd) }, &child, dev)?;
-                    }
-                    // SAFETY: name is NUL-terminated.
-                    if unsafe { libc::unlinkat(dfd, name.as_ptr(), libc::AT_REMOVEDIR) } < 0 {
-                        return Err(io_err(
-                            "remove dir",
-                            &child,
-                            std::io::Error::last_os_error(),
-                        ));
-                    }
-                } else {
-                    return Err(io_err("remove file", &child, e));
-                }
-            }
+            remove_dir_at(dfd, &name, &child, dev)?;
+            continue;
         }
+        // SAFETY: name is NUL-terminated; unlinkat removes a symlink itself, not its target.
+        if unsafe { libc::unlinkat(dfd, name.as_ptr(), 0) } < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EISDIR) {
+                return Err(io_err("remove file", &child, e));
+            }
+            // The type was unknown from readdir: a directory after all.
+            remove_dir_at(dfd, &name, &child, dev)?;
+        }
+    }
+    Ok(())
+}
+
+/// Empties and removes the directory `name` in `dfd` (`child` on the host), refusing one on
+/// another device (a mount point inside the box) and never following a symlink.
+fn remove_dir_at(dfd: RawFd, name: &CStr, child: &Path, dev: u64) -> Result<(), SandboxError> {
+    // SAFETY: name is NUL-terminated; O_NOFOLLOW|O_DIRECTORY refuses a symlink.
+    let fd = unsafe {
+        libc::openat(
+            dfd,
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd >= 0 {
+        // SAFETY: fd is freshly opened and owned here.
+        let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+        let st = nix::sys::stat::fstat(&owned).map_err(|e| io_err("stat", child, e.into()))?;
+        if st.st_dev as u64 != dev {
+            return Err(SandboxError::BadPath {
+                path: child.to_owned(),
+                reason: "a mount point inside the box".into(),
+            });
+        }
+        remove_contents(owned, child, dev)?;
+    }
+    // SAFETY: name is NUL-terminated.
+    if unsafe { libc::unlinkat(dfd, name.as_ptr(), libc::AT_REMOVEDIR) } < 0 {
+        return Err(io_err("remove dir", child, std::io::Error::last_os_error()));
     }
     Ok(())
 }
@@ -594,9 +576,9 @@ mod tests {
         Ok(())
     }
 
-    #[test]
-    fn a_reset_box_is_empty_root_owned_and_open_and_a_planted_symlink_is_not_followed() {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    /// A host directory holding `keep` ("host"), and a box (in a directory of its own) holding
+    /// nested files and symlinks to that directory and to `keep`, at its top and deeper.
+    fn box_with_links_out() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
         let outside = tempfile::tempdir().expect("tempdir");
         std::fs::write(outside.path().join("keep"), b"host").expect("write");
         let root = tempfile::tempdir().expect("tempdir");
@@ -605,6 +587,15 @@ mod tests {
         std::fs::write(box_dir.join("sub/deeper/f"), b"x").expect("write");
         std::fs::write(box_dir.join("left"), b"x").expect("write");
         symlink(outside.path(), box_dir.join("out")).expect("symlink");
+        symlink(outside.path(), box_dir.join("sub/out")).expect("symlink");
+        symlink(outside.path().join("keep"), box_dir.join("keep")).expect("symlink");
+        (outside, root, box_dir)
+    }
+
+    #[test]
+    fn a_reset_box_is_empty_root_owned_and_open_and_a_planted_symlink_is_not_followed() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let (outside, _root, box_dir) = box_with_links_out();
         std::fs::set_permissions(&box_dir, std::fs::Permissions::from_mode(0o2700)).expect("chmod");
         assert!(reset_box_dir(&box_dir).expect("reset"));
         assert_eq!(std::fs::read_dir(&box_dir).expect("read").count(), 0);
@@ -650,14 +641,7 @@ mod tests {
 
     #[test]
     fn remove_box_dir_does_not_follow_symlinks() {
-        let outside = tempfile::tempdir().expect("tempdir");
-        std::fs::write(outside.path().join("keep"), b"x").expect("write");
-        let parent = tempfile::tempdir().expect("tempdir");
-        let b = parent.path().join("box");
-        std::fs::create_dir_all(b.join("a/b")).expect("mkdir");
-        std::fs::write(b.join("a/b/f"), b"y").expect("write");
-        symlink(outside.path(), b.join("a/evil")).expect("symlink");
-        symlink(outside.path().join("keep"), b.join("evil2")).expect("symlink");
+        let (outside, _parent, b) = box_with_links_out();
         remove_box_dir(&b).expect("remove");
         assert!(!b.exists());
         assert!(outside.path().join("keep").exists());

@@ -128,6 +128,19 @@ enum Action {
     Persona,
 }
 
+/// The leaf of a call refused with EPERM when the low half of its first argument passes
+/// `test` against `k` (`BPF_JEQ_K`: equals it; `BPF_JSET_K`: shares a bit with it), allowed
+/// otherwise.
+fn refused_by_arg0(nr: u32, test: u16, k: u32) -> Vec<Insn> {
+    vec![
+        jump(BPF_JEQ_K, nr, 0, 4),
+        stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
+        jump(test, k, 0, 1),
+        stmt(BPF_RET_K, RET_ERRNO | libc::EPERM as u32),
+        stmt(BPF_RET_K, RET_ALLOW),
+    ]
+}
+
 /// The instructions of one leaf entry; every path ends in a `RET`. The accumulator holds the
 /// system call number on entry.
 fn leaf(nr: u32, action: Action) -> Vec<Insn> {
@@ -138,20 +151,8 @@ fn leaf(nr: u32, action: Action) -> Vec<Insn> {
             jump(BPF_JEQ_K, nr, 0, 1),
             stmt(BPF_RET_K, RET_ERRNO | libc::ENOSYS as u32),
         ],
-        Action::SocketFamily => vec![
-            jump(BPF_JEQ_K, nr, 0, 4),
-            stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
-            jump(BPF_JEQ_K, AF_VSOCK, 0, 1),
-            stmt(BPF_RET_K, eperm),
-            stmt(BPF_RET_K, RET_ALLOW),
-        ],
-        Action::CloneFlags => vec![
-            jump(BPF_JEQ_K, nr, 0, 4),
-            stmt(BPF_LD_W_ABS, OFF_ARG0_LO),
-            jump(BPF_JSET_K, CLONE_NS_MASK, 0, 1),
-            stmt(BPF_RET_K, eperm),
-            stmt(BPF_RET_K, RET_ALLOW),
-        ],
+        Action::SocketFamily => refused_by_arg0(nr, BPF_JEQ_K, AF_VSOCK),
+        Action::CloneFlags => refused_by_arg0(nr, BPF_JSET_K, CLONE_NS_MASK),
         Action::Persona => {
             let n = HARMLESS_PERSONAS.len() as u8;
             // nr? -> load arg0 -> one JEQ per persona jumping to the final ALLOW -> EPERM.

@@ -20,6 +20,14 @@ pub struct AssetError {
     pub reason: String,
 }
 
+/// Makes the error of the asset at `field` from a reason.
+fn failure_of(field: &str) -> impl Fn(String) -> AssetError + '_ {
+    move |reason| AssetError {
+        field: field.to_owned(),
+        reason,
+    }
+}
+
 /// The canonical form of each configured local root; a root that does not exist or is not a
 /// directory is an error naming it (`local_roots[1]: /srv/data: No such file or directory`).
 pub fn check_local_roots(local_roots: &[PathBuf]) -> Result<Vec<PathBuf>, AssetError> {
@@ -83,10 +91,7 @@ impl AssetFetcher {
         prefix: &str,
         field: &str,
     ) -> Result<PathBuf, AssetError> {
-        let fail = |reason: String| AssetError {
-            field: field.to_owned(),
-            reason,
-        };
+        let fail = failure_of(field);
         let dest =
             prefixed_inside(dir, prefix, &asset.name).map_err(|e| fail(format!("name: {e}")))?;
         if let Some(parent) = dest.parent() {
@@ -156,10 +161,7 @@ impl AssetFetcher {
         if let Some(path) = self.in_place(asset) {
             return Ok(path);
         }
-        let fail = |reason: String| AssetError {
-            field: field.to_owned(),
-            reason,
-        };
+        let fail = failure_of(field);
         let dest =
             prefixed_inside(dir, prefix, &asset.name).map_err(|e| fail(format!("name: {e}")))?;
         if asset.kind == AssetKind::Local && !dest.is_file() {
@@ -325,22 +327,21 @@ mod tests {
         let fetcher =
             AssetFetcher::new(&[root.path().to_owned()], RemoteConfig::default()).unwrap();
         let cache = tempfile::tempdir().unwrap();
-        let err = fetcher
-            .store(&local(&link), cache.path(), "", "test_data[0].inputs[0]")
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("outside the configured local roots"),
-            "{err}"
-        );
-        let err = fetcher
-            .stored_path(&local(&link), cache.path(), "", "test_data[0].inputs[0]")
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("outside the configured local roots"),
-            "{err}"
-        );
+        let (asset, field) = (local(&link), "test_data[0].inputs[0]");
+        let refusals = [
+            fetcher.store(&asset, cache.path(), "", field).map(drop),
+            fetcher
+                .stored_path(&asset, cache.path(), "", field)
+                .map(drop),
+        ];
+        for refusal in refusals {
+            let err = refusal.unwrap_err();
+            let message = err.to_string();
+            assert!(
+                message.contains("outside the configured local roots"),
+                "{err}"
+            );
+        }
     }
 
     /// Serves `body` once per connection on 127.0.0.1 (plain HTTP/1.1), for `count` connections.

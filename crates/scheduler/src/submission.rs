@@ -255,6 +255,13 @@ impl SubmissionRun {
         }
     }
 
+    /// The submission's build for a test of it, or that test's result when there is none
+    /// (Compilation Error with the compiler's log, or System Error).
+    pub fn built_submission(&self) -> Result<&Build, Box<JudgeTaskResult>> {
+        self.submission_build()
+            .built(JudgeStatus::CompilationError, None)
+    }
+
     /// The submission's build, compiled on first use and shared by all its tasks (from the
     /// problem's cache when `cache_submission_builds` is on).
     pub fn submission_build(&self) -> &BuildResult {

@@ -9,12 +9,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::Instant;
 use verdict_contracts::Language;
 use verdict_sandbox::{Sandbox, SandboxConfig};
 use verdict_scripts::interactive::{InteractiveRequest, run_interactive};
-use verdict_scripts::{Build, LanguageProfile, RunLimits, RunRequest, TemplateVars};
+use verdict_scripts::{Build, LanguageProfile, RunLimits, RunRequest, TemplateVars, tool_build};
 
 /// Echoes every line until end of file.
 const ECHO: &str = r#"
@@ -90,16 +89,13 @@ fn bare(echo: &Path, pinger: &Path, trips: u64) -> f64 {
     secs
 }
 
+/// The C program compiled to `main` in `dir`, as a build.
 fn build(dir: &Path) -> Build {
-    Build {
-        dir: dir.to_owned(),
-        language: Language::C,
-        profile: Arc::new(LanguageProfile {
-            run: vec!["./main".into()],
-            ..LanguageProfile::default()
-        }),
-        vars: TemplateVars::default(),
-    }
+    let main = LanguageProfile {
+        run: vec!["./main".into()],
+        ..LanguageProfile::default()
+    };
+    tool_build(dir, Language::C, main, TemplateVars::default())
 }
 
 /// One interactive test through the sandbox and the relay: seconds for `trips` round trips.

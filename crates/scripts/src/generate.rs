@@ -123,36 +123,24 @@ mod tests {
     use super::*;
     use crate::exec::fake::{FakeExecutor, FakeRun};
     use crate::language::{LanguageProfile, TemplateVars};
-    use std::sync::Arc;
     use verdict_contracts::Language;
 
-    fn build(dir: &Path) -> Build {
-        Build {
-            dir: dir.to_owned(),
-            language: Language::C,
-            profile: Arc::new(LanguageProfile {
-                run: vec!["./main".into()],
-                ..LanguageProfile::default()
-            }),
-            vars: TemplateVars::default(),
-        }
+    /// [`generate`] with `./main` in `dir` as both the random and the standard program.
+    fn generate_with_seed(fake: &FakeExecutor, seed: u32, dir: &Path) -> Generated {
+        let main = LanguageProfile {
+            run: vec!["./main".into()],
+            ..LanguageProfile::default()
+        };
+        let b = crate::tool_build(dir, Language::C, main, TemplateVars::default());
+        let limits = RunLimits::new(1000, None, None, None);
+        generate(fake, &CancelToken::new(), &b, &b, seed, limits, dir).expect("generate")
     }
 
     #[test]
     fn the_generator_gets_the_seed_and_the_standard_program_its_output() {
         let dir = tempfile::tempdir().expect("dir");
         let fake = FakeExecutor::new(vec![FakeRun::exited(0, "1 2\n"), FakeRun::exited(0, "3\n")]);
-        let b = build(dir.path());
-        let got = generate(
-            &fake,
-            &crate::CancelToken::new(),
-            &b,
-            &b,
-            77,
-            RunLimits::new(1000, None, None, None),
-            dir.path(),
-        )
-        .expect("generate");
+        let got = generate_with_seed(&fake, 77, dir.path());
         let Generated::Test(test, origin) = got else {
             panic!("{got:?}")
         };
@@ -170,17 +158,7 @@ mod tests {
     fn a_failing_generator_is_reported_with_its_seed_and_command_line() {
         let dir = tempfile::tempdir().expect("dir");
         let fake = FakeExecutor::new(vec![FakeRun::exited(3, "")]);
-        let b = build(dir.path());
-        let got = generate(
-            &fake,
-            &crate::CancelToken::new(),
-            &b,
-            &b,
-            5,
-            RunLimits::new(1000, None, None, None),
-            dir.path(),
-        )
-        .expect("generate");
+        let got = generate_with_seed(&fake, 5, dir.path());
         assert_eq!(
             got,
             Generated::Failed(

@@ -30,7 +30,7 @@ use crate::{Executor, ScriptError};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use verdict_compare::{ComparatorProtocol, CompareSummary};
-use verdict_contracts::{JudgeStatus, STDIN_ASSET, Score};
+use verdict_contracts::{JudgeStatus, STDIN_ASSET};
 
 /// The most bytes of feedback files carried from one pass to the next (the format's
 /// `validation_output` default, 8 MiB); more is the validator's failure.
@@ -94,12 +94,7 @@ pub fn judge_multipass(
     run_dir: &Path,
 ) -> Result<MultiPassJudgement, ScriptError> {
     let mut judged = MultiPassJudgement {
-        decision: Decision {
-            status: JudgeStatus::CompareError,
-            score: Score::ZERO,
-            reason: String::new(),
-            validator_score: None,
-        },
+        decision: Decision::of(JudgeStatus::CompareError, String::new()),
         run_time_ms: 0,
         memory_kb: 0,
         program_stderr: Vec::new(),
@@ -169,12 +164,10 @@ pub fn judge_multipass(
                     }
                     Err(reason) => {
                         lines.push(format!("pass {pass}: {reason}"));
-                        judged.decision = Decision {
-                            status: JudgeStatus::CompareError,
-                            score: Score::ZERO,
-                            reason: format!("pass {pass}: {reason}"),
-                            validator_score: None,
-                        };
+                        judged.decision = Decision::of(
+                            JudgeStatus::CompareError,
+                            format!("pass {pass}: {reason}"),
+                        );
                         break;
                     }
                 }
@@ -205,12 +198,8 @@ pub fn judge_multipass(
             _ => None,
         };
         if let Some(reason) = failure {
-            judged.decision = Decision {
-                status: JudgeStatus::CompareError,
-                score: Score::ZERO,
-                reason: format!("pass {pass}: {reason}"),
-                validator_score: None,
-            };
+            judged.decision =
+                Decision::of(JudgeStatus::CompareError, format!("pass {pass}: {reason}"));
             break;
         }
         match next {
@@ -298,12 +287,7 @@ fn run_then_validate(
     let stderr = read_capped(&output.stderr, 64 * 1024)?;
     let outcome = &output.outcome;
     let mut pass = Pass {
-        decision: Decision {
-            status: JudgeStatus::Accepted,
-            score: Score::FULL,
-            reason: String::new(),
-            validator_score: None,
-        },
+        decision: Decision::of(JudgeStatus::Accepted, String::new()),
         cpu_ms: outcome.cpu_time_ms,
         memory_kb: outcome.peak_memory_kb,
         stderr: Vec::new(),
@@ -316,12 +300,7 @@ fn run_then_validate(
         &String::from_utf8_lossy(&stderr),
         runs.memory_error_patterns,
     ) {
-        pass.decision = Decision {
-            status: failure.status,
-            score: Score::ZERO,
-            reason: failure.reason,
-            validator_score: None,
-        };
+        pass.decision = Decision::of(failure.status, failure.reason);
         pass.stderr = stderr;
         return Ok(pass);
     }

@@ -446,16 +446,18 @@ impl OnDemand {
 
 /// Reads `memory.stat` from its start (`None`: empty).
 fn read_stat(f: &Option<File>) -> String {
-    let mut buf = [0u8; 4096];
-    let n = f
-        .as_ref()
-        .map_or(0, |f| f.read_at(&mut buf, 0).unwrap_or(0));
-    String::from_utf8_lossy(&buf[..n]).into_owned()
+    read_start::<4096>(f)
 }
 
 /// Reads a small opened control file from its start (`None`: empty).
 fn read_small(f: &Option<File>) -> String {
-    let mut buf = [0u8; 512];
+    read_start::<512>(f)
+}
+
+/// Reads up to `N` bytes of an opened control file from its start, into a buffer on the
+/// stack (`None`: empty).
+fn read_start<const N: usize>(f: &Option<File>) -> String {
+    let mut buf = [0u8; N];
     let n = f
         .as_ref()
         .map_or(0, |f| f.read_at(&mut buf, 0).unwrap_or(0));

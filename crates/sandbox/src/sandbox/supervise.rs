@@ -146,6 +146,23 @@ impl Supervisor<'_> {
         z.slots[slot].lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// What a run served by a slot's zygote or warm interpreter is given: its run cgroup, the
+    /// box's mounts and the cgroup's process files.
+    pub(super) fn slot_run_parts<'w>(
+        &self,
+        z: &Zygotes,
+        spec: &SandboxSpec,
+        prep: &Prepared,
+        w: &Watch<'w>,
+    ) -> Result<(&'w RunCgroup, Vec<child::RunMount>, Vec<RawFd>), SandboxError> {
+        let cg = w.cg.ok_or_else(|| SandboxError::Setup {
+            stage: "the run cgroup".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        })?;
+        let mounts = run_mounts(self.config, z.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?;
+        Ok((cg, mounts, cg.procs_fds()))
+    }
+
     /// Hands the order to the slot's zygote (making one if needed) and waits for its answer
     /// (`answered` is set once it is read: the zygote had killed and reaped every process of
     /// the run). A killed box's mount namespace is left in `mount_ns`, to be unmounted off
@@ -161,12 +178,7 @@ impl Supervisor<'_> {
         mount_ns: &mut Option<File>,
         answered: &mut bool,
     ) -> Result<RawRun, SandboxError> {
-        let cg = w.cg.ok_or_else(|| SandboxError::Setup {
-            stage: "the run cgroup".into(),
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
-        })?;
-        let mounts = run_mounts(self.config, z.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?;
-        let cgroup_procs = cg.procs_fds();
+        let (cg, mounts, cgroup_procs) = self.slot_run_parts(z, spec, prep, w)?;
         // One-shot: the slot's pinned network namespace (held with the slot).
         let pinned_netns = match (z.one_shot && z.pinned_netns, prep.ids) {
             (true, Some((uid, _))) => Some(

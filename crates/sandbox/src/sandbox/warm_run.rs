@@ -2,7 +2,7 @@
 //! became a Python interpreter once its root was ready, forks the run into a fresh box; the
 //! rest of the supervision (the run cgroup, the watch, the readings) is `supervise.rs`'s.
 
-use super::prepare::{Prepared, run_mounts};
+use super::prepare::Prepared;
 use super::probe::{SlotState, Zygotes};
 use super::supervise::{
     RawRun, Supervisor, Watch, instant_of, readable_within, retire_zygote, slot_arena,
@@ -12,7 +12,7 @@ use crate::warm::WarmPython;
 use crate::zygote::{self, Arena, Zygote};
 use crate::{SandboxError, SandboxSpec};
 use std::ffi::CString;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::time::Instant;
 
 /// How long a warm interpreter has to answer once its run's processes were killed.
@@ -38,10 +38,7 @@ impl Supervisor<'_> {
             stage: stage.into(),
             source,
         };
-        let cg =
-            w.cg.ok_or_else(|| setup("the run cgroup", std::io::ErrorKind::NotFound.into()))?;
-        let mounts = run_mounts(self.config, z.skeleton.dir(), spec, prep.box_fd.as_raw_fd())?;
-        let cgroup_procs = cg.procs_fds();
+        let (cg, mounts, cgroup_procs) = self.slot_run_parts(z, spec, prep, w)?;
         let (message, fds) = crate::warm::Order::encode(&crate::warm::OrderParts {
             script_path: &warm.script_path,
             script_args,

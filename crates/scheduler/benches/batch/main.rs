@@ -500,6 +500,13 @@ fn fusion_servers() -> [Option<Server>; 2] {
     })
 }
 
+/// The judge of `config`, or `None` after saying why the bench is skipped.
+fn judge_or_skip(config: JudgeConfig) -> Option<Judge> {
+    Judge::new(config)
+        .map_err(|err| println!("skipped: {err}"))
+        .ok()
+}
+
 fn main() {
     let rounds: usize = env_number("VERDICT_BENCH_ROUNDS", 3);
     let problems: usize = env_number("VERDICT_BENCH_PROBLEMS", 50);
@@ -513,45 +520,32 @@ fn main() {
         ..JudgeConfig::default()
     };
     let workers = config.parallelism.max(1);
-    let former: toml::Table = toml::from_str(
+    // The same judge with one profile of python3 changed, in work and cache dirs of its own.
+    let with_python3 = |name: &str, profile: &str| {
+        let former: toml::Table = toml::from_str(profile).expect("a profile override");
+        JudgeConfig {
+            work_dir: dir.path().join(format!("work-{name}")),
+            cache_dir: dir.path().join(format!("cache-{name}")),
+            languages: Some(former),
+            ..config.clone()
+        }
+    };
+    let py_compile = with_python3(
+        "py",
         "[python3]\ncheck = [\"python3\", \"-S\", \"-m\", \"py_compile\", \"{sources}\"]\n",
-    )
-    .expect("a profile override");
-    let py_compile = JudgeConfig {
-        work_dir: dir.path().join("work-py"),
-        cache_dir: dir.path().join("cache-py"),
-        languages: Some(former),
-        ..config.clone()
+    );
+    let no_site = with_python3(
+        "no-site",
+        "[python3]\nrun = [\"python3\", \"-S\", \"{main}\"]\n",
+    );
+    let Some(py_compile) = judge_or_skip(py_compile) else {
+        return;
     };
-    let py_compile = match Judge::new(py_compile) {
-        Ok(judge) => judge,
-        Err(err) => {
-            println!("skipped: {err}");
-            return;
-        }
+    let Some(no_site) = judge_or_skip(no_site) else {
+        return;
     };
-    let no_site: toml::Table =
-        toml::from_str("[python3]\nrun = [\"python3\", \"-S\", \"{main}\"]\n")
-            .expect("a profile override");
-    let no_site = JudgeConfig {
-        work_dir: dir.path().join("work-no-site"),
-        cache_dir: dir.path().join("cache-no-site"),
-        languages: Some(no_site),
-        ..config.clone()
-    };
-    let no_site = match Judge::new(no_site) {
-        Ok(judge) => judge,
-        Err(err) => {
-            println!("skipped: {err}");
-            return;
-        }
-    };
-    let judge = match Judge::new(config) {
-        Ok(judge) => judge,
-        Err(err) => {
-            println!("skipped: {err}");
-            return;
-        }
+    let Some(judge) = judge_or_skip(config) else {
+        return;
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -17,10 +17,7 @@ pub(super) fn interactive_task(
     index: usize,
     test: &InteractiveRun,
 ) -> Result<JudgeTaskResult, JudgeError> {
-    let build = match run
-        .submission_build()
-        .built(JudgeStatus::CompilationError, None)
-    {
+    let build = match run.built_submission() {
         Ok(build) => build,
         Err(result) => return Ok(*result),
     };

@@ -9,6 +9,7 @@ mod compile;
 mod gtest;
 mod interactive;
 mod random;
+mod special;
 mod standard;
 mod static_check;
 mod valgrind;

@@ -17,10 +17,7 @@ pub(super) fn random_task(
     test: &TestRun,
     generator: &Generator,
 ) -> Result<JudgeTaskResult, JudgeError> {
-    if let Err(result) = run
-        .submission_build()
-        .built(JudgeStatus::CompilationError, None)
-    {
+    if let Err(result) = run.built_submission() {
         return Ok(*result);
     }
     let run_dir = run.test_dir(&format!("task{index}"))?;

@@ -44,10 +44,7 @@ pub(super) fn run_test(
     files: &TestFiles,
     run_dir: &Path,
 ) -> Result<JudgeTaskResult, JudgeError> {
-    let build = match run
-        .submission_build()
-        .built(JudgeStatus::CompilationError, None)
-    {
+    let build = match run.built_submission() {
         Ok(build) => build,
         Err(result) => return Ok(*result),
     };

@@ -3,12 +3,14 @@
 //! run means.
 
 use super::random::generate;
+use super::special::{SpecialKind, special_task};
 use crate::error::JudgeError;
 use crate::plan::DataSource;
 use crate::submission::SubmissionRun;
-use verdict_contracts::{JudgeStatus, JudgeTaskResult};
-use verdict_scripts::special::{c_or_cpp_only, valgrind::memory_result};
-use verdict_scripts::{RunLimits, RunRequest, TestFiles};
+use std::path::Path;
+use verdict_contracts::JudgeTaskResult;
+use verdict_scripts::special::valgrind::memory_result;
+use verdict_scripts::{RunLimits, TestFiles};
 
 /// A memory test.
 pub(super) fn memory_task(
@@ -18,39 +20,23 @@ pub(super) fn memory_task(
     args: &[String],
     limits: RunLimits,
 ) -> Result<JudgeTaskResult, JudgeError> {
-    if let Some(refused) = c_or_cpp_only(run.source().language, "memory tests") {
-        return Ok(refused);
-    }
-    let build = match run.valgrind_build().built(
-        JudgeStatus::CompilationError,
-        Some("the program (debug build for valgrind)"),
-    ) {
-        Ok(build) => build,
-        Err(result) => return Ok(*result),
+    let kind = SpecialKind {
+        tests: "memory tests",
+        build: SubmissionRun::valgrind_build,
+        what: "the program (debug build for valgrind)",
+        dir: "valgrind",
     };
-    let run_dir = run.fresh_dir(&format!("task{index}-valgrind"))?;
-    let (test, input_note) = match data {
-        DataSource::Datum(datum) => (run.datum_files(datum)?, format!("test datum {datum}")),
-        DataSource::Random(generator) => match generate(run, &generator, &run_dir)? {
-            Ok((test, origin)) => (
-                test,
-                format!("the random data of task {}, {origin}", generator.task),
-            ),
-            Err(result) => return Ok(result),
-        },
-        DataSource::Nothing => (TestFiles::default(), "no input".to_owned()),
+    let data = |run_dir: &Path| match data {
+        DataSource::Datum(datum) => {
+            Ok(Ok((run.datum_files(datum)?, format!("test datum {datum}"))))
+        }
+        DataSource::Random(generator) => {
+            Ok(generate(run, &generator, run_dir)?.map(|(test, origin)| {
+                let note = format!("the random data of task {}, {origin}", generator.task);
+                (test, note)
+            }))
+        }
+        DataSource::Nothing => Ok(Ok((TestFiles::default(), "no input".to_owned()))),
     };
-    let request = RunRequest {
-        build,
-        args,
-        stdin: test.stdin.as_deref(),
-        files: &test.inputs,
-        empty_dirs: &[],
-        limits,
-    };
-    let output = run.executor().run(run.cancel(), &request, &run_dir)?;
-    let result = memory_result(&output, &limits, &input_note);
-    run.executor().remove_box(&output.box_dir);
-    let _ = std::fs::remove_dir_all(&run_dir);
-    Ok(result?)
+    special_task(run, index, kind, args, limits, data, memory_result)
 }

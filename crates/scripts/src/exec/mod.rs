@@ -142,8 +142,9 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     }
 }
 
-/// A build whose program is a tool rather than the submission (an analyser, a checker): its
-/// files in `dir`, run with `profile`'s run command and these template values.
+/// A build made ready elsewhere rather than compiled by this run (a tool: an analyser, a
+/// checker; a program built beforehand): its files in `dir`, run with `profile`'s run command
+/// and these template values.
 pub fn tool_build(
     dir: &Path,
     language: Language,

@@ -249,16 +249,20 @@ mod tests {
         assert!(matches!(&spec.stdin, StdioSpec::File(p) if p == Path::new("/w/in")));
         assert!(matches!(&spec.stdout, StdioSpec::File(p) if p == Path::new("/w/out")));
         assert!(matches!(spec.stderr, StdioSpec::Null));
-        let expected = SandboxLimits {
-            cpu_time_ms: Some(1),
-            wall_time_ms: Some(2),
-            memory_kb: Some(3),
-            output_bytes: Some(4),
-            processes: Some(5),
-            open_files: Some(6),
-            stack_kb: Some(7),
-        };
-        assert_eq!(spec.limits, expected);
+        // Named field by field: a field added to either side fails to compile here.
+        let SandboxLimits {
+            cpu_time_ms,
+            wall_time_ms,
+            memory_kb,
+            output_bytes,
+            processes,
+            open_files,
+            stack_kb,
+        } = spec.limits;
+        let sizes = (memory_kb, output_bytes, stack_kb);
+        assert_eq!((cpu_time_ms, wall_time_ms), (Some(1), Some(2)));
+        assert_eq!(sizes, (Some(3), Some(4), Some(7)));
+        assert_eq!((processes, open_files), (Some(5), Some(6)));
         assert_eq!(spec.read_only_mounts, [PathBuf::from("/ro")]);
         assert_eq!(spec.writable_mounts, [PathBuf::from("/rw")]);
         assert!(spec.stop.is_none());

@@ -238,7 +238,9 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
             if read {
                 let Some(from) = &lane.from else { continue };
                 match nix::unistd::read(from, &mut chunk) {
-                    Ok(0) => {
+                    Err(Errno::EAGAIN | Errno::EINTR) => {}
+                    // End of file or a failed read: the lane's writer is gone.
+                    Ok(0) | Err(_) => {
                         lane.from = None;
                         if i == PROGRAM_LANE && program_exited.is_some() {
                             program_eof_waits = true;
@@ -277,18 +279,6 @@ pub fn relay(ends: RelayEnds, output_cap: Option<u64>) -> std::io::Result<RelayR
                         lane.buf.clear();
                         lane.buf.extend_from_slice(&chunk[..n]);
                         lane.pos = 0;
-                    }
-                    Err(Errno::EAGAIN | Errno::EINTR) => {}
-                    Err(_) => {
-                        lane.from = None;
-                        if i == PROGRAM_LANE && program_exited.is_some() {
-                            program_eof_waits = true;
-                            continue;
-                        }
-                        report.ended(lane.direction, false, start.elapsed());
-                        if !lane.pending() {
-                            lane.to = None;
-                        }
                     }
                 }
             } else {
@@ -376,6 +366,19 @@ mod tests {
         poll(&mut fds, PollTimeout::from(200u16)).expect("poll") > 0
     }
 
+    /// Writes 4 KiB chunks of `byte` to `to` until a write fails or `bound` bytes went; returns
+    /// how many went.
+    fn flood(to: &mut std::fs::File, byte: u8, bound: u64) -> u64 {
+        let mut written = 0;
+        while written < bound {
+            match to.write(&[byte; 4096]) {
+                Ok(n) => written += n as u64,
+                Err(_) => break,
+            }
+        }
+        written
+    }
+
     #[test]
     fn bytes_cross_both_ways_and_an_exit_is_end_of_file_on_the_other_side() {
         let ([p_in, p_out, i_in, i_out], (_stop, exited), handle) = start(None);
@@ -435,13 +438,7 @@ mod tests {
             .write_all(b"the hidden number was 7\n")
             .expect("drained");
         // ...but a flood is cut off past the bound.
-        let mut written = 0u64;
-        while written < 16 * DRAIN {
-            match i_out.write(&[b'z'; 4096]) {
-                Ok(n) => written += n as u64,
-                Err(_) => break,
-            }
-        }
+        let written = flood(&mut i_out, b'z', 16 * DRAIN);
         assert!(written < 16 * DRAIN, "cut off past the drain bound");
         assert!(
             written + 32 >= DRAIN - 4096,
@@ -457,13 +454,7 @@ mod tests {
         let ([p_in, p_out, i_in, i_out], (_stop, exited), handle) = start(Some(100_000));
         drop(i_in);
         let mut p_out = std::fs::File::from(p_out);
-        let mut written = 0;
-        while written < 1 << 20 {
-            match p_out.write(&[b'y'; 4096]) {
-                Ok(n) => written += n,
-                Err(_) => break,
-            }
-        }
+        let written = flood(&mut p_out, b'y', 1 << 20);
         assert!(written < 1 << 20, "cut off well before 1 MiB");
         drop((p_in, p_out, i_out, exited));
         let report = handle.join().expect("thread").expect("relay");
@@ -480,13 +471,7 @@ mod tests {
             let _ = i_in.read_to_end(&mut sink);
             sink.len()
         });
-        let mut written = 0;
-        while written < 1 << 20 {
-            match p_out.write(&[b'y'; 4096]) {
-                Ok(n) => written += n,
-                Err(_) => break,
-            }
-        }
+        let written = flood(&mut p_out, b'y', 1 << 20);
         assert!(written < 1 << 20, "cut off well before 1 MiB");
         drop((p_in, p_out, i_out, exited));
         assert!(reader.join().expect("reader") <= 10_000);

@@ -41,7 +41,8 @@ pub struct Decision {
 }
 
 impl Decision {
-    fn of(status: JudgeStatus, reason: impl Into<String>) -> Decision {
+    /// A decision of `status` for `reason`: full score when accepted, none otherwise.
+    pub(crate) fn of(status: JudgeStatus, reason: impl Into<String>) -> Decision {
         Decision {
             status,
             score: if status == JudgeStatus::Accepted {

@@ -204,30 +204,29 @@ mod tests {
         }
     }
 
+    /// The status and score (as text) of `report`.
+    fn status_of(report: &GoogleTestReport) -> (JudgeStatus, String) {
+        let (status, score) = gtest_status(report);
+        (status, score.to_string())
+    }
+
     #[test]
     fn gtest_status_follows_passed_over_total() {
-        let (status, score) = gtest_status(&report(4, 4, 0, 0));
-        assert_eq!(
-            (status, score.to_string()),
-            (JudgeStatus::Accepted, "4/4".into())
-        );
-        let (status, score) = gtest_status(&report(5, 3, 1, 1));
-        assert_eq!(
-            (status, score.to_string()),
-            (JudgeStatus::PartialCorrect, "3/5".into())
-        );
-        let (status, score) = gtest_status(&report(2, 0, 2, 0));
-        assert_eq!(
-            (status, score.to_string()),
-            (JudgeStatus::WrongAnswer, "0/2".into())
-        );
+        for (counts, status, score) in [
+            ((4, 4, 0, 0), JudgeStatus::Accepted, "4/4"),
+            ((5, 3, 1, 1), JudgeStatus::PartialCorrect, "3/5"),
+            ((2, 0, 2, 0), JudgeStatus::WrongAnswer, "0/2"),
+        ] {
+            let (total, pass, failed, disabled) = counts;
+            let got = status_of(&report(total, pass, failed, disabled));
+            assert_eq!(got, (status, score.to_owned()), "{counts:?}");
+        }
     }
 
     #[test]
     fn a_run_without_test_cases_is_wrong_answer_zero_over_one() {
-        let (status, score) = gtest_status(&report(0, 0, 0, 0));
         assert_eq!(
-            (status, score.to_string()),
+            status_of(&report(0, 0, 0, 0)),
             (JudgeStatus::WrongAnswer, "0/1".into())
         );
         assert_eq!(

@@ -159,8 +159,7 @@ fn summary(report: &MemoryReport) -> String {
 mod tests {
     use super::*;
     use crate::exec::fake::{FakeExecutor, FakeRun};
-    use crate::{Build, Executor, RunRequest, TemplateVars};
-    use std::sync::Arc;
+    use crate::{Executor, RunRequest, TemplateVars};
     use verdict_contracts::{Language, MemoryError};
 
     #[test]
@@ -195,38 +194,37 @@ mod tests {
         assert_eq!(summary(&MemoryReport::default()), "no memory errors");
     }
 
-    fn build(dir: &std::path::Path) -> Build {
+    /// `run` as the fake's run of a C program under valgrind, judged with `input_note`; also
+    /// the command line the fake was given.
+    fn judge_under_valgrind(run: FakeRun, input_note: &str) -> (JudgeTaskResult, Vec<String>) {
+        let dir = tempfile::tempdir().expect("dir");
         let base = LanguageProfile {
             compile: Some(vec!["gcc".into()]),
             run: vec!["./main".into()],
             package: "gcc".into(),
             ..LanguageProfile::default()
         };
-        Build {
-            dir: dir.to_owned(),
-            language: Language::C,
-            profile: Arc::new(valgrind_profile(&base)),
-            vars: TemplateVars::default(),
-        }
-    }
-
-    #[test]
-    fn a_clean_exit_without_a_report_is_a_system_error_naming_why() {
-        let dir = tempfile::tempdir().expect("dir");
-        let fake = FakeExecutor::new(vec![FakeRun::exited(0, "")]);
+        let profile = valgrind_profile(&base);
+        let build = crate::tool_build(dir.path(), Language::C, profile, TemplateVars::default());
+        let fake = FakeExecutor::new(vec![run]);
         let limits = RunLimits::new(1000, Some(65536), None, None);
-        let build = build(dir.path());
         let request = RunRequest::new(&build, limits);
         let output = fake
             .run(&crate::CancelToken::new(), &request, dir.path())
             .expect("run");
-        let result = memory_result(&output, &limits, "no input").expect("result");
+        let result = memory_result(&output, &limits, input_note).expect("result");
+        let command = fake.commands.lock().expect("commands")[0].clone();
+        (result, command)
+    }
+
+    #[test]
+    fn a_clean_exit_without_a_report_is_a_system_error_naming_why() {
+        let (result, command) = judge_under_valgrind(FakeRun::exited(0, ""), "no input");
         assert_eq!(result.status, JudgeStatus::SystemError);
         assert_eq!(
             result.error_log,
             "valgrind gave no usable report: valgrind wrote no report"
         );
-        let command = fake.commands.lock().expect("commands")[0].clone();
         assert_eq!(command[0], "valgrind");
         assert_eq!(command.last().map(String::as_str), Some("./main"));
         assert!(command.contains(&"--xml-file=valgrind.xml".to_owned()));
@@ -234,18 +232,10 @@ mod tests {
 
     #[test]
     fn a_crash_keeps_its_status_and_leaves_valgrinds_commentary_out() {
-        let dir = tempfile::tempdir().expect("dir");
         let mut crash = FakeRun::exited(0, "");
         crash.outcome.exit = crate::exec::ExitKind::Signaled(11);
         crash.stderr = b"==7== Invalid write of size 4\nboom\n".to_vec();
-        let fake = FakeExecutor::new(vec![crash]);
-        let limits = RunLimits::new(1000, Some(65536), None, None);
-        let build = build(dir.path());
-        let request = RunRequest::new(&build, limits);
-        let output = fake
-            .run(&crate::CancelToken::new(), &request, dir.path())
-            .expect("run");
-        let result = memory_result(&output, &limits, "test datum 0").expect("result");
+        let (result, _) = judge_under_valgrind(crash, "test datum 0");
         assert_eq!(result.status, JudgeStatus::SegmentationFault);
         assert_eq!(result.score, Score::ZERO);
         assert_eq!(
