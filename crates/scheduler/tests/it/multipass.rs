@@ -130,8 +130,9 @@ fn a_time_limit_in_the_second_pass_is_the_tests_verdict_with_that_passs_time() {
     };
     assert_eq!(r.status, JudgeStatus::TimeLimitExceeded, "{}", r.error_log);
     assert!(r.error_log.starts_with("pass 2: "), "{}", r.error_log);
-    // The largest pass's CPU time, not the sum nor the first pass's.
-    assert!(r.run_time >= 900, "{}", r.run_time);
+    // The largest pass's CPU time, not the first pass's (a few ms). On a loaded machine the
+    // wall limit may end the loop before its 1 s of CPU, so the bound leaves room for that.
+    assert!(r.run_time >= 500, "{}", r.run_time);
 }
 
 #[test]
