@@ -8,7 +8,7 @@
 use super::outcome::abnormal;
 use super::records::{Record, parse_records};
 use super::workdir::{WorkDir, read_capped, text_of, write_box_file, write_sources};
-use super::{NOT_RUN, OracleError, OracleOptions, SuiteRun, case_result};
+use super::{NOT_RUN, OracleError, SuiteRun, case_result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -19,9 +19,7 @@ use verdict_contracts::oracle::{
     FunctionSignature, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite, check_arity,
     function_args,
 };
-use verdict_scripts::{
-    CancelToken, Executor, ExitKind, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file,
-};
+use verdict_scripts::{ExitKind, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file};
 
 /// The harness of a language: its file name in the box and its source.
 struct Harness {
@@ -221,7 +219,10 @@ impl Batch<'_> {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                 Err(_) => String::new(),
             };
-            let stderr = text_of(read_capped(&stderr, self.suite_run.options.max_capture_bytes)?);
+            let stderr = text_of(read_capped(
+                &stderr,
+                self.suite_run.options.max_capture_bytes,
+            )?);
             // The python harness's faulthandler writes here when it ends a case the alarm could not.
             let hard_timeout = read_box_file(
                 &box_dir,
@@ -250,14 +251,18 @@ impl Batch<'_> {
         let timed_out = ran.iter().any(|r| r.status == OracleCaseStatus::Timeout);
         (self.suite_run.options.stop_at_first_failure && failed)
             || (self.suite_run.options.stop_after_timeout && timed_out)
-            || self.suite_run.options.deadline.is_some_and(|d| Instant::now() >= d)
+            || self
+                .suite_run
+                .options
+                .deadline
+                .is_some_and(|d| Instant::now() >= d)
     }
 
     /// How the python harness is served warm, where the sandbox has warm interpreters: its
     /// own imports loaded once by the template (see `verdict_scripts::WarmScript`).
     fn warm_python(&self, harness: &Harness) -> Option<WarmScript> {
-        let warm =
-            self.suite_run.suite.language == Language::Python3 && self.suite_run.executor.has_warm_interpreters();
+        let warm = self.suite_run.suite.language == Language::Python3
+            && self.suite_run.executor.has_warm_interpreters();
         warm.then(|| WarmScript {
             flags: self.suite_run.command[1..].iter().map(Into::into).collect(),
             script_path: harness.file.to_owned(),
@@ -291,7 +296,9 @@ impl Batch<'_> {
             end.to_string(),
             self.suite_run.timeout_ms.to_string(),
             // "stop": end after the first case that times out (the rest would be stopped anyway).
-            if self.suite_run.options.stop_at_first_failure || self.suite_run.options.stop_after_timeout {
+            if self.suite_run.options.stop_at_first_failure
+                || self.suite_run.options.stop_after_timeout
+            {
                 "stop"
             } else {
                 "all"
@@ -301,6 +308,7 @@ impl Batch<'_> {
         // The harness times each case itself; the sandbox's limits are the backstop for an
         // interpreter that cannot be interrupted (each case's time plus the harness's grace).
         let per_case = self
+            .suite_run
             .timeout_ms
             .saturating_add((self.suite_run.timeout_ms / 2).max(1000))
             .saturating_add(500);
@@ -337,8 +345,15 @@ impl Batch<'_> {
             writable_mounts: Vec::new(),
         };
         Ok(match warm {
-            Some(warm) => self.suite_run.executor.run_warm_python(self.suite_run.cancel, warm, spec)?,
-            None => self.suite_run.executor.run_spec(self.suite_run.cancel, spec)?,
+            Some(warm) => {
+                self.suite_run
+                    .executor
+                    .run_warm_python(self.suite_run.cancel, warm, spec)?
+            }
+            None => self
+                .suite_run
+                .executor
+                .run_spec(self.suite_run.cancel, spec)?,
         })
     }
 
@@ -398,7 +413,10 @@ impl Batch<'_> {
         let (status, message) = match abnormal(ended.outcome) {
             _ if ended.hard_timeout => (
                 OracleCaseStatus::Timeout,
-                format!("ran out of time ({} ms per case)", self.suite_run.timeout_ms),
+                format!(
+                    "ran out of time ({} ms per case)",
+                    self.suite_run.timeout_ms
+                ),
             ),
             Some((status, message)) => (status, message),
             None => (OracleCaseStatus::Error, died(ended.outcome, ended.stderr)),
@@ -462,7 +480,10 @@ impl Batch<'_> {
                 case,
                 OracleCaseStatus::Timeout,
                 None,
-                Some(format!("ran out of time ({} ms per case)", self.suite_run.timeout_ms)),
+                Some(format!(
+                    "ran out of time ({} ms per case)",
+                    self.suite_run.timeout_ms
+                )),
                 ms(t),
             ),
             Record::Arity { given, .. } => {

@@ -17,7 +17,7 @@ use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, ScriptExpectation, TestCase, TestSuite,
     cli_input, script_expectation, script_input,
 };
-use verdict_scripts::{CancelToken, Executor, ExitKind, ProcessSpec, Stream, read_box_file};
+use verdict_scripts::{ExitKind, ProcessSpec, Stream, read_box_file};
 
 /// A validated script or cli case: what to feed and what to expect.
 struct Prepared {
