@@ -15,7 +15,7 @@ use crate::link::Link;
 use crate::metrics::QueueMetrics;
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use lapin::options::{BasicAckOptions, BasicConsumeOptions, QueueBindOptions, QueueDeclareOptions};
+use lapin::options::{BasicAckOptions, QueueBindOptions, QueueDeclareOptions};
 use lapin::types::{AMQPValue, FieldTable};
 use lapin::{Channel, Connection};
 use std::sync::{Arc, Mutex};
@@ -246,23 +246,12 @@ impl FrontEnd {
 
     /// Keeps the link up until `shutdown` fires, reconnecting with backoff.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let mut attempt = 0u32;
+        let mut reconnect = broker::Reconnect::new(&self.config, &self.metrics, &self.link);
         while !shutdown.is_cancelled() {
-            let ended = self.session(&shutdown, &mut attempt).await;
+            let ended = self.session(&shutdown, &mut reconnect.attempt).await;
             *self.publishing.lock().unwrap_or_else(|p| p.into_inner()) = None;
-            match ended {
-                Ok(()) => break,
-                Err(err) => {
-                    QueueMetrics::inc(&self.metrics.connection_failures);
-                    self.link.down(&err.to_string());
-                    tracing::warn!(error = %err, attempt, "broker unavailable; reconnecting");
-                }
-            }
-            let wait = self.config.backoff(attempt);
-            attempt = attempt.saturating_add(1);
-            tokio::select! {
-                () = shutdown.cancelled() => break,
-                () = tokio::time::sleep(wait) => {}
+            if !reconnect.again(ended, &shutdown).await {
+                break;
             }
         }
         self.link.down("shut down");
@@ -281,15 +270,7 @@ impl FrontEnd {
         // any worker was up is kept for the workers to come.
         crate::cancels::declare(&consuming, &self.config.batches).await?;
         let queue = self.declare_own_queue(&consuming).await?;
-        let mut consumer = consuming
-            .basic_consume(
-                queue.as_str().into(),
-                "".into(),
-                BasicConsumeOptions::default(),
-                FieldTable::default(),
-            )
-            .await
-            .map_err(Error::amqp(format!("consuming from queue {queue:?}")))?;
+        let mut consumer = broker::consume(&consuming, &queue).await?;
         let publishing = broker::confirming_channel(&connection).await?;
         *self.publishing.lock().unwrap_or_else(|p| p.into_inner()) = Some(publishing);
         self.link.up();
