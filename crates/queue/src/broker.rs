@@ -38,6 +38,18 @@ pub async fn connect(config: &AmqpConfig, name: &str) -> Result<Connection, Erro
         )))
 }
 
+/// Connects as `name` and opens a channel with the request and report routes declared on it.
+pub async fn open_routes(config: &AmqpConfig, name: &str) -> Result<(Connection, Channel), Error> {
+    let connection = connect(config, name).await?;
+    let channel = connection
+        .create_channel()
+        .await
+        .map_err(Error::amqp("opening a channel"))?;
+    declare(&channel, &config.request, "amqp.request").await?;
+    declare(&channel, &config.report, "amqp.report").await?;
+    Ok((connection, channel))
+}
+
 /// A channel whose publishes the broker confirms.
 pub async fn confirming_channel(connection: &Connection) -> Result<Channel, Error> {
     let channel = connection

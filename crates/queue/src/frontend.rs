@@ -15,7 +15,7 @@ use crate::link::Link;
 use crate::metrics::QueueMetrics;
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use lapin::options::{BasicAckOptions, QueueBindOptions, QueueDeclareOptions};
+use lapin::options::{BasicAckOptions, QueueDeclareOptions};
 use lapin::types::{AMQPValue, FieldTable};
 use lapin::{Channel, Connection};
 use std::sync::{Arc, Mutex};
@@ -258,13 +258,8 @@ impl FrontEnd {
     }
 
     async fn session(&self, shutdown: &CancellationToken, attempt: &mut u32) -> Result<(), Error> {
-        let connection = broker::connect(&self.config, "verdict front end").await?;
-        let consuming = connection
-            .create_channel()
-            .await
-            .map_err(Error::amqp("opening a channel"))?;
-        broker::declare(&consuming, &self.config.request, "amqp.request").await?;
-        broker::declare(&consuming, &self.config.report, "amqp.report").await?;
+        let (connection, consuming) =
+            broker::open_routes(&self.config, "verdict front end").await?;
         batch::declare(&consuming, &self.config.batches, true).await?;
         // The cancels' stream exists before the first cancel is published: one published before
         // any worker was up is kept for the workers to come.
@@ -364,18 +359,7 @@ impl FrontEnd {
             ),
         ];
         for (exchange, key) in bindings {
-            channel
-                .queue_bind(
-                    name.as_str().into(),
-                    exchange.as_str().into(),
-                    key.into(),
-                    QueueBindOptions::default(),
-                    FieldTable::default(),
-                )
-                .await
-                .map_err(Error::amqp(format!(
-                    "binding queue {name:?} to exchange {exchange:?}"
-                )))?;
+            batch::bind(channel, &name, exchange, key).await?;
         }
         for key in [ACCEPTED_KEY, RESULT_KEY, CANCEL_KEY] {
             batch::bind(channel, &name, &self.config.batches.exchange, key).await?;

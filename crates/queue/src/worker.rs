@@ -120,13 +120,7 @@ impl Worker {
         shutdown: &CancellationToken,
         attempt: &mut u32,
     ) -> Result<(), Error> {
-        let connection = broker::connect(&self.config, "verdict worker").await?;
-        let consuming = connection
-            .create_channel()
-            .await
-            .map_err(Error::amqp("opening a channel"))?;
-        broker::declare(&consuming, &self.config.request, "amqp.request").await?;
-        broker::declare(&consuming, &self.config.report, "amqp.report").await?;
+        let (connection, consuming) = broker::open_routes(&self.config, "verdict worker").await?;
         let publishing = broker::confirming_channel(&connection).await?;
         consuming
             .basic_qos(self.prefetch, BasicQosOptions::default())
