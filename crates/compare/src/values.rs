@@ -150,6 +150,11 @@ mod tests {
         values_equal(&a, &b, FloatTolerance::default())
     }
 
+    /// A JSON number written out, digits kept as serde_json reads them.
+    fn number(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
     #[test]
     fn numbers_compare_by_value() {
         assert!(eq(json!(1), json!(1.0)));
@@ -168,22 +173,22 @@ mod tests {
 
     #[test]
     fn integers_beyond_two_to_the_53_are_exact() {
-        let a: Value = serde_json::from_str("9007199254740993").unwrap();
-        let b: Value = serde_json::from_str("9007199254740992").unwrap();
+        let a = number("9007199254740993");
+        let b = number("9007199254740992");
         assert!(!eq(a.clone(), b));
         assert!(eq(a.clone(), a));
-        let big: Value = serde_json::from_str("18446744073709551615").unwrap();
-        let bigger: Value = serde_json::from_str("18446744073709551614").unwrap();
+        let big = number("18446744073709551615");
+        let bigger = number("18446744073709551614");
         assert!(!eq(big, bigger));
-        let neg: Value = serde_json::from_str("-9223372036854775808").unwrap();
+        let neg = number("-9223372036854775808");
         assert!(eq(neg.clone(), neg));
     }
 
     #[test]
     fn huge_integers_get_no_tolerance() {
         // 2^70 and 2^70 + 2^20 are distinct f64 values within a relative 1e-9.
-        let a: Value = serde_json::from_str("1180591620717411303424").unwrap();
-        let b: Value = serde_json::from_str("1180591620717412352000").unwrap();
+        let a = number("1180591620717411303424");
+        let b = number("1180591620717412352000");
         assert!(!eq(a.clone(), b));
         assert!(eq(a.clone(), a));
     }

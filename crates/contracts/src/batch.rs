@@ -391,46 +391,16 @@ pub fn parse_batch(text: &str) -> Result<BatchRequest, Vec<FieldError>> {
 
 /// The batch as its types, or the first field that does not fit, by its path.
 fn typed_batch(value: &serde_json::Value) -> Result<BatchRequest, FieldError> {
-    use crate::parse::{field_error, join, path_string};
-    if !value.is_object() {
-        return Err(FieldError::new(
-            "batch",
-            format!(
-                "must be a JSON object, not {}",
-                crate::data_path::json_kind(value)
-            ),
-        ));
-    }
-    serde_path_to_error::deserialize::<_, BatchRequest>(value).map_err(|err| {
-        let path = path_string(err.path());
-        // The problem is tagged by `kind`, which hides the path inside it: read it again as
-        // the kind it names to find the field.
-        let inner = value
-            .get("problem")
-            .filter(|_| path == "problem")
-            .and_then(|p| {
-                let inner = match p.get("kind").and_then(serde_json::Value::as_str) {
-                    Some("suite") => {
-                        serde_path_to_error::deserialize::<_, SuiteProblem>(p).err()?
-                    }
-                    Some("programming") => {
-                        serde_path_to_error::deserialize::<_, ProgrammingProblem>(p).err()?
-                    }
-                    Some("dataset") => {
-                        serde_path_to_error::deserialize::<_, DatasetProblem>(p).err()?
-                    }
-                    _ => return None,
-                };
-                Some((path_string(inner.path()), inner.into_inner().to_string()))
-            });
-        let error = match inner {
-            Some((inner_path, message)) => field_error(&join(&path, &inner_path), &message),
-            None => field_error(&path, &err.into_inner().to_string()),
-        };
-        if error.field == "request" {
-            FieldError::new("batch", error.message)
-        } else {
-            error
+    use crate::parse::{misfit, typed_object};
+    // The problem is tagged by `kind`, which hides the path inside it: read it again as the
+    // kind it names to find the field.
+    typed_object(value, "batch", |path| {
+        let problem = value.get("problem").filter(|_| path == "problem")?;
+        match problem.get("kind").and_then(serde_json::Value::as_str) {
+            Some("suite") => misfit::<SuiteProblem>(problem),
+            Some("programming") => misfit::<ProgrammingProblem>(problem),
+            Some("dataset") => misfit::<DatasetProblem>(problem),
+            _ => None,
         }
     })
 }

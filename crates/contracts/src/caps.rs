@@ -53,35 +53,41 @@ impl Default for Caps {
     }
 }
 
-/// A value over its cap: `field: <value> <unit> is over the operator's cap of <cap> (caps.<key>)`.
-fn over(field: String, value: u64, cap: u64, unit: &str, key: &str) -> FieldError {
+/// A value over its cap, if it is: `field: <value> <unit> is over the operator's cap of <cap>
+/// (caps.<key>)`.
+fn over(
+    field: impl Into<String>,
+    value: u64,
+    cap: u64,
+    unit: &str,
+    key: &str,
+) -> Option<FieldError> {
+    if value <= cap {
+        return None;
+    }
     let unit = if unit.is_empty() {
         String::new()
     } else {
         format!(" {unit}")
     };
-    FieldError::new(
+    Some(FieldError::new(
         field,
         format!("{value}{unit} is over the operator's cap of {cap}{unit} (caps.{key})"),
-    )
+    ))
 }
 
 impl Caps {
     /// Every problem of `submission` with these caps, in field order (empty: within them).
     pub fn check_submission(&self, submission: &Submission) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        let tasks = submission.judge_tasks.len();
-        if tasks > self.tasks {
-            errors.push(over(
-                "judge_tasks".into(),
-                tasks as u64,
-                self.tasks as u64,
-                "tasks",
-                "tasks",
-            ));
-        }
+        errors.extend(over(
+            "judge_tasks",
+            submission.judge_tasks.len() as u64,
+            self.tasks as u64,
+            "tasks",
+            "tasks",
+        ));
         for (i, task) in submission.judge_tasks.iter().enumerate() {
-            let at = |name: &str| format!("judge_tasks[{i}].{name}");
             let checks = [
                 (
                     "time_limit",
@@ -113,77 +119,64 @@ impl Caps {
                 ),
             ];
             for (name, value, cap, unit, key) in checks {
-                if let Some(value) = value.filter(|v| *v > cap) {
-                    errors.push(over(at(name), value, cap, unit, key));
-                }
+                let field = || format!("judge_tasks[{i}].{name}");
+                errors.extend(value.and_then(|value| over(field(), value, cap, unit, key)));
             }
         }
-        let data = submission.test_data.len();
-        if data > self.test_data {
-            errors.push(over(
-                "test_data".into(),
-                data as u64,
-                self.test_data as u64,
-                "data",
-                "test_data",
-            ));
-        }
+        errors.extend(over(
+            "test_data",
+            submission.test_data.len() as u64,
+            self.test_data as u64,
+            "data",
+            "test_data",
+        ));
         let inline: u64 = submission
             .test_data
             .iter()
             .flat_map(|d| d.inputs.iter().chain(&d.outputs))
             .map(inline_bytes)
             .sum();
-        if inline > self.test_data_kb.saturating_mul(1024) {
-            errors.push(over(
-                "test_data".into(),
-                inline.div_ceil(1024),
-                self.test_data_kb,
-                "KB",
-                "test_data_kb",
-            ));
-        }
+        errors.extend(over(
+            "test_data",
+            inline.div_ceil(1024),
+            self.test_data_kb,
+            "KB",
+            "test_data_kb",
+        ));
         errors
     }
 
     /// Every problem of `suite` with these caps (empty: within them).
     pub fn check_suite(&self, suite: &TestSuite) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        if let Some(timeout) = suite.timeout_ms.filter(|t| *t > self.suite_timeout_ms) {
-            errors.push(over(
-                "timeout_ms".into(),
+        errors.extend(suite.timeout_ms.and_then(|timeout| {
+            over(
+                "timeout_ms",
                 timeout,
                 self.suite_timeout_ms,
                 "ms",
                 "suite_timeout_ms",
-            ));
-        }
-        let cases = suite.test_cases.len();
-        if cases > self.suite_cases {
-            errors.push(over(
-                "test_cases".into(),
-                cases as u64,
-                self.suite_cases as u64,
-                "cases",
-                "suite_cases",
-            ));
-        }
+            )
+        }));
+        errors.extend(over(
+            "test_cases",
+            suite.test_cases.len() as u64,
+            self.suite_cases as u64,
+            "cases",
+            "suite_cases",
+        ));
         errors
     }
-}
 
-impl Caps {
     /// A batch's `candidates` over [`Caps::batch_candidates`], if they are.
     pub fn check_candidates(&self, candidates: usize) -> Option<FieldError> {
-        (candidates > self.batch_candidates).then(|| {
-            over(
-                "candidates".into(),
-                candidates as u64,
-                self.batch_candidates as u64,
-                "candidates",
-                "batch_candidates",
-            )
-        })
+        over(
+            "candidates",
+            candidates as u64,
+            self.batch_candidates as u64,
+            "candidates",
+            "batch_candidates",
+        )
     }
 }
 

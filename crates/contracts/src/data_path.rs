@@ -376,22 +376,19 @@ mod tests {
     #[test]
     fn data_path_set_refuses_to_write_through_scalars() {
         let mut v = json!({"a": "text"});
-        let err = DataPath::parse("a.b")
-            .unwrap()
-            .set(&mut v, json!(1))
-            .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "cannot set \"a.b\": \"a\" is a string, not an object"
-        );
-        let err = DataPath::parse("[0]")
-            .unwrap()
-            .set(&mut v, json!(1))
-            .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "cannot set \"[0]\": \"\" is an object, not an array"
-        );
+        for (path, refusal) in [
+            (
+                "a.b",
+                "cannot set \"a.b\": \"a\" is a string, not an object",
+            ),
+            ("[0]", "cannot set \"[0]\": \"\" is an object, not an array"),
+        ] {
+            let err = DataPath::parse(path)
+                .unwrap()
+                .set(&mut v, json!(1))
+                .unwrap_err();
+            assert_eq!(err.to_string(), refusal);
+        }
         assert_eq!(v, json!({"a": "text"}));
     }
 }

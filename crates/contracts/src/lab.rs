@@ -17,8 +17,8 @@
 //!   (`verdictVersion`, `taskHash`); `provenance` keeps exactly the seed's three keys.
 
 use crate::timestamp::Timestamp;
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -517,31 +517,10 @@ impl FromStr for ScoreTarget {
     }
 }
 
-impl Serialize for ScoreTarget {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.as_wire())
-    }
-}
-
-impl<'de> Deserialize<'de> for ScoreTarget {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = Cow::<str>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for ScoreTarget {
-    fn schema_name() -> Cow<'static, str> {
-        "ScoreTarget".into()
-    }
-    fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "pattern": "^(final|global|step:.+)$",
-            "description": "\"final\" (the final output), \"global\" (the whole process) or \"step:<id>\" (one step)."
-        })
-    }
-}
+string_wire!(ScoreTarget, {
+    "pattern": "^(final|global|step:.+)$",
+    "description": "\"final\" (the final output), \"global\" (the whole process) or \"step:<id>\" (one step)."
+});
 
 /// Why a score is what it is.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]

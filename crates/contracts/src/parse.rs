@@ -10,6 +10,7 @@
 
 use crate::judge::{JudgeReport, SourceCode, Submission};
 use crate::validate::{FieldError, IntoValid, InvalidRequest, Valid};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -91,29 +92,51 @@ pub fn submission_from_value(value: &Value) -> Result<Valid<Submission>, Request
 
 /// The request as a Submission, or the first field that does not fit.
 fn typed(value: &Value) -> Result<Submission, FieldError> {
+    // A Program is internally tagged, which hides the path inside it: read the source code
+    // again on its own to name the field.
+    typed_object(value, "request", |path| {
+        value
+            .get(path)
+            .filter(|p| p.get("type") == Some(&Value::String("source_code".into())))
+            .and_then(misfit::<SourceCode>)
+    })
+}
+
+/// `value` read as `T`, or the first field that does not fit, by its path. `whole` names the
+/// value itself (when it is not an object, or the misfit has no path); `tagged` reads the
+/// section at a path again to find the field inside it, since serde's tagged enums hide it.
+pub(crate) fn typed_object<T: DeserializeOwned>(
+    value: &Value,
+    whole: &str,
+    tagged: impl FnOnce(&str) -> Option<(String, String)>,
+) -> Result<T, FieldError> {
     if !value.is_object() {
         return Err(FieldError::new(
-            "request",
+            whole,
             format!(
                 "must be a JSON object, not {}",
                 crate::data_path::json_kind(value)
             ),
         ));
     }
-    serde_path_to_error::deserialize::<_, Submission>(value).map_err(|err| {
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|err| {
         let path = path_string(err.path());
-        // A Program is internally tagged, which hides the path inside it: read the source code
-        // again on its own to name the field.
-        if let Some(program) = value
-            .get(&path)
-            .filter(|p| p.get("type") == Some(&Value::String("source_code".into())))
-            && let Err(inner) = serde_path_to_error::deserialize::<_, SourceCode>(program)
-        {
-            let inner_path = path_string(inner.path());
-            return field_error(&join(&path, &inner_path), &inner.into_inner().to_string());
+        let error = match tagged(&path) {
+            Some((inner_path, message)) => field_error(&join(&path, &inner_path), &message),
+            None => field_error(&path, &err.into_inner().to_string()),
+        };
+        if error.field == "request" {
+            FieldError::new(whole, error.message)
+        } else {
+            error
         }
-        field_error(&path, &err.into_inner().to_string())
     })
+}
+
+/// Where and why `value` does not read as `T` (its path and serde's message), if it does not.
+pub(crate) fn misfit<T: DeserializeOwned>(value: &Value) -> Option<(String, String)> {
+    let err = serde_path_to_error::deserialize::<_, T>(value).err()?;
+    Some((path_string(err.path()), err.into_inner().to_string()))
 }
 
 /// `outer` and `inner` paths as one (`a.b`, `a[0]`).

@@ -1,8 +1,5 @@
 //! A judge score: a fraction written `"n/d"` on the wire (design #13).
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -70,31 +67,10 @@ impl FromStr for Score {
     }
 }
 
-impl Serialize for Score {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Score {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = Cow::<str>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for Score {
-    fn schema_name() -> Cow<'static, str> {
-        "Score".into()
-    }
-    fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "pattern": "^[0-9]+/[0-9]+$",
-            "description": "A fraction \"numerator/denominator\": \"1/1\" accepted, \"0/1\" failed, gtest \"passed/total\", deductions in tenths."
-        })
-    }
-}
+string_wire!(Score, {
+    "pattern": "^[0-9]+/[0-9]+$",
+    "description": "A fraction \"numerator/denominator\": \"1/1\" accepted, \"0/1\" failed, gtest \"passed/total\", deductions in tenths."
+});
 
 #[cfg(test)]
 mod tests {

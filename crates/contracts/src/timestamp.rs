@@ -1,8 +1,5 @@
 //! A point in time on the wire: an RFC 3339 string, as JavaScript's `Date` serialises.
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -74,31 +71,10 @@ impl FromStr for Timestamp {
     }
 }
 
-impl Serialize for Timestamp {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Timestamp {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = Cow::<str>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for Timestamp {
-    fn schema_name() -> Cow<'static, str> {
-        "Timestamp".into()
-    }
-    fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "format": "date-time",
-            "description": "An RFC 3339 date-time, e.g. \"2024-01-01T10:00:00Z\"."
-        })
-    }
-}
+string_wire!(Timestamp, {
+    "format": "date-time",
+    "description": "An RFC 3339 date-time, e.g. \"2024-01-01T10:00:00Z\"."
+});
 
 #[cfg(test)]
 mod tests {

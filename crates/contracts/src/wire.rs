@@ -38,6 +38,36 @@ macro_rules! wire_enum {
     };
 }
 
+/// Implements the wire form of a type written as one string: `Serialize` writes its `Display`,
+/// `Deserialize` reads it with `FromStr` (the parse error is serde's message), and its JSON
+/// Schema is a string schema named after the type with the given extra keywords
+/// (`pattern`, `format`, `description`).
+macro_rules! string_wire {
+    ($name:ident, { $($schema:tt)* }) => {
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
+                text.parse().map_err(::serde::de::Error::custom)
+            }
+        }
+
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_generator: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                ::schemars::json_schema!({ "type": "string", $($schema)* })
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{CheckScript, CompareScript, DependsCond, JudgeStatus, Language, RunScript};

@@ -107,18 +107,56 @@ impl CommandRunner {
         &self.command
     }
 
-    fn provenance(&self, config: &Value, timeout_ms: u64) -> Provenance {
+    /// The command runner's own provenance entries.
+    fn settings(&self) -> Map<String, Value> {
         let mut map = Map::new();
         map.insert("command".into(), json!(self.command));
         if let Some(dir) = &self.cwd {
             map.insert("cwd".into(), json!(dir.display().to_string()));
         }
+        map
+    }
+}
+
+/// One call of an agent begun: its time limit, the provenance recorded, the task as the agent
+/// receives it (JSON) and the run being built.
+pub(crate) struct AgentCall {
+    /// The task's time limit (the runner's default when it sets none), in ms.
+    pub(crate) timeout_ms: u64,
+    /// The runner's `settings`, then `timeoutMs`, `sendExpected` (when set) and the config.
+    pub(crate) provenance: Provenance,
+    /// The task as JSON, without `expected` unless sent.
+    pub(crate) payload: Vec<u8>,
+    /// The run record under way.
+    pub(crate) run: RunBuilder,
+}
+
+impl AgentCall {
+    /// Begins calling an agent with `task` for `runner`, whose own provenance entries are
+    /// `settings`.
+    pub(crate) fn start(
+        runner: &dyn Runner,
+        settings: Map<String, Value>,
+        task: &AtomicTask,
+        config: &Value,
+        default_timeout_ms: u64,
+        send_expected: bool,
+    ) -> Result<AgentCall, LabError> {
+        let timeout_ms = task.timeout_ms().unwrap_or(default_timeout_ms).max(1);
+        let mut map = settings;
         map.insert("timeoutMs".into(), json!(timeout_ms));
-        if self.send_expected {
+        if send_expected {
             map.insert("sendExpected".into(), json!(true));
         }
         merge_config(&mut map, config);
-        Provenance::new(self.id(), self.version(), map)
+        let payload = serde_json::to_vec(&agent_view(task, send_expected))
+            .map_err(|e| LabError::Failed(format!("cannot serialise task {:?}: {e}", task.id)))?;
+        Ok(AgentCall {
+            timeout_ms,
+            provenance: Provenance::new(runner.id(), runner.version(), map),
+            payload,
+            run: RunBuilder::start(task),
+        })
     }
 }
 
@@ -164,11 +202,19 @@ impl Runner for CommandRunner {
     }
 
     async fn execute(&self, task: &AtomicTask, config: &Value) -> Result<RunRecord, LabError> {
-        let timeout_ms = task.timeout_ms().unwrap_or(self.default_timeout_ms).max(1);
-        let provenance = self.provenance(config, timeout_ms);
-        let payload = serde_json::to_vec(&agent_view(task, self.send_expected))
-            .map_err(|e| LabError::Failed(format!("cannot serialise task {:?}: {e}", task.id)))?;
-        let mut run = RunBuilder::start(task);
+        let AgentCall {
+            timeout_ms,
+            provenance,
+            payload,
+            mut run,
+        } = AgentCall::start(
+            self,
+            self.settings(),
+            task,
+            config,
+            self.default_timeout_ms,
+            self.send_expected,
+        )?;
 
         let mut cmd = Command::new(&self.command[0]);
         cmd.args(&self.command[1..])

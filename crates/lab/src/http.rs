@@ -7,13 +7,12 @@
 //! fetches (SSRF)").
 
 use crate::VERDICT_VERSION;
-use crate::builder::RunBuilder;
-use crate::command::{DEFAULT_TIMEOUT_MS, agent_view, merge_config};
+use crate::command::{AgentCall, DEFAULT_TIMEOUT_MS};
 use crate::traits::{LabError, Runner};
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
-use verdict_contracts::{AtomicTask, Provenance, RunError, RunRecord, TraceLevel};
+use verdict_contracts::{AtomicTask, RunError, RunRecord, TraceLevel};
 
 /// Runs tasks of one type by POSTing them to an agent endpoint (id `http`).
 #[derive(Debug, Clone)]
@@ -119,18 +118,21 @@ impl Runner for HttpRunner {
     }
 
     async fn execute(&self, task: &AtomicTask, config: &Value) -> Result<RunRecord, LabError> {
-        let timeout_ms = task.timeout_ms().unwrap_or(self.default_timeout_ms).max(1);
-        let mut map = Map::new();
-        map.insert("url".into(), json!(self.url));
-        map.insert("timeoutMs".into(), json!(timeout_ms));
-        if self.send_expected {
-            map.insert("sendExpected".into(), json!(true));
-        }
-        merge_config(&mut map, config);
-        let provenance = Provenance::new(self.id(), self.version(), map);
-        let body = serde_json::to_vec(&agent_view(task, self.send_expected))
-            .map_err(|e| LabError::Failed(format!("cannot serialise task {:?}: {e}", task.id)))?;
-        let mut run = RunBuilder::start(task);
+        let mut settings = Map::new();
+        settings.insert("url".into(), json!(self.url));
+        let AgentCall {
+            timeout_ms,
+            provenance,
+            payload: body,
+            mut run,
+        } = AgentCall::start(
+            self,
+            settings,
+            task,
+            config,
+            self.default_timeout_ms,
+            self.send_expected,
+        )?;
         run.event(
             TraceLevel::Debug,
             "request_sent",

@@ -8,7 +8,7 @@
 use super::outcome::abnormal;
 use super::records::{Record, parse_records};
 use super::workdir::{WorkDir, read_capped, text_of, write_box_file, write_sources};
-use super::{NOT_RUN, OracleError, OracleOptions, case_result};
+use super::{NOT_RUN, OracleError, SuiteRun, case_result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -19,9 +19,7 @@ use verdict_contracts::oracle::{
     FunctionSignature, OracleCaseResult, OracleCaseStatus, TestCase, TestSuite, check_arity,
     function_args,
 };
-use verdict_scripts::{
-    CancelToken, Executor, ExitKind, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file,
-};
+use verdict_scripts::{ExitKind, ProcessSpec, RunOutcome, Stream, WarmScript, read_box_file};
 
 /// The harness of a language: its file name in the box and its source.
 struct Harness {
@@ -91,13 +89,9 @@ const MAX_RESULTS_BYTES: u64 = 256 << 20;
 
 /// Runs every case of a function suite.
 pub(crate) fn run_function_suite(
-    executor: &dyn Executor,
-    cancel: &CancelToken,
-    suite: &TestSuite,
-    command: &[String],
-    timeout_ms: u64,
-    options: &OracleOptions,
+    suite_run: &SuiteRun<'_>,
 ) -> Result<Vec<OracleCaseResult>, OracleError> {
+    let suite = suite_run.suite;
     let mut results: Vec<Option<OracleCaseResult>> = vec![None; suite.test_cases.len()];
     let mut valid = Vec::new();
     let mut args = Vec::new();
@@ -121,12 +115,7 @@ pub(crate) fn run_function_suite(
     let mut stopped = false;
     if !valid.is_empty() {
         let batch = Batch {
-            executor,
-            cancel,
-            suite,
-            command,
-            timeout_ms,
-            options,
+            suite_run,
             valid: &valid,
         };
         stopped = batch.run(&args, &mut results)?;
@@ -149,20 +138,15 @@ pub(crate) fn run_function_suite(
 
 /// The valid cases of a suite and how to run them.
 struct Batch<'a> {
-    executor: &'a dyn Executor,
-    /// Stops the suite's runs from outside.
-    cancel: &'a CancelToken,
-    suite: &'a TestSuite,
-    command: &'a [String],
-    timeout_ms: u64,
-    options: &'a OracleOptions,
+    /// What every case runs with.
+    suite_run: &'a SuiteRun<'a>,
     /// Suite index of each valid case, in order (the harness numbers cases 0..).
     valid: &'a [usize],
 }
 
 impl Batch<'_> {
     fn case(&self, k: usize) -> &TestCase {
-        &self.suite.test_cases[self.valid[k]]
+        &self.suite_run.suite.test_cases[self.valid[k]]
     }
 
     /// Runs the valid cases; `true` when it stopped before the end (`stop_at_first_failure`
@@ -172,25 +156,25 @@ impl Batch<'_> {
         args: &[&[Value]],
         results: &mut [Option<OracleCaseResult>],
     ) -> Result<bool, OracleError> {
-        let Some(harness) = harness_for(self.suite.language) else {
+        let Some(harness) = harness_for(self.suite_run.suite.language) else {
             return Err(OracleError::suite(
                 "language",
                 "function deliverables run in python3 or js",
             ));
         };
         let placing = verdict_scripts::timing::phase("oracle.files");
-        let work = WorkDir::new(self.options.work_dir.as_deref())?;
+        let work = WorkDir::new(self.suite_run.options.work_dir.as_deref())?;
         let box_dir = work.box_dir();
-        write_sources(&box_dir, &self.suite.source_files)?;
+        write_sources(&box_dir, &self.suite_run.suite.source_files)?;
         // The python harness from the slot's warm interpreter (which compiled it once), else
         // as bytecode its interpreter compiled once, where it can be had.
         let warm = self.warm_python(&harness);
-        let bytecode = match self.suite.language {
+        let bytecode = match self.suite_run.suite.language {
             Language::Python3 if warm.is_none() => super::bytecode::harness(
-                self.command,
+                self.suite_run.command,
                 harness.source,
                 harness.file,
-                self.executor.state_dir(),
+                self.suite_run.executor.state_dir(),
             ),
             _ => None,
         };
@@ -210,7 +194,7 @@ impl Batch<'_> {
 
         placing.end();
         let total = self.valid.len();
-        let per_interpreter = self.options.max_cases_per_interpreter.max(1);
+        let per_interpreter = self.suite_run.options.max_cases_per_interpreter.max(1);
         let mut start = 0;
         let mut run_no = 0usize;
         while start < total {
@@ -235,7 +219,10 @@ impl Batch<'_> {
                 Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                 Err(_) => String::new(),
             };
-            let stderr = text_of(read_capped(&stderr, self.options.max_capture_bytes)?);
+            let stderr = text_of(read_capped(
+                &stderr,
+                self.suite_run.options.max_capture_bytes,
+            )?);
             // The python harness's faulthandler writes here when it ends a case the alarm could not.
             let hard_timeout = read_box_file(
                 &box_dir,
@@ -262,18 +249,22 @@ impl Batch<'_> {
     fn should_stop(&self, ran: &[&OracleCaseResult]) -> bool {
         let failed = ran.iter().any(|r| r.status != OracleCaseStatus::Passed);
         let timed_out = ran.iter().any(|r| r.status == OracleCaseStatus::Timeout);
-        (self.options.stop_at_first_failure && failed)
-            || (self.options.stop_after_timeout && timed_out)
-            || self.options.deadline.is_some_and(|d| Instant::now() >= d)
+        (self.suite_run.options.stop_at_first_failure && failed)
+            || (self.suite_run.options.stop_after_timeout && timed_out)
+            || self
+                .suite_run
+                .options
+                .deadline
+                .is_some_and(|d| Instant::now() >= d)
     }
 
     /// How the python harness is served warm, where the sandbox has warm interpreters: its
     /// own imports loaded once by the template (see `verdict_scripts::WarmScript`).
     fn warm_python(&self, harness: &Harness) -> Option<WarmScript> {
-        let warm =
-            self.suite.language == Language::Python3 && self.executor.has_warm_interpreters();
+        let warm = self.suite_run.suite.language == Language::Python3
+            && self.suite_run.executor.has_warm_interpreters();
         warm.then(|| WarmScript {
-            flags: self.command[1..].iter().map(Into::into).collect(),
+            flags: self.suite_run.command[1..].iter().map(Into::into).collect(),
             script_path: harness.file.to_owned(),
             script: harness.source.to_owned(),
             preload: ["_signal", "faulthandler", "fcntl", "time", "_json"]
@@ -294,18 +285,20 @@ impl Batch<'_> {
         start: usize,
         end: usize,
     ) -> Result<RunOutcome, OracleError> {
-        let mut argv: Vec<String> = self.command[1..].to_vec();
+        let mut argv: Vec<String> = self.suite_run.command[1..].to_vec();
         argv.extend([
             harness_file.to_owned(),
             CASES_FILE.to_owned(),
             results_name.to_owned(),
-            self.suite.source_files[0].name.clone(),
-            self.suite.entry_point.clone(),
+            self.suite_run.suite.source_files[0].name.clone(),
+            self.suite_run.suite.entry_point.clone(),
             start.to_string(),
             end.to_string(),
-            self.timeout_ms.to_string(),
+            self.suite_run.timeout_ms.to_string(),
             // "stop": end after the first case that times out (the rest would be stopped anyway).
-            if self.options.stop_at_first_failure || self.options.stop_after_timeout {
+            if self.suite_run.options.stop_at_first_failure
+                || self.suite_run.options.stop_after_timeout
+            {
                 "stop"
             } else {
                 "all"
@@ -315,25 +308,26 @@ impl Batch<'_> {
         // The harness times each case itself; the sandbox's limits are the backstop for an
         // interpreter that cannot be interrupted (each case's time plus the harness's grace).
         let per_case = self
+            .suite_run
             .timeout_ms
-            .saturating_add((self.timeout_ms / 2).max(1000))
+            .saturating_add((self.suite_run.timeout_ms / 2).max(1000))
             .saturating_add(500);
-        let budget = self.options.startup_ms.saturating_add(
+        let budget = self.suite_run.options.startup_ms.saturating_add(
             per_case.saturating_mul(u64::try_from(end - start).unwrap_or(u64::MAX)),
         );
         // The deadline stops the interpreter (the case it was in becomes a timeout).
-        let budget = match self.options.deadline {
+        let budget = match self.suite_run.options.deadline {
             Some(deadline) => {
                 let left = deadline.saturating_duration_since(Instant::now());
                 budget.min(u64::try_from(left.as_millis()).unwrap_or(u64::MAX).max(1))
             }
             None => budget,
         };
-        let mut limits = self.options.limits.clone();
+        let mut limits = self.suite_run.options.limits.clone();
         limits.wall_time_ms = Some(budget);
         limits.cpu_time_ms = Some(budget);
         let spec = ProcessSpec {
-            program: PathBuf::from(&self.command[0]),
+            program: PathBuf::from(&self.suite_run.command[0]),
             args: argv.into_iter().map(Into::into).collect(),
             env: vec![
                 ("PYTHONIOENCODING".into(), "utf-8".into()),
@@ -351,8 +345,15 @@ impl Batch<'_> {
             writable_mounts: Vec::new(),
         };
         Ok(match warm {
-            Some(warm) => self.executor.run_warm_python(self.cancel, warm, spec)?,
-            None => self.executor.run_spec(self.cancel, spec)?,
+            Some(warm) => {
+                self.suite_run
+                    .executor
+                    .run_warm_python(self.suite_run.cancel, warm, spec)?
+            }
+            None => self
+                .suite_run
+                .executor
+                .run_spec(self.suite_run.cancel, spec)?,
         })
     }
 
@@ -412,7 +413,10 @@ impl Batch<'_> {
         let (status, message) = match abnormal(ended.outcome) {
             _ if ended.hard_timeout => (
                 OracleCaseStatus::Timeout,
-                format!("ran out of time ({} ms per case)", self.timeout_ms),
+                format!(
+                    "ran out of time ({} ms per case)",
+                    self.suite_run.timeout_ms
+                ),
             ),
             Some((status, message)) => (status, message),
             None => (OracleCaseStatus::Error, died(ended.outcome, ended.stderr)),
@@ -423,7 +427,7 @@ impl Batch<'_> {
             message
         };
         let time = if status == OracleCaseStatus::Timeout {
-            self.timeout_ms
+            self.suite_run.timeout_ms
         } else {
             0
         };
@@ -447,7 +451,7 @@ impl Batch<'_> {
         let ms = |ms: &f64| ms.max(0.0).round() as u64;
         match record {
             Record::Returned { got, ms: t, .. } => {
-                let tolerance = self.suite.float_tolerance.unwrap_or_default();
+                let tolerance = self.suite_run.suite.float_tolerance.unwrap_or_default();
                 match first_difference(got, &case.expected, tolerance) {
                     None => case_result(
                         case,
@@ -476,7 +480,10 @@ impl Batch<'_> {
                 case,
                 OracleCaseStatus::Timeout,
                 None,
-                Some(format!("ran out of time ({} ms per case)", self.timeout_ms)),
+                Some(format!(
+                    "ran out of time ({} ms per case)",
+                    self.suite_run.timeout_ms
+                )),
                 ms(t),
             ),
             Record::Arity { given, .. } => {
@@ -484,7 +491,7 @@ impl Batch<'_> {
                     required: 0,
                     max: Some(0),
                 });
-                let message = check_arity(&self.suite.entry_point, *given, sig)
+                let message = check_arity(&self.suite_run.suite.entry_point, *given, sig)
                     .err()
                     .unwrap_or_else(|| "invalid_test_format: wrong number of args".into());
                 case_result(

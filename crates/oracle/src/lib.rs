@@ -65,15 +65,33 @@ pub fn run_suite(
         .timeout_ms
         .unwrap_or(options.default_timeout_ms)
         .max(1);
+    let suite_run = SuiteRun {
+        executor,
+        cancel,
+        suite,
+        command,
+        timeout_ms,
+        options,
+    };
     let results = match suite.deliverable_type {
-        DeliverableType::Function => {
-            function::run_function_suite(executor, cancel, suite, command, timeout_ms, options)?
-        }
-        DeliverableType::Script | DeliverableType::Cli => {
-            process::run_process_suite(executor, cancel, suite, command, timeout_ms, options)?
-        }
+        DeliverableType::Function => function::run_function_suite(&suite_run)?,
+        DeliverableType::Script | DeliverableType::Cli => process::run_process_suite(&suite_run)?,
     };
     Ok(OracleReport::new(results))
+}
+
+/// What every case of a suite runs with.
+#[derive(Clone, Copy)]
+pub(crate) struct SuiteRun<'a> {
+    executor: &'a dyn Executor,
+    /// Stops the suite's runs from outside.
+    cancel: &'a CancelToken,
+    suite: &'a TestSuite,
+    /// The interpreter's command line.
+    command: &'a [String],
+    /// The time limit of one case, in ms.
+    timeout_ms: u64,
+    options: &'a OracleOptions,
 }
 
 /// What [`run_suite`] checks before it runs anything, without a sandbox (a front end checks a
@@ -146,23 +164,30 @@ mod tests {
         commands: Mutex<Vec<Vec<String>>>,
     }
 
-    impl Executor for Cat {
-        fn run(
-            &self,
-            _: &CancelToken,
-            _: &RunRequest<'_>,
-            _: &Path,
-        ) -> Result<RunOutput, ScriptError> {
-            Err(ScriptError::Toolchain("not for the oracle".into()))
-        }
+    /// The methods of an executor the oracle never calls (it runs specs only), refusing.
+    macro_rules! no_program_runs {
+        () => {
+            fn run(
+                &self,
+                _: &CancelToken,
+                _: &RunRequest<'_>,
+                _: &Path,
+            ) -> Result<RunOutput, ScriptError> {
+                Err(ScriptError::Toolchain("not for the oracle".into()))
+            }
 
-        fn compile(
-            &self,
-            _: &CancelToken,
-            _: &CompileRequest<'_>,
-        ) -> Result<CompileOutcome, ScriptError> {
-            Err(ScriptError::Toolchain("not for the oracle".into()))
-        }
+            fn compile(
+                &self,
+                _: &CancelToken,
+                _: &CompileRequest<'_>,
+            ) -> Result<CompileOutcome, ScriptError> {
+                Err(ScriptError::Toolchain("not for the oracle".into()))
+            }
+        };
+    }
+
+    impl Executor for Cat {
+        no_program_runs!();
 
         fn run_spec(&self, _: &CancelToken, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
             let mut line = vec![spec.program.display().to_string()];
@@ -221,21 +246,7 @@ mod tests {
         #[derive(Debug)]
         struct Nothing;
         impl Executor for Nothing {
-            fn run(
-                &self,
-                _: &CancelToken,
-                _: &RunRequest<'_>,
-                _: &Path,
-            ) -> Result<RunOutput, ScriptError> {
-                Err(ScriptError::Toolchain("no".into()))
-            }
-            fn compile(
-                &self,
-                _: &CancelToken,
-                _: &CompileRequest<'_>,
-            ) -> Result<CompileOutcome, ScriptError> {
-                Err(ScriptError::Toolchain("no".into()))
-            }
+            no_program_runs!();
         }
         let suite = suite_from_value(json!({
             "deliverable_type": "script", "language": "bash", "entry_point": "cat.sh",

@@ -5,7 +5,7 @@
 use super::options::{NOT_RUN, OracleOptions};
 use super::outcome::abnormal;
 use super::workdir::{WorkDir, list_files, read_capped, text_of, write_box_file, write_sources};
-use super::{OracleError, case_result};
+use super::{OracleError, SuiteRun, case_result};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use verdict_contracts::oracle::{
     DeliverableType, OracleCaseResult, OracleCaseStatus, ScriptExpectation, TestCase, TestSuite,
     cli_input, script_expectation, script_input,
 };
-use verdict_scripts::{CancelToken, Executor, ExitKind, ProcessSpec, Stream, read_box_file};
+use verdict_scripts::{ExitKind, ProcessSpec, Stream, read_box_file};
 
 /// A validated script or cli case: what to feed and what to expect.
 struct Prepared {
@@ -59,26 +59,14 @@ fn prepare(suite: &TestSuite, case: &TestCase) -> Result<Prepared, String> {
 /// Runs every case of a script or cli suite (validated first), `options.parallelism` at a
 /// time; results come back in the suite's order.
 pub(crate) fn run_process_suite(
-    executor: &dyn Executor,
-    cancel: &CancelToken,
-    suite: &TestSuite,
-    command: &[String],
-    timeout_ms: u64,
-    options: &OracleOptions,
+    suite_run: &SuiteRun<'_>,
 ) -> Result<Vec<OracleCaseResult>, OracleError> {
+    let SuiteRun { suite, options, .. } = *suite_run;
     let prepared: Vec<Result<Prepared, String>> = suite
         .test_cases
         .iter()
         .map(|case| prepare(suite, case))
         .collect();
-    let suite_run = SuiteRun {
-        executor,
-        cancel,
-        suite,
-        command,
-        timeout_ms,
-        options,
-    };
     let one = |i: usize| -> Result<OracleCaseResult, OracleError> {
         let case = &suite.test_cases[i];
         match &prepared[i] {
@@ -89,7 +77,7 @@ pub(crate) fn run_process_suite(
                 Some(message.clone()),
                 0,
             )),
-            Ok(p) => run_case(&suite_run, case, p),
+            Ok(p) => run_case(suite_run, case, p),
         }
     };
     let n = suite.test_cases.len();
@@ -159,17 +147,6 @@ fn one_at_a_time(
         results.push(result);
     }
     Ok(results)
-}
-
-/// What every case of a script or cli suite runs with.
-#[derive(Clone, Copy)]
-struct SuiteRun<'a> {
-    executor: &'a dyn Executor,
-    cancel: &'a CancelToken,
-    suite: &'a TestSuite,
-    command: &'a [String],
-    timeout_ms: u64,
-    options: &'a OracleOptions,
 }
 
 fn run_case(

@@ -18,7 +18,7 @@ use crate::error::Error;
 use futures::future::BoxFuture;
 use lapin::Channel;
 use lapin::ExchangeKind;
-use lapin::options::{ExchangeDeclareOptions, QueueBindOptions, QueueDeclareOptions};
+use lapin::options::{QueueBindOptions, QueueDeclareOptions};
 use lapin::types::FieldTable;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
@@ -148,21 +148,7 @@ pub(crate) async fn declare(
     config: &crate::config::BatchRoute,
     queue: bool,
 ) -> Result<(), Error> {
-    channel
-        .exchange_declare(
-            config.exchange.as_str().into(),
-            ExchangeKind::Topic,
-            ExchangeDeclareOptions {
-                durable: true,
-                ..ExchangeDeclareOptions::default()
-            },
-            FieldTable::default(),
-        )
-        .await
-        .map_err(Error::amqp(format!(
-            "declaring exchange {:?}",
-            config.exchange
-        )))?;
+    broker::declare_exchange(channel, &config.exchange, ExchangeKind::Topic).await?;
     if queue {
         let keys = std::iter::once(UNIT_KEY.to_owned())
             .chain((0..config.lanes).map(|lane| format!("{UNIT_KEY}.{lane}")));

@@ -2,12 +2,18 @@
 
 use crate::config::{AmqpConfig, Route};
 use crate::error::Error;
+use crate::link::Link;
+use crate::metrics::QueueMetrics;
 use lapin::options::{
-    BasicPublishOptions, ConfirmSelectOptions, ExchangeDeclareOptions, QueueBindOptions,
-    QueueDeclareOptions,
+    BasicConsumeOptions, BasicPublishOptions, ConfirmSelectOptions, ExchangeDeclareOptions,
+    QueueBindOptions, QueueDeclareOptions,
 };
 use lapin::types::FieldTable;
-use lapin::{BasicProperties, Channel, Connection, ConnectionProperties, PublisherConfirm};
+use lapin::{
+    BasicProperties, Channel, Connection, ConnectionProperties, Consumer, ExchangeKind,
+    PublisherConfirm,
+};
+use tokio_util::sync::CancellationToken;
 
 /// The URI without its password, for logs and errors.
 pub fn redacted(uri: &str) -> String {
@@ -32,6 +38,18 @@ pub async fn connect(config: &AmqpConfig, name: &str) -> Result<Connection, Erro
         )))
 }
 
+/// Connects as `name` and opens a channel with the request and report routes declared on it.
+pub async fn open_routes(config: &AmqpConfig, name: &str) -> Result<(Connection, Channel), Error> {
+    let connection = connect(config, name).await?;
+    let channel = connection
+        .create_channel()
+        .await
+        .map_err(Error::amqp("opening a channel"))?;
+    declare(&channel, &config.request, "amqp.request").await?;
+    declare(&channel, &config.report, "amqp.report").await?;
+    Ok((connection, channel))
+}
+
 /// A channel whose publishes the broker confirms.
 pub async fn confirming_channel(connection: &Connection) -> Result<Channel, Error> {
     let channel = connection
@@ -49,21 +67,7 @@ pub async fn confirming_channel(connection: &Connection) -> Result<Channel, Erro
 /// non-exclusive, non-auto-delete queue (when named) bound with the routing key.
 pub async fn declare(channel: &Channel, route: &Route, key: &str) -> Result<(), Error> {
     let kind = route.kind(key)?;
-    channel
-        .exchange_declare(
-            route.exchange.as_str().into(),
-            kind,
-            ExchangeDeclareOptions {
-                durable: true,
-                ..ExchangeDeclareOptions::default()
-            },
-            FieldTable::default(),
-        )
-        .await
-        .map_err(Error::amqp(format!(
-            "declaring exchange {:?}",
-            route.exchange
-        )))?;
+    declare_exchange(channel, &route.exchange, kind).await?;
     if route.queue.is_empty() {
         return Ok(());
     }
@@ -88,6 +92,81 @@ pub async fn declare(channel: &Channel, route: &Route, key: &str) -> Result<(), 
             "binding queue {:?} to exchange {:?}",
             route.queue, route.exchange
         )))
+}
+
+/// Declares the durable exchange `name` of `kind`.
+pub(crate) async fn declare_exchange(
+    channel: &Channel,
+    name: &str,
+    kind: ExchangeKind,
+) -> Result<(), Error> {
+    channel
+        .exchange_declare(
+            name.into(),
+            kind,
+            ExchangeDeclareOptions {
+                durable: true,
+                ..ExchangeDeclareOptions::default()
+            },
+            FieldTable::default(),
+        )
+        .await
+        .map_err(Error::amqp(format!("declaring exchange {name:?}")))
+}
+
+/// Consumes from `queue`, each delivery acked by hand.
+pub(crate) async fn consume(channel: &Channel, queue: &str) -> Result<Consumer, Error> {
+    channel
+        .basic_consume(
+            queue.into(),
+            "".into(),
+            BasicConsumeOptions::default(),
+            FieldTable::default(),
+        )
+        .await
+        .map_err(Error::amqp(format!("consuming from queue {queue:?}")))
+}
+
+/// Reconnects with backoff after a session with the broker ended, keeping the link's state.
+pub(crate) struct Reconnect<'a> {
+    config: &'a AmqpConfig,
+    metrics: &'a QueueMetrics,
+    link: &'a Link,
+    /// Sessions that failed in a row (a session resets it once connected).
+    pub(crate) attempt: u32,
+}
+
+impl<'a> Reconnect<'a> {
+    /// No failed session yet.
+    pub(crate) fn new(config: &'a AmqpConfig, metrics: &'a QueueMetrics, link: &'a Link) -> Self {
+        Reconnect {
+            config,
+            metrics,
+            link,
+            attempt: 0,
+        }
+    }
+
+    /// Whether to start another session after one `ended`: not after a clean end nor once
+    /// `shutdown` fires; after a failure it records it and waits the backoff first.
+    pub(crate) async fn again(
+        &mut self,
+        ended: Result<(), Error>,
+        shutdown: &CancellationToken,
+    ) -> bool {
+        let Err(err) = ended else {
+            return false;
+        };
+        QueueMetrics::inc(&self.metrics.connection_failures);
+        self.link.down(&err.to_string());
+        tracing::warn!(error = %err, attempt = self.attempt, "broker unavailable; reconnecting");
+        let wait = self.config.backoff(self.attempt);
+        self.attempt = self.attempt.saturating_add(1);
+        tokio::select! {
+            () = shutdown.cancelled() => false,
+            () = tokio::time::sleep(wait) => true,
+        }
+    }
 }
 
 /// Publishes a persistent JSON message and waits for the broker's confirm.

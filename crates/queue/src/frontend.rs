@@ -15,7 +15,7 @@ use crate::link::Link;
 use crate::metrics::QueueMetrics;
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use lapin::options::{BasicAckOptions, BasicConsumeOptions, QueueBindOptions, QueueDeclareOptions};
+use lapin::options::{BasicAckOptions, QueueDeclareOptions};
 use lapin::types::{AMQPValue, FieldTable};
 use lapin::{Channel, Connection};
 use std::sync::{Arc, Mutex};
@@ -246,50 +246,26 @@ impl FrontEnd {
 
     /// Keeps the link up until `shutdown` fires, reconnecting with backoff.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let mut attempt = 0u32;
+        let mut reconnect = broker::Reconnect::new(&self.config, &self.metrics, &self.link);
         while !shutdown.is_cancelled() {
-            let ended = self.session(&shutdown, &mut attempt).await;
+            let ended = self.session(&shutdown, &mut reconnect.attempt).await;
             *self.publishing.lock().unwrap_or_else(|p| p.into_inner()) = None;
-            match ended {
-                Ok(()) => break,
-                Err(err) => {
-                    QueueMetrics::inc(&self.metrics.connection_failures);
-                    self.link.down(&err.to_string());
-                    tracing::warn!(error = %err, attempt, "broker unavailable; reconnecting");
-                }
-            }
-            let wait = self.config.backoff(attempt);
-            attempt = attempt.saturating_add(1);
-            tokio::select! {
-                () = shutdown.cancelled() => break,
-                () = tokio::time::sleep(wait) => {}
+            if !reconnect.again(ended, &shutdown).await {
+                break;
             }
         }
         self.link.down("shut down");
     }
 
     async fn session(&self, shutdown: &CancellationToken, attempt: &mut u32) -> Result<(), Error> {
-        let connection = broker::connect(&self.config, "verdict front end").await?;
-        let consuming = connection
-            .create_channel()
-            .await
-            .map_err(Error::amqp("opening a channel"))?;
-        broker::declare(&consuming, &self.config.request, "amqp.request").await?;
-        broker::declare(&consuming, &self.config.report, "amqp.report").await?;
+        let (connection, consuming) =
+            broker::open_routes(&self.config, "verdict front end").await?;
         batch::declare(&consuming, &self.config.batches, true).await?;
         // The cancels' stream exists before the first cancel is published: one published before
         // any worker was up is kept for the workers to come.
         crate::cancels::declare(&consuming, &self.config.batches).await?;
         let queue = self.declare_own_queue(&consuming).await?;
-        let mut consumer = consuming
-            .basic_consume(
-                queue.as_str().into(),
-                "".into(),
-                BasicConsumeOptions::default(),
-                FieldTable::default(),
-            )
-            .await
-            .map_err(Error::amqp(format!("consuming from queue {queue:?}")))?;
+        let mut consumer = broker::consume(&consuming, &queue).await?;
         let publishing = broker::confirming_channel(&connection).await?;
         *self.publishing.lock().unwrap_or_else(|p| p.into_inner()) = Some(publishing);
         self.link.up();
@@ -383,18 +359,7 @@ impl FrontEnd {
             ),
         ];
         for (exchange, key) in bindings {
-            channel
-                .queue_bind(
-                    name.as_str().into(),
-                    exchange.as_str().into(),
-                    key.into(),
-                    QueueBindOptions::default(),
-                    FieldTable::default(),
-                )
-                .await
-                .map_err(Error::amqp(format!(
-                    "binding queue {name:?} to exchange {exchange:?}"
-                )))?;
+            batch::bind(channel, &name, exchange, key).await?;
         }
         for key in [ACCEPTED_KEY, RESULT_KEY, CANCEL_KEY] {
             batch::bind(channel, &name, &self.config.batches.exchange, key).await?;

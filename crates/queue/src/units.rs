@@ -86,16 +86,7 @@ impl Worker {
             .map_err(Error::amqp("consuming batch cancels"))?;
         let mut units = Vec::new();
         for queue in batch::unit_queues(config) {
-            let consumer = channel
-                .basic_consume(
-                    queue.as_str().into(),
-                    "".into(),
-                    BasicConsumeOptions::default(),
-                    FieldTable::default(),
-                )
-                .await
-                .map_err(Error::amqp(format!("consuming from queue {queue:?}")))?;
-            units.push(consumer);
+            units.push(broker::consume(&channel, &queue).await?);
         }
         Ok(UnitLane {
             unit_tags: units.iter().map(|c| c.tag().to_string()).collect(),

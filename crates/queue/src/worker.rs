@@ -18,8 +18,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use lapin::Channel;
 use lapin::message::Delivery;
-use lapin::options::{BasicAckOptions, BasicCancelOptions, BasicConsumeOptions, BasicQosOptions};
-use lapin::types::FieldTable;
+use lapin::options::{BasicAckOptions, BasicCancelOptions, BasicQosOptions};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -102,21 +101,14 @@ impl Worker {
     /// unreachable or the connection is lost. On shutdown it stops consuming, finishes (and
     /// acks) the submissions it holds, and closes the connection.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
-        let mut attempt = 0u32;
+        let mut reconnect = broker::Reconnect::new(&self.config, &self.metrics, &self.link);
         while !shutdown.is_cancelled() {
-            match self.clone().session(&shutdown, &mut attempt).await {
-                Ok(()) => break,
-                Err(err) => {
-                    QueueMetrics::inc(&self.metrics.connection_failures);
-                    self.link.down(&err.to_string());
-                    tracing::warn!(error = %err, attempt, "broker unavailable; reconnecting");
-                }
-            }
-            let wait = self.config.backoff(attempt);
-            attempt = attempt.saturating_add(1);
-            tokio::select! {
-                () = shutdown.cancelled() => break,
-                () = tokio::time::sleep(wait) => {}
+            let ended = self
+                .clone()
+                .session(&shutdown, &mut reconnect.attempt)
+                .await;
+            if !reconnect.again(ended, &shutdown).await {
+                break;
             }
         }
         self.link.down("shut down");
@@ -128,13 +120,7 @@ impl Worker {
         shutdown: &CancellationToken,
         attempt: &mut u32,
     ) -> Result<(), Error> {
-        let connection = broker::connect(&self.config, "verdict worker").await?;
-        let consuming = connection
-            .create_channel()
-            .await
-            .map_err(Error::amqp("opening a channel"))?;
-        broker::declare(&consuming, &self.config.request, "amqp.request").await?;
-        broker::declare(&consuming, &self.config.report, "amqp.report").await?;
+        let (connection, consuming) = broker::open_routes(&self.config, "verdict worker").await?;
         let publishing = broker::confirming_channel(&connection).await?;
         consuming
             .basic_qos(self.prefetch, BasicQosOptions::default())
@@ -142,18 +128,7 @@ impl Worker {
             .map_err(Error::amqp("setting the prefetch count"))?;
         // Every cancel published so far is known before the first submission is taken.
         let mut cancel_stream = self.open_cancel_stream(&connection, &publishing).await?;
-        let mut consumer = consuming
-            .basic_consume(
-                self.config.request.queue.as_str().into(),
-                "".into(),
-                BasicConsumeOptions::default(),
-                FieldTable::default(),
-            )
-            .await
-            .map_err(Error::amqp(format!(
-                "consuming from queue {:?}",
-                self.config.request.queue
-            )))?;
+        let mut consumer = broker::consume(&consuming, &self.config.request.queue).await?;
         let lane = match &self.units {
             Some(_) => Some(self.open_units(&connection).await?),
             None => None,

@@ -35,7 +35,7 @@
 
 use crate::ReportError;
 use crate::paths::strip_box_prefix;
-use crate::xml::{Element, Item, Stream};
+use crate::xml::{Element, Stream};
 use std::path::Path;
 use verdict_contracts::{GoogleTestFailureCase, GoogleTestReport};
 
@@ -49,16 +49,7 @@ pub fn parse_gtest_xml(xml: &str) -> Result<GoogleTestReport, ReportError> {
     let mut stream = Stream::new(xml, TOOL);
     stream.expect_root("testsuites")?;
     let mut report = GoogleTestReport::default();
-    loop {
-        match stream.next_item()? {
-            Item::Open { element, empty } if element.name == "testcase" => {
-                let case = stream.subtree(element, empty)?;
-                count_case(&case, &mut report)?;
-            }
-            Item::Open { .. } | Item::Close | Item::Text(_) => {}
-            Item::End => break,
-        }
-    }
+    stream.each_subtree("testcase", |case| count_case(&case, &mut report))?;
     Ok(report)
 }
 
@@ -323,18 +314,15 @@ boom]]></failure>
 
     #[test]
     fn not_gtest_xml_is_rejected() {
-        assert!(matches!(
-            parse_gtest_xml(""),
-            Err(ReportError::WrongRoot { .. })
-        ));
-        assert!(matches!(
-            parse_gtest_xml("<valgrindoutput/>"),
-            Err(ReportError::WrongRoot { .. })
-        ));
-        assert!(matches!(
-            parse_gtest_xml("not xml at all"),
-            Err(ReportError::WrongRoot { .. })
-        ));
+        for not_gtest in ["", "<valgrindoutput/>", "not xml at all"] {
+            assert!(
+                matches!(
+                    parse_gtest_xml(not_gtest),
+                    Err(ReportError::WrongRoot { .. })
+                ),
+                "{not_gtest:?}"
+            );
+        }
         assert!(matches!(
             parse_gtest_xml("<testsuites><a></b></testsuites>"),
             Err(ReportError::Xml { .. })

@@ -36,7 +36,7 @@
 
 use crate::ReportError;
 use crate::paths::relative_to_box;
-use crate::xml::{Element, Item, Stream, number};
+use crate::xml::{Element, Stream, number};
 use std::collections::BTreeSet;
 use std::path::Path;
 use verdict_contracts::{PriorityCount, StaticReport, StaticSummary, Violation};
@@ -68,18 +68,10 @@ pub fn parse_cppcheck_xml(xml: &str, box_dir: &Path) -> Result<Vec<Violation>, R
     let mut stream = Stream::new(xml, CPPCHECK);
     stream.expect_root("results")?;
     let mut violations = Vec::new();
-    loop {
-        match stream.next_item()? {
-            Item::Open { element, empty } if element.name == "error" => {
-                let error = stream.subtree(element, empty)?;
-                if let Some(v) = cppcheck_violation(&error, box_dir)? {
-                    violations.push(v);
-                }
-            }
-            Item::Open { .. } | Item::Close | Item::Text(_) => {}
-            Item::End => break,
-        }
-    }
+    stream.each_subtree("error", |error| {
+        violations.extend(cppcheck_violation(&error, box_dir)?);
+        Ok(())
+    })?;
     Ok(tidy_up(violations))
 }
 
@@ -144,29 +136,31 @@ pub fn clang_tidy_priority(check: &str, severity: &str) -> u8 {
     if severity != "warning" {
         return 1;
     }
-    if [
-        "clang-analyzer-core.",
-        "clang-analyzer-cplusplus.",
-        "clang-analyzer-unix.",
-    ]
-    .iter()
-    .any(|p| check.starts_with(p))
-    {
-        return 1;
-    }
-    if [
-        "clang-analyzer-",
-        "bugprone-",
-        "cert-",
-        "cppcoreguidelines-",
-        "clang-diagnostic-",
-    ]
-    .iter()
-    .any(|p| check.starts_with(p))
-    {
-        return 2;
-    }
-    3
+    /// Check prefixes and their priority, the first that matches wins.
+    const PRIORITIES: [(&[&str], u8); 2] = [
+        (
+            &[
+                "clang-analyzer-core.",
+                "clang-analyzer-cplusplus.",
+                "clang-analyzer-unix.",
+            ],
+            1,
+        ),
+        (
+            &[
+                "clang-analyzer-",
+                "bugprone-",
+                "cert-",
+                "cppcoreguidelines-",
+                "clang-diagnostic-",
+            ],
+            2,
+        ),
+    ];
+    PRIORITIES
+        .iter()
+        .find(|(prefixes, _)| prefixes.iter().any(|p| check.starts_with(p)))
+        .map_or(3, |(_, priority)| *priority)
 }
 
 fn clang_tidy_line(line: &str, box_dir: &Path) -> Option<Violation> {

@@ -218,6 +218,24 @@ impl<'a> Stream<'a> {
         }
     }
 
+    /// Reads to the end, handing `each` every element named `name` whole (children and text
+    /// included), in document order; everything else is skipped.
+    pub fn each_subtree(
+        &mut self,
+        name: &str,
+        mut each: impl FnMut(Element) -> Result<(), ReportError>,
+    ) -> Result<(), ReportError> {
+        loop {
+            match self.next_item()? {
+                Item::Open { element, empty } if element.name == name => {
+                    each(self.subtree(element, empty)?)?;
+                }
+                Item::Open { .. } | Item::Close | Item::Text(_) => {}
+                Item::End => return Ok(()),
+            }
+        }
+    }
+
     /// Reads the root element's start and checks its name.
     pub fn expect_root(&mut self, expected: &'static str) -> Result<Element, ReportError> {
         loop {

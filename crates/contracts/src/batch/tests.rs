@@ -58,18 +58,29 @@ fn code_and_source_files_together_are_refused_naming_the_candidate() {
     assert_eq!(err.field, "candidates[0].code");
 }
 
-#[test]
-fn ids_must_be_unique_and_k_positive() {
-    let errors = parse_batch(
+/// Why a batch of an empty function suite with `candidates` and `options` is refused.
+fn empty_suite_refusals(
+    candidates: serde_json::Value,
+    options: serde_json::Value,
+) -> Vec<FieldError> {
+    parse_batch(
         &json!({
             "problem": {"kind": "suite", "deliverable_type": "function", "entry_point": "f",
                         "test_cases": []},
-            "candidates": [{"id": "a", "code": "x"}, {"id": "a", "code": "y"}, {"id": "", "code": "z"}],
-            "options": {"pass_at_k": [1, 0]}
+            "candidates": candidates,
+            "options": options
         })
         .to_string(),
     )
-    .unwrap_err();
+    .unwrap_err()
+}
+
+#[test]
+fn ids_must_be_unique_and_k_positive() {
+    let errors = empty_suite_refusals(
+        json!([{"id": "a", "code": "x"}, {"id": "a", "code": "y"}, {"id": "", "code": "z"}]),
+        json!({"pass_at_k": [1, 0]}),
+    );
     let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
     assert_eq!(
         fields,
@@ -83,16 +94,7 @@ fn ids_must_be_unique_and_k_positive() {
 
 #[test]
 fn unknown_option_fields_are_refused() {
-    let errors = parse_batch(
-        &json!({
-            "problem": {"kind": "suite", "deliverable_type": "function", "entry_point": "f",
-                        "test_cases": []},
-            "candidates": [],
-            "options": {"stop_on_failure": true}
-        })
-        .to_string(),
-    )
-    .unwrap_err();
+    let errors = empty_suite_refusals(json!([]), json!({"stop_on_failure": true}));
     assert!(errors[0].message.contains("stop_on_failure"), "{errors:?}");
 }
 

@@ -17,40 +17,28 @@ fn arity_message_gives_both_numbers() {
         required: 2,
         max: Some(2),
     };
-    assert!(check_arity("f", 2, exact).is_ok());
     assert_eq!(
         check_arity("summarize_logs", 3, exact).unwrap_err(),
         "invalid_test_format: function summarize_logs takes 2 positional args, input has 3"
     );
-    let ranged = FunctionSignature {
-        required: 1,
-        max: Some(3),
-    };
-    assert!(check_arity("f", 3, ranged).is_ok());
-    assert!(
-        check_arity("f", 0, ranged)
-            .unwrap_err()
-            .contains("takes 1 to 3 positional args, input has 0")
-    );
-    let varargs = FunctionSignature {
-        required: 1,
-        max: None,
-    };
-    assert!(check_arity("f", 99, varargs).is_ok());
-    assert!(
-        check_arity("f", 0, varargs)
-            .unwrap_err()
-            .contains("at least 1")
-    );
-    let one = FunctionSignature {
-        required: 1,
-        max: Some(1),
-    };
-    assert!(
-        check_arity("f", 2, one)
-            .unwrap_err()
-            .contains("takes 1 positional arg, input has 2")
-    );
+    // (required, max): a count it takes, and one it refuses with a message containing this.
+    let cases = [
+        ((2, Some(2)), 2, 3, "takes 2 positional args, input has 3"),
+        (
+            (1, Some(3)),
+            3,
+            0,
+            "takes 1 to 3 positional args, input has 0",
+        ),
+        ((1, None), 99, 0, "at least 1"),
+        ((1, Some(1)), 1, 2, "takes 1 positional arg, input has 2"),
+    ];
+    for ((required, max), taken, refused, message) in cases {
+        let signature = FunctionSignature { required, max };
+        assert!(check_arity("f", taken, signature).is_ok(), "{signature:?}");
+        let err = check_arity("f", refused, signature).unwrap_err();
+        assert!(err.contains(message), "{signature:?}: {err}");
+    }
 }
 
 #[test]

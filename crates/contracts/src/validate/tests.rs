@@ -73,6 +73,13 @@ fn problem(submission: &Submission) -> String {
     problems[0].to_string()
 }
 
+/// The one problem of the valid request after `change`.
+fn problem_of(change: impl FnOnce(&mut Submission)) -> String {
+    let mut s = valid();
+    change(&mut s);
+    problem(&s)
+}
+
 #[test]
 fn the_base_request_is_valid() {
     assert_eq!(valid().problems(), []);
@@ -81,10 +88,8 @@ fn the_base_request_is_valid() {
 
 #[test]
 fn sub_type_other_than_programming_is_unsupported() {
-    let mut s = valid();
-    s.sub_type = SubType::Choice;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.sub_type = SubType::Choice),
         r#"sub_type: "choice" is not supported (this judge implements "programming" and, with answer tests, "output")"#
     );
 }
@@ -143,61 +148,51 @@ fn testcase_id_below_minus_one() {
 
 #[test]
 fn standard_test_needs_a_datum_or_randomness() {
-    let mut s = valid();
-    s.judge_tasks[1].testcase_id = Some(-1);
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].testcase_id = Some(-1)),
         "judge_tasks[1].testcase_id: a standard test needs a test datum (or is_random: true)"
     );
 }
 
 #[test]
 fn depends_on_itself() {
-    let mut s = valid();
-    s.judge_tasks[1].depends_on = 1;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].depends_on = 1),
         "judge_tasks[1].depends_on: a task cannot depend on itself"
     );
 }
 
 #[test]
 fn depends_on_a_later_task() {
-    let mut s = valid();
-    s.judge_tasks.push(s.judge_tasks[1].clone());
-    s.judge_tasks[1].depends_on = 2;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| {
+            s.judge_tasks.push(s.judge_tasks[1].clone());
+            s.judge_tasks[1].depends_on = 2;
+        }),
         "judge_tasks[1].depends_on: 2 is a later task; a task may depend only on an earlier one"
     );
 }
 
 #[test]
 fn depends_on_out_of_range() {
-    let mut s = valid();
-    s.judge_tasks[1].depends_on = 9;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].depends_on = 9),
         "judge_tasks[1].depends_on: 9 is out of range (2 tasks)"
     );
 }
 
 #[test]
 fn depends_on_below_minus_one() {
-    let mut s = valid();
-    s.judge_tasks[0].depends_on = -3;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[0].depends_on = -3),
         "judge_tasks[0].depends_on: -3 is invalid (use -1 for no dependency)"
     );
 }
 
 #[test]
 fn depends_cond_is_required_with_depends_on() {
-    let mut s = valid();
-    s.judge_tasks[1].depends_cond = None;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].depends_cond = None),
         r#"judge_tasks[1].depends_cond: required when depends_on is set (one of "ACCEPTED", "NOT_TIME_LIMIT", "PARTIAL_CORRECT")"#
     );
 }
@@ -211,54 +206,46 @@ fn depends_cond_without_depends_on_is_ignored() {
 
 #[test]
 fn compile_task_has_no_run_script() {
-    let mut s = valid();
-    s.judge_tasks[0].run_script = Some(RunScript::Standard);
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[0].run_script = Some(RunScript::Standard)),
         r#"judge_tasks[0].run_script: must be null for a compile task (got "standard")"#
     );
 }
 
 #[test]
 fn static_task_has_no_compare_script() {
-    let mut s = valid();
-    s.judge_tasks.push(task(
-        CheckScript::Static,
-        None,
-        Some(CompareScript::DiffAll),
-    ));
     assert_eq!(
-        problem(&s),
+        problem_of(|s| {
+            s.judge_tasks.push(task(
+                CheckScript::Static,
+                None,
+                Some(CompareScript::DiffAll),
+            ));
+        }),
         r#"judge_tasks[2].compare_script: must be null for a static task (got "diff-all")"#
     );
 }
 
 #[test]
 fn standard_task_needs_a_run_script() {
-    let mut s = valid();
-    s.judge_tasks[1].run_script = None;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].run_script = None),
         r#"judge_tasks[1].run_script: required for a standard task (one of "standard", "gtest", "valgrind", "interactive", "answer")"#
     );
 }
 
 #[test]
 fn standard_run_needs_a_compare_script() {
-    let mut s = valid();
-    s.judge_tasks[1].compare_script = None;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].compare_script = None),
         r#"judge_tasks[1].compare_script: required with run_script "standard" (one of "diff-ign-space", "diff-all", "icpc-default", "")"#
     );
 }
 
 #[test]
 fn standard_run_cannot_compare_with_gtest() {
-    let mut s = valid();
-    s.judge_tasks[1].compare_script = Some(CompareScript::Gtest);
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].compare_script = Some(CompareScript::Gtest)),
         r#"judge_tasks[1].compare_script: "gtest" does not go with run_script "standard" (use "diff-ign-space", "diff-all", "icpc-default" or "")"#
     );
 }
@@ -320,34 +307,32 @@ fn random_test_needs_standard_and_random_programs() {
 
 #[test]
 fn only_standard_and_memory_tests_are_random() {
-    let mut s = valid();
-    s.standard = Some(program(Language::Cpp, &["std.cpp"]));
-    s.random = Some(program(Language::Python3, &["gen.py"]));
-    s.judge_tasks[0].is_random = true;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| {
+            s.standard = Some(program(Language::Cpp, &["std.cpp"]));
+            s.random = Some(program(Language::Python3, &["gen.py"]));
+            s.judge_tasks[0].is_random = true;
+        }),
         r#"judge_tasks[0].is_random: only standard and memory tests (run_script "standard" or "valgrind") can be random"#
     );
 }
 
 #[test]
 fn random_test_has_no_testcase() {
-    let mut s = valid();
-    s.standard = Some(program(Language::Cpp, &["std.cpp"]));
-    s.random = Some(program(Language::Python3, &["gen.py"]));
-    s.judge_tasks[1].is_random = true;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| {
+            s.standard = Some(program(Language::Cpp, &["std.cpp"]));
+            s.random = Some(program(Language::Python3, &["gen.py"]));
+            s.judge_tasks[1].is_random = true;
+        }),
         "judge_tasks[1].testcase_id: must be -1 or null for a random test (got 0)"
     );
 }
 
 #[test]
 fn time_limit_must_be_positive() {
-    let mut s = valid();
-    s.judge_tasks[1].time_limit = 0;
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].time_limit = 0),
         "judge_tasks[1].time_limit: must be a positive number of milliseconds (got 0)"
     );
 }
@@ -384,10 +369,8 @@ fn file_limit_minus_one_or_not_negative() {
 
 #[test]
 fn proc_limit_one_makes_judging_fail() {
-    let mut s = valid();
-    s.judge_tasks[1].proc_limit = Some(1);
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].proc_limit = Some(1)),
         "judge_tasks[1].proc_limit: 1 makes judging fail; use at least 2 (3 to 10 is suggested), or -1 or null for no limit"
     );
 }
@@ -412,10 +395,8 @@ fn proc_limit_zero_or_below_minus_one() {
 
 #[test]
 fn source_files_must_not_be_empty() {
-    let mut s = valid();
-    s.submission = program(Language::C, &[]);
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.submission = program(Language::C, &[])),
         "submission.source_files: must hold at least one file"
     );
 }
@@ -434,20 +415,16 @@ fn make_program_starts_with_makefile() {
 
 #[test]
 fn asset_name_must_not_be_empty() {
-    let mut s = valid();
-    s.test_data[1].inputs[0].name = String::new();
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.test_data[1].inputs[0].name = String::new()),
         "test_data[1].inputs[0].name: must not be empty"
     );
 }
 
 #[test]
 fn asset_name_must_be_relative() {
-    let mut s = valid();
-    s.submission = program(Language::C, &["/etc/passwd"]);
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.submission = program(Language::C, &["/etc/passwd"])),
         r#"submission.source_files[0].name: "/etc/passwd" must be a relative path"#
     );
 }
@@ -466,20 +443,16 @@ fn asset_name_must_not_climb_out() {
 
 #[test]
 fn asset_name_must_not_hold_nul() {
-    let mut s = valid();
-    s.test_data[0].inputs[0].name = "a\0b".into();
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.test_data[0].inputs[0].name = "a\0b".into()),
         "test_data[0].inputs[0].name: must not contain a NUL byte"
     );
 }
 
 #[test]
 fn asset_name_must_name_a_file() {
-    let mut s = valid();
-    s.test_data[0].inputs[0].name = "dir/".into();
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.test_data[0].inputs[0].name = "dir/".into()),
         r#"test_data[0].inputs[0].name: "dir/" must name a file"#
     );
 }
@@ -603,16 +576,16 @@ fn an_interactive_task_takes_the_custom_compare_script_and_the_interactor() {
 
 #[test]
 fn an_interactive_task_cannot_be_random() {
-    let mut s = valid();
-    s.judge_tasks[1].run_script = Some(RunScript::Interactive);
-    s.judge_tasks[1].compare_script = Some(CompareScript::Custom);
-    s.compare = Some(program(Language::Cpp, &["interactor.cpp"]));
-    s.standard = Some(program(Language::C, &["std.c"]));
-    s.random = Some(program(Language::C, &["gen.c"]));
-    s.judge_tasks[1].is_random = true;
-    s.judge_tasks[1].testcase_id = Some(-1);
     assert_eq!(
-        problem(&s),
+        problem_of(|s| {
+            s.judge_tasks[1].run_script = Some(RunScript::Interactive);
+            s.judge_tasks[1].compare_script = Some(CompareScript::Custom);
+            s.compare = Some(program(Language::Cpp, &["interactor.cpp"]));
+            s.standard = Some(program(Language::C, &["std.c"]));
+            s.random = Some(program(Language::C, &["gen.c"]));
+            s.judge_tasks[1].is_random = true;
+            s.judge_tasks[1].testcase_id = Some(-1);
+        }),
         r#"judge_tasks[1].is_random: only standard and memory tests (run_script "standard" or "valgrind") can be random"#
     );
 }
@@ -709,10 +682,8 @@ fn an_answer_task_names_a_safe_answer_file_and_compares_its_output() {
 
 #[test]
 fn an_answer_file_goes_with_run_script_answer_only() {
-    let mut s = valid();
-    s.judge_tasks[1].answer_file = Some("1.out".into());
     assert_eq!(
-        problem(&s),
+        problem_of(|s| s.judge_tasks[1].answer_file = Some("1.out".into())),
         r#"judge_tasks[1].answer_file: goes with run_script "answer" only"#
     );
 }
