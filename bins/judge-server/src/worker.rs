@@ -130,22 +130,17 @@ impl UnitJudging for UnitJudge {
             };
             relay.abort();
             let failed = |message: String| CandidateResult {
-                id: id.clone(),
-                status: CandidateStatus::Judge(JudgeStatus::SystemError),
-                passed: false,
-                fraction: 0.0,
-                tests_passed: 0,
-                tests_total: 0,
-                stopped_early: false,
-                results: None,
-                cases: None,
-                message: None,
                 infra_error: Some(InfraError {
                     message,
                     retryable: false,
                 }),
-                same_as: None,
-                time_ms: 0,
+                ..CandidateResult::new(
+                    id.clone(),
+                    CandidateStatus::Judge(JudgeStatus::SystemError),
+                    false,
+                    0,
+                    0,
+                )
             };
             match judged {
                 Ok(Ok(mut report)) if !report.results.is_empty() => report.results.remove(0),

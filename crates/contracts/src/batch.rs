@@ -476,6 +476,40 @@ pub struct CandidateResult {
     pub time_ms: u64,
 }
 
+impl CandidateResult {
+    /// A result of `tests_passed` of `tests_total` tests ending in `status`, its `fraction` by
+    /// the contract's rule (tests passed over tests; 1 with no tests when `passed`), nothing
+    /// else set (no per-test lists, message, infra error, `same_as`; 0 ms).
+    pub fn new(
+        id: impl Into<String>,
+        status: CandidateStatus,
+        passed: bool,
+        tests_passed: usize,
+        tests_total: usize,
+    ) -> Self {
+        let fraction = if tests_total == 0 {
+            f64::from(u8::from(passed))
+        } else {
+            tests_passed as f64 / tests_total as f64
+        };
+        CandidateResult {
+            id: id.into(),
+            status,
+            passed,
+            fraction,
+            tests_passed,
+            tests_total,
+            stopped_early: false,
+            results: None,
+            cases: None,
+            message: None,
+            infra_error: None,
+            same_as: None,
+            time_ms: 0,
+        }
+    }
+}
+
 /// Counts and pass@k over a batch's candidates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BatchSummary {

@@ -416,11 +416,6 @@ fn candidate_result(
     };
     let tests_total = tests_total.max(sample.tests_total);
     let passed = sample.passed && sample.infra_error.is_none();
-    let fraction = if tests_total == 0 {
-        f64::from(u8::from(passed))
-    } else {
-        sample.tests_passed as f64 / tests_total as f64
-    };
     let cases = sample
         .tests
         .iter()
@@ -438,19 +433,19 @@ fn candidate_result(
         .clone()
         .or_else(|| (!passed && sample.infra_error.is_none()).then(|| sample.result.clone()));
     CandidateResult {
-        id: id.to_string(),
-        status: CandidateStatus::Case(status),
-        passed,
-        fraction,
-        tests_passed: sample.tests_passed,
-        tests_total,
         stopped_early: judged.stopped_early,
-        results: None,
         cases: Some(cases),
         message,
         infra_error: sample.infra_error.clone(),
         time_ms: if same_as.is_some() { 0 } else { judged.time_ms },
         same_as,
+        ..CandidateResult::new(
+            id,
+            CandidateStatus::Case(status),
+            passed,
+            sample.tests_passed,
+            tests_total,
+        )
     }
 }
 

@@ -218,23 +218,15 @@ pub(crate) fn in_order(n: usize, judged: Vec<(usize, Judged)>, tests: usize) -> 
 
 /// A candidate the batch refused (its files): the oracle's own refusal, as before batches.
 fn unjudged(id: &str, message: &str, tests: usize) -> CandidateResult {
+    let status = verdict_contracts::batch::CandidateStatus::Case(OracleCaseStatus::Error);
     CandidateResult {
-        id: id.to_string(),
-        status: verdict_contracts::batch::CandidateStatus::Case(OracleCaseStatus::Error),
-        passed: false,
-        fraction: 0.0,
-        tests_passed: 0,
-        tests_total: tests,
-        stopped_early: false,
-        results: None,
         cases: Some(Vec::new()),
         message: Some(message.to_string()),
         infra_error: Some(verdict_contracts::batch::InfraError {
             message: message.to_string(),
             retryable: false,
         }),
-        same_as: None,
-        time_ms: 0,
+        ..CandidateResult::new(id, status, false, 0, tests)
     }
 }
 

@@ -132,27 +132,19 @@ fn statuses_are_the_contract_strings_of_either_kind() {
 }
 
 fn result(id: &str, passed: bool, infra: bool) -> CandidateResult {
+    let status = CandidateStatus::Case(if passed {
+        OracleCaseStatus::Passed
+    } else {
+        OracleCaseStatus::Failed
+    });
     CandidateResult {
-        id: id.into(),
-        status: CandidateStatus::Case(if passed {
-            OracleCaseStatus::Passed
-        } else {
-            OracleCaseStatus::Failed
-        }),
-        passed,
-        fraction: if passed { 1.0 } else { 0.5 },
-        tests_passed: usize::from(passed) + 1,
-        tests_total: 2,
-        stopped_early: false,
-        results: None,
         cases: Some(Vec::new()),
-        message: None,
         infra_error: infra.then(|| InfraError {
             message: "sandbox".into(),
             retryable: true,
         }),
-        same_as: None,
         time_ms: 1,
+        ..CandidateResult::new(id, status, passed, usize::from(passed) + 1, 2)
     }
 }
 
@@ -230,4 +222,26 @@ fn a_value_of_the_wrong_type_is_named_by_its_path() {
     assert_eq!(field_of(json!([1])), "batch");
     let not_json = parse_batch("{oops").expect_err("refused");
     assert_eq!(not_json[0].field, "batch (JSON)");
+}
+
+#[test]
+fn a_results_fraction_is_tests_passed_over_tests_and_one_for_a_pass_with_no_tests() {
+    let status = CandidateStatus::Case(OracleCaseStatus::Passed);
+    let new = |passed, tests_passed, tests_total| {
+        CandidateResult::new("c", status, passed, tests_passed, tests_total).fraction
+    };
+    assert_eq!(new(false, 1, 4), 0.25);
+    assert_eq!(new(true, 4, 4), 1.0);
+    assert_eq!(new(true, 0, 0), 1.0);
+    assert_eq!(new(false, 0, 0), 0.0);
+    let result = CandidateResult::new("c", status, true, 2, 2);
+    assert_eq!(
+        (
+            result.results,
+            result.cases,
+            result.infra_error,
+            result.time_ms
+        ),
+        (None, None, None, 0)
+    );
 }

@@ -504,32 +504,9 @@ fn test_count(problem: &BatchProblem) -> usize {
     }
 }
 
-/// Tests passed over tests; with no tests, 1 when the candidate passed.
-pub(crate) fn fraction(passed: bool, tests_passed: usize, tests_total: usize) -> f64 {
-    if tests_total == 0 {
-        f64::from(u8::from(passed))
-    } else {
-        tests_passed as f64 / tests_total as f64
-    }
-}
-
 /// A candidate that did not pass, with no tests run.
 pub(crate) fn failed(id: String, status: CandidateStatus, tests_total: usize) -> CandidateResult {
-    CandidateResult {
-        id,
-        status,
-        passed: false,
-        fraction: 0.0,
-        tests_passed: 0,
-        tests_total,
-        stopped_early: false,
-        results: None,
-        cases: None,
-        message: None,
-        infra_error: None,
-        same_as: None,
-        time_ms: 0,
-    }
+    CandidateResult::new(id, status, false, 0, tests_total)
 }
 
 /// A candidate the judge failed on: `System Error` (programs) or `error` (suites), and `infra`.

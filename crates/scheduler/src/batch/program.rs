@@ -97,18 +97,17 @@ pub(crate) fn judge_program(
     let infra_error = infra_of_results(&results).or_else(|| control.cancelled_error(stopped));
     let passed = status == JudgeStatus::Accepted && stopped.is_none() && infra_error.is_none();
     CandidateResult {
-        id,
-        status: CandidateStatus::Judge(status),
-        passed,
-        fraction: super::fraction(passed, tests_passed, tests_total),
-        tests_passed,
-        tests_total,
         stopped_early: stopped.is_some(),
         results: Some(results),
-        cases: None,
         message: stopped.map(|h| h.message().to_owned()),
         infra_error,
-        same_as: None,
         time_ms: control.elapsed_ms(),
+        ..CandidateResult::new(
+            id,
+            CandidateStatus::Judge(status),
+            passed,
+            tests_passed,
+            tests_total,
+        )
     }
 }

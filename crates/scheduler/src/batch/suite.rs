@@ -77,19 +77,18 @@ pub(crate) fn judge_suite(
     let infra_error = control.cancelled_error(halt);
     let passed = status == OracleCaseStatus::Passed && infra_error.is_none();
     CandidateResult {
-        id,
-        status: CandidateStatus::Case(status),
-        passed,
-        fraction: super::fraction(passed, tests_passed, tests_total),
-        tests_passed,
-        tests_total,
         stopped_early,
-        results: None,
         cases: Some(cases),
         message: halt.map(|h| h.message().to_owned()),
         infra_error,
-        same_as: None,
         time_ms: control.elapsed_ms(),
+        ..CandidateResult::new(
+            id,
+            CandidateStatus::Case(status),
+            passed,
+            tests_passed,
+            tests_total,
+        )
     }
 }
 

@@ -569,27 +569,17 @@ mod tests {
 
     fn result(id: &str, passed: bool) -> Box<ResultMessage> {
         let index = usize::from(id == "y");
+        let status = CandidateStatus::Case(if passed {
+            OracleCaseStatus::Passed
+        } else {
+            OracleCaseStatus::Failed
+        });
         Box::new(ResultMessage {
             batch: "b".into(),
             index,
             result: CandidateResult {
-                id: id.into(),
-                status: CandidateStatus::Case(if passed {
-                    OracleCaseStatus::Passed
-                } else {
-                    OracleCaseStatus::Failed
-                }),
-                passed,
-                fraction: f64::from(u8::from(passed)),
-                tests_passed: usize::from(passed),
-                tests_total: 1,
-                stopped_early: false,
-                results: None,
-                cases: None,
-                message: None,
-                infra_error: None,
-                same_as: None,
                 time_ms: 5,
+                ..CandidateResult::new(id, status, passed, usize::from(passed), 1)
             },
         })
     }
