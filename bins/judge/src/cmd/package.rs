@@ -5,6 +5,7 @@
 
 use super::config::{ConfigArgs, print_json};
 use anyhow::Context;
+use indicatif::ProgressBar;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -259,11 +260,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     // the multiplier, rounded up to a whole multiple of the resolution (the format's rule). A
     // reference whose every test bounds it from below is graded from that run (the margin then
     // holds by construction, as in problemtools); the others are judged again below.
-    let bounds: Vec<Bounds> = problem
-        .submissions
-        .iter()
-        .map(|r| timing::bounds(&problem, r))
-        .collect();
+    let bounds = reference_bounds(&problem);
     let mut first_pass: FirstPass = vec![None; problem.submissions.len()];
     // The lower bound each reference gave when the limit was derived from it: the margin is
     // checked against that run, not a second one that may be a few ms slower.
@@ -278,10 +275,8 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                 &problem,
                 &bounds,
                 &judgeable,
-                &|s| {
-                    progress.inc(1);
-                    judge_one(s)
-                },
+                &judge_one,
+                &progress,
                 &mut first_pass,
                 &mut derived_from,
             )?
@@ -448,18 +443,20 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         warnings,
         agrees,
     };
-    if args.json {
-        print_json(&report, true)?;
-    } else {
-        print_table(&report);
-    }
+    print_report(&report, args.json, print_table)?;
     drop(judge);
     drop(runtime);
-    Ok(if report.agrees {
-        ExitCode::SUCCESS
+    Ok(super::judged_exit(report.agrees))
+}
+
+/// Prints `report` on stdout: as JSON with `--json`, else as the table `table` makes.
+fn print_report<T: Serialize>(report: &T, json: bool, table: fn(&T)) -> anyhow::Result<()> {
+    if json {
+        print_json(report, true)
     } else {
-        ExitCode::from(1)
-    })
+        table(report);
+        Ok(())
+    }
 }
 
 /// One test case of a judged submission.
@@ -519,11 +516,7 @@ fn judge_submission(args: JudgeArgs) -> anyhow::Result<ExitCode> {
     let judge_one = |s: Submission| runtime.block_on(judge.judge(s));
     let judgeable = |r: &Reference| r.program.clone();
     let given = args.time_limit.or(problem.time_limit_ms);
-    let bounds: Vec<Bounds> = problem
-        .submissions
-        .iter()
-        .map(|r| timing::bounds(&problem, r))
-        .collect();
+    let bounds = reference_bounds(&problem);
     let deriving = if given.is_some() {
         0
     } else {
@@ -540,10 +533,8 @@ fn judge_submission(args: JudgeArgs) -> anyhow::Result<ExitCode> {
                 &problem,
                 &bounds,
                 &judgeable,
-                &|s| {
-                    progress.inc(1);
-                    judge_one(s)
-                },
+                &judge_one,
+                &progress,
                 &mut first_pass,
                 &mut derived_from,
             )?
@@ -605,18 +596,10 @@ fn judge_submission(args: JudgeArgs) -> anyhow::Result<ExitCode> {
             .map(|c| c.error_log.clone()),
         cases,
     };
-    if args.json {
-        print_json(&report, true)?;
-    } else {
-        print_submission_table(&report);
-    }
+    print_report(&report, args.json, print_submission_table)?;
     drop(judge);
     drop(runtime);
-    Ok(if g.verdict == grade::Verdict::Accepted {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::judged_exit(g.verdict == grade::Verdict::Accepted))
 }
 
 /// The table of `judge package judge`.
@@ -681,15 +664,26 @@ fn print_submission_table(r: &SubmissionReport) {
 /// every test of it bounds the limit from below), by reference.
 type FirstPass = Vec<Option<(Graded, Vec<JudgeTaskResult>)>>;
 
+/// The bounds each reference's tests give the time limit, in the package's order.
+fn reference_bounds(problem: &Problem) -> Vec<Bounds> {
+    problem
+        .submissions
+        .iter()
+        .map(|r| timing::bounds(problem, r))
+        .collect()
+}
+
 /// The time limit when the package gives none: the slowest run that bounds it from below times
 /// the multiplier, rounded up to a whole multiple of the resolution (the format's rule). Each
-/// reference that bounds it from below is judged at [`DERIVING_MS`]; `first_pass` keeps the
-/// runs that need no second one, `derived_from` each reference's lower bound.
+/// reference that bounds it from below is judged at [`DERIVING_MS`], a step of `progress`;
+/// `first_pass` keeps the runs that need no second one, `derived_from` each reference's lower
+/// bound.
 fn derive_time_limit(
     problem: &Problem,
     bounds: &[Bounds],
     judgeable: &dyn Fn(&Reference) -> Result<Program, String>,
     judge_one: &dyn Fn(Submission) -> verdict_contracts::JudgeReport,
+    progress: &ProgressBar,
     first_pass: &mut FirstPass,
     derived_from: &mut [Option<u64>],
 ) -> anyhow::Result<u64> {
@@ -712,6 +706,7 @@ fn derive_time_limit(
                 }
             });
         }
+        progress.inc(1);
         let results = judge_one(s).results;
         let g = grade::grade(problem, &results);
         let lower = timing::lower_bound_ms(problem, &bounds[i], &results, g.verdict);
