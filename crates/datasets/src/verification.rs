@@ -142,12 +142,12 @@ fn test_name(i: usize, key: Option<&str>) -> String {
     key.map_or(name.clone(), |key| format!("{name}.{key}"))
 }
 
+/// A case made from its name and its input and output fields (name and value):
+/// [`stdio_case`] or [`wrapped_function_case`].
+type MakeCase<T> = fn(String, (&str, &Value), (&str, &Value)) -> Case<T>;
+
 /// Test `i` (`t`) as the case `make` builds from its `input` and `output` fields.
-fn io_case<T>(
-    i: usize,
-    t: &Value,
-    make: fn(String, (&str, &Value), (&str, &Value)) -> Case<T>,
-) -> Case<T> {
+fn io_case<T>(i: usize, t: &Value, make: MakeCase<T>) -> Case<T> {
     static NULL: Value = Value::Null;
     let field = |key: &str| (test_name(i, Some(key)), t.get(key).unwrap_or(&NULL));
     let ((input, input_value), (output, output_value)) = (field("input"), field("output"));

@@ -235,10 +235,10 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let judge_one = |s: Submission| runtime.block_on(judge.judge(s));
     // One step per run: the references (twice for those the limit is derived from when the
     // package gives none) and each input validator.
-    let deriving = args.time_limit.or(problem.time_limit_ms).is_none();
+    let given = args.time_limit.or(problem.time_limit_ms);
     let steps = problem.submissions.len()
         + problem.input_validators.len()
-        + if deriving {
+        + if given.is_none() {
             problem
                 .submissions
                 .iter()
@@ -261,25 +261,15 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     // reference whose every test bounds it from below is graded from that run (the margin then
     // holds by construction, as in problemtools); the others are judged again below.
     let bounds = reference_bounds(&problem);
-    let mut first_pass: FirstPass = vec![None; problem.submissions.len()];
-    // The lower bound each reference gave when the limit was derived from it: the margin is
-    // checked against that run, not a second one that may be a few ms slower.
-    let mut derived_from: Vec<Option<u64>> = vec![None; problem.submissions.len()];
-    let mut derived = false;
-    let time_limit_ms = match args.time_limit.or(problem.time_limit_ms) {
-        Some(t) => t,
+    let Derived {
+        limit_ms: time_limit_ms,
+        mut first_pass,
+        lower_bounds: derived_from,
+    } = match given {
+        Some(t) => Derived::unjudged(t, problem.submissions.len()),
         None => {
-            derived = true;
             progress.set_message("deriving the time limit");
-            derive_time_limit(
-                &problem,
-                &bounds,
-                &judgeable,
-                &judge_one,
-                &progress,
-                &mut first_pass,
-                &mut derived_from,
-            )?
+            derive_time_limit(&problem, &bounds, &judgeable, &judge_one, &progress)?
         }
     };
     let tle_judged_at_ms = (time_limit_ms as f64 * problem.time_limit_to_tle).ceil() as u64;
@@ -427,7 +417,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         problem: problem.short_name.clone(),
         format: problem.format.clone(),
         time_limit_ms,
-        time_limit_derived: derived,
+        time_limit_derived: given.is_none(),
         margins: Margins {
             ac_to_time_limit: problem.ac_to_time_limit,
             slowest_accepted_ms: slowest_lower,
@@ -527,17 +517,7 @@ fn judge_submission(args: JudgeArgs) -> anyhow::Result<ExitCode> {
         Some(t) => t,
         None => {
             progress.set_message("deriving the time limit from the package's references");
-            let mut first_pass: FirstPass = vec![None; problem.submissions.len()];
-            let mut derived_from = vec![None; problem.submissions.len()];
-            derive_time_limit(
-                &problem,
-                &bounds,
-                &judgeable,
-                &judge_one,
-                &progress,
-                &mut first_pass,
-                &mut derived_from,
-            )?
+            derive_time_limit(&problem, &bounds, &judgeable, &judge_one, &progress)?.limit_ms
         }
     };
     let name = args.submission.display().to_string();
@@ -664,6 +644,28 @@ fn print_submission_table(r: &SubmissionReport) {
 /// every test of it bounds the limit from below), by reference.
 type FirstPass = Vec<Option<(Graded, Vec<JudgeTaskResult>)>>;
 
+/// The time limit and what deriving it left, by reference.
+struct Derived {
+    /// The time limit in ms.
+    limit_ms: u64,
+    /// The runs that need no second one.
+    first_pass: FirstPass,
+    /// The lower bound each reference gave when the limit was derived from it: the margin is
+    /// checked against that run, not a second one that may be a few ms slower.
+    lower_bounds: Vec<Option<u64>>,
+}
+
+impl Derived {
+    /// A limit no reference was judged for (`references` of them): given, or not derived yet.
+    fn unjudged(limit_ms: u64, references: usize) -> Self {
+        Derived {
+            limit_ms,
+            first_pass: vec![None; references],
+            lower_bounds: vec![None; references],
+        }
+    }
+}
+
 /// The bounds each reference's tests give the time limit, in the package's order.
 fn reference_bounds(problem: &Problem) -> Vec<Bounds> {
     problem
@@ -675,18 +677,15 @@ fn reference_bounds(problem: &Problem) -> Vec<Bounds> {
 
 /// The time limit when the package gives none: the slowest run that bounds it from below times
 /// the multiplier, rounded up to a whole multiple of the resolution (the format's rule). Each
-/// reference that bounds it from below is judged at [`DERIVING_MS`], a step of `progress`;
-/// `first_pass` keeps the runs that need no second one, `derived_from` each reference's lower
-/// bound.
+/// reference that bounds it from below is judged at [`DERIVING_MS`], a step of `progress`.
 fn derive_time_limit(
     problem: &Problem,
     bounds: &[Bounds],
     judgeable: &dyn Fn(&Reference) -> Result<Program, String>,
     judge_one: &dyn Fn(Submission) -> verdict_contracts::JudgeReport,
     progress: &ProgressBar,
-    first_pass: &mut FirstPass,
-    derived_from: &mut [Option<u64>],
-) -> anyhow::Result<u64> {
+) -> anyhow::Result<Derived> {
+    let mut derived = Derived::unjudged(0, problem.submissions.len());
     let mut slowest = 0;
     for (i, r) in problem.submissions.iter().enumerate() {
         if !bounds[i].any_lower() {
@@ -711,12 +710,13 @@ fn derive_time_limit(
         let g = grade::grade(problem, &results);
         let lower = timing::lower_bound_ms(problem, &bounds[i], &results, g.verdict);
         slowest = slowest.max(lower.unwrap_or(0));
-        derived_from[i] = lower;
+        derived.lower_bounds[i] = lower;
         if bounds[i].only_lower() {
-            first_pass[i] = Some((g, results));
+            derived.first_pass[i] = Some((g, results));
         }
     }
-    Ok(timing::derived_limit_ms(problem, slowest))
+    derived.limit_ms = timing::derived_limit_ms(problem, slowest);
+    Ok(derived)
 }
 
 /// The wall-clock limit of a test whose CPU limit is `cpu_ms` (the judge's rule: 2 x + 1 s).

@@ -29,11 +29,8 @@ fn verify(dir: &Path, json: bool) -> Output {
     verify_with(dir, json, &[])
 }
 
-fn verify_json(dir: &Path) -> (Option<i32>, Value) {
-    verify_json_with(dir, &[])
-}
-
-fn verify_json_with(dir: &Path, extra: &[&str]) -> (Option<i32>, Value) {
+/// `judge package verify DIR --json [extra...]`, checked to exit with `code`: its report.
+fn verify_exits(dir: &Path, extra: &[&str], code: i32) -> Value {
     let out = verify_with(dir, true, extra);
     let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -43,7 +40,13 @@ fn verify_json_with(dir: &Path, extra: &[&str]) -> (Option<i32>, Value) {
             String::from_utf8_lossy(&out.stderr)
         )
     });
-    (out.status.code(), report)
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}: {report:#}",
+        dir.display()
+    );
+    report
 }
 
 /// The languages the test command requires (a reference in one of them is never skipped).
@@ -71,6 +74,17 @@ fn assert_verdicts(report: &Value, verdicts: &[(&str, &str)]) {
     }
 }
 
+/// Checks each named row of `report` got its verdict and score and agrees with its directory.
+fn assert_agreeing_scores(report: &Value, rows: &[(&str, &str, f64)]) {
+    for (name, verdict, score) in rows {
+        assert_row(
+            report,
+            name,
+            json!({"verdict": verdict, "score": score, "agrees": true}),
+        );
+    }
+}
+
 /// Checks the row of `name` in `report` has each field of `expected` (an object) as it is
 /// there, and returns the row.
 fn assert_row<'a>(report: &'a Value, name: &str, expected: Value) -> &'a Value {
@@ -79,6 +93,17 @@ fn assert_row<'a>(report: &'a Value, name: &str, expected: Value) -> &'a Value {
         assert_eq!(&r[field], want, "{name}: {field}: {r:#}");
     }
     r
+}
+
+/// Files the reference `from` (under `dir`'s `submissions/`) as `to` instead, checks the
+/// package then disagrees (exit 1) with `to`'s row having the fields of `expected`, and returns
+/// the report.
+fn refiled_disagrees(dir: &Path, from: &str, to: &str, expected: Value) -> Value {
+    let subs = dir.join("submissions");
+    std::fs::rename(subs.join(from), subs.join(to)).expect("move");
+    let report = verify_exits(dir, &[], 1);
+    assert_row(&report, to, expected);
+    report
 }
 
 /// A package `write` writes into `name` in a fresh directory (kept by the first).
@@ -143,8 +168,7 @@ fn bapctools_verifies(problem: &str, verdicts: &[(&str, &str)]) -> Value {
 /// [`verifies_as_its_authors_say`] on the package in `dir`.
 fn package_verifies_as_its_authors_say(dir: &Path, extra: &[&str]) -> Value {
     let example = dir.display();
-    let (code, report) = verify_json_with(dir, extra);
-    assert_eq!(code, Some(0), "{example}: {report:#}");
+    let report = verify_exits(dir, extra, 0);
     assert_eq!(report["agrees"], true);
     let rows = report["submissions"].as_array().expect("rows");
     let required = required_languages();
@@ -283,20 +307,14 @@ fn problemtools_oddecho_verifies_its_scores_by_test_group() {
 fn a_package_that_disagrees_with_its_references_exits_1_and_says_which() {
     // Only two references, one of them misfiled: a wrong answer claimed accepted.
     let (_keep, dir) = hello_with_only("hello.py", &["run_time_error"]);
-    let subs = dir.join("submissions");
-    std::fs::rename(
-        subs.join("wrong_answer/hello.cc"),
-        subs.join("accepted/misfiled.cc"),
-    )
-    .expect("mv");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
-    assert_eq!(report["agrees"], false);
-    let misfiled = assert_row(
-        &report,
+    let report = refiled_disagrees(
+        &dir,
+        "wrong_answer/hello.cc",
         "accepted/misfiled.cc",
         json!({"verdict": "WA", "agrees": false}),
     );
+    assert_eq!(report["agrees"], false);
+    let misfiled = row(&report, "accepted/misfiled.cc");
     assert!(
         misfiled["note"]
             .as_str()
@@ -327,8 +345,7 @@ fn an_input_its_validator_rejects_exits_1_naming_the_case() {
     // hello takes no input; its validator rejects any.
     std::fs::write(dir.join("data/secret/extra.in"), "1 2\n").expect("write");
     std::fs::write(dir.join("data/secret/extra.ans"), "Hello World!\n").expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let checks = report["input_validation"].as_array().expect("checks");
     let by_case = |case: &str| {
         checks
@@ -358,8 +375,7 @@ fn a_time_limit_under_the_accepted_margin_is_a_warning_and_an_error_with_werror(
         yaml.replace("limits:\n", "limits:\n  time_multiplier: 1000\n"),
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["agrees"], true);
     assert_eq!(report["time_limit_derived"], false);
     assert_eq!(report["time_limit_ms"], 3000);
@@ -386,8 +402,7 @@ fn a_time_limit_under_the_accepted_margin_is_a_warning_and_an_error_with_werror(
     assert!(table.contains("\nwarning: the time limit"), "{table}");
     assert!(table.contains("\nverified, with 1 warning\n"), "{table}");
     // With --werror it is what fails the package.
-    let (code, report) = verify_json_with(&dir, &["--werror"]);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &["--werror"], 1);
     assert_eq!(report["agrees"], false);
 }
 
@@ -403,8 +418,8 @@ struct PolygonLayout<'a> {
     resources: &'a str,
     /// The `interactor` element of `assets`, or nothing.
     interactor: &'a str,
-    /// The `solution` elements.
-    solutions: &'a str,
+    /// The solutions: tag and file in `solutions/` (C++17, or Python 3 for a `.py`).
+    solutions: &'a [(&'a str, &'a str)],
 }
 
 /// Writes a Polygon package's `problem.xml` laid out as `layout` says, `files/olymp.sty`, and
@@ -428,6 +443,15 @@ fn write_polygon(dir: &Path, layout: &PolygonLayout, tests: &[(String, String, S
         interactor,
         solutions,
     } = layout;
+    let solutions: String = solutions
+        .iter()
+        .map(|(tag, file)| {
+            let kind = if file.ends_with(".py") { "python.3" } else { "cpp.g++17" };
+            format!(
+                "\n      <solution tag=\"{tag}\"><source path=\"solutions/{file}\" type=\"{kind}\"/></solution>"
+            )
+        })
+        .collect();
     write(
         "problem.xml",
         &format!(
@@ -507,13 +531,14 @@ fn polygon_package(dir: &Path) {
       </groups>"#,
             resources: "",
             interactor: "",
-            solutions: r#"
-      <solution tag="main"><source path="solutions/main.cpp" type="cpp.g++17"/></solution>
-      <solution tag="accepted"><source path="solutions/main.py" type="python.3"/></solution>
-      <solution tag="wrong-answer"><source path="solutions/int16.cpp" type="cpp.g++17"/></solution>
-      <solution tag="time-limit-exceeded"><source path="solutions/slow.cpp" type="cpp.g++17"/></solution>
-      <solution tag="rejected"><source path="solutions/small.cpp" type="cpp.g++17"/></solution>
-      <solution tag="do-not-run"><source path="solutions/draft.cpp" type="cpp.g++17"/></solution>"#,
+            solutions: &[
+                ("main", "main.cpp"),
+                ("accepted", "main.py"),
+                ("wrong-answer", "int16.cpp"),
+                ("time-limit-exceeded", "slow.cpp"),
+                ("rejected", "small.cpp"),
+                ("do-not-run", "draft.cpp"),
+            ],
         },
         &tests,
     );
@@ -608,8 +633,7 @@ int main(int argc, char **argv) {
 "#,
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     for name in ["main/solutions/main.cpp", "accepted/solutions/main.py"] {
         assert_row(&report, name, json!({"verdict": "AC", "score": 100.0}));
     }
@@ -638,8 +662,7 @@ fn a_polygon_package_with_crlf_tests_is_read_as_polygon_stores_them() {
         let text = std::fs::read_to_string(&path).expect("read");
         std::fs::write(&path, text.replace('\n', "\r\n")).expect("write");
     }
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     let checks = report["input_validation"].as_array().expect("checks");
     assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
 }
@@ -647,21 +670,20 @@ fn a_polygon_package_with_crlf_tests_is_read_as_polygon_stores_them() {
 #[test]
 fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
     let (_scratch, dir) = package_in("polygon-aplusb", polygon_package);
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["format"], "polygon");
     assert_eq!(report["time_limit_ms"], 1000);
-    for (name, verdict, score) in [
-        ("main/solutions/main.cpp", "AC", 100.0),
-        ("accepted/solutions/main.py", "AC", 100.0),
-        // A 16-bit sum overflows on group 2's tests only: group 1's 40 points.
-        ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
-        // Wrong beyond 15: group 1's 40 points lost on test 2, group 2's on both.
-        ("rejected/solutions/small.cpp", "WA", 0.0),
-    ] {
-        let r = assert_row(&report, name, json!({"verdict": verdict, "agrees": true}));
-        assert_eq!(r["score"], score, "{r:#}");
-    }
+    assert_agreeing_scores(
+        &report,
+        &[
+            ("main/solutions/main.cpp", "AC", 100.0),
+            ("accepted/solutions/main.py", "AC", 100.0),
+            // A 16-bit sum overflows on group 2's tests only: group 1's 40 points.
+            ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
+            // Wrong beyond 15: group 1's 40 points lost on test 2, group 2's on both.
+            ("rejected/solutions/small.cpp", "WA", 0.0),
+        ],
+    );
     assert_verdicts(
         &report,
         &[("time-limit-exceeded/solutions/slow.cpp", "TLE")],
@@ -684,8 +706,7 @@ fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
         xml.replace(r#"tag="wrong-answer""#, r#"tag="accepted""#),
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     assert_eq!(
         row(&report, "accepted/solutions/int16.cpp")["agrees"],
         false
@@ -774,8 +795,7 @@ fn a_2025_09_packages_case_args_files_and_validator_args_reach_the_runs() {
         "input_validators/check_args.py",
         "import sys\nsys.stdin.read()\nsys.exit(42 if sys.argv[1:] == ['secret', 'two'] else 43)\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let rejected: Vec<&str> = report["input_validation"]
         .as_array()
         .expect("checks")
@@ -1002,19 +1022,12 @@ fn a_scoring_package_whose_validator_writes_score_txt_verifies_by_those_scores()
         ("partially_accepted/three.py", 6.0),
         ("wrong_answer/repeat.py", 0.0),
     ] {
-        let r = row(&report, name);
-        assert_eq!(r["score"], score, "{r:#}");
+        assert_row(&report, name, json!({ "score": score }));
     }
     // A partial one filed as accepted disagrees: its score is the validator's, not 8 (exit 1).
-    std::fs::rename(
-        dir.join("submissions/partially_accepted/half.py"),
-        dir.join("submissions/accepted/half.py"),
-    )
-    .expect("move");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
-    assert_row(
-        &report,
+    refiled_disagrees(
+        &dir,
+        "partially_accepted/half.py",
         "accepted/half.py",
         json!({"score": 5.0, "agrees": false}),
     );
@@ -1043,12 +1056,13 @@ fn polygon_interactive_package(dir: &Path) {
     <interactor>
       <source path="files/interactor.cpp" type="cpp.g++17"/>
     </interactor>"#,
-            solutions: r#"
-      <solution tag="main"><source path="solutions/main.cpp" type="cpp.g++17"/></solution>
-      <solution tag="accepted"><source path="solutions/main.py" type="python.3"/></solution>
-      <solution tag="wrong-answer"><source path="solutions/linear.cpp" type="cpp.g++17"/></solution>
-      <solution tag="wrong-answer"><source path="solutions/blind.py" type="python.3"/></solution>
-      <solution tag="time-limit-exceeded"><source path="solutions/think.cpp" type="cpp.g++17"/></solution>"#,
+            solutions: &[
+                ("main", "main.cpp"),
+                ("accepted", "main.py"),
+                ("wrong-answer", "linear.cpp"),
+                ("wrong-answer", "blind.py"),
+                ("time-limit-exceeded", "think.cpp"),
+            ],
         },
         &hidden,
     );
@@ -1160,8 +1174,7 @@ int main() {
 #[test]
 fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() {
     let (_scratch, dir) = package_in("polygon-guess", polygon_interactive_package);
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["format"], "polygon");
     for (name, verdict) in [
         ("main/solutions/main.cpp", "AC"),
@@ -1185,8 +1198,7 @@ fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() 
         ),
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     assert_row(
         &report,
         "accepted/solutions/linear.cpp",
@@ -1201,33 +1213,27 @@ fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() 
 #[test]
 fn a_2025_09_scoring_package_verifies_by_max_score_aggregation_and_require_pass() {
     let (_scratch, dir) = package_in("echo", written::scoring_2025);
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["format"], "2025-09");
-    for (name, verdict, score) in [
-        ("accepted/echo.py", "AC", 100.0),
-        ("partially_accepted/abs.py", "WA", 60.0),
-        ("partially_accepted/small_only.py", "WA", 70.0),
-        ("partially_accepted/needs_small.py", "WA", 30.0),
-        ("wrong_answer/constant.py", "WA", 0.0),
-    ] {
-        assert_row(
-            &report,
-            name,
-            json!({"verdict": verdict, "score": score, "agrees": true}),
-        );
-    }
+    assert_agreeing_scores(
+        &report,
+        &[
+            ("accepted/echo.py", "AC", 100.0),
+            ("partially_accepted/abs.py", "WA", 60.0),
+            ("partially_accepted/small_only.py", "WA", 70.0),
+            ("partially_accepted/needs_small.py", "WA", 30.0),
+            ("wrong_answer/constant.py", "WA", 0.0),
+        ],
+    );
     assert_verdicts(&report, &[("run_time_error/crash.py", "RTE")]);
     let checks = report["input_validation"].as_array().expect("checks");
     assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
-    std::fs::rename(
-        dir.join("submissions/partially_accepted/abs.py"),
-        dir.join("submissions/accepted/abs.py"),
-    )
-    .expect("move");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
-    assert_eq!(row(&report, "accepted/abs.py")["agrees"], false);
+    refiled_disagrees(
+        &dir,
+        "partially_accepted/abs.py",
+        "accepted/abs.py",
+        json!({"agrees": false}),
+    );
 }
 
 /// A compile stopped by its limit names the limit and its value on the first line (the note
@@ -1244,8 +1250,7 @@ fn a_compile_killed_by_its_limit_names_the_limit_and_its_value() {
         .expect("write config");
     let dir = fetch::problemtools_examples().join("guess");
     let config = config.display().to_string();
-    let (code, report) = verify_json_with(&dir, &["--config", &config]);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &["--config", &config], 1);
     let rows = report["submissions"].as_array().expect("rows");
     let notes: Vec<&str> = rows
         .iter()
@@ -1301,19 +1306,15 @@ fn a_polygon_group_scores_nothing_when_a_group_it_depends_on_fails() {
          printf(\"%lld\\n\", a + b == 0 ? 1 : a + b); return 0; }\n",
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
-    for (name, verdict, score) in [
-        ("main/solutions/main.cpp", "AC", 100.0),
-        ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
-        ("rejected/solutions/zero.cpp", "WA", 0.0),
-    ] {
-        assert_row(
-            &report,
-            name,
-            json!({"verdict": verdict, "score": score, "agrees": true}),
-        );
-    }
+    let report = verify_exits(&dir, &[], 0);
+    assert_agreeing_scores(
+        &report,
+        &[
+            ("main/solutions/main.cpp", "AC", 100.0),
+            ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
+            ("rejected/solutions/zero.cpp", "WA", 0.0),
+        ],
+    );
 }
 
 /// `submissions/submissions.yaml` (2025-09 "Example submissions"): scores and score ranges of
@@ -1347,15 +1348,13 @@ accepted/*:
         )
     };
     written::write(&dir, "submissions/submissions.yaml", &rules("60", "WA"));
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    verify_exits(&dir, &[], 0);
     written::write(
         &dir,
         "submissions/submissions.yaml",
         &rules("[61, 100]", "AC"),
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let abs = row(&report, "partially_accepted/abs.py");
     assert_eq!(abs["agrees"], false, "{abs:#}");
     assert_eq!(
@@ -1446,15 +1445,9 @@ fn a_submit_answer_package_verifies_its_answer_files_and_its_answer_printing_pro
         "secret/2"
     );
     // A wrong answer set filed as accepted disagrees (exit 1).
-    std::fs::rename(
-        dir.join("submissions/wrong_answer/typo"),
-        dir.join("submissions/accepted/typo"),
-    )
-    .expect("move");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
-    assert_row(
-        &report,
+    refiled_disagrees(
+        &dir,
+        "wrong_answer/typo",
         "accepted/typo",
         json!({"verdict": "WA", "agrees": false}),
     );
@@ -1506,8 +1499,7 @@ fn submissions_yaml_message_must_be_in_a_validators_message() {
     );
     package_verifies_as_its_authors_say(&dir, &[]);
     written::write(&dir, "submissions/submissions.yaml", &rules("too large"));
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let typo = row(&report, "wrong_answer/typo");
     assert_eq!(
         typo["note"],
@@ -1540,8 +1532,7 @@ fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
         "submissions/submissions.yaml",
         "accepted/echo_script:\n  language: python3\naccepted/two_mains:\n  entrypoint: z.py\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     for name in [
         "accepted/echo_script",
         "accepted/two_mains",
@@ -1558,8 +1549,7 @@ fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
         "submissions/submissions.yaml",
         "accepted/echo_script:\n  language: python3numpy\naccepted/two_mains:\n  entrypoint: z.py\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     let r = row(&report, "accepted/echo_script");
     assert_eq!(r["skipped"], true, "{r:#}");
     assert!(
@@ -1604,8 +1594,7 @@ fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
         "submissions/wrong_answer/slow.py",
         "import time\nn = int(input())\nend = time.process_time() + 0.7\nwhile time.process_time() < end:\n    pass\nprint(n)\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["time_limit_derived"], true, "{report:#}");
     let slowest = report["margins"]["slowest_accepted_ms"]
         .as_u64()
@@ -1625,8 +1614,7 @@ fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
         "submissions/submissions.yaml",
         "wrong_answer:\n  use_for_time_limit: false\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["time_limit_ms"], 1000, "{report:#}");
     assert_row(
         &report,
@@ -1659,8 +1647,7 @@ fn a_derived_limits_margin_holds_against_the_run_it_was_derived_from() {
         "submissions/submissions.yaml",
         "time_limit_exceeded/spin.py:\n  sample/*:\n    use_for_time_limit: lower\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["time_limit_ms"], 1000, "{report:#}");
     let slowest = report["margins"]["slowest_accepted_ms"]
         .as_u64()
@@ -1689,8 +1676,7 @@ fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
     let rules_path = dir.join("submissions/submissions.yaml");
     let rules = std::fs::read_to_string(&rules_path).expect("submissions.yaml");
     let cut = rules.find("# check time limit").expect("the tle rule");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     for (name, expected, verdict) in [
         ("accepted/wa.py", "accepted", "WA"),
         ("ac_or_wa/metadata", "ac_or_wa", "AC"),
@@ -1727,8 +1713,7 @@ fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
         "  permitted: [AC]\n",
     );
     std::fs::write(&rules_path, replaced).expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let r = row(&report, "accepted/wa.py");
     assert_eq!(r["agrees"], false, "{r:#}");
     assert!(
