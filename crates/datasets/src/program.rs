@@ -808,14 +808,10 @@ impl Job {
         let mut files = Vec::new();
         let mut assets = Vec::new();
         for (name, content) in &self.assembled.files {
-            let path = src.join(name);
-            if let Err(e) = std::fs::write(&path, content) {
-                return infra(format!("cannot write {}: {e}", path.display()));
+            match box_file(&src, name, name, content) {
+                Ok(file) => files.push(file),
+                Err(message) => return infra(message),
             }
-            files.push(BoxFile {
-                name: name.clone(),
-                source: path,
-            });
             assets.push(Asset::text(name, content.clone()));
         }
         let mut assist_files = Vec::new();
@@ -825,14 +821,10 @@ impl Job {
             .iter()
             .any(|(_, c)| c.contains("\"github.com/stretchr/testify/assert\""))
         {
-            let path = src.join("testify_assert.go");
-            if let Err(e) = std::fs::write(&path, TESTIFY_ASSERT) {
-                return infra(format!("cannot write {}: {e}", path.display()));
+            match box_file(&src, "testify_assert.go", TESTIFY_PATH, TESTIFY_ASSERT) {
+                Ok(file) => files.push(file),
+                Err(message) => return infra(message),
             }
-            files.push(BoxFile {
-                name: TESTIFY_PATH.into(),
-                source: path,
-            });
             assist_files.push(Asset::text(TESTIFY_PATH, TESTIFY_ASSERT.to_string()));
         }
         let source = SourceCode {
@@ -982,6 +974,16 @@ impl Job {
         }
         judged
     }
+}
+
+/// Writes `content` to `dir/file` and names it `name` in the box; the error names the file.
+fn box_file(dir: &Path, file: &str, name: &str, content: &str) -> Result<BoxFile, String> {
+    let path = dir.join(file);
+    std::fs::write(&path, content).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(BoxFile {
+        name: name.into(),
+        source: path,
+    })
 }
 
 /// What one run gave.

@@ -54,46 +54,38 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             ));
         }
     };
-    let kind_of = |t: &Value| t.get("type").and_then(Value::as_str).map(str::to_string);
-    let function =
-        kind_of(tests.first().unwrap_or(&Value::Null)).as_deref() == Some("function_call");
+    let function = tests
+        .first()
+        .and_then(|t| t.get("type"))
+        .and_then(Value::as_str)
+        == Some("function_call");
     let tests = if function {
         let mut fn_name = None;
-        let cases = tests
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                if kind_of(t).as_deref() != Some("function_call") {
-                    return invalid(
-                        i,
-                        "type",
-                        "not a function_call in a problem of function calls",
-                    );
-                }
-                match t.get("fn_name") {
-                    Some(Value::String(n)) if !n.is_empty() => {
-                        if fn_name.get_or_insert_with(|| n.clone()) != n {
-                            return invalid(
-                                i,
-                                "fn_name",
-                                format!("{n:?} differs from the first test's"),
-                            );
-                        }
-                    }
-                    other => {
+        let mismatch = "not a function_call in a problem of function calls";
+        let cases = cases_of(tests, "function_call", mismatch, |i, t| {
+            match t.get("fn_name") {
+                Some(Value::String(n)) if !n.is_empty() => {
+                    if fn_name.get_or_insert_with(|| n.clone()) != n {
                         return invalid(
                             i,
                             "fn_name",
-                            format!(
-                                "a function call without a name ({})",
-                                kind(other.unwrap_or(&Value::Null))
-                            ),
+                            format!("{n:?} differs from the first test's"),
                         );
                     }
                 }
-                io_case(i, t, wrapped_function_case)
-            })
-            .collect();
+                other => {
+                    return invalid(
+                        i,
+                        "fn_name",
+                        format!(
+                            "a function call without a name ({})",
+                            kind(other.unwrap_or(&Value::Null))
+                        ),
+                    );
+                }
+            }
+            io_case(i, t, wrapped_function_case)
+        });
         Tests::Function(FunctionTests {
             fn_name: fn_name.unwrap_or_default(),
             call: CallStyle::SolutionOrModule,
@@ -101,21 +93,11 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             cases,
         })
     } else {
+        let mismatch = "not stdin_stdout in a problem of stdin_stdout tests";
         Tests::Stdio(StdioTests {
-            cases: tests
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    if kind_of(t).as_deref() != Some("stdin_stdout") {
-                        return invalid(
-                            i,
-                            "type",
-                            "not stdin_stdout in a problem of stdin_stdout tests",
-                        );
-                    }
-                    io_case(i, t, stdio_case)
-                })
-                .collect(),
+            cases: cases_of(tests, "stdin_stdout", mismatch, |i, t| {
+                io_case(i, t, stdio_case)
+            }),
         })
     };
     let tests = match tests {
@@ -140,6 +122,27 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
 fn test_name(i: usize, key: Option<&str>) -> String {
     let name = format!("verification_info.test_cases[{i}]");
     key.map_or(name.clone(), |key| format!("{name}.{key}"))
+}
+
+/// Each test as a case `case` makes, but for a test whose `type` is not `want`: invalid,
+/// `mismatch` saying why.
+fn cases_of<T>(
+    tests: &[Value],
+    want: &str,
+    mismatch: &str,
+    mut case: impl FnMut(usize, &Value) -> Case<T>,
+) -> Vec<Case<T>> {
+    tests
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if t.get("type").and_then(Value::as_str) == Some(want) {
+                case(i, t)
+            } else {
+                invalid(i, "type", mismatch)
+            }
+        })
+        .collect()
 }
 
 /// A case made from its name and its input and output fields (name and value):
