@@ -306,6 +306,47 @@ fn captured(case: &OracleCaseResult) -> (String, String, Option<i64>) {
     (field("stdout"), field("stderr"), exit)
 }
 
+/// A problem's cases as one suite runs them: the outcomes known before any run (of the invalid
+/// cases), the runnable cases, and where each runnable one stands among all (`index`).
+struct Planned {
+    template: Vec<Option<TestOutcome>>,
+    cases: Vec<TestCase>,
+    index: Vec<usize>,
+}
+
+/// Plans `cases`: an invalid case, or one `runnable` refuses (with the report), is an outcome of
+/// the template; `runnable` makes the others' test cases.
+fn plan<T>(
+    cases: &[Case<T>],
+    problem: &Problem,
+    mut runnable: impl FnMut(&str, &T) -> Result<TestCase, String>,
+) -> Planned {
+    let mut planned = Planned {
+        template: vec![None; cases.len()],
+        cases: Vec::new(),
+        index: Vec::new(),
+    };
+    for (i, case) in cases.iter().enumerate() {
+        let made = match &case.body {
+            Err(bad) => Err(bad.report(&problem.task_id)),
+            Ok(body) => runnable(&case.name, body),
+        };
+        match made {
+            Ok(test_case) => {
+                planned.index.push(i);
+                planned.cases.push(test_case);
+            }
+            Err(report) => planned.template[i] = Some(invalid(&case.name, report)),
+        }
+    }
+    planned
+}
+
+/// A sample's result from its tests' outcomes (each test's, or `None` where there is none).
+fn of_outcomes(outcomes: Vec<Option<TestOutcome>>) -> SampleResult {
+    SampleResult::of_tests(outcomes.into_iter().flatten().collect())
+}
+
 /// A test that was not run because its record is malformed.
 fn invalid(name: &str, report: String) -> TestOutcome {
     TestOutcome {
@@ -322,34 +363,23 @@ async fn function(
     programs: &[String],
     tests: &FunctionTests,
 ) -> Vec<Judged> {
-    let mut template: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
-    let mut cases = Vec::new();
-    let mut index = Vec::new();
-    for (i, case) in tests.cases.iter().enumerate() {
-        match &case.body {
-            Err(bad) => template[i] = Some(invalid(&case.name, bad.report(&problem.task_id))),
-            Ok(_) if !is_identifier(&tests.fn_name) => {
-                template[i] = Some(invalid(
-                    &case.name,
-                    format!(
-                        "invalid_test_format: record {} field fn_name: {:?} is not a Python name",
-                        problem.task_id, tests.fn_name
-                    ),
-                ))
-            }
-            Ok(call) => {
-                index.push(i);
-                cases.push(TestCase {
-                    name: case.name.clone(),
-                    input: Value::Array(call.args.clone()),
-                    expected: call.expected.clone(),
-                });
-            }
+    let Planned {
+        template,
+        cases,
+        index,
+    } = plan(&tests.cases, problem, |name, call| {
+        if !is_identifier(&tests.fn_name) {
+            return Err(format!(
+                "invalid_test_format: record {} field fn_name: {:?} is not a Python name",
+                problem.task_id, tests.fn_name
+            ));
         }
-    }
-    let of_outcomes = |outcomes: Vec<Option<TestOutcome>>| {
-        SampleResult::of_tests(outcomes.into_iter().flatten().collect())
-    };
+        Ok(TestCase {
+            name: name.to_owned(),
+            input: Value::Array(call.args.clone()),
+            expected: call.expected.clone(),
+        })
+    });
     if cases.is_empty() {
         return batch.fixed(programs.len(), || of_outcomes(template.clone()));
     }
@@ -506,27 +536,19 @@ async fn stdio(
     programs: &[String],
     tests: &StdioTests,
 ) -> Vec<Judged> {
-    let mut template: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
-    let mut cases = Vec::new();
-    let mut index = Vec::new();
     let mut longest = 0;
-    for (i, case) in tests.cases.iter().enumerate() {
-        match &case.body {
-            Err(bad) => template[i] = Some(invalid(&case.name, bad.report(&problem.task_id))),
-            Ok(io) => {
-                longest = longest.max(io.stdout.len() as u64);
-                index.push(i);
-                cases.push(TestCase {
-                    name: case.name.clone(),
-                    input: json!({"stdin": io.stdin}),
-                    expected: json!({}),
-                });
-            }
-        }
-    }
-    let of_outcomes = |outcomes: Vec<Option<TestOutcome>>| {
-        SampleResult::of_tests(outcomes.into_iter().flatten().collect())
-    };
+    let Planned {
+        template,
+        cases,
+        index,
+    } = plan(&tests.cases, problem, |name, io| {
+        longest = longest.max(io.stdout.len() as u64);
+        Ok(TestCase {
+            name: name.to_owned(),
+            input: json!({"stdin": io.stdin}),
+            expected: json!({}),
+        })
+    });
     if cases.is_empty() {
         return batch.fixed(programs.len(), || of_outcomes(template.clone()));
     }
