@@ -236,17 +236,9 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     // One step per run: the references (twice for those the limit is derived from when the
     // package gives none) and each input validator.
     let given = args.time_limit.or(problem.time_limit_ms);
-    let steps = problem.submissions.len()
-        + problem.input_validators.len()
-        + if given.is_none() {
-            problem
-                .submissions
-                .iter()
-                .filter(|r| timing::bounds(&problem, r).any_lower())
-                .count()
-        } else {
-            0
-        };
+    let bounds = reference_bounds(&problem);
+    let steps =
+        problem.submissions.len() + problem.input_validators.len() + deriving_runs(given, &bounds);
     let progress = super::progress::bar(steps as u64, args.quiet);
     let judgeable = |r: &Reference| -> Result<Program, String> {
         let program = r.program.clone()?;
@@ -260,7 +252,6 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     // the multiplier, rounded up to a whole multiple of the resolution (the format's rule). A
     // reference whose every test bounds it from below is graded from that run (the margin then
     // holds by construction, as in problemtools); the others are judged again below.
-    let bounds = reference_bounds(&problem);
     let Derived {
         limit_ms: time_limit_ms,
         mut first_pass,
@@ -507,12 +498,7 @@ fn judge_submission(args: JudgeArgs) -> anyhow::Result<ExitCode> {
     let judgeable = |r: &Reference| r.program.clone();
     let given = args.time_limit.or(problem.time_limit_ms);
     let bounds = reference_bounds(&problem);
-    let deriving = if given.is_some() {
-        0
-    } else {
-        bounds.iter().filter(|b| b.any_lower()).count()
-    };
-    let progress = super::progress::bar(deriving as u64 + 1, args.quiet);
+    let progress = super::progress::bar(deriving_runs(given, &bounds) as u64 + 1, args.quiet);
     let time_limit_ms = match given {
         Some(t) => t,
         None => {
@@ -673,6 +659,15 @@ fn reference_bounds(problem: &Problem) -> Vec<Bounds> {
         .iter()
         .map(|r| timing::bounds(problem, r))
         .collect()
+}
+
+/// How many references are judged to derive the time limit: none when it is `given`, else
+/// each that bounds it from below.
+fn deriving_runs(given: Option<u64>, bounds: &[Bounds]) -> usize {
+    match given {
+        Some(_) => 0,
+        None => bounds.iter().filter(|b| b.any_lower()).count(),
+    }
 }
 
 /// The time limit when the package gives none: the slowest run that bounds it from below times
