@@ -130,16 +130,10 @@ fn megabytes(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::parse_records;
     use serde_json::json;
-    use std::path::Path;
 
     fn read_one(fields: Value) -> Problem {
-        let records = parse_records(Path::new("apps.jsonl"), &fields.to_string()).unwrap();
-        assert_eq!(Format::detect(&records[0]), Some(Format::Apps));
-        Format::Apps
-            .read(Path::new("apps.jsonl"), 7, &records[0])
-            .unwrap()
+        Format::Apps.read_detected(7, &fields.to_string())
     }
 
     #[test]

@@ -96,9 +96,7 @@ fn list_cases(list: &str, tests: &Value) -> Vec<Case<StdioCase>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::parse_records;
     use serde_json::json;
-    use std::path::Path;
 
     #[test]
     fn all_three_lists_run_with_the_problems_limits() {
@@ -114,11 +112,7 @@ mod tests {
             "cf_contest_id": 1548, "cf_index": "C", "cf_points": 0.0, "cf_rating": 2500
         })
         .to_string();
-        let records = parse_records(Path::new("cc.jsonl"), &text).unwrap();
-        assert_eq!(Format::detect(&records[0]), Some(Format::CodeContests));
-        let problem = Format::CodeContests
-            .read(Path::new("cc.jsonl"), 0, &records[0])
-            .unwrap();
+        let problem = Format::CodeContests.read_detected(0, &text);
         assert_eq!(problem.limits.time_ms, Some(4500));
         assert_eq!(problem.limits.memory_bytes, Some(512_000_000));
         let Tests::Stdio(tests) = problem.tests else {
@@ -131,10 +125,7 @@ mod tests {
     #[test]
     fn unequal_lists_are_invalid_naming_the_list() {
         let text = json!({"name": "x", "public_tests": {"input": ["1"], "output": []}}).to_string();
-        let records = parse_records(Path::new("cc.jsonl"), &text).unwrap();
-        let problem = Format::CodeContests
-            .read(Path::new("cc.jsonl"), 0, &records[0])
-            .unwrap();
+        let problem = Format::CodeContests.read_at(0, &text).unwrap();
         let Tests::Stdio(tests) = problem.tests else {
             panic!("not stdio")
         };

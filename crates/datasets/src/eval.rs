@@ -97,52 +97,9 @@ pub(crate) async fn judge_programs(
         Tests::Assertion(tests) => assertion(&batch, programs, tests).await,
         Tests::Function(tests) => function(&batch, problem, programs, tests).await,
         Tests::Stdio(tests) => stdio(batch, problem, programs, tests).await,
-        Tests::Program(tests) => match &tests.kind {
-            // Python programs run as assertion scripts, hooks and all.
-            ProgramKind::HumanEvalX(t) if tests.language == Language::Python3 => {
-                let programs: Vec<String> = programs
-                    .iter()
-                    .map(|p| crate::program::humaneval_x_python(t, p))
-                    .collect();
-                let tests = AssertionTests {
-                    setup: String::new(),
-                    test: t.test.clone(),
-                    check_entry_point: None,
-                    guarded: Vec::new(),
-                };
-                assertion(&batch, &programs, &tests).await
-            }
-            ProgramKind::MultiPle(t) if tests.language == Language::Python3 => {
-                let programs: Vec<String> = programs
-                    .iter()
-                    .map(|p| {
-                        let cut = crate::program::cut_at_stop_tokens(p, &t.stop_tokens);
-                        format!("{}{cut}\n", t.prompt)
-                    })
-                    .collect();
-                let tests = AssertionTests {
-                    setup: String::new(),
-                    test: t.tests.clone(),
-                    check_entry_point: None,
-                    guarded: Vec::new(),
-                };
-                assertion(&batch, &programs, &tests).await
-            }
-            ProgramKind::Mbxp(t) if tests.language == Language::Python3 => {
-                // mxeval: prompt + completion + test + "\ncheck(entry_point)".
-                let programs: Vec<String> = programs
-                    .iter()
-                    .map(|p| format!("{}{p}", t.prompt))
-                    .collect();
-                let tests = AssertionTests {
-                    setup: String::new(),
-                    test: t.test.clone(),
-                    check_entry_point: Some(t.entry_point.clone()),
-                    guarded: vec![t.entry_point.clone()],
-                };
-                assertion(&batch, &programs, &tests).await
-            }
-            _ => crate::program::judge(&batch, problem, programs, tests).await,
+        Tests::Program(tests) => match python_assertions(&tests.kind, tests.language, programs) {
+            Some((programs, tests)) => assertion(&batch, &programs, &tests).await,
+            None => crate::program::judge(&batch, problem, programs, tests).await,
         },
         Tests::Unsupported(tests) => batch.all(
             programs.len(),
@@ -186,6 +143,64 @@ fn text(name: &str, content: String) -> Asset {
     Asset::text(name, content)
 }
 
+/// Python programs of the program kinds that run as assertion scripts, hooks and all: each
+/// candidate's whole program and the tests, or `None` for the other kinds and languages.
+fn python_assertions(
+    kind: &ProgramKind,
+    language: Language,
+    programs: &[String],
+) -> Option<(Vec<String>, AssertionTests)> {
+    if language != Language::Python3 {
+        return None;
+    }
+    let whole = |program: &dyn Fn(&str) -> String| -> Vec<String> {
+        programs.iter().map(|p| program(p)).collect()
+    };
+    let (programs, test, check_entry_point) = match kind {
+        ProgramKind::HumanEvalX(t) => (
+            whole(&|p| crate::program::humaneval_x_python(t, p)),
+            &t.test,
+            None,
+        ),
+        ProgramKind::MultiPle(t) => (
+            whole(&|p| {
+                let cut = crate::program::cut_at_stop_tokens(p, &t.stop_tokens);
+                format!("{}{cut}\n", t.prompt)
+            }),
+            &t.tests,
+            None,
+        ),
+        // mxeval: prompt + completion + test + "\ncheck(entry_point)".
+        ProgramKind::Mbxp(t) => (
+            whole(&|p| format!("{}{p}", t.prompt)),
+            &t.test,
+            Some(t.entry_point.clone()),
+        ),
+        _ => return None,
+    };
+    let tests = AssertionTests {
+        setup: String::new(),
+        test: test.clone(),
+        guarded: check_entry_point.iter().cloned().collect(),
+        check_entry_point,
+    };
+    Some((programs, tests))
+}
+
+/// A `script` suite of `test_cases` running each candidate's `main.py` in Python, with the
+/// batch's time limit.
+fn python_script_suite(batch: &Batch<'_>, test_cases: Vec<TestCase>) -> TestSuite {
+    TestSuite {
+        deliverable_type: DeliverableType::Script,
+        language: Language::Python3,
+        entry_point: "main.py".into(),
+        source_files: Vec::new(),
+        timeout_ms: Some(batch.timeout_ms),
+        float_tolerance: None,
+        test_cases,
+    }
+}
+
 async fn assertion(batch: &Batch<'_>, programs: &[String], tests: &AssertionTests) -> Vec<Judged> {
     let mut test_code = format!("{}\n{}\n", tests.setup, tests.test);
     if let Some(entry) = &tests.check_entry_point {
@@ -193,19 +208,14 @@ async fn assertion(batch: &Batch<'_>, programs: &[String], tests: &AssertionTest
     }
     // One marker per batch: each candidate reads it in a box of its own.
     let marker = marker();
-    let suite = TestSuite {
-        deliverable_type: DeliverableType::Script,
-        language: Language::Python3,
-        entry_point: "main.py".into(),
-        source_files: Vec::new(),
-        timeout_ms: Some(batch.timeout_ms),
-        float_tolerance: None,
-        test_cases: vec![TestCase {
+    let suite = python_script_suite(
+        batch,
+        vec![TestCase {
             name: "check".into(),
             input: json!({"stdin": format!("{marker}\n")}),
             expected: json!({}),
         }],
-    };
+    );
     let guarded = tests.guarded.join("\n");
     let files = programs
         .iter()
@@ -296,6 +306,47 @@ fn captured(case: &OracleCaseResult) -> (String, String, Option<i64>) {
     (field("stdout"), field("stderr"), exit)
 }
 
+/// A problem's cases as one suite runs them: the outcomes known before any run (of the invalid
+/// cases), the runnable cases, and where each runnable one stands among all (`index`).
+struct Planned {
+    template: Vec<Option<TestOutcome>>,
+    cases: Vec<TestCase>,
+    index: Vec<usize>,
+}
+
+/// Plans `cases`: an invalid case, or one `runnable` refuses (with the report), is an outcome of
+/// the template; `runnable` makes the others' test cases.
+fn plan<T>(
+    cases: &[Case<T>],
+    problem: &Problem,
+    mut runnable: impl FnMut(&str, &T) -> Result<TestCase, String>,
+) -> Planned {
+    let mut planned = Planned {
+        template: vec![None; cases.len()],
+        cases: Vec::new(),
+        index: Vec::new(),
+    };
+    for (i, case) in cases.iter().enumerate() {
+        let made = match &case.body {
+            Err(bad) => Err(bad.report(&problem.task_id)),
+            Ok(body) => runnable(&case.name, body),
+        };
+        match made {
+            Ok(test_case) => {
+                planned.index.push(i);
+                planned.cases.push(test_case);
+            }
+            Err(report) => planned.template[i] = Some(invalid(&case.name, report)),
+        }
+    }
+    planned
+}
+
+/// A sample's result from its tests' outcomes (each test's, or `None` where there is none).
+fn of_outcomes(outcomes: Vec<Option<TestOutcome>>) -> SampleResult {
+    SampleResult::of_tests(outcomes.into_iter().flatten().collect())
+}
+
 /// A test that was not run because its record is malformed.
 fn invalid(name: &str, report: String) -> TestOutcome {
     TestOutcome {
@@ -312,34 +363,23 @@ async fn function(
     programs: &[String],
     tests: &FunctionTests,
 ) -> Vec<Judged> {
-    let mut template: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
-    let mut cases = Vec::new();
-    let mut index = Vec::new();
-    for (i, case) in tests.cases.iter().enumerate() {
-        match &case.body {
-            Err(bad) => template[i] = Some(invalid(&case.name, bad.report(&problem.task_id))),
-            Ok(_) if !is_identifier(&tests.fn_name) => {
-                template[i] = Some(invalid(
-                    &case.name,
-                    format!(
-                        "invalid_test_format: record {} field fn_name: {:?} is not a Python name",
-                        problem.task_id, tests.fn_name
-                    ),
-                ))
-            }
-            Ok(call) => {
-                index.push(i);
-                cases.push(TestCase {
-                    name: case.name.clone(),
-                    input: Value::Array(call.args.clone()),
-                    expected: call.expected.clone(),
-                });
-            }
+    let Planned {
+        template,
+        cases,
+        index,
+    } = plan(&tests.cases, problem, |name, call| {
+        if !is_identifier(&tests.fn_name) {
+            return Err(format!(
+                "invalid_test_format: record {} field fn_name: {:?} is not a Python name",
+                problem.task_id, tests.fn_name
+            ));
         }
-    }
-    let of_outcomes = |outcomes: Vec<Option<TestOutcome>>| {
-        SampleResult::of_tests(outcomes.into_iter().flatten().collect())
-    };
+        Ok(TestCase {
+            name: name.to_owned(),
+            input: Value::Array(call.args.clone()),
+            expected: call.expected.clone(),
+        })
+    });
     if cases.is_empty() {
         return batch.fixed(programs.len(), || of_outcomes(template.clone()));
     }
@@ -496,41 +536,25 @@ async fn stdio(
     programs: &[String],
     tests: &StdioTests,
 ) -> Vec<Judged> {
-    let mut template: Vec<Option<TestOutcome>> = vec![None; tests.cases.len()];
-    let mut cases = Vec::new();
-    let mut index = Vec::new();
     let mut longest = 0;
-    for (i, case) in tests.cases.iter().enumerate() {
-        match &case.body {
-            Err(bad) => template[i] = Some(invalid(&case.name, bad.report(&problem.task_id))),
-            Ok(io) => {
-                longest = longest.max(io.stdout.len() as u64);
-                index.push(i);
-                cases.push(TestCase {
-                    name: case.name.clone(),
-                    input: json!({"stdin": io.stdin}),
-                    expected: json!({}),
-                });
-            }
-        }
-    }
-    let of_outcomes = |outcomes: Vec<Option<TestOutcome>>| {
-        SampleResult::of_tests(outcomes.into_iter().flatten().collect())
-    };
+    let Planned {
+        template,
+        cases,
+        index,
+    } = plan(&tests.cases, problem, |name, io| {
+        longest = longest.max(io.stdout.len() as u64);
+        Ok(TestCase {
+            name: name.to_owned(),
+            input: json!({"stdin": io.stdin}),
+            expected: json!({}),
+        })
+    });
     if cases.is_empty() {
         return batch.fixed(programs.len(), || of_outcomes(template.clone()));
     }
     // Enough of stdout to see a difference past the expected text's end.
     batch.oracle.max_capture_bytes = batch.oracle.max_capture_bytes.max(longest * 2 + 4096);
-    let suite = TestSuite {
-        deliverable_type: DeliverableType::Script,
-        language: Language::Python3,
-        entry_point: "main.py".into(),
-        source_files: Vec::new(),
-        timeout_ms: Some(batch.timeout_ms),
-        float_tolerance: None,
-        test_cases: cases,
-    };
+    let suite = python_script_suite(&batch, cases);
     let files = programs
         .iter()
         .enumerate()

@@ -55,12 +55,7 @@ mod tests {
 
     #[test]
     fn a_humaneval_record_becomes_an_assertion_script_with_check() {
-        let records = parse_records(Path::new("HumanEval.jsonl"), RECORD).unwrap();
-        let format = Format::detect(&records[0]).unwrap();
-        assert_eq!(format, Format::HumanEval);
-        let problem = format
-            .read(Path::new("HumanEval.jsonl"), 0, &records[0])
-            .unwrap();
+        let problem = Format::HumanEval.read_detected(0, RECORD);
         assert_eq!(problem.task_id, "HumanEval/53");
         assert!(problem.prompt.unwrap().contains("def add(x: int, y: int):"));
         let Tests::Assertion(tests) = problem.tests else {
@@ -83,10 +78,7 @@ mod tests {
     #[test]
     fn an_entry_point_that_is_not_a_name_is_refused_naming_the_field() {
         let record = RECORD.replace(r#""entry_point": "add""#, r#""entry_point": "add)""#);
-        let records = parse_records(Path::new("h.jsonl"), &record).unwrap();
-        let err = Format::HumanEval
-            .read(Path::new("h.jsonl"), 0, &records[0])
-            .unwrap_err();
+        let err = Format::HumanEval.read_at(0, &record).unwrap_err();
         assert!(err.to_string().contains("field entry_point"), "{err}");
     }
 }

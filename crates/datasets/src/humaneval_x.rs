@@ -6,7 +6,7 @@
 //! [`crate::program`] (docs/datasets.md, "HumanEval-X").
 
 use crate::format::Fields;
-use crate::problem::{HumanEvalXTest, Limits, Problem, ProgramKind, ProgramTests, Tests};
+use crate::problem::{HumanEvalXTest, Problem, ProgramKind, ProgramTests, Tests};
 use crate::{Error, Format};
 use verdict_contracts::judge::Language;
 
@@ -50,33 +50,22 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             String::new()
         },
     };
-    Ok(Problem {
-        task_id,
-        format: Format::HumanEvalX,
-        prompt: None,
-        tests: Tests::Program(ProgramTests {
-            language,
-            kind: ProgramKind::HumanEvalX(test),
-        }),
-        limits: Limits::default(),
-    })
+    let tests = Tests::Program(ProgramTests {
+        language,
+        kind: ProgramKind::HumanEvalX(test),
+    });
+    Ok(Problem::new(task_id, Format::HumanEvalX, tests))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::parse_records;
-    use std::path::Path;
 
     // Go/0 as published in humaneval_go.jsonl.gz (the docstring shortened).
     pub(crate) const GO_0: &str = r#"{"task_id": "Go/0", "prompt": "import (\n    \"math\"\n)\n\n// Check if in given list of numbers, are any two numbers closer to each other than given threshold.\nfunc HasCloseElements(numbers []float64, threshold float64) bool {\n", "import": "import (\n    \"math\"\n)\n", "docstring": "// Check if ...\n", "declaration": "\nfunc HasCloseElements(numbers []float64, threshold float64) bool {\n", "canonical_solution": "    for i := 0; i < len(numbers); i++ {\n        for j := i + 1; j < len(numbers); j++ {\n            var distance float64 = math.Abs(numbers[i] - numbers[j])\n            if distance < threshold {\n                return true\n            }\n        }\n    }\n    return false\n}\n\n", "test": "func TestHasCloseElements(t *testing.T) {\n    assert := assert.New(t)\n    assert.Equal(true, HasCloseElements([]float64{11.0, 2.0, 3.9, 4.0, 5.0, 2.2}, 0.3))\n    assert.Equal(false, HasCloseElements([]float64{1.0, 2.0, 3.9, 4.0, 5.0, 2.2}, 0.05))\n}\n", "test_setup": "package main\n\nimport (\n    \"testing\"\n    \"github.com/stretchr/testify/assert\"\n)\n", "example_test": "func TestHasCloseElements(t *testing.T) {\n}\n"}"#;
 
     fn read_one(text: &str) -> Problem {
-        let records = parse_records(Path::new("humaneval_x.jsonl"), text).expect("parses");
-        assert_eq!(Format::detect(&records[0]), Some(Format::HumanEvalX));
-        Format::HumanEvalX
-            .read(Path::new("humaneval_x.jsonl"), 0, &records[0])
-            .expect("reads")
+        Format::HumanEvalX.read_detected(0, text)
     }
 
     #[test]
@@ -112,10 +101,7 @@ mod tests {
     #[test]
     fn an_unknown_language_prefix_is_refused_naming_the_task_id() {
         let record = r#"{"task_id": "Cobol/0", "prompt": "", "declaration": "", "test": "", "example_test": ""}"#;
-        let records = parse_records(Path::new("x.jsonl"), record).expect("parses");
-        let err = Format::HumanEvalX
-            .read(Path::new("x.jsonl"), 0, &records[0])
-            .expect_err("refused");
+        let err = Format::HumanEvalX.read_at(0, record).expect_err("refused");
         assert!(err.to_string().contains("field task_id"), "{err}");
     }
 

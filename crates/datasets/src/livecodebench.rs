@@ -13,8 +13,8 @@
 use crate::format::Fields;
 use crate::jsonl::kind;
 use crate::problem::{
-    CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Limits, Problem, StdioCase,
-    StdioTests, Tests,
+    CallStyle, Case, FunctionCase, FunctionTests, InvalidCase, Problem, StdioCase, StdioTests,
+    Tests,
 };
 use crate::{Error, Format};
 use base64::Engine;
@@ -82,13 +82,7 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
                 .collect(),
         }),
     };
-    Ok(Problem {
-        task_id,
-        format: Format::LiveCodeBench,
-        prompt: None,
-        tests,
-        limits: Limits::default(),
-    })
+    Ok(Problem::new(task_id, Format::LiveCodeBench, tests))
 }
 
 /// Decodes `private_test_cases`: JSON text as it is, else base64 -> zlib -> pickled string.
@@ -187,9 +181,7 @@ fn functional(name: &str, test: &Value) -> Result<FunctionCase, InvalidCase> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::parse_records;
     use serde_json::json;
-    use std::path::Path;
 
     // `base64(zlib(pickle.dumps(json.dumps(tests))))` made by CPython 3.11 (pickle protocol 4),
     // as LiveCodeBench stores `private_test_cases`.
@@ -198,11 +190,7 @@ mod tests {
 
     fn record(fields: Value) -> Problem {
         let text = fields.to_string();
-        let records = parse_records(Path::new("test.jsonl"), &text).unwrap();
-        assert_eq!(Format::detect(&records[0]), Some(Format::LiveCodeBench));
-        Format::LiveCodeBench
-            .read(Path::new("test.jsonl"), 0, &records[0])
-            .unwrap()
+        Format::LiveCodeBench.read_detected(0, &text)
     }
 
     #[test]

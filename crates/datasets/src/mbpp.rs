@@ -117,20 +117,13 @@ pub(crate) fn read_plus(r: &Fields<'_>) -> Result<Problem, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::parse_records;
-    use std::path::Path;
 
     // MBPP task 11 as published in mbpp.jsonl (code shortened).
     const RECORD: &str = r#"{"text": "Write a python function to remove first and last occurrence of a given character from the string.", "code": "def remove_Occ(s,ch): \r\n    return s", "task_id": 11, "test_setup_code": "", "test_list": ["assert remove_Occ(\"hello\",\"l\") == \"heo\"", "assert remove_Occ(\"abcda\",\"a\") == \"bcd\"", "assert remove_Occ(\"PHP\",\"P\") == \"H\""], "challenge_test_list": ["assert remove_Occ(\"hellolloll\",\"l\") == \"helollol\""]}"#;
 
     #[test]
     fn an_mbpp_record_runs_its_asserts_and_guards_the_called_function() {
-        let records = parse_records(Path::new("mbpp.jsonl"), RECORD).unwrap();
-        let format = Format::detect(&records[0]).unwrap();
-        assert_eq!(format, Format::Mbpp);
-        let problem = format
-            .read(Path::new("mbpp.jsonl"), 0, &records[0])
-            .unwrap();
+        let problem = Format::Mbpp.read_detected(0, RECORD);
         assert_eq!(problem.task_id, "11");
         let Tests::Assertion(tests) = problem.tests else {
             panic!("not an assertion test")
@@ -146,10 +139,7 @@ mod tests {
     #[test]
     fn sanitized_mbpp_test_imports_become_setup() {
         let text = r#"[{"source_file": "x", "task_id": 2, "prompt": "p", "code": "c", "test_imports": ["import math"], "test_list": ["assert f(1) == 1"]}]"#;
-        let records = parse_records(Path::new("sanitized-mbpp.json"), text).unwrap();
-        let problem = Format::Mbpp
-            .read(Path::new("sanitized-mbpp.json"), 0, &records[0])
-            .unwrap();
+        let problem = Format::Mbpp.read_at(0, text).unwrap();
         let Tests::Assertion(tests) = problem.tests else {
             panic!("not an assertion test")
         };
@@ -159,12 +149,7 @@ mod tests {
     #[test]
     fn an_mbpp_plus_record_tests_its_inputs_against_the_reference() {
         let text = r#"{"task_id": "Mbpp/2", "prompt": "\"\"\"\nWrite a function to find the shared elements.\n\"\"\"\n", "entry_point": "similar_elements", "canonical_solution": "def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n", "assertion": "assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))", "base_input": [[[3, 4, 5, 6], [5, 7, 4, 10]]], "plus_input": [[[1], [1]], 7], "atol": 0, "contract": ""}"#;
-        let records = parse_records(Path::new("MbppPlus.jsonl"), text).unwrap();
-        let format = Format::detect(&records[0]).unwrap();
-        assert_eq!(format, Format::MbppPlus);
-        let problem = format
-            .read(Path::new("MbppPlus.jsonl"), 0, &records[0])
-            .unwrap();
+        let problem = Format::MbppPlus.read_detected(0, text);
         let Tests::Reference(tests) = problem.tests else {
             panic!("not reference tests")
         };
@@ -177,13 +162,11 @@ mod tests {
 
     #[test]
     fn an_mbpp_record_without_asserts_is_refused() {
-        let records = parse_records(
-            Path::new("m"),
-            r#"{"task_id": 3, "text": "t", "code": "", "test_list": []}"#,
-        )
-        .unwrap();
         let err = Format::Mbpp
-            .read(Path::new("m"), 0, &records[0])
+            .read_at(
+                0,
+                r#"{"task_id": 3, "text": "t", "code": "", "test_list": []}"#,
+            )
             .unwrap_err();
         assert!(
             err.to_string().contains("record 3: field test_list"),

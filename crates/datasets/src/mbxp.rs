@@ -5,9 +5,7 @@
 //! `check(entry_point)`), judged by [`crate::program::assemble_mbxp`] (docs/datasets.md, "MBXP").
 
 use crate::format::Fields;
-use crate::problem::{
-    Limits, MbxpTest, Problem, ProgramKind, ProgramTests, Tests, UnsupportedTests,
-};
+use crate::problem::{MbxpTest, Problem, ProgramKind, Tests};
 use crate::{Error, Format};
 use verdict_contracts::judge::Language;
 
@@ -39,43 +37,25 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
         test: r.str("test")?.to_string(),
         entry_point: r.str("entry_point")?.to_string(),
     };
-    let tests = match language_of(language_name) {
-        Some(language) => Tests::Program(ProgramTests {
-            language,
-            kind: ProgramKind::Mbxp(test),
-        }),
-        None => Tests::Unsupported(UnsupportedTests {
-            reason: format!(
-                "language: verdict has no language profile for MBXP's {language_name:?} (crates/scripts/languages.toml)"
-            ),
-            cases: 1,
-        }),
-    };
-    Ok(Problem {
-        task_id,
-        format: Format::Mbxp,
-        prompt: None,
-        tests,
-        limits: Limits::default(),
-    })
+    let tests = Tests::in_language(
+        language_of(language_name),
+        language_name,
+        "MBXP",
+        ProgramKind::Mbxp(test),
+    );
+    Ok(Problem::new(task_id, Format::Mbxp, tests))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::parse_records;
-    use std::path::Path;
 
     // MBGP/5 as published in mbgp_release_v1.2.jsonl (the comparison helper shortened).
     const MBGP_5: &str = r#"{"task_id": "MBGP/5", "prompt": "package main\n\nimport (\n\t\"encoding/json\"\n\t\"reflect\"\n)\n// Code should be written in Go/Golang\nfunc count_ways (n int) int {\n", "test": "\n\nfunc main() {\n}", "language": "go", "description": "Write a function ...", "entry_point": "count_ways", "canonical_solution": null}"#;
 
     #[test]
     fn an_mbxp_record_is_told_by_its_language_field_and_read_in_that_language() {
-        let records = parse_records(Path::new("mbgp.jsonl"), MBGP_5).expect("parses");
-        assert_eq!(Format::detect(&records[0]), Some(Format::Mbxp));
-        let problem = Format::Mbxp
-            .read(Path::new("mbgp.jsonl"), 0, &records[0])
-            .expect("reads");
+        let problem = Format::Mbxp.read_detected(0, MBGP_5);
         assert_eq!(problem.task_id, "MBGP/5");
         assert_eq!(problem.language(), Language::Go);
     }
@@ -95,11 +75,7 @@ mod tests {
             (PERL_3, Language::Perl),
             (SCALA_3, Language::Scala),
         ] {
-            let records = parse_records(Path::new("mbxp.jsonl"), record).expect("parses");
-            assert_eq!(Format::detect(&records[0]), Some(Format::Mbxp));
-            let problem = Format::Mbxp
-                .read(Path::new("mbxp.jsonl"), 0, &records[0])
-                .expect("reads");
+            let problem = Format::Mbxp.read_detected(0, record);
             assert_eq!(problem.language(), language, "{record}");
             assert!(
                 matches!(problem.tests, Tests::Program(ref t) if matches!(t.kind, ProgramKind::Mbxp(_)))
@@ -110,10 +86,7 @@ mod tests {
     #[test]
     fn an_mbxp_language_verdict_lacks_is_read_as_unsupported() {
         let record = MBGP_5.replace(r#""language": "go""#, r#""language": "dart""#);
-        let records = parse_records(Path::new("m.jsonl"), &record).expect("parses");
-        let problem = Format::Mbxp
-            .read(Path::new("m.jsonl"), 0, &records[0])
-            .expect("reads");
+        let problem = Format::Mbxp.read_at(0, &record).expect("reads");
         assert!(matches!(problem.tests, Tests::Unsupported(_)));
     }
 }

@@ -7,9 +7,7 @@
 //! docs/datasets.md, "MultiPL-E").
 
 use crate::format::Fields;
-use crate::problem::{
-    Limits, MultiPleTest, Problem, ProgramKind, ProgramTests, Tests, UnsupportedTests,
-};
+use crate::problem::{MultiPleTest, Problem, ProgramKind, Tests};
 use crate::{Error, Format};
 use verdict_contracts::judge::Language;
 
@@ -54,43 +52,25 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             .map(str::to_string)
             .collect(),
     };
-    let tests = match language_of(language_name) {
-        Some(language) => Tests::Program(ProgramTests {
-            language,
-            kind: ProgramKind::MultiPle(test),
-        }),
-        None => Tests::Unsupported(UnsupportedTests {
-            reason: format!(
-                "language: verdict has no language profile for MultiPL-E's {language_name:?} (crates/scripts/languages.toml)"
-            ),
-            cases: 1,
-        }),
-    };
-    Ok(Problem {
-        task_id,
-        format: Format::MultiPle,
-        prompt: None,
-        tests,
-        limits: Limits::default(),
-    })
+    let tests = Tests::in_language(
+        language_of(language_name),
+        language_name,
+        "MultiPL-E",
+        ProgramKind::MultiPle(test),
+    );
+    Ok(Problem::new(task_id, Format::MultiPle, tests))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::parse_records;
-    use std::path::Path;
 
     // HumanEval_53_add in MultiPL-E's C++ (the shape of the Hugging Face rows).
     const CPP_53: &str = r##"{"name": "HumanEval_53_add", "language": "cpp", "prompt": "#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y\nlong add(long x, long y) {\n", "doctests": "transform", "original": "/tmp/HumanEval_53_add.py", "prompt_terminology": "reworded", "tests": "}\nint main() {\n    auto candidate = add;\n    assert(candidate((0), (1)) == (1));\n}\n", "stop_tokens": ["\n}"]}"##;
 
     #[test]
     fn a_multiple_row_is_told_by_its_fields_and_its_language_by_the_language_field() {
-        let records = parse_records(Path::new("multiple.jsonl"), CPP_53).expect("parses");
-        assert_eq!(Format::detect(&records[0]), Some(Format::MultiPle));
-        let problem = Format::MultiPle
-            .read(Path::new("multiple.jsonl"), 0, &records[0])
-            .expect("reads");
+        let problem = Format::MultiPle.read_detected(0, CPP_53);
         assert_eq!(problem.task_id, "HumanEval_53_add");
         let Tests::Program(tests) = problem.tests else {
             panic!("not a program: {problem:?}")
@@ -117,11 +97,7 @@ mod tests {
             (SCALA_53, Language::Scala),
             (KT_53, Language::Kotlin),
         ] {
-            let records = parse_records(Path::new("multiple.jsonl"), row).expect("parses");
-            assert_eq!(Format::detect(&records[0]), Some(Format::MultiPle));
-            let problem = Format::MultiPle
-                .read(Path::new("multiple.jsonl"), 0, &records[0])
-                .expect("reads");
+            let problem = Format::MultiPle.read_detected(0, row);
             let Tests::Program(tests) = problem.tests else {
                 panic!("not a program: {problem:?}")
             };
@@ -133,10 +109,7 @@ mod tests {
     #[test]
     fn a_language_verdict_has_no_profile_for_is_read_as_unsupported() {
         let record = CPP_53.replace(r#""language": "cpp""#, r#""language": "rkt""#);
-        let records = parse_records(Path::new("m.jsonl"), &record).expect("parses");
-        let problem = Format::MultiPle
-            .read(Path::new("m.jsonl"), 0, &records[0])
-            .expect("reads");
+        let problem = Format::MultiPle.read_at(0, &record).expect("reads");
         assert!(matches!(problem.tests, Tests::Unsupported(ref u) if u.reason.contains("\"rkt\"")));
     }
 }

@@ -21,6 +21,17 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// A problem with neither a prompt nor limits of its own.
+    pub(crate) fn new(task_id: String, format: crate::Format, tests: Tests) -> Self {
+        Problem {
+            task_id,
+            format,
+            prompt: None,
+            tests,
+            limits: Limits::default(),
+        }
+    }
+
     /// The language its samples are judged in (Python but for [`Tests::Program`]).
     pub fn language(&self) -> Language {
         match &self.tests {
@@ -131,6 +142,26 @@ pub struct UnsupportedTests {
 }
 
 impl Tests {
+    /// Tests of a program of `kind` in `language`, which the record calls `name`; when verdict
+    /// has no language profile for it (`None`), unsupported tests of one case naming `dataset`'s
+    /// language.
+    pub(crate) fn in_language(
+        language: Option<Language>,
+        name: &str,
+        dataset: &str,
+        kind: ProgramKind,
+    ) -> Tests {
+        match language {
+            Some(language) => Tests::Program(ProgramTests { language, kind }),
+            None => Tests::Unsupported(UnsupportedTests {
+                reason: format!(
+                    "language: verdict has no language profile for {dataset}'s {name:?} (crates/scripts/languages.toml)"
+                ),
+                cases: 1,
+            }),
+        }
+    }
+
     /// How many test cases there are (an assertion script counts as one).
     pub fn len(&self) -> usize {
         match self {

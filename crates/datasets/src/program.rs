@@ -664,6 +664,11 @@ pub(crate) async fn judge(
         }
     };
     for (i, assembled) in assembled.into_iter().enumerate() {
+        // A program that needs a library this machine lacks is the judge's failure too.
+        let assembled = assembled.and_then(|a| match missing_library(&a) {
+            Some(message) => Err(Unassembled::Infra(message)),
+            None => Ok(a),
+        });
         let assembled = match assembled {
             Ok(a) => a,
             Err(Unassembled::Invalid(bad)) => {
@@ -688,16 +693,6 @@ pub(crate) async fn judge(
                 continue;
             }
         };
-        if let Some(message) = missing_library(&assembled) {
-            let judged = Judged::of(SampleResult::infra(
-                format!("record {}: {message}", problem.task_id),
-                false,
-                total,
-            ));
-            send(i, &judged);
-            results[i] = Some(judged);
-            continue;
-        }
         // Identical programs are judged once.
         if let Some(&first) = first_of.get(&assembled) {
             same.push((i, first));
@@ -813,14 +808,10 @@ impl Job {
         let mut files = Vec::new();
         let mut assets = Vec::new();
         for (name, content) in &self.assembled.files {
-            let path = src.join(name);
-            if let Err(e) = std::fs::write(&path, content) {
-                return infra(format!("cannot write {}: {e}", path.display()));
+            match box_file(&src, name, name, content) {
+                Ok(file) => files.push(file),
+                Err(message) => return infra(message),
             }
-            files.push(BoxFile {
-                name: name.clone(),
-                source: path,
-            });
             assets.push(Asset::text(name, content.clone()));
         }
         let mut assist_files = Vec::new();
@@ -830,14 +821,10 @@ impl Job {
             .iter()
             .any(|(_, c)| c.contains("\"github.com/stretchr/testify/assert\""))
         {
-            let path = src.join("testify_assert.go");
-            if let Err(e) = std::fs::write(&path, TESTIFY_ASSERT) {
-                return infra(format!("cannot write {}: {e}", path.display()));
+            match box_file(&src, "testify_assert.go", TESTIFY_PATH, TESTIFY_ASSERT) {
+                Ok(file) => files.push(file),
+                Err(message) => return infra(message),
             }
-            files.push(BoxFile {
-                name: TESTIFY_PATH.into(),
-                source: path,
-            });
             assist_files.push(Asset::text(TESTIFY_PATH, TESTIFY_ASSERT.to_string()));
         }
         let source = SourceCode {
@@ -987,6 +974,16 @@ impl Job {
         }
         judged
     }
+}
+
+/// Writes `content` to `dir/file` and names it `name` in the box; the error names the file.
+fn box_file(dir: &Path, file: &str, name: &str, content: &str) -> Result<BoxFile, String> {
+    let path = dir.join(file);
+    std::fs::write(&path, content).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(BoxFile {
+        name: name.into(),
+        source: path,
+    })
 }
 
 /// What one run gave.
@@ -1293,56 +1290,42 @@ mod tests {
     #[test]
     fn exit_status_zero_without_the_nonce_fails_and_a_forged_line_does_not_pass() {
         let n = "verdict-passed-0123";
-        let pass = |rule, out: &str, err: &str| decide(rule, &ran(0, out, err), n, &case()).status;
-        assert_eq!(
-            pass(Rule::Nonce, "\nverdict-passed-0123\n", ""),
-            OracleCaseStatus::Passed
-        );
-        assert_eq!(pass(Rule::Nonce, "", ""), OracleCaseStatus::Failed);
-        assert_eq!(
-            pass(Rule::Nonce, "verdict-passed-9999\n", ""),
-            OracleCaseStatus::Failed
-        );
-        assert_eq!(
-            pass(Rule::GoTest, "PASS\nok\n", ""),
-            OracleCaseStatus::Failed
-        );
-        assert_eq!(
-            pass(Rule::GoTest, "PASS\n\nverdict-passed-0123\n", ""),
-            OracleCaseStatus::Passed
-        );
         let rust_ok = "\nrunning 2 tests\n\nverdict-passed-0123\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
-        assert_eq!(pass(Rule::RustTest, rust_ok, ""), OracleCaseStatus::Passed);
-        let forged = "test result: ok. 2 passed; 0 failed; 0 ignored;\n";
-        assert_eq!(pass(Rule::RustTest, forged, ""), OracleCaseStatus::Failed);
         let one_failed = rust_ok.replace("running 2 tests", "running 3 tests");
-        assert_eq!(
-            pass(Rule::RustTest, &one_failed, ""),
-            OracleCaseStatus::Failed
-        );
-        assert_eq!(
-            pass(
+        let (passed, failed) = (OracleCaseStatus::Passed, OracleCaseStatus::Failed);
+        for (rule, out, err, want) in [
+            (Rule::Nonce, "\nverdict-passed-0123\n", "", passed),
+            (Rule::Nonce, "", "", failed),
+            (Rule::Nonce, "verdict-passed-9999\n", "", failed),
+            (Rule::GoTest, "PASS\nok\n", "", failed),
+            (Rule::GoTest, "PASS\n\nverdict-passed-0123\n", "", passed),
+            (Rule::RustTest, rust_ok, "", passed),
+            // A forged summary line without the nonce.
+            (
+                Rule::RustTest,
+                "test result: ok. 2 passed; 0 failed; 0 ignored;\n",
+                "",
+                failed,
+            ),
+            (Rule::RustTest, &one_failed, "", failed),
+            (
                 Rule::NonceQuiet,
                 "\nverdict-passed-0123\n",
-                "Assertion failed\n"
+                "Assertion failed\n",
+                failed,
             ),
-            OracleCaseStatus::Failed
-        );
-        assert_eq!(
-            pass(Rule::NonceQuiet, "hi\n\nverdict-passed-0123\n", ""),
-            OracleCaseStatus::Failed
-        );
-        assert_eq!(
-            pass(Rule::NonceQuiet, "\nverdict-passed-0123\n", ""),
-            OracleCaseStatus::Passed
-        );
-        assert_eq!(
-            pass(Rule::NonceNoStderr, "x\nverdict-passed-0123\n", ""),
-            OracleCaseStatus::Passed
-        );
-        assert_eq!(
-            pass(Rule::NonceNoStderr, "\nverdict-passed-0123\n", "warning\n"),
-            OracleCaseStatus::Failed
-        );
+            (Rule::NonceQuiet, "hi\n\nverdict-passed-0123\n", "", failed),
+            (Rule::NonceQuiet, "\nverdict-passed-0123\n", "", passed),
+            (Rule::NonceNoStderr, "x\nverdict-passed-0123\n", "", passed),
+            (
+                Rule::NonceNoStderr,
+                "\nverdict-passed-0123\n",
+                "warning\n",
+                failed,
+            ),
+        ] {
+            let status = decide(rule, &ran(0, out, err), n, &case()).status;
+            assert_eq!(status, want, "{rule:?} on {out:?} / {err:?}");
+        }
     }
 }

@@ -30,3 +30,22 @@ impl Format {
         }
     }
 }
+
+#[cfg(test)]
+impl Format {
+    /// The first record of `text` (JSON lines or a JSON list, as in a `test.jsonl`) read as
+    /// this format at 0-based position `index`.
+    pub(crate) fn read_at(self, index: usize, text: &str) -> Result<Problem, Error> {
+        let path = Path::new("test.jsonl");
+        let records = crate::jsonl::parse_records(path, text).expect("parses");
+        self.read(path, index, &records[0])
+    }
+
+    /// [`Format::read_at`] of a record [`Format::detect`] takes for this format, read without
+    /// error.
+    pub(crate) fn read_detected(self, index: usize, text: &str) -> Problem {
+        let records = crate::jsonl::parse_records(Path::new("test.jsonl"), text).expect("parses");
+        assert_eq!(Format::detect(&records[0]), Some(self), "{text}");
+        self.read_at(index, text).expect("reads")
+    }
+}

@@ -14,8 +14,8 @@ use crate::cases::{stdio_case, wrapped_function_case};
 use crate::format::Fields;
 use crate::jsonl::kind;
 use crate::problem::{
-    CallStyle, Case, FunctionTests, InvalidCase, Limits, Problem, ProgramKind, ProgramTests,
-    StdioTests, Tests, UnsupportedTests,
+    CallStyle, Case, FunctionTests, InvalidCase, Problem, ProgramKind, ProgramTests, StdioTests,
+    Tests, UnsupportedTests,
 };
 use crate::{Error, Format};
 use serde_json::Value;
@@ -38,18 +38,13 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             // A language verdict has no profile for: the record is read, and its samples
             // are the judge's failure, not the dataset's or the sample's.
             None => {
-                return Ok(Problem {
-                    task_id,
-                    format: Format::VerificationInfo,
-                    prompt: None,
-                    tests: Tests::Unsupported(UnsupportedTests {
-                        reason: format!(
-                            "verification_info.language: verdict has no language profile for {lang:?} (crates/scripts/languages.toml)"
-                        ),
-                        cases: tests.len(),
-                    }),
-                    limits: Limits::default(),
+                let unsupported = Tests::Unsupported(UnsupportedTests {
+                    reason: format!(
+                        "verification_info.language: verdict has no language profile for {lang:?} (crates/scripts/languages.toml)"
+                    ),
+                    cases: tests.len(),
                 });
+                return Ok(Problem::new(task_id, Format::VerificationInfo, unsupported));
             }
         },
         Some(other) => {
@@ -59,57 +54,38 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             ));
         }
     };
-    let field = |i: usize, key: &str| format!("verification_info.test_cases[{i}].{key}");
-    let kind_of = |t: &Value| t.get("type").and_then(Value::as_str).map(str::to_string);
-    let function =
-        kind_of(tests.first().unwrap_or(&Value::Null)).as_deref() == Some("function_call");
-    let null = Value::Null;
+    let function = tests
+        .first()
+        .and_then(|t| t.get("type"))
+        .and_then(Value::as_str)
+        == Some("function_call");
     let tests = if function {
         let mut fn_name = None;
-        let cases = tests
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let name = format!("verification_info.test_cases[{i}]");
-                let invalid = |f: String, m: String| Case {
-                    name: name.clone(),
-                    body: Err(InvalidCase::new(f, m)),
-                };
-                if kind_of(t).as_deref() != Some("function_call") {
-                    return invalid(
-                        field(i, "type"),
-                        "not a function_call in a problem of function calls".into(),
-                    );
-                }
-                match t.get("fn_name") {
-                    Some(Value::String(n)) if !n.is_empty() => {
-                        if fn_name.get_or_insert_with(|| n.clone()) != n {
-                            return invalid(
-                                field(i, "fn_name"),
-                                format!("{n:?} differs from the first test's"),
-                            );
-                        }
-                    }
-                    other => {
+        let mismatch = "not a function_call in a problem of function calls";
+        let cases = cases_of(tests, "function_call", mismatch, |i, t| {
+            match t.get("fn_name") {
+                Some(Value::String(n)) if !n.is_empty() => {
+                    if fn_name.get_or_insert_with(|| n.clone()) != n {
                         return invalid(
-                            field(i, "fn_name"),
-                            format!(
-                                "a function call without a name ({})",
-                                kind(other.unwrap_or(&null))
-                            ),
+                            i,
+                            "fn_name",
+                            format!("{n:?} differs from the first test's"),
                         );
                     }
                 }
-                let (fi, fo) = (field(i, "input"), field(i, "output"));
-                let mut case = wrapped_function_case(
-                    name.clone(),
-                    (&fi, t.get("input").unwrap_or(&null)),
-                    (&fo, t.get("output").unwrap_or(&null)),
-                );
-                case.name = name;
-                case
-            })
-            .collect();
+                other => {
+                    return invalid(
+                        i,
+                        "fn_name",
+                        format!(
+                            "a function call without a name ({})",
+                            kind(other.unwrap_or(&Value::Null))
+                        ),
+                    );
+                }
+            }
+            io_case(i, t, wrapped_function_case)
+        });
         Tests::Function(FunctionTests {
             fn_name: fn_name.unwrap_or_default(),
             call: CallStyle::SolutionOrModule,
@@ -117,31 +93,11 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             cases,
         })
     } else {
+        let mismatch = "not stdin_stdout in a problem of stdin_stdout tests";
         Tests::Stdio(StdioTests {
-            cases: tests
-                .iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    let name = format!("verification_info.test_cases[{i}]");
-                    if kind_of(t).as_deref() != Some("stdin_stdout") {
-                        return Case {
-                            name,
-                            body: Err(InvalidCase::new(
-                                field(i, "type"),
-                                "not stdin_stdout in a problem of stdin_stdout tests",
-                            )),
-                        };
-                    }
-                    let (fi, fo) = (field(i, "input"), field(i, "output"));
-                    let mut case = stdio_case(
-                        name.clone(),
-                        (&fi, t.get("input").unwrap_or(&null)),
-                        (&fo, t.get("output").unwrap_or(&null)),
-                    );
-                    case.name = name;
-                    case
-                })
-                .collect(),
+            cases: cases_of(tests, "stdin_stdout", mismatch, |i, t| {
+                io_case(i, t, stdio_case)
+            }),
         })
     };
     let tests = match tests {
@@ -159,13 +115,58 @@ pub(crate) fn read(r: &Fields<'_>) -> Result<Problem, Error> {
             cases: other.len(),
         }),
     };
-    Ok(Problem {
-        task_id,
-        format: Format::VerificationInfo,
-        prompt: None,
-        tests,
-        limits: Limits::default(),
-    })
+    Ok(Problem::new(task_id, Format::VerificationInfo, tests))
+}
+
+/// The name of test `i` of `verification_info.test_cases`, and of its field `key`.
+fn test_name(i: usize, key: Option<&str>) -> String {
+    let name = format!("verification_info.test_cases[{i}]");
+    key.map_or(name.clone(), |key| format!("{name}.{key}"))
+}
+
+/// Each test as a case `case` makes, but for a test whose `type` is not `want`: invalid,
+/// `mismatch` saying why.
+fn cases_of<T>(
+    tests: &[Value],
+    want: &str,
+    mismatch: &str,
+    mut case: impl FnMut(usize, &Value) -> Case<T>,
+) -> Vec<Case<T>> {
+    tests
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if t.get("type").and_then(Value::as_str) == Some(want) {
+                case(i, t)
+            } else {
+                invalid(i, "type", mismatch)
+            }
+        })
+        .collect()
+}
+
+/// A case made from its name and its input and output fields (name and value):
+/// [`stdio_case`] or [`wrapped_function_case`].
+type MakeCase<T> = fn(String, (&str, &Value), (&str, &Value)) -> Case<T>;
+
+/// Test `i` (`t`) as the case `make` builds from its `input` and `output` fields.
+fn io_case<T>(i: usize, t: &Value, make: MakeCase<T>) -> Case<T> {
+    static NULL: Value = Value::Null;
+    let field = |key: &str| (test_name(i, Some(key)), t.get(key).unwrap_or(&NULL));
+    let ((input, input_value), (output, output_value)) = (field("input"), field("output"));
+    make(
+        test_name(i, None),
+        (&input, input_value),
+        (&output, output_value),
+    )
+}
+
+/// Test `i` as a case whose field `key` is malformed.
+fn invalid<T>(i: usize, key: &str, message: impl Into<String>) -> Case<T> {
+    Case {
+        name: test_name(i, None),
+        body: Err(InvalidCase::new(test_name(i, Some(key)), message)),
+    }
 }
 
 /// verdict's language for a `verification_info.language` name (PrimeIntellect writes `cpp`,
@@ -183,16 +184,10 @@ fn language_named(name: &str) -> Option<Language> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsonl::parse_records;
     use serde_json::json;
-    use std::path::Path;
 
     fn read_one(fields: Value) -> Problem {
-        let records = parse_records(Path::new("v.jsonl"), &fields.to_string()).unwrap();
-        assert_eq!(Format::detect(&records[0]), Some(Format::VerificationInfo));
-        Format::VerificationInfo
-            .read(Path::new("v.jsonl"), 0, &records[0])
-            .unwrap()
+        Format::VerificationInfo.read_detected(0, &fields.to_string())
     }
 
     #[test]

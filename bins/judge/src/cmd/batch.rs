@@ -59,11 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::Ok(report)
     })?;
     let all_passed = report.summary.passed == report.summary.candidates;
-    Ok(if all_passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::judged_exit(all_passed))
 }
 
 /// One NDJSON line, flushed (a reader sees each candidate as it finishes).

@@ -201,11 +201,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let infra = results
         .iter()
         .any(|j| j.result.status == SampleStatus::InfraError);
-    Ok(if infra {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(super::judged_exit(!infra))
 }
 
 /// The results in the order the report shows them.

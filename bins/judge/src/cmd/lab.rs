@@ -188,11 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         runtime.shutdown_background();
         return Ok(ExitCode::from(signal.exit_code()));
     }
-    Ok(if summary.all_completed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::judged_exit(summary.all_completed()))
 }
 
 /// A signal that stops `judge lab`. Agents lead process groups of their own, so the terminal's

@@ -19,3 +19,13 @@ pub mod view;
 pub fn report_error(err: &anyhow::Error) {
     eprintln!("judge: error: {err:#}");
 }
+
+/// The exit code of a command that judged: 0 when all it judged `passed`, else 1 (bad usage
+/// or unreadable input, 2, comes from an error instead).
+pub fn judged_exit(passed: bool) -> std::process::ExitCode {
+    if passed {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(1)
+    }
+}

@@ -63,11 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .write_all(table(&report).as_bytes())
             .context("cannot write to stdout")?,
     }
-    Ok(if report.summary.all_passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::judged_exit(report.summary.all_passed()))
 }
 
 /// The outcome on one line: "3 of 4 cases passed · 1 failed".

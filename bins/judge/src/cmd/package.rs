@@ -5,6 +5,7 @@
 
 use super::config::{ConfigArgs, print_json};
 use anyhow::Context;
+use indicatif::ProgressBar;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -234,18 +235,10 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let judge_one = |s: Submission| runtime.block_on(judge.judge(s));
     // One step per run: the references (twice for those the limit is derived from when the
     // package gives none) and each input validator.
-    let deriving = args.time_limit.or(problem.time_limit_ms).is_none();
-    let steps = problem.submissions.len()
-        + problem.input_validators.len()
-        + if deriving {
-            problem
-                .submissions
-                .iter()
-                .filter(|r| timing::bounds(&problem, r).any_lower())
-                .count()
-        } else {
-            0
-        };
+    let given = args.time_limit.or(problem.time_limit_ms);
+    let bounds = reference_bounds(&problem);
+    let steps =
+        problem.submissions.len() + problem.input_validators.len() + deriving_runs(given, &bounds);
     let progress = super::progress::bar(steps as u64, args.quiet);
     let judgeable = |r: &Reference| -> Result<Program, String> {
         let program = r.program.clone()?;
@@ -259,32 +252,15 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     // the multiplier, rounded up to a whole multiple of the resolution (the format's rule). A
     // reference whose every test bounds it from below is graded from that run (the margin then
     // holds by construction, as in problemtools); the others are judged again below.
-    let bounds: Vec<Bounds> = problem
-        .submissions
-        .iter()
-        .map(|r| timing::bounds(&problem, r))
-        .collect();
-    let mut first_pass: FirstPass = vec![None; problem.submissions.len()];
-    // The lower bound each reference gave when the limit was derived from it: the margin is
-    // checked against that run, not a second one that may be a few ms slower.
-    let mut derived_from: Vec<Option<u64>> = vec![None; problem.submissions.len()];
-    let mut derived = false;
-    let time_limit_ms = match args.time_limit.or(problem.time_limit_ms) {
-        Some(t) => t,
+    let Derived {
+        limit_ms: time_limit_ms,
+        mut first_pass,
+        lower_bounds: derived_from,
+    } = match given {
+        Some(t) => Derived::unjudged(t, problem.submissions.len()),
         None => {
-            derived = true;
             progress.set_message("deriving the time limit");
-            derive_time_limit(
-                &problem,
-                &bounds,
-                &judgeable,
-                &|s| {
-                    progress.inc(1);
-                    judge_one(s)
-                },
-                &mut first_pass,
-                &mut derived_from,
-            )?
+            derive_time_limit(&problem, &bounds, &judgeable, &judge_one, &progress)?
         }
     };
     let tle_judged_at_ms = (time_limit_ms as f64 * problem.time_limit_to_tle).ceil() as u64;
@@ -432,7 +408,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         problem: problem.short_name.clone(),
         format: problem.format.clone(),
         time_limit_ms,
-        time_limit_derived: derived,
+        time_limit_derived: given.is_none(),
         margins: Margins {
             ac_to_time_limit: problem.ac_to_time_limit,
             slowest_accepted_ms: slowest_lower,
@@ -448,18 +424,20 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         warnings,
         agrees,
     };
-    if args.json {
-        print_json(&report, true)?;
-    } else {
-        print_table(&report);
-    }
+    print_report(&report, args.json, print_table)?;
     drop(judge);
     drop(runtime);
-    Ok(if report.agrees {
-        ExitCode::SUCCESS
+    Ok(super::judged_exit(report.agrees))
+}
+
+/// Prints `report` on stdout: as JSON with `--json`, else as the table `table` makes.
+fn print_report<T: Serialize>(report: &T, json: bool, table: fn(&T)) -> anyhow::Result<()> {
+    if json {
+        print_json(report, true)
     } else {
-        ExitCode::from(1)
-    })
+        table(report);
+        Ok(())
+    }
 }
 
 /// One test case of a judged submission.
@@ -519,34 +497,13 @@ fn judge_submission(args: JudgeArgs) -> anyhow::Result<ExitCode> {
     let judge_one = |s: Submission| runtime.block_on(judge.judge(s));
     let judgeable = |r: &Reference| r.program.clone();
     let given = args.time_limit.or(problem.time_limit_ms);
-    let bounds: Vec<Bounds> = problem
-        .submissions
-        .iter()
-        .map(|r| timing::bounds(&problem, r))
-        .collect();
-    let deriving = if given.is_some() {
-        0
-    } else {
-        bounds.iter().filter(|b| b.any_lower()).count()
-    };
-    let progress = super::progress::bar(deriving as u64 + 1, args.quiet);
+    let bounds = reference_bounds(&problem);
+    let progress = super::progress::bar(deriving_runs(given, &bounds) as u64 + 1, args.quiet);
     let time_limit_ms = match given {
         Some(t) => t,
         None => {
             progress.set_message("deriving the time limit from the package's references");
-            let mut first_pass: FirstPass = vec![None; problem.submissions.len()];
-            let mut derived_from = vec![None; problem.submissions.len()];
-            derive_time_limit(
-                &problem,
-                &bounds,
-                &judgeable,
-                &|s| {
-                    progress.inc(1);
-                    judge_one(s)
-                },
-                &mut first_pass,
-                &mut derived_from,
-            )?
+            derive_time_limit(&problem, &bounds, &judgeable, &judge_one, &progress)?.limit_ms
         }
     };
     let name = args.submission.display().to_string();
@@ -605,18 +562,10 @@ fn judge_submission(args: JudgeArgs) -> anyhow::Result<ExitCode> {
             .map(|c| c.error_log.clone()),
         cases,
     };
-    if args.json {
-        print_json(&report, true)?;
-    } else {
-        print_submission_table(&report);
-    }
+    print_report(&report, args.json, print_submission_table)?;
     drop(judge);
     drop(runtime);
-    Ok(if g.verdict == grade::Verdict::Accepted {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(super::judged_exit(g.verdict == grade::Verdict::Accepted))
 }
 
 /// The table of `judge package judge`.
@@ -681,18 +630,57 @@ fn print_submission_table(r: &SubmissionReport) {
 /// every test of it bounds the limit from below), by reference.
 type FirstPass = Vec<Option<(Graded, Vec<JudgeTaskResult>)>>;
 
+/// The time limit and what deriving it left, by reference.
+struct Derived {
+    /// The time limit in ms.
+    limit_ms: u64,
+    /// The runs that need no second one.
+    first_pass: FirstPass,
+    /// The lower bound each reference gave when the limit was derived from it: the margin is
+    /// checked against that run, not a second one that may be a few ms slower.
+    lower_bounds: Vec<Option<u64>>,
+}
+
+impl Derived {
+    /// A limit no reference was judged for (`references` of them): given, or not derived yet.
+    fn unjudged(limit_ms: u64, references: usize) -> Self {
+        Derived {
+            limit_ms,
+            first_pass: vec![None; references],
+            lower_bounds: vec![None; references],
+        }
+    }
+}
+
+/// The bounds each reference's tests give the time limit, in the package's order.
+fn reference_bounds(problem: &Problem) -> Vec<Bounds> {
+    problem
+        .submissions
+        .iter()
+        .map(|r| timing::bounds(problem, r))
+        .collect()
+}
+
+/// How many references are judged to derive the time limit: none when it is `given`, else
+/// each that bounds it from below.
+fn deriving_runs(given: Option<u64>, bounds: &[Bounds]) -> usize {
+    match given {
+        Some(_) => 0,
+        None => bounds.iter().filter(|b| b.any_lower()).count(),
+    }
+}
+
 /// The time limit when the package gives none: the slowest run that bounds it from below times
 /// the multiplier, rounded up to a whole multiple of the resolution (the format's rule). Each
-/// reference that bounds it from below is judged at [`DERIVING_MS`]; `first_pass` keeps the
-/// runs that need no second one, `derived_from` each reference's lower bound.
+/// reference that bounds it from below is judged at [`DERIVING_MS`], a step of `progress`.
 fn derive_time_limit(
     problem: &Problem,
     bounds: &[Bounds],
     judgeable: &dyn Fn(&Reference) -> Result<Program, String>,
     judge_one: &dyn Fn(Submission) -> verdict_contracts::JudgeReport,
-    first_pass: &mut FirstPass,
-    derived_from: &mut [Option<u64>],
-) -> anyhow::Result<u64> {
+    progress: &ProgressBar,
+) -> anyhow::Result<Derived> {
+    let mut derived = Derived::unjudged(0, problem.submissions.len());
     let mut slowest = 0;
     for (i, r) in problem.submissions.iter().enumerate() {
         if !bounds[i].any_lower() {
@@ -712,16 +700,18 @@ fn derive_time_limit(
                 }
             });
         }
+        progress.inc(1);
         let results = judge_one(s).results;
         let g = grade::grade(problem, &results);
         let lower = timing::lower_bound_ms(problem, &bounds[i], &results, g.verdict);
         slowest = slowest.max(lower.unwrap_or(0));
-        derived_from[i] = lower;
+        derived.lower_bounds[i] = lower;
         if bounds[i].only_lower() {
-            first_pass[i] = Some((g, results));
+            derived.first_pass[i] = Some((g, results));
         }
     }
-    Ok(timing::derived_limit_ms(problem, slowest))
+    derived.limit_ms = timing::derived_limit_ms(problem, slowest);
+    Ok(derived)
 }
 
 /// The wall-clock limit of a test whose CPU limit is `cpu_ms` (the judge's rule: 2 x + 1 s).

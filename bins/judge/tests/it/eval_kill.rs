@@ -1,6 +1,7 @@
 //! Killing `judge eval` (SIGTERM, then SIGKILL) while a looping sample runs leaves nothing it
 //! started alive: no warm interpreter, no zygote, no box (docs/datasets.md, "Stopping").
 
+use crate::common::proc_stat;
 use serde_json::json;
 use std::collections::HashMap;
 use std::process::Command;
@@ -20,14 +21,9 @@ fn processes() -> HashMap<u32, (u32, u64)> {
         else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        let Some(fields) = proc_stat(pid) else {
             continue;
         };
-        // The command name is in parentheses and may hold spaces: fields start after it.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
         let ppid = fields.get(1).and_then(|f| f.parse().ok()).unwrap_or(0);
         let start = fields.get(19).and_then(|f| f.parse().ok()).unwrap_or(0);
         all.insert(pid, (ppid, start));

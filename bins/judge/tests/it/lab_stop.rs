@@ -2,6 +2,7 @@
 //! running agent with its whole process tree, keeps the records already finished, and exits
 //! 130 / 143 / 129.
 
+use crate::common::proc_stat;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -47,13 +48,11 @@ fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
 
 /// Whether `pid` still runs (a zombie waiting for its reaper does not).
 fn alive(pid: &str) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X"),
-        Err(_) => false,
-    }
+    pid.parse()
+        .ok()
+        .and_then(proc_stat)
+        .and_then(|fields| fields.into_iter().next())
+        .is_some_and(|state| state != "Z" && state != "X")
 }
 
 fn stop_mid_batch(signal: &str, code: i32) {

@@ -4,7 +4,7 @@
 //! time-limit margins hold), and a package changed to disagree exits 1 naming what disagrees.
 
 use crate::common::refused;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -16,14 +16,8 @@ mod written;
 /// `judge package verify DIR [--json] [extra...]` with its own work and cache dirs.
 fn verify_with(dir: &Path, json: bool, extra: &[&str]) -> Output {
     let scratch = tempfile::tempdir().expect("temp dir");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge"));
-    cmd.args(["package", "verify"])
-        .arg(dir)
-        .arg("--work-dir")
-        .arg(scratch.path().join("work"))
-        .arg("--cache-dir")
-        .arg(scratch.path().join("cache"))
-        .args(["--parallelism", "2"]);
+    let mut cmd = package_command("verify", dir, scratch.path());
+    cmd.args(["--parallelism", "2"]);
     if json {
         cmd.arg("--json");
     }
@@ -35,11 +29,8 @@ fn verify(dir: &Path, json: bool) -> Output {
     verify_with(dir, json, &[])
 }
 
-fn verify_json(dir: &Path) -> (Option<i32>, Value) {
-    verify_json_with(dir, &[])
-}
-
-fn verify_json_with(dir: &Path, extra: &[&str]) -> (Option<i32>, Value) {
+/// `judge package verify DIR --json [extra...]`, checked to exit with `code`: its report.
+fn verify_exits(dir: &Path, extra: &[&str], code: i32) -> Value {
     let out = verify_with(dir, true, extra);
     let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -49,7 +40,13 @@ fn verify_json_with(dir: &Path, extra: &[&str]) -> (Option<i32>, Value) {
             String::from_utf8_lossy(&out.stderr)
         )
     });
-    (out.status.code(), report)
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}: {report:#}",
+        dir.display()
+    );
+    report
 }
 
 /// The languages the test command requires (a reference in one of them is never skipped).
@@ -70,6 +67,88 @@ fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no row {name}: {report:#}"))
 }
 
+/// Checks each named row of `report` got its verdict.
+fn assert_verdicts(report: &Value, verdicts: &[(&str, &str)]) {
+    for (name, verdict) in verdicts {
+        assert_eq!(row(report, name)["verdict"], *verdict, "{name}: {report:#}");
+    }
+}
+
+/// Checks each named row of `report` got its verdict and score and agrees with its directory.
+fn assert_agreeing_scores(report: &Value, rows: &[(&str, &str, f64)]) {
+    for (name, verdict, score) in rows {
+        assert_row(
+            report,
+            name,
+            json!({"verdict": verdict, "score": score, "agrees": true}),
+        );
+    }
+}
+
+/// Checks the row of `name` in `report` has each field of `expected` (an object) as it is
+/// there, and returns the row.
+fn assert_row<'a>(report: &'a Value, name: &str, expected: Value) -> &'a Value {
+    let r = row(report, name);
+    for (field, want) in expected.as_object().expect("fields") {
+        assert_eq!(&r[field], want, "{name}: {field}: {r:#}");
+    }
+    r
+}
+
+/// Files the reference `from` (under `dir`'s `submissions/`) as `to` instead, checks the
+/// package then disagrees (exit 1) with `to`'s row having the fields of `expected`, and returns
+/// the report.
+fn refiled_disagrees(dir: &Path, from: &str, to: &str, expected: Value) -> Value {
+    let subs = dir.join("submissions");
+    std::fs::rename(subs.join(from), subs.join(to)).expect("move");
+    let report = verify_exits(dir, &[], 1);
+    assert_row(&report, to, expected);
+    report
+}
+
+/// A package `write` writes into `name` in a fresh directory (kept by the first).
+fn package_in(name: &str, write: impl FnOnce(&Path)) -> (tempfile::TempDir, PathBuf) {
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let dir = scratch.path().join(name);
+    write(&dir);
+    (scratch, dir)
+}
+
+/// A copy of problemtools' `hello` without the reference directories `dropped`, and with only
+/// `kept` of its accepted references.
+fn hello_with_only(kept: &str, dropped: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let (keep, dir) = fetch::copy_of("hello");
+    let subs = dir.join("submissions");
+    for d in dropped {
+        std::fs::remove_dir_all(subs.join(d)).expect("rm");
+    }
+    for f in std::fs::read_dir(subs.join("accepted")).expect("ls") {
+        let f = f.expect("entry").path();
+        if f.file_name().is_some_and(|n| n != kept) {
+            std::fs::remove_file(f).expect("rm");
+        }
+    }
+    (keep, dir)
+}
+
+/// `judge package ACTION DIR`, its work and cache directories in `scratch`.
+fn package_command(action: &str, dir: &Path, scratch: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge"));
+    cmd.args(["package", action])
+        .arg(dir)
+        .arg("--work-dir")
+        .arg(scratch.join("work"))
+        .arg("--cache-dir")
+        .arg(scratch.join("cache"));
+    cmd
+}
+
+/// The JSON `judge package judge --json` printed.
+fn judged_json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)))
+}
+
 /// Verifies one of problemtools' examples (`extra`: flags of `verify`): exit 0, every
 /// reference judged here gets its directory's verdict, every input is valid, the margins hold;
 /// returns the report.
@@ -77,11 +156,19 @@ fn verifies_as_its_authors_say(example: &str, extra: &[&str]) -> Value {
     package_verifies_as_its_authors_say(&fetch::problemtools_examples().join(example), extra)
 }
 
+/// [`verifies_as_its_authors_say`] for one of BAPCtools' test problems, whose named rows got
+/// the `verdicts` given; returns the report.
+fn bapctools_verifies(problem: &str, verdicts: &[(&str, &str)]) -> Value {
+    let report =
+        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join(problem), &[]);
+    assert_verdicts(&report, verdicts);
+    report
+}
+
 /// [`verifies_as_its_authors_say`] on the package in `dir`.
 fn package_verifies_as_its_authors_say(dir: &Path, extra: &[&str]) -> Value {
     let example = dir.display();
-    let (code, report) = verify_json_with(dir, extra);
-    assert_eq!(code, Some(0), "{example}: {report:#}");
+    let report = verify_exits(dir, extra, 0);
     assert_eq!(report["agrees"], true);
     let rows = report["submissions"].as_array().expect("rows");
     let required = required_languages();
@@ -138,12 +225,14 @@ fn problemtools_hello_verifies_with_its_memory_hog_a_run_time_error() {
     // 6 s (5 s would be under the margin whenever the spin costs a millisecond over its second,
     // as it always does); `different` covers the derivation.
     let report = verifies_as_its_authors_say("hello", &["--time-limit", "6000"]);
-    assert_eq!(
-        row(&report, "run_time_error/memory_limit.cc")["verdict"],
-        "RTE"
+    assert_verdicts(
+        &report,
+        &[
+            ("run_time_error/memory_limit.cc", "RTE"),
+            ("wrong_answer/hello.cc", "WA"),
+            ("accepted/hello_alarm.c", "AC"),
+        ],
     );
-    assert_eq!(row(&report, "wrong_answer/hello.cc")["verdict"], "WA");
-    assert_eq!(row(&report, "accepted/hello_alarm.c")["verdict"], "AC");
     assert_eq!(report["format"], "legacy");
     assert_eq!(report["time_limit_derived"], false);
 }
@@ -162,10 +251,7 @@ fn problemtools_different_verifies_with_its_custom_validator_and_a_4x_tle_margin
         Some(limit * 4),
         "time_safety_margin: 4"
     );
-    assert_eq!(
-        row(&report, "wrong_answer/different_no_abs.cc")["verdict"],
-        "WA"
-    );
+    assert_verdicts(&report, &[("wrong_answer/different_no_abs.cc", "WA")]);
     // The checktestdata script is reported skipped; validate.py ran on every input.
     let checks = report["input_validation"].as_array().expect("checks");
     assert!(
@@ -182,10 +268,10 @@ fn problemtools_different_verifies_with_its_custom_validator_and_a_4x_tle_margin
     );
     // Languages verdict does not judge are skipped with the reason, never counted as agreeing
     // by a verdict they did not get.
-    let lisp = row(&report, "accepted/different.lisp");
-    assert_eq!(
-        (&lisp["skipped"], &lisp["verdict"]),
-        (&Value::Bool(true), &Value::from("-"))
+    assert_row(
+        &report,
+        "accepted/different.lisp",
+        json!({"skipped": true, "verdict": "-"}),
     );
 }
 
@@ -193,17 +279,18 @@ fn problemtools_different_verifies_with_its_custom_validator_and_a_4x_tle_margin
 fn problemtools_guess_verifies_interactively_every_way_it_can_fail() {
     let report = verifies_as_its_authors_say("guess", &[]);
     // Each failure of the interactive protocol, as the authors class it.
-    for (name, verdict) in [
-        ("accepted/guess.cc", "AC"),
-        ("run_time_error/guess_rte_after_correct.cc", "RTE"),
-        ("time_limit_exceeded/guess_no_flush.cc", "TLE"),
-        ("time_limit_exceeded/guess_tle_after_correct.cc", "TLE"),
-        ("wrong_answer/guess_random.cc", "WA"),
-        ("wrong_answer/guess_tle.cc", "WA"),
-        ("wrong_answer/guess.py", "WA"),
-    ] {
-        assert_eq!(row(&report, name)["verdict"], verdict, "{name}");
-    }
+    assert_verdicts(
+        &report,
+        &[
+            ("accepted/guess.cc", "AC"),
+            ("run_time_error/guess_rte_after_correct.cc", "RTE"),
+            ("time_limit_exceeded/guess_no_flush.cc", "TLE"),
+            ("time_limit_exceeded/guess_tle_after_correct.cc", "TLE"),
+            ("wrong_answer/guess_random.cc", "WA"),
+            ("wrong_answer/guess_tle.cc", "WA"),
+            ("wrong_answer/guess.py", "WA"),
+        ],
+    );
 }
 
 #[test]
@@ -218,29 +305,16 @@ fn problemtools_oddecho_verifies_its_scores_by_test_group() {
 
 #[test]
 fn a_package_that_disagrees_with_its_references_exits_1_and_says_which() {
-    let (_keep, dir) = fetch::copy_of("hello");
-    let subs = dir.join("submissions");
     // Only two references, one of them misfiled: a wrong answer claimed accepted.
-    std::fs::remove_dir_all(subs.join("run_time_error")).expect("rm");
-    for f in std::fs::read_dir(subs.join("accepted")).expect("ls") {
-        let f = f.expect("entry").path();
-        if f.file_name().is_some_and(|n| n != "hello.py") {
-            std::fs::remove_file(f).expect("rm");
-        }
-    }
-    std::fs::rename(
-        subs.join("wrong_answer/hello.cc"),
-        subs.join("accepted/misfiled.cc"),
-    )
-    .expect("mv");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let (_keep, dir) = hello_with_only("hello.py", &["run_time_error"]);
+    let report = refiled_disagrees(
+        &dir,
+        "wrong_answer/hello.cc",
+        "accepted/misfiled.cc",
+        json!({"verdict": "WA", "agrees": false}),
+    );
     assert_eq!(report["agrees"], false);
     let misfiled = row(&report, "accepted/misfiled.cc");
-    assert_eq!(
-        (&misfiled["verdict"], &misfiled["agrees"]),
-        (&Value::from("WA"), &Value::Bool(false))
-    );
     assert!(
         misfiled["note"]
             .as_str()
@@ -267,22 +341,11 @@ fn a_package_that_disagrees_with_its_references_exits_1_and_says_which() {
 
 #[test]
 fn an_input_its_validator_rejects_exits_1_naming_the_case() {
-    let (_keep, dir) = fetch::copy_of("hello");
-    let subs = dir.join("submissions");
-    for d in ["run_time_error", "wrong_answer"] {
-        std::fs::remove_dir_all(subs.join(d)).expect("rm");
-    }
-    for f in std::fs::read_dir(subs.join("accepted")).expect("ls") {
-        let f = f.expect("entry").path();
-        if f.file_name().is_some_and(|n| n != "hello.py") {
-            std::fs::remove_file(f).expect("rm");
-        }
-    }
+    let (_keep, dir) = hello_with_only("hello.py", &["run_time_error", "wrong_answer"]);
     // hello takes no input; its validator rejects any.
     std::fs::write(dir.join("data/secret/extra.in"), "1 2\n").expect("write");
     std::fs::write(dir.join("data/secret/extra.ans"), "Hello World!\n").expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let checks = report["input_validation"].as_array().expect("checks");
     let by_case = |case: &str| {
         checks
@@ -300,17 +363,7 @@ fn an_input_its_validator_rejects_exits_1_naming_the_case() {
 /// limit"): the package verifies with it, exit 0, unless `--werror` makes warnings errors.
 #[test]
 fn a_time_limit_under_the_accepted_margin_is_a_warning_and_an_error_with_werror() {
-    let (_keep, dir) = fetch::copy_of("hello");
-    let subs = dir.join("submissions");
-    for d in ["run_time_error", "wrong_answer"] {
-        std::fs::remove_dir_all(subs.join(d)).expect("rm");
-    }
-    for f in std::fs::read_dir(subs.join("accepted")).expect("ls") {
-        let f = f.expect("entry").path();
-        if f.file_name().is_some_and(|n| n != "hello_alarm.c") {
-            std::fs::remove_file(f).expect("rm");
-        }
-    }
+    let (_keep, dir) = hello_with_only("hello_alarm.c", &["run_time_error", "wrong_answer"]);
     // hello_alarm.c spins until a one-second alarm: accepted under a 3 s limit, but a limit
     // 1000 times its CPU time is out of reach.
     // (A legacy package's limit in DOMjudge's `.timelimit`, its multiplier in problem.yaml.)
@@ -322,15 +375,14 @@ fn a_time_limit_under_the_accepted_margin_is_a_warning_and_an_error_with_werror(
         yaml.replace("limits:\n", "limits:\n  time_multiplier: 1000\n"),
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["agrees"], true);
     assert_eq!(report["time_limit_derived"], false);
     assert_eq!(report["time_limit_ms"], 3000);
-    let alarm = row(&report, "accepted/hello_alarm.c");
-    assert_eq!(
-        (&alarm["verdict"], &alarm["agrees"]),
-        (&Value::from("AC"), &Value::Bool(true))
+    assert_row(
+        &report,
+        "accepted/hello_alarm.c",
+        json!({"verdict": "AC", "agrees": true}),
     );
     assert_eq!(report["margins"]["ac_ok"], false);
     assert!(report["margins"]["slowest_accepted_ms"].as_u64() > Some(3));
@@ -350,9 +402,97 @@ fn a_time_limit_under_the_accepted_margin_is_a_warning_and_an_error_with_werror(
     assert!(table.contains("\nwarning: the time limit"), "{table}");
     assert!(table.contains("\nverified, with 1 warning\n"), "{table}");
     // With --werror it is what fails the package.
-    let (code, report) = verify_json_with(&dir, &["--werror"]);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &["--werror"], 1);
     assert_eq!(report["agrees"], false);
+}
+
+/// What differs between the Polygon packages written here; the rest of their `problem.xml` is
+/// the same: one `tests` testset (1 s, 256 MB, `tests/%02d` and `tests/%02d.a`), the statement
+/// style `files/olymp.sty`, a testlib checker `files/check.cpp` and a validator `files/val.cpp`.
+struct PolygonLayout<'a> {
+    /// The `problem` element's attributes after `<problem `, its closing `>` and its `names`.
+    head: &'a str,
+    /// The testset's `groups` element, or nothing.
+    groups: &'a str,
+    /// `file` elements of `resources` besides `files/olymp.sty`.
+    resources: &'a str,
+    /// The `interactor` element of `assets`, or nothing.
+    interactor: &'a str,
+    /// The solutions: tag and file in `solutions/` (C++17, or Python 3 for a `.py`).
+    solutions: &'a [(&'a str, &'a str)],
+}
+
+/// Writes a Polygon package's `problem.xml` laid out as `layout` says, `files/olymp.sty`, and
+/// its tests (input, answer, the `test` element's attributes after `sample` and `method`; the
+/// first test a sample) as `tests/NN` and `tests/NN.a`.
+fn write_polygon(dir: &Path, layout: &PolygonLayout, tests: &[(String, String, String)]) {
+    let write = |name: &str, text: &str| written::write(dir, name, text);
+    let mut xml_tests = String::new();
+    for (i, (input, answer, attributes)) in tests.iter().enumerate() {
+        write(&format!("tests/{:02}", i + 1), &format!("{input}\n"));
+        write(&format!("tests/{:02}.a", i + 1), &format!("{answer}\n"));
+        let sample = if i == 0 { r#" sample="true""# } else { "" };
+        xml_tests.push_str(&format!(
+            "        <test method=\"manual\"{sample}{attributes}/>\n"
+        ));
+    }
+    let PolygonLayout {
+        head,
+        groups,
+        resources,
+        interactor,
+        solutions,
+    } = layout;
+    let solutions: String = solutions
+        .iter()
+        .map(|(tag, file)| {
+            let kind = if file.ends_with(".py") { "python.3" } else { "cpp.g++17" };
+            format!(
+                "\n      <solution tag=\"{tag}\"><source path=\"solutions/{file}\" type=\"{kind}\"/></solution>"
+            )
+        })
+        .collect();
+    write(
+        "problem.xml",
+        &format!(
+            r#"<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<problem {head}
+  <statements/>
+  <judging cpu-name="Intel" cpu-speed="3600" input-file="" output-file="" run-count="1">
+    <testset name="tests">
+      <time-limit>1000</time-limit>
+      <memory-limit>268435456</memory-limit>
+      <test-count>{}</test-count>
+      <input-path-pattern>tests/%02d</input-path-pattern>
+      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+      <tests>
+{xml_tests}      </tests>{groups}
+    </testset>
+  </judging>
+  <files>
+    <resources>
+      <file path="files/olymp.sty"/>{resources}
+    </resources>
+  </files>
+  <assets>
+    <checker name="check.cpp" type="testlib">
+      <source path="files/check.cpp" type="cpp.g++17"/>
+      <copy path="check.cpp"/>
+    </checker>{interactor}
+    <validators>
+      <validator>
+        <source path="files/val.cpp" type="cpp.g++17"/>
+      </validator>
+    </validators>
+    <solutions>{solutions}
+    </solutions>
+  </assets>
+</problem>
+"#,
+            tests.len()
+        ),
+    );
+    write("files/olymp.sty", "% statement style\n");
 }
 
 /// A Polygon package written as Polygon lays one out (`problem.xml` with the `tests` testset,
@@ -369,70 +509,39 @@ fn polygon_package(dir: &Path) {
         ("-5 5", "0", "1", Some(20)),
         ("1000000 1000000", "2000000", "2", Some(30)),
         ("123456789 987654321", "1111111110", "2", Some(30)),
-    ];
-    let mut xml_tests = String::new();
-    for (i, (input, answer, group, points)) in tests.iter().enumerate() {
-        write(&format!("tests/{:02}", i + 1), &format!("{input}\n"));
-        write(&format!("tests/{:02}.a", i + 1), &format!("{answer}\n"));
-        let sample = if i == 0 { r#" sample="true""# } else { "" };
+    ]
+    .map(|(input, answer, group, points)| {
         let points = points.map_or(String::new(), |p| format!(r#" points="{p}""#));
-        xml_tests.push_str(&format!(
-            "        <test method=\"manual\"{sample} group=\"{group}\"{points}/>\n"
-        ));
-    }
-    write(
-        "problem.xml",
-        &format!(
-            r#"<?xml version="1.0" encoding="utf-8" standalone="no"?>
-<problem revision="3" short-name="polygon-aplusb">
-  <names><name language="english" value="A+B"/></names>
-  <statements/>
-  <judging cpu-name="Intel" cpu-speed="3600" input-file="" output-file="" run-count="1">
-    <testset name="tests">
-      <time-limit>1000</time-limit>
-      <memory-limit>268435456</memory-limit>
-      <test-count>{}</test-count>
-      <input-path-pattern>tests/%02d</input-path-pattern>
-      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
-      <tests>
-{xml_tests}      </tests>
+        (
+            input.to_owned(),
+            answer.to_owned(),
+            format!(r#" group="{group}"{points}"#),
+        )
+    });
+    write_polygon(
+        dir,
+        &PolygonLayout {
+            head: r#"revision="3" short-name="polygon-aplusb">
+  <names><name language="english" value="A+B"/></names>"#,
+            groups: r#"
       <groups>
         <group feedback-policy="complete" name="0" points="0" points-policy="each-test"/>
         <group feedback-policy="icpc" name="1" points="40" points-policy="complete-group"/>
         <group feedback-policy="points" name="2" points-policy="each-test"/>
-      </groups>
-    </testset>
-  </judging>
-  <files>
-    <resources>
-      <file path="files/olymp.sty"/>
-    </resources>
-  </files>
-  <assets>
-    <checker name="check.cpp" type="testlib">
-      <source path="files/check.cpp" type="cpp.g++17"/>
-      <copy path="check.cpp"/>
-    </checker>
-    <validators>
-      <validator>
-        <source path="files/val.cpp" type="cpp.g++17"/>
-      </validator>
-    </validators>
-    <solutions>
-      <solution tag="main"><source path="solutions/main.cpp" type="cpp.g++17"/></solution>
-      <solution tag="accepted"><source path="solutions/main.py" type="python.3"/></solution>
-      <solution tag="wrong-answer"><source path="solutions/int16.cpp" type="cpp.g++17"/></solution>
-      <solution tag="time-limit-exceeded"><source path="solutions/slow.cpp" type="cpp.g++17"/></solution>
-      <solution tag="rejected"><source path="solutions/small.cpp" type="cpp.g++17"/></solution>
-      <solution tag="do-not-run"><source path="solutions/draft.cpp" type="cpp.g++17"/></solution>
-    </solutions>
-  </assets>
-</problem>
-"#,
-            tests.len()
-        ),
+      </groups>"#,
+            resources: "",
+            interactor: "",
+            solutions: &[
+                ("main", "main.cpp"),
+                ("accepted", "main.py"),
+                ("wrong-answer", "int16.cpp"),
+                ("time-limit-exceeded", "slow.cpp"),
+                ("rejected", "small.cpp"),
+                ("do-not-run", "draft.cpp"),
+            ],
+        },
+        &tests,
     );
-    write("files/olymp.sty", "% statement style\n");
     write(
         "files/check.cpp",
         r#"#include <cstdio>
@@ -488,9 +597,7 @@ int main() {
 
 #[test]
 fn a_polygon_package_without_its_answer_files_is_refused_naming_the_missing_one() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("polygon-aplusb");
-    polygon_package(&dir);
+    let (_scratch, dir) = package_in("polygon-aplusb", polygon_package);
     std::fs::remove_file(dir.join("tests/02.a")).expect("remove an answer");
     let (stderr, _) = refused(verify(&dir, false));
     assert!(
@@ -504,9 +611,7 @@ fn a_polygon_package_without_its_answer_files_is_refused_naming_the_missing_one(
 /// [0, 1]"), and a partial mark scored nothing.
 #[test]
 fn a_polygon_checkers_points_are_the_tests_score() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("polygon-aplusb");
-    polygon_package(&dir);
+    let (scratch, dir) = package_in("polygon-aplusb", polygon_package);
     // Group 2's tests (answers over a million) are scored by points: 30 for the sum, 12.5 for
     // a sum off by one; group 1's are pass-fail.
     std::fs::write(
@@ -528,15 +633,9 @@ int main(int argc, char **argv) {
 "#,
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     for name in ["main/solutions/main.cpp", "accepted/solutions/main.py"] {
-        let r = row(&report, name);
-        assert_eq!(
-            (&r["verdict"], &r["score"]),
-            (&Value::from("AC"), &Value::from(100.0)),
-            "{r:#}"
-        );
+        assert_row(&report, name, json!({"verdict": "AC", "score": 100.0}));
     }
     // Off by one on group 2: group 1's 40 points and 12.5 of each of group 2's tests.
     let near = scratch.path().join("near.cpp");
@@ -545,67 +644,49 @@ int main(int argc, char **argv) {
         "#include <cstdio>\nint main() { long long a, b; scanf(\"%lld %lld\", &a, &b); printf(\"%lld\\n\", a + b > 1000000 ? a + b + 1 : a + b); }\n",
     )
     .expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .args(["package", "judge"])
-        .arg(&dir)
+    let out = package_command("judge", &dir, scratch.path())
         .arg(&near)
         .arg("--json")
-        .arg("--work-dir")
-        .arg(scratch.path().join("work"))
-        .arg("--cache-dir")
-        .arg(scratch.path().join("cache"))
         .output()
         .expect("judge package judge runs");
-    let judged: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    let judged = judged_json(&out);
     assert_eq!(judged["score"], 65.0, "{judged:#}");
     assert_eq!(judged["verdict"], "WA", "{judged:#}");
 }
 
 #[test]
 fn a_polygon_package_with_crlf_tests_is_read_as_polygon_stores_them() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("polygon-aplusb");
-    polygon_package(&dir);
+    let (_scratch, dir) = package_in("polygon-aplusb", polygon_package);
     for entry in std::fs::read_dir(dir.join("tests")).expect("tests") {
         let path = entry.expect("entry").path();
         let text = std::fs::read_to_string(&path).expect("read");
         std::fs::write(&path, text.replace('\n', "\r\n")).expect("write");
     }
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     let checks = report["input_validation"].as_array().expect("checks");
     assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
 }
 
 #[test]
 fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("polygon-aplusb");
-    polygon_package(&dir);
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let (_scratch, dir) = package_in("polygon-aplusb", polygon_package);
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["format"], "polygon");
     assert_eq!(report["time_limit_ms"], 1000);
-    for (name, verdict, score) in [
-        ("main/solutions/main.cpp", "AC", 100.0),
-        ("accepted/solutions/main.py", "AC", 100.0),
-        // A 16-bit sum overflows on group 2's tests only: group 1's 40 points.
-        ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
-        // Wrong beyond 15: group 1's 40 points lost on test 2, group 2's on both.
-        ("rejected/solutions/small.cpp", "WA", 0.0),
-    ] {
-        let r = row(&report, name);
-        assert_eq!(
-            (&r["verdict"], &r["agrees"]),
-            (&Value::from(verdict), &Value::Bool(true)),
-            "{r:#}"
-        );
-        assert_eq!(r["score"], score, "{r:#}");
-    }
-    assert_eq!(
-        row(&report, "time-limit-exceeded/solutions/slow.cpp")["verdict"],
-        "TLE"
+    assert_agreeing_scores(
+        &report,
+        &[
+            ("main/solutions/main.cpp", "AC", 100.0),
+            ("accepted/solutions/main.py", "AC", 100.0),
+            // A 16-bit sum overflows on group 2's tests only: group 1's 40 points.
+            ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
+            // Wrong beyond 15: group 1's 40 points lost on test 2, group 2's on both.
+            ("rejected/solutions/small.cpp", "WA", 0.0),
+        ],
+    );
+    assert_verdicts(
+        &report,
+        &[("time-limit-exceeded/solutions/slow.cpp", "TLE")],
     );
     assert!(
         report["submissions"]
@@ -625,8 +706,7 @@ fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
         xml.replace(r#"tag="wrong-answer""#, r#"tag="accepted""#),
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     assert_eq!(
         row(&report, "accepted/solutions/int16.cpp")["agrees"],
         false
@@ -640,14 +720,15 @@ fn a_polygon_package_verifies_with_its_testlib_checker_groups_and_tags() {
 /// (`negative_second_pass`, `rand`).
 #[test]
 fn bapctools_multipass_verifies_with_a_second_pass_on_the_validators_input() {
-    let report =
-        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("multipass"), &[]);
+    let report = bapctools_verifies(
+        "multipass",
+        &[
+            ("wrong_answer/negative_second_pass.py", "WA"),
+            ("wrong_answer/negative.py", "WA"),
+            ("accepted/absolute.py", "AC"),
+        ],
+    );
     assert_eq!(report["format"], "2025-09");
-    let second = row(&report, "wrong_answer/negative_second_pass.py");
-    assert_eq!(second["verdict"], "WA");
-    let first = row(&report, "wrong_answer/negative.py");
-    assert_eq!(first["verdict"], "WA");
-    assert_eq!(row(&report, "accepted/absolute.py")["verdict"], "AC");
 }
 
 /// A 2025-09 package whose test cases carry their own configuration, written as the format
@@ -714,8 +795,7 @@ fn a_2025_09_packages_case_args_files_and_validator_args_reach_the_runs() {
         "input_validators/check_args.py",
         "import sys\nsys.stdin.read()\nsys.exit(42 if sys.argv[1:] == ['secret', 'two'] else 43)\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let rejected: Vec<&str> = report["input_validation"]
         .as_array()
         .expect("checks")
@@ -770,7 +850,7 @@ fn a_2025_09_packages_constants_and_included_files_reach_its_programs() {
         "import sys\nsys.exit(42 if sys.stdin.read().strip() == '' and {{MAXN}} == 1000 else 43)\n",
     );
     let report = package_verifies_as_its_authors_say(&dir, &[]);
-    assert_eq!(row(&report, "accepted/hello.c")["verdict"], "AC");
+    assert_verdicts(&report, &[("accepted/hello.c", "AC")]);
 }
 
 /// BAPCtools' `testseed`: each sample case's own `NAME.yaml` gives its input validator the
@@ -778,8 +858,7 @@ fn a_2025_09_packages_constants_and_included_files_reach_its_programs() {
 /// validator fails on every case.
 #[test]
 fn bapctools_testseed_verifies_with_each_cases_own_input_validator_args() {
-    let report =
-        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("testseed"), &[]);
+    let report = bapctools_verifies("testseed", &[]);
     let checks = report["input_validation"].as_array().expect("checks");
     assert!(checks.len() >= 19, "{checks:#?}");
 }
@@ -807,30 +886,21 @@ fn a_package_whose_secret_data_is_still_to_be_generated_is_refused() {
 /// source it was called with the validator's arguments it does not take and failed (JE).
 #[test]
 fn bapctools_boolfind_verifies_with_its_validators_build_and_run_scripts() {
-    let report =
-        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("boolfind"), &[]);
-    assert_eq!(
-        row(&report, "accepted/boolfind-test-correct.c")["verdict"],
-        "AC"
-    );
+    bapctools_verifies("boolfind", &[("accepted/boolfind-test-correct.c", "AC")]);
 }
 
 /// DOMjudge's `fltcmp` (as BAPCtools' test problems carry it: floats compared by the default
 /// validator's tolerances, Python input and answer validators) verifies as its authors say.
 #[test]
 fn bapctools_fltcmp_verifies_with_its_float_tolerances() {
-    let report =
-        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("fltcmp"), &[]);
-    assert_eq!(
-        row(&report, "accepted/fltcmp-test-correct.c")["verdict"],
-        "AC"
+    bapctools_verifies(
+        "fltcmp",
+        &[
+            ("accepted/fltcmp-test-correct.c", "AC"),
+            ("wrong_answer/fltcmp-test-wrong1.c", "WA"),
+            ("wrong_answer/fltcmp-test-wrong2.c", "WA"),
+        ],
     );
-    for wrong in [
-        "wrong_answer/fltcmp-test-wrong1.c",
-        "wrong_answer/fltcmp-test-wrong2.c",
-    ] {
-        assert_eq!(row(&report, wrong)["verdict"], "WA", "{wrong}");
-    }
 }
 
 /// BAPCtools' `guess` and `guessnoeofcheck` (2025-09 interactive) verify as their authors say,
@@ -841,22 +911,17 @@ fn bapctools_fltcmp_verifies_with_its_float_tolerances() {
 /// reading to end-of-file (`guessnoeofcheck`'s `accepted/guess_extra_output.cc`) is accepted.
 #[test]
 fn bapctools_guess_and_guessnoeofcheck_verify_interactively_as_their_authors_say() {
-    let report =
-        package_verifies_as_its_authors_say(&fetch::bapctools_problems().join("guess"), &[]);
-    for (name, verdict) in [
-        ("run_time_error/guess_close_stdout_1.cpp", "RTE"),
-        ("run_time_error/guess_close_stdout_2.cpp", "RTE"),
-        ("time_limit_exceeded/guess_close_stdout_1.cpp", "TLE"),
-    ] {
-        assert_eq!(row(&report, name)["verdict"], verdict, "{name}");
-    }
-    let report = package_verifies_as_its_authors_say(
-        &fetch::bapctools_problems().join("guessnoeofcheck"),
-        &[],
+    bapctools_verifies(
+        "guess",
+        &[
+            ("run_time_error/guess_close_stdout_1.cpp", "RTE"),
+            ("run_time_error/guess_close_stdout_2.cpp", "RTE"),
+            ("time_limit_exceeded/guess_close_stdout_1.cpp", "TLE"),
+        ],
     );
-    assert_eq!(
-        row(&report, "accepted/guess_extra_output.cc")["verdict"],
-        "AC"
+    bapctools_verifies(
+        "guessnoeofcheck",
+        &[("accepted/guess_extra_output.cc", "AC")],
     );
 }
 
@@ -864,15 +929,13 @@ fn bapctools_guess_and_guessnoeofcheck_verify_interactively_as_their_authors_say
 /// the validator as the interactor, each pass a fresh interactive run.
 #[test]
 fn bapctools_interactive_multipass_verifies_pass_by_pass() {
-    let report = package_verifies_as_its_authors_say(
-        &fetch::bapctools_problems().join("interactivemultipass"),
-        &[],
+    bapctools_verifies(
+        "interactivemultipass",
+        &[
+            ("wrong_answer/negative_second_pass.py", "WA"),
+            ("accepted/deterministic.py", "AC"),
+        ],
     );
-    assert_eq!(
-        row(&report, "wrong_answer/negative_second_pass.py")["verdict"],
-        "WA"
-    );
-    assert_eq!(row(&report, "accepted/deterministic.py")["verdict"], "AC");
 }
 
 /// A scoring package (2023-07) whose output validator scores each test in `score.txt`, as the
@@ -948,9 +1011,7 @@ sys.exit(42)
 
 #[test]
 fn a_scoring_package_whose_validator_writes_score_txt_verifies_by_those_scores() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("distinct");
-    validator_scored_package(&dir);
+    let (_scratch, dir) = package_in("distinct", validator_scored_package);
     let report = package_verifies_as_its_authors_say(&dir, &[]);
     assert_eq!(report["format"], "2023-07");
     for (name, score) in [
@@ -961,22 +1022,14 @@ fn a_scoring_package_whose_validator_writes_score_txt_verifies_by_those_scores()
         ("partially_accepted/three.py", 6.0),
         ("wrong_answer/repeat.py", 0.0),
     ] {
-        let r = row(&report, name);
-        assert_eq!(r["score"], score, "{r:#}");
+        assert_row(&report, name, json!({ "score": score }));
     }
     // A partial one filed as accepted disagrees: its score is the validator's, not 8 (exit 1).
-    std::fs::rename(
-        dir.join("submissions/partially_accepted/half.py"),
-        dir.join("submissions/accepted/half.py"),
-    )
-    .expect("move");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
-    let r = row(&report, "accepted/half.py");
-    assert_eq!(
-        (&r["score"], &r["agrees"]),
-        (&Value::from(5.0), &Value::Bool(false)),
-        "{r:#}"
+    refiled_disagrees(
+        &dir,
+        "partially_accepted/half.py",
+        "accepted/half.py",
+        json!({"score": 5.0, "agrees": false}),
     );
 }
 
@@ -989,65 +1042,30 @@ fn a_scoring_package_whose_validator_writes_score_txt_verifies_by_those_scores()
 /// checker.
 fn polygon_interactive_package(dir: &Path) {
     let write = |name: &str, text: &str| written::write(dir, name, text);
-    let hidden = [1, 777777, 1000000, 500000];
-    let mut xml_tests = String::new();
-    for (i, n) in hidden.iter().enumerate() {
-        write(&format!("tests/{:02}", i + 1), &format!("{n}\n"));
-        write(&format!("tests/{:02}.a", i + 1), &format!("{n}\n"));
-        let sample = if i == 0 { r#" sample="true""# } else { "" };
-        xml_tests.push_str(&format!("        <test method=\"manual\"{sample}/>\n"));
-    }
-    write(
-        "problem.xml",
-        &format!(
-            r#"<?xml version="1.0" encoding="utf-8" standalone="no"?>
-<problem revision="7" short-name="polygon-guess">
-  <names><name language="english" value="Guess the Number"/></names>
-  <statements/>
-  <judging cpu-name="Intel" cpu-speed="3600" input-file="" output-file="" run-count="1">
-    <testset name="tests">
-      <time-limit>1000</time-limit>
-      <memory-limit>268435456</memory-limit>
-      <test-count>{}</test-count>
-      <input-path-pattern>tests/%02d</input-path-pattern>
-      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
-      <tests>
-{xml_tests}      </tests>
-    </testset>
-  </judging>
-  <files>
-    <resources>
-      <file path="files/olymp.sty"/>
-      <file path="files/testlib.h" type="h.g++"/>
-    </resources>
-  </files>
-  <assets>
-    <checker name="check.cpp" type="testlib">
-      <source path="files/check.cpp" type="cpp.g++17"/>
-      <copy path="check.cpp"/>
-    </checker>
+    let hidden =
+        [1, 777777, 1000000, 500000].map(|n| (n.to_string(), n.to_string(), String::new()));
+    write_polygon(
+        dir,
+        &PolygonLayout {
+            head: r#"revision="7" short-name="polygon-guess">
+  <names><name language="english" value="Guess the Number"/></names>"#,
+            groups: "",
+            resources: r#"
+      <file path="files/testlib.h" type="h.g++"/>"#,
+            interactor: r#"
     <interactor>
       <source path="files/interactor.cpp" type="cpp.g++17"/>
-    </interactor>
-    <validators>
-      <validator>
-        <source path="files/val.cpp" type="cpp.g++17"/>
-      </validator>
-    </validators>
-    <solutions>
-      <solution tag="main"><source path="solutions/main.cpp" type="cpp.g++17"/></solution>
-      <solution tag="accepted"><source path="solutions/main.py" type="python.3"/></solution>
-      <solution tag="wrong-answer"><source path="solutions/linear.cpp" type="cpp.g++17"/></solution>
-      <solution tag="wrong-answer"><source path="solutions/blind.py" type="python.3"/></solution>
-      <solution tag="time-limit-exceeded"><source path="solutions/think.cpp" type="cpp.g++17"/></solution>
-    </solutions>
-  </assets>
-</problem>
-"#,
-            hidden.len()
-        ),
+    </interactor>"#,
+            solutions: &[
+                ("main", "main.cpp"),
+                ("accepted", "main.py"),
+                ("wrong-answer", "linear.cpp"),
+                ("wrong-answer", "blind.py"),
+                ("time-limit-exceeded", "think.cpp"),
+            ],
+        },
+        &hidden,
     );
-    write("files/olymp.sty", "% statement style\n");
     write(
         "files/testlib.h",
         include_str!("../fixtures/testlib/testlib.h"),
@@ -1155,11 +1173,8 @@ int main() {
 
 #[test]
 fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("polygon-guess");
-    polygon_interactive_package(&dir);
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let (_scratch, dir) = package_in("polygon-guess", polygon_interactive_package);
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["format"], "polygon");
     for (name, verdict) in [
         ("main/solutions/main.cpp", "AC"),
@@ -1168,12 +1183,7 @@ fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() 
         ("wrong-answer/solutions/blind.py", "WA"),
         ("time-limit-exceeded/solutions/think.cpp", "TLE"),
     ] {
-        let r = row(&report, name);
-        assert_eq!(
-            (&r["verdict"], &r["agrees"]),
-            (&Value::from(verdict), &Value::Bool(true)),
-            "{r:#}"
-        );
+        assert_row(&report, name, json!({"verdict": verdict, "agrees": true}));
     }
     let checks = report["input_validation"].as_array().expect("checks");
     assert_eq!(checks.len(), 4, "{checks:#?}");
@@ -1188,13 +1198,11 @@ fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() 
         ),
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
-    let r = row(&report, "accepted/solutions/linear.cpp");
-    assert_eq!(
-        (&r["verdict"], &r["agrees"]),
-        (&Value::from("WA"), &Value::Bool(false)),
-        "{r:#}"
+    let report = verify_exits(&dir, &[], 1);
+    assert_row(
+        &report,
+        "accepted/solutions/linear.cpp",
+        json!({"verdict": "WA", "agrees": false}),
     );
 }
 
@@ -1204,41 +1212,28 @@ fn a_polygon_package_with_an_interactor_verifies_its_references_interactively() 
 /// `require_pass`), the constant one 0; a partial one filed as accepted exits 1.
 #[test]
 fn a_2025_09_scoring_package_verifies_by_max_score_aggregation_and_require_pass() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("echo");
-    written::scoring_2025(&dir);
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let (_scratch, dir) = package_in("echo", written::scoring_2025);
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["format"], "2025-09");
-    for (name, verdict, score) in [
-        ("accepted/echo.py", "AC", 100.0),
-        ("partially_accepted/abs.py", "WA", 60.0),
-        ("partially_accepted/small_only.py", "WA", 70.0),
-        ("partially_accepted/needs_small.py", "WA", 30.0),
-        ("wrong_answer/constant.py", "WA", 0.0),
-    ] {
-        let r = row(&report, name);
-        assert_eq!(
-            (&r["verdict"], &r["score"], &r["agrees"]),
-            (
-                &Value::from(verdict),
-                &Value::from(score),
-                &Value::Bool(true)
-            ),
-            "{r:#}"
-        );
-    }
-    assert_eq!(row(&report, "run_time_error/crash.py")["verdict"], "RTE");
+    assert_agreeing_scores(
+        &report,
+        &[
+            ("accepted/echo.py", "AC", 100.0),
+            ("partially_accepted/abs.py", "WA", 60.0),
+            ("partially_accepted/small_only.py", "WA", 70.0),
+            ("partially_accepted/needs_small.py", "WA", 30.0),
+            ("wrong_answer/constant.py", "WA", 0.0),
+        ],
+    );
+    assert_verdicts(&report, &[("run_time_error/crash.py", "RTE")]);
     let checks = report["input_validation"].as_array().expect("checks");
     assert!(checks.iter().all(|c| c["valid"] == true), "{checks:#?}");
-    std::fs::rename(
-        dir.join("submissions/partially_accepted/abs.py"),
-        dir.join("submissions/accepted/abs.py"),
-    )
-    .expect("move");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
-    assert_eq!(row(&report, "accepted/abs.py")["agrees"], false);
+    refiled_disagrees(
+        &dir,
+        "partially_accepted/abs.py",
+        "accepted/abs.py",
+        json!({"agrees": false}),
+    );
 }
 
 /// A compile stopped by its limit names the limit and its value on the first line (the note
@@ -1255,8 +1250,7 @@ fn a_compile_killed_by_its_limit_names_the_limit_and_its_value() {
         .expect("write config");
     let dir = fetch::problemtools_examples().join("guess");
     let config = config.display().to_string();
-    let (code, report) = verify_json_with(&dir, &["--config", &config]);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &["--config", &config], 1);
     let rows = report["submissions"].as_array().expect("rows");
     let notes: Vec<&str> = rows
         .iter()
@@ -1289,9 +1283,7 @@ fn a_compile_killed_by_its_limit_names_the_limit_and_its_value() {
 /// while the 16-bit one that passes group 1 keeps its 40.
 #[test]
 fn a_polygon_group_scores_nothing_when_a_group_it_depends_on_fails() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("polygon-aplusb");
-    polygon_package(&dir);
+    let (_scratch, dir) = package_in("polygon-aplusb", polygon_package);
     let xml = std::fs::read_to_string(dir.join("problem.xml")).expect("read");
     let xml = xml
         .replace(
@@ -1314,24 +1306,15 @@ fn a_polygon_group_scores_nothing_when_a_group_it_depends_on_fails() {
          printf(\"%lld\\n\", a + b == 0 ? 1 : a + b); return 0; }\n",
     )
     .expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
-    for (name, verdict, score) in [
-        ("main/solutions/main.cpp", "AC", 100.0),
-        ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
-        ("rejected/solutions/zero.cpp", "WA", 0.0),
-    ] {
-        let r = row(&report, name);
-        assert_eq!(
-            (&r["verdict"], &r["score"], &r["agrees"]),
-            (
-                &Value::from(verdict),
-                &Value::from(score),
-                &Value::Bool(true)
-            ),
-            "{r:#}"
-        );
-    }
+    let report = verify_exits(&dir, &[], 0);
+    assert_agreeing_scores(
+        &report,
+        &[
+            ("main/solutions/main.cpp", "AC", 100.0),
+            ("wrong-answer/solutions/int16.cpp", "WA", 40.0),
+            ("rejected/solutions/zero.cpp", "WA", 0.0),
+        ],
+    );
 }
 
 /// `submissions/submissions.yaml` (2025-09 "Example submissions"): scores and score ranges of
@@ -1341,9 +1324,7 @@ fn a_polygon_group_scores_nothing_when_a_group_it_depends_on_fails() {
 /// and a `permitted: [AC]` its constant one breaks are disagreements naming the rule (exit 1).
 #[test]
 fn submissions_yaml_scores_and_verdicts_are_checked_by_verify() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("echo");
-    written::scoring_2025(&dir);
+    let (_scratch, dir) = package_in("echo", written::scoring_2025);
     let rules = |abs: &str, constant: &str| {
         format!(
             r#"partially_accepted/abs.py:
@@ -1367,15 +1348,13 @@ accepted/*:
         )
     };
     written::write(&dir, "submissions/submissions.yaml", &rules("60", "WA"));
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    verify_exits(&dir, &[], 0);
     written::write(
         &dir,
         "submissions/submissions.yaml",
         &rules("[61, 100]", "AC"),
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let abs = row(&report, "partially_accepted/abs.py");
     assert_eq!(abs["agrees"], false, "{abs:#}");
     assert_eq!(
@@ -1452,9 +1431,7 @@ fn submit_answer_package(dir: &Path, validator: Option<&str>) {
 
 #[test]
 fn a_submit_answer_package_verifies_its_answer_files_and_its_answer_printing_program() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("squares");
-    submit_answer_package(&dir, None);
+    let (_scratch, dir) = package_in("squares", |dir| submit_answer_package(dir, None));
     let report = package_verifies_as_its_authors_say(&dir, &[]);
     let answers = row(&report, "accepted/answers");
     assert_eq!(answers["language"], "answers", "{answers:#}");
@@ -1468,18 +1445,11 @@ fn a_submit_answer_package_verifies_its_answer_files_and_its_answer_printing_pro
         "secret/2"
     );
     // A wrong answer set filed as accepted disagrees (exit 1).
-    std::fs::rename(
-        dir.join("submissions/wrong_answer/typo"),
-        dir.join("submissions/accepted/typo"),
-    )
-    .expect("move");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
-    let r = row(&report, "accepted/typo");
-    assert_eq!(
-        (&r["verdict"], &r["agrees"]),
-        (&Value::from("WA"), &Value::Bool(false)),
-        "{r:#}"
+    refiled_disagrees(
+        &dir,
+        "wrong_answer/typo",
+        "accepted/typo",
+        json!({"verdict": "WA", "agrees": false}),
     );
 }
 
@@ -1496,25 +1466,27 @@ sys.exit(42 if ok else 43)
 
 #[test]
 fn a_submit_answer_packages_validator_reads_the_answer_file_on_its_stdin() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("roots");
-    submit_answer_package(&dir, Some(SIGNLESS_SQUARES));
+    let (_scratch, dir) = package_in("roots", |dir| {
+        submit_answer_package(dir, Some(SIGNLESS_SQUARES))
+    });
     let write = |name: &str, text: &str| written::write(&dir, name, text);
     write("submissions/accepted/negative/sample/1.out", "-36\n");
     write("submissions/accepted/negative/secret/1.out", "-49\n");
     write("submissions/accepted/negative/secret/2.out", "144\n");
     let report = package_verifies_as_its_authors_say(&dir, &[]);
-    assert_eq!(row(&report, "accepted/negative")["verdict"], "AC");
-    assert_eq!(row(&report, "wrong_answer/typo")["verdict"], "WA");
+    assert_verdicts(
+        &report,
+        &[("accepted/negative", "AC"), ("wrong_answer/typo", "WA")],
+    );
 }
 
 /// `submissions.yaml`'s `message` (2025-09): the text must be in the validator's
 /// `judgemessage.txt` of at least one test case (of the group it is under, when scoped).
 #[test]
 fn submissions_yaml_message_must_be_in_a_validators_message() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("roots");
-    submit_answer_package(&dir, Some(SIGNLESS_SQUARES));
+    let (_scratch, dir) = package_in("roots", |dir| {
+        submit_answer_package(dir, Some(SIGNLESS_SQUARES))
+    });
     let rules = |text: &str| {
         format!(
             "wrong_answer/typo:\n  message: \"{text}\"\n\"*/cube.py\":\n  secret:\n    message: \"not a square\"\n"
@@ -1527,8 +1499,7 @@ fn submissions_yaml_message_must_be_in_a_validators_message() {
     );
     package_verifies_as_its_authors_say(&dir, &[]);
     written::write(&dir, "submissions/submissions.yaml", &rules("too large"));
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let typo = row(&report, "wrong_answer/typo");
     assert_eq!(
         typo["note"],
@@ -1544,9 +1515,7 @@ fn submissions_yaml_message_must_be_in_a_validators_message() {
 /// directory run by its `__main__.py` (its other file sorts first).
 #[test]
 fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join("echo");
-    written::scoring_2025(&dir);
+    let (_scratch, dir) = package_in("echo", written::scoring_2025);
     let w = |name: &str, text: &str| written::write(&dir, name, text);
     w("submissions/accepted/echo_script", "print(input())\n");
     w("submissions/accepted/two_mains/a.py", "print(0)\n");
@@ -1563,22 +1532,16 @@ fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
         "submissions/submissions.yaml",
         "accepted/echo_script:\n  language: python3\naccepted/two_mains:\n  entrypoint: z.py\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     for name in [
         "accepted/echo_script",
         "accepted/two_mains",
         "accepted/module",
     ] {
-        let r = row(&report, name);
-        assert_eq!(
-            (&r["skipped"], &r["verdict"], &r["language"]),
-            (
-                &Value::Bool(false),
-                &Value::from("AC"),
-                &Value::from("python3")
-            ),
-            "{r:#}"
+        assert_row(
+            &report,
+            name,
+            json!({"skipped": false, "verdict": "AC", "language": "python3"}),
         );
     }
     // A language verdict does not judge: skipped, saying why, never judged as another.
@@ -1586,8 +1549,7 @@ fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
         "submissions/submissions.yaml",
         "accepted/echo_script:\n  language: python3numpy\naccepted/two_mains:\n  entrypoint: z.py\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     let r = row(&report, "accepted/echo_script");
     assert_eq!(r["skipped"], true, "{r:#}");
     assert!(
@@ -1601,23 +1563,21 @@ fn submissions_yaml_language_and_entrypoint_choose_how_a_reference_runs() {
 /// A 2025-09 package `name` with no time limit: one sample (3 -> 6), one secret case (5 -> 10)
 /// and an accepted reference that doubles its input; in a fresh directory (kept by the first).
 fn doubling_2025_09(name: &str, uuid: &str) -> (tempfile::TempDir, PathBuf) {
-    let scratch = tempfile::tempdir().expect("temp dir");
-    let dir = scratch.path().join(name);
-    written::write(
-        &dir,
-        "problem.yaml",
-        &format!("problem_format_version: 2025-09\nname: {name}\nuuid: {uuid}\n"),
-    );
-    written::write(&dir, "data/sample/1.in", "3\n");
-    written::write(&dir, "data/sample/1.ans", "6\n");
-    written::write(&dir, "data/secret/1.in", "5\n");
-    written::write(&dir, "data/secret/1.ans", "10\n");
-    written::write(
-        &dir,
-        "submissions/accepted/double.py",
-        "print(2 * int(input()))\n",
-    );
-    (scratch, dir)
+    package_in(name, |dir| {
+        let write = |file: &str, text: &str| written::write(dir, file, text);
+        write(
+            "problem.yaml",
+            &format!("problem_format_version: 2025-09\nname: {name}\nuuid: {uuid}\n"),
+        );
+        write("data/sample/1.in", "3\n");
+        write("data/sample/1.ans", "6\n");
+        write("data/secret/1.in", "5\n");
+        write("data/secret/1.ans", "10\n");
+        write(
+            "submissions/accepted/double.py",
+            "print(2 * int(input()))\n",
+        );
+    })
 }
 
 /// A 2025-09 package with no time limit, its slowest reference a wrong answer: the format
@@ -1634,8 +1594,7 @@ fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
         "submissions/wrong_answer/slow.py",
         "import time\nn = int(input())\nend = time.process_time() + 0.7\nwhile time.process_time() < end:\n    pass\nprint(n)\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["time_limit_derived"], true, "{report:#}");
     let slowest = report["margins"]["slowest_accepted_ms"]
         .as_u64()
@@ -1648,21 +1607,19 @@ fn a_2025_09_wrong_answer_bounds_the_derived_time_limit_unless_opted_out() {
         report["time_limit_ms"].as_u64().expect("limit") >= 2000,
         "{report:#}"
     );
-    assert_eq!(row(&report, "wrong_answer/slow.py")["verdict"], "WA");
+    assert_verdicts(&report, &[("wrong_answer/slow.py", "WA")]);
 
     written::write(
         &dir,
         "submissions/submissions.yaml",
         "wrong_answer:\n  use_for_time_limit: false\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["time_limit_ms"], 1000, "{report:#}");
-    let r = row(&report, "wrong_answer/slow.py");
-    assert_eq!(
-        (&r["verdict"], &r["agrees"]),
-        (&Value::from("WA"), &Value::Bool(true)),
-        "{r:#}"
+    assert_row(
+        &report,
+        "wrong_answer/slow.py",
+        json!({"verdict": "WA", "agrees": true}),
     );
 }
 
@@ -1690,19 +1647,17 @@ fn a_derived_limits_margin_holds_against_the_run_it_was_derived_from() {
         "submissions/submissions.yaml",
         "time_limit_exceeded/spin.py:\n  sample/*:\n    use_for_time_limit: lower\n",
     );
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     assert_eq!(report["time_limit_ms"], 1000, "{report:#}");
     let slowest = report["margins"]["slowest_accepted_ms"]
         .as_u64()
         .expect("slowest");
     assert!((400..500).contains(&slowest), "{report:#}");
     assert_eq!(report["margins"]["ac_ok"], true, "{report:#}");
-    let r = row(&report, "time_limit_exceeded/spin.py");
-    assert_eq!(
-        (&r["verdict"], &r["agrees"]),
-        (&Value::from("TLE"), &Value::Bool(true)),
-        "{r:#}"
+    let r = assert_row(
+        &report,
+        "time_limit_exceeded/spin.py",
+        json!({"verdict": "TLE", "agrees": true}),
     );
     assert!(r["max_time_ms"].as_u64().expect("time") >= 1500, "{r:#}");
 }
@@ -1721,8 +1676,7 @@ fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
     let rules_path = dir.join("submissions/submissions.yaml");
     let rules = std::fs::read_to_string(&rules_path).expect("submissions.yaml");
     let cut = rules.find("# check time limit").expect("the tle rule");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(0), "{report:#}");
+    let report = verify_exits(&dir, &[], 0);
     for (name, expected, verdict) in [
         ("accepted/wa.py", "accepted", "WA"),
         ("ac_or_wa/metadata", "ac_or_wa", "AC"),
@@ -1733,15 +1687,10 @@ fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
         ("match/match_wa.py", "match", "AC"),
         ("tle/sleep.py", "tle", "TLE"),
     ] {
-        let r = row(&report, name);
-        assert_eq!(
-            (&r["expected"], &r["verdict"], &r["agrees"]),
-            (
-                &Value::from(expected),
-                &Value::from(verdict),
-                &Value::Bool(true)
-            ),
-            "{r:#}"
+        assert_row(
+            &report,
+            name,
+            json!({"expected": expected, "verdict": verdict, "agrees": true}),
         );
     }
     // The samples' busy waits (CPU time, so a little less on a loaded machine) bound the
@@ -1764,8 +1713,7 @@ fn bapctools_testexpectations_verifies_by_its_own_directories_and_rules() {
         "  permitted: [AC]\n",
     );
     std::fs::write(&rules_path, replaced).expect("write");
-    let (code, report) = verify_json(&dir);
-    assert_eq!(code, Some(1), "{report:#}");
+    let report = verify_exits(&dir, &[], 1);
     let r = row(&report, "accepted/wa.py");
     assert_eq!(r["agrees"], false, "{r:#}");
     assert!(
@@ -1872,15 +1820,9 @@ fn the_readme_example_package_verifies_and_judges_a_new_file_case_by_case() {
     assert_eq!(table_row(&table, "wrong_answer/capped.py")[6], "secret/01");
     // A contestant's file, not in the package, with an extension that says nothing.
     let judge = |file: &Path, extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_judge"))
-            .args(["package", "judge"])
-            .arg(sum_package())
+        let out = package_command("judge", &sum_package(), scratch.path())
             .arg(file)
             .args(extra)
-            .arg("--work-dir")
-            .arg(scratch.path().join("work"))
-            .arg("--cache-dir")
-            .arg(scratch.path().join("cache"))
             .output()
             .expect("judge package judge runs");
         (
@@ -1947,19 +1889,12 @@ fn an_interactive_wrong_answer_shows_the_validators_reason_first() {
     // problemtools' guess: its validator says "I'm thinking of N" first and its reason last.
     let dir = fetch::problemtools_examples().join("guess");
     let scratch = tempfile::tempdir().expect("temp dir");
-    let out = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .args(["package", "judge"])
-        .arg(&dir)
+    let out = package_command("judge", &dir, scratch.path())
         .arg(dir.join("submissions/wrong_answer/guess_random.cc"))
         .args(["--time-limit", "2000", "--json"])
-        .arg("--work-dir")
-        .arg(scratch.path().join("work"))
-        .arg("--cache-dir")
-        .arg(scratch.path().join("cache"))
         .output()
         .expect("judge package judge runs");
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    let report = judged_json(&out);
     assert_eq!(out.status.code(), Some(1), "{report:#}");
     assert_eq!(report["verdict"], "WA", "{report:#}");
     let failing = report["first_failure"].as_str().expect("a failing case");

@@ -1,7 +1,7 @@
 //! Assertion-style tests (HumanEval's `check`, MBPP's asserts) run with the candidate in one
 //! box: right answers pass, and every way of passing without being right fails.
 
-use crate::{judge, problem};
+use crate::{judge, problem, right_passes_wrong_fails};
 use serde_json::json;
 use verdict_datasets::SampleStatus;
 
@@ -107,18 +107,10 @@ fn mbpp_asserts_run_after_the_setup_code_and_guard_the_called_function() {
     }));
     let right = "def remove_Occ(s, ch):\n    i = s.find(ch)\n    s = s[:i] + s[i + 1:]\n    j = s.rfind(ch)\n    return s[:j] + s[j + 1:]\n";
     let always_equal = "class S(str):\n    def __eq__(self, o):\n        return True\ndef remove_Occ(s, ch):\n    return S('')\n";
-    let Some(results) = judge(
-        &problem,
-        &[
-            json!({"task_id": 11, "completion": right}),
-            json!({"task_id": 11, "completion": always_equal}),
-        ],
-        5000,
-    ) else {
+    let Some(results) = right_passes_wrong_fails(&problem, json!(11), [right, always_equal], 5000)
+    else {
         return;
     };
-    assert!(results[0].passed, "{results:#?}");
-    assert!(!results[1].passed, "{results:#?}");
     let message = results[1].tests[0].message.as_deref().unwrap_or_default();
     assert!(message.contains("not a plain value"), "{message}");
 }
@@ -141,18 +133,12 @@ fn humaneval_plus_runs_its_inputs_and_results_with_numpy_in_the_box() {
     }));
     assert_eq!(problem.format, verdict_datasets::Format::HumanEvalPlus);
     let right = "    def is_prime(k):\n        return k > 1 and all(k % d for d in range(2, int(k ** 0.5) + 1))\n    a, b = 0, 1\n    while True:\n        a, b = b, a + b\n        if is_prime(a):\n            n -= 1\n            if n == 0:\n                return a\n";
-    let Some(results) = judge(
-        &problem,
-        &[
-            json!({"task_id": "HumanEval/39", "completion": right}),
-            json!({"task_id": "HumanEval/39", "completion": "    return 2\n"}),
-        ],
-        10_000,
-    ) else {
+    let wrong = "    return 2\n";
+    let Some(results) =
+        right_passes_wrong_fails(&problem, json!("HumanEval/39"), [right, wrong], 10_000)
+    else {
         return;
     };
-    assert!(results[0].passed, "{results:#?}");
-    assert!(!results[1].passed, "{results:#?}");
     assert_eq!(results[1].status, SampleStatus::Failed, "{results:#?}");
 }
 

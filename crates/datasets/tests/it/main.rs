@@ -84,6 +84,21 @@ pub fn judge(problem: &Problem, samples: &[Value], timeout_ms: u64) -> Option<Ve
     Some(runtime.block_on(evaluate(judge, problem, &programs, &options)))
 }
 
+/// Judges a right and a wrong completion of `problem` (samples of `task_id`) and checks only
+/// the right one passes; their results, `None` when skipped.
+pub fn right_passes_wrong_fails(
+    problem: &Problem,
+    task_id: Value,
+    [right, wrong]: [&str; 2],
+    timeout_ms: u64,
+) -> Option<Vec<SampleResult>> {
+    let samples = [right, wrong].map(|c| serde_json::json!({"task_id": task_id, "completion": c}));
+    let results = judge(problem, &samples, timeout_ms)?;
+    assert!(results[0].passed, "{results:#?}");
+    assert!(!results[1].passed, "{results:#?}");
+    Some(results)
+}
+
 /// Checks that `result` failed, its result line starting with `failed: <at>`.
 pub fn assert_failed_at(result: &SampleResult, at: &str) {
     let want = format!("failed: {at}");

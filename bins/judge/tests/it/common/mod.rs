@@ -230,3 +230,11 @@ pub fn error_log(report: &Value, i: usize) -> String {
         .unwrap_or_default()
         .to_owned()
 }
+
+/// The fields of `/proc/PID/stat` after the command name (in parentheses, and it may hold
+/// spaces): the state first, then the parent's pid; `None` when there is no such process.
+pub fn proc_stat(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
