@@ -628,21 +628,9 @@ mod tests {
 
     fn installed() -> Vec<Runtime> {
         runtimes(&[
-            Installed {
-                language: Language::Python3,
-                version: "3.11.2".into(),
-                reported: "Python 3.11.2".into(),
-            },
-            Installed {
-                language: Language::Cpp,
-                version: "12.2.0".into(),
-                reported: "12.2.0".into(),
-            },
-            Installed {
-                language: Language::Java,
-                version: "17.0.15".into(),
-                reported: "javac 17.0.15".into(),
-            },
+            Installed::from_banner(Language::Python3, "Python 3.11.2"),
+            Installed::from_banner(Language::Cpp, "12.2.0"),
+            Installed::from_banner(Language::Java, "javac 17.0.15"),
         ])
     }
 
@@ -745,16 +733,13 @@ mod tests {
 
     fn step(end: StepEnd, exit_code: Option<i32>, signal: Option<i32>) -> StepOutcome {
         StepOutcome {
-            end,
             status: JudgeStatus::RuntimeError,
-            reason: None,
-            exit_code,
-            signal,
             cpu_time_ms: 10,
             wall_time_ms: 12,
             memory_kb: 2,
             stdout: b"out".to_vec(),
             stderr: b"err".to_vec(),
+            ..StepOutcome::ended(end, exit_code, signal)
         }
     }
 
