@@ -63,6 +63,14 @@ where
     }
 }
 
+/// The 400 of a part of the URL that cannot be read: `field`, and why (axum's rejection).
+fn unreadable(field: &str, why: &str) -> ApiError {
+    ApiError::BadRequest {
+        field: field.into(),
+        message: format!("{field}: {why}"),
+    }
+}
+
 /// The `{sub_id}` segment of the path (400 naming `sub_id` when it cannot be decoded).
 #[derive(Debug)]
 pub struct SubIdPath(pub String);
@@ -73,10 +81,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SubIdPath {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<SubIdPath, ApiError> {
         let Path(sub_id) = Path::<String>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::BadRequest {
-                field: "sub_id".into(),
-                message: format!("sub_id: {}", e.body_text()),
-            })?;
+            .map_err(|e| unreadable("sub_id", &e.body_text()))?;
         Ok(SubIdPath(sub_id))
     }
 }
@@ -96,10 +101,7 @@ impl<S: Send + Sync> FromRequestParts<S> for CategoryQuery {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<CategoryQuery, ApiError> {
         let Query(query) = Query::<CategoryQuery>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::BadRequest {
-                field: "category".into(),
-                message: format!("category: {}", e.body_text()),
-            })?;
+            .map_err(|e| unreadable("category", &e.body_text()))?;
         Ok(query)
     }
 }

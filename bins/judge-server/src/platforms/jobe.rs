@@ -59,21 +59,17 @@ impl JobeConfig {
     /// Checks what serde cannot: keys, networks, bounds.
     pub fn check(&self) -> Result<(), ConfigError> {
         super::gate::check("jobe", &self.keys, &self.networks)?;
-        for (key, value) in [
-            ("max_wait_ms", self.max_wait_ms),
-            ("builds", self.builds as u64),
-            ("max_cputime_secs", self.max_cputime_secs),
-            ("max_memory_mb", self.max_memory_mb),
-            ("file_cache_mb", self.file_cache_mb),
-        ] {
-            if value == 0 {
-                return Err(ConfigError::Value {
-                    key: format!("jobe.{key}"),
-                    message: "must be at least 1".into(),
-                });
-            }
-        }
-        Ok(())
+        ConfigError::check_positive(
+            "jobe.",
+            &[
+                ("max_wait_ms", self.max_wait_ms as f64),
+                ("builds", self.builds as f64),
+                ("max_cputime_secs", self.max_cputime_secs as f64),
+                ("max_memory_mb", self.max_memory_mb as f64),
+                ("file_cache_mb", self.file_cache_mb as f64),
+            ],
+            "must be at least 1",
+        )
     }
 }
 

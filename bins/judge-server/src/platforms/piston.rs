@@ -73,26 +73,21 @@ impl PistonConfig {
     /// Checks what serde cannot: keys, networks, limits that bound every run.
     pub fn check(&self) -> Result<(), ConfigError> {
         super::gate::check("piston", &self.keys, &self.networks)?;
-        let positive = [
-            ("max_wait_ms", self.max_wait_ms as i64),
-            ("builds", self.builds as i64),
-            ("run_timeout", self.run_timeout),
-            ("compile_timeout", self.compile_timeout),
-            ("run_cpu_time", self.run_cpu_time),
-            ("compile_cpu_time", self.compile_cpu_time),
-            ("unlimited_memory_mb", self.unlimited_memory_mb as i64),
-            ("output_max_size", self.output_max_size as i64),
-            ("max_process_count", self.max_process_count as i64),
-        ];
-        for (key, value) in positive {
-            if value <= 0 {
-                return Err(ConfigError::Value {
-                    key: format!("piston.{key}"),
-                    message: "must be at least 1 (every run is bounded)".into(),
-                });
-            }
-        }
-        Ok(())
+        ConfigError::check_positive(
+            "piston.",
+            &[
+                ("max_wait_ms", self.max_wait_ms as f64),
+                ("builds", self.builds as f64),
+                ("run_timeout", self.run_timeout as f64),
+                ("compile_timeout", self.compile_timeout as f64),
+                ("run_cpu_time", self.run_cpu_time as f64),
+                ("compile_cpu_time", self.compile_cpu_time as f64),
+                ("unlimited_memory_mb", self.unlimited_memory_mb as f64),
+                ("output_max_size", self.output_max_size as f64),
+                ("max_process_count", self.max_process_count as f64),
+            ],
+            "must be at least 1 (every run is bounded)",
+        )
     }
 
     fn limits(&self) -> PistonLimits {
