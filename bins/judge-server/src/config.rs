@@ -1,6 +1,6 @@
 //! The server's configuration: one typed struct read from TOML, unknown keys rejected.
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -168,31 +168,13 @@ impl ServerConfig {
 
     /// Checks the values serde cannot.
     pub fn check(&self) -> Result<(), ConfigError> {
-        let positive = [
-            ("queue_capacity", self.queue_capacity as f64),
-            ("workers", self.workers as f64),
-            ("queue_budget_mb", self.queue_budget_mb as f64),
-            ("max_body_kb", self.max_body_kb as f64),
-            ("request_timeout_ms", self.request_timeout_ms as f64),
-            ("store_timeout_ms", self.store_timeout_ms as f64),
-            ("max_queue_wait_ms", self.max_queue_wait_ms as f64),
-            ("direct_concurrency", self.direct_concurrency as f64),
-            (
-                "oracle_default_timeout_ms",
-                self.oracle_default_timeout_ms as f64,
-            ),
-            ("max_connections", self.max_connections as f64),
-            (
-                "max_connections_per_address",
-                self.max_connections_per_address as f64,
-            ),
-            (
-                "max_streams_per_submission",
-                self.max_streams_per_submission as f64,
-            ),
-            ("max_streams_per_token", self.max_streams_per_token as f64),
-            ("header_timeout_ms", self.header_timeout_ms as f64),
-        ];
+        let positive = keyed_values!(
+            self =>
+            queue_capacity, workers, queue_budget_mb, max_body_kb, request_timeout_ms,
+            store_timeout_ms, max_queue_wait_ms, direct_concurrency, oracle_default_timeout_ms,
+            max_connections, max_connections_per_address, max_streams_per_submission,
+            max_streams_per_token, header_timeout_ms
+        );
         self.sandbox_fusion.check()?;
         self.piston.check()?;
         self.jobe.check()?;

@@ -1,5 +1,8 @@
 //! Extractors the handlers share: the authenticated [`Caller`], the request body as [`Text`]
-//! and the `{sub_id}` of a path as [`SubIdPath`]. Each rejects with the server's [`ApiError`].
+//! and the `{sub_id}` of a path as [`SubIdPath`], each rejecting with the server's
+//! [`ApiError`]; and, for the other sandboxes' APIs (Judge0, Jobe, Piston), what a request
+//! carries to let its caller in ([`ApiCall`]), their routes refusing in their own shape
+//! ([`Refused`]).
 //! They need only the substates they read ([`Auth`], [`BodyLimit`]), so they work in every
 //! role.
 //!
@@ -9,12 +12,15 @@
 
 use crate::auth::{Auth, Caller};
 use crate::error::ApiError;
-use crate::state::BodyLimit;
+use crate::platforms::gate::ClientAddr;
+use crate::state::{AppState, BodyLimit};
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Query, Request};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
 use http_body_util::LengthLimitError;
 use serde::Deserialize;
+use std::convert::Infallible;
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller
 where
@@ -103,5 +109,48 @@ impl<S: Send + Sync> FromRequestParts<S> for CategoryQuery {
             .await
             .map_err(|e| unreadable("category", &e.body_text()))?;
         Ok(query)
+    }
+}
+
+/// What a route of another sandbox's API reads of its request to let its caller in: the
+/// state, the client's address and the headers (where the key is). It refuses nothing: the
+/// route asks the API's gate after the body was read, so a body over the limit is `413`
+/// before a missing key's refusal.
+pub(crate) struct ApiCall {
+    /// The server's state.
+    pub state: AppState,
+    /// The client's address, as its connection set it.
+    pub client: Option<ClientAddr>,
+    /// The request's headers.
+    pub headers: HeaderMap,
+}
+
+impl FromRequestParts<AppState> for ApiCall {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<ApiCall, Infallible> {
+        Ok(ApiCall {
+            state: state.clone(),
+            client: parts.extensions.get::<ClientAddr>().copied(),
+            headers: parts.headers.clone(),
+        })
+    }
+}
+
+/// The answer a route of another sandbox's API gives instead of its own: that API's error.
+pub(crate) struct Refused(Box<Response>);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        *self.0
+    }
+}
+
+impl From<Response> for Refused {
+    fn from(response: Response) -> Refused {
+        Refused(Box::new(response))
     }
 }

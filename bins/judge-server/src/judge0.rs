@@ -7,7 +7,8 @@
 //! again at start. Every run goes through the compat runner (one compile for identical
 //! sources); `callback_url` gets Judge0's PUT, through the guarded client of remote assets.
 
-use crate::platforms::gate::{ClientAddr, Denied, constant_time_eq};
+use crate::extract::{ApiCall, Refused};
+use crate::platforms::gate::{Denied, constant_time_eq};
 use crate::platforms::judge0::{Judge0, now_ms};
 use crate::state::AppState;
 use axum::Router;
@@ -49,31 +50,15 @@ fn error(status: StatusCode, text: &str) -> Response {
     (status, axum::Json(json!({ "error": text }))).into_response()
 }
 
-/// An answer a route gives instead of its own (Judge0's error, or `404` when off).
-struct Refused(Box<Response>);
-
-impl IntoResponse for Refused {
-    fn into_response(self) -> Response {
-        *self.0
-    }
-}
-
-impl From<Response> for Refused {
-    fn from(response: Response) -> Refused {
-        Refused(Box::new(response))
-    }
-}
-
 /// What a route answers: its own response, or the refusal of the first check that failed.
 type Answer = Result<Response, Refused>;
 
-/// What every route reads of a request: the state, the client's address, the headers and the
-/// query. Its extraction checks only the query: the caller is checked in the route, after
-/// the body was read (a body over the limit is `413` before a missing key's `401`).
+/// What every route reads of a request: what lets its caller in ([`ApiCall`]) and the query.
+/// Its extraction refuses only a query that cannot be read; the caller is checked in the
+/// route, after the body was read (a body over the limit is `413` before a missing key's
+/// `401`).
 struct Call {
-    state: AppState,
-    client: Option<ClientAddr>,
-    headers: HeaderMap,
+    api: ApiCall,
     params: HashMap<String, String>,
 }
 
@@ -84,12 +69,8 @@ impl FromRequestParts<AppState> for Call {
         let Query(params) = Query::<HashMap<String, String>>::from_request_parts(parts, state)
             .await
             .map_err(IntoResponse::into_response)?;
-        Ok(Call {
-            state: state.clone(),
-            client: parts.extensions.get::<ClientAddr>().copied(),
-            headers: parts.headers.clone(),
-            params,
-        })
+        let Ok(api) = ApiCall::from_request_parts(parts, state).await;
+        Ok(Call { api, params })
     }
 }
 
@@ -97,7 +78,8 @@ impl Call {
     /// The key a Judge0 client sends: `name` (`X-Auth-Token`) as a header or a query
     /// parameter.
     fn key(&self, name: &str) -> Option<&str> {
-        self.headers
+        self.api
+            .headers
             .get(name)
             .and_then(|v| v.to_str().ok())
             .or_else(|| self.params.get(name).map(String::as_str))
@@ -105,11 +87,11 @@ impl Call {
 
     /// The service and the caller's category, or Judge0's `401` (no body) or `404` when off.
     fn caller(&self) -> Result<(Arc<Judge0>, String), Refused> {
-        let Some(judge0) = self.state.judge0.clone() else {
+        let Some(judge0) = self.api.state.judge0.clone() else {
             return Err(error(StatusCode::NOT_FOUND, "Not Found").into());
         };
         let key = self.key(&judge0.auth_header);
-        match judge0.gate.category(self.client, key) {
+        match judge0.gate.category(self.api.client, key) {
             Ok(category) => Ok((judge0, category)),
             Err(Denied::UnknownKey | Denied::NoKey) => {
                 Err(StatusCode::UNAUTHORIZED.into_response().into())
@@ -339,15 +321,15 @@ impl Judge0 {
 /// `POST /submissions`: `201 {"token"}`, or with `wait=true` the finished submission.
 async fn create(call: Call, body: Bytes) -> Answer {
     let (judge0, category) = call.caller()?;
-    if call.state.stopping.is_cancelled() {
+    if call.api.state.stopping.is_cancelled() {
         return Ok(shutting_down());
     }
     let wait = call.flag("wait");
     judge0.check_queue(1)?;
     let fields = call.fields()?;
     let base64 = call.flag("base64_encoded");
-    let body = body_json(&judge0.auth_header, &call.headers, &body, &call.params)?;
-    call.state.metrics.compat_call(&category);
+    let body = body_json(&judge0.auth_header, &call.api.headers, &body, &call.params)?;
+    call.api.state.metrics.compat_call(&category);
     let languages = judge0.languages().await;
     let (record, handle) = match judge0.accept(&body, base64, &languages, &category).await? {
         Ok(accepted) => accepted,
@@ -485,10 +467,15 @@ const NOT_UTF8_MANY: &str = "some attributes for one or more submissions cannot 
 /// each, `201` when one was accepted, else `422`.
 async fn batch_create(call: Call, body: Bytes) -> Answer {
     let (judge0, category) = call.caller()?;
-    if call.state.stopping.is_cancelled() {
+    if call.api.state.stopping.is_cancelled() {
         return Ok(shutting_down());
     }
-    let body = body_json(&judge0.auth_header, &call.headers, &body, &HashMap::new())?;
+    let body = body_json(
+        &judge0.auth_header,
+        &call.api.headers,
+        &body,
+        &HashMap::new(),
+    )?;
     let items = body
         .get("submissions")
         .and_then(Value::as_array)
@@ -497,7 +484,7 @@ async fn batch_create(call: Call, body: Bytes) -> Answer {
     judge0.check_queue(items.len().max(1))?;
     judge0.check_batch_size(items.len())?;
     let base64 = call.flag("base64_encoded");
-    call.state.metrics.compat_call(&category);
+    call.api.state.metrics.compat_call(&category);
     let languages = judge0.languages().await;
     let mut answers = Vec::with_capacity(items.len());
     let mut accepted = false;
@@ -525,6 +512,7 @@ async fn batch_show(call: Call) -> Answer {
     let fields = call.fields()?;
     let base64 = call.flag("base64_encoded");
     let tokens: Vec<String> = call
+        .api
         .headers
         .get("tokens")
         .and_then(|v| v.to_str().ok())

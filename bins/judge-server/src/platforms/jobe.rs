@@ -2,7 +2,7 @@
 //! service its routes share (the runner, the file cache, the gate, the probed toolchains).
 
 use super::gate::{ApiKey, Gate, default_category, loopback};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;
@@ -61,13 +61,10 @@ impl JobeConfig {
         super::gate::check("jobe", &self.keys, &self.networks)?;
         ConfigError::check_positive(
             "jobe.",
-            &[
-                ("max_wait_ms", self.max_wait_ms as f64),
-                ("builds", self.builds as f64),
-                ("max_cputime_secs", self.max_cputime_secs as f64),
-                ("max_memory_mb", self.max_memory_mb as f64),
-                ("file_cache_mb", self.file_cache_mb as f64),
-            ],
+            &keyed_values!(
+                self =>
+                max_wait_ms, builds, max_cputime_secs, max_memory_mb, file_cache_mb
+            ),
             "must be at least 1",
         )
     }

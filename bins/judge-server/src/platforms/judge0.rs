@@ -4,7 +4,7 @@
 //! their callbacks.
 
 use super::gate::{ApiKey, Gate, default_category, loopback};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -115,27 +115,13 @@ impl Judge0Config {
         let l = &self.limits;
         ConfigError::check_positive(
             "judge0.",
-            &[
-                ("max_wait_ms", self.max_wait_ms as f64),
-                ("builds", self.builds as f64),
-                ("kept", self.kept as f64),
-                ("callbacks_max_tries", f64::from(self.callbacks_max_tries)),
-                ("callbacks_timeout", self.callbacks_timeout),
-                ("limits.max_cpu_time_limit", l.max_cpu_time_limit),
-                ("limits.max_wall_time_limit", l.max_wall_time_limit),
-                ("limits.max_memory_limit", l.max_memory_limit as f64),
-                (
-                    "limits.max_max_processes_and_or_threads",
-                    l.max_max_processes_and_or_threads as f64,
-                ),
-                ("limits.max_max_file_size", l.max_max_file_size as f64),
-                ("limits.max_number_of_runs", l.max_number_of_runs as f64),
-                (
-                    "limits.max_submission_batch_size",
-                    l.max_submission_batch_size as f64,
-                ),
-                ("limits.max_queue_size", l.max_queue_size as f64),
-            ],
+            &keyed_values!(
+                self =>
+                max_wait_ms, builds, kept, callbacks_max_tries, callbacks_timeout,
+                limits.max_cpu_time_limit, limits.max_wall_time_limit, limits.max_memory_limit,
+                limits.max_max_processes_and_or_threads, limits.max_max_file_size,
+                limits.max_number_of_runs, limits.max_submission_batch_size, limits.max_queue_size
+            ),
             "must be above 0 (every run is bounded)",
         )?;
         for (key, default, most) in [

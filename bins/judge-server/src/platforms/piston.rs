@@ -2,7 +2,7 @@
 //! service its routes share (the runner, the limits, the gate, the probed toolchains).
 
 use super::gate::{ApiKey, Gate, default_category, loopback};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::time::Duration;
 use verdict_compat::ProgramRunner;
@@ -75,17 +75,11 @@ impl PistonConfig {
         super::gate::check("piston", &self.keys, &self.networks)?;
         ConfigError::check_positive(
             "piston.",
-            &[
-                ("max_wait_ms", self.max_wait_ms as f64),
-                ("builds", self.builds as f64),
-                ("run_timeout", self.run_timeout as f64),
-                ("compile_timeout", self.compile_timeout as f64),
-                ("run_cpu_time", self.run_cpu_time as f64),
-                ("compile_cpu_time", self.compile_cpu_time as f64),
-                ("unlimited_memory_mb", self.unlimited_memory_mb as f64),
-                ("output_max_size", self.output_max_size as f64),
-                ("max_process_count", self.max_process_count as f64),
-            ],
+            &keyed_values!(
+                self =>
+                max_wait_ms, builds, run_timeout, compile_timeout, run_cpu_time, compile_cpu_time,
+                unlimited_memory_mb, output_max_size, max_process_count
+            ),
             "must be at least 1 (every run is bounded)",
         )
     }
