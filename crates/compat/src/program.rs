@@ -357,7 +357,7 @@ impl ProgramRunner {
         std::fs::create_dir_all(&sources_dir).map_err(|e| host("create the sources dir", &e))?;
         let mut files = Vec::new();
         let mut assets = Vec::new();
-        // The sources, then the files the compile step reads (which are no sources of its).
+        // The sources (each an asset of the build), then the files only the compile reads.
         let sources = request.sources.iter().map(|file| (file, true));
         let compile_files = request.compile_files.iter().map(|file| (file, false));
         for ((name, bytes), is_source) in sources.chain(compile_files) {
