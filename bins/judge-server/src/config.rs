@@ -1,6 +1,6 @@
 //! The server's configuration: one typed struct read from TOML, unknown keys rejected.
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -168,40 +168,18 @@ impl ServerConfig {
 
     /// Checks the values serde cannot.
     pub fn check(&self) -> Result<(), ConfigError> {
-        let positive = [
-            ("queue_capacity", self.queue_capacity as u64),
-            ("workers", self.workers as u64),
-            ("queue_budget_mb", self.queue_budget_mb),
-            ("max_body_kb", self.max_body_kb),
-            ("request_timeout_ms", self.request_timeout_ms),
-            ("store_timeout_ms", self.store_timeout_ms),
-            ("max_queue_wait_ms", self.max_queue_wait_ms),
-            ("direct_concurrency", self.direct_concurrency as u64),
-            ("oracle_default_timeout_ms", self.oracle_default_timeout_ms),
-            ("max_connections", self.max_connections as u64),
-            (
-                "max_connections_per_address",
-                self.max_connections_per_address as u64,
-            ),
-            (
-                "max_streams_per_submission",
-                self.max_streams_per_submission as u64,
-            ),
-            ("max_streams_per_token", self.max_streams_per_token as u64),
-            ("header_timeout_ms", self.header_timeout_ms),
-        ];
+        let positive = keyed_values!(
+            self =>
+            queue_capacity, workers, queue_budget_mb, max_body_kb, request_timeout_ms,
+            store_timeout_ms, max_queue_wait_ms, direct_concurrency, oracle_default_timeout_ms,
+            max_connections, max_connections_per_address, max_streams_per_submission,
+            max_streams_per_token, header_timeout_ms
+        );
         self.sandbox_fusion.check()?;
         self.piston.check()?;
         self.jobe.check()?;
         self.judge0.check()?;
-        for (key, value) in positive {
-            if value == 0 {
-                return Err(ConfigError::Value {
-                    key: key.into(),
-                    message: "must be at least 1".into(),
-                });
-            }
-        }
+        ConfigError::check_positive("", &positive, "must be at least 1")?;
         verdict_scheduler::check_local_roots(&self.judge.local_roots).map_err(|e| {
             ConfigError::Value {
                 key: format!("judge.{}", e.field),

@@ -305,6 +305,36 @@ pub enum ConfigError {
     },
 }
 
+/// `[("key", value as f64), ...]` of fields of `$config` (or paths below it, `limits.x`): each
+/// key is its field's path, written once. For [`ConfigError::check_positive`].
+macro_rules! keyed_values {
+    ($config:expr => $($($field:ident).+),* $(,)?) => {
+        [$((stringify!($($field).+), $config.$($field).+ as f64)),*]
+    };
+}
+pub(crate) use keyed_values;
+
+impl ConfigError {
+    /// Checks that every value is a finite number above 0, else names the first that is not
+    /// (`{prefix}{key}: {message}`).
+    pub(crate) fn check_positive(
+        prefix: &str,
+        values: &[(&str, f64)],
+        message: &str,
+    ) -> Result<(), ConfigError> {
+        match values
+            .iter()
+            .find(|(_, value)| !(value.is_finite() && *value > 0.0))
+        {
+            Some((key, _)) => Err(ConfigError::Value {
+                key: format!("{prefix}{key}"),
+                message: message.into(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

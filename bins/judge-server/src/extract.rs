@@ -1,5 +1,8 @@
 //! Extractors the handlers share: the authenticated [`Caller`], the request body as [`Text`]
-//! and the `{sub_id}` of a path as [`SubIdPath`]. Each rejects with the server's [`ApiError`].
+//! and the `{sub_id}` of a path as [`SubIdPath`], each rejecting with the server's
+//! [`ApiError`]; and, for the other sandboxes' APIs (Judge0, Jobe, Piston), what a request
+//! carries to let its caller in ([`ApiCall`]), their routes refusing in their own shape
+//! ([`Refused`]).
 //! They need only the substates they read ([`Auth`], [`BodyLimit`]), so they work in every
 //! role.
 //!
@@ -9,12 +12,15 @@
 
 use crate::auth::{Auth, Caller};
 use crate::error::ApiError;
-use crate::state::BodyLimit;
+use crate::platforms::gate::ClientAddr;
+use crate::state::{AppState, BodyLimit};
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Query, Request};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
 use http_body_util::LengthLimitError;
 use serde::Deserialize;
+use std::convert::Infallible;
 
 impl<S: Send + Sync> FromRequestParts<S> for Caller
 where
@@ -63,6 +69,14 @@ where
     }
 }
 
+/// The 400 of a part of the URL that cannot be read: `field`, and why (axum's rejection).
+fn unreadable(field: &str, why: &str) -> ApiError {
+    ApiError::BadRequest {
+        field: field.into(),
+        message: format!("{field}: {why}"),
+    }
+}
+
 /// The `{sub_id}` segment of the path (400 naming `sub_id` when it cannot be decoded).
 #[derive(Debug)]
 pub struct SubIdPath(pub String);
@@ -73,10 +87,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SubIdPath {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<SubIdPath, ApiError> {
         let Path(sub_id) = Path::<String>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::BadRequest {
-                field: "sub_id".into(),
-                message: format!("sub_id: {}", e.body_text()),
-            })?;
+            .map_err(|e| unreadable("sub_id", &e.body_text()))?;
         Ok(SubIdPath(sub_id))
     }
 }
@@ -96,10 +107,50 @@ impl<S: Send + Sync> FromRequestParts<S> for CategoryQuery {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<CategoryQuery, ApiError> {
         let Query(query) = Query::<CategoryQuery>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::BadRequest {
-                field: "category".into(),
-                message: format!("category: {}", e.body_text()),
-            })?;
+            .map_err(|e| unreadable("category", &e.body_text()))?;
         Ok(query)
+    }
+}
+
+/// What a route of another sandbox's API reads of its request to let its caller in: the
+/// state, the client's address and the headers (where the key is). It refuses nothing: the
+/// route asks the API's gate after the body was read, so a body over the limit is `413`
+/// before a missing key's refusal.
+pub(crate) struct ApiCall {
+    /// The server's state.
+    pub state: AppState,
+    /// The client's address, as its connection set it.
+    pub client: Option<ClientAddr>,
+    /// The request's headers.
+    pub headers: HeaderMap,
+}
+
+impl FromRequestParts<AppState> for ApiCall {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<ApiCall, Infallible> {
+        Ok(ApiCall {
+            state: state.clone(),
+            client: parts.extensions.get::<ClientAddr>().copied(),
+            headers: parts.headers.clone(),
+        })
+    }
+}
+
+/// The answer a route of another sandbox's API gives instead of its own: that API's error.
+pub(crate) struct Refused(Box<Response>);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        *self.0
+    }
+}
+
+impl From<Response> for Refused {
+    fn from(response: Response) -> Refused {
+        Refused(Box::new(response))
     }
 }

@@ -5,13 +5,14 @@
 //! by an `X-API-KEY` of `[[jobe.keys]]` or by its network. Errors are Jobe's: a JSON string
 //! with 400 or 404, `403 Missing API key` / `Unknown API key` in plain text.
 
-use crate::platforms::gate::{ClientAddr, Denied};
+use crate::extract::{ApiCall, Refused};
+use crate::platforms::gate::Denied;
 use crate::platforms::jobe::Jobe;
 use crate::state::AppState;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::Path;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use serde_json::Value;
@@ -43,54 +44,36 @@ fn text(status: StatusCode, message: &str) -> Response {
     (status, axum::Json(Value::String(message.to_string()))).into_response()
 }
 
-/// The state and category of a caller, or Jobe's 403.
-fn caller<'a>(
-    state: &'a AppState,
-    client: Option<axum::Extension<ClientAddr>>,
-    headers: &HeaderMap,
-) -> Result<(&'a Jobe, String), Box<Response>> {
-    let Some(jobe) = state.jobe.as_ref() else {
-        return Err(Box::new(text(StatusCode::NOT_FOUND, "Not Found")));
+/// The service and the category of a caller, or Jobe's 403 (404 when Jobe's routes are off).
+fn caller(call: &ApiCall) -> Result<(&Jobe, String), Refused> {
+    let Some(jobe) = call.state.jobe.as_ref() else {
+        return Err(text(StatusCode::NOT_FOUND, "Not Found").into());
     };
-    let key = headers.get("x-api-key").and_then(|v| v.to_str().ok());
-    match jobe.gate.category(client.map(|c| c.0), key) {
+    let key = call.headers.get("x-api-key").and_then(|v| v.to_str().ok());
+    match jobe.gate.category(call.client, key) {
         Ok(category) => Ok((jobe, category)),
-        Err(Denied::NoKey) => Err(Box::new(
-            (StatusCode::FORBIDDEN, "Missing API key").into_response(),
-        )),
-        Err(Denied::UnknownKey) => Err(Box::new(
-            (StatusCode::FORBIDDEN, "Unknown API key").into_response(),
-        )),
+        Err(Denied::NoKey) => Err((StatusCode::FORBIDDEN, "Missing API key")
+            .into_response()
+            .into()),
+        Err(Denied::UnknownKey) => Err((StatusCode::FORBIDDEN, "Unknown API key")
+            .into_response()
+            .into()),
     }
 }
 
 /// `GET languages`: `[[id, version], ...]`.
-async fn list_languages(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-    headers: HeaderMap,
-) -> Response {
-    let jobe = match caller(&state, client, &headers) {
-        Ok((jobe, _)) => jobe,
-        Err(response) => return *response,
-    };
+async fn list_languages(call: ApiCall) -> Result<Response, Refused> {
+    let (jobe, _) = caller(&call)?;
     let installed = jobe.toolchains.get(jobe.runner.judge()).await;
-    axum::Json(languages(&installed)).into_response()
+    Ok(axum::Json(languages(&installed)).into_response())
 }
 
 /// `POST runs`: the run's result (200), Jobe's 400 for a bad `run_spec`, 404 for a file the
 /// cache does not hold (CodeRunner then puts its files and runs again), outcome 21 when no
 /// run slot came free within `max_wait_ms`.
-async fn run(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let (jobe, category) = match caller(&state, client, &headers) {
-        Ok(found) => found,
-        Err(response) => return *response,
-    };
+async fn run(call: ApiCall, body: Bytes) -> Result<Response, Refused> {
+    let (jobe, category) = caller(&call)?;
+    let state = &call.state;
     let installed = jobe.toolchains.get(jobe.runner.judge()).await;
     let known = |id: &str| {
         installed
@@ -102,7 +85,7 @@ async fn run(
         Ok(spec) => spec,
         Err(error) => {
             let status = StatusCode::from_u16(error.status).unwrap_or(StatusCode::BAD_REQUEST);
-            return text(status, &error.message);
+            return Ok(text(status, &error.message));
         }
     };
     let mut files = Vec::new();
@@ -110,19 +93,19 @@ async fn run(
         match jobe.files.get(&category, id) {
             Some(bytes) => files.push((name.clone(), bytes)),
             None => {
-                return text(
+                return Ok(text(
                     StatusCode::NOT_FOUND,
                     "One or more of the specified files is missing/unavailable",
-                );
+                ));
             }
         }
     }
     if spec.sourcecode == OVERLOAD_TEST || state.stopping.is_cancelled() {
-        return axum::Json(RunResult::overload()).into_response();
+        return Ok(axum::Json(RunResult::overload()).into_response());
     }
     state.metrics.compat_call(&category);
     let program = program_request(&spec, files, &category, &jobe.limits);
-    match jobe.runner.run(program).await {
+    Ok(match jobe.runner.run(program).await {
         Ok(outcome) => axum::Json(RunResult::of(&spec, &outcome)).into_response(),
         Err(CompatError::Busy(_) | CompatError::ShuttingDown) => {
             axum::Json(RunResult::overload()).into_response()
@@ -131,29 +114,20 @@ async fn run(
             tracing::warn!(%error, category, "jobe run: the judge failed");
             axum::Json(RunResult::internal(&error.to_string())).into_response()
         }
-    }
+    })
 }
 
 /// `PUT files/{id}` with `{"file_contents": base64}`: 204, or Jobe's 400.
-async fn put_file(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let (jobe, category) = match caller(&state, client, &headers) {
-        Ok(found) => found,
-        Err(response) => return *response,
-    };
+async fn put_file(call: ApiCall, Path(id): Path<String>, body: Bytes) -> Result<Response, Refused> {
+    let (jobe, category) = caller(&call)?;
     if !valid_id(&id) {
-        return text(StatusCode::NOT_FOUND, "Not Found");
+        return Ok(text(StatusCode::NOT_FOUND, "Not Found"));
     }
     let bytes = match parse_put(&body, &id) {
         Ok(bytes) => bytes,
-        Err(error) => return text(StatusCode::BAD_REQUEST, &error.message),
+        Err(error) => return Ok(text(StatusCode::BAD_REQUEST, &error.message)),
     };
-    match jobe.files.put(&category, &id, &bytes) {
+    Ok(match jobe.files.put(&category, &id, &bytes) {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(error) => {
             tracing::warn!(%error, "jobe put: the file cache failed");
@@ -162,23 +136,15 @@ async fn put_file(
                 &format!("put: failed to write file {id} to cache"),
             )
         }
-    }
+    })
 }
 
 /// `HEAD files/{id}`: 204 when the cache holds it, else 404.
-async fn check_file(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    let (jobe, category) = match caller(&state, client, &headers) {
-        Ok(found) => found,
-        Err(response) => return *response,
-    };
-    if jobe.files.contains(&category, &id) {
+async fn check_file(call: ApiCall, Path(id): Path<String>) -> Result<Response, Refused> {
+    let (jobe, category) = caller(&call)?;
+    Ok(if jobe.files.contains(&category, &id) {
         StatusCode::NO_CONTENT.into_response()
     } else {
         StatusCode::NOT_FOUND.into_response()
-    }
+    })
 }

@@ -5,12 +5,12 @@
 //! caller is let in by a key in `Authorization` (as the public instance takes keys) or by its
 //! network. Errors are Piston's `{"message": ...}`.
 
-use crate::platforms::gate::{ClientAddr, Denied};
+use crate::extract::{ApiCall, Refused};
+use crate::platforms::gate::Denied;
 use crate::platforms::piston::Piston;
 use crate::state::AppState;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -41,77 +41,55 @@ fn key(headers: &HeaderMap) -> Option<&str> {
     Some(value.strip_prefix("Bearer ").unwrap_or(value))
 }
 
-/// The state and category of a caller, or the answer that refuses it.
-fn caller<'a>(
-    state: &'a AppState,
-    client: Option<axum::Extension<ClientAddr>>,
-    headers: &HeaderMap,
-) -> Result<(&'a Piston, String), Box<Response>> {
-    let Some(piston) = state.piston.as_ref() else {
-        return Err(Box::new(message(StatusCode::NOT_FOUND, "Not Found")));
+/// The service and the category of a caller, or the answer that refuses it.
+fn caller(call: &ApiCall) -> Result<(&Piston, String), Refused> {
+    let Some(piston) = call.state.piston.as_ref() else {
+        return Err(message(StatusCode::NOT_FOUND, "Not Found").into());
     };
-    match piston.gate.category(client.map(|c| c.0), key(headers)) {
-        Ok(category) => Ok((piston, category)),
-        Err(Denied::UnknownKey) => Err(Box::new(message(
-            StatusCode::UNAUTHORIZED,
-            "invalid authorization key",
-        ))),
-        Err(Denied::NoKey) => Err(Box::new(message(
-            StatusCode::UNAUTHORIZED,
-            "an authorization key is required from this address",
-        ))),
-    }
+    let why = match piston.gate.category(call.client, key(&call.headers)) {
+        Ok(category) => return Ok((piston, category)),
+        Err(Denied::UnknownKey) => "invalid authorization key",
+        Err(Denied::NoKey) => "an authorization key is required from this address",
+    };
+    Err(message(StatusCode::UNAUTHORIZED, why).into())
 }
 
 /// `GET /api/v2/runtimes`: the installed languages under Piston's names.
-async fn list_runtimes(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-    headers: HeaderMap,
-) -> Response {
-    let piston = match caller(&state, client, &headers) {
-        Ok((piston, _)) => piston,
-        Err(response) => return *response,
-    };
+async fn list_runtimes(call: ApiCall) -> Result<Response, Refused> {
+    let (piston, _) = caller(&call)?;
     let installed = piston.toolchains.get(piston.runner.judge()).await;
-    axum::Json(runtimes(&installed)).into_response()
+    Ok(axum::Json(runtimes(&installed)).into_response())
 }
 
 /// `POST /api/v2/execute`: Piston's answer, `400 {"message"}` for what Piston refuses, `429`
 /// with `Retry-After` when every run slot stayed busy for `max_wait_ms`.
-async fn execute(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let (piston, category) = match caller(&state, client, &headers) {
-        Ok(found) => found,
-        Err(response) => return *response,
-    };
-    let json = headers
+async fn execute(call: ApiCall, body: Bytes) -> Result<Response, Refused> {
+    let (piston, category) = caller(&call)?;
+    let state = &call.state;
+    let json = call
+        .headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     if !json {
-        return message(
+        return Ok(message(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "requests must be of type application/json",
-        );
+        ));
     }
     let installed = piston.toolchains.get(piston.runner.judge()).await;
     let execute = match parse_execute(&body, &runtimes(&installed), &piston.limits, &category) {
         Ok(execute) => execute,
         Err(error) => {
             let status = StatusCode::from_u16(error.status).unwrap_or(StatusCode::BAD_REQUEST);
-            return (status, axum::Json(error.body())).into_response();
+            return Ok((status, axum::Json(error.body())).into_response());
         }
     };
     if state.stopping.is_cancelled() {
-        return busy(Duration::from_secs(5), "the server is shutting down");
+        return Ok(busy(Duration::from_secs(5), "the server is shutting down"));
     }
     state.metrics.compat_call(&category);
-    match piston.runner.run(execute.program.clone()).await {
+    Ok(match piston.runner.run(execute.program.clone()).await {
         Ok(outcome) => axum::Json(ExecuteResponse::of(&execute, &outcome)).into_response(),
         Err(error) => match error.retry_after() {
             Some(after) => busy(after, &error.to_string()),
@@ -120,7 +98,7 @@ async fn execute(
                 message(StatusCode::INTERNAL_SERVER_ERROR, &error.to_string())
             }
         },
-    }
+    })
 }
 
 /// `429` with `Retry-After` and Piston's `message`.

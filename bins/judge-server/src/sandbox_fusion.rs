@@ -10,7 +10,9 @@ use crate::platforms::sandbox_fusion::SandboxFusion;
 use crate::state::AppState;
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -26,12 +28,12 @@ use verdict_scheduler::BatchCancel;
 /// The routes, at the root (by network) and under `/sf/{token}` (by secret path).
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
-        .route("/run_code", post(run_code_by_network))
-        .route("/v1/ping", get(ping_by_network))
-        .route("/submit", post(submit_by_network))
-        .route("/sf/{token}/run_code", post(run_code_by_path))
-        .route("/sf/{token}/submit", post(submit_by_path))
-        .route("/sf/{token}/v1/ping", get(ping_by_path))
+        .route("/run_code", post(run_code))
+        .route("/v1/ping", get(ping))
+        .route("/submit", post(submit))
+        .route("/sf/{token}/run_code", post(run_code))
+        .route("/sf/{token}/submit", post(submit))
+        .route("/sf/{token}/v1/ping", get(ping))
 }
 
 /// FastAPI's 404.
@@ -43,63 +45,54 @@ fn not_found() -> Response {
         .into_response()
 }
 
-fn caller_by_path<'a>(state: &'a AppState, token: &str) -> Option<(&'a SandboxFusion, String)> {
-    let sf = state.sandbox_fusion.as_ref()?;
-    let category = sf.category_of_token(token)?.to_string();
-    Some((sf, category))
-}
-
-fn caller_by_network(
-    state: &AppState,
+/// Who called: the secret path's token under `/sf/{token}`, the client's address at the root.
+/// Its extraction refuses only a path that cannot be read; whether the caller is let in is
+/// asked after the body was read.
+struct Caller {
+    token: Option<String>,
     client: Option<ClientAddr>,
-) -> Option<(&SandboxFusion, String)> {
-    let sf = state.sandbox_fusion.as_ref()?;
-    let category = sf.category_of_network(client)?.to_string();
-    Some((sf, category))
 }
 
-async fn ping_by_network(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-) -> Response {
-    match caller_by_network(&state, client.map(|c| c.0)) {
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = PathRejection;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Caller, PathRejection> {
+        let token = Option::<Path<String>>::from_request_parts(parts, state).await?;
+        Ok(Caller {
+            token: token.map(|Path(token)| token),
+            client: parts.extensions.get::<ClientAddr>().copied(),
+        })
+    }
+}
+
+impl Caller {
+    /// The service and the caller's category (its token's, or its network's at the root), or
+    /// `None` when it is not let in.
+    fn let_in<'a>(&self, state: &'a AppState) -> Option<(&'a SandboxFusion, String)> {
+        let sf = state.sandbox_fusion.as_ref()?;
+        let category = match &self.token {
+            Some(token) => sf.category_of_token(token),
+            None => sf.category_of_network(self.client),
+        }?;
+        Some((sf, category.to_string()))
+    }
+}
+
+/// `GET /v1/ping`: `"pong"`.
+async fn ping(State(state): State<AppState>, caller: Caller) -> Response {
+    match caller.let_in(&state) {
         Some(_) => axum::Json(Value::String("pong".into())).into_response(),
-        None => not_found(),
-    }
-}
-
-async fn ping_by_path(State(state): State<AppState>, Path(token): Path<String>) -> Response {
-    match caller_by_path(&state, &token) {
-        Some(_) => axum::Json(Value::String("pong".into())).into_response(),
-        None => not_found(),
-    }
-}
-
-async fn run_code_by_network(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-    body: Bytes,
-) -> Response {
-    match caller_by_network(&state, client.map(|c| c.0)) {
-        Some((sf, category)) => run_code(&state, sf, &category, &body).await,
-        None => not_found(),
-    }
-}
-
-async fn run_code_by_path(
-    State(state): State<AppState>,
-    Path(token): Path<String>,
-    body: Bytes,
-) -> Response {
-    match caller_by_path(&state, &token) {
-        Some((sf, category)) => run_code(&state, sf, &category, &body).await,
         None => not_found(),
     }
 }
 
 /// `POST /run_code`: SandboxFusion's answer, `422` as FastAPI's, `504` with `Retry-After`
 /// when every run slot stayed busy for `max_wait_ms` (the one status verl retries).
-async fn run_code(state: &AppState, sf: &SandboxFusion, category: &str, body: &[u8]) -> Response {
+async fn run_code(State(state): State<AppState>, caller: Caller, body: Bytes) -> Response {
+    let Some((sf, category)) = caller.let_in(&state) else {
+        return not_found();
+    };
+    let category = category.as_str();
     let unprocessable = |details: Vec<fastapi::Detail>| {
         (
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -107,7 +100,7 @@ async fn run_code(state: &AppState, sf: &SandboxFusion, category: &str, body: &[
         )
             .into_response()
     };
-    let request = match parse_run_code(body) {
+    let request = match parse_run_code(&body) {
         Ok(request) => request,
         Err(details) => return unprocessable(details),
     };
@@ -146,31 +139,12 @@ async fn run_code(state: &AppState, sf: &SandboxFusion, category: &str, body: &[
     }
 }
 
-async fn submit_by_network(
-    State(state): State<AppState>,
-    client: Option<axum::Extension<ClientAddr>>,
-    body: Bytes,
-) -> Response {
-    match caller_by_network(&state, client.map(|c| c.0)) {
-        Some((sf, _)) => submit(sf, &body).await,
-        None => not_found(),
-    }
-}
-
-async fn submit_by_path(
-    State(state): State<AppState>,
-    Path(token): Path<String>,
-    body: Bytes,
-) -> Response {
-    match caller_by_path(&state, &token) {
-        Some((sf, _)) => submit(sf, &body).await,
-        None => not_found(),
-    }
-}
-
 /// `POST /submit` with `config.provided_data`: the record judged as a dataset batch of one
 /// candidate, answered as SandboxFusion's `EvalResult`.
-async fn submit(sf: &SandboxFusion, body: &[u8]) -> Response {
+async fn submit(State(state): State<AppState>, caller: Caller, body: Bytes) -> Response {
+    let Some((sf, _)) = caller.let_in(&state) else {
+        return not_found();
+    };
     let unprocessable = |details: Vec<fastapi::Detail>| {
         (
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -183,7 +157,7 @@ async fn submit(sf: &SandboxFusion, body: &[u8]) -> Response {
         .map(|f| f.as_str())
         .collect();
     formats.extend(["taco", verdict_datasets::batch::GROUND_TRUTH]);
-    let request = match parse_submit(body, &formats) {
+    let request = match parse_submit(&body, &formats) {
         Ok(request) => request,
         Err(details) => return unprocessable(details),
     };

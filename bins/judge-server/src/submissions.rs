@@ -9,7 +9,8 @@ use crate::extract::{CategoryQuery, SubIdPath, Text};
 use crate::listing::OwnLimits;
 use crate::state::AppState;
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRequestParts, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -113,6 +114,28 @@ pub async fn submit(
     Ok(response)
 }
 
+/// The submission of a `/v1/submissions/{sub_id}` route that the caller may see
+/// ([`visible_entry`]), read in the order the routes refuse: the token (401), the `sub_id` and
+/// `?category=` (400), then the submission (404, 409).
+pub struct Visible {
+    /// Who asked.
+    pub caller: Caller,
+    /// The submission.
+    pub entry: Arc<Entry>,
+}
+
+impl FromRequestParts<AppState> for Visible {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Visible, ApiError> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        let SubIdPath(sub_id) = SubIdPath::from_request_parts(parts, state).await?;
+        let which = CategoryQuery::from_request_parts(parts, state).await?;
+        let entry = visible_entry(state, &caller, &sub_id, which).await?;
+        Ok(Visible { caller, entry })
+    }
+}
+
 /// The submission `sub_id` that `caller` may see. A category token sees only its own
 /// category's (another's, or a `?category=` naming another, is "not found": nothing tells it
 /// the id exists there). A token bound to no category names the category with `?category=`, or
@@ -149,14 +172,8 @@ async fn visible_entry(
 }
 
 /// `GET /v1/submissions/{sub_id}`: the report so far.
-pub async fn status(
-    State(state): State<AppState>,
-    caller: Caller,
-    SubIdPath(sub_id): SubIdPath,
-    which: CategoryQuery,
-) -> Result<Response, ApiError> {
-    let entry = visible_entry(&state, &caller, &sub_id, which).await?;
-    status_of(&entry)
+pub async fn status(visible: Visible) -> Result<Response, ApiError> {
+    status_of(&visible.entry)
 }
 
 /// How long `DELETE /v1/submissions/{sub_id}` waits for the tasks running at the cancel to end
@@ -175,11 +192,8 @@ const CANCEL_WAIT: Duration = Duration::from_secs(10);
 /// ([`crate::publish::cancel`]); 503 when the broker does not take it.
 pub async fn cancel(
     State(state): State<AppState>,
-    caller: Caller,
-    SubIdPath(sub_id): SubIdPath,
-    which: CategoryQuery,
+    Visible { entry, .. }: Visible,
 ) -> Result<Response, ApiError> {
-    let entry = visible_entry(&state, &caller, &sub_id, which).await?;
     let submissions = state.submissions()?;
     match &submissions.dispatch {
         Dispatch::Local { jobs, .. } => {
@@ -215,11 +229,9 @@ fn status_of(entry: &Entry) -> Result<Response, ApiError> {
 /// and its tests' inline inputs, kept as long as its report.
 pub async fn plan(
     State(state): State<AppState>,
-    caller: Caller,
-    SubIdPath(sub_id): SubIdPath,
-    which: CategoryQuery,
+    Visible { entry, .. }: Visible,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let entry = visible_entry(&state, &caller, &sub_id, which).await?;
+    let sub_id = &entry.key.sub_id;
     let plan = state
         .submissions()?
         .store
@@ -258,11 +270,8 @@ pub async fn plan(
 /// by one token (429 beyond).
 pub async fn events(
     State(state): State<AppState>,
-    caller: Caller,
-    SubIdPath(sub_id): SubIdPath,
-    which: CategoryQuery,
+    Visible { caller, entry }: Visible,
 ) -> Result<Response, ApiError> {
-    let entry = visible_entry(&state, &caller, &sub_id, which).await?;
     let slot = state.open_stream(
         format!("submission {}/{}", entry.key.category, entry.key.sub_id),
         &caller,

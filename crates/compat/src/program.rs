@@ -357,30 +357,28 @@ impl ProgramRunner {
         std::fs::create_dir_all(&sources_dir).map_err(|e| host("create the sources dir", &e))?;
         let mut files = Vec::new();
         let mut assets = Vec::new();
-        for (name, bytes) in &request.sources {
+        // The sources (each an asset of the build), then the files only the compile reads.
+        let sources = request.sources.iter().map(|file| (file, true));
+        let compile_files = request.compile_files.iter().map(|file| (file, false));
+        for ((name, bytes), is_source) in sources.chain(compile_files) {
             let path =
                 verdict_scripts::join_inside(&sources_dir, name).map_err(|e| e.to_string())?;
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| host("create a sources dir", &e))?;
             }
-            std::fs::write(&path, bytes).map_err(|e| host("write a source", &e))?;
+            let what = if is_source {
+                "write a source"
+            } else {
+                "write a file"
+            };
+            std::fs::write(&path, bytes).map_err(|e| host(what, &e))?;
             files.push(BoxFile {
                 name: name.clone(),
                 source: path,
             });
-            assets.push(Asset::text(name.clone(), String::new()));
-        }
-        for (name, bytes) in &request.compile_files {
-            let path =
-                verdict_scripts::join_inside(&sources_dir, name).map_err(|e| e.to_string())?;
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| host("create a sources dir", &e))?;
+            if is_source {
+                assets.push(Asset::text(name.clone(), String::new()));
             }
-            std::fs::write(&path, bytes).map_err(|e| host("write a file", &e))?;
-            files.push(BoxFile {
-                name: name.clone(),
-                source: path,
-            });
         }
         let source = SourceCode {
             language: request.language,
@@ -629,6 +627,39 @@ fn unique() -> String {
 /// A path inside a box: relative, no `..`, not empty.
 pub fn is_box_path(name: &str) -> bool {
     verdict_scripts::join_inside(Path::new("/"), name).is_ok()
+}
+
+#[cfg(test)]
+impl StepOutcome {
+    /// A step that ended `end` with `exit_code` and `signal`, in 1 ms and 1 KiB, writing
+    /// nothing: what tests change a field or two of.
+    pub(crate) fn ended(end: StepEnd, exit_code: Option<i32>, signal: Option<i32>) -> StepOutcome {
+        StepOutcome {
+            end,
+            status: JudgeStatus::Accepted,
+            reason: None,
+            exit_code,
+            signal,
+            cpu_time_ms: 1,
+            wall_time_ms: 1,
+            memory_kb: 1,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+impl ProgramOutcome {
+    /// A program without a compile step whose run gave `run`, fetching no files.
+    pub(crate) fn ran(run: StepOutcome) -> ProgramOutcome {
+        ProgramOutcome {
+            compile: None,
+            run: Some(run),
+            files: BTreeMap::new(),
+            build_reused: false,
+        }
+    }
 }
 
 #[cfg(test)]

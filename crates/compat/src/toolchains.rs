@@ -20,6 +20,18 @@ pub struct Installed {
     pub reported: String,
 }
 
+impl Installed {
+    /// `language` as its version command's first line (`reported`) names it.
+    pub fn from_banner(language: Language, reported: impl Into<String>) -> Installed {
+        let reported = reported.into();
+        Installed {
+            language,
+            version: semver_of(&reported).unwrap_or_else(|| "0.0.0".into()),
+            reported,
+        }
+    }
+}
+
 /// The installed languages, probed once (toolchains do not change under a running server).
 #[derive(Debug, Default)]
 pub struct Toolchains {
@@ -49,12 +61,10 @@ pub fn probe(judge: &Judge) -> Vec<Installed> {
         .filter(|status| status.ready)
         .filter_map(|status| {
             let language = Language::from_name(&status.language)?;
-            let reported = status.version.unwrap_or_default();
-            Some(Installed {
+            Some(Installed::from_banner(
                 language,
-                version: semver_of(&reported).unwrap_or_else(|| "0.0.0".into()),
-                reported,
-            })
+                status.version.unwrap_or_default(),
+            ))
         })
         .collect()
 }

@@ -22,6 +22,18 @@ pub struct KeptJudge0 {
     pub record: String,
 }
 
+impl KeptJudge0 {
+    /// The submission of a row selected as `token, category, pending, record`.
+    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeptJudge0> {
+        Ok(KeptJudge0 {
+            token: row.get(0)?,
+            category: row.get(1)?,
+            pending: row.get(2)?,
+            record: row.get(3)?,
+        })
+    }
+}
+
 impl Db {
     /// Writes a Judge0 submission (a new one, or a new state of one); when it is finished, the
     /// oldest finished ones beyond `kept` go. On disk when this returns.
@@ -60,14 +72,7 @@ impl Db {
         let mut found = Vec::new();
         for token in tokens {
             let row = stmt
-                .query_row(params![token], |row| {
-                    Ok(KeptJudge0 {
-                        token: row.get(0)?,
-                        category: row.get(1)?,
-                        pending: row.get(2)?,
-                        record: row.get(3)?,
-                    })
-                })
+                .query_row(params![token], KeptJudge0::from_row)
                 .optional()
                 .map_err(|e| self.err(e))?;
             found.extend(row);
@@ -85,14 +90,7 @@ impl Db {
             )
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([], |row| {
-                Ok(KeptJudge0 {
-                    token: row.get(0)?,
-                    category: row.get(1)?,
-                    pending: row.get(2)?,
-                    record: row.get(3)?,
-                })
-            })
+            .query_map([], KeptJudge0::from_row)
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
@@ -121,14 +119,10 @@ impl Db {
             .map_err(|e| self.err(e))?;
         let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         let rows = stmt
-            .query_map(params![category, clamp(limit), clamp(offset)], |row| {
-                Ok(KeptJudge0 {
-                    token: row.get(0)?,
-                    category: row.get(1)?,
-                    pending: row.get(2)?,
-                    record: row.get(3)?,
-                })
-            })
+            .query_map(
+                params![category, clamp(limit), clamp(offset)],
+                KeptJudge0::from_row,
+            )
             .map_err(|e| self.err(e))?;
         let rows = rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?;
         Ok((rows, u64::try_from(total).unwrap_or(0)))

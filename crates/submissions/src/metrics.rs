@@ -46,7 +46,7 @@ impl Histogram {
     }
 
     fn write(&self, out: &mut String, name: &str, help: &str) {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        write_header(out, name, help, "histogram");
         for (bound, bucket) in self.bounds.iter().zip(&self.buckets) {
             let _ = writeln!(
                 out,
@@ -177,19 +177,19 @@ impl Default for Metrics {
 impl Metrics {
     /// Counts a refused submission by reason.
     pub fn rejected(&self, reason: Reject) {
-        let mut map = self.rejected.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = lock(&self.rejected);
         *map.entry(reason).or_default() += 1;
     }
 
     /// Counts a response by status code.
     pub fn response(&self, status: u16) {
-        let mut map = self.responses.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = lock(&self.responses);
         *map.entry(status).or_default() += 1;
     }
 
     /// Counts a call of another sandbox's protocol (SandboxFusion's `/run_code`) by category.
     pub fn compat_call(&self, category: &str) {
-        let mut map = self.compat_calls.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = lock(&self.compat_calls);
         *map.entry(category.to_string()).or_default() += 1;
     }
 
@@ -207,178 +207,185 @@ impl Metrics {
     /// The Prometheus text exposition, with the judge's cache counters and, where this process
     /// has a judge, how its run slots are used.
     pub fn render(&self, cache: CacheStats, slots: Option<SlotStats>) -> String {
-        let mut out = String::with_capacity(8 * 1024);
-        let gauge = |out: &mut String, name: &str, help: &str, value: i64| {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {}",
-                value.max(0)
-            );
-        };
-        let counter = |out: &mut String, name: &str, help: &str, value: u64| {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}"
-            );
-        };
-        gauge(
-            &mut out,
-            "verdict_queue_length",
-            "Submissions accepted and waiting for a worker.",
-            self.queue_length.load(Ordering::Relaxed),
-        );
-        gauge(
-            &mut out,
-            "verdict_running_submissions",
-            "Submissions being judged.",
-            self.running_submissions.load(Ordering::Relaxed),
-        );
-        gauge(
-            &mut out,
-            "verdict_started_tasks",
-            "Judge tasks whose dependencies are met and that have not finished (holding a run slot or waiting for one).",
-            self.running_tasks.load(Ordering::Relaxed),
-        );
+        let mut text = String::with_capacity(8 * 1024);
+        let out = &mut text;
+        let mut gauges = vec![
+            (
+                "verdict_queue_length",
+                "Submissions accepted and waiting for a worker.",
+                self.queue_length.load(Ordering::Relaxed),
+            ),
+            (
+                "verdict_running_submissions",
+                "Submissions being judged.",
+                self.running_submissions.load(Ordering::Relaxed),
+            ),
+            (
+                "verdict_started_tasks",
+                "Judge tasks whose dependencies are met and that have not finished (holding a run slot or waiting for one).",
+                self.running_tasks.load(Ordering::Relaxed),
+            ),
+        ];
         if let Some(slots) = slots {
             let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-            gauge(
-                &mut out,
-                "verdict_task_slots",
-                "Run slots of this process's judge (parallelism): tasks run in the sandbox at once.",
-                count(slots.slots),
-            );
-            gauge(
-                &mut out,
-                "verdict_running_tasks",
-                "Judge tasks holding a run slot (running in the sandbox): at most verdict_task_slots.",
-                count(slots.running),
-            );
-            gauge(
-                &mut out,
-                "verdict_queued_tasks",
-                "Judge tasks ready to run (dependencies met) and waiting for a run slot.",
-                count(slots.waiting),
-            );
+            gauges.extend([
+                (
+                    "verdict_task_slots",
+                    "Run slots of this process's judge (parallelism): tasks run in the sandbox at once.",
+                    count(slots.slots),
+                ),
+                (
+                    "verdict_running_tasks",
+                    "Judge tasks holding a run slot (running in the sandbox): at most verdict_task_slots.",
+                    count(slots.running),
+                ),
+                (
+                    "verdict_queued_tasks",
+                    "Judge tasks ready to run (dependencies met) and waiting for a run slot.",
+                    count(slots.waiting),
+                ),
+            ]);
         }
-        counter(
-            &mut out,
-            "verdict_submissions_accepted_total",
-            "Submissions accepted into the queue.",
-            self.submissions_accepted.load(Ordering::Relaxed),
-        );
-        counter(
-            &mut out,
-            "verdict_submissions_finished_total",
-            "Submissions judged to the end.",
-            self.submissions_finished.load(Ordering::Relaxed),
-        );
-        let _ = writeln!(
+        for (name, help, value) in gauges {
+            write_one(out, name, help, "gauge", value.max(0));
+        }
+        for (name, help, value) in [
+            (
+                "verdict_submissions_accepted_total",
+                "Submissions accepted into the queue.",
+                &self.submissions_accepted,
+            ),
+            (
+                "verdict_submissions_finished_total",
+                "Submissions judged to the end.",
+                &self.submissions_finished,
+            ),
+        ] {
+            write_one(out, name, help, "counter", value.load(Ordering::Relaxed));
+        }
+        write_labelled(
             out,
-            "# HELP verdict_submissions_rejected_total Submissions refused, by reason.\n# TYPE verdict_submissions_rejected_total counter"
+            "verdict_submissions_rejected_total",
+            "Submissions refused, by reason.",
+            "reason",
+            lock(&self.rejected)
+                .iter()
+                .map(|(reason, n)| (reason.label().to_string(), *n)),
         );
-        for (reason, n) in self
-            .rejected
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        let verdicts = JudgeStatus::ALL
             .iter()
-        {
-            let _ = writeln!(
-                out,
-                "verdict_submissions_rejected_total{{reason=\"{}\"}} {n}",
-                reason.label()
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# HELP verdict_task_verdicts_total Finished judge tasks, by status.\n# TYPE verdict_task_verdicts_total counter"
+            .zip(&self.verdicts)
+            .map(|(status, n)| (status.as_str().to_string(), n.load(Ordering::Relaxed)));
+        let cancelled = (
+            CANCELLED_LABEL.to_string(),
+            self.cancelled.load(Ordering::Relaxed),
         );
-        for (status, n) in JudgeStatus::ALL.iter().zip(&self.verdicts) {
-            let _ = writeln!(
-                out,
-                "verdict_task_verdicts_total{{status=\"{}\"}} {}",
-                status.as_str(),
-                n.load(Ordering::Relaxed)
-            );
-        }
-        let _ = writeln!(
+        write_labelled(
             out,
-            "verdict_task_verdicts_total{{status=\"{CANCELLED_LABEL}\"}} {}",
-            self.cancelled.load(Ordering::Relaxed)
+            "verdict_task_verdicts_total",
+            "Finished judge tasks, by status.",
+            "status",
+            verdicts.chain([cancelled]),
         );
         self.run_time.write(
-            &mut out,
+            out,
             "verdict_task_run_time_seconds",
             "CPU time of finished judge tasks (the report's run_time).",
         );
         self.memory.write(
-            &mut out,
+            out,
             "verdict_task_memory_bytes",
             "Peak memory of finished judge tasks (the report's memory_used).",
         );
         self.submission_duration.write(
-            &mut out,
+            out,
             "verdict_submission_duration_seconds",
             "Wall time from acceptance to the final report.",
         );
-        counter(
-            &mut out,
+        write_one(
+            out,
             "verdict_problem_cache_hits_total",
             "Per-problem cache items (compiled standard/random/compare programs, test data) found ready.",
+            "counter",
             cache.hits,
         );
-        counter(
-            &mut out,
+        write_one(
+            out,
             "verdict_problem_cache_misses_total",
             "Per-problem cache items compiled or materialised.",
+            "counter",
             cache.misses,
         );
-        let _ = writeln!(
+        write_one(
             out,
-            "# HELP verdict_problem_cache_bytes Size of the per-problem cache."
+            "verdict_problem_cache_bytes",
+            "Size of the per-problem cache.",
+            "gauge",
+            cache.bytes,
         );
-        let _ = writeln!(out, "# TYPE verdict_problem_cache_bytes gauge");
-        let _ = writeln!(out, "verdict_problem_cache_bytes {}", cache.bytes);
-        counter(
-            &mut out,
+        write_one(
+            out,
             "verdict_oracle_runs_total",
             "Task Oracle suites run.",
+            "counter",
             self.oracle_runs.load(Ordering::Relaxed),
         );
-        counter(
-            &mut out,
+        write_one(
+            out,
             "verdict_lab_runs_total",
             "Agent Lab runs.",
+            "counter",
             self.lab_runs.load(Ordering::Relaxed),
         );
-        let _ = writeln!(
+        write_labelled(
             out,
-            "# HELP verdict_http_responses_total HTTP responses, by status code.\n# TYPE verdict_http_responses_total counter"
+            "verdict_http_responses_total",
+            "HTTP responses, by status code.",
+            "code",
+            lock(&self.responses)
+                .iter()
+                .map(|(code, n)| (code.to_string(), *n)),
         );
-        for (code, n) in self
-            .responses
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-        {
-            let _ = writeln!(out, "verdict_http_responses_total{{code=\"{code}\"}} {n}");
-        }
-        let _ = writeln!(
+        write_labelled(
             out,
-            "# HELP verdict_compat_runs_total Programs run through another sandbox's protocol (SandboxFusion's /run_code), by category.\n# TYPE verdict_compat_runs_total counter"
+            "verdict_compat_runs_total",
+            "Programs run through another sandbox's protocol (SandboxFusion's /run_code), by category.",
+            "category",
+            lock(&self.compat_calls)
+                .iter()
+                .map(|(category, n)| (category.replace('\\', "\\\\").replace('"', "\\\""), *n)),
         );
-        for (category, n) in self
-            .compat_calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-        {
-            let _ = writeln!(
-                out,
-                "verdict_compat_runs_total{{category=\"{}\"}} {n}",
-                category.replace('\\', "\\\\").replace('"', "\\\"")
-            );
-        }
-        out
+        text
+    }
+}
+
+/// A counter map, read even when a writer panicked.
+fn lock<K, V>(map: &Mutex<BTreeMap<K, V>>) -> std::sync::MutexGuard<'_, BTreeMap<K, V>> {
+    map.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A metric's `# HELP` and `# TYPE` lines.
+fn write_header(out: &mut String, name: &str, help: &str, kind: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+/// A metric of one value.
+fn write_one(out: &mut String, name: &str, help: &str, kind: &str, value: impl std::fmt::Display) {
+    write_header(out, name, help, kind);
+    let _ = writeln!(out, "{name} {value}");
+}
+
+/// A counter with one value per `label` value.
+fn write_labelled(
+    out: &mut String,
+    name: &str,
+    help: &str,
+    label: &str,
+    rows: impl IntoIterator<Item = (String, u64)>,
+) {
+    write_header(out, name, help, "counter");
+    for (value, n) in rows {
+        let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {n}");
     }
 }
 

@@ -2,7 +2,7 @@
 //! service its routes share (the runner, the file cache, the gate, the probed toolchains).
 
 use super::gate::{ApiKey, Gate, default_category, loopback};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;
@@ -59,21 +59,14 @@ impl JobeConfig {
     /// Checks what serde cannot: keys, networks, bounds.
     pub fn check(&self) -> Result<(), ConfigError> {
         super::gate::check("jobe", &self.keys, &self.networks)?;
-        for (key, value) in [
-            ("max_wait_ms", self.max_wait_ms),
-            ("builds", self.builds as u64),
-            ("max_cputime_secs", self.max_cputime_secs),
-            ("max_memory_mb", self.max_memory_mb),
-            ("file_cache_mb", self.file_cache_mb),
-        ] {
-            if value == 0 {
-                return Err(ConfigError::Value {
-                    key: format!("jobe.{key}"),
-                    message: "must be at least 1".into(),
-                });
-            }
-        }
-        Ok(())
+        ConfigError::check_positive(
+            "jobe.",
+            &keyed_values!(
+                self =>
+                max_wait_ms, builds, max_cputime_secs, max_memory_mb, file_cache_mb
+            ),
+            "must be at least 1",
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 //! their callbacks.
 
 use super::gate::{ApiKey, Gate, default_category, loopback};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -113,31 +113,17 @@ impl Judge0Config {
             message: message.into(),
         };
         let l = &self.limits;
-        for (key, value) in [
-            ("max_wait_ms", self.max_wait_ms as f64),
-            ("builds", self.builds as f64),
-            ("kept", self.kept as f64),
-            ("callbacks_max_tries", f64::from(self.callbacks_max_tries)),
-            ("callbacks_timeout", self.callbacks_timeout),
-            ("limits.max_cpu_time_limit", l.max_cpu_time_limit),
-            ("limits.max_wall_time_limit", l.max_wall_time_limit),
-            ("limits.max_memory_limit", l.max_memory_limit as f64),
-            (
-                "limits.max_max_processes_and_or_threads",
-                l.max_max_processes_and_or_threads as f64,
+        ConfigError::check_positive(
+            "judge0.",
+            &keyed_values!(
+                self =>
+                max_wait_ms, builds, kept, callbacks_max_tries, callbacks_timeout,
+                limits.max_cpu_time_limit, limits.max_wall_time_limit, limits.max_memory_limit,
+                limits.max_max_processes_and_or_threads, limits.max_max_file_size,
+                limits.max_number_of_runs, limits.max_submission_batch_size, limits.max_queue_size
             ),
-            ("limits.max_max_file_size", l.max_max_file_size as f64),
-            ("limits.max_number_of_runs", l.max_number_of_runs as f64),
-            (
-                "limits.max_submission_batch_size",
-                l.max_submission_batch_size as f64,
-            ),
-            ("limits.max_queue_size", l.max_queue_size as f64),
-        ] {
-            if value.is_nan() || value <= 0.0 || !value.is_finite() {
-                return Err(error(key, "must be above 0 (every run is bounded)"));
-            }
-        }
+            "must be above 0 (every run is bounded)",
+        )?;
         for (key, default, most) in [
             ("cpu_time_limit", l.cpu_time_limit, l.max_cpu_time_limit),
             ("cpu_extra_time", l.cpu_extra_time, l.max_cpu_extra_time),
@@ -374,29 +360,20 @@ impl Judge0 {
             };
             let compiled = summary.status != statuses::COMPILATION_ERROR;
             record.status_id = summary.status.id;
-            record.stdout = summary.stdout;
-            record.stderr = summary.stderr;
-            record.compile_output = summary.compile_output;
-            record.message = summary.message;
-            record.exit_code = summary.exit_code;
-            record.exit_signal = summary.exit_signal;
-            record.wall_time = summary.wall_time;
-            record.time = summary.time;
-            record.memory = summary.memory;
-            if !compiled {
-                break;
+            if compiled {
+                times.extend(summary.result.time);
+                memories.extend(summary.result.memory);
             }
-            times.extend(summary.time);
-            memories.extend(summary.memory);
-            if summary.status != statuses::ACCEPTED {
+            record.result = summary.result;
+            if !compiled || summary.status != statuses::ACCEPTED {
                 break;
             }
         }
         if !times.is_empty() {
-            record.time = Some(times.iter().sum::<f64>() / times.len() as f64);
+            record.result.time = Some(times.iter().sum::<f64>() / times.len() as f64);
         }
         if !memories.is_empty() {
-            record.memory = Some(memories.iter().sum::<u64>() / memories.len() as u64);
+            record.result.memory = Some(memories.iter().sum::<u64>() / memories.len() as u64);
         }
         let now = now_ms();
         record.finished_at_ms = Some(now);
@@ -455,7 +432,7 @@ pub(crate) fn now_ms() -> i64 {
 fn finish_internal(record: &mut Record, message: String) {
     let now = now_ms();
     record.status_id = statuses::INTERNAL_ERROR.id;
-    record.message = Some(message);
+    record.result.message = Some(message);
     record.finished_at_ms = Some(now);
     record.updated_at_ms = now;
 }

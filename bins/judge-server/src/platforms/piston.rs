@@ -2,7 +2,7 @@
 //! service its routes share (the runner, the limits, the gate, the probed toolchains).
 
 use super::gate::{ApiKey, Gate, default_category, loopback};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::time::Duration;
 use verdict_compat::ProgramRunner;
@@ -26,29 +26,14 @@ pub struct PistonConfig {
     pub max_wait_ms: u64,
     /// Builds kept for identical sources.
     pub builds: usize,
-    /// `run_timeout`'s default and most (wall), in ms (Piston: 3000).
-    pub run_timeout: i64,
-    /// `compile_timeout`'s default and most (wall), in ms (Piston: 10000).
-    pub compile_timeout: i64,
-    /// `run_cpu_time`'s default and most, in ms (Piston: 3000).
-    pub run_cpu_time: i64,
-    /// `compile_cpu_time`'s default and most, in ms (Piston: 10000).
-    pub compile_cpu_time: i64,
-    /// `run_memory_limit`'s default and most, in bytes (-1: none of Piston's own).
-    pub run_memory_limit: i64,
-    /// `compile_memory_limit`'s default and most, in bytes (-1: none of Piston's own).
-    pub compile_memory_limit: i64,
-    /// The memory a run gets when its limit is -1, in MB: every run is bounded here.
-    pub unlimited_memory_mb: u64,
-    /// Bytes each of stdout and stderr may reach (Piston: 1024); beyond it the run is killed.
-    pub output_max_size: u64,
-    /// Processes and threads of a run (Piston: 64).
-    pub max_process_count: u64,
+    /// Piston's settings, at the section's top level (`run_timeout`, `output_max_size`, ...):
+    /// each is a request field's default and its most.
+    #[serde(flatten)]
+    pub limits: PistonLimits,
 }
 
 impl Default for PistonConfig {
     fn default() -> Self {
-        let limits = PistonLimits::default();
         PistonConfig {
             enabled: false,
             keys: Vec::new(),
@@ -56,15 +41,7 @@ impl Default for PistonConfig {
             network_category: default_category(),
             max_wait_ms: 30_000,
             builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
-            run_timeout: limits.run_timeout,
-            compile_timeout: limits.compile_timeout,
-            run_cpu_time: limits.run_cpu_time,
-            compile_cpu_time: limits.compile_cpu_time,
-            run_memory_limit: limits.run_memory_limit,
-            compile_memory_limit: limits.compile_memory_limit,
-            unlimited_memory_mb: limits.unlimited_memory_mb,
-            output_max_size: limits.output_max_size,
-            max_process_count: limits.max_process_count,
+            limits: PistonLimits::default(),
         }
     }
 }
@@ -73,40 +50,43 @@ impl PistonConfig {
     /// Checks what serde cannot: keys, networks, limits that bound every run.
     pub fn check(&self) -> Result<(), ConfigError> {
         super::gate::check("piston", &self.keys, &self.networks)?;
-        let positive = [
-            ("max_wait_ms", self.max_wait_ms as i64),
-            ("builds", self.builds as i64),
-            ("run_timeout", self.run_timeout),
-            ("compile_timeout", self.compile_timeout),
-            ("run_cpu_time", self.run_cpu_time),
-            ("compile_cpu_time", self.compile_cpu_time),
-            ("unlimited_memory_mb", self.unlimited_memory_mb as i64),
-            ("output_max_size", self.output_max_size as i64),
-            ("max_process_count", self.max_process_count as i64),
-        ];
-        for (key, value) in positive {
-            if value <= 0 {
-                return Err(ConfigError::Value {
-                    key: format!("piston.{key}"),
-                    message: "must be at least 1 (every run is bounded)".into(),
-                });
-            }
-        }
-        Ok(())
+        let bounded = "must be at least 1 (every run is bounded)";
+        ConfigError::check_positive(
+            "piston.",
+            &keyed_values!(self => max_wait_ms, builds),
+            bounded,
+        )?;
+        // Piston's settings stand at the section's top level: their keys are `piston.<name>`.
+        ConfigError::check_positive(
+            "piston.",
+            &keyed_values!(
+                self.limits =>
+                run_timeout, compile_timeout, run_cpu_time, compile_cpu_time, unlimited_memory_mb,
+                output_max_size, max_process_count
+            ),
+            bounded,
+        )
     }
+}
 
-    fn limits(&self) -> PistonLimits {
-        PistonLimits {
-            run_timeout: self.run_timeout,
-            compile_timeout: self.compile_timeout,
-            run_cpu_time: self.run_cpu_time,
-            compile_cpu_time: self.compile_cpu_time,
-            run_memory_limit: self.run_memory_limit,
-            compile_memory_limit: self.compile_memory_limit,
-            unlimited_memory_mb: self.unlimited_memory_mb,
-            output_max_size: self.output_max_size,
-            max_process_count: self.max_process_count,
-        }
+#[cfg(test)]
+mod tests {
+    use crate::config::ServerConfig;
+
+    #[test]
+    fn pistons_settings_are_read_at_the_sections_top_level_and_unknown_keys_refused_by_name() {
+        let config = ServerConfig::from_toml("[piston]\nrun_timeout = 5000\nmax_wait_ms = 7\n")
+            .expect("read");
+        assert_eq!(config.piston.limits.run_timeout, 5000);
+        assert_eq!(config.piston.max_wait_ms, 7);
+        let error = ServerConfig::from_toml("[piston]\nrun_timeot = 5000\n")
+            .expect_err("refused")
+            .to_string();
+        assert!(error.contains("run_timeot"), "{error}");
+        let error = ServerConfig::from_toml("[piston]\noutput_max_size = 0\n")
+            .expect_err("refused")
+            .to_string();
+        assert!(error.contains("piston.output_max_size"), "{error}");
     }
 }
 
@@ -132,7 +112,7 @@ impl Piston {
                 config.builds,
                 Duration::from_millis(config.max_wait_ms),
             ),
-            limits: config.limits(),
+            limits: config.limits.clone(),
             gate: Gate::new(&config.keys, &config.networks, &config.network_category),
             toolchains: Toolchains::default(),
         })

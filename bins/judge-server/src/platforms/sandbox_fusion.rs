@@ -78,12 +78,8 @@ impl Default for SandboxFusionConfig {
 impl SandboxFusionConfig {
     /// Checks what serde cannot: networks that parse, secrets long enough.
     pub fn check(&self) -> Result<(), ConfigError> {
+        super::gate::check("sandbox_fusion", &[], &self.networks)?;
         let error = |key: String, message: String| ConfigError::Value { key, message };
-        for (i, network) in self.networks.iter().enumerate() {
-            network
-                .parse::<Network>()
-                .map_err(|m| error(format!("sandbox_fusion.networks[{i}]"), m))?;
-        }
         for (i, path) in self.paths.iter().enumerate() {
             if path.token.len() < 16
                 || !path

@@ -581,7 +581,6 @@ mod tests {
     use super::*;
     use crate::program::StepOutcome;
     use serde_json::json;
-    use verdict_contracts::JudgeStatus;
 
     fn known(id: &str) -> Option<Language> {
         [
@@ -738,23 +737,11 @@ mod tests {
     }
 
     fn run(end: StepEnd, stderr: &[u8], signal: Option<i32>) -> ProgramOutcome {
-        ProgramOutcome {
-            compile: None,
-            run: Some(StepOutcome {
-                end,
-                status: JudgeStatus::Accepted,
-                reason: None,
-                exit_code: Some(1),
-                signal,
-                cpu_time_ms: 1,
-                wall_time_ms: 1,
-                memory_kb: 1,
-                stdout: b"Hello world\n\x01\x06\xc0\xc9\n".to_vec(),
-                stderr: stderr.to_vec(),
-            }),
-            files: Default::default(),
-            build_reused: false,
-        }
+        ProgramOutcome::ran(StepOutcome {
+            stdout: b"Hello world\n\x01\x06\xc0\xc9\n".to_vec(),
+            stderr: stderr.to_vec(),
+            ..StepOutcome::ended(end, Some(1), signal)
+        })
     }
 
     #[test]

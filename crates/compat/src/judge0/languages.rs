@@ -107,16 +107,8 @@ mod tests {
     fn judge0_ids_name_installed_languages_with_their_versions() {
         let profiles = LanguageProfiles::builtin().expect("profiles");
         let installed = [
-            Installed {
-                language: Language::Python3,
-                version: "3.11.2".into(),
-                reported: "Python 3.11.2".into(),
-            },
-            Installed {
-                language: Language::Cpp,
-                version: "12.2.0".into(),
-                reported: "12.2.0".into(),
-            },
+            Installed::from_banner(Language::Python3, "Python 3.11.2"),
+            Installed::from_banner(Language::Cpp, "12.2.0"),
         ];
         let list = languages(&installed, &profiles);
         let ids: Vec<u16> = list.iter().map(|l| l.id).collect();

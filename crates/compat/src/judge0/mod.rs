@@ -215,27 +215,9 @@ pub struct Record {
     pub enable_network: bool,
     /// The status id.
     pub status_id: u8,
-    /// The run's stdout (`null` when empty).
-    #[serde(with = "bytes64")]
-    pub stdout: Option<Vec<u8>>,
-    /// The run's stderr (`null` when empty).
-    #[serde(with = "bytes64")]
-    pub stderr: Option<Vec<u8>>,
-    /// The compiler's output (`null` when empty).
-    #[serde(with = "bytes64")]
-    pub compile_output: Option<Vec<u8>>,
-    /// isolate's message (`Exited with error status 1`).
-    pub message: Option<String>,
-    /// Exit code.
-    pub exit_code: Option<i32>,
-    /// The signal that ended the run.
-    pub exit_signal: Option<i32>,
-    /// CPU seconds used.
-    pub time: Option<f64>,
-    /// Wall seconds used.
-    pub wall_time: Option<f64>,
-    /// Peak memory, KB.
-    pub memory: Option<u64>,
+    /// What its last run gave.
+    #[serde(flatten)]
+    pub result: RunResult,
     /// When it was accepted (ms since the epoch).
     pub created_at_ms: i64,
     /// When it was queued.
@@ -250,6 +232,33 @@ pub struct Record {
     pub queue_host: Option<String>,
     /// The host that ran it.
     pub execution_host: Option<String>,
+}
+
+/// What a run gave, as a Judge0 submission shows it (a [`Record`]'s and a [`RunSummary`]'s).
+/// Byte fields are stored as base64.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunResult {
+    /// The run's stdout (`null` when empty).
+    #[serde(with = "bytes64")]
+    pub stdout: Option<Vec<u8>>,
+    /// The run's stderr (`null` when empty).
+    #[serde(with = "bytes64")]
+    pub stderr: Option<Vec<u8>>,
+    /// The compiler's output (`null` when empty).
+    #[serde(with = "bytes64")]
+    pub compile_output: Option<Vec<u8>>,
+    /// isolate's message (`Exited with error status 1`).
+    pub message: Option<String>,
+    /// Exit code (`0` when a signal or a limit ended the run, as isolate leaves it).
+    pub exit_code: Option<i32>,
+    /// The signal that ended the run.
+    pub exit_signal: Option<i32>,
+    /// CPU seconds used.
+    pub time: Option<f64>,
+    /// Wall seconds used.
+    pub wall_time: Option<f64>,
+    /// Peak memory, KB.
+    pub memory: Option<u64>,
 }
 
 impl Record {

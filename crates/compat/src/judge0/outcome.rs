@@ -6,7 +6,7 @@
 //! Judge0's strip (each line's trailing white space, then the text's).
 
 use super::languages::Judge0Language;
-use super::{Record, statuses, statuses::Status, zip};
+use super::{Record, RunResult, statuses, statuses::Status, zip};
 use crate::program::{ProgramOutcome, ProgramRequest, StepEnd, StepOutcome};
 use verdict_scripts::{CompileLimits, RunLimits};
 
@@ -152,24 +152,8 @@ pub fn judge0_strip(text: &[u8]) -> Vec<u8> {
 pub struct RunSummary {
     /// The status.
     pub status: Status,
-    /// stdout, `None` when empty.
-    pub stdout: Option<Vec<u8>>,
-    /// stderr, `None` when empty.
-    pub stderr: Option<Vec<u8>>,
-    /// The compiler's output, `None` when empty.
-    pub compile_output: Option<Vec<u8>>,
-    /// isolate's message.
-    pub message: Option<String>,
-    /// Exit code (`0` when a signal or a limit ended the run, as isolate leaves it).
-    pub exit_code: Option<i32>,
-    /// The signal that ended the run.
-    pub exit_signal: Option<i32>,
-    /// CPU seconds.
-    pub time: Option<f64>,
-    /// Wall seconds.
-    pub wall_time: Option<f64>,
-    /// Peak memory, KB.
-    pub memory: Option<u64>,
+    /// Its outputs, exit and usage (`None` where empty).
+    pub result: RunResult,
 }
 
 fn non_empty(bytes: &[u8]) -> Option<Vec<u8>> {
@@ -190,19 +174,14 @@ pub fn summarize(record: &Record, outcome: &ProgramOutcome) -> RunSummary {
             .is_some_and(|c| c.end == StepEnd::TimeLimit);
         return RunSummary {
             status: statuses::COMPILATION_ERROR,
-            stdout: None,
-            stderr: None,
-            compile_output: if timed_out {
-                Some(b"Compilation time limit exceeded.".to_vec())
-            } else {
-                compile_output
+            result: RunResult {
+                compile_output: if timed_out {
+                    Some(b"Compilation time limit exceeded.".to_vec())
+                } else {
+                    compile_output
+                },
+                ..RunResult::default()
             },
-            message: None,
-            exit_code: None,
-            exit_signal: None,
-            time: None,
-            wall_time: None,
-            memory: None,
         };
     };
     let (status, message, exit_code, exit_signal) = run_status(record, run);
@@ -231,15 +210,17 @@ pub fn summarize(record: &Record, outcome: &ProgramOutcome) -> RunSummary {
     };
     RunSummary {
         status,
-        stdout: non_empty(&stdout),
-        stderr: non_empty(&stderr),
-        compile_output,
-        message,
-        exit_code,
-        exit_signal,
-        time: Some(run.cpu_time_ms as f64 / 1000.0),
-        wall_time: Some(run.wall_time_ms as f64 / 1000.0),
-        memory: Some(run.memory_kb),
+        result: RunResult {
+            stdout: non_empty(&stdout),
+            stderr: non_empty(&stderr),
+            compile_output,
+            message,
+            exit_code,
+            exit_signal,
+            time: Some(run.cpu_time_ms as f64 / 1000.0),
+            wall_time: Some(run.wall_time_ms as f64 / 1000.0),
+            memory: Some(run.memory_kb),
+        },
     }
 }
 
@@ -300,7 +281,6 @@ fn run_status(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use verdict_contracts::JudgeStatus;
 
     #[test]
     fn judge0s_strip_drops_trailing_white_space_per_line_and_at_the_end() {
@@ -351,23 +331,13 @@ mod tests {
     }
 
     fn run(end: StepEnd, code: Option<i32>, signal: Option<i32>, stdout: &[u8]) -> ProgramOutcome {
-        ProgramOutcome {
-            compile: None,
-            run: Some(StepOutcome {
-                end,
-                status: JudgeStatus::Accepted,
-                reason: None,
-                exit_code: code,
-                signal,
-                cpu_time_ms: 12,
-                wall_time_ms: 20,
-                memory_kb: 3000,
-                stdout: stdout.to_vec(),
-                stderr: Vec::new(),
-            }),
-            files: Default::default(),
-            build_reused: false,
-        }
+        ProgramOutcome::ran(StepOutcome {
+            cpu_time_ms: 12,
+            wall_time_ms: 20,
+            memory_kb: 3000,
+            stdout: stdout.to_vec(),
+            ..StepOutcome::ended(end, code, signal)
+        })
     }
 
     #[test]
@@ -404,7 +374,7 @@ mod tests {
     fn runs_get_judge0s_statuses() {
         let ok = summarize(&record(None), &run(StepEnd::Exited, Some(0), None, b"1\n"));
         assert_eq!(
-            (ok.status, ok.time, ok.memory),
+            (ok.status, ok.result.time, ok.result.memory),
             (statuses::ACCEPTED, Some(0.012), Some(3000))
         );
         let same = summarize(
@@ -427,14 +397,20 @@ mod tests {
             "Judge0 compares \"\" with nil"
         );
         let nzec = summarize(&record(None), &run(StepEnd::Exited, Some(3), None, b""));
-        assert_eq!((nzec.status, nzec.exit_code), (statuses::NZEC, Some(3)));
-        assert_eq!(nzec.message.as_deref(), Some("Exited with error status 3"));
+        assert_eq!(
+            (nzec.status, nzec.result.exit_code),
+            (statuses::NZEC, Some(3))
+        );
+        assert_eq!(
+            nzec.result.message.as_deref(),
+            Some("Exited with error status 3")
+        );
         let segv = summarize(
             &record(None),
             &run(StepEnd::Signaled, Some(139), Some(11), b""),
         );
         assert_eq!(
-            (segv.status, segv.exit_signal),
+            (segv.status, segv.result.exit_signal),
             (statuses::SIGSEGV, Some(11))
         );
         let fpe = summarize(

@@ -5,7 +5,7 @@
 //! exist"]}`).
 
 use super::languages::Judge0Language;
-use super::{Judge0Limits, Judge0Switches, Record, statuses};
+use super::{Judge0Limits, Judge0Switches, Record, RunResult, statuses};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -357,15 +357,7 @@ pub fn parse_submission(
         additional_files,
         enable_network: false,
         status_id: statuses::IN_QUEUE.id,
-        stdout: None,
-        stderr: None,
-        compile_output: None,
-        message: None,
-        exit_code: None,
-        exit_signal: None,
-        time: None,
-        wall_time: None,
-        memory: None,
+        result: RunResult::default(),
         created_at_ms: now_ms,
         queued_at_ms: Some(now_ms),
         started_at_ms: None,

@@ -9,7 +9,7 @@ pub mod version;
 use crate::program::{ProgramOutcome, ProgramRequest, StepEnd, StepOutcome, is_box_path};
 use crate::toolchains::Installed;
 use base64::Engine;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use verdict_contracts::Language;
 use verdict_scripts::{CompileLimits, RunLimits};
@@ -175,16 +175,17 @@ impl PistonError {
 
 /// The limits a Piston server is configured with (its `PISTON_*` settings): the default of
 /// each request field, and the most a request may ask (a value above is refused, as Piston
-/// refuses it).
-#[derive(Debug, Clone, PartialEq)]
+/// refuses it). The server's `[piston]` section reads them under these names.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct PistonLimits {
-    /// `run_timeout` (wall) in ms.
+    /// `run_timeout` (wall) in ms (Piston: 3000).
     pub run_timeout: i64,
-    /// `compile_timeout` (wall) in ms.
+    /// `compile_timeout` (wall) in ms (Piston: 10000).
     pub compile_timeout: i64,
-    /// `run_cpu_time` in ms.
+    /// `run_cpu_time` in ms (Piston: 3000).
     pub run_cpu_time: i64,
-    /// `compile_cpu_time` in ms.
+    /// `compile_cpu_time` in ms (Piston: 10000).
     pub compile_cpu_time: i64,
     /// `run_memory_limit` in bytes (-1: no limit of Piston's own).
     pub run_memory_limit: i64,
@@ -628,21 +629,9 @@ mod tests {
 
     fn installed() -> Vec<Runtime> {
         runtimes(&[
-            Installed {
-                language: Language::Python3,
-                version: "3.11.2".into(),
-                reported: "Python 3.11.2".into(),
-            },
-            Installed {
-                language: Language::Cpp,
-                version: "12.2.0".into(),
-                reported: "12.2.0".into(),
-            },
-            Installed {
-                language: Language::Java,
-                version: "17.0.15".into(),
-                reported: "javac 17.0.15".into(),
-            },
+            Installed::from_banner(Language::Python3, "Python 3.11.2"),
+            Installed::from_banner(Language::Cpp, "12.2.0"),
+            Installed::from_banner(Language::Java, "javac 17.0.15"),
         ])
     }
 
@@ -745,16 +734,13 @@ mod tests {
 
     fn step(end: StepEnd, exit_code: Option<i32>, signal: Option<i32>) -> StepOutcome {
         StepOutcome {
-            end,
             status: JudgeStatus::RuntimeError,
-            reason: None,
-            exit_code,
-            signal,
             cpu_time_ms: 10,
             wall_time_ms: 12,
             memory_kb: 2,
             stdout: b"out".to_vec(),
             stderr: b"err".to_vec(),
+            ..StepOutcome::ended(end, exit_code, signal)
         }
     }
 

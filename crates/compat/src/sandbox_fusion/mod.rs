@@ -658,24 +658,10 @@ mod tests {
 
     #[test]
     fn a_program_killed_over_its_memory_never_reports_code_zero() {
-        let step = StepOutcome {
-            end: StepEnd::MemoryLimit,
+        let outcome = ProgramOutcome::ran(StepOutcome {
             status: verdict_contracts::JudgeStatus::MemoryLimitExceeded,
-            reason: None,
-            exit_code: Some(0),
-            signal: None,
-            cpu_time_ms: 1,
-            wall_time_ms: 1,
-            memory_kb: 1,
-            stdout: Vec::new(),
-            stderr: Vec::new(),
-        };
-        let outcome = ProgramOutcome {
-            compile: None,
-            run: Some(step),
-            files: BTreeMap::new(),
-            build_reused: false,
-        };
+            ..StepOutcome::ended(StepEnd::MemoryLimit, Some(0), None)
+        });
         let response = RunCodeResponse::of(&outcome);
         assert_eq!(response.status, RunStatus::Failed);
         assert_eq!(response.run_result.and_then(|r| r.return_code), Some(-9));

@@ -35,17 +35,7 @@ pub fn parse_submit(body: &[u8], formats: &[&str]) -> Result<SubmitRequest, Vec<
         return Err(vec![Detail::not_object(&value)]);
     };
     let mut errors = Vec::new();
-    let dataset = match fields.get("dataset") {
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => {
-            errors.push(Detail::string("dataset", v));
-            String::new()
-        }
-        None => {
-            errors.push(Detail::missing("dataset", &value));
-            String::new()
-        }
-    };
+    let dataset = required_string(&value, "dataset", &mut errors);
     let id = match fields.get("id") {
         Some(v @ (Value::String(_) | Value::Number(_))) => v.clone(),
         Some(v) => {
@@ -57,17 +47,7 @@ pub fn parse_submit(body: &[u8], formats: &[&str]) -> Result<SubmitRequest, Vec<
             Value::Null
         }
     };
-    let completion = match fields.get("completion") {
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => {
-            errors.push(Detail::string("completion", v));
-            String::new()
-        }
-        None => {
-            errors.push(Detail::missing("completion", &value));
-            String::new()
-        }
-    };
+    let completion = required_string(&value, "completion", &mut errors);
     let empty = Map::new();
     let config = match fields.get("config") {
         Some(Value::Object(config)) => config,
@@ -128,6 +108,21 @@ pub fn parse_submit(body: &[u8], formats: &[&str]) -> Result<SubmitRequest, Vec<
             run_timeout,
         }),
         _ => Err(errors),
+    }
+}
+
+/// The string field `name` of the object `value`, or `""` with FastAPI's error for it.
+fn required_string(value: &Value, name: &str, errors: &mut Vec<Detail>) -> String {
+    match value.get(name) {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => {
+            errors.push(Detail::string(name, v));
+            String::new()
+        }
+        None => {
+            errors.push(Detail::missing(name, value));
+            String::new()
+        }
     }
 }
 
