@@ -57,7 +57,7 @@ mod worker;
 pub use config::{ServerConfig, TokenConfig};
 pub use error::ConfigError;
 pub use frontend::serve_frontend;
-pub use platforms::gate::ApiKey;
+pub use platforms::gate::{ApiAccess, ApiKey};
 pub use platforms::jobe::JobeConfig;
 pub use platforms::judge0::Judge0Config;
 pub use platforms::piston::PistonConfig;

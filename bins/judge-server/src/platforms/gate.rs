@@ -31,6 +31,44 @@ pub fn loopback() -> Vec<String> {
     vec!["127.0.0.0/8".into(), "::1/128".into()]
 }
 
+/// Who may call a keyed API: the fields `[jobe]`, `[piston]` and `[judge0]` share, flattened
+/// into each (their keys stand at the section's top level, as before).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct ApiAccess {
+    /// Serve the routes at all (off by default).
+    pub enabled: bool,
+    /// Keys sent in the API's own header, each with its category.
+    pub keys: Vec<ApiKey>,
+    /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default.
+    pub networks: Vec<String>,
+    /// The category of calls let in by their network.
+    pub network_category: String,
+}
+
+impl Default for ApiAccess {
+    fn default() -> Self {
+        ApiAccess {
+            enabled: false,
+            keys: Vec::new(),
+            networks: loopback(),
+            network_category: default_category(),
+        }
+    }
+}
+
+impl ApiAccess {
+    /// Checks the keys and networks, naming the key at fault under `section`.
+    pub fn check(&self, section: &str) -> Result<(), ConfigError> {
+        check(section, &self.keys, &self.networks)
+    }
+
+    /// The gate they make.
+    pub fn gate(&self) -> Gate {
+        Gate::new(&self.keys, &self.networks, &self.network_category)
+    }
+}
+
 /// Why a caller is not let in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Denied {
@@ -158,5 +196,36 @@ mod tests {
         assert!(any.contains("8.8.8.8".parse().expect("ip")));
         assert!("10.0.0.0/33".parse::<Network>().is_err());
         assert!("nope".parse::<Network>().is_err());
+    }
+
+    #[test]
+    fn every_keyed_sections_access_is_read_at_its_top_level_and_an_unknown_key_refused() {
+        for section in ["jobe", "piston", "judge0"] {
+            let text = format!(
+                "[{section}]\nenabled = true\nnetwork_category = \"lab\"\nnetworks = [\"10.0.0.0/8\"]\n\
+                 keys = [{{ key = \"a-key-of-sixteen-chars\", category = \"c\" }}]\nmax_wait_ms = 7\n"
+            );
+            let config = crate::config::ServerConfig::from_toml(&text).expect("read");
+            let access = match section {
+                "jobe" => &config.jobe.access,
+                "piston" => &config.piston.access,
+                _ => &config.judge0.access,
+            };
+            assert!(access.enabled, "{section}");
+            assert_eq!(access.network_category, "lab", "{section}");
+            assert_eq!(access.networks, ["10.0.0.0/8"], "{section}");
+            assert_eq!(access.keys[0].category, "c", "{section}");
+            let error =
+                crate::config::ServerConfig::from_toml(&format!("[{section}]\nenabld = true\n"))
+                    .expect_err("refused")
+                    .to_string();
+            assert!(error.contains("enabld"), "{section}: {error}");
+            let error = crate::config::ServerConfig::from_toml(&format!(
+                "[{section}]\nkeys = [{{ key = \"short\" }}]\n"
+            ))
+            .expect_err("refused")
+            .to_string();
+            assert!(error.contains(&format!("{section}.keys[0].key")), "{error}");
+        }
     }
 }

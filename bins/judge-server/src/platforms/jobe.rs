@@ -1,7 +1,7 @@
 //! Jobe's side of the server below its routes (`jobe.rs`): the `[jobe]` section and the
 //! service its routes share (the runner, the file cache, the gate, the probed toolchains).
 
-use super::gate::{ApiKey, Gate, default_category, loopback};
+use super::gate::{ApiAccess, Gate};
 use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::path::Path;
@@ -16,15 +16,10 @@ use verdict_scheduler::Judge;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct JobeConfig {
-    /// Serve the routes at all (off by default).
-    pub enabled: bool,
-    /// Keys sent as `X-API-KEY`, each with its category (Jobe's `api_keys`).
-    pub keys: Vec<ApiKey>,
-    /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default
-    /// (Jobe is meant to sit behind a firewall that lets only the Moodle server in).
-    pub networks: Vec<String>,
-    /// The category of calls let in by their network.
-    pub network_category: String,
+    /// Who may call: keys sent as `X-API-KEY` (Jobe's `api_keys`), or networks (loopback by
+    /// default: Jobe is meant to sit behind a firewall that lets only the Moodle server in).
+    #[serde(flatten)]
+    pub access: ApiAccess,
     /// How long a run waits for a run slot before Jobe's overload outcome (21), in ms
     /// (Jobe: `jobe_wait_timeout`, 10 s).
     pub max_wait_ms: u64,
@@ -42,10 +37,7 @@ impl Default for JobeConfig {
     fn default() -> Self {
         let limits = JobeLimits::default();
         JobeConfig {
-            enabled: false,
-            keys: Vec::new(),
-            networks: loopback(),
-            network_category: default_category(),
+            access: ApiAccess::default(),
             max_wait_ms: 10_000,
             builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
             max_cputime_secs: limits.max_cputime_secs,
@@ -58,7 +50,7 @@ impl Default for JobeConfig {
 impl JobeConfig {
     /// Checks what serde cannot: keys, networks, bounds.
     pub fn check(&self) -> Result<(), ConfigError> {
-        super::gate::check("jobe", &self.keys, &self.networks)?;
+        self.access.check("jobe")?;
         ConfigError::check_positive(
             "jobe.",
             &keyed_values!(
@@ -93,7 +85,7 @@ impl Jobe {
         data_dir: &Path,
         judge: &Judge,
     ) -> anyhow::Result<Option<Self>> {
-        if !config.enabled {
+        if !config.access.enabled {
             return Ok(None);
         }
         let files = FileCache::open(
@@ -114,7 +106,7 @@ impl Jobe {
                 max_cputime_secs: config.max_cputime_secs,
                 max_memory_mb: config.max_memory_mb,
             },
-            gate: Gate::new(&config.keys, &config.networks, &config.network_category),
+            gate: config.access.gate(),
             toolchains: Toolchains::default(),
         }))
     }

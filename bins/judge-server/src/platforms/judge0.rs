@@ -3,7 +3,7 @@
 //! the compat runner (again at start when a previous run stopped before finishing them), and
 //! their callbacks.
 
-use super::gate::{ApiKey, Gate, default_category, loopback};
+use super::gate::{ApiAccess, Gate};
 use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::sync::Arc;
@@ -21,10 +21,10 @@ use verdict_submissions::{KeptJudge0, Store};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Judge0Config {
-    /// Serve the routes at all (off by default).
-    pub enabled: bool,
-    /// Keys sent in `auth_header` (Judge0's AUTHN tokens), each with its category.
-    pub keys: Vec<ApiKey>,
+    /// Who may call: keys sent in `auth_header` (Judge0's AUTHN tokens), or networks
+    /// (loopback by default).
+    #[serde(flatten)]
+    pub access: ApiAccess,
     /// The header (or query parameter) a key comes in: Judge0's `AUTHN_HEADER`,
     /// `X-Auth-Token` by default (`X-RapidAPI-Key` for an app written for RapidAPI's Judge0).
     pub auth_header: String,
@@ -34,10 +34,6 @@ pub struct Judge0Config {
     pub authz_keys: Vec<String>,
     /// The header (or query parameter) an AUTHZ token comes in (Judge0's `AUTHZ_HEADER`).
     pub authz_header: String,
-    /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default.
-    pub networks: Vec<String>,
-    /// The category of calls let in by their network.
-    pub network_category: String,
     /// How long one try waits for a run slot, in ms; a submission then waits its turn again.
     pub max_wait_ms: u64,
     /// Builds kept for identical sources.
@@ -64,13 +60,10 @@ pub struct Judge0Config {
 impl Default for Judge0Config {
     fn default() -> Self {
         Judge0Config {
-            enabled: false,
-            keys: Vec::new(),
+            access: ApiAccess::default(),
             auth_header: "X-Auth-Token".into(),
             authz_keys: Vec::new(),
             authz_header: "X-Auth-User".into(),
-            networks: loopback(),
-            network_category: default_category(),
             max_wait_ms: 30_000,
             builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
             kept: 100_000,
@@ -88,7 +81,7 @@ impl Default for Judge0Config {
 impl Judge0Config {
     /// Checks what serde cannot: keys, networks, limits that bound every run.
     pub fn check(&self) -> Result<(), ConfigError> {
-        super::gate::check("judge0", &self.keys, &self.networks)?;
+        self.access.check("judge0")?;
         for (key, name) in [
             ("auth_header", &self.auth_header),
             ("authz_header", &self.authz_header),
@@ -210,7 +203,7 @@ impl Judge0 {
     /// The routes' state over `judge` and the server's submission `store`, or `None` when
     /// they are off.
     pub fn new(config: &Judge0Config, judge: &Judge, store: &Arc<Store>) -> Option<Arc<Self>> {
-        config.enabled.then(|| {
+        config.access.enabled.then(|| {
             Arc::new(Judge0 {
                 runner: ProgramRunner::new(
                     judge.clone(),
@@ -220,7 +213,7 @@ impl Judge0 {
                 limits: config.limits.clone(),
                 switches: config.switches(),
                 kept: config.kept,
-                gate: Gate::new(&config.keys, &config.networks, &config.network_category),
+                gate: config.access.gate(),
                 auth_header: config.auth_header.clone(),
                 authz_keys: config.authz_keys.clone(),
                 authz_header: config.authz_header.clone(),
@@ -455,8 +448,8 @@ mod tests {
             .expect("a toml block");
         let config: crate::config::ServerConfig =
             toml::from_str(block).unwrap_or_else(|e| panic!("{e}\n{block}"));
-        assert!(config.judge0.enabled);
-        assert_eq!(config.judge0.keys[0].category, "course");
+        assert!(config.judge0.access.enabled);
+        assert_eq!(config.judge0.access.keys[0].category, "course");
         assert_eq!(config.judge0.limits, Judge0Limits::default());
         config.judge0.check().expect("valid");
     }

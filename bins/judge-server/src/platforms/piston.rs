@@ -1,7 +1,7 @@
 //! Piston's side of the server below its routes (`piston.rs`): the `[piston]` section and the
 //! service its routes share (the runner, the limits, the gate, the probed toolchains).
 
-use super::gate::{ApiKey, Gate, default_category, loopback};
+use super::gate::{ApiAccess, Gate};
 use crate::error::{ConfigError, keyed_values};
 use serde::Deserialize;
 use std::time::Duration;
@@ -14,14 +14,9 @@ use verdict_scheduler::Judge;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PistonConfig {
-    /// Serve the routes at all (off by default).
-    pub enabled: bool,
-    /// Keys sent as `Authorization: <key>`, each with its category.
-    pub keys: Vec<ApiKey>,
-    /// Networks (`addr/prefix`) whose clients may call without a key; loopback by default.
-    pub networks: Vec<String>,
-    /// The category of calls let in by their network.
-    pub network_category: String,
+    /// Who may call: keys sent as `Authorization: <key>`, or networks (loopback by default).
+    #[serde(flatten)]
+    pub access: ApiAccess,
     /// How long a call waits for a run slot before `429` with `Retry-After`, in ms.
     pub max_wait_ms: u64,
     /// Builds kept for identical sources.
@@ -35,10 +30,7 @@ pub struct PistonConfig {
 impl Default for PistonConfig {
     fn default() -> Self {
         PistonConfig {
-            enabled: false,
-            keys: Vec::new(),
-            networks: loopback(),
-            network_category: default_category(),
+            access: ApiAccess::default(),
             max_wait_ms: 30_000,
             builds: verdict_compat::program::DEFAULT_BUILDS_KEPT,
             limits: PistonLimits::default(),
@@ -49,7 +41,7 @@ impl Default for PistonConfig {
 impl PistonConfig {
     /// Checks what serde cannot: keys, networks, limits that bound every run.
     pub fn check(&self) -> Result<(), ConfigError> {
-        super::gate::check("piston", &self.keys, &self.networks)?;
+        self.access.check("piston")?;
         let bounded = "must be at least 1 (every run is bounded)";
         ConfigError::check_positive(
             "piston.",
@@ -106,14 +98,14 @@ pub struct Piston {
 impl Piston {
     /// The routes' state over `judge`, or `None` when they are off.
     pub fn new(config: &PistonConfig, judge: &Judge) -> Option<Self> {
-        config.enabled.then(|| Piston {
+        config.access.enabled.then(|| Piston {
             runner: ProgramRunner::new(
                 judge.clone(),
                 config.builds,
                 Duration::from_millis(config.max_wait_ms),
             ),
             limits: config.limits.clone(),
-            gate: Gate::new(&config.keys, &config.networks, &config.network_category),
+            gate: config.access.gate(),
             toolchains: Toolchains::default(),
         })
     }

@@ -5,7 +5,7 @@
 
 use crate::common::{TestServer, api_keys, client, config, reply};
 use serde_json::{Value, json};
-use verdict_judge_server::{JobeConfig, ServerConfig};
+use verdict_judge_server::{ApiAccess, JobeConfig, ServerConfig};
 
 const KEY: &str = "moodle-key-0123456789";
 const API: &str = "/jobe/index.php/restapi";
@@ -13,9 +13,12 @@ const API: &str = "/jobe/index.php/restapi";
 fn jobe_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
         jobe: JobeConfig {
-            enabled: true,
-            keys: api_keys(KEY, "moodle"),
-            networks,
+            access: ApiAccess {
+                enabled: true,
+                keys: api_keys(KEY, "moodle"),
+                networks,
+                ..ApiAccess::default()
+            },
             ..JobeConfig::default()
         },
         ..config()

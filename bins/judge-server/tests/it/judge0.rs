@@ -9,7 +9,7 @@ use crate::common::{A_PLUS_B_CPP, Reply, TestServer, api_keys, client, config, p
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::Duration;
-use verdict_judge_server::{Judge0Config, ServerConfig};
+use verdict_judge_server::{ApiAccess, Judge0Config, ServerConfig};
 
 const KEY: &str = "judge0-key-0123456789";
 const ADMIN: &str = "judge0-admin-0123456789";
@@ -17,9 +17,12 @@ const ADMIN: &str = "judge0-admin-0123456789";
 fn judge0_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
         judge0: Judge0Config {
-            enabled: true,
-            keys: api_keys(KEY, "course"),
-            networks,
+            access: ApiAccess {
+                enabled: true,
+                keys: api_keys(KEY, "course"),
+                networks,
+                ..ApiAccess::default()
+            },
             ..Judge0Config::default()
         },
         max_body_kb: 512,

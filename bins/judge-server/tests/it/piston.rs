@@ -5,16 +5,19 @@
 
 use crate::common::{A_PLUS_B_CPP, TestServer, api_keys, client, config, reply};
 use serde_json::{Value, json};
-use verdict_judge_server::{PistonConfig, ServerConfig};
+use verdict_judge_server::{ApiAccess, PistonConfig, ServerConfig};
 
 const KEY: &str = "piston-key-0123456789";
 
 fn piston_config(networks: Vec<String>) -> ServerConfig {
     ServerConfig {
         piston: PistonConfig {
-            enabled: true,
-            keys: api_keys(KEY, "bots"),
-            networks,
+            access: ApiAccess {
+                enabled: true,
+                keys: api_keys(KEY, "bots"),
+                networks,
+                ..ApiAccess::default()
+            },
             ..PistonConfig::default()
         },
         ..config()
