@@ -5,8 +5,9 @@
 //! result streamed as it finishes and summed up with pass@k as every batch is.
 //!
 //! [`DatasetBatchJudge`] judges batches of every kind: dataset problems here, the others by the
-//! scheduler's [`BatchJudge`]. The judging binaries hold a [`DatasetBatchJudge`]; [`check_batch`] is what
-//! a front end that judges nothing checks.
+//! scheduler's [`BatchJudge`]. The judging binaries hold a [`DatasetBatchJudge`]; a batch is
+//! checked once into a [`JudgeableBatch`] (by a front end that judges nothing too), which
+//! [`DatasetBatchJudge::run_valid`] judges as it is.
 
 use crate::eval::{EvalOptions, judge_programs};
 use crate::jsonl::Record;
@@ -146,7 +147,7 @@ impl DatasetBatchJudge {
     }
 }
 
-/// A batch of any kind that passed [`check_batch`]: made only by checking, so that
+/// A batch of any kind that passed its checks: made only by checking, so that
 /// [`DatasetBatchJudge::run_valid`] judges it without checking it again; a dataset problem
 /// keeps the record as its reader read it (docs/batches.md, "Checked once").
 #[derive(Debug, Clone)]
@@ -167,8 +168,10 @@ struct DatasetBatch {
 }
 
 impl JudgeableBatch {
-    /// Checks `batch` as [`check_batch`] does and keeps it (with a dataset problem's record
-    /// read) when it passes.
+    /// Checks a batch without a judge (what a front end that judges nothing checks too): a
+    /// dataset problem's record as its reader reads it and its candidates as completions,
+    /// other problems as [`verdict_scheduler::check_batch`] checks them (every problem, each
+    /// naming its field); keeps it, with a dataset problem's record read, when it passes.
     pub fn check(batch: BatchRequest, oracle: &OracleOptions) -> Result<Self, Vec<FieldError>> {
         let BatchProblem::Dataset(dataset) = &batch.problem else {
             return ValidBatch::check(batch, oracle).map(|b| JudgeableBatch(Checked::Scheduled(b)));
@@ -213,16 +216,6 @@ fn lost(tests: usize) -> Judged {
         message: None,
         same_as: None,
         time_ms: 0,
-    }
-}
-
-/// Checks a batch without a judge (a front end's check): a dataset problem's record as its
-/// reader reads it and its candidates as completions; other problems as
-/// [`verdict_scheduler::check_batch`] checks them. Every problem, each naming its field.
-pub fn check_batch(batch: &BatchRequest, oracle: &OracleOptions) -> Result<(), Vec<FieldError>> {
-    match &batch.problem {
-        BatchProblem::Dataset(dataset) => dataset_problem(batch, dataset).map(drop),
-        _ => verdict_scheduler::check_batch(batch, oracle),
     }
 }
 
@@ -523,7 +516,7 @@ mod tests {
             .to_string(),
         )
         .expect("parsed");
-        let errors = check_batch(&batch, &OracleOptions::default()).expect_err("refused");
+        let errors = JudgeableBatch::check(batch, &OracleOptions::default()).expect_err("refused");
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(
             fields,
@@ -553,14 +546,14 @@ mod tests {
             .to_string(),
         )
         .expect("parsed");
-        let errors = check_batch(&batch, &OracleOptions::default()).expect_err("refused");
+        let errors = JudgeableBatch::check(batch, &OracleOptions::default()).expect_err("refused");
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["candidates[1].language"], "{errors:?}");
         assert!(errors[0].message.contains("judged in cpp"), "{errors:?}");
     }
 
     #[test]
-    fn a_checked_dataset_batch_keeps_its_record_read_and_is_refused_with_the_same_fields() {
+    fn a_checked_dataset_batch_keeps_its_record_read_and_refuses_a_candidate_in_another_language() {
         let record = json!({"task_id": "HumanEval/0", "prompt": "def f():\n", "entry_point": "f",
                             "test": "def check(c):\n    assert c() == 1\n"});
         let batch = |language: &str| {
@@ -581,10 +574,5 @@ mod tests {
         let refused = JudgeableBatch::check(batch("cpp"), &oracle).expect_err("refused");
         let fields: Vec<&str> = refused.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["candidates[0].language"], "{refused:?}");
-        assert_eq!(
-            Some(refused),
-            check_batch(&batch("cpp"), &oracle).err(),
-            "checking and keeping refuse alike"
-        );
     }
 }
