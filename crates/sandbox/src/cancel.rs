@@ -1,15 +1,13 @@
-//! Stopping runs from outside: a [`Cancel`] switch that kills, at once, every run started under
-//! it ([`Cancel::enter`]) on any thread, as on a limit but with none named.
+//! Stopping runs from outside: a [`Cancel`] switch that kills, at once, every run given it
+//! ([`crate::SandboxSpec::cancel`]), as on a limit but with none named.
 //!
 //! The switch is a pipe made on first use (so a switch that never guards a run costs no
 //! descriptor) whose read end becomes readable when it is cancelled. A run's supervisor polls
 //! it beside the box's end and its stop pipe: a run in progress is killed within one poll (a
-//! few ms), and a run started after the cancel is killed as soon as it starts. The switch is
-//! given to runs through the thread they are started on rather than through every
-//! [`crate::SandboxSpec`] on the way (compiles, tests, generators, comparators, interactors):
-//! a caller that starts runs on threads of its own passes [`Cancel::current`] along.
+//! few ms), and a run started after the cancel is killed as soon as it starts. Like every
+//! other input of a run, it is passed in the run's spec: nothing reaches a run through the
+//! thread it is started on.
 
-use std::cell::RefCell;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex};
 
@@ -22,11 +20,6 @@ struct State {
     cancelled: bool,
     /// `(read end, write end)`, made on first use.
     pipe: Option<(OwnedFd, OwnedFd)>,
-}
-
-thread_local! {
-    /// The switch guarding the runs started on this thread.
-    static CURRENT: RefCell<Option<Cancel>> = const { RefCell::new(None) };
 }
 
 impl Cancel {
@@ -50,18 +43,6 @@ impl Cancel {
     /// Whether it was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.lock().cancelled
-    }
-
-    /// Guards the runs started on this thread until the returned scope is dropped (which puts
-    /// back the switch that guarded them before, if any).
-    pub fn enter(&self) -> CancelScope {
-        let previous = CURRENT.with(|c| c.replace(Some(self.clone())));
-        CancelScope { previous }
-    }
-
-    /// The switch guarding the runs started on this thread, to pass to another thread.
-    pub fn current() -> Option<Cancel> {
-        CURRENT.with(|c| c.borrow().clone())
     }
 
     /// The descriptor a supervisor polls (readable once cancelled); `None` when the pipe cannot
@@ -90,28 +71,6 @@ fn wake(write: &OwnedFd) {
     let _ = nix::unistd::write(write, b"x");
 }
 
-/// While alive, the runs started on its thread are under its switch ([`Cancel::enter`]).
-#[derive(Debug)]
-#[must_use = "the switch guards runs only while the scope is alive"]
-pub struct CancelScope {
-    previous: Option<Cancel>,
-}
-
-impl Drop for CancelScope {
-    fn drop(&mut self) {
-        let previous = self.previous.take();
-        CURRENT.with(|c| *c.borrow_mut() = previous);
-    }
-}
-
-/// The switch of the runs started on this thread and its descriptor (the clone keeps the
-/// descriptor open while the run is watched).
-pub(crate) fn current_fd() -> Option<(Cancel, RawFd)> {
-    let cancel = Cancel::current()?;
-    let fd = cancel.fd()?;
-    Some((cancel, fd))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,23 +97,5 @@ mod tests {
         late.cancel();
         let fd = late.fd().expect("pipe");
         assert!(readable(fd), "made after the cancel: readable at once");
-    }
-
-    #[test]
-    fn a_scope_guards_its_thread_only_and_puts_back_the_previous_switch() {
-        let (outer, inner) = (Cancel::new(), Cancel::new());
-        assert!(Cancel::current().is_none());
-        let _outer = outer.enter();
-        {
-            let _inner = inner.enter();
-            inner.cancel();
-            assert!(Cancel::current().is_some_and(|c| c.is_cancelled()));
-            let other = std::thread::spawn(|| Cancel::current().is_none());
-            assert!(
-                other.join().expect("thread"),
-                "another thread is not guarded"
-            );
-        }
-        assert!(Cancel::current().is_some_and(|c| !c.is_cancelled()));
     }
 }

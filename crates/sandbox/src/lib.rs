@@ -120,8 +120,8 @@
 //!   (limit + 1 s) is a backstop. There is always a wall limit (spec, else `2 x cpu + 1 s`,
 //!   else the config's default). The supervisor `poll`s the zygote's socket for its answer; no
 //!   SIGCHLD handler is installed.
-//! - **Cancel.** A run started on a thread inside [`Cancel::enter`] is killed at once when its
-//!   [`Cancel`] is cancelled (a cancelled submission), as on a limit but with none named.
+//! - **Cancel.** A run whose spec holds a [`Cancel`] ([`SandboxSpec::cancel`]) is killed at
+//!   once when it is cancelled (a cancelled submission), as on a limit but with none named.
 //! - **Output.** stdout and stderr go to files opened by the host (never by a path the program
 //!   controls: an existing regular file of that name with no other link is emptied through a
 //!   descriptor opened without following anything, any other entry is unlinked and the file
@@ -180,7 +180,7 @@ mod warm;
 mod zygote;
 
 pub use boxfs::{open_box_file, read_box_file, remove_box_dir, reset_box_dir};
-pub use cancel::{Cancel, CancelScope};
+pub use cancel::Cancel;
 pub use config::SandboxConfig;
 pub use error::SandboxError;
 pub use instance::Instance;

@@ -30,6 +30,10 @@ pub struct SandboxSpec {
     /// write end is closed, the box is killed at once (an interactive test's program after its
     /// interactor rejected it), as on a limit but with no limit named. Not taken by the run.
     pub stop: Option<crate::PipeEnd>,
+    /// The switch that kills the box at once when cancelled (its submission was cancelled,
+    /// its caller went away), as on a limit but with no limit named; `None`: only its limits
+    /// and `stop` end it.
+    pub cancel: Option<crate::Cancel>,
 }
 
 /// A standard stream of the sandboxed program.

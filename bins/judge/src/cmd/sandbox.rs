@@ -174,6 +174,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .collect::<Result<_, _>>()?,
 
         stop: None,
+        // A command of its own: its limits end it, or the user's Ctrl-C.
+        cancel: None,
     };
     let result = match args.bench {
         Some(n) => verdict_sandbox::bench::benchmark(&sandbox, &spec, n)

@@ -66,6 +66,8 @@ pub(super) struct Watch<'a> {
     own_memory_limit: Option<u64>,
     /// The spec's stop pipe: readable or hung up, the box is killed.
     stop: Option<RawFd>,
+    /// The spec's cancel switch: cancelled, the box is killed.
+    cancel: Option<&'a crate::Cancel>,
 }
 
 impl Supervisor<'_> {
@@ -107,6 +109,7 @@ impl Supervisor<'_> {
             cpu_limit_ms: spec.limits.cpu_time_ms,
             own_memory_limit: memory.filter(|_| headroom > 0),
             stop: spec.stop.as_ref().and_then(|p| p.raw()),
+            cancel: spec.cancel.as_ref(),
         };
         let result = match warm {
             Some((warm, args)) => {
@@ -486,6 +489,7 @@ impl Supervisor<'_> {
             cpu_limit_ms: spec.limits.cpu_time_ms,
             own_memory_limit: None,
             stop: spec.stop.as_ref().and_then(|p| p.raw()),
+            cancel: spec.cancel.as_ref(),
         };
         let (killed_for, killed_at, cpu_wait_ns) = self.watch(pidfd.as_raw_fd(), &w, start, || {
             if namespaced.is_some() {
@@ -567,7 +571,7 @@ impl Supervisor<'_> {
     }
 
     /// Watches the box until `done` (its init's pidfd or its zygote's socket) is readable;
-    /// calls `kill` on a CPU or wall limit, on the spec's stop pipe or on the thread's
+    /// calls `kill` on a CPU or wall limit, on the spec's stop pipe or on its
     /// [`crate::Cancel`]. Gives the limit, when it killed, and at a wall limit how long the
     /// box's threads had waited for a CPU (read just before the kill).
     pub(super) fn watch(
@@ -578,8 +582,8 @@ impl Supervisor<'_> {
         kill: impl Fn(),
     ) -> (Option<LimitHit>, Option<Instant>, Option<u64>) {
         let wall_limit = Duration::from_millis(w.wall_ms);
-        // The switch of the thread's runs (a cancelled submission): polled as the stop pipe is.
-        let cancel = crate::cancel::current_fd();
+        // The run's switch (a cancelled submission): polled as the stop pipe is.
+        let cancel = w.cancel.and_then(crate::Cancel::fd);
         let cpu_limit_ns = w.cpu_limit_ms.map(|ms| ms * 1_000_000);
         let ncpu = self.ncpu.max(1);
         loop {
@@ -626,7 +630,7 @@ impl Supervisor<'_> {
                     revents: 0,
                 },
                 libc::pollfd {
-                    fd: cancel.as_ref().map_or(-1, |(_, fd)| *fd),
+                    fd: cancel.unwrap_or(-1),
                     events: libc::POLLIN,
                     revents: 0,
                 },

@@ -79,8 +79,8 @@ fn closing_the_stop_pipe_kills_the_box_at_once_with_no_limit_named() {
 }
 
 /// A cancel (`verdict_sandbox::Cancel`, a cancelled submission): a box spinning under a 10 s
-/// limit is killed at once, with no limit named, when the switch of the thread that started it
-/// is cancelled; a run started on that thread after the cancel is killed as soon as it starts.
+/// limit is killed at once, with no limit named, when the switch in its spec is cancelled; a
+/// run given that switch after the cancel is killed as soon as it starts.
 /// Without it a cancelled submission's running box held its slot until its own limit.
 #[test]
 fn a_cancel_kills_the_running_box_at_once_and_every_later_one() {
@@ -90,14 +90,15 @@ fn a_cancel_kills_the_running_box_at_once_and_every_later_one() {
     spec.stdout = StdioSpec::Pipe(stdout_w);
     Limit::set_all(&[CpuTimeMs(10_000), WallTimeMs(10_000)], &mut spec.limits);
     let cancel = verdict_sandbox::Cancel::new();
+    spec.cancel = Some(cancel.clone());
     let mut host_out = std_file(stdout_r);
     std::thread::scope(|s| {
         let run = s.spawn(|| {
-            let _guarded = cancel.enter();
             let outcome = sb.run(&spec).expect("run");
             // Started after the cancel: killed at once.
             let mut later = b.spec(Path::new("sh"), &["-c", "while :; do :; done"]);
             later.limits = spec.limits.clone();
+            later.cancel = spec.cancel.clone();
             (outcome, sb.run(&later).expect("run"))
         });
         let mut line = [0u8; 6];

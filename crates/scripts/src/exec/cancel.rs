@@ -28,10 +28,10 @@ impl CancelToken {
         CancelOnDrop(self.clone())
     }
 
-    /// Puts the runs the sandbox starts on this thread under the token until the scope ends:
-    /// how the adapter hands a call's token to the sandbox (`sandbox.rs`).
-    pub(crate) fn sandbox_scope(&self) -> verdict_sandbox::CancelScope {
-        self.0.enter()
+    /// The sandbox's switch under it, for the specs of the runs a call starts: how the
+    /// adapter hands a call's token to the sandbox (`sandbox.rs`).
+    pub(crate) fn sandbox_cancel(&self) -> verdict_sandbox::Cancel {
+        self.0.clone()
     }
 }
 

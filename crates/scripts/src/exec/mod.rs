@@ -12,7 +12,7 @@ pub(crate) mod cancel;
 #[cfg(any(test, feature = "fake-executor"))]
 pub mod fake;
 pub(crate) mod outcome;
-mod sandbox;
+pub(crate) mod sandbox;
 pub(crate) mod spec;
 mod warm;
 

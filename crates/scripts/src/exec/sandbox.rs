@@ -28,10 +28,9 @@ impl Executor for Sandbox {
         request: &RunRequest<'_>,
         run_dir: &Path,
     ) -> Result<RunOutput, ScriptError> {
-        let _cancellable = cancel.sandbox_scope();
         let reserve = DiskReserve::default();
         check_room(run_dir, &reserve, "before the run")?;
-        let output = run_program(self, request, run_dir)?;
+        let output = run_program(self, cancel, request, run_dir)?;
         // Any run: a program that ignores a failed write can still exit 0 with a short output.
         check_room(run_dir, &reserve, "after the run")?;
         Ok(output)
@@ -47,8 +46,7 @@ impl Executor for Sandbox {
     }
 
     fn run_spec(&self, cancel: &CancelToken, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
-        let _cancellable = cancel.sandbox_scope();
-        let spec = SandboxSpec::from(spec);
+        let spec = sandbox_spec(spec, cancel);
         Ok(Sandbox::run(self, &spec)?.into())
     }
 
@@ -62,8 +60,7 @@ impl Executor for Sandbox {
         warm: &WarmScript,
         spec: ProcessSpec,
     ) -> Result<RunOutcome, ExecError> {
-        let _cancellable = cancel.sandbox_scope();
-        let (warm, spec) = (WarmPython::from(warm), SandboxSpec::from(spec));
+        let (warm, spec) = (WarmPython::from(warm), sandbox_spec(spec, cancel));
         Ok(Sandbox::run_warm(self, &warm, &spec)?.into())
     }
 
@@ -84,18 +81,9 @@ impl Executor for Sandbox {
         cancel: &CancelToken,
         request: &CompileRequest<'_>,
     ) -> Result<CompileOutcome, ScriptError> {
-        let _cancellable = cancel.sandbox_scope();
         let reserve = DiskReserve::default();
         check_room(request.build_dir, &reserve, "before the compile")?;
-        let outcome = compile(
-            self,
-            request.language,
-            request.profile.clone(),
-            request.source,
-            request.files,
-            request.build_dir,
-            request.limits,
-        )?;
+        let outcome = compile(self, cancel, request)?;
         if matches!(outcome, CompileOutcome::Failed { .. }) {
             check_room(request.build_dir, &reserve, "when the compile failed")?;
         }
@@ -162,21 +150,21 @@ impl From<verdict_sandbox::IsolationLevel> for IsolationLevel {
     }
 }
 
-impl From<ProcessSpec> for SandboxSpec {
-    fn from(spec: ProcessSpec) -> SandboxSpec {
-        SandboxSpec {
-            program: spec.program,
-            args: spec.args,
-            env: spec.env,
-            box_dir: spec.box_dir,
-            stdin: spec.stdin.into(),
-            stdout: spec.stdout.into(),
-            stderr: spec.stderr.into(),
-            limits: spec.limits.into(),
-            read_only_mounts: spec.read_only_mounts,
-            writable_mounts: spec.writable_mounts,
-            stop: None,
-        }
+/// The sandbox's spec of a seam's process, killed at once when `cancel` is.
+pub(crate) fn sandbox_spec(spec: ProcessSpec, cancel: &CancelToken) -> SandboxSpec {
+    SandboxSpec {
+        program: spec.program,
+        args: spec.args,
+        env: spec.env,
+        box_dir: spec.box_dir,
+        stdin: spec.stdin.into(),
+        stdout: spec.stdout.into(),
+        stderr: spec.stderr.into(),
+        limits: spec.limits.into(),
+        read_only_mounts: spec.read_only_mounts,
+        writable_mounts: spec.writable_mounts,
+        stop: None,
+        cancel: Some(cancel.sandbox_cancel()),
     }
 }
 
@@ -230,18 +218,22 @@ mod tests {
             open_files: Some(6),
             stack_kb: Some(7),
         };
-        let spec = SandboxSpec::from(ProcessSpec {
-            program: PathBuf::from("python3"),
-            args: vec!["-c".into(), "pass".into()],
-            env: vec![("A".into(), "b".into())],
-            box_dir: PathBuf::from("/w/box"),
-            stdin: Stream::File(PathBuf::from("/w/in")),
-            stdout: Stream::File(PathBuf::from("/w/out")),
-            stderr: Stream::Null,
-            limits,
-            read_only_mounts: vec![PathBuf::from("/ro")],
-            writable_mounts: vec![PathBuf::from("/rw")],
-        });
+        let cancel = CancelToken::new();
+        let spec = sandbox_spec(
+            ProcessSpec {
+                program: PathBuf::from("python3"),
+                args: vec!["-c".into(), "pass".into()],
+                env: vec![("A".into(), "b".into())],
+                box_dir: PathBuf::from("/w/box"),
+                stdin: Stream::File(PathBuf::from("/w/in")),
+                stdout: Stream::File(PathBuf::from("/w/out")),
+                stderr: Stream::Null,
+                limits,
+                read_only_mounts: vec![PathBuf::from("/ro")],
+                writable_mounts: vec![PathBuf::from("/rw")],
+            },
+            &cancel,
+        );
         assert_eq!(spec.program, PathBuf::from("python3"));
         assert_eq!(spec.args, ["-c", "pass"]);
         assert_eq!(spec.env, [("A".to_owned(), "b".to_owned())]);
@@ -266,6 +258,9 @@ mod tests {
         assert_eq!(spec.read_only_mounts, [PathBuf::from("/ro")]);
         assert_eq!(spec.writable_mounts, [PathBuf::from("/rw")]);
         assert!(spec.stop.is_none());
+        // The call's token reaches the run: cancelling it cancels the run's switch.
+        cancel.cancel();
+        assert!(spec.cancel.is_some_and(|c| c.is_cancelled()));
     }
 
     #[test]

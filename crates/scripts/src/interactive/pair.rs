@@ -5,9 +5,10 @@
 use super::relay::{self, RelayEnds, RelayReport};
 use crate::ScriptError;
 use crate::exec::cancel::CancelToken;
+use crate::exec::sandbox::sandbox_spec;
 use crate::judge::run::{RunOutput, RunRequest, prepare_box};
 use std::path::Path;
-use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, SandboxSpec, StdioSpec};
+use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, StdioSpec};
 
 /// The program and the interactor, each a run of its own (their `stdin` is ignored: each
 /// reads the other).
@@ -51,12 +52,12 @@ pub fn run_interactive(
     run_dir: &Path,
 ) -> Result<InteractiveOutput, ScriptError> {
     let (program, program_paths) = prepare_box(&request.program, run_dir)?;
-    let mut program = SandboxSpec::from(program);
+    let mut program = sandbox_spec(program, cancel);
     let interactor_dir = run_dir.join("interactor");
     std::fs::create_dir_all(&interactor_dir)
         .map_err(|e| ScriptError::io("create", &interactor_dir, e))?;
     let (interactor, interactor_paths) = prepare_box(&request.interactor, &interactor_dir)?;
-    let mut interactor = SandboxSpec::from(interactor);
+    let mut interactor = sandbox_spec(interactor, cancel);
     let (program_in, to_program) = pipe()?;
     let (from_program, program_out) = pipe()?;
     let (interactor_in, to_interactor) = pipe()?;
@@ -90,7 +91,6 @@ pub fn run_interactive(
         let rejecting = request.rejecting_exits;
         // A cancel that kills the program's box kills the interactor's too.
         let other = s.spawn(move || {
-            let _cancellable = cancel.sandbox_scope();
             let outcome = sandbox.run(&interactor);
             // A run that failed before taking its pipe ends closes them here.
             drop(interactor);
@@ -103,10 +103,7 @@ pub fn run_interactive(
             let keep = (!rejected).then_some(kill_writer);
             (outcome, keep)
         });
-        let outcome = {
-            let _cancellable = cancel.sandbox_scope();
-            sandbox.run(&program)
-        };
+        let outcome = sandbox.run(&program);
         drop(program);
         drop(exit_writer);
         let other = other.join().map(|(outcome, keep)| {

@@ -1,10 +1,11 @@
 //! Compiling a program (or syntax-checking an interpreted one) in the sandbox.
 
-use super::files::{BoxFile, cut_text, open_up_dirs, place_files, read_capture, seal_tree};
+use super::files::{cut_text, open_up_dirs, place_files, read_capture, seal_tree};
 use crate::ScriptError;
 use crate::entry::{MainClassRule, scala_main_object};
+use crate::exec::{CancelToken, CompileRequest};
 use crate::language::{LanguageProfile, TemplateVars, class_name_of};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use verdict_contracts::{Language, SourceCode};
 use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxLimits, SandboxSpec, StdioSpec};
@@ -113,16 +114,22 @@ fn main_class_of(source: &SourceCode, profile: &LanguageProfile, first: &str) ->
     }
 }
 
-/// Compiles `source` into `build_dir` (created) with `files` (sources and assist files) placed in it.
+/// Compiles `request.source` into its `build_dir` (created) with its `files` (sources and assist
+/// files) placed in it; `cancel` kills the compiler at once.
 pub fn compile(
     sandbox: &Sandbox,
-    language: Language,
-    profile: Arc<LanguageProfile>,
-    source: &SourceCode,
-    files: &[BoxFile],
-    build_dir: &Path,
-    limits: &CompileLimits,
+    cancel: &CancelToken,
+    request: &CompileRequest<'_>,
 ) -> Result<CompileOutcome, ScriptError> {
+    let CompileRequest {
+        language,
+        source,
+        files,
+        build_dir,
+        limits,
+        ..
+    } = *request;
+    let profile = request.profile.clone();
     let placing = crate::timing::phase("compile.box");
     std::fs::create_dir_all(build_dir).map_err(|e| ScriptError::io("create", build_dir, e))?;
     place_files(build_dir, files)?;
@@ -166,6 +173,7 @@ pub fn compile(
         read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
         writable_mounts: Vec::new(),
         stop: None,
+        cancel: Some(cancel.sandbox_cancel()),
     };
     placing.end();
     let running = crate::timing::phase("compile.sandbox");

@@ -3,11 +3,13 @@
 use super::compile::Build;
 use super::files::{BoxFile, join_inside, link_tree, open_up_dirs, place_files};
 use crate::ScriptError;
+use crate::exec::CancelToken;
 use crate::exec::outcome::RunOutcome;
+use crate::exec::sandbox::sandbox_spec;
 use crate::exec::spec::{Limits, ProcessSpec, Stream, WarmScript};
 use crate::language::heap_mb_for;
 use std::path::{Path, PathBuf};
-use verdict_sandbox::{Sandbox, SandboxSpec};
+use verdict_sandbox::Sandbox;
 
 /// The limits of a test run, in the contract's units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -123,12 +125,13 @@ pub fn command_line(request: &RunRequest<'_>) -> Vec<String> {
 /// Runs the program in a fresh box under `run_dir` (created; the caller removes it).
 pub fn run_program(
     sandbox: &Sandbox,
+    cancel: &CancelToken,
     request: &RunRequest<'_>,
     run_dir: &Path,
 ) -> Result<RunOutput, ScriptError> {
     let (spec, paths) = prepare_box(request, run_dir)?;
     let running = crate::timing::phase("run.sandbox");
-    let outcome = sandbox.run(&SandboxSpec::from(spec))?;
+    let outcome = sandbox.run(&sandbox_spec(spec, cancel))?;
     running.end();
     Ok(paths.with(outcome.into()))
 }
