@@ -2,6 +2,8 @@
 //! context). Cancelling kills every run given it at once, running or to come, as on a limit but
 //! with none named.
 
+use verdict_sandbox::SandboxSpec;
+
 /// A cancel switch for runs; clones share it.
 #[derive(Debug, Clone, Default)]
 pub struct CancelToken(verdict_sandbox::Cancel);
@@ -28,10 +30,13 @@ impl CancelToken {
         CancelOnDrop(self.clone())
     }
 
-    /// The sandbox's switch under it, for the specs of the runs a call starts: how the
-    /// adapter hands a call's token to the sandbox (`sandbox.rs`).
-    pub(crate) fn sandbox_cancel(&self) -> verdict_sandbox::Cancel {
-        self.0.clone()
+    /// `spec`, killed at once when this token is cancelled: how the adapter hands a call's
+    /// token to every run it starts (`sandbox.rs`, `judge/`, `interactive/pair.rs`).
+    pub(crate) fn applied_to(&self, spec: SandboxSpec) -> SandboxSpec {
+        SandboxSpec {
+            cancel: Some(self.0.clone()),
+            ..spec
+        }
     }
 }
 

@@ -12,7 +12,7 @@ pub(crate) mod cancel;
 #[cfg(any(test, feature = "fake-executor"))]
 pub mod fake;
 pub(crate) mod outcome;
-pub(crate) mod sandbox;
+mod sandbox;
 pub(crate) mod spec;
 mod warm;
 
@@ -23,13 +23,13 @@ pub use warm::{run_once, run_python_warm};
 
 use crate::ScriptError;
 use crate::interactive::pair::{InteractiveOutput, InteractiveRequest};
-use crate::judge::compile::{Build, CompileLimits, CompileOutcome};
-use crate::judge::files::BoxFile;
+pub use crate::judge::compile::CompileRequest;
+use crate::judge::compile::{Build, CompileOutcome};
 use crate::judge::run::{RunOutput, RunRequest};
 use crate::language::LanguageProfile;
 use std::path::Path;
 use std::sync::Arc;
-use verdict_contracts::{Language, SourceCode};
+use verdict_contracts::Language;
 
 /// Where a box is seen from inside it: the program's working directory.
 pub const BOX_PATH: &str = verdict_sandbox::BOX_PATH;
@@ -38,23 +38,6 @@ pub const BOX_PATH: &str = verdict_sandbox::BOX_PATH;
 /// following a link out of the box.
 pub fn read_box_file(box_dir: &Path, name: &Path, max_bytes: u64) -> Result<Vec<u8>, ExecError> {
     Ok(verdict_sandbox::read_box_file(box_dir, name, max_bytes)?)
-}
-
-/// One compilation: a program's sources placed in `build_dir` and its profile's compile step.
-#[derive(Debug, Clone)]
-pub struct CompileRequest<'a> {
-    /// The language.
-    pub language: Language,
-    /// How it is compiled and run.
-    pub profile: Arc<LanguageProfile>,
-    /// The program's sources (names, entry point, `compile_command`).
-    pub source: &'a SourceCode,
-    /// The files placed in the build directory (sources and assist files on the host).
-    pub files: &'a [BoxFile],
-    /// Where the build goes (created).
-    pub build_dir: &'a Path,
-    /// The compiler's limits.
-    pub limits: &'a CompileLimits,
 }
 
 /// Runs the judge's commands: copies the files in, runs, collects the outcome and outputs.

@@ -46,7 +46,7 @@ impl Executor for Sandbox {
     }
 
     fn run_spec(&self, cancel: &CancelToken, spec: ProcessSpec) -> Result<RunOutcome, ExecError> {
-        let spec = sandbox_spec(spec, cancel);
+        let spec = cancel.applied_to(SandboxSpec::from(spec));
         Ok(Sandbox::run(self, &spec)?.into())
     }
 
@@ -60,7 +60,8 @@ impl Executor for Sandbox {
         warm: &WarmScript,
         spec: ProcessSpec,
     ) -> Result<RunOutcome, ExecError> {
-        let (warm, spec) = (WarmPython::from(warm), sandbox_spec(spec, cancel));
+        let spec = cancel.applied_to(SandboxSpec::from(spec));
+        let warm = WarmPython::from(warm);
         Ok(Sandbox::run_warm(self, &warm, &spec)?.into())
     }
 
@@ -150,21 +151,22 @@ impl From<verdict_sandbox::IsolationLevel> for IsolationLevel {
     }
 }
 
-/// The sandbox's spec of a seam's process, killed at once when `cancel` is.
-pub(crate) fn sandbox_spec(spec: ProcessSpec, cancel: &CancelToken) -> SandboxSpec {
-    SandboxSpec {
-        program: spec.program,
-        args: spec.args,
-        env: spec.env,
-        box_dir: spec.box_dir,
-        stdin: spec.stdin.into(),
-        stdout: spec.stdout.into(),
-        stderr: spec.stderr.into(),
-        limits: spec.limits.into(),
-        read_only_mounts: spec.read_only_mounts,
-        writable_mounts: spec.writable_mounts,
-        stop: None,
-        cancel: Some(cancel.sandbox_cancel()),
+impl From<ProcessSpec> for SandboxSpec {
+    fn from(spec: ProcessSpec) -> SandboxSpec {
+        SandboxSpec {
+            program: spec.program,
+            args: spec.args,
+            env: spec.env,
+            box_dir: spec.box_dir,
+            stdin: spec.stdin.into(),
+            stdout: spec.stdout.into(),
+            stderr: spec.stderr.into(),
+            limits: spec.limits.into(),
+            read_only_mounts: spec.read_only_mounts,
+            writable_mounts: spec.writable_mounts,
+            stop: None,
+            cancel: None,
+        }
     }
 }
 
@@ -219,21 +221,18 @@ mod tests {
             stack_kb: Some(7),
         };
         let cancel = CancelToken::new();
-        let spec = sandbox_spec(
-            ProcessSpec {
-                program: PathBuf::from("python3"),
-                args: vec!["-c".into(), "pass".into()],
-                env: vec![("A".into(), "b".into())],
-                box_dir: PathBuf::from("/w/box"),
-                stdin: Stream::File(PathBuf::from("/w/in")),
-                stdout: Stream::File(PathBuf::from("/w/out")),
-                stderr: Stream::Null,
-                limits,
-                read_only_mounts: vec![PathBuf::from("/ro")],
-                writable_mounts: vec![PathBuf::from("/rw")],
-            },
-            &cancel,
-        );
+        let spec = cancel.applied_to(SandboxSpec::from(ProcessSpec {
+            program: PathBuf::from("python3"),
+            args: vec!["-c".into(), "pass".into()],
+            env: vec![("A".into(), "b".into())],
+            box_dir: PathBuf::from("/w/box"),
+            stdin: Stream::File(PathBuf::from("/w/in")),
+            stdout: Stream::File(PathBuf::from("/w/out")),
+            stderr: Stream::Null,
+            limits,
+            read_only_mounts: vec![PathBuf::from("/ro")],
+            writable_mounts: vec![PathBuf::from("/rw")],
+        }));
         assert_eq!(spec.program, PathBuf::from("python3"));
         assert_eq!(spec.args, ["-c", "pass"]);
         assert_eq!(spec.env, [("A".to_owned(), "b".to_owned())]);

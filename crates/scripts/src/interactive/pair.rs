@@ -5,10 +5,9 @@
 use super::relay::{self, RelayEnds, RelayReport};
 use crate::ScriptError;
 use crate::exec::cancel::CancelToken;
-use crate::exec::sandbox::sandbox_spec;
 use crate::judge::run::{RunOutput, RunRequest, prepare_box};
 use std::path::Path;
-use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, StdioSpec};
+use verdict_sandbox::{ExitKind, PipeEnd, Sandbox, SandboxSpec, StdioSpec};
 
 /// The program and the interactor, each a run of its own (their `stdin` is ignored: each
 /// reads the other).
@@ -52,12 +51,12 @@ pub fn run_interactive(
     run_dir: &Path,
 ) -> Result<InteractiveOutput, ScriptError> {
     let (program, program_paths) = prepare_box(&request.program, run_dir)?;
-    let mut program = sandbox_spec(program, cancel);
+    let mut program = cancel.applied_to(SandboxSpec::from(program));
     let interactor_dir = run_dir.join("interactor");
     std::fs::create_dir_all(&interactor_dir)
         .map_err(|e| ScriptError::io("create", &interactor_dir, e))?;
     let (interactor, interactor_paths) = prepare_box(&request.interactor, &interactor_dir)?;
-    let mut interactor = sandbox_spec(interactor, cancel);
+    let mut interactor = cancel.applied_to(SandboxSpec::from(interactor));
     let (program_in, to_program) = pipe()?;
     let (from_program, program_out) = pipe()?;
     let (interactor_in, to_interactor) = pipe()?;

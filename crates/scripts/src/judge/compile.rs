@@ -1,11 +1,11 @@
 //! Compiling a program (or syntax-checking an interpreted one) in the sandbox.
 
-use super::files::{cut_text, open_up_dirs, place_files, read_capture, seal_tree};
+use super::files::{BoxFile, cut_text, open_up_dirs, place_files, read_capture, seal_tree};
 use crate::ScriptError;
 use crate::entry::{MainClassRule, scala_main_object};
-use crate::exec::{CancelToken, CompileRequest};
+use crate::exec::cancel::CancelToken;
 use crate::language::{LanguageProfile, TemplateVars, class_name_of};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use verdict_contracts::{Language, SourceCode};
 use verdict_sandbox::{ExitKind, LimitHit, Sandbox, SandboxLimits, SandboxSpec, StdioSpec};
@@ -114,6 +114,23 @@ fn main_class_of(source: &SourceCode, profile: &LanguageProfile, first: &str) ->
     }
 }
 
+/// One compilation: a program's sources placed in `build_dir` and its profile's compile step.
+#[derive(Debug, Clone)]
+pub struct CompileRequest<'a> {
+    /// The language.
+    pub language: Language,
+    /// How it is compiled and run.
+    pub profile: Arc<LanguageProfile>,
+    /// The program's sources (names, entry point, `compile_command`).
+    pub source: &'a SourceCode,
+    /// The files placed in the build directory (sources and assist files on the host).
+    pub files: &'a [BoxFile],
+    /// Where the build goes (created).
+    pub build_dir: &'a Path,
+    /// The compiler's limits.
+    pub limits: &'a CompileLimits,
+}
+
 /// Compiles `request.source` into its `build_dir` (created) with its `files` (sources and assist
 /// files) placed in it; `cancel` kills the compiler at once.
 pub fn compile(
@@ -173,11 +190,11 @@ pub fn compile(
         read_only_mounts: profile.mounts.iter().map(PathBuf::from).collect(),
         writable_mounts: Vec::new(),
         stop: None,
-        cancel: Some(cancel.sandbox_cancel()),
+        cancel: None,
     };
     placing.end();
     let running = crate::timing::phase("compile.sandbox");
-    let outcome = sandbox.run(&spec)?;
+    let outcome = sandbox.run(&cancel.applied_to(spec))?;
     running.end();
     let _sealing = crate::timing::phase("compile.seal");
     // The compiler's stdout then its stderr; a cut says how much of both was left out.

@@ -3,13 +3,12 @@
 use super::compile::Build;
 use super::files::{BoxFile, join_inside, link_tree, open_up_dirs, place_files};
 use crate::ScriptError;
-use crate::exec::CancelToken;
+use crate::exec::cancel::CancelToken;
 use crate::exec::outcome::RunOutcome;
-use crate::exec::sandbox::sandbox_spec;
 use crate::exec::spec::{Limits, ProcessSpec, Stream, WarmScript};
 use crate::language::heap_mb_for;
 use std::path::{Path, PathBuf};
-use verdict_sandbox::Sandbox;
+use verdict_sandbox::{Sandbox, SandboxSpec};
 
 /// The limits of a test run, in the contract's units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -131,7 +130,7 @@ pub fn run_program(
 ) -> Result<RunOutput, ScriptError> {
     let (spec, paths) = prepare_box(request, run_dir)?;
     let running = crate::timing::phase("run.sandbox");
-    let outcome = sandbox.run(&sandbox_spec(spec, cancel))?;
+    let outcome = sandbox.run(&cancel.applied_to(SandboxSpec::from(spec)))?;
     running.end();
     Ok(paths.with(outcome.into()))
 }
